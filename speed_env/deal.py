@@ -1,0 +1,153 @@
+"""Deals: the seeded deal of each preset, and explicit deals given by a user.
+
+The public deal format (DESIGN.md) lists every pile top first::
+
+    {"hands": [["9D", "10S", …], […]],
+     "draw_piles": [[…], […]],
+     "side_piles": [[…], […]],
+     "centre": ["8C", "JH"]}          # or a whole pile per entry: [["8C", "7D"], …]
+
+``japanese`` uses ``hands`` for the face-up layouts and ``draw_piles`` for
+the stocks, has no side piles, and omits ``centre`` to take the opening flip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from speed_env import rng
+from speed_env.cards import CardError, card_str, colour_deck, deck, parse_card
+from speed_env.rules import Rules
+
+
+class DealError(ValueError):
+    """An explicit deal is malformed or is not a partition of the variant's deck."""
+
+
+@dataclass(frozen=True)
+class Deal:
+    """A validated deal as card ids; every pile is listed top first."""
+
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    """Each seat's hand/layout by slot, ``-1`` for an empty slot (short hands)."""
+    draw_piles: tuple[tuple[int, ...], tuple[int, ...]]
+    side_piles: tuple[tuple[int, ...], tuple[int, ...]]
+    centre: tuple[tuple[int, ...], tuple[int, ...]] | None
+    """Each centre pile top first, or ``None`` to take the ``japanese`` opening flip."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The deal in the public (string) format."""
+
+        def names(pile: tuple[int, ...]) -> list[str]:
+            return [card_str(c) for c in pile if c >= 0]
+
+        out: dict[str, Any] = {
+            "hands": [names(h) for h in self.hands],
+            "draw_piles": [names(p) for p in self.draw_piles],
+            "side_piles": [names(p) for p in self.side_piles],
+        }
+        if self.centre is not None:
+            out["centre"] = [names(p) for p in self.centre]
+        return out
+
+
+def deal_from_seed(rules: Rules, seed: int) -> Deal:
+    """The deal of the game seeded ``seed`` under ``rules`` (see docs/rules.md)."""
+    s = rng.seed_to_u64(seed)
+    hs = rules.hand_size
+    if rules.is_japanese:
+        seats = []
+        for red, stream in ((True, rng.DEAL_RED), (False, rng.DEAL_BLACK)):
+            cards = colour_deck(red, rules.jokers)
+            shuffled = [int(c) for c in cards[rng.shuffle_order(s, stream, 0, len(cards))]]
+            seats.append(shuffled)
+        return Deal(
+            hands=(tuple(seats[0][:hs]), tuple(seats[1][:hs])),
+            draw_piles=(tuple(seats[0][hs:]), tuple(seats[1][hs:])),
+            side_piles=((), ()),
+            centre=None,
+        )
+    d = [int(c) for c in deck(False)[rng.shuffle_order(s, rng.DEAL, 0, 52)]]
+    ds, ss = rules.draw_size, rules.side_size
+    cuts = np.cumsum([0, hs, hs, ds, ds, ss, ss, 1, 1])
+    part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(8)]
+    return Deal(
+        hands=(part[0], part[1]),
+        draw_piles=(part[2], part[3]),
+        side_piles=(part[4], part[5]),
+        centre=(part[6], part[7]),
+    )
+
+
+def _pair(data: dict[str, Any], key: str, required: bool) -> list[list[Any]]:
+    if key not in data:
+        if required:
+            raise DealError(f"deal is missing {key!r} (two lists of cards, one per player/pile)")
+        return [[], []]
+    value = data[key]
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise DealError(f"deal {key!r} must be a list of two entries, got {value!r}")
+    return [list(v) if isinstance(v, (list, tuple)) else [v] for v in value]
+
+
+def _ids(cards: list[Any], where: str) -> tuple[int, ...]:
+    out = []
+    for token in cards:
+        try:
+            out.append(parse_card(token))
+        except CardError as exc:
+            raise DealError(f"{where}: {exc}") from None
+    return tuple(out)
+
+
+def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
+    """Validate an explicit deal (public format) against ``rules``.
+
+    Refused with :class:`DealError` naming the culprit: a bad card token,
+    a card dealt twice or missing, a card not in the variant's deck, a hand
+    over its size, side piles in ``japanese``, a missing or empty centre pile.
+    """
+    if not isinstance(data, dict):
+        raise DealError(f"a deal must be a dict with hands, draw_piles, …, got {type(data).__name__}")
+    unknown = set(data) - {"hands", "draw_piles", "side_piles", "centre"}
+    if unknown:
+        raise DealError(f"unknown deal key(s) {sorted(unknown)}; use hands, draw_piles, side_piles, centre")
+    hands_raw = _pair(data, "hands", True)
+    draws_raw = _pair(data, "draw_piles", True)
+    sides_raw = _pair(data, "side_piles", not rules.is_japanese)
+    hands = tuple(_ids(h, f"hands[{i}]") for i, h in enumerate(hands_raw))
+    draws = tuple(_ids(p, f"draw_piles[{i}]") for i, p in enumerate(draws_raw))
+    sides = tuple(_ids(p, f"side_piles[{i}]") for i, p in enumerate(sides_raw))
+    centre: tuple[tuple[int, ...], ...] | None = None
+    if "centre" in data:
+        centre = tuple(_ids(p, f"centre[{i}]") for i, p in enumerate(_pair(data, "centre", True)))
+        for i, pile in enumerate(centre):
+            if not pile:
+                raise DealError(f"centre[{i}] is empty: each centre pile needs a top card")
+    elif not rules.is_japanese:
+        raise DealError(f"deal is missing 'centre' (the two start cards); only 'japanese' may omit it")
+    for i, hand in enumerate(hands):
+        if len(hand) > rules.hand_size:
+            raise DealError(f"hands[{i}] has {len(hand)} cards; a {rules.preset!r} hand holds at most {rules.hand_size}")
+    if rules.is_japanese and any(sides):
+        raise DealError("'japanese' has no side piles: side_piles must be empty")
+
+    every = [c for group in (hands, draws, sides, centre or ()) for pile in group for c in pile]
+    full = set(int(c) for c in deck(rules.jokers))
+    seen: set[int] = set()
+    for c in every:
+        if c not in full:
+            raise DealError(f"card {card_str(c)} is not in the {rules.preset!r} deck (jokers={rules.jokers})")
+        if c in seen:
+            raise DealError(f"card {card_str(c)} is dealt more than once")
+        seen.add(c)
+    missing = sorted(full - seen)
+    if missing:
+        names = ", ".join(card_str(c) for c in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        raise DealError(f"deal is missing {len(missing)} card(s): {names}{more}; every card must be dealt exactly once")
+    padded = tuple(h + (-1,) * (rules.hand_size - len(h)) for h in hands)
+    return Deal(hands=padded, draw_piles=draws, side_piles=sides, centre=centre)  # type: ignore[arg-type]

@@ -1,0 +1,36 @@
+"""The ``Policy`` protocol every agent satisfies: heuristic, learned or human.
+
+It lives in ``speed_env`` (not ``agents``) so env wrappers can hold an
+opponent without importing the agents package. A policy acts on a *batch*:
+``obs`` is float32 ``(n, obs_dim)`` and ``mask`` int8 ``(n, n_actions)``, both
+from the acting seat's point of view; it returns ``n`` integer actions. A
+batch of one is just ``n == 1``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything with ``act(obs, mask) -> actions`` over a batch of observations."""
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Choose one action per row of ``obs``; ``mask[i, a] == 1`` where ``a`` is legal."""
+        ...
+
+
+class RandomPolicy:
+    """Uniform over each row's legal actions, from its own seeded generator."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action per row."""
+        # Random keys on legal entries, -1 elsewhere: argmax picks a uniform legal action.
+        keys = np.where(mask > 0, self.rng.random(mask.shape), -1.0)
+        return keys.argmax(axis=1).astype(np.int64)

@@ -1,0 +1,160 @@
+"""Reaction-latency profiles: how long after a player commits a card it lands.
+
+A profile is fixed (every play takes the same milliseconds) or ex-Gaussian
+with a floor: ``max(floor, mu + sigma * N(0, 1) + tau * Exp(1))``, the usual
+fit of human reaction times (a Gaussian body with a right-skewed tail).
+Latencies are whole milliseconds, at least 1.
+
+Named presets (ms; medians are approximate):
+
+============  =====  =====  =====  =====  ==========================================
+name          mu     sigma  tau    floor  meant as
+============  =====  =====  =====  =====  ==========================================
+superhuman    110    10     15     80     a bot with quick eyes and hands (~120 ms)
+pro           190    25     45     130    a practised, fast player (~220 ms)
+human         240    40     80     150    the default: a keen player (~290 ms)
+casual        320    60     140    180    a relaxed player (~420 ms)
+============  =====  =====  =====  =====  ==========================================
+
+Each committed play draws its latency from the counter-based stream
+``rng.LATENCY + seat`` at counters ``3n, 3n + 1, 3n + 2`` (``n`` = that
+seat's play count): two uniforms for a Box–Muller normal and one for the
+exponential. The draw is made whatever the profile, so switching a profile
+never shifts any other random draw of the game.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+from numba import njit
+
+from speed_env import rng
+
+FIXED = 0
+EXGAUSS = 1
+
+
+class ReactionError(ValueError):
+    """A reaction profile or reaction argument is not valid."""
+
+
+@dataclass(frozen=True)
+class ReactionProfile:
+    """A latency distribution for one player's plays (milliseconds)."""
+
+    mu: float
+    """Mean of the Gaussian body (the fixed latency when ``sigma == tau == 0``)."""
+    sigma: float = 0.0
+    """Standard deviation of the Gaussian body."""
+    tau: float = 0.0
+    """Mean of the exponential tail (right skew)."""
+    floor: float = 1.0
+    """No play lands faster than this."""
+    name: str = ""
+    """Preset name, or empty for a custom profile."""
+
+    def __post_init__(self) -> None:
+        for field in ("mu", "sigma", "tau", "floor"):
+            value = getattr(self, field)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ReactionError(f"reaction profile {field!r} must be a finite number >= 0, got {value!r}")
+        if self.mu < 1 and self.sigma == 0 and self.tau == 0:
+            raise ReactionError(f"a fixed reaction must be at least 1 ms, got {self.mu!r}")
+
+    @property
+    def is_fixed(self) -> bool:
+        """True when every play takes exactly ``mu`` ms."""
+        return self.sigma == 0 and self.tau == 0
+
+    def params(self) -> np.ndarray:
+        """The profile as the engine's float64 vector ``[kind, mu, sigma, tau, floor]``."""
+        kind = FIXED if self.is_fixed else EXGAUSS
+        return np.array([kind, self.mu, self.sigma, self.tau, self.floor], dtype=np.float64)
+
+    def median_ms(self, n: int = 20_001) -> float:
+        """Median latency, measured on ``n`` draws of a fixed seed."""
+        p = self.params()
+        return float(np.median([latency_ms(p, rng.seed_to_u64(12345), 0, i) for i in range(n)]))
+
+    def label(self) -> str:
+        """Short human-readable name: the preset, ``250ms``, or the parameters."""
+        if self.name:
+            return self.name
+        if self.is_fixed:
+            return f"{self.mu:g}ms"
+        return f"exgauss(mu={self.mu:g},sigma={self.sigma:g},tau={self.tau:g},floor={self.floor:g})"
+
+
+PRESETS: dict[str, ReactionProfile] = {
+    "superhuman": ReactionProfile(110, 10, 15, 80, name="superhuman"),
+    "pro": ReactionProfile(190, 25, 45, 130, name="pro"),
+    "human": ReactionProfile(240, 40, 80, 150, name="human"),
+    "casual": ReactionProfile(320, 60, 140, 180, name="casual"),
+}
+DEFAULT = "human"
+
+ReactionSpec = Union[ReactionProfile, str, int, float]
+
+
+def fixed(ms: float) -> ReactionProfile:
+    """A profile where every play takes exactly ``ms`` milliseconds."""
+    return ReactionProfile(float(ms), 0.0, 0.0, 1.0)
+
+
+def make_profile(spec: ReactionSpec) -> ReactionProfile:
+    """A profile from a number of ms, a preset name, a ``"250"``/``"250ms"`` string or a profile."""
+    if isinstance(spec, ReactionProfile):
+        return spec
+    if isinstance(spec, bool):
+        raise ReactionError(f"reaction must be ms or a profile name, got {spec!r}")
+    if isinstance(spec, (int, float, np.integer, np.floating)):
+        return fixed(float(spec))
+    if isinstance(spec, str):
+        text = spec.strip().lower()
+        if text in PRESETS:
+            return PRESETS[text]
+        number = text.removesuffix("ms")
+        try:
+            return fixed(float(number))
+        except ValueError:
+            pass
+    raise ReactionError(
+        f"unknown reaction {spec!r}: give milliseconds (e.g. 250) or a profile name ({', '.join(PRESETS)})"
+    )
+
+
+def make_pair(reaction: object = None) -> tuple[ReactionProfile, ReactionProfile]:
+    """Both seats' profiles from the ``reaction=`` argument of the envs.
+
+    ``None`` → the default jittered profile for both; one number / name /
+    profile → both seats; a pair → ``(player_0, player_1)``.
+    """
+    if reaction is None:
+        p = PRESETS[DEFAULT]
+        return p, p
+    if isinstance(reaction, (tuple, list)):
+        if len(reaction) != 2:
+            raise ReactionError(f"a reaction pair needs exactly 2 entries (player_0, player_1), got {len(reaction)}")
+        return make_profile(reaction[0]), make_profile(reaction[1])
+    p = make_profile(reaction)  # type: ignore[arg-type]
+    return p, p
+
+
+@njit(cache=True)
+def latency_ms(params: np.ndarray, seed: np.uint64, seat: int, n: int) -> int:
+    """Latency in whole ms of seat ``seat``'s ``n``-th play under ``params``."""
+    stream = rng.LATENCY + seat
+    u1 = rng.uniform(seed, stream, 3 * n)
+    u2 = rng.uniform(seed, stream, 3 * n + 1)
+    u3 = rng.uniform(seed, stream, 3 * n + 2)
+    if params[0] == FIXED:
+        value = params[1]
+    else:
+        normal = math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
+        expo = -math.log(1.0 - u3)
+        value = max(params[4], params[1] + params[2] * normal + params[3] * expo)
+    return max(1, int(round(value)))

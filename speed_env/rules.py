@@ -1,0 +1,182 @@
+"""The rules of real-time Speed as one frozen value, its presets and loaders.
+
+``Rules`` holds every option of RULES.md §1. Build one with
+:func:`make_rules` from a preset name (``us``, ``pagat``, ``japanese``), an
+existing ``Rules``, or the path of a TOML file, plus keyword overrides::
+
+    make_rules("japanese", jokers=True, play_out=True)
+    make_rules("my_rules.toml")        # preset = "us" and any option keys
+
+A TOML file holds top-level keys: ``preset`` (optional, default ``us``) and
+any option below. Unknown keys and bad values are refused with a
+:class:`RulesError` that names the key (and the file).
+
+Decisions the seed documents leave open ([assumption] in RULES.md) are
+options here: ``stuck_countdown_ms``, ``reserve_rule`` and the lock, and the
+play-out default flip; ``docs/rules.md`` lists them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PRESETS = ("us", "pagat", "japanese")
+JAPANESE_ONLY = ("jokers", "play_out", "stack_layout", "multi_play")
+RESERVE_RULES = ("rebuild", "lock")
+
+
+class RulesError(ValueError):
+    """A rules preset, option or file is not valid."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule option of real-time Speed (RULES.md §1). Immutable and hashable."""
+
+    preset: str = "us"
+    """Deal: ``us`` (hand 5 + draw 15, side piles 5), ``pagat`` (hand 5 + draw 10,
+    side piles 10) or ``japanese`` (one colour each: layout 4 + stock 22)."""
+    wrap: bool = True
+    """K–A–2 connect. Off: aces low only."""
+    same_rank: bool = False
+    """A card of the top card's rank may also be played."""
+    jokers: bool = False
+    """``japanese`` only: each player shuffles one joker into their stock."""
+    play_out: bool = False
+    """``japanese`` only: play on after the stock is empty until the layout is empty."""
+    stack_layout: bool = False
+    """``japanese`` only: two layout cards of one rank may be stacked (extra actions)."""
+    multi_play: bool = False
+    """``japanese`` only: several layout cards of one rank played in one move (extra actions)."""
+    reserve_rule: str = "rebuild"
+    """``us``/``pagat``: ``rebuild`` side piles from the centre piles when they run out,
+    or ``lock`` the game as soon as they are empty. [assumption]"""
+    stuck_countdown_ms: int = 1000
+    """Time from the moment the table is stuck to the simultaneous flip. [assumption]"""
+    match_target: int = 25
+    """Match scoring (``us``/``pagat``): first to this many points wins the match."""
+    max_game_ms: int = 300_000
+    """A game still running at this clock is truncated (no winner, reward 0)."""
+
+    def __post_init__(self) -> None:
+        check_rules(self)
+
+    # Derived facts of the deal. They are properties, not fields, so a Rules
+    # value can never hold sizes that disagree with its preset.
+    @property
+    def is_japanese(self) -> bool:
+        """True for the ``japanese`` deal (layouts, own stocks, no side piles)."""
+        return self.preset == "japanese"
+
+    @property
+    def hand_size(self) -> int:
+        """Slots in a hand (``us``/``pagat``) or face-up layout (``japanese``)."""
+        return 4 if self.is_japanese else 5
+
+    @property
+    def draw_size(self) -> int:
+        """Cards dealt to each player's draw pile / stock (before any opening flip)."""
+        return {"us": 15, "pagat": 10, "japanese": 22 + int(self.jokers)}[self.preset]
+
+    @property
+    def side_size(self) -> int:
+        """Cards in each side pile at the deal (0 in ``japanese``)."""
+        return {"us": 5, "pagat": 10, "japanese": 0}[self.preset]
+
+    @property
+    def n_ranks(self) -> int:
+        """Rank indices actions name: 13, or 14 with jokers (joker = 13)."""
+        return 14 if self.jokers else 13
+
+    @property
+    def deck_size(self) -> int:
+        """52, or 54 with jokers."""
+        return 54 if self.jokers else 52
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some options changed (checked like any other)."""
+        return make_rules(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain JSON/TOML-ready dict."""
+        return dataclasses.asdict(self)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+_BOOL_FIELDS = {n for n, f in _FIELDS.items() if f.type in ("bool", bool)}
+_INT_FIELDS = {n for n, f in _FIELDS.items() if f.type in ("int", int)}
+
+
+def check_rules(rules: Rules) -> None:
+    """Raise :class:`RulesError` naming the first option of ``rules`` that is not valid."""
+    if rules.preset not in PRESETS:
+        raise RulesError(f"unknown rules preset {rules.preset!r}; choose one of {', '.join(PRESETS)}")
+    for name in _BOOL_FIELDS:
+        if not isinstance(getattr(rules, name), bool):
+            raise RulesError(f"rule option {name!r} must be true or false, got {getattr(rules, name)!r}")
+    for name in _INT_FIELDS:
+        value = getattr(rules, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
+    if rules.max_game_ms <= 0 or rules.match_target <= 0:
+        raise RulesError("rule options 'max_game_ms' and 'match_target' must be > 0")
+    if rules.reserve_rule not in RESERVE_RULES:
+        raise RulesError(
+            f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, got {rules.reserve_rule!r}"
+        )
+    if not rules.is_japanese:
+        for name in JAPANESE_ONLY:
+            if getattr(rules, name):
+                raise RulesError(f"rule option {name!r} belongs to the 'japanese' preset, not {rules.preset!r}")
+
+
+def _check_keys(options: dict[str, Any], where: str) -> None:
+    for key in options:
+        if key not in _FIELDS:
+            known = ", ".join(sorted(_FIELDS))
+            raise RulesError(f"unknown rule option {key!r}{where}; known options: {known}")
+
+
+def load_rules_file(path: str | os.PathLike[str]) -> Rules:
+    """Read a TOML rules file; errors name the file and the bad key."""
+    p = Path(path)
+    where = f" in {p}"
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RulesError(f"rules file {p} does not exist") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RulesError(f"rules file {p} is not valid TOML: {exc}") from None
+    if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
+        data = data["rules"]  # a [rules] table is accepted too
+    _check_keys(data, where)
+    try:
+        return Rules(**data)
+    except RulesError as exc:
+        raise RulesError(f"{exc}{where}") from None
+
+
+def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> Rules:
+    """Build a :class:`Rules` from a preset name, a ``Rules``, or a TOML path, plus overrides."""
+    if isinstance(rules, Rules):
+        base = rules
+    elif isinstance(rules, str) and rules in PRESETS:
+        base = None
+        options = {"preset": rules, **options}
+    elif isinstance(rules, (str, os.PathLike)) and (
+        str(rules).endswith(".toml") or os.path.sep in str(rules) or Path(rules).exists()
+    ):
+        base = load_rules_file(rules)
+    else:
+        raise RulesError(
+            f"unknown rules {rules!r}: give a preset ({', '.join(PRESETS)}), a Rules object, or a .toml file"
+        )
+    _check_keys(options, "")
+    if base is None:
+        return Rules(**options)
+    return dataclasses.replace(base, **options) if options else base
