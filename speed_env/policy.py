@@ -29,6 +29,10 @@ class RandomPolicy:
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int) -> None:
+        """Restart the generator from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row."""
         # Random keys on legal entries, -1 elsewhere: argmax picks a uniform legal action.

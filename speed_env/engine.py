@@ -1,0 +1,723 @@
+"""The batched rules engine of real-time Speed.
+
+One implementation of the rules (``docs/rules.md``) as pure kernels over a
+:class:`State` of fixed-shape numpy arrays with a leading batch axis. The
+PettingZoo env is a batch of one over it; ``BatchEnv`` steps thousands.
+
+The kernels are compiled with numba. Numpy pays about a microsecond per call
+whatever the array size, which would make a batch of one (the PettingZoo env)
+slow; compiled, a game-step costs well under a microsecond at any batch size.
+Each kernel loops over the games it is given and runs the scalar rules of one
+game, so every game in a batch follows exactly the same code.
+
+Layout of the state (``B`` games, seats 0/1, ``H`` hand slots, piles of up to
+54 cards stored bottom first with a count):
+
+=============  ==============  ===================================================
+array          shape           meaning
+=============  ==============  ===================================================
+seed           (B,) uint64     the game's seed (all its randomness derives from it)
+clock          (B,) int64      ms; ``phase`` 0 play, 1 stuck, 2 over
+flip_at        (B,) int64      time of the pending flip (phase stuck), else -1
+winner         (B,) int8       -1 none, 0/1 the seat, 2 draw
+hand           (B,2,H) int16   top card of each hand/layout slot, -1 empty/in flight
+stk, stk_n     (B,2,H,3)       cards stacked under a layout slot (``stack_layout``)
+draw, draw_n   (B,2,54)        draw pile / stock
+side, side_n   (B,2,54)        side pile *k*, beside centre pile *k*
+centre, ...n   (B,2,54)        the centre piles; ``top_owner`` who put each top there
+fl_*           (B,2,…)         each seat's card(s) in flight: kind, cards, slots,
+                               pile (target slot for a stack), landing time
+=============  ==============  ===================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from speed_env import rng
+from speed_env.reaction import latency_ms
+from speed_env.rules import Rules
+
+PILE = 54  # capacity of every pile array: the largest deck
+STACK_DEPTH = 3
+
+PLAY, STUCK, OVER = 0, 1, 2
+NONE, DRAW = -1, 2
+# in-flight kinds
+K_NONE, K_PLAY, K_STACK, K_MULTI, K_FLIP = -1, 0, 1, 2, 3
+NEVER = np.int64(1) << 62
+
+# Indices into the int64 config vector the kernels read (built by ``config``).
+C_JAP, C_WRAP, C_SAME, C_JOKERS, C_PLAYOUT, C_STACK, C_MULTI = 0, 1, 2, 3, 4, 5, 6
+C_LOCK, C_COUNTDOWN, C_MAXMS, C_TICK, C_HAND, C_NRANKS, C_NACT = 7, 8, 9, 10, 11, 12, 13
+C_DRAW, C_SIDE, C_DECK = 14, 15, 16
+N_CFG = 17
+
+
+def state_dtype(hand_size: int) -> np.dtype:
+    """The record of one game; a batch is a structured array of these (see the module docstring)."""
+    h = hand_size
+    return np.dtype(
+        [
+            ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64),
+            ("phase", np.int8), ("winner", np.int8), ("truncated", np.bool_), ("played_since", np.bool_),
+            ("flips", np.int32), ("reshuffles", np.int32), ("ties", np.int32),
+            ("hand", np.int16, (2, h)), ("stk", np.int16, (2, h, STACK_DEPTH)), ("stk_n", np.int8, (2, h)),
+            ("draw", np.int16, (2, PILE)), ("draw_n", np.int16, (2,)),
+            ("side", np.int16, (2, PILE)), ("side_n", np.int16, (2,)),
+            ("centre", np.int16, (2, PILE)), ("centre_n", np.int16, (2,)), ("top_owner", np.int8, (2,)),
+            ("fl_kind", np.int8, (2,)), ("fl_cards", np.int16, (2, 4)), ("fl_slots", np.int8, (2, 4)),
+            ("fl_n", np.int8, (2,)), ("fl_pile", np.int8, (2,)), ("fl_land", np.int64, (2,)),
+            ("commits", np.int64, (2,)), ("played", np.int32, (2,)), ("bounced", np.int32, (2,)),
+            ("illegal", np.int32, (2,)), ("rebuilds", np.int32, (2,)),
+        ],
+        align=True,
+    )
+
+
+def new_state(n: int, hand_size: int) -> np.ndarray:
+    """``n`` empty game records (deal them with :func:`deal_seeded` or ``table.deal_explicit``)."""
+    return np.zeros(n, state_dtype(hand_size))
+
+
+def n_actions(rules: Rules) -> int:
+    """Size of the action space: wait, rank × pile plays, then any variant moves."""
+    r = rules.n_ranks
+    return 1 + 2 * r + (r if rules.stack_layout else 0) + (2 * r if rules.multi_play else 0)
+
+
+def config(rules: Rules, tick_ms: int) -> np.ndarray:
+    """The rules and tick as the int64 vector the kernels read."""
+    c = np.zeros(N_CFG, np.int64)
+    c[C_JAP] = rules.is_japanese
+    c[C_WRAP] = rules.wrap
+    c[C_SAME] = rules.same_rank
+    c[C_JOKERS] = rules.jokers
+    c[C_PLAYOUT] = rules.play_out
+    c[C_STACK] = rules.stack_layout
+    c[C_MULTI] = rules.multi_play
+    c[C_LOCK] = rules.reserve_rule == "lock"
+    c[C_COUNTDOWN] = rules.stuck_countdown_ms
+    c[C_MAXMS] = rules.max_game_ms
+    c[C_TICK] = tick_ms
+    c[C_HAND] = rules.hand_size
+    c[C_NRANKS] = rules.n_ranks
+    c[C_NACT] = n_actions(rules)
+    c[C_DRAW] = rules.draw_size
+    c[C_SIDE] = rules.side_size
+    c[C_DECK] = rules.deck_size
+    return c
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@njit(cache=True, inline="always")
+def rank(card: int) -> int:
+    """Rank index of a card id (jokers 13)."""
+    return 13 if card >= 52 else card % 13
+
+
+ALL_RANKS = (1 << 14) - 1
+
+
+@njit(cache=True)
+def pile_accepts(g: Any, cfg: np.ndarray, p: int, k: int) -> int:
+    """Bit set of the ranks seat ``p`` may put on centre pile ``k`` now (bit 13: joker).
+
+    One test per pile, then a bit ``and`` per card: the mask, the stuck test
+    and the landing check all go through here.
+    """
+    top = g.centre[k, g.centre_n[k] - 1]
+    tr = rank(top)
+    if tr == 13:
+        # A joker on top: only the player who put it there may cover it, with anything.
+        return ALL_RANKS if g.top_owner[k] == p else 0
+    bits = 1 << 13  # a joker goes on any non-joker top
+    if tr > 0:
+        bits |= 1 << (tr - 1)
+    if tr < 12:
+        bits |= 1 << (tr + 1)
+    if cfg[C_WRAP] != 0 and (tr == 0 or tr == 12):
+        bits |= 1 << (12 - tr)  # K–A–2: A accepts K, K accepts A
+    if cfg[C_SAME] != 0:
+        bits |= 1 << tr
+    return bits
+
+
+@njit(cache=True)
+def can_play(g: Any, cfg: np.ndarray, p: int, r: int, k: int) -> bool:
+    """May seat ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
+    return (pile_accepts(g, cfg, p, k) >> r) & 1 != 0
+
+
+@njit(cache=True)
+def hand_ranks(g: Any, cfg: np.ndarray, p: int) -> int:
+    """Bit set of the ranks on top of seat ``p``'s slots."""
+    once = 0
+    for i in range(cfg[C_HAND]):
+        c = g.hand[p, i]
+        if c >= 0:
+            once |= 1 << rank(c)
+    return once
+
+
+@njit(cache=True)
+def hand_pairs(g: Any, cfg: np.ndarray, p: int) -> int:
+    """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
+    once = 0
+    twice = 0
+    for i in range(cfg[C_HAND]):
+        c = g.hand[p, i]
+        if c >= 0 and c < 52:
+            bit = 1 << (c % 13)
+            twice |= once & bit
+            once |= bit
+    return twice
+
+
+@njit(cache=True)
+def has_play(g: Any, cfg: np.ndarray, p: int) -> bool:
+    """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
+    once = hand_ranks(g, cfg, p)
+    return once & (pile_accepts(g, cfg, p, 0) | pile_accepts(g, cfg, p, 1)) != 0
+
+
+@njit(cache=True)
+def legal_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
+    """Write seat ``p``'s action mask into ``out`` (int8, length n_actions)."""
+    out[:] = 0
+    out[0] = 1
+    if g.phase == OVER or g.fl_kind[p] != K_NONE:
+        return
+    nr = cfg[C_NRANKS]
+    once = hand_ranks(g, cfg, p)
+    if g.phase == STUCK:
+        if cfg[C_PLAYOUT] != 0 and g.draw_n[p] == 0:
+            for r in range(nr):
+                if (once >> r) & 1:
+                    out[1 + 2 * r] = 1
+                    out[2 + 2 * r] = 1
+        return
+    acc0 = pile_accepts(g, cfg, p, 0)
+    acc1 = pile_accepts(g, cfg, p, 1)
+    for r in range(nr):
+        if (once >> r) & 1:
+            out[1 + 2 * r] = (acc0 >> r) & 1
+            out[2 + 2 * r] = (acc1 >> r) & 1
+    base = 1 + 2 * nr
+    twice = hand_pairs(g, cfg, p) if cfg[C_STACK] != 0 or cfg[C_MULTI] != 0 else 0
+    if cfg[C_STACK] != 0:
+        if g.draw_n[p] > 0:
+            for r in range(13):
+                out[base + r] = (twice >> r) & 1
+        base += nr
+    if cfg[C_MULTI] != 0:
+        for r in range(13):
+            if (twice >> r) & 1:
+                out[base + 2 * r] = (acc0 >> r) & 1
+                out[base + 2 * r + 1] = (acc1 >> r) & 1
+
+
+@njit(cache=True)
+def is_legal(g: Any, cfg: np.ndarray, p: int, a: int) -> bool:
+    """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
+    row = np.empty(cfg[C_NACT], np.int8)
+    legal_row(g, cfg, p, row)
+    return row[a] != 0
+
+
+@njit(cache=True)
+def cards_left(g: Any, cfg: np.ndarray, p: int) -> int:
+    """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
+    n = g.draw_n[p] + g.fl_n[p]
+    for i in range(cfg[C_HAND]):
+        if g.hand[p, i] >= 0:
+            n += 1
+        n += g.stk_n[p, i]
+    return n
+
+
+@njit(cache=True)
+def layout_empty(g: Any, cfg: np.ndarray, p: int) -> bool:
+    """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
+    if g.fl_n[p] > 0:
+        return False
+    for i in range(cfg[C_HAND]):
+        if g.hand[p, i] >= 0 or g.stk_n[p, i] > 0:
+            return False
+    return True
+
+
+# ----------------------------------------------------------------- piles and slots
+
+
+@njit(cache=True, inline="always")
+def push_centre(g: Any, k: int, card: int, owner: int) -> None:
+    """Put ``card`` on top of centre pile ``k``."""
+    g.centre[k, g.centre_n[k]] = card
+    g.centre_n[k] += 1
+    g.top_owner[k] = owner
+
+
+@njit(cache=True)
+def refill_slot(g: Any, p: int, i: int) -> bool:
+    """Fill emptied slot ``i``: a stacked card shows, else the draw pile's top.
+
+    Returns True when this refill emptied the draw pile / stock.
+    """
+    if g.stk_n[p, i] > 0:
+        g.stk_n[p, i] -= 1
+        g.hand[p, i] = g.stk[p, i, g.stk_n[p, i]]
+        g.stk[p, i, g.stk_n[p, i]] = -1
+        return False
+    if g.draw_n[p] > 0:
+        g.draw_n[p] -= 1
+        g.hand[p, i] = g.draw[p, g.draw_n[p]]
+        g.draw[p, g.draw_n[p]] = -1
+        return g.draw_n[p] == 0
+    return False
+
+
+@njit(cache=True)
+def clear_flight(g: Any, p: int) -> None:
+    """Seat ``p`` has nothing in flight."""
+    g.fl_kind[p] = K_NONE
+    g.fl_n[p] = 0
+    g.fl_cards[p, :] = -1
+    g.fl_slots[p, :] = -1
+    g.fl_pile[p] = -1
+    g.fl_land[p] = NEVER
+
+
+@njit(cache=True)
+def end_game(g: Any, winner: int) -> None:
+    """The game is over: ``winner`` is a seat or ``DRAW``."""
+    g.phase = OVER
+    g.winner = winner
+    g.flip_at = -1
+
+
+@njit(cache=True)
+def lock_game(g: Any, cfg: np.ndarray) -> None:
+    """A locked table ends the game: fewer cards left wins, equal is a draw."""
+    n0 = cards_left(g, cfg, 0)
+    n1 = cards_left(g, cfg, 1)
+    end_game(g, 0 if n0 < n1 else (1 if n1 < n0 else DRAW))
+
+
+# -------------------------------------------------------------------------- commit
+
+
+@njit(cache=True)
+def leftmost(g: Any, cfg: np.ndarray, p: int, r: int, start: int) -> int:
+    """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
+    for i in range(start, cfg[C_HAND]):
+        c = g.hand[p, i]
+        if c >= 0 and rank(c) == r:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def commit(g: Any, cfg: np.ndarray, lat: np.ndarray, p: int, a: int, t: int) -> None:
+    """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
+    nr = cfg[C_NRANKS]
+    base_stack = 1 + 2 * nr
+    base_multi = base_stack + (nr if cfg[C_STACK] != 0 else 0)
+    if a < base_stack:
+        r = (a - 1) // 2
+        i = leftmost(g, cfg, p, r, 0)
+        g.fl_cards[p, 0] = g.hand[p, i]
+        g.fl_slots[p, 0] = i
+        g.hand[p, i] = -1
+        g.fl_n[p] = 1
+        g.fl_pile[p] = (a - 1) % 2
+        if g.phase == STUCK:
+            # A play-out flip choice is put down at the flip itself: no latency draw.
+            g.fl_kind[p] = K_FLIP
+            g.fl_land[p] = g.flip_at
+            return
+        g.fl_kind[p] = K_PLAY
+    elif a < base_multi:
+        r = a - base_stack
+        i = leftmost(g, cfg, p, r, 0)
+        g.fl_cards[p, 0] = g.hand[p, i]
+        g.fl_slots[p, 0] = i
+        g.hand[p, i] = -1
+        g.fl_n[p] = 1
+        g.fl_pile[p] = leftmost(g, cfg, p, r, i + 1)  # the slot stacked onto
+        g.fl_kind[p] = K_STACK
+    else:
+        m = a - base_multi
+        r = m // 2
+        n = 0
+        for i in range(cfg[C_HAND]):
+            c = g.hand[p, i]
+            if c >= 0 and rank(c) == r:
+                g.fl_cards[p, n] = c
+                g.fl_slots[p, n] = i
+                g.hand[p, i] = -1
+                n += 1
+        g.fl_n[p] = n
+        g.fl_pile[p] = m % 2
+        g.fl_kind[p] = K_MULTI
+    g.fl_land[p] = t + latency_ms(lat[p], g.seed, p, g.commits[p])
+    g.commits[p] += 1
+
+
+# ------------------------------------------------------------------------- landing
+
+
+@njit(cache=True)
+def land(g: Any, cfg: np.ndarray, p: int) -> None:
+    """Resolve seat ``p``'s card(s) landing now: placed if still legal, else bounced."""
+    kind = g.fl_kind[p]
+    n = g.fl_n[p]
+    emptied = False
+    if kind == K_STACK:
+        i = g.fl_slots[p, 0]
+        j = g.fl_pile[p]
+        g.stk[p, j, g.stk_n[p, j]] = g.hand[p, j]
+        g.stk_n[p, j] += 1
+        g.hand[p, j] = g.fl_cards[p, 0]
+        clear_flight(g, p)
+        emptied = refill_slot(g, p, i)
+    else:
+        k = g.fl_pile[p]
+        if can_play(g, cfg, p, rank(g.fl_cards[p, 0]), k):
+            for j in range(n):
+                push_centre(g, k, g.fl_cards[p, j], p)
+            g.played[p] += n
+            g.played_since = True
+            slots = g.fl_slots[p].copy()
+            clear_flight(g, p)
+            for j in range(n):
+                if refill_slot(g, p, slots[j]):
+                    emptied = True
+        else:
+            for j in range(n):
+                g.hand[p, g.fl_slots[p, j]] = g.fl_cards[p, j]
+            g.bounced[p] += n
+            clear_flight(g, p)
+            return
+    # Win checks for the landing player.
+    if cfg[C_JAP] == 0:
+        if g.draw_n[p] == 0 and layout_empty(g, cfg, p):
+            end_game(g, p)
+    elif cfg[C_PLAYOUT] == 0:
+        if emptied:
+            end_game(g, p)
+    elif g.draw_n[p] == 0 and layout_empty(g, cfg, p):
+        end_game(g, p)
+
+
+# --------------------------------------------------------------------------- flips
+
+
+@njit(cache=True)
+def rebuild(g: Any, k: int) -> None:
+    """Side pile ``k`` is rebuilt from centre pile ``k``: all but its top, shuffled."""
+    m = g.centre_n[k] - 1
+    order = rng.shuffle_order(g.seed, rng.REBUILD + k, 64 * g.rebuilds[k], m)
+    # order lists the new pile top first; the array is stored bottom first.
+    for i in range(m):
+        g.side[k, i] = g.centre[k, order[m - 1 - i]]
+    g.side_n[k] = m
+    top = g.centre[k, m]
+    g.centre[k, :] = -1
+    g.centre[k, 0] = top
+    g.centre_n[k] = 1
+    g.rebuilds[k] += 1
+    g.reshuffles += 1
+    g.played_since = False
+
+
+@njit(cache=True)
+def flip_side_piles(g: Any, cfg: np.ndarray) -> None:
+    """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
+    lock_rule = cfg[C_LOCK] != 0
+    if g.side_n[0] == 0 and g.side_n[1] == 0:
+        cycled = g.rebuilds[0] + g.rebuilds[1] > 0 and not g.played_since
+        if lock_rule or cycled:
+            lock_game(g, cfg)
+            return
+    if not lock_rule:
+        for k in range(2):
+            if g.side_n[k] == 0:
+                rebuild(g, k)
+    flipped = False
+    for k in range(2):
+        if g.side_n[k] > 0:
+            g.side_n[k] -= 1
+            push_centre(g, k, g.side[k, g.side_n[k]], -1)
+            g.side[k, g.side_n[k]] = -1
+            flipped = True
+    if not flipped:
+        lock_game(g, cfg)
+
+
+@njit(cache=True)
+def flip_stocks(g: Any, cfg: np.ndarray) -> None:
+    """``japanese`` flip: each player's stock top onto their own pile (or a layout card in play-out)."""
+    emptied = np.zeros(2, np.bool_)
+    for p in range(2):
+        if g.draw_n[p] > 0:
+            g.draw_n[p] -= 1
+            push_centre(g, p, g.draw[p, g.draw_n[p]], p)
+            g.draw[p, g.draw_n[p]] = -1
+            emptied[p] = g.draw_n[p] == 0
+        elif cfg[C_PLAYOUT] != 0:
+            if g.fl_kind[p] == K_FLIP:
+                card, i, k = g.fl_cards[p, 0], g.fl_slots[p, 0], g.fl_pile[p]
+                clear_flight(g, p)
+            else:
+                i = leftmost_card(g, cfg, p)
+                if i < 0:
+                    continue
+                card, k = g.hand[p, i], p
+                g.hand[p, i] = -1
+            push_centre(g, k, card, p)
+            refill_slot(g, p, i)
+    if cfg[C_PLAYOUT] == 0:
+        won0, won1 = emptied[0], emptied[1]
+    else:
+        won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
+        won1 = g.draw_n[1] == 0 and layout_empty(g, cfg, 1)
+    if won0 and won1:
+        end_game(g, DRAW)
+    elif won0:
+        end_game(g, 0)
+    elif won1:
+        end_game(g, 1)
+
+
+@njit(cache=True)
+def leftmost_card(g: Any, cfg: np.ndarray, p: int) -> int:
+    """Leftmost slot of seat ``p`` holding a card, or -1."""
+    for i in range(cfg[C_HAND]):
+        if g.hand[p, i] >= 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def flip(g: Any, cfg: np.ndarray) -> None:
+    """The simultaneous flip that ends a stuck countdown."""
+    g.flips += 1
+    g.phase = PLAY
+    g.flip_at = -1
+    if cfg[C_JAP] != 0:
+        flip_stocks(g, cfg)
+    else:
+        flip_side_piles(g, cfg)
+
+
+@njit(cache=True)
+def stuck_test(g: Any, cfg: np.ndarray, e: int) -> None:
+    """After an event at time ``e``: start the countdown if nobody can play."""
+    if g.phase == OVER:
+        return
+    flying = (g.fl_kind[0] != K_NONE and g.fl_kind[0] != K_FLIP) or (
+        g.fl_kind[1] != K_NONE and g.fl_kind[1] != K_FLIP
+    )
+    stuck = not flying and not has_play(g, cfg, 0) and not has_play(g, cfg, 1)
+    if stuck and g.phase == PLAY:
+        g.phase = STUCK
+        g.flip_at = e + cfg[C_COUNTDOWN]
+    elif not stuck and g.phase == STUCK:
+        g.phase = PLAY
+        g.flip_at = -1
+
+
+# ------------------------------------------------------------------------ the step
+
+
+@njit(cache=True, inline="always")
+def landing_time(g: Any, p: int) -> np.int64:
+    """When seat ``p``'s ordinary flight lands (flip choices land with the flip)."""
+    k = g.fl_kind[p]
+    if k == K_NONE or k == K_FLIP:
+        return NEVER
+    return g.fl_land[p]
+
+
+@njit(cache=True)
+def advance(g: Any, cfg: np.ndarray, t_end: int) -> None:
+    """Resolve every landing and flip due at or before ``t_end``, in time order."""
+    while g.phase != OVER:
+        e0 = landing_time(g, 0)
+        e1 = landing_time(g, 1)
+        ef = g.flip_at if g.phase == STUCK else NEVER
+        e = min(e0, e1, ef)
+        if e > t_end:
+            return
+        if e0 == e and e1 == e:
+            first = 0 if rng.uniform(g.seed, rng.TIE, g.ties) < 0.5 else 1
+            g.ties += 1
+            land(g, cfg, first)
+            stuck_test(g, cfg, e)
+            if g.phase != OVER:
+                land(g, cfg, 1 - first)
+        elif e0 == e:
+            land(g, cfg, 0)
+        elif e1 == e:
+            land(g, cfg, 1)
+        else:
+            flip(g, cfg)
+        stuck_test(g, cfg, e)
+
+
+@njit(cache=True)
+def step_game(g: Any, cfg: np.ndarray, lat: np.ndarray, a0: int, a1: int) -> None:
+    """One tick of game ``b``: both commits at the clock, then the events of the tick."""
+    if g.phase == OVER:
+        return
+    t = g.clock
+    for p in range(2):
+        a = a0 if p == 0 else a1
+        if a != 0:
+            if is_legal(g, cfg, p, a):
+                commit(g, cfg, lat, p, a, t)
+            else:
+                g.illegal[p] += 1
+    t_end = t + cfg[C_TICK]
+    advance(g, cfg, t_end)
+    g.clock = t_end
+    if g.phase != OVER and t_end >= cfg[C_MAXMS]:
+        g.phase = OVER
+        g.truncated = True
+        g.flip_at = -1
+
+
+@njit(cache=True)
+def step_all(s: np.ndarray, cfg: np.ndarray, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
+    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of games that ended."""
+    for b in range(s.shape[0]):
+        g = s[b]
+        was_over = g.phase == OVER
+        step_game(g, cfg, lat[b], actions[0, b], actions[1, b])
+        rewards[0, b] = 0.0
+        rewards[1, b] = 0.0
+        if not was_over and g.phase == OVER and g.winner >= 0 and g.winner != DRAW:
+            w = g.winner
+            rewards[w, b] = 1.0
+            rewards[1 - w, b] = -1.0
+
+
+# ------------------------------------------------------------------------- dealing
+
+
+@njit(cache=True)
+def clear_game(g: Any, seed: np.uint64) -> None:
+    """Empty table, clock 0, statistics 0, with a new seed."""
+    g.seed = seed
+    g.clock = 0
+    g.phase = PLAY
+    g.flip_at = -1
+    g.winner = -1
+    g.truncated = False
+    g.hand[:] = -1
+    g.stk[:] = -1
+    g.stk_n[:] = 0
+    g.draw[:] = -1
+    g.draw_n[:] = 0
+    g.side[:] = -1
+    g.side_n[:] = 0
+    g.centre[:] = -1
+    g.centre_n[:] = 0
+    g.top_owner[:] = -1
+    for p in range(2):
+        clear_flight(g, p)
+    g.commits[:] = 0
+    g.played[:] = 0
+    g.bounced[:] = 0
+    g.illegal[:] = 0
+    g.flips = 0
+    g.reshuffles = 0
+    g.ties = 0
+    g.rebuilds[:] = 0
+    g.played_since = False
+
+
+@njit(cache=True)
+def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
+    """Store ``cards[lo:hi]`` (listed top first) into a bottom-first pile array; return the count."""
+    n = hi - lo
+    for i in range(n):
+        dst[i] = cards[hi - 1 - i]
+    return n
+
+
+@njit(cache=True)
+def start_game(g: Any, cfg: np.ndarray, opening_flip: bool) -> None:
+    """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
+    if opening_flip:
+        for p in range(2):
+            if g.draw_n[p] > 0:
+                g.draw_n[p] -= 1
+                push_centre(g, p, g.draw[p, g.draw_n[p]], p)
+                g.draw[p, g.draw_n[p]] = -1
+    stuck_test(g, cfg, 0)
+
+
+@njit(cache=True)
+def deal_seeded(g: Any, cfg: np.ndarray, seed: np.uint64) -> None:
+    """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
+    clear_game(g, seed)
+    hs = cfg[C_HAND]
+    if cfg[C_JAP] != 0:
+        for p in range(2):
+            red = p == 0
+            cards = np.empty(27, np.int16)
+            n = 0
+            for suit in (1, 2) if red else (0, 3):
+                for r in range(13):
+                    cards[n] = suit * 13 + r
+                    n += 1
+            if cfg[C_JOKERS] != 0:
+                cards[n] = 52 if red else 53
+                n += 1
+            cards = np.sort(cards[:n])
+            order = rng.shuffle_order(seed, rng.DEAL_RED if red else rng.DEAL_BLACK, 0, n)
+            shuffled = cards[order]
+            for i in range(hs):
+                g.hand[p, i] = shuffled[i]
+            g.draw_n[p] = put_top_first(g.draw[p], shuffled, hs, n)
+        start_game(g, cfg, True)
+        return
+    order = rng.shuffle_order(seed, rng.DEAL, 0, 52)
+    d = order.astype(np.int16)  # the canonical deck is 0..51, so deck[order] == order
+    ds, ss = cfg[C_DRAW], cfg[C_SIDE]
+    for p in range(2):
+        for i in range(hs):
+            g.hand[p, i] = d[p * hs + i]
+        lo = 2 * hs + p * ds
+        g.draw_n[p] = put_top_first(g.draw[p], d, lo, lo + ds)
+        lo = 2 * hs + 2 * ds + p * ss
+        g.side_n[p] = put_top_first(g.side[p], d, lo, lo + ss)
+        g.centre[p, 0] = d[2 * hs + 2 * ds + 2 * ss + p]
+        g.centre_n[p] = 1
+    start_game(g, cfg, False)
+
+
+@njit(cache=True)
+def deal_many(s: np.ndarray, cfg: np.ndarray, games: np.ndarray, seeds: np.ndarray) -> None:
+    """Deal each game ``games[j]`` from ``seeds[j]``."""
+    for j in range(games.shape[0]):
+        deal_seeded(s[games[j]], cfg, seeds[j])
+
+
+@njit(cache=True)
+def clear_one(s: np.ndarray, b: int, seed: np.uint64) -> None:
+    """:func:`clear_game` on game ``b`` of a batch (for explicit deals laid from Python)."""
+    clear_game(s[b], seed)
+
+
+@njit(cache=True)
+def start_one(s: np.ndarray, cfg: np.ndarray, b: int, opening_flip: bool) -> None:
+    """:func:`start_game` on game ``b`` of a batch."""
+    start_game(s[b], cfg, opening_flip)

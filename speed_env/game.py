@@ -1,0 +1,153 @@
+"""``Games``: a batch of real-time Speed games with their settings, over the engine.
+
+This is the one place that turns user-facing settings (rules, tick, reaction
+profiles, the illegal-action policy) into the engine's arrays, and that
+checks actions before they reach the compiled kernels. ``BatchEnv`` and the
+PettingZoo env are thin layers over it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from speed_env import engine
+from speed_env.deal import Deal, parse_deal
+from speed_env.observation import obs_dim, observe_all, observe_games
+from speed_env.reaction import ReactionProfile, make_pair
+from speed_env.rng import MASK64
+from speed_env.rules import Rules, RulesError, make_rules
+from speed_env.table import deal_explicit, full_table, snapshot
+
+ILLEGAL_POLICIES = ("wait", "raise")
+
+
+class ActionError(ValueError):
+    """An action is outside the action space, or illegal with ``illegal_action="raise"``."""
+
+
+def _check_tick(tick_ms: object) -> int:
+    if isinstance(tick_ms, bool) or not isinstance(tick_ms, (int, np.integer)) or tick_ms <= 0:
+        raise ValueError(f"tick_ms must be a whole number of milliseconds > 0, got {tick_ms!r}")
+    return int(tick_ms)
+
+
+class Games:
+    """``n`` games under one set of rules, tick and reaction profiles."""
+
+    def __init__(
+        self,
+        n: int,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        tick_ms: int = 50,
+        reaction: Any = None,
+        illegal_action: str = "wait",
+        **options: Any,
+    ) -> None:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
+        if illegal_action not in ILLEGAL_POLICIES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}")
+        try:
+            self.rules: Rules = make_rules(rules, **options)
+        except TypeError as exc:  # pragma: no cover - make_rules names keys itself
+            raise RulesError(str(exc)) from None
+        self.n = int(n)
+        self.tick_ms = _check_tick(tick_ms)
+        self.reactions: tuple[ReactionProfile, ReactionProfile] = make_pair(reaction)
+        self.illegal_action = illegal_action
+        self.n_actions = engine.n_actions(self.rules)
+        self.obs_dim = obs_dim(self.rules)
+        self.cfg = engine.config(self.rules, self.tick_ms)
+        self.lat = np.empty((self.n, 2, 5), np.float64)
+        self.set_reactions(self.reactions)
+        self.state = engine.new_state(self.n, self.rules.hand_size)
+        self._rewards = np.zeros((2, self.n), np.float32)
+
+    def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
+        """Give seats 0 and 1 of ``games`` (default all) these reaction profiles."""
+        self.lat[games, 0] = reactions[0].params()
+        self.lat[games, 1] = reactions[1].params()
+
+    # ----------------------------------------------------------------- dealing
+    def deal_seeded(self, games: np.ndarray, seeds: np.ndarray) -> None:
+        """Deal ``games[j]`` as the game seeded ``seeds[j]`` (Python ints or uint64)."""
+        seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
+        engine.deal_many(self.state, self.cfg, np.asarray(games, np.int64), seeds64)
+
+    def deal_explicit(self, game: int, deal: dict[str, Any] | Deal, seed: int) -> None:
+        """Start ``game`` from an explicit deal (public format, validated)."""
+        parsed = deal if isinstance(deal, Deal) else parse_deal(self.rules, deal)
+        deal_explicit(self.state, self.cfg, game, parsed, seed)
+
+    # ----------------------------------------------------------------- stepping
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as int64 (2, n), refusing anything outside the action space."""
+        a = np.asarray(actions)
+        if a.shape != (2, self.n):
+            raise ActionError(f"actions must have shape (2, {self.n}) (seat-major), got {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            if np.issubdtype(a.dtype, np.floating) and np.all(np.mod(a, 1) == 0):
+                a = a.astype(np.int64)
+            else:
+                raise ActionError(f"actions must be integers, got dtype {a.dtype}")
+        bad = (a < 0) | (a >= self.n_actions)
+        if bad.any():
+            p, b = np.argwhere(bad)[0]
+            raise ActionError(
+                f"action {int(a[p, b])} of seat {p} in game {b} is outside the action space "
+                f"Discrete({self.n_actions})"
+            )
+        return a.astype(np.int64, copy=False)
+
+    def check_legal(self, actions: np.ndarray, mask: np.ndarray) -> None:
+        """With ``illegal_action="raise"``, refuse an in-space action the mask forbids."""
+        if self.illegal_action != "raise":
+            return
+        chosen = np.take_along_axis(mask, actions[..., None], axis=2)[..., 0]
+        if (chosen == 0).any():
+            p, b = np.argwhere(chosen == 0)[0]
+            legal = np.flatnonzero(mask[p, b]).tolist()
+            raise ActionError(f"action {int(actions[p, b])} of seat {p} in game {b} is illegal now; legal: {legal}")
+
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """Advance every game one tick; return rewards (2, n) of games that ended on it."""
+        engine.step_all(self.state, self.cfg, self.lat, actions, self._rewards)
+        return self._rewards.copy()
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
+        obs = np.empty((2, self.n, self.obs_dim), np.float32)
+        mask = np.empty((2, self.n, self.n_actions), np.int8)
+        observe_all(self.state, self.cfg, obs, mask)
+        return obs, mask
+
+    def observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Rewrite, in place, the rows of ``obs``/``mask`` of the listed games (after restarts)."""
+        observe_games(self.state, self.cfg, np.asarray(games, np.int64), obs, mask)
+
+    # ----------------------------------------------------------------- views
+    def snapshot(self, game: int = 0) -> dict[str, Any]:
+        """The public JSON-ready table of ``game``."""
+        return snapshot(self.state, game, self.rules)
+
+    def table(self, game: int = 0) -> dict[str, Any]:
+        """The full table of ``game``, hidden piles included (for tests and debugging)."""
+        return full_table(self.state, game)
+
+    def stats(self) -> dict[str, np.ndarray]:
+        """Per-game statistics as arrays (copies)."""
+        s = self.state
+        return {
+            "winner": s["winner"].copy(),
+            "truncated": s["truncated"].copy(),
+            "clock_ms": s["clock"].copy(),
+            "played": s["played"].T.copy(),
+            "bounced": s["bounced"].T.copy(),
+            "illegal": s["illegal"].T.copy(),
+            "flips": s["flips"].copy(),
+            "reshuffles": s["reshuffles"].copy(),
+        }

@@ -1,0 +1,208 @@
+"""The ego-centric observation vector and its published layout.
+
+Every entry lies in [0, 1] (float32). "Me" is the acting seat, "opp" the
+other; centre piles keep their absolute indices 0 and 1, as actions do.
+``R`` is the number of ranks (13, or 14 with jokers: index 13). The layout is
+published as named slices (:func:`observation_layout`) so a heuristic can
+read it without private state; the table below is for ``R = 13`` (obs_dim 128):
+
+==================  ======  ==========================================================
+name                size    meaning
+==================  ======  ==========================================================
+hand                R       my playable hand/layout cards (slot tops) per rank, / 4
+stacked             R       my cards stacked under layout tops per rank, / 4
+centre_top          2R      one-hot rank of the top of pile 0, then pile 1
+centre_joker        4       a joker on top of pile 0 is mine / theirs; same for pile 1
+centre_size         2       cards in each centre pile / deck size
+my_flight           R+3     my card in flight: rank one-hot, pile one-hot, ms to land / 1000
+opp_flight          R+3     the opponent's card in flight (public: it is in the air)
+opp_layout          R       the opponent's face-up layout per rank / 4 (``japanese``; else 0)
+my_cards            3       my hand size / H, draw pile / 27, cards left / 27
+opp_cards           3       the same for the opponent (counts only: their hand is hidden)
+side_piles          2       cards in side pile 0 and 1 / deck size
+unknown             R       cards per rank whose place is hidden from me / 4
+phase               2       1 while stuck; countdown left / stuck_countdown_ms
+seat                1       my seat (0 or 1): my own pile in ``japanese`` flips
+clock               1       clock / max_game_ms
+==================  ======  ==========================================================
+
+``unknown`` counts every card I cannot see now: the deck minus my hand,
+stacks and flight, every centre card (all were seen landing), the cards in
+flight and the opponent's face-up layout. It is what a player could infer
+from the open cards, and it does not change when hidden cards are permuted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from speed_env.engine import (
+    C_COUNTDOWN,
+    C_DECK,
+    C_HAND,
+    C_JAP,
+    C_MAXMS,
+    C_NRANKS,
+    K_NONE,
+    K_STACK,
+    STUCK,
+    legal_row,
+    rank,
+)
+from speed_env.rules import Rules
+
+_FIELDS = (
+    ("hand", "R"),
+    ("stacked", "R"),
+    ("centre_top", "2R"),
+    ("centre_joker", 4),
+    ("centre_size", 2),
+    ("my_flight", "R+3"),
+    ("opp_flight", "R+3"),
+    ("opp_layout", "R"),
+    ("my_cards", 3),
+    ("opp_cards", 3),
+    ("side_piles", 2),
+    ("unknown", "R"),
+    ("phase", 2),
+    ("seat", 1),
+    ("clock", 1),
+)
+
+
+def _size(spec: int | str, r: int) -> int:
+    if isinstance(spec, int):
+        return spec
+    return {"R": r, "2R": 2 * r, "R+3": r + 3}[spec]
+
+
+def observation_layout(rules: Rules) -> dict[str, slice]:
+    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+    out, at = {}, 0
+    for name, spec in _FIELDS:
+        n = _size(spec, rules.n_ranks)
+        out[name] = slice(at, at + n)
+        at += n
+    return out
+
+
+def obs_dim(rules: Rules) -> int:
+    """Length of the observation vector for ``rules``."""
+    return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
+
+
+@njit(cache=True)
+def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
+    if g.fl_kind[p] != K_NONE:
+        out[at + rank(g.fl_cards[p, 0])] = 1.0
+        if g.fl_kind[p] != K_STACK:
+            out[at + nr + g.fl_pile[p]] = 1.0
+        out[at + nr + 2] = min(1.0, max(0.0, (g.fl_land[p] - t) / 1000.0))
+    return at + nr + 3
+
+
+@njit(cache=True)
+def observe_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
+    """Write seat ``p``'s observation of game ``b`` into ``out`` (float32, obs_dim)."""
+    out[:] = 0.0
+    nr = cfg[C_NRANKS]
+    hs = cfg[C_HAND]
+    deck = float(cfg[C_DECK])
+    o = 1 - p
+    t = g.clock
+    # ``unknown`` is counted in place in its own slice: start from the deck, strike off what I see.
+    u = 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
+    for r in range(13):
+        out[u + r] = 4.0
+    if nr == 14:
+        out[u + 13] = 2.0
+    # hand and stacked
+    at = 0
+    for i in range(hs):
+        c = g.hand[p, i]
+        if c >= 0:
+            out[at + rank(c)] += 0.25
+            out[u + rank(c)] -= 1.0
+        for j in range(g.stk_n[p, i]):
+            out[at + nr + rank(g.stk[p, i, j])] += 0.25
+            out[u + rank(g.stk[p, i, j])] -= 1.0
+    at += 2 * nr
+    # centre
+    for k in range(2):
+        n = g.centre_n[k]
+        if n > 0:
+            top = g.centre[k, n - 1]
+            out[at + k * nr + rank(top)] = 1.0
+            if rank(top) == 13 and g.top_owner[k] >= 0:
+                out[at + 2 * nr + 2 * k + (0 if g.top_owner[k] == p else 1)] = 1.0
+        for j in range(n):
+            out[u + rank(g.centre[k, j])] -= 1.0
+        out[at + 2 * nr + 4 + k] = n / deck
+    at += 2 * nr + 6
+    # flights
+    for q in range(2):
+        for j in range(g.fl_n[q]):
+            out[u + rank(g.fl_cards[q, j])] -= 1.0
+    at = _flight(g, p, t, nr, out, at)
+    at = _flight(g, o, t, nr, out, at)
+    # the opponent's face-up layout
+    if cfg[C_JAP] != 0:
+        for i in range(hs):
+            c = g.hand[o, i]
+            if c >= 0:
+                out[at + rank(c)] += 0.25
+                out[u + rank(c)] -= 1.0
+            for j in range(g.stk_n[o, i]):
+                out[at + rank(g.stk[o, i, j])] += 0.25
+                out[u + rank(g.stk[o, i, j])] -= 1.0
+    at += nr
+    # card counts
+    for q in (p, o):
+        in_hand = 0
+        stacked = 0
+        for i in range(hs):
+            if g.hand[q, i] >= 0:
+                in_hand += 1
+            stacked += g.stk_n[q, i]
+        left = in_hand + stacked + g.draw_n[q] + g.fl_n[q]
+        out[at] = in_hand / hs
+        out[at + 1] = min(1.0, g.draw_n[q] / 27.0)
+        out[at + 2] = min(1.0, left / 27.0)
+        at += 3
+    out[at] = g.side_n[0] / deck
+    out[at + 1] = g.side_n[1] / deck
+    at += 2
+    for r in range(nr):
+        out[at + r] = max(0.0, out[at + r]) / 4.0
+    at += nr
+    if g.phase == STUCK:
+        out[at] = 1.0
+        cd = cfg[C_COUNTDOWN]
+        out[at + 1] = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
+    at += 2
+    out[at] = float(p)
+    out[at + 1] = min(1.0, t / cfg[C_MAXMS])
+
+
+@njit(cache=True)
+def observe_all(s: np.ndarray, cfg: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
+    for b in range(s.shape[0]):
+        g = s[b]
+        for p in range(2):
+            observe_row(g, cfg, p, obs[p, b])
+            legal_row(g, cfg, p, mask[p, b])
+
+
+@njit(cache=True)
+def observe_games(s: np.ndarray, cfg: np.ndarray, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Refill the rows of ``obs`` and ``mask`` for the listed games only."""
+    for j in range(games.shape[0]):
+        b = games[j]
+        g = s[b]
+        for p in range(2):
+            observe_row(g, cfg, p, obs[p, b])
+            legal_row(g, cfg, p, mask[p, b])

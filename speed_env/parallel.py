@@ -1,0 +1,232 @@
+"""Real-time Speed as a PettingZoo ``ParallelEnv`` (``speed_v0``).
+
+Speed has no turns: both players act at every tick. The env samples time in
+ticks of ``tick_ms``; at each tick each player may commit one play or wait.
+A committed card lands after that player's reaction latency and is checked
+again on landing: the faster card wins the pile, the slower one bounces back.
+Exact timing rules: ``docs/rules.md``.
+
+Agents
+    ``player_0``, ``player_1``. Both act every step until the game ends.
+
+Actions (``Discrete(1 + 2R)``, plus variant moves)
+    ``0`` waits; ``1 + 2 * r + pile`` plays a card of rank index ``r``
+    (A = 0 … K = 12, joker 13 with jokers) onto centre pile ``pile`` (0 or 1),
+    taken from the leftmost slot holding that rank. ``us``, ``pagat`` and
+    ``japanese`` share 27 actions (29 with jokers). ``stack_layout`` appends
+    ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
+    (docs/rules.md). An illegal in-space action is a wait, counted in
+    ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
+    an action outside the space raises ``ValueError``.
+
+Observations
+    ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
+    ego-centric, documented as an index table in
+    :mod:`speed_env.observation` and published as named slices by
+    :func:`speed_env.observation_layout`.
+
+Rewards
+    +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
+    ``max_game_ms`` pays 0. An episode is one game.
+
+Arguments
+    ``parallel_env(rules="us", *, tick_ms=50, reaction=None, render_mode=None,
+    illegal_action="wait", **options)``: ``rules`` is a preset name, a
+    ``Rules`` or a TOML path; ``options`` override single rules;
+    ``reaction`` is ms, a profile name/object, or a pair of them
+    (player_0, player_1); default: the jittered ``human`` profile.
+
+Version history
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+from gymnasium.utils import EzPickle
+
+from speed_env.game import ActionError, Games
+from speed_env.rules import Rules
+from speed_env.table import AGENTS
+
+RENDER_MODES = ("ansi", "rgb_array")
+
+
+class SpeedParallelEnv(ParallelEnv, EzPickle):
+    """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
+
+    metadata = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
+
+    def __init__(
+        self,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        tick_ms: int = 50,
+        reaction: Any = None,
+        render_mode: str | None = None,
+        illegal_action: str = "wait",
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+            illegal_action=illegal_action, **options,
+        )
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
+        self.rules = self.games.rules
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.games.n_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
+        self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
+        self._obs: np.ndarray | None = None
+        self._mask: np.ndarray | None = None
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019  (PettingZoo's documented pattern)
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same for both)."""
+        return self.observation_spaces[agent]
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same for both)."""
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- episode
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        deal = (options or {}).get("deal")
+        if deal is not None:
+            self.games.deal_explicit(0, deal, seed)
+        else:
+            self.games.deal_seeded(np.zeros(1, np.int64), [seed])
+        self.agents = list(AGENTS)
+        self._obs, self._mask = self.games.observe()
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Both players' actions for this tick; returns PettingZoo's five dicts."""
+        if not self.agents:
+            raise RuntimeError("the game is over: call reset() before step()")
+        if self._mask is None:  # pragma: no cover - agents is empty before the first reset
+            raise RuntimeError("call reset() before step()")
+        unknown = set(actions) - set(AGENTS)
+        if unknown:
+            raise ActionError(f"unknown agent(s) {sorted(unknown)}; agents are {AGENTS}")
+        raw = np.zeros((2, 1), np.int64)
+        for p, agent in enumerate(AGENTS):
+            a = actions.get(agent, 0)
+            if a is None:
+                a = 0
+            try:
+                raw[p, 0] = int(a)
+            except (TypeError, ValueError):
+                raise ActionError(f"action for {agent} must be an int, got {a!r}") from None
+            if raw[p, 0] != a:
+                raise ActionError(f"action for {agent} must be an int, got {a!r}")
+        raw = self.games.check_actions(raw)
+        self.games.check_legal(raw, self._mask)
+        illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
+        rewards_arr = self.games.step(raw)
+        self._obs, self._mask = self.games.observe()
+        st = self.games.state
+        over = bool(st["phase"][0] == 2)
+        trunc = bool(st["truncated"][0])
+        observations = self._observations()
+        rewards = {a: float(rewards_arr[p, 0]) for p, a in enumerate(AGENTS)}
+        terminations = {a: over and not trunc for a in AGENTS}
+        truncations = {a: trunc for a in AGENTS}
+        infos: dict[str, dict[str, Any]] = {
+            a: {"illegal": illegal[p], "illegal_total": int(st["illegal"][0, p])} for p, a in enumerate(AGENTS)
+        }
+        if over:
+            result = self.games.snapshot(0)["winner"]
+            for p, a in enumerate(AGENTS):
+                infos[a].update(
+                    winner=result, played=int(st["played"][0, p]), bounced=int(st["bounced"][0, p]),
+                    clock_ms=int(st["clock"][0]),
+                )
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        assert self._obs is not None and self._mask is not None
+        return {
+            a: {"observation": self._obs[p, 0].copy(), "action_mask": self._mask[p, 0].copy()}
+            for p, a in enumerate(AGENTS)
+        }
+
+    # ----------------------------------------------------------------- views
+    def state(self) -> np.ndarray:
+        """Global state: player_0's observation then player_1's (together they see every open card)."""
+        if self._obs is None:
+            raise RuntimeError("call reset() before state()")
+        return np.concatenate([self._obs[0, 0], self._obs[1, 0]]).astype(np.float32)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table as a JSON-ready dict (DESIGN.md)."""
+        return self.games.snapshot(0)
+
+    def table(self) -> dict[str, Any]:
+        """Every pile in order, hidden ones too (docs/rules.md); for tests and debugging."""
+        return self.games.table(0)
+
+    def render(self) -> Any:
+        """``ansi``: the table as text; ``rgb_array``: an (H, W, 3) uint8 frame."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            return None
+        from speed_env import render  # only renderers pay for the drawing code
+
+        snap = self.games.snapshot(0)
+        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)
+
+    def close(self) -> None:
+        """Nothing to release; present for the PettingZoo API."""
+
+
+def parallel_env(
+    rules: str | os.PathLike[str] | Rules = "us",
+    *,
+    tick_ms: int = 50,
+    reaction: Any = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> SpeedParallelEnv:
+    """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
+    return SpeedParallelEnv(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options)
+
+
+def env(
+    rules: str | os.PathLike[str] | Rules = "us",
+    *,
+    tick_ms: int = 50,
+    reaction: Any = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> Any:
+    """Real-time Speed as a PettingZoo AEC env (the parallel env through PettingZoo's converter).
+
+    Each tick becomes two AEC turns, player_0 then player_1; the tick is
+    resolved once both have acted.
+    """
+    from pettingzoo.utils.conversions import parallel_to_aec
+
+    return parallel_to_aec(parallel_env(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options))

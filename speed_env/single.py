@@ -1,0 +1,117 @@
+"""``SpeedGymEnv``: one seat of real-time Speed as a Gymnasium env, the opponent inside.
+
+For single-agent learners (stable-baselines3, sb3-contrib's MaskablePPO):
+the opponent is any :class:`~speed_env.policy.Policy` and acts on the same
+ticks, so every step is the learner's. Observations are the learner's
+ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
+sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
+it too. Rewards are Python floats, flags Python bools.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from speed_env.game import ActionError, Games
+from speed_env.policy import Policy, RandomPolicy
+from speed_env.rules import Rules
+
+
+class SpeedGymEnv(gym.Env, EzPickle):
+    """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}
+
+    def __init__(
+        self,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        opponent: Policy | None = None,
+        seat: int | str = "random",
+        tick_ms: int = 50,
+        reaction: Any = None,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self, rules, opponent=opponent, seat=seat, tick_ms=tick_ms, reaction=reaction,
+            render_mode=render_mode, **options,
+        )
+        if seat not in (0, 1, "random"):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        if opponent is not None and not isinstance(opponent, Policy):
+            raise TypeError(f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}")
+        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, **options)
+        self.rules = self.games.rules
+        self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
+        self.seat_choice = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        self.action_space = spaces.Discrete(self.games.n_actions)
+        self._obs: np.ndarray | None = None
+        self._mask: np.ndarray | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
+        super().reset(seed=seed)
+        if self.seat_choice == "random":
+            self.seat = int(self.np_random.integers(2))
+        game_seed = int(self.np_random.integers(2**63))
+        reseed = getattr(self.opponent, "reseed", None)
+        if seed is not None and callable(reseed):
+            reseed(int(self.np_random.integers(2**63)))
+        deal = (options or {}).get("deal")
+        if deal is not None:
+            self.games.deal_explicit(0, deal, game_seed)
+        else:
+            self.games.deal_seeded(np.zeros(1, np.int64), [game_seed])
+        self._obs, self._mask = self.games.observe()
+        return self._obs[self.seat, 0].copy(), {"action_mask": self._mask[self.seat, 0].copy(), "seat": self.seat}
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (int8), as sb3-contrib's MaskablePPO asks for."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask[self.seat, 0].copy()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner's action for this tick; the opponent acts on the same tick."""
+        if self._obs is None or self._mask is None:
+            raise RuntimeError("call reset() before step()")
+        me, opp = self.seat, 1 - self.seat
+        if np.asarray(action).size != 1:
+            raise ActionError(f"one action per step, got {action!r}")
+        raw = np.zeros((2, 1), np.int64)
+        raw[me, 0] = int(np.asarray(action).reshape(()))
+        raw[opp, 0] = int(np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0])
+        raw = self.games.check_actions(raw)
+        illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
+        rewards = self.games.step(raw)
+        self._obs, self._mask = self.games.observe()
+        st = self.games.state
+        over = bool(st["phase"][0] == 2)
+        truncated = bool(st["truncated"][0])
+        info: dict[str, Any] = {"action_mask": self._mask[me, 0].copy(), "illegal": illegal, "seat": me}
+        if over:
+            info["winner"] = self.games.snapshot(0)["winner"]
+        return self._obs[me, 0].copy(), float(rewards[me, 0]), over and not truncated, truncated, info
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table as a JSON-ready dict."""
+        return self.games.snapshot(0)
+
+    def render(self) -> Any:
+        """``ansi`` text or an ``rgb_array`` frame of the table."""
+        if self.render_mode is None:
+            return None
+        from speed_env import render
+
+        snap = self.games.snapshot(0)
+        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)

@@ -1,0 +1,148 @@
+"""Readable views of one game of a :class:`~speed_env.engine.State`, and explicit deals.
+
+``snapshot`` is the public, JSON-ready view (DESIGN.md) that replays, the web
+table and tests read; ``full_table`` adds every hidden pile in order, for the
+differential tests against the reference referee (format in docs/rules.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from speed_env import engine
+from speed_env.cards import card_str
+from speed_env.deal import Deal
+from speed_env.engine import K_FLIP, K_MULTI, K_NONE, K_STACK
+from speed_env.rng import seed_to_u64
+from speed_env.rules import Rules
+
+AGENTS = ("player_0", "player_1")
+_PHASES = ("play", "stuck", "over")
+_KINDS = {engine.K_PLAY: "play", K_STACK: "stack", K_MULTI: "multi", K_FLIP: "flip_choice"}
+
+
+def _tok(card: int) -> str | None:
+    return None if card < 0 else card_str(int(card))
+
+
+def _top_first(pile: np.ndarray, n: int) -> list[str]:
+    return [card_str(int(c)) for c in pile[:n][::-1]]
+
+
+def _winner(g: Any, names: tuple[str, ...] | None) -> Any:
+    w = int(g["winner"])
+    if w < 0:
+        return None
+    if w == engine.DRAW:
+        return "draw"
+    return names[w] if names else w
+
+
+def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
+    """The public JSON-ready table of game ``b`` (DESIGN.md ``snapshot()``)."""
+    g = s[b]
+    players = []
+    for p in range(2):
+        flight = None
+        kind = int(g["fl_kind"][p])
+        if kind != K_NONE:
+            cards = [card_str(int(c)) for c in g["fl_cards"][p, : g["fl_n"][p]]]
+            flight = {
+                "card": cards[0],
+                "pile": None if kind == K_STACK else int(g["fl_pile"][p]),
+                "lands_ms": int(g["fl_land"][p]),
+                "cards": cards,
+                "kind": _KINDS[kind],
+            }
+        players.append(
+            {
+                "name": AGENTS[p],
+                "hand": [_tok(c) for c in g["hand"][p]],
+                "draw_pile": int(g["draw_n"][p]),
+                "side_pile": int(g["side_n"][p]),
+                "in_flight": flight,
+                "played": int(g["played"][p]),
+                "bounced": int(g["bounced"][p]),
+            }
+        )
+    return {
+        "preset": rules.preset,
+        "clock_ms": int(g["clock"]),
+        "phase": _PHASES[int(g["phase"])],
+        "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
+        "centre": [
+            {"top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
+             "size": int(g["centre_n"][k])}
+            for k in range(2)
+        ],
+        "players": players,
+        "winner": _winner(g, AGENTS),
+        "truncated": bool(g["truncated"]),
+        "flips": int(g["flips"]),
+        "reshuffles": int(g["reshuffles"]),
+    }
+
+
+def full_table(s: np.ndarray, b: int) -> dict[str, Any]:
+    """Everything about game ``b``, hidden piles in order (docs/rules.md "The full table")."""
+    g = s[b]
+    players = []
+    for p in range(2):
+        kind = int(g["fl_kind"][p])
+        flight = None
+        if kind != K_NONE:
+            n = int(g["fl_n"][p])
+            flight = {
+                "kind": _KINDS[kind],
+                "cards": [card_str(int(c)) for c in g["fl_cards"][p, :n]],
+                "slots": [int(i) for i in g["fl_slots"][p, :n]],
+                "pile": int(g["fl_pile"][p]),
+                "lands_ms": int(g["fl_land"][p]),
+            }
+        players.append(
+            {
+                "hand": [_tok(c) for c in g["hand"][p]],
+                "stacked": [_top_first(g["stk"][p, i], int(g["stk_n"][p, i])) for i in range(g["hand"].shape[1])],
+                "draw_pile": _top_first(g["draw"][p], int(g["draw_n"][p])),
+                "in_flight": flight,
+                "played": int(g["played"][p]),
+                "bounced": int(g["bounced"][p]),
+                "illegal": int(g["illegal"][p]),
+                "commits": int(g["commits"][p]),
+            }
+        )
+    return {
+        "clock_ms": int(g["clock"]),
+        "phase": _PHASES[int(g["phase"])],
+        "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
+        "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(2)],
+        "top_owner": [None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(2)],
+        "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(2)],
+        "players": players,
+        "winner": _winner(g, None),
+        "truncated": bool(g["truncated"]),
+        "flips": int(g["flips"]),
+        "reshuffles": int(g["reshuffles"]),
+        "ties": int(g["ties"]),
+        "rebuilds": [int(x) for x in g["rebuilds"]],
+        "played_since_rebuild": bool(g["played_since"]),
+    }
+
+
+def deal_explicit(s: np.ndarray, cfg: np.ndarray, b: int, deal: Deal, seed: int) -> None:
+    """Lay a validated explicit ``deal`` on game ``b`` and start it (opening flip if no centre)."""
+    engine.clear_one(s, b, seed_to_u64(seed))
+
+    def put(field: str, p: int, pile: tuple[int, ...]) -> None:
+        s[field][b, p, : len(pile)] = pile[::-1]  # piles are stored bottom first
+        s[field + "_n"][b, p] = len(pile)
+
+    for p in range(2):
+        s["hand"][b, p, : len(deal.hands[p])] = deal.hands[p]
+        put("draw", p, deal.draw_piles[p])
+        put("side", p, deal.side_piles[p])
+        if deal.centre is not None:
+            put("centre", p, deal.centre[p])
+    engine.start_one(s, cfg, b, deal.centre is None)

@@ -1,0 +1,37 @@
+"""Vintage Speed: the 1930s turn-based shedding game (RULES.md §2) for 2–10 players.
+
+``env(num_players=4, games=5, render_mode=None, **options)`` is its PettingZoo
+AEC environment; :mod:`speed_env.vintage.aec` is the documentation page
+(actions, observations, rewards, options). The pieces, one concern each:
+
+- :mod:`~speed_env.vintage.pack`: the pack as a data file (``pack.toml``), card kinds and tokens.
+- :mod:`~speed_env.vintage.rules`: the options, validated.
+- :mod:`~speed_env.vintage.actions`: action ids and their names.
+- :mod:`~speed_env.vintage.engine`: the rules of one game on a plain state.
+- :mod:`~speed_env.vintage.deal`: the cut, shuffled and explicit deals.
+- :mod:`~speed_env.vintage.observation`: the observation vector's layout.
+- :mod:`~speed_env.vintage.render`: the table as text.
+"""
+
+from speed_env.vintage.actions import Actions
+from speed_env.vintage.aec import env, raw_env
+from speed_env.vintage.deal import DealError
+from speed_env.vintage.observation import ObservationLayout
+from speed_env.vintage.pack import Pack, PackError, VintageCardError, default_pack, load_pack
+from speed_env.vintage.rules import VintageRules, VintageRulesError, make_rules
+
+__all__ = [
+    "Actions",
+    "DealError",
+    "ObservationLayout",
+    "Pack",
+    "PackError",
+    "VintageCardError",
+    "VintageRules",
+    "VintageRulesError",
+    "default_pack",
+    "env",
+    "load_pack",
+    "make_rules",
+    "raw_env",
+]
