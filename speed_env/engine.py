@@ -55,6 +55,7 @@ C_JAP, C_WRAP, C_SAME, C_JOKERS, C_PLAYOUT, C_STACK, C_MULTI = 0, 1, 2, 3, 4, 5,
 C_LOCK, C_COUNTDOWN, C_MAXMS, C_TICK, C_HAND, C_NRANKS, C_NACT = 7, 8, 9, 10, 11, 12, 13
 C_DRAW, C_SIDE, C_DECK = 14, 15, 16
 N_CFG = 17
+Config = tuple[int, ...]
 
 
 def state_dtype(hand_size: int) -> np.dtype:
@@ -89,9 +90,13 @@ def n_actions(rules: Rules) -> int:
     return 1 + 2 * r + (r if rules.stack_layout else 0) + (2 * r if rules.multi_play else 0)
 
 
-def config(rules: Rules, tick_ms: int) -> np.ndarray:
-    """The rules and tick as the int64 vector the kernels read."""
-    c = np.zeros(N_CFG, np.int64)
+def config(rules: Rules, tick_ms: int) -> Config:
+    """The rules and tick as the tuple of ints the kernels read.
+
+    A tuple, not an array: numba passes it by value, so the many small kernel
+    calls pay no reference counting for it.
+    """
+    c = [0] * N_CFG
     c[C_JAP] = rules.is_japanese
     c[C_WRAP] = rules.wrap
     c[C_SAME] = rules.same_rank
@@ -109,23 +114,26 @@ def config(rules: Rules, tick_ms: int) -> np.ndarray:
     c[C_DRAW] = rules.draw_size
     c[C_SIDE] = rules.side_size
     c[C_DECK] = rules.deck_size
-    return c
+    return tuple(int(x) for x in c)
 
 
 # --------------------------------------------------------------------------- rules
 
 
+_RANK_OF = np.array([c % 13 for c in range(52)] + [13, 13], np.int64)
+
+
 @njit(cache=True, inline="always")
 def rank(card: int) -> int:
-    """Rank index of a card id (jokers 13)."""
-    return 13 if card >= 52 else card % 13
+    """Rank index of a card id (jokers 13); a table look-up, cheaper than ``%``."""
+    return _RANK_OF[card]
 
 
 ALL_RANKS = (1 << 14) - 1
 
 
 @njit(cache=True)
-def pile_accepts(g: Any, cfg: np.ndarray, p: int, k: int) -> int:
+def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     """Bit set of the ranks seat ``p`` may put on centre pile ``k`` now (bit 13: joker).
 
     One test per pile, then a bit ``and`` per card: the mask, the stuck test
@@ -149,13 +157,13 @@ def pile_accepts(g: Any, cfg: np.ndarray, p: int, k: int) -> int:
 
 
 @njit(cache=True)
-def can_play(g: Any, cfg: np.ndarray, p: int, r: int, k: int) -> bool:
+def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
     """May seat ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
     return (pile_accepts(g, cfg, p, k) >> r) & 1 != 0
 
 
 @njit(cache=True)
-def hand_ranks(g: Any, cfg: np.ndarray, p: int) -> int:
+def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
     for i in range(cfg[C_HAND]):
@@ -166,7 +174,7 @@ def hand_ranks(g: Any, cfg: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
-def hand_pairs(g: Any, cfg: np.ndarray, p: int) -> int:
+def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
     twice = 0
@@ -180,14 +188,14 @@ def hand_pairs(g: Any, cfg: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
-def has_play(g: Any, cfg: np.ndarray, p: int) -> bool:
+def has_play(g: Any, cfg: Config, p: int) -> bool:
     """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
     once = hand_ranks(g, cfg, p)
     return once & (pile_accepts(g, cfg, p, 0) | pile_accepts(g, cfg, p, 1)) != 0
 
 
 @njit(cache=True)
-def legal_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
+def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     """Write seat ``p``'s action mask into ``out`` (int8, length n_actions)."""
     out[:] = 0
     out[0] = 1
@@ -223,7 +231,7 @@ def legal_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def is_legal(g: Any, cfg: np.ndarray, p: int, a: int) -> bool:
+def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
     row = np.empty(cfg[C_NACT], np.int8)
     legal_row(g, cfg, p, row)
@@ -231,7 +239,7 @@ def is_legal(g: Any, cfg: np.ndarray, p: int, a: int) -> bool:
 
 
 @njit(cache=True)
-def cards_left(g: Any, cfg: np.ndarray, p: int) -> int:
+def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
     for i in range(cfg[C_HAND]):
@@ -242,7 +250,7 @@ def cards_left(g: Any, cfg: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
-def layout_empty(g: Any, cfg: np.ndarray, p: int) -> bool:
+def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
         return False
@@ -302,7 +310,7 @@ def end_game(g: Any, winner: int) -> None:
 
 
 @njit(cache=True)
-def lock_game(g: Any, cfg: np.ndarray) -> None:
+def lock_game(g: Any, cfg: Config) -> None:
     """A locked table ends the game: fewer cards left wins, equal is a draw."""
     n0 = cards_left(g, cfg, 0)
     n1 = cards_left(g, cfg, 1)
@@ -313,7 +321,7 @@ def lock_game(g: Any, cfg: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def leftmost(g: Any, cfg: np.ndarray, p: int, r: int, start: int) -> int:
+def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
     for i in range(start, cfg[C_HAND]):
         c = g.hand[p, i]
@@ -323,7 +331,7 @@ def leftmost(g: Any, cfg: np.ndarray, p: int, r: int, start: int) -> int:
 
 
 @njit(cache=True)
-def commit(g: Any, cfg: np.ndarray, lat: np.ndarray, p: int, a: int, t: int) -> None:
+def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
     nr = cfg[C_NRANKS]
     base_stack = 1 + 2 * nr
@@ -373,7 +381,7 @@ def commit(g: Any, cfg: np.ndarray, lat: np.ndarray, p: int, a: int, t: int) -> 
 
 
 @njit(cache=True)
-def land(g: Any, cfg: np.ndarray, p: int) -> None:
+def land(g: Any, cfg: Config, p: int) -> None:
     """Resolve seat ``p``'s card(s) landing now: placed if still legal, else bounced."""
     kind = g.fl_kind[p]
     n = g.fl_n[p]
@@ -437,7 +445,7 @@ def rebuild(g: Any, k: int) -> None:
 
 
 @njit(cache=True)
-def flip_side_piles(g: Any, cfg: np.ndarray) -> None:
+def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
     lock_rule = cfg[C_LOCK] != 0
     if g.side_n[0] == 0 and g.side_n[1] == 0:
@@ -461,7 +469,7 @@ def flip_side_piles(g: Any, cfg: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def flip_stocks(g: Any, cfg: np.ndarray) -> None:
+def flip_stocks(g: Any, cfg: Config) -> None:
     """``japanese`` flip: each player's stock top onto their own pile (or a layout card in play-out)."""
     emptied = np.zeros(2, np.bool_)
     for p in range(2):
@@ -496,7 +504,7 @@ def flip_stocks(g: Any, cfg: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def leftmost_card(g: Any, cfg: np.ndarray, p: int) -> int:
+def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     """Leftmost slot of seat ``p`` holding a card, or -1."""
     for i in range(cfg[C_HAND]):
         if g.hand[p, i] >= 0:
@@ -505,7 +513,7 @@ def leftmost_card(g: Any, cfg: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
-def flip(g: Any, cfg: np.ndarray) -> None:
+def flip(g: Any, cfg: Config) -> None:
     """The simultaneous flip that ends a stuck countdown."""
     g.flips += 1
     g.phase = PLAY
@@ -517,7 +525,7 @@ def flip(g: Any, cfg: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def stuck_test(g: Any, cfg: np.ndarray, e: int) -> None:
+def stuck_test(g: Any, cfg: Config, e: int) -> None:
     """After an event at time ``e``: start the countdown if nobody can play."""
     if g.phase == OVER:
         return
@@ -546,7 +554,7 @@ def landing_time(g: Any, p: int) -> np.int64:
 
 
 @njit(cache=True)
-def advance(g: Any, cfg: np.ndarray, t_end: int) -> None:
+def advance(g: Any, cfg: Config, t_end: int) -> None:
     """Resolve every landing and flip due at or before ``t_end``, in time order."""
     while g.phase != OVER:
         e0 = landing_time(g, 0)
@@ -572,7 +580,7 @@ def advance(g: Any, cfg: np.ndarray, t_end: int) -> None:
 
 
 @njit(cache=True)
-def step_game(g: Any, cfg: np.ndarray, lat: np.ndarray, a0: int, a1: int) -> None:
+def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
     """One tick of game ``b``: both commits at the clock, then the events of the tick."""
     if g.phase == OVER:
         return
@@ -594,7 +602,7 @@ def step_game(g: Any, cfg: np.ndarray, lat: np.ndarray, a0: int, a1: int) -> Non
 
 
 @njit(cache=True)
-def step_all(s: np.ndarray, cfg: np.ndarray, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
+def step_all(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
     """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of games that ended."""
     for b in range(s.shape[0]):
         g = s[b]
@@ -653,7 +661,7 @@ def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
 
 
 @njit(cache=True)
-def start_game(g: Any, cfg: np.ndarray, opening_flip: bool) -> None:
+def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
     if opening_flip:
         for p in range(2):
@@ -665,7 +673,7 @@ def start_game(g: Any, cfg: np.ndarray, opening_flip: bool) -> None:
 
 
 @njit(cache=True)
-def deal_seeded(g: Any, cfg: np.ndarray, seed: np.uint64) -> None:
+def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)
     hs = cfg[C_HAND]
@@ -705,7 +713,7 @@ def deal_seeded(g: Any, cfg: np.ndarray, seed: np.uint64) -> None:
 
 
 @njit(cache=True)
-def deal_many(s: np.ndarray, cfg: np.ndarray, games: np.ndarray, seeds: np.ndarray) -> None:
+def deal_many(s: np.ndarray, cfg: Config, games: np.ndarray, seeds: np.ndarray) -> None:
     """Deal each game ``games[j]`` from ``seeds[j]``."""
     for j in range(games.shape[0]):
         deal_seeded(s[games[j]], cfg, seeds[j])
@@ -718,6 +726,6 @@ def clear_one(s: np.ndarray, b: int, seed: np.uint64) -> None:
 
 
 @njit(cache=True)
-def start_one(s: np.ndarray, cfg: np.ndarray, b: int, opening_flip: bool) -> None:
+def start_one(s: np.ndarray, cfg: Config, b: int, opening_flip: bool) -> None:
     """:func:`start_game` on game ``b`` of a batch."""
     start_game(s[b], cfg, opening_flip)

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from speed_env.engine import (
+    Config,
     C_COUNTDOWN,
     C_DECK,
     C_HAND,
@@ -105,20 +106,46 @@ def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
 
 
 @njit(cache=True)
-def observe_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
-    """Write seat ``p``'s observation of game ``b`` into ``out`` (float32, obs_dim)."""
-    out[:] = 0.0
+def _unknown_offset(nr: int) -> int:
+    return 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
+
+
+@njit(cache=True)
+def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
+    """Counts per rank of the cards nobody can place from open information: the deck
+    minus every centre card and every card in flight, into ``out``'s ``unknown`` slice."""
+    nr = cfg[C_NRANKS]
+    u = _unknown_offset(nr)
+    for r in range(13):
+        out[u + r] = 4.0
+    if nr == 14:
+        out[u + 13] = 2.0
+    for k in range(2):
+        for j in range(g.centre_n[k]):
+            out[u + rank(g.centre[k, j])] -= 1.0
+    for q in range(2):
+        for j in range(g.fl_n[q]):
+            out[u + rank(g.fl_cards[q, j])] -= 1.0
+
+
+@njit(cache=True)
+def observe_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
+    """Write seat ``p``'s observation into ``out`` (float32, obs_dim)."""
+    _public_unknown(g, cfg, out)
+    _observe_private(g, cfg, p, out)
+
+
+@njit(cache=True)
+def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
+    """Everything but the shared part of ``unknown`` (already in ``out``), which is finished here."""
     nr = cfg[C_NRANKS]
     hs = cfg[C_HAND]
     deck = float(cfg[C_DECK])
     o = 1 - p
     t = g.clock
-    # ``unknown`` is counted in place in its own slice: start from the deck, strike off what I see.
-    u = 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
-    for r in range(13):
-        out[u + r] = 4.0
-    if nr == 14:
-        out[u + 13] = 2.0
+    u = _unknown_offset(nr)
+    out[:u] = 0.0
+    out[u + nr :] = 0.0
     # hand and stacked
     at = 0
     for i in range(hs):
@@ -138,14 +165,9 @@ def observe_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
             out[at + k * nr + rank(top)] = 1.0
             if rank(top) == 13 and g.top_owner[k] >= 0:
                 out[at + 2 * nr + 2 * k + (0 if g.top_owner[k] == p else 1)] = 1.0
-        for j in range(n):
-            out[u + rank(g.centre[k, j])] -= 1.0
         out[at + 2 * nr + 4 + k] = n / deck
     at += 2 * nr + 6
     # flights
-    for q in range(2):
-        for j in range(g.fl_n[q]):
-            out[u + rank(g.fl_cards[q, j])] -= 1.0
     at = _flight(g, p, t, nr, out, at)
     at = _flight(g, o, t, nr, out, at)
     # the opponent's face-up layout
@@ -188,21 +210,29 @@ def observe_row(g: Any, cfg: np.ndarray, p: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def observe_all(s: np.ndarray, cfg: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-    """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
-    for b in range(s.shape[0]):
-        g = s[b]
-        for p in range(2):
-            observe_row(g, cfg, p, obs[p, b])
-            legal_row(g, cfg, p, mask[p, b])
+def _observe_game(g: Any, cfg: Config, out0: np.ndarray, out1: np.ndarray) -> None:
+    """Both seats' observations of one game; the shared part of ``unknown`` is counted once."""
+    _public_unknown(g, cfg, out0)
+    u = _unknown_offset(cfg[C_NRANKS])
+    out1[u : u + cfg[C_NRANKS]] = out0[u : u + cfg[C_NRANKS]]
+    _observe_private(g, cfg, 0, out0)
+    _observe_private(g, cfg, 1, out1)
 
 
 @njit(cache=True)
-def observe_games(s: np.ndarray, cfg: np.ndarray, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
+    for b in range(s.shape[0]):
+        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        legal_row(s[b], cfg, 0, mask[0, b])
+        legal_row(s[b], cfg, 1, mask[1, b])
+
+
+@njit(cache=True)
+def observe_games(s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
     """Refill the rows of ``obs`` and ``mask`` for the listed games only."""
     for j in range(games.shape[0]):
         b = games[j]
-        g = s[b]
-        for p in range(2):
-            observe_row(g, cfg, p, obs[p, b])
-            legal_row(g, cfg, p, mask[p, b])
+        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        legal_row(s[b], cfg, 0, mask[0, b])
+        legal_row(s[b], cfg, 1, mask[1, b])

@@ -14,7 +14,7 @@ import numpy as np
 from speed_env import engine
 from speed_env.cards import card_str
 from speed_env.deal import Deal
-from speed_env.engine import K_FLIP, K_MULTI, K_NONE, K_STACK
+from speed_env.engine import K_FLIP, K_MULTI, K_NONE, K_STACK, Config
 from speed_env.rng import seed_to_u64
 from speed_env.rules import Rules
 
@@ -131,7 +131,7 @@ def full_table(s: np.ndarray, b: int) -> dict[str, Any]:
     }
 
 
-def deal_explicit(s: np.ndarray, cfg: np.ndarray, b: int, deal: Deal, seed: int) -> None:
+def deal_explicit(s: np.ndarray, cfg: Config, b: int, deal: Deal, seed: int) -> None:
     """Lay a validated explicit ``deal`` on game ``b`` and start it (opening flip if no centre)."""
     engine.clear_one(s, b, seed_to_u64(seed))
 

@@ -1,0 +1,100 @@
+"""Speed bots behind the batch ``Policy`` protocol, built from spec strings.
+
+``make("greedy")``, ``make("chain@pro")``, ``make("random@200")``: a name, then
+optionally ``@`` and a reaction profile (ms or a preset name) that the
+tournament gives the bot's seat. ``available()`` lists the names with a
+one-line description each.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from speed_env.policy import Policy
+from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+from speed_env.rules import Rules, make_rules
+
+
+class AgentSpecError(ValueError):
+    """An agent spec string names no known agent, or carries a bad reaction profile."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one kind of agent."""
+
+    name: str
+    description: str
+    build: Callable[[Rules, int | None, str], Policy]
+
+
+def _heuristic(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
+    def build(rules: Rules, seed: int | None, arg: str) -> Policy:
+        from agents import heuristics
+
+        return getattr(heuristics, cls_name)(rules, seed)
+
+    return build
+
+
+_REGISTRY: dict[str, AgentEntry] = {}
+
+
+def register(name: str, description: str, build: Callable[[Rules, int | None, str], Policy]) -> None:
+    """Add an agent kind under ``name`` (``name:ARG`` specs pass ARG to ``build``)."""
+    _REGISTRY[name] = AgentEntry(name, description, build)
+
+
+register("random", "uniform over legal actions, waiting included", _heuristic("RandomAgent"))
+register("greedy", "plays a legal card as soon as it can", _heuristic("GreedyAgent"))
+
+
+def available() -> dict[str, str]:
+    """Agent names and a one-line description of each."""
+    return {name: entry.description for name, entry in _REGISTRY.items()}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec string: agent name, its argument (``ppo:PATH``) and reaction profile."""
+
+    text: str
+    name: str
+    arg: str
+    reaction: ReactionProfile | None
+
+
+def parse_spec(spec: str) -> AgentSpec:
+    """Split ``name[:arg][@reaction]``; refuse unknown names and bad profiles."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
+    text = spec.strip()
+    body, _, reaction_text = text.partition("@")
+    name, _, arg = body.partition(":")
+    if name not in _REGISTRY:
+        raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; available: {', '.join(_REGISTRY)}")
+    reaction = None
+    if reaction_text:
+        try:
+            reaction = make_profile(reaction_text)
+        except ReactionError as exc:
+            raise AgentSpecError(f"bad reaction in agent spec {spec!r}: {exc}") from None
+    return AgentSpec(text, name, arg, reaction)
+
+
+def make(spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | None = None, **_: Any) -> Policy:
+    """Build the agent a spec string names (its reaction profile is on ``.reaction``)."""
+    parsed = parse_spec(spec)
+    policy = _REGISTRY[parsed.name].build(make_rules(rules), seed, parsed.arg)
+    try:
+        policy.reaction = parsed.reaction  # type: ignore[attr-defined]
+        policy.spec = parsed.text  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover - slotted third-party policies
+        pass
+    return policy
+
+
+__all__ = ["AgentSpec", "AgentSpecError", "available", "make", "parse_spec", "register"]
