@@ -151,6 +151,116 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- tournament
+class _Progress:
+    """A one-line progress bar on stderr (no dependency)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total)
+        elapsed = time.perf_counter() - self.start
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks {elapsed:5.1f}s")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
+    import agents
+    from agents import report, tournament
+    from speed_env.reaction import make_profile
+    from speed_env.rules import make_rules
+
+    specs = tuple(s.strip() for s in args.agents.split(",") if s.strip())
+    if len(specs) < 2:
+        raise UsageError(f"--agents needs at least two agent specs, got {args.agents!r}")
+    if len(set(specs)) != len(specs):
+        raise UsageError(f"--agents lists an agent twice: {args.agents!r}")
+    for spec in specs:
+        agents.parse_spec(spec)  # an unknown agent fails here, before any work
+    if args.gauntlet is not None and args.gauntlet not in specs:
+        raise UsageError(f"--gauntlet {args.gauntlet!r} is not one of --agents")
+    if args.games < 2:
+        raise UsageError("--games must be at least 2 (each deal is played twice, seats swapped)")
+    settings = tournament.Settings(
+        agents=specs, games=args.games, rules=make_rules(args.rules, **_parse_options(args.option)),
+        reaction=make_profile(args.reaction), tick_ms=args.tick_ms, seed=args.seed, gauntlet=args.gauntlet,
+    )
+    for spec in specs:  # build each agent once (a missing model file fails here)
+        agents.make(spec, settings.rules, seed=0)
+    out = report.check_writable(args.out)
+    t0 = time.perf_counter()
+    results, complete = tournament.run(
+        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament")
+    )
+    if not results:
+        print("interrupted before any games finished; nothing written", file=sys.stderr)
+        return 130
+    summary = tournament.summarise(settings, results)
+    summary["settings"]["complete"] = complete
+    summary["settings"]["wall_s"] = round(time.perf_counter() - t0, 2)
+    replays = tournament.replay_lines(results) if args.save_replays else None
+    paths = report.write_outputs(out, summary, replays)
+    print(report.leaderboard(summary))
+    if not complete:
+        print("interrupted: results cover the chunks that finished", file=sys.stderr)
+    print(f"{sum(m['games'] for m in summary['matches'])} games in {summary['settings']['wall_s']} s; "
+          f"wrote {', '.join(str(p) for p in paths)}")
+    return 0 if complete else 130
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    """List the agent specs with a one-line description each."""
+    import agents
+
+    for name, text in agents.available().items():
+        print(f"{name:<10} {text}")
+    print("\nappend @MS or @PROFILE to give an agent a reaction profile, e.g. chain@pro, greedy@200")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Play back a recorded game in the terminal."""
+    from speed_env.render import render_ansi
+
+    path = args.file
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()  # noqa: SIM115
+    except OSError as exc:
+        raise UsageError(f"cannot read replay file {path!r}: {exc.strerror}") from None
+    frames = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            frame = json.loads(line)
+        except json.JSONDecodeError:
+            raise UsageError(f"{path}:{n} is not a JSON line of a replay") from None
+        if not isinstance(frame, dict) or "snapshot" not in frame:
+            raise UsageError(f"{path}:{n} has no 'snapshot': not a replay written by speed tournament")
+        if frame.get("game", 0) == args.game:
+            frames.append(frame)
+    if not frames:
+        raise UsageError(f"{path} holds no frames of game {args.game}")
+    seats = frames[0].get("seats", ["player_0", "player_1"])
+    print(f"game {args.game}: player_0 = {seats[0]}, player_1 = {seats[1]}; {len(frames)} frames")
+    last = None
+    for frame in frames:
+        text = render_ansi(frame["snapshot"])
+        body = text.split("\n", 1)[1] if "\n" in text else text
+        if body != last:
+            print(text, end="\n\n")
+            last = body
+            if args.delay:
+                time.sleep(args.delay)
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     """The ``speed`` argument parser with every subcommand."""
@@ -169,6 +279,27 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--max-frames", type=int, default=12, help="tables to print before the result")
     demo.set_defaults(func=cmd_demo)
+
+    tour = sub.add_parser("tournament", help="round robin on paired deals: leaderboard, ratings, plots")
+    rules_args(tour)
+    tour.set_defaults(reaction="human")
+    tour.add_argument("--agents", default="random,greedy,chain", help="agent specs, comma-separated")
+    tour.add_argument("--games", type=int, default=2000, help="games per pairing (half as many deals)")
+    tour.add_argument("--seed", type=int, default=0)
+    tour.add_argument("--workers", type=int, default=1)
+    tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
+    tour.add_argument("--out", default="results", help="output folder")
+    tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
+    tour.set_defaults(func=cmd_tournament)
+
+    ag = sub.add_parser("agents", help="list the agent specs")
+    ag.set_defaults(func=cmd_agents)
+
+    rep = sub.add_parser("replay", help="play back a recorded game in the terminal")
+    rep.add_argument("file")
+    rep.add_argument("--game", type=int, default=0)
+    rep.add_argument("--delay", type=float, default=0.0, help="seconds between frames")
+    rep.set_defaults(func=cmd_replay)
 
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
     bench.add_argument("--rules", default="us")

@@ -52,6 +52,30 @@ register("random", "uniform over legal actions, waiting included", _heuristic("R
 register("greedy", "plays a legal card as soon as it can", _heuristic("GreedyAgent"))
 
 
+def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`)."""
+    from dataclasses import fields
+
+    from agents.chain import ChainAgent, ChainWeights
+
+    weights = {}
+    names = {f.name for f in fields(ChainWeights)}
+    for item in filter(None, arg.split(",")):
+        key, _, value = item.partition("=")
+        try:
+            if key not in names:
+                raise ValueError
+            weights[key] = float(value)
+        except ValueError:
+            raise AgentSpecError(
+                f"bad chain weight {item!r}; give NAME=NUMBER with NAME one of {', '.join(sorted(names))}"
+            ) from None
+    return ChainAgent(rules, seed, ChainWeights(**weights))
+
+
+register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
+
+
 def available() -> dict[str, str]:
     """Agent names and a one-line description of each."""
     return {name: entry.description for name, entry in _REGISTRY.items()}

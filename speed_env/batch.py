@@ -5,7 +5,9 @@ float32 ``(2, n, obs_dim)``, masks int8 ``(2, n, n_actions)``, actions int
 ``(2, n)``. Game ``i`` of a batch reset with ``seed`` is the game that
 ``parallel_env`` plays when reset with ``seed + i``; a finished game restarts
 at once (Gymnasium vector envs' same-step autoreset), its ``k``-th restart
-being the game seeded ``seed + i + k * n``. The finished game's last
+being the game seeded ``seed + i + k * n``. With ``autoreset=False`` a
+finished game stays over (only waiting is legal, nothing changes) and reports
+its end once: tournaments play each deal exactly once that way. The finished game's last
 observation and result are in ``infos``:
 
 ===============  ===========================  =======================================
@@ -46,8 +48,10 @@ class BatchEnv:
         tick_ms: int = 50,
         reaction: Any = None,
         illegal_action: str = "wait",
+        autoreset: bool = True,
         **options: Any,
     ) -> None:
+        self.autoreset = autoreset
         self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
         self.n = self.games.n
         self.rules = self.games.rules
@@ -57,6 +61,7 @@ class BatchEnv:
         self.single_action_space = spaces.Discrete(self.n_actions)
         self._seed = 0
         self._restarts = np.zeros(self.n, np.int64)
+        self._finished = np.zeros(self.n, bool)
         self._mask: np.ndarray | None = None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -65,6 +70,7 @@ class BatchEnv:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         self._seed = int(seed)
         self._restarts[:] = 0
+        self._finished[:] = False
         idx = np.arange(self.n)
         self.games.deal_seeded(idx, [self._seed + i for i in range(self.n)])
         obs, self._mask = self.games.observe()
@@ -79,9 +85,13 @@ class BatchEnv:
         illegal = np.take_along_axis(self._mask, a[..., None], axis=2)[..., 0] == 0
         rewards = self.games.step(a)
         st = self.games.state
-        over = st["phase"] == 2
-        truncated = st["truncated"].copy()
+        # Games that ended on this step; with autoreset=False a finished game stays
+        # over but reports its end only once.
+        over = (st["phase"] == 2) & ~self._finished
+        truncated = st["truncated"] & over
         terminated = over & ~truncated
+        if not self.autoreset:
+            self._finished |= over
         obs, mask = self.games.observe()
         infos: dict[str, Any] = {"illegal": illegal, "_final_obs": over}
         if over.any():
@@ -93,14 +103,20 @@ class BatchEnv:
             infos["played"] = np.where(over[None], st["played"].T, 0)
             infos["bounced"] = np.where(over[None], st["bounced"].T, 0)
             infos["clock_ms"] = np.where(over, st["clock"], 0)
-            self._restarts[done] += 1
-            seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
-            self.games.deal_seeded(done, seeds)
-            self.games.observe_games(done, obs, mask)
+            if self.autoreset:
+                self._restarts[done] += 1
+                seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
+                self.games.deal_seeded(done, seeds)
+                self.games.observe_games(done, obs, mask)
         else:
             infos["winner"] = np.full(self.n, -1, np.int8)
         self._mask = mask
         return obs, mask.copy(), rewards, terminated, truncated, infos
+
+    @property
+    def all_finished(self) -> bool:
+        """With ``autoreset=False``: has every game of the batch ended?"""
+        return bool(self._finished.all())
 
     def table(self, i: int = 0) -> dict[str, Any]:
         """The full table of game ``i``, hidden piles included (docs/rules.md)."""

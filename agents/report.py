@@ -1,0 +1,148 @@
+"""Tournament outputs: the terminal leaderboard and the files in ``--out``.
+
+Files are written to a temporary name in the output folder and renamed into
+place, so an interrupted or failed write never leaves a half-written file
+over a good one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def check_writable(folder: str | os.PathLike[str]) -> Path:
+    """Create ``folder`` if needed and prove it is writable; raise ``OSError`` naming it otherwise."""
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise OSError(f"output folder {str(path)!r} is not writable: {exc.strerror or exc}") from None
+    return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def leaderboard(summary: dict[str, Any]) -> str:
+    """The leaderboard as a Markdown table (also what the terminal shows)."""
+    lines = [
+        "| rank | agent | rating | 95% CI | games | win % | cards played / game | bounce rate |",
+        "|---:|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for rank, a in enumerate(summary["agents"], 1):
+        score = (a["wins"] + a["draws"] / 2) / a["games"] if a["games"] else 0.0
+        lines.append(
+            f"| {rank} | {a['name']} | {a['rating']:.0f} | [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
+            f"| {a['games']} | {100 * score:.1f} | {a['mean_cards_played']:.1f} | {a['bounce_rate']:.3f} |"
+        )
+    lines += ["", "| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    for m in summary["matches"]:
+        lo, hi = m["win_rate_a_ci"]
+        lines.append(
+            f"| {m['a']} | {m['b']} | {m['games']} | {m['wins_a']} | {m['wins_b']} | {m['draws']} "
+            f"| {100 * m['win_rate_a']:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def matches_csv(summary: dict[str, Any]) -> str:
+    """One row per pairing."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["a", "b", "games", "wins_a", "wins_b", "draws", "win_rate_a", "ci_low", "ci_high"])
+    for m in summary["matches"]:
+        w.writerow([m["a"], m["b"], m["games"], m["wins_a"], m["wins_b"], m["draws"],
+                    f"{m['win_rate_a']:.6f}", f"{m['win_rate_a_ci'][0]:.6f}", f"{m['win_rate_a_ci'][1]:.6f}"])
+    return buf.getvalue()
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def heatmap_png(summary: dict[str, Any]) -> bytes:
+    """Win rate of the row agent against the column agent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = summary["settings"]["agents"]
+    idx = {n: i for i, n in enumerate(names)}
+    grid = np.full((len(names), len(names)), np.nan)
+    for m in summary["matches"]:
+        grid[idx[m["a"]], idx[m["b"]]] = m["win_rate_a"]
+        grid[idx[m["b"]], idx[m["a"]]] = 1 - m["win_rate_a"]
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(names), 1 + 0.9 * len(names)))
+    im = ax.imshow(grid, cmap="RdBu", vmin=0.3, vmax=0.7)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{100 * grid[i, j]:.1f}%", ha="center", va="center", fontsize=9)
+    ax.set_title("win rate of row vs column (paired deals)")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    data = _png(fig)
+    plt.close(fig)
+    return data
+
+
+def ratings_png(summary: dict[str, Any]) -> bytes:
+    """Ratings with their bootstrap 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agents = summary["agents"][::-1]
+    fig, ax = plt.subplots(figsize=(6, 0.6 + 0.5 * len(agents)))
+    y = range(len(agents))
+    r = [a["rating"] for a in agents]
+    lo = [a["rating"] - a["rating_ci"][0] for a in agents]
+    hi = [a["rating_ci"][1] - a["rating"] for a in agents]
+    ax.errorbar(r, y, xerr=[lo, hi], fmt="o", capsize=4)
+    ax.set_yticks(list(y), [a["name"] for a in agents])
+    ax.set_xlabel("Bradley–Terry rating (Elo scale), 95% bootstrap interval")
+    ax.grid(axis="x", alpha=0.3)
+    data = _png(fig)
+    plt.close(fig)
+    return data
+
+
+def write_outputs(out: Path, summary: dict[str, Any], replays: list[str] | None = None) -> list[Path]:
+    """Write every output file of a tournament into ``out``; return their paths."""
+    files = {
+        "results.json": json.dumps(summary, indent=2).encode(),
+        "results.csv": matches_csv(summary).encode(),
+        "leaderboard.md": leaderboard(summary).encode(),
+        "winrate_heatmap.png": heatmap_png(summary),
+        "ratings.png": ratings_png(summary),
+    }
+    if replays:
+        files["replays.jsonl"] = ("\n".join(replays) + "\n").encode()
+    paths = []
+    for name, data in files.items():
+        write_atomic(out / name, data)
+        paths.append(out / name)
+    return paths

@@ -1,0 +1,290 @@
+"""Round-robin and gauntlet tournaments on ``BatchEnv`` with paired deals.
+
+Every pairing plays the same deals, and each deal twice with seats swapped,
+so the luck of the deal cancels out of every comparison. The work is cut
+into fixed chunks (a pairing and a range of deals); each chunk is a pure
+function of the settings and its index, so the results are identical for any
+number of worker processes, and an interrupted run keeps every finished chunk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+from speed_env.batch import BatchEnv
+from speed_env.reaction import ReactionProfile, make_profile
+from speed_env.rules import Rules
+
+CHUNK_DEALS = 250
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a tournament plays; everything its results depend on."""
+
+    agents: tuple[str, ...]
+    """Agent specs (``greedy``, ``chain@pro``, ``ppo:model.json`` …), as given."""
+    games: int = 2000
+    """Games per pairing: ``games / 2`` deals, each played with both seatings."""
+    rules: Rules = field(default_factory=Rules)
+    reaction: ReactionProfile = field(default_factory=lambda: make_profile("human"))
+    """Profile of every agent whose spec carries no ``@reaction``."""
+    tick_ms: int = 50
+    seed: int = 0
+    gauntlet: str | None = None
+    """Only pairings of this spec against each other agent (else a full round robin)."""
+
+    @property
+    def deals(self) -> int:
+        """Deals per pairing."""
+        return max(1, self.games // 2)
+
+    def pairings(self) -> list[tuple[int, int]]:
+        """Index pairs ``(a, b)`` that meet, in a fixed order."""
+        n = len(self.agents)
+        if self.gauntlet is not None:
+            g = self.agents.index(self.gauntlet)
+            return [(g, j) for j in range(n) if j != g]
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    def deal_seed(self, deal: int) -> int:
+        """Seed of deal ``deal``; the same deals for every pairing."""
+        return (self.seed << 32) + deal
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings."""
+        return {
+            "agents": list(self.agents), "games_per_pairing": 2 * self.deals, "rules": self.rules.to_dict(),
+            "reaction": self.reaction.label(), "tick_ms": self.tick_ms, "seed": self.seed,
+            "gauntlet": self.gauntlet, "paired_deals": True,
+        }
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One unit of work: deals ``start .. start + count`` of pairing ``pair``."""
+
+    index: int
+    pair: int
+    start: int
+    count: int
+
+
+@dataclass
+class ChunkResult:
+    """Results of one chunk, from agent ``a``'s side of the pairing."""
+
+    chunk: Chunk
+    wins_a: int = 0
+    wins_b: int = 0
+    draws: int = 0
+    games: int = 0
+    played_a: int = 0
+    played_b: int = 0
+    bounced_a: int = 0
+    bounced_b: int = 0
+    game_ms: int = 0
+    outcomes: list[int] = field(default_factory=list)
+    """Per game, in deal order then seating: +1 a won, -1 b won, 0 draw/truncated."""
+    replays: list[dict[str, Any]] = field(default_factory=list)
+
+
+def plan(settings: Settings) -> list[Chunk]:
+    """The chunks of a tournament, in the order their results are combined."""
+    chunks = []
+    for pair in range(len(settings.pairings())):
+        for start in range(0, settings.deals, CHUNK_DEALS):
+            chunks.append(Chunk(len(chunks), pair, start, min(CHUNK_DEALS, settings.deals - start)))
+    return chunks
+
+
+def _play(
+    settings: Settings, specs: tuple[str, str], start: int, count: int, policy_seed: int, record: int
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; return per-game results."""
+    import agents
+
+    bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
+    reactions = [getattr(bot, "reaction", None) or settings.reaction for bot in bots]
+    env = BatchEnv(count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False)
+    obs, mask = env.reset(seed=settings.deal_seed(start))
+    winner = np.full(count, -1, np.int8)
+    played = np.zeros((2, count), np.int64)
+    bounced = np.zeros((2, count), np.int64)
+    clock = np.zeros(count, np.int64)
+    frames: list[dict[str, Any]] = []
+    while not env.all_finished:
+        if record:
+            for i in range(min(record, count)):
+                if winner[i] < 0:
+                    frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
+        actions = np.stack([bots[p].act(obs[p], mask[p]) for p in range(2)])
+        obs, mask, _, term, trunc, info = env.step(actions)
+        ended = term | trunc
+        if ended.any():
+            winner[ended] = np.where(trunc[ended], 3, info["winner"][ended])  # 3: truncated
+            played[:, ended] = info["played"][:, ended]
+            bounced[:, ended] = info["bounced"][:, ended]
+            clock[ended] = info["clock_ms"][ended]
+    if record:
+        for i in range(min(record, count)):
+            frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
+    return {"winner": winner, "played": played, "bounced": bounced, "clock": clock}, frames
+
+
+def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
+    """Play one chunk: each of its deals with ``a`` in seat 0, then with seats swapped."""
+    a, b = settings.pairings()[chunk.pair]
+    specs = (settings.agents[a], settings.agents[b])
+    out = ChunkResult(chunk)
+    seat_results = []
+    for swap in (0, 1):
+        order = (specs[1], specs[0]) if swap else specs
+        policy_seed = (settings.seed * 1_000_003 + chunk.index * 4 + swap * 2) & 0x7FFFFFFF
+        res, frames = _play(settings, order, chunk.start, chunk.count, policy_seed, record if swap == 0 else 0)
+        out.replays.extend(frames)
+        seat_results.append(res)
+    for i in range(chunk.count):
+        for swap, res in enumerate(seat_results):
+            seat_a = 1 if swap else 0
+            w = int(res["winner"][i])
+            outcome = 0 if w in (2, 3) else (1 if w == seat_a else -1)
+            out.outcomes.append(outcome)
+            out.wins_a += outcome == 1
+            out.wins_b += outcome == -1
+            out.draws += outcome == 0
+            out.games += 1
+            out.played_a += int(res["played"][seat_a, i])
+            out.played_b += int(res["played"][1 - seat_a, i])
+            out.bounced_a += int(res["bounced"][seat_a, i])
+            out.bounced_b += int(res["bounced"][1 - seat_a, i])
+            out.game_ms += int(res["clock"][i])
+    return out
+
+
+def _run_chunk_job(args: tuple[Settings, Chunk, int]) -> ChunkResult:
+    return run_chunk(*args)
+
+
+def run(
+    settings: Settings,
+    workers: int = 1,
+    record: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[ChunkResult], bool]:
+    """Play every chunk; returns the finished chunks in plan order and whether all finished.
+
+    ``record`` games of the first chunk are kept as replays. Ctrl-C stops the
+    run and returns what finished.
+    """
+    chunks = plan(settings)
+    jobs = [(settings, c, record if c.index == 0 else 0) for c in chunks]
+    done: dict[int, ChunkResult] = {}
+    complete = True
+    try:
+        if workers <= 1:
+            for job in jobs:
+                done[job[1].index] = _run_chunk_job(job)
+                if progress:
+                    progress(len(done), len(chunks))
+        else:
+            ctx = get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                futures = [pool.submit(_run_chunk_job, job) for job in jobs]
+                try:
+                    for fut in as_completed(futures):
+                        res = fut.result()
+                        done[res.chunk.index] = res
+                        if progress:
+                            progress(len(done), len(chunks))
+                except KeyboardInterrupt:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+    except KeyboardInterrupt:
+        complete = False
+    return [done[i] for i in sorted(done)], complete and len(done) == len(chunks)
+
+
+# ---------------------------------------------------------------- summaries
+@dataclass
+class Match:
+    """One pairing's totals."""
+
+    a: str
+    b: str
+    games: int
+    wins_a: int
+    wins_b: int
+    draws: int
+    win_rate_a: float
+    win_rate_a_ci: list[float]
+
+
+def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300) -> dict[str, Any]:
+    """The ``results.json`` document: settings, agents with ratings, matches."""
+    from agents.ratings import bootstrap_ratings, wilson_interval
+
+    n = len(settings.agents)
+    pairs = settings.pairings()
+    wins = np.zeros((n, n))
+    draws = np.zeros((n, n))
+    games = np.zeros((n, n))
+    played = np.zeros(n)
+    bounced = np.zeros(n)
+    n_games = np.zeros(n)
+    for r in results:
+        a, b = pairs[r.chunk.pair]
+        wins[a, b] += r.wins_a
+        wins[b, a] += r.wins_b
+        draws[a, b] += r.draws
+        draws[b, a] += r.draws
+        games[a, b] += r.games
+        games[b, a] += r.games
+        played[a] += r.played_a
+        played[b] += r.played_b
+        bounced[a] += r.bounced_a
+        bounced[b] += r.bounced_b
+        n_games[a] += r.games
+        n_games[b] += r.games
+    ratings = bootstrap_ratings(wins, draws, games, samples=bootstrap, seed=settings.seed)
+    matches = []
+    for k, (a, b) in enumerate(pairs):
+        m = int(games[a, b])
+        if m == 0:
+            continue
+        score = wins[a, b] + draws[a, b] / 2
+        lo, hi = wilson_interval(score, m)
+        matches.append(
+            asdict(Match(settings.agents[a], settings.agents[b], m, int(wins[a, b]), int(wins[b, a]),
+                         int(draws[a, b]), score / m, [lo, hi]))
+        )
+    agents_out = []
+    for i, spec in enumerate(settings.agents):
+        total = played[i] + bounced[i]
+        agents_out.append(
+            {
+                "name": spec,
+                "rating": float(ratings.rating[i]),
+                "rating_ci": [float(ratings.low[i]), float(ratings.high[i])],
+                "games": int(n_games[i]),
+                "wins": int(wins[i].sum()),
+                "draws": int(draws[i].sum()),
+                "mean_cards_played": float(played[i] / n_games[i]) if n_games[i] else 0.0,
+                "bounce_rate": float(bounced[i] / total) if total else 0.0,
+            }
+        )
+    agents_out.sort(key=lambda x: -x["rating"])
+    return {"settings": settings.to_dict(), "agents": agents_out, "matches": matches}
+
+
+def replay_lines(results: Iterable[ChunkResult]) -> list[str]:
+    """Recorded replay frames as JSON Lines."""
+    return [json.dumps(frame) for r in results for frame in r.replays]
