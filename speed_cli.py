@@ -230,7 +230,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     path = args.file
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()  # noqa: SIM115
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read replay file {path!r}: {exc.strerror}") from None
     frames = []

@@ -1,0 +1,116 @@
+"""Bots: legal actions only, no peeking at hidden cards, spec strings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import speed_env
+from speed_env.cards import card_str, parse_card
+
+BOTS = ["random", "greedy", "chain"]
+PRESETS = [("us", {}), ("pagat", {}), ("japanese", {}), ("japanese", {"jokers": True, "same_rank": True}),
+           ("japanese", {"stack_layout": True, "multi_play": True})]
+
+
+@pytest.mark.parametrize("spec", BOTS)
+@pytest.mark.parametrize(("rules", "options"), PRESETS)
+def test_bots_only_choose_legal_actions(spec, rules, options):
+    env = speed_env.BatchEnv(64, rules, **options)
+    bot = agents.make(spec, env.rules, seed=1)
+    obs, mask = env.reset(seed=3)
+    for _ in range(400):
+        actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
+        chosen = np.take_along_axis(mask, actions[..., None], axis=2)[..., 0]
+        assert (chosen == 1).all()
+        obs, mask, *_, info = env.step(actions)
+        assert not info["illegal"].any()
+
+
+@pytest.mark.parametrize("spec", ["greedy", "chain"])
+def test_playing_bots_never_wait_with_a_legal_play(spec):
+    env = speed_env.BatchEnv(64, "us")
+    bot = agents.make(spec, env.rules, seed=0)
+    obs, mask = env.reset(seed=0)
+    for _ in range(200):
+        actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
+        can_play = mask[:, :, 1:].any(axis=2)
+        assert (actions[can_play] != 0).all()
+        obs, mask, *_ = env.step(actions)
+
+
+def _permuted_hidden_deal(seed: int, perm_seed: int) -> dict:
+    """The seeded us deal with player_1's hand + draw pile and the side piles shuffled together."""
+    rules = speed_env.make_rules("us")
+    deal = speed_env.deal_from_seed(rules, seed).to_dict()
+    hidden = deal["hands"][1] + deal["draw_piles"][1] + deal["side_piles"][0] + deal["side_piles"][1]
+    rng = np.random.default_rng(perm_seed)
+    hidden = [hidden[i] for i in rng.permutation(len(hidden))]
+    deal["hands"][1], rest = hidden[:5], hidden[5:]
+    deal["draw_piles"][1], rest = rest[:15], rest[15:]
+    deal["side_piles"] = [rest[:5], rest[5:]]
+    deal["draw_piles"][0] = list(deal["draw_piles"][0])
+    return deal
+
+
+@pytest.mark.parametrize("spec", BOTS)
+def test_bots_never_read_hidden_state(spec):
+    # player_0's view is the same whatever the opponent's hidden cards are, and so is every
+    # choice a bot makes from it. The one exception is public by the rules: whether the
+    # table is stuck (both players count down together), which tells that the opponent
+    # has no play; a stuck table leaves only waiting, so the choices still agree.
+    phase = speed_env.observation_layout(speed_env.make_rules("us"))["phase"]
+    for seed in range(40):
+        views, choices = [], []
+        for perm in range(3):
+            env = speed_env.parallel_env("us")
+            obs, _ = env.reset(seed=seed, options={"deal": _permuted_hidden_deal(seed, perm)})
+            bot = agents.make(spec, env.rules, seed=5)
+            o, m = obs["player_0"]["observation"][None], obs["player_0"]["action_mask"][None]
+            views.append(np.delete(o[0], np.arange(phase.start, phase.stop)))
+            choices.append(int(bot.act(o, m)[0]))
+        np.testing.assert_array_equal(views[0], views[1])
+        np.testing.assert_array_equal(views[0], views[2])
+        assert choices[0] == choices[1] == choices[2]
+
+
+def test_permuted_deal_is_a_real_permutation():
+    a, b = _permuted_hidden_deal(1, 0), _permuted_hidden_deal(1, 1)
+    assert a["hands"][0] == b["hands"][0] and a["hands"][1] != b["hands"][1]
+    cards = [parse_card(c) for group in a.values() for pile in group for c in pile]
+    assert sorted(cards) == list(range(52)) and card_str(cards[0])
+
+
+def test_chain_prefers_keeping_a_run_going():
+    # Holding 5, 6, 7 (and two dead cards) on a 4: the 5 goes first (it keeps 6, 7 playable).
+    rules = speed_env.make_rules("japanese")
+    env = speed_env.parallel_env(rules)
+    deal = {
+        "hands": [["5S", "7C", "6S", "QS"], ["KH", "KD", "JH", "JD"]],
+        "centre": ["4C", "9H"],
+    }
+    used = {*deal["hands"][0], *deal["hands"][1], *deal["centre"]}
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    black = [f"{r}{s}" for s in "SC" for r in ranks if f"{r}{s}" not in used]
+    red = [f"{r}{s}" for s in "HD" for r in ranks if f"{r}{s}" not in used]
+    deal["draw_piles"] = [black, red]
+    obs, _ = env.reset(seed=0, options={"deal": deal})
+    bot = agents.make("chain", rules, seed=0)
+    action = int(bot.act(obs["player_0"]["observation"][None], obs["player_0"]["action_mask"][None])[0])
+    assert action == 1 + 2 * 4 + 0  # rank index 4 is the 5, onto pile 0 (the 4)
+
+
+def test_spec_strings():
+    bot = agents.make("greedy@200")
+    assert bot.reaction.is_fixed and bot.reaction.mu == 200
+    assert agents.make("chain@pro").reaction.name == "pro"
+    assert agents.make("random").reaction is None
+    assert set(BOTS) <= set(agents.available())
+    with pytest.raises(agents.AgentSpecError, match="unknown agent 'nope'"):
+        agents.make("nope")
+    with pytest.raises(agents.AgentSpecError, match="bad reaction"):
+        agents.make("greedy@fast")
+    with pytest.raises(agents.AgentSpecError, match="bad chain weight"):
+        agents.make("chain:speed=2")
+    assert agents.make("chain:flying=0").weights.flying == 0
