@@ -128,7 +128,13 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
             if not pile:
                 raise DealError(f"centre[{i}] is empty: each centre pile needs a top card")
     elif not rules.is_japanese:
-        raise DealError(f"deal is missing 'centre' (the two start cards); only 'japanese' may omit it")
+        raise DealError("deal is missing 'centre' (the two start cards); only 'japanese' may omit it")
+    if centre is None:
+        for i, stock in enumerate(draws):
+            if not stock:
+                raise DealError(
+                    f"draw_piles[{i}] is empty: without 'centre' the opening flip needs a card in each stock"
+                )
     for i, hand in enumerate(hands):
         if len(hand) > rules.hand_size:
             raise DealError(f"hands[{i}] has {len(hand)} cards; a {rules.preset!r} hand holds at most {rules.hand_size}")
