@@ -71,7 +71,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             agent: int(bots[p].act(obs[agent]["observation"][None], obs[agent]["action_mask"][None])[0])
             for p, agent in enumerate(env.agents)
         }
-        obs, rewards, term, trunc, infos = env.step(actions)
+        obs, *_ = env.step(actions)
     snap = env.snapshot()
     print(render_ansi(snap))
     p0, p1 = snap["players"]
@@ -118,7 +118,7 @@ def _bench_batch(rules: str, n: int, seconds: float) -> dict[str, float]:
     import speed_env
 
     env = speed_env.BatchEnv(n, rules)
-    obs, mask = env.reset(seed=0)
+    _, mask = env.reset(seed=0)
     env.step(np.zeros((2, n), np.int64))  # load compiled kernels before timing
     rng = np.random.default_rng(0)
     keys = rng.random((8, 2, n, env.n_actions)).astype(np.float32)  # random legal picks, drawn ahead
@@ -127,7 +127,7 @@ def _bench_batch(rules: str, n: int, seconds: float) -> dict[str, float]:
     while time.perf_counter() - start < seconds:
         actions = np.where(mask > 0, keys[i % 8], -1.0).argmax(axis=2)
         t0 = time.perf_counter()
-        obs, mask, *_ = env.step(actions)
+        _, mask, *_ = env.step(actions)
         env_time += time.perf_counter() - t0
         steps += 1
         i += 1

@@ -76,6 +76,24 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
 
 
+def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``, ``?sample``."""
+    from agents.model_io import policy_from_spec_arg
+
+    return policy_from_spec_arg(arg, rules, seed)
+
+
+def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """The bundled learned agent, ``agents/models/trained.json``."""
+    from agents.model_io import bundled_policy
+
+    return bundled_policy(rules, seed, arg)
+
+
+register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
+register("trained", "the bundled learned agent (agents/models/trained.json)", _trained)
+
+
 def available() -> dict[str, str]:
     """Agent names and a one-line description of each."""
     return {name: entry.description for name, entry in _REGISTRY.items()}

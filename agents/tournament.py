@@ -98,7 +98,7 @@ class ChunkResult:
 
 def plan(settings: Settings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
-    chunks = []
+    chunks: list[Chunk] = []
     for pair in range(len(settings.pairings())):
         for start in range(0, settings.deals, CHUNK_DEALS):
             chunks.append(Chunk(len(chunks), pair, start, min(CHUNK_DEALS, settings.deals - start)))
@@ -256,7 +256,7 @@ def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int
         n_games[b] += r.games
     ratings = bootstrap_ratings(wins, draws, games, samples=bootstrap, seed=settings.seed)
     matches = []
-    for k, (a, b) in enumerate(pairs):
+    for a, b in pairs:
         m = int(games[a, b])
         if m == 0:
             continue
@@ -266,7 +266,7 @@ def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int
             asdict(Match(settings.agents[a], settings.agents[b], m, int(wins[a, b]), int(wins[b, a]),
                          int(draws[a, b]), score / m, [lo, hi]))
         )
-    agents_out = []
+    agents_out: list[dict[str, Any]] = []
     for i, spec in enumerate(settings.agents):
         total = played[i] + bounced[i]
         agents_out.append(

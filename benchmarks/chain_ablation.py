@@ -21,12 +21,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--presets", default="japanese,us")
-    parser.add_argument("--variants", default=",".join(VARIANTS), help="';'-free list of chain specs")
+    parser.add_argument("--variants", default=";".join(VARIANTS), help="chain specs separated by ';'")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(f"{'preset':<10}{'variant':<28}{'games':>7}{'win rate':>10}  95% CI")
     for preset in args.presets.split(","):
-        for variant in args.variants.split(","):
+        for variant in args.variants.split(";"):
             settings = tournament.Settings(
                 agents=(variant, "greedy"), games=args.games, rules=make_rules(preset), seed=args.seed
             )

@@ -26,7 +26,7 @@ key              shape                        meaning
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -38,7 +38,7 @@ from speed_env.rules import Rules
 class BatchEnv:
     """``n`` real-time Speed games stepped together with auto-reset (see the module docstring)."""
 
-    metadata = {"name": "speed_batch_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"name": "speed_batch_v0"}
 
     def __init__(
         self,

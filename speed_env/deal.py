@@ -142,7 +142,7 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError("'japanese' has no side piles: side_piles must be empty")
 
     every = [c for group in (hands, draws, sides, centre or ()) for pile in group for c in pile]
-    full = set(int(c) for c in deck(rules.jokers))
+    full = {int(c) for c in deck(rules.jokers)}
     seen: set[int] = set()
     for c in every:
         if c not in full:

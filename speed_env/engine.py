@@ -560,7 +560,7 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
         e0 = landing_time(g, 0)
         e1 = landing_time(g, 1)
         ef = g.flip_at if g.phase == STUCK else NEVER
-        e = min(e0, e1, ef)
+        e = int(min(e0, e1, ef))
         if e > t_end:
             return
         if e0 == e and e1 == e:

@@ -9,6 +9,7 @@ PettingZoo env are thin layers over it.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,7 @@ class Games:
         self.lat[games, 1] = reactions[1].params()
 
     # ----------------------------------------------------------------- dealing
-    def deal_seeded(self, games: np.ndarray, seeds: np.ndarray) -> None:
+    def deal_seeded(self, games: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` (Python ints or uint64)."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
         engine.deal_many(self.state, self.cfg, np.asarray(games, np.int64), seeds64)

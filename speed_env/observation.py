@@ -40,7 +40,6 @@ import numpy as np
 from numba import njit
 
 from speed_env.engine import (
-    Config,
     C_COUNTDOWN,
     C_DECK,
     C_HAND,
@@ -50,6 +49,7 @@ from speed_env.engine import (
     K_NONE,
     K_STACK,
     STUCK,
+    Config,
     legal_row,
     rank,
 )

@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
 from gymnasium.utils import EzPickle
+from pettingzoo import ParallelEnv
 
 from speed_env.game import ActionError, Games
 from speed_env.rules import Rules
@@ -62,7 +62,7 @@ RENDER_MODES = ("ansi", "rgb_array")
 class SpeedParallelEnv(ParallelEnv, EzPickle):
     """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
 
-    metadata = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
 
     def __init__(
         self,
@@ -91,18 +91,18 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
                 "action_mask": spaces.Box(0, 1, (self.games.n_actions,), np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019  (PettingZoo's documented pattern)
+    @functools.cache  # noqa: B019  (PettingZoo's documented pattern)
     def observation_space(self, agent: str) -> spaces.Space:
         """The observation space of ``agent`` (the same for both)."""
         return self.observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
         """The action space of ``agent`` (the same for both)."""
         return self.action_spaces[agent]
@@ -151,8 +151,8 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         trunc = bool(st["truncated"][0])
         observations = self._observations()
         rewards = {a: float(rewards_arr[p, 0]) for p, a in enumerate(AGENTS)}
-        terminations = {a: over and not trunc for a in AGENTS}
-        truncations = {a: trunc for a in AGENTS}
+        terminations = dict.fromkeys(AGENTS, over and not trunc)
+        truncations = dict.fromkeys(AGENTS, trunc)
         infos: dict[str, dict[str, Any]] = {
             a: {"illegal": illegal[p], "illegal_total": int(st["illegal"][0, p])} for p, a in enumerate(AGENTS)
         }

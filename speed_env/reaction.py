@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 from numba import njit
@@ -97,7 +96,7 @@ PRESETS: dict[str, ReactionProfile] = {
 }
 DEFAULT = "human"
 
-ReactionSpec = Union[ReactionProfile, str, int, float]
+ReactionSpec = ReactionProfile | str | int | float
 
 
 def fixed(ms: float) -> ReactionProfile:
@@ -157,4 +156,4 @@ def latency_ms(params: np.ndarray, seed: np.uint64, seat: int, n: int) -> int:
         normal = math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
         expo = -math.log(1.0 - u3)
         value = max(params[4], params[1] + params[2] * normal + params[3] * expo)
-    return max(1, int(round(value)))
+    return max(1, round(value))

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from speed_env.cards import CardError
 from speed_env.render import render_ansi, render_rgb, rgb_shape, strip_ansi
 
 PRESETS = ("us", "pagat", "japanese")

@@ -9,7 +9,7 @@ PettingZoo AEC environment. Rules: RULES.md §2 (seed 000).
 |--------------------|--------------------------------------------------------|
 | Actions            | Discrete(48) for the default pack                      |
 | Agents             | `player_0` … `player_{n-1}`, seated clockwise          |
-| Observation shape  | `{"observation": (165,) float32, "action_mask": (48,) int8}` |
+| Observation shape  | `{"observation": (174,) float32, "action_mask": (48,) int8}` |
 | Name               | `speed_vintage_v0`                                     |
 
 ## Description
@@ -106,9 +106,10 @@ order of the actions: 40 numbered, then `L` = 40, `X` = 41; S = 5 sets):
 | 133      | `pack`       | cards in the face-down pack                                 |
 | 134–142  | `hand_sizes` | cards held by the next 9 seats in turn order (0 past table) |
 | 143–151  | `seated`     | 1 for each of those slots that is at the table              |
-| 152–161  | `scores`     | match penalty points so far: mine, then in turn order       |
-| 162–163  | `game`       | games of the match finished before this one; match length   |
-| 164      | `passes`     | passes in a row so far                                      |
+| 152–160  | `stuck`      | 1 for each of those seats whose last turn ended without a card placed (drew, or passed) |
+| 161–170  | `scores`     | match penalty points so far: mine, then in turn order       |
+| 171–172  | `game`       | games of the match finished before this one; match length   |
+| 173      | `passes`     | passes in a row so far                                      |
 
 `env.unwrapped.layout` (an :class:`~speed_env.vintage.observation.ObservationLayout`)
 gives these slices by name for any pack. The mask is all 0 for an agent
@@ -141,7 +142,7 @@ last game is over).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -166,22 +167,30 @@ from speed_env.vintage.render import hand_tokens, render_text
 from speed_env.vintage.rules import VintageRules, make_rules
 
 
-def env(num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any) -> AECEnv:
+def env(
+    num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
+) -> AECEnv:
     """The Vintage Speed AEC env, wrapped to enforce PettingZoo's call order."""
     return wrappers.OrderEnforcingWrapper(
         raw_env(num_players=num_players, games=games, render_mode=render_mode, **options)
     )
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv, EzPickle):
     """Vintage Speed as an unwrapped PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {"name": "speed_vintage_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "speed_vintage_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self, num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
     ) -> None:
-        EzPickle.__init__(self, num_players=num_players, games=games, render_mode=render_mode, **options)
+        EzPickle.__init__(
+            self, num_players=num_players, games=games, render_mode=render_mode, **options
+        )
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
@@ -193,16 +202,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         self.layout = ObservationLayout(self.rules.pack)
         """Named slices of the observation vector."""
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=0.0, high=self.layout.high(self.rules), shape=(self.layout.size,), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(self.actions.n,), dtype=np.int8),
-            }
-        )
+        high = self.layout.high(self.rules)
         # One space object per agent, each its own (seeding one must not seed another).
-        self.observation_spaces = {a: obs_space if i == 0 else _copy_space(obs_space) for i, a in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        low=0.0, high=high, shape=(self.layout.size,), dtype=np.float32
+                    ),
+                    "action_mask": spaces.Box(
+                        low=0, high=1, shape=(self.actions.n,), dtype=np.int8
+                    ),
+                }
+            )
+            for a in self.possible_agents
+        }
         self.action_spaces = {a: spaces.Discrete(self.actions.n) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self._game: Game | None = None
@@ -224,8 +238,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         """Start a new match, or the match's next game with ``{"next_game": True}``."""
         options = options if isinstance(options, dict) else {}
         n = self.rules.num_players
-        next_game = bool(options.get("next_game")) and self._game is not None and (
-            self._games_finished + 1 < self.rules.games
+        next_game = (
+            bool(options.get("next_game"))
+            and self._game is not None
+            and (self._games_finished + 1 < self.rules.games)
         )
         deal = options.get("deal")
         if next_game:
@@ -233,7 +249,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         else:
             dealer = self.rules.first_dealer if self.rules.first_dealer is not None else 0
         # Parse an explicit deal before touching any state: a bad deal changes nothing.
-        explicit = game_from_deal(self.rules, deal, default_dealer=dealer) if deal is not None else None
+        explicit = (
+            game_from_deal(self.rules, deal, default_dealer=dealer) if deal is not None else None
+        )
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         if next_game:
@@ -376,10 +394,3 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming convention
         low = min(self._scores)
         lowest = [a for a, sc in zip(self.possible_agents, self._scores, strict=True) if sc == low]
         return lowest[0] if len(lowest) == 1 else "draw"
-
-
-def _copy_space(space: spaces.Dict) -> spaces.Dict:
-    """A fresh space equal to ``space`` (its own random generator)."""
-    return spaces.Dict(
-        {k: spaces.Box(low=v.low, high=v.high, shape=v.shape, dtype=v.dtype) for k, v in space.spaces.items()}
-    )

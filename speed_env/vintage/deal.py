@@ -53,11 +53,18 @@ def deal_game(rules: VintageRules, dealer: int, rng: np.random.Generator) -> Gam
     """A shuffled deal: ``hand_size`` cards each, one at a time from the dealer's left."""
     pack = rules.pack
     cards = pack.cards(rules.packs)
+    n = rules.num_players
+    dealt = rules.hand_size * n
+    if len(cards) < dealt:
+        # A small pack can still serve explicit deals (tests, puzzles), so this is
+        # checked here rather than when the options are made.
+        raise DealError(
+            f"{pack.source} holds {len(cards)} cards in play; dealing {rules.hand_size} "
+            f"to each of {n} players needs {dealt}"
+        )
     order = rng.permutation(len(cards))
     shuffled = [cards[i] for i in order]
-    n = rules.num_players
     hands = [[0] * pack.n_kinds for _ in range(n)]
-    dealt = rules.hand_size * n
     for j, kind in enumerate(shuffled[:dealt]):
         hands[(dealer + 1 + j) % n][kind] += 1
     return Game(
@@ -86,7 +93,9 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     known = {"hands", "pack", "discard", "dealer", "called"}
     unknown = sorted(set(spec) - known)
     if unknown:
-        raise DealError(f"unknown deal key(s) {', '.join(unknown)}; a deal holds {', '.join(sorted(known))}")
+        raise DealError(
+            f"unknown deal key(s) {', '.join(unknown)}; a deal holds {', '.join(sorted(known))}"
+        )
     pack = rules.pack
     n = rules.num_players
     hands_spec = spec.get("hands")
@@ -112,7 +121,9 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     discard = parse(spec.get("discard", []), "discard")
     for s, h in enumerate(hand_lists):
         if not h:
-            raise DealError(f"deal hands[{s}] is empty; a player with no cards has already gone out")
+            raise DealError(
+                f"deal hands[{s}] is empty; a player with no cards has already gone out"
+            )
 
     want = Counter(pack.cards(rules.packs))
     have = Counter(k for h in hand_lists for k in h) + Counter(pile) + Counter(discard)
@@ -137,12 +148,14 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     top_is_lightning = bool(discard) and discard[0] == pack.L
     if top_is_lightning and letter is None:
         raise DealError(
-            "deal discard's top is L: give the set it called, e.g. \"called\": "
+            'deal discard\'s top is L: give the set it called, e.g. "called": '
             f"{pack.set_letters[0]!r}"
         )
     if letter is not None:
         if not top_is_lightning:
-            raise DealError(f"deal called {letter!r} but the discard's top is not L; only a Lightning calls")
+            raise DealError(
+                f"deal called {letter!r} but the discard's top is not L; only a Lightning calls"
+            )
         try:
             called = pack.set_index(letter)
         except VintageCardError as exc:

@@ -24,6 +24,7 @@ How the rules of RULES.md §2 map onto the state:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from speed_env.vintage.actions import Actions
@@ -64,8 +65,15 @@ class Game:
     """``play``, ``out`` (a player went out), ``locked`` or ``truncated``."""
     winner: int | None = None
     """Seat that won; None while playing, on a drawn lock and on truncation."""
+    stuck: list[bool] = field(default_factory=list)
+    """Per seat: its last turn ended without placing a card (a draw or a locking pass).
+    Public, as at a real table; filled with False for every seat when empty."""
     history: list[tuple[int, int]] = field(default_factory=list)
     """(seat, action) of every action taken, in order."""
+
+    def __post_init__(self) -> None:
+        if not self.stuck:
+            self.stuck = [False] * len(self.hands)
 
     @property
     def over(self) -> bool:
@@ -154,7 +162,9 @@ def penalties(game: Game) -> list[int]:
 class IllegalActionError(ValueError):
     """An action that is not legal for the player to act; ``legal`` lists those that are."""
 
-    def __init__(self, game: Game, action: object, legal: list[int], who: str | None = None) -> None:
+    def __init__(
+        self, game: Game, action: object, legal: list[int], who: str | None = None
+    ) -> None:
         acts = Actions(game.rules.pack)
         names = ", ".join(f"{a} ({acts.name(a)})" for a in legal) or "none (the game is over)"
         if isinstance(action, int) and 0 <= action < acts.n:
@@ -184,6 +194,7 @@ def apply(game: Game, action: int, rng: np.random.Generator) -> None:
     if action == acts.draw:
         _draw(game, rng)
         game.passes = 0
+        game.stuck[game.current] = True
         _end_turn(game)
     elif action == acts.pass_:
         if game.extra_pending:
@@ -191,6 +202,7 @@ def apply(game: Game, action: int, rng: np.random.Generator) -> None:
             game.extra_pending = False
         else:
             game.passes += 1
+            game.stuck[game.current] = True
             if game.passes >= game.n_players:
                 _finish_locked(game)
                 return
@@ -214,6 +226,7 @@ def apply(game: Game, action: int, rng: np.random.Generator) -> None:
 
 
 def _place(game: Game, kind: int) -> None:
+    game.stuck[game.current] = False
     game.hands[game.current][kind] -= 1
     game.discard.insert(0, kind)
     game.passes = 0

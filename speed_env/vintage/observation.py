@@ -4,7 +4,7 @@ Observations are ego-centric: "me" is the seat observing, and the other
 seats are listed in turn order starting with the next player to act after
 me, padded to 9 so the vector has one shape for 2–10 players (one policy can
 play any table size). Every entry is a raw count (not normalised), float32.
-With ``K`` card kinds and ``S`` sets (default K = 42, S = 5, 165 entries):
+With ``K`` card kinds and ``S`` sets (default K = 42, S = 5, 174 entries):
 
 ==============  =====  ==============================================================
 slice           size   content
@@ -18,6 +18,8 @@ slice           size   content
 ``pack``        1      cards in the face-down pack
 ``hand_sizes``  9      cards held by the next seats in turn order; 0 past the table
 ``seated``      9      1 for each of those 9 slots that is a player at this table
+``stuck``       9      1 for each of those seats whose last turn ended without placing
+                       a card (it drew, or passed with nothing to draw)
 ``scores``      10     match penalty points so far: mine, then the others in turn order
 ``game``        2      games of this match finished before this one; games in the match
 ``passes``      1      passes in a row (the game locks when every player has passed)
@@ -56,7 +58,7 @@ class ObservationLayout:
 
     @cached_property
     def size(self) -> int:
-        """Length of the vector (165 for the default pack)."""
+        """Length of the vector (174 for the default pack)."""
         return next(reversed(self.slices.values())).stop
 
     def __getitem__(self, name: str) -> slice:
@@ -70,9 +72,11 @@ class ObservationLayout:
         total = float(rules.total_cards)
         for name in ("hand", "discard", "pack", "hand_sizes"):
             high[s[name]] = total
-        for name in ("top", "lead", "called", "extra", "seated"):
+        for name in ("top", "lead", "called", "extra", "seated", "stuck"):
             high[s[name]] = 1.0
-        max_game_points = sum(c * p for c, p in zip(rules.pack.copies, rules.pack.penalties, strict=True))
+        max_game_points = sum(
+            c * p for c, p in zip(rules.pack.copies, rules.pack.penalties, strict=True)
+        )
         high[s["scores"]] = float(max(1, max_game_points * rules.packs * rules.games))
         high[s["game"]] = float(rules.games)
         high[s["passes"]] = float(rules.num_players)
@@ -90,6 +94,7 @@ def _slices(pack: Pack) -> dict[str, slice]:
         ("pack", 1),
         ("hand_sizes", OTHERS),
         ("seated", OTHERS),
+        ("stuck", OTHERS),
         ("scores", MAX_PLAYERS),
         ("game", 2),
         ("passes", 1),
@@ -133,6 +138,8 @@ def encode(
         *(sum(game.hands[o]) for o in others),
         *pad,
         *([1] * len(others)),
+        *pad,
+        *(int(game.stuck[o]) for o in others),
         *pad,
         scores[seat],
         *(scores[o] for o in others),

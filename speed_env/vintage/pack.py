@@ -89,12 +89,12 @@ class Pack:
         return len(self.set_letters)
 
     @cached_property
-    def L(self) -> int:  # noqa: N802 - the card's own letter reads best
+    def L(self) -> int:
         """Kind index of Lightning."""
         return self.n_numbered
 
     @cached_property
-    def X(self) -> int:  # noqa: N802
+    def X(self) -> int:
         """Kind index of the Extra Turn card."""
         return self.n_numbered + 1
 
@@ -115,7 +115,11 @@ class Pack:
     @cached_property
     def penalties(self) -> tuple[int, ...]:
         """Points each kind counts against a player left holding it (the sum of its numbers)."""
-        return (*(sum(nums) for nums in self.numbers), self.lightning_penalty, self.extra_turn_penalty)
+        return (
+            *(sum(nums) for nums in self.numbers),
+            self.lightning_penalty,
+            self.extra_turn_penalty,
+        )
 
     @cached_property
     def copies(self) -> tuple[int, ...]:
@@ -269,19 +273,29 @@ def pack_from_dict(data: dict[str, Any], source: str = "<dict>") -> Pack:
         if not (isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z"):
             raise fail(f"{where}.letter", f"must be one capital letter A–Z, got {letter!r}")
         if letter in RESERVED_LETTERS:
-            raise fail(f"{where}.letter", f"{letter!r} is reserved for Lightning (L) and Extra Turn (X)")
+            raise fail(
+                f"{where}.letter", f"{letter!r} is reserved for Lightning (L) and Extra Turn (X)"
+            )
         if letter in letters:
-            raise fail(f"{where}.letter", f"{letter!r} is already the letter of sets[{letters.index(letter)}]")
+            raise fail(
+                f"{where}.letter",
+                f"{letter!r} is already the letter of sets[{letters.index(letter)}]",
+            )
         set_name = entry.get("name")
         if not isinstance(set_name, str) or not set_name.strip():
             raise fail(f"{where}.name", f"must be a non-empty string, got {set_name!r}")
         where = f"{where} ({set_name})"
         cards = entry.get("cards")
         if not isinstance(cards, list) or not cards:
-            raise fail(f"{where} cards", "missing or empty; list the numbers, e.g. cards = [1, 2, 3]")
+            raise fail(
+                f"{where} cards", "missing or empty; list the numbers, e.g. cards = [1, 2, 3]"
+            )
         seen: set[tuple[int, ...]] = set()
         for c, card in enumerate(cards):
-            nums = _card_numbers(card, lambda what, c=c: fail(f"{where} cards[{c}]", what))
+            try:
+                nums = _card_numbers(card)
+            except ValueError as exc:
+                raise fail(f"{where} cards[{c}]", str(exc)) from None
             if nums in seen:
                 token = letter + "/".join(map(str, nums))
                 raise fail(f"{where} cards[{c}]", f"{token} is listed twice; each card once")
@@ -295,14 +309,16 @@ def pack_from_dict(data: dict[str, Any], source: str = "<dict>") -> Pack:
     for key in ("lightning", "extra_turn"):
         table = data.get(key)
         if not isinstance(table, dict):
-            raise fail(key, f"missing; write [{key}] with count and penalty (count = 0 to leave it out)")
+            raise fail(
+                key, f"missing; write [{key}] with count and penalty (count = 0 to leave it out)"
+            )
         for sub in table:
             if sub not in ("count", "penalty"):
                 raise fail(f"{key}.{sub}", "unknown key; this table holds count and penalty")
-        values = []
+        values: list[int] = []
         for sub in ("count", "penalty"):
             value = table.get(sub)
-            if not _is_int(value) or not 0 <= value <= 99:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 99:
                 raise fail(f"{key}.{sub}", f"must be a whole number 0–99, got {value!r}")
             values.append(value)
         specials[key] = (values[0], values[1])
@@ -326,17 +342,17 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _card_numbers(card: object, fail: Any) -> tuple[int, ...]:
-    """The sorted numbers of one ``cards`` entry: ``n`` or ``[a, b]``."""
+def _card_numbers(card: object) -> tuple[int, ...]:
+    """The sorted numbers of one ``cards`` entry, ``n`` or ``[a, b]``; ValueError says why not."""
     hint = "write a whole number 0–99, or a pair [a, b] of different numbers"
     if _is_int(card):
         nums: tuple[int, ...] = (card,)  # type: ignore[assignment]
     elif isinstance(card, list) and len(card) == 2 and all(_is_int(n) for n in card):
         if card[0] == card[1]:
-            raise fail(f"{card!r} repeats a number; {hint}")
+            raise ValueError(f"{card!r} repeats a number; {hint}")
         nums = tuple(sorted(card))
     else:
-        raise fail(f"{card!r} is not a card; {hint}")
+        raise ValueError(f"{card!r} is not a card; {hint}")
     if not all(0 <= n <= MAX_NUMBER for n in nums):
-        raise fail(f"{card!r} is out of range; {hint}")
+        raise ValueError(f"{card!r} is out of range; {hint}")
     return nums

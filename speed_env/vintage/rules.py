@@ -108,13 +108,6 @@ def check_rules(rules: VintageRules) -> None:
         raise bad("max_turns", "must be a whole number, at least 1")
     if not isinstance(rules.pack, Pack):
         raise bad("pack", "must be a Pack (make_rules also takes a path)")
-    dealt = rules.hand_size * rules.num_players
-    if rules.total_cards < dealt:
-        raise bad(
-            "pack",
-            f"{rules.pack.source} holds {rules.total_cards} cards for {rules.num_players} "
-            f"players; the deal needs at least {dealt}",
-        )
 
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(VintageRules))
