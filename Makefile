@@ -5,7 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast lint bench clean
+AGENTS ?= random,greedy,chain
+
+.PHONY: setup run demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,7 +18,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-demo: setup  ## the main job
+run: setup  ## the main job: a short tournament of the bundled bots
+	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
+
+demo: setup  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
 test: setup  ## the whole suite, slow tests included (CI runs this)

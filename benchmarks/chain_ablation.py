@@ -12,7 +12,7 @@ import argparse
 from agents import tournament
 from speed_env.rules import make_rules
 
-VARIANTS = ["chain", "chain:run=0", "chain:flying=0", "chain:deny=0", "chain:contest=0"]
+VARIANTS = ["chain", "chain:run=0", "chain:run=1", "chain:flying=0", "chain:deny=0"]
 
 
 def main() -> None:
