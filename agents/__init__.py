@@ -76,6 +76,23 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
 
 
+def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
+    def build(rules: Rules, seed: int | None, arg: str) -> Policy:
+        from agents import vintage
+
+        cls = getattr(vintage, cls_name)
+        return cls(seed=seed) if cls_name == "VintageRandom" else cls()
+
+    return build
+
+
+register("vintage-random", "vintage Speed: uniform over legal actions", _vintage("VintageRandom"))
+register("vintage-greedy", "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
+         _vintage("VintageGreedy"))
+register("vintage-tactician", "vintage Speed: greedy plus follow-keeping and endgame Lightning",
+         _vintage("VintageTactician"))
+
+
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``, ``?sample``."""
     from agents.model_io import policy_from_spec_arg

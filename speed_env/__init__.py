@@ -9,6 +9,7 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 pettingzoo and numba only (no torch, no matplotlib).
 """
 
+from speed_env import vintage
 from speed_env.batch import BatchEnv
 from speed_env.cards import CardError, card_str, parse_card, parse_cards
 from speed_env.deal import Deal, DealError, deal_from_seed, parse_deal
@@ -50,4 +51,5 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_deal",
+    "vintage",
 ]

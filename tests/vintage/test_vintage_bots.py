@@ -1,0 +1,108 @@
+"""The Vintage Speed bots: they choose only legal actions and behave as documented."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vintage_helpers import table
+
+from agents.vintage import (
+    VintageGreedy,
+    VintageRandom,
+    VintageResults,
+    VintageTactician,
+    play_games,
+)
+from speed_env.policy import Policy
+from speed_env.vintage import raw_env
+
+BOTS = [VintageRandom(seed=0), VintageGreedy(), VintageTactician()]
+
+
+@pytest.mark.parametrize("bot", BOTS, ids=lambda b: type(b).__name__)
+def test_bots_satisfy_the_policy_protocol_and_choose_legal_actions(bot: Policy) -> None:
+    assert isinstance(bot, Policy)
+    for num_players in (2, 4, 7):
+        env = raw_env(num_players=num_players)
+        for seed in range(4):
+            env.reset(seed=seed)
+            while not env.game.over:
+                view = env.observe(env.agent_selection)
+                action = bot.act(view["observation"][None], view["action_mask"][None])
+                assert action.shape == (1,)
+                assert view["action_mask"][action[0]] == 1
+                env.step(int(action[0]))
+
+
+def test_bots_act_on_a_batch() -> None:
+    env = raw_env(num_players=3)
+    views = []
+    for seed in range(5):
+        env.reset(seed=seed)
+        views.append(env.observe(env.agent_selection))
+    obs = np.stack([v["observation"] for v in views])
+    mask = np.stack([v["action_mask"] for v in views])
+    for bot in BOTS:
+        actions = bot.act(obs, mask)
+        assert actions.shape == (5,)
+        assert all(mask[i, a] for i, a in enumerate(actions))
+
+
+def test_greedy_sheds_the_costliest_card_and_keeps_lightning_until_stuck() -> None:
+    env = table(
+        """
+        discard: T5
+        player_0: T2 A5 H2/5 L
+        player_1: A1
+        """
+    )
+    view = env.observe("player_0")
+    action = VintageGreedy().act(view["observation"][None], view["action_mask"][None])[0]
+    assert env.action_name(action) == "play H2/5"  # 7 points, more than A5 or T2
+    stuck = table(
+        """
+        discard: T5
+        player_0: S1 S2 M3 L
+        player_1: A1
+        """
+    )
+    view = stuck.observe("player_0")
+    action = VintageGreedy().act(view["observation"][None], view["action_mask"][None])[0]
+    assert stuck.action_name(action) == "play L call S"  # the set it holds most of
+
+
+def test_tactician_goes_out_when_it_can() -> None:
+    env = table(
+        """
+        discard: T5
+        player_0: T2 X
+        player_1: A1 M8 S8
+        """
+    )
+    bot = VintageTactician()
+    for expected in ("play T2", "play X"):
+        view = env.observe("player_0")
+        action = bot.act(view["observation"][None], view["action_mask"][None])[0]
+        assert env.action_name(action) == expected
+        env.step(int(action))
+    assert env.snapshot()["winner"] == "player_0"
+
+
+def test_play_games_counts_every_game() -> None:
+    result = play_games(
+        [VintageGreedy(), VintageRandom(seed=1), VintageTactician()], 30, seed=3, batch=8
+    )
+    assert isinstance(result, VintageResults)
+    assert sum(result.wins) + result.draws + result.truncated == 30
+    assert len(result.penalties) == 3 and all(p >= 0 for p in result.penalties)
+    assert "VintageGreedy" in result.table()
+    again = play_games(
+        [VintageGreedy(), VintageRandom(seed=1), VintageTactician()], 30, seed=3, batch=8
+    )
+    assert again.wins == result.wins and again.penalties == result.penalties
+
+
+def test_deterministic_bots_give_the_same_results_whatever_the_batch() -> None:
+    one = play_games([VintageGreedy(), VintageTactician()], 12, seed=5, batch=1)
+    many = play_games([VintageGreedy(), VintageTactician()], 12, seed=5, batch=7)
+    assert one.wins == many.wins and one.penalties == many.penalties
