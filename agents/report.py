@@ -100,7 +100,9 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
     for i in range(len(names)):
         for j in range(len(names)):
             if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{100 * grid[i, j]:.1f}%", ha="center", va="center", fontsize=9)
+                dark = abs(grid[i, j] - 0.5) > 0.12  # white text on the deep colours
+                ax.text(j, i, f"{100 * grid[i, j]:.1f}%", ha="center", va="center", fontsize=9,
+                        color="white" if dark else "black")
     ax.set_title("win rate of row vs column (paired deals)")
     fig.colorbar(im, ax=ax, shrink=0.8)
     data = _png(fig)
