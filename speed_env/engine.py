@@ -35,7 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import from_dtype, njit
+from numba import types as nb_types
 
 from speed_env import rng
 from speed_env.reaction import latency_ms
@@ -58,9 +59,15 @@ N_CFG = 17
 Config = tuple[int, ...]
 
 
-def state_dtype(hand_size: int) -> np.dtype:
-    """The record of one game; a batch is a structured array of these (see the module docstring)."""
-    h = hand_size
+HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg[C_HAND] slots are used
+
+
+def state_dtype() -> np.dtype:
+    """The record of one game; a batch is a structured array of these (see the module docstring).
+
+    One record type for every preset: numba compiles each kernel once per type.
+    """
+    h = HAND_SLOTS
     return np.dtype(
         [
             ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64),
@@ -79,9 +86,19 @@ def state_dtype(hand_size: int) -> np.dtype:
     )
 
 
-def new_state(n: int, hand_size: int) -> np.ndarray:
+# Explicit numba signatures for the per-game kernels: each compiles exactly once
+# (lazily typed calls would compile a new version for every literal argument,
+# e.g. seat 0 and seat 1, multiplying the first-run compile time).
+GAME = from_dtype(state_dtype())
+CFG = nb_types.UniTuple(nb_types.int64, N_CFG)
+LAT = nb_types.float64[:, ::1]
+MASK_ROW = nb_types.int8[::1]
+i64, u64, b1, none = nb_types.int64, nb_types.uint64, nb_types.boolean, nb_types.none
+
+
+def new_state(n: int) -> np.ndarray:
     """``n`` empty game records (deal them with :func:`deal_seeded` or ``table.deal_explicit``)."""
-    return np.zeros(n, state_dtype(hand_size))
+    return np.zeros(n, state_dtype())
 
 
 def n_actions(rules: Rules) -> int:
@@ -132,7 +149,7 @@ def rank(card: int) -> int:
 ALL_RANKS = (1 << 14) - 1
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64, i64), cache=True)
 def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     """Bit set of the ranks seat ``p`` may put on centre pile ``k`` now (bit 13: joker).
 
@@ -156,13 +173,13 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     return bits
 
 
-@njit(cache=True)
+@njit(b1(GAME, CFG, i64, i64, i64), cache=True)
 def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
     """May seat ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
     return (pile_accepts(g, cfg, p, k) >> r) & 1 != 0
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64), cache=True)
 def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
@@ -173,7 +190,7 @@ def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     return once
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64), cache=True)
 def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
@@ -187,14 +204,14 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     return twice
 
 
-@njit(cache=True)
+@njit(b1(GAME, CFG, i64), cache=True)
 def has_play(g: Any, cfg: Config, p: int) -> bool:
     """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
     once = hand_ranks(g, cfg, p)
     return once & (pile_accepts(g, cfg, p, 0) | pile_accepts(g, cfg, p, 1)) != 0
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, i64, MASK_ROW), cache=True)
 def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     """Write seat ``p``'s action mask into ``out`` (int8, length n_actions)."""
     out[:] = 0
@@ -230,7 +247,7 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
                 out[base + 2 * r + 1] = (acc1 >> r) & 1
 
 
-@njit(cache=True)
+@njit(b1(GAME, CFG, i64, i64), cache=True)
 def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
     row = np.empty(cfg[C_NACT], np.int8)
@@ -238,7 +255,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     return row[a] != 0
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64), cache=True)
 def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
@@ -249,7 +266,7 @@ def cards_left(g: Any, cfg: Config, p: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(b1(GAME, CFG, i64), cache=True)
 def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
@@ -271,7 +288,7 @@ def push_centre(g: Any, k: int, card: int, owner: int) -> None:
     g.top_owner[k] = owner
 
 
-@njit(cache=True)
+@njit(b1(GAME, i64, i64), cache=True)
 def refill_slot(g: Any, p: int, i: int) -> bool:
     """Fill emptied slot ``i``: a stacked card shows, else the draw pile's top.
 
@@ -290,7 +307,7 @@ def refill_slot(g: Any, p: int, i: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(none(GAME, i64), cache=True)
 def clear_flight(g: Any, p: int) -> None:
     """Seat ``p`` has nothing in flight."""
     g.fl_kind[p] = K_NONE
@@ -301,7 +318,7 @@ def clear_flight(g: Any, p: int) -> None:
     g.fl_land[p] = NEVER
 
 
-@njit(cache=True)
+@njit(none(GAME, i64), cache=True)
 def end_game(g: Any, winner: int) -> None:
     """The game is over: ``winner`` is a seat or ``DRAW``."""
     g.phase = OVER
@@ -309,7 +326,7 @@ def end_game(g: Any, winner: int) -> None:
     g.flip_at = -1
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG), cache=True)
 def lock_game(g: Any, cfg: Config) -> None:
     """A locked table ends the game: fewer cards left wins, equal is a draw."""
     n0 = cards_left(g, cfg, 0)
@@ -320,7 +337,7 @@ def lock_game(g: Any, cfg: Config) -> None:
 # -------------------------------------------------------------------------- commit
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64, i64, i64), cache=True)
 def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
     for i in range(start, cfg[C_HAND]):
@@ -330,7 +347,7 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, LAT, i64, i64, i64), cache=True)
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
     nr = cfg[C_NRANKS]
@@ -380,7 +397,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
 # ------------------------------------------------------------------------- landing
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, i64), cache=True)
 def land(g: Any, cfg: Config, p: int) -> None:
     """Resolve seat ``p``'s card(s) landing now: placed if still legal, else bounced."""
     kind = g.fl_kind[p]
@@ -426,7 +443,7 @@ def land(g: Any, cfg: Config, p: int) -> None:
 # --------------------------------------------------------------------------- flips
 
 
-@njit(cache=True)
+@njit(none(GAME, i64), cache=True)
 def rebuild(g: Any, k: int) -> None:
     """Side pile ``k`` is rebuilt from centre pile ``k``: all but its top, shuffled."""
     m = g.centre_n[k] - 1
@@ -444,7 +461,7 @@ def rebuild(g: Any, k: int) -> None:
     g.played_since = False
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
     lock_rule = cfg[C_LOCK] != 0
@@ -468,7 +485,16 @@ def flip_side_piles(g: Any, cfg: Config) -> None:
         lock_game(g, cfg)
 
 
-@njit(cache=True)
+@njit(i64(GAME, CFG, i64), cache=True)
+def leftmost_card(g: Any, cfg: Config, p: int) -> int:
+    """Leftmost slot of seat ``p`` holding a card, or -1."""
+    for i in range(cfg[C_HAND]):
+        if g.hand[p, i] >= 0:
+            return i
+    return -1
+
+
+@njit(none(GAME, CFG), cache=True)
 def flip_stocks(g: Any, cfg: Config) -> None:
     """``japanese`` flip: each player's stock top onto their own pile (or a layout card in play-out)."""
     emptied = np.zeros(2, np.bool_)
@@ -503,16 +529,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
         end_game(g, 1)
 
 
-@njit(cache=True)
-def leftmost_card(g: Any, cfg: Config, p: int) -> int:
-    """Leftmost slot of seat ``p`` holding a card, or -1."""
-    for i in range(cfg[C_HAND]):
-        if g.hand[p, i] >= 0:
-            return i
-    return -1
-
-
-@njit(cache=True)
+@njit(none(GAME, CFG), cache=True)
 def flip(g: Any, cfg: Config) -> None:
     """The simultaneous flip that ends a stuck countdown."""
     g.flips += 1
@@ -524,7 +541,7 @@ def flip(g: Any, cfg: Config) -> None:
         flip_side_piles(g, cfg)
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, i64), cache=True)
 def stuck_test(g: Any, cfg: Config, e: int) -> None:
     """After an event at time ``e``: start the countdown if nobody can play."""
     if g.phase == OVER:
@@ -553,7 +570,7 @@ def landing_time(g: Any, p: int) -> np.int64:
     return g.fl_land[p]
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, i64), cache=True)
 def advance(g: Any, cfg: Config, t_end: int) -> None:
     """Resolve every landing and flip due at or before ``t_end``, in time order."""
     while g.phase != OVER:
@@ -579,7 +596,7 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
         stuck_test(g, cfg, e)
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, LAT, i64, i64), cache=True)
 def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
     """One tick of game ``b``: both commits at the clock, then the events of the tick."""
     if g.phase == OVER:
@@ -619,7 +636,7 @@ def step_all(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, r
 # ------------------------------------------------------------------------- dealing
 
 
-@njit(cache=True)
+@njit(none(GAME, u64), cache=True)
 def clear_game(g: Any, seed: np.uint64) -> None:
     """Empty table, clock 0, statistics 0, with a new seed."""
     g.seed = seed
@@ -660,7 +677,7 @@ def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, b1), cache=True)
 def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
     if opening_flip:
@@ -672,7 +689,7 @@ def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     stuck_test(g, cfg, 0)
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, u64), cache=True)
 def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)

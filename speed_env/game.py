@@ -65,7 +65,7 @@ class Games:
         self.cfg = engine.config(self.rules, self.tick_ms)
         self.lat = np.empty((self.n, 2, 5), np.float64)
         self.set_reactions(self.reactions)
-        self.state = engine.new_state(self.n, self.rules.hand_size)
+        self.state = engine.new_state(self.n)
         self._rewards = np.zeros((2, self.n), np.float32)
 
     def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
@@ -137,7 +137,7 @@ class Games:
 
     def table(self, game: int = 0) -> dict[str, Any]:
         """The full table of ``game``, hidden piles included (for tests and debugging)."""
-        return full_table(self.state, game)
+        return full_table(self.state, game, self.rules.hand_size)
 
     def stats(self) -> dict[str, np.ndarray]:
         """Per-game statistics as arrays (copies)."""

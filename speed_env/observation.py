@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba import types as nb_types
 
 from speed_env.engine import (
     C_COUNTDOWN,
@@ -46,6 +47,8 @@ from speed_env.engine import (
     C_JAP,
     C_MAXMS,
     C_NRANKS,
+    CFG,
+    GAME,
     K_NONE,
     K_STACK,
     STUCK,
@@ -54,6 +57,9 @@ from speed_env.engine import (
     rank,
 )
 from speed_env.rules import Rules
+
+OBS_ROW = nb_types.float32[::1]
+i64, none = nb_types.int64, nb_types.none
 
 _FIELDS = (
     ("hand", "R"),
@@ -95,7 +101,7 @@ def obs_dim(rules: Rules) -> int:
     return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
 
 
-@njit(cache=True)
+@njit(i64(GAME, i64, i64, i64, OBS_ROW, i64), cache=True)
 def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
     if g.fl_kind[p] != K_NONE:
         out[at + rank(g.fl_cards[p, 0])] = 1.0
@@ -105,12 +111,12 @@ def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
     return at + nr + 3
 
 
-@njit(cache=True)
+@njit(i64(i64), cache=True)
 def _unknown_offset(nr: int) -> int:
     return 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, OBS_ROW), cache=True)
 def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
     """Counts per rank of the cards nobody can place from open information: the deck
     minus every centre card and every card in flight, into ``out``'s ``unknown`` slice."""
@@ -128,14 +134,7 @@ def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
             out[u + rank(g.fl_cards[q, j])] -= 1.0
 
 
-@njit(cache=True)
-def observe_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
-    """Write seat ``p``'s observation into ``out`` (float32, obs_dim)."""
-    _public_unknown(g, cfg, out)
-    _observe_private(g, cfg, p, out)
-
-
-@njit(cache=True)
+@njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
 def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     """Everything but the shared part of ``unknown`` (already in ``out``), which is finished here."""
     nr = cfg[C_NRANKS]
@@ -209,7 +208,14 @@ def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     out[at + 1] = min(1.0, t / cfg[C_MAXMS])
 
 
-@njit(cache=True)
+@njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
+def observe_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
+    """Write seat ``p``'s observation into ``out`` (float32, obs_dim)."""
+    _public_unknown(g, cfg, out)
+    _observe_private(g, cfg, p, out)
+
+
+@njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)
 def _observe_game(g: Any, cfg: Config, out0: np.ndarray, out1: np.ndarray) -> None:
     """Both seats' observations of one game; the shared part of ``unknown`` is counted once."""
     _public_unknown(g, cfg, out0)

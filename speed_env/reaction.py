@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from numba import types as nb_types
 
 from speed_env import rng
 
@@ -143,7 +144,7 @@ def make_pair(reaction: object = None) -> tuple[ReactionProfile, ReactionProfile
     return p, p
 
 
-@njit(cache=True)
+@njit(nb_types.int64(nb_types.float64[::1], nb_types.uint64, nb_types.int64, nb_types.int64), cache=True)
 def latency_ms(params: np.ndarray, seed: np.uint64, seat: int, n: int) -> int:
     """Latency in whole ms of seat ``seat``'s ``n``-th play under ``params``."""
     stream = rng.LATENCY + seat

@@ -26,7 +26,7 @@ from speed_env.rules import Rules
 class SpeedGymEnv(gym.Env, EzPickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,

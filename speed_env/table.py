@@ -59,7 +59,7 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
         players.append(
             {
                 "name": AGENTS[p],
-                "hand": [_tok(c) for c in g["hand"][p]],
+                "hand": [_tok(c) for c in g["hand"][p, : rules.hand_size]],
                 "draw_pile": int(g["draw_n"][p]),
                 "side_pile": int(g["side_n"][p]),
                 "in_flight": flight,
@@ -85,7 +85,7 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
     }
 
 
-def full_table(s: np.ndarray, b: int) -> dict[str, Any]:
+def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
     """Everything about game ``b``, hidden piles in order (docs/rules.md "The full table")."""
     g = s[b]
     players = []
@@ -103,8 +103,8 @@ def full_table(s: np.ndarray, b: int) -> dict[str, Any]:
             }
         players.append(
             {
-                "hand": [_tok(c) for c in g["hand"][p]],
-                "stacked": [_top_first(g["stk"][p, i], int(g["stk_n"][p, i])) for i in range(g["hand"].shape[1])],
+                "hand": [_tok(c) for c in g["hand"][p, :hand_size]],
+                "stacked": [_top_first(g["stk"][p, i], int(g["stk_n"][p, i])) for i in range(hand_size)],
                 "draw_pile": _top_first(g["draw"][p], int(g["draw_n"][p])),
                 "in_flight": flight,
                 "played": int(g["played"][p]),

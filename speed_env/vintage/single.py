@@ -1,0 +1,218 @@
+"""``VintageSingleEnv``: one seat of Vintage Speed as a Gymnasium env, the other seats inside.
+
+For single-agent learners (stable-baselines3, sb3-contrib's MaskablePPO).
+The learner sits at one seat of an ``num_players`` table; every other seat
+is played by a :class:`~speed_env.policy.Policy` held inside the env, so
+every ``step`` is one decision of the learner: the env applies its action,
+then plays the other seats until it is the learner's turn again (or the
+game ends). An Extra Turn decision (``play X`` or ``pass`` straight after
+placing a card) is a step of its own, as in the AEC env.
+
+- Observations: the learner's ego-centric vector of the AEC env (a ``Box``,
+  :mod:`speed_env.vintage.observation`), multiplied by ``obs_scale`` when one
+  is given (learning likes inputs near 1; a network trained on scaled inputs
+  plays raw ones once the scale is folded into its first layer).
+- Actions: the AEC env's (``Discrete(48)`` for the default pack).
+  ``action_masks()`` returns the int8 mask sb3-contrib's ``MaskablePPO``
+  asks for; ``info["action_mask"]`` carries it too.
+- An illegal action leaves the table as it was (the learner is asked
+  again), with ``info["illegal"] = True``; ``illegal="raise"`` raises the
+  AEC env's ``ValueError`` instead. (Gymnasium's checker steps random
+  actions, so the default must not raise.)
+- Episodes: one game (a match of one game). Rewards are paid on the step
+  the game ends, as the AEC env pays them: +1 if the learner won, otherwise
+  minus its penalty points / 100; 0 when the game is truncated
+  (``max_turns``). Rewards are Python floats, flags Python bools.
+- Seeding: ``reset(seed=s)`` seeds the env's generator, which draws the
+  learner's seat (with ``seat="random"``) and each game's deal seed; an
+  opponent with a ``reseed(seed)`` method is reseeded from it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from speed_env.policy import Policy, RandomPolicy
+from speed_env.vintage.aec import raw_env
+from speed_env.vintage.engine import TRUNCATED, IllegalActionError, legal_mask, penalties
+
+
+class VintageSingleEnv(gym.Env, EzPickle):
+    """The learner plays seat ``seat`` (an int, or ``"random"`` per game); ``opponents`` the rest.
+
+    ``opponents`` is one policy for every other seat, or a list of
+    ``num_players - 1`` policies for the seats after the learner's in turn
+    order (the first is the learner's next player). None: uniformly random
+    legal play. ``options`` are Vintage Speed's rule options
+    (:mod:`speed_env.vintage.rules`).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        *,
+        opponents: Policy | Sequence[Policy] | None = None,
+        seat: int | str = "random",
+        obs_scale: np.ndarray | None = None,
+        illegal: str = "noop",
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self, num_players, opponents=opponents, seat=seat, obs_scale=obs_scale,
+            illegal=illegal, render_mode=render_mode, **options,
+        )
+        self.table = raw_env(num_players=num_players, games=1, render_mode=render_mode, **options)
+        """The AEC env underneath (its ``game`` is the engine state)."""
+        self.rules = self.table.rules
+        n = self.rules.num_players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise ValueError(f"seat must be 'random' or a seat 0–{n - 1}, got {seat!r}")
+        if illegal not in ("noop", "raise"):
+            raise ValueError(f"illegal must be 'noop' or 'raise', got {illegal!r}")
+        self.opponents = _opponent_list(opponents, n)
+        self.seat_choice = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.illegal = illegal
+        self.render_mode = render_mode
+        layout = self.table.layout
+        high = layout.high(self.rules).astype(np.float32)
+        if obs_scale is not None:
+            scale = np.asarray(obs_scale, dtype=np.float32)
+            if scale.shape != (layout.size,) or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
+                raise ValueError(f"obs_scale must be {layout.size} positive finite numbers, got shape {scale.shape}")
+            self.obs_scale: np.ndarray | None = scale
+            high = high * scale
+        else:
+            self.obs_scale = None
+        self.observation_space = spaces.Box(0.0, high, (layout.size,), np.float32)
+        self.action_space = spaces.Discrete(self.table.actions.n)
+        self._started = False
+
+    # -- Gymnasium API -----------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game and play the other seats up to the learner's first turn.
+
+        ``options={"deal": {...}}`` starts from an explicit deal (the AEC env's
+        format); such a deal must leave the learner a turn before it ends.
+        """
+        super().reset(seed=seed)
+        n = self.rules.num_players
+        if self.seat_choice == "random":
+            self.seat = int(self.np_random.integers(n))
+        if seed is not None:
+            for opp in self.opponents:
+                reseed = getattr(opp, "reseed", None)
+                if callable(reseed):
+                    reseed(int(self.np_random.integers(2**63)))
+        deal = (options or {}).get("deal") if isinstance(options, dict) else None
+        while True:
+            game_seed = int(self.np_random.integers(2**63))
+            self.table.reset(seed=game_seed, options={"deal": deal} if deal is not None else None)
+            self._play_others()
+            if not self.table.game.over:
+                break
+            if deal is not None:
+                raise ValueError(f"the deal ends before the learner (seat {self.seat}) has a turn")
+            # A seeded deal never ends in the first round (every hand holds 5+ cards); draw another if it did.
+        self._started = True
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The learner's action, then the other seats up to its next turn or the game's end."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        game = self.table.game
+        if game.over:
+            raise RuntimeError("the game is over; call reset() to deal the next one")
+        act = np.asarray(action)
+        if act.size != 1 or not np.issubdtype(act.dtype, np.integer):
+            raise ValueError(f"one integer action per step, got {action!r}")
+        act_i = int(act.reshape(()))
+        mask = legal_mask(game)
+        if not 0 <= act_i < len(mask) or mask[act_i] == 0:
+            if self.illegal == "raise":
+                legal = [int(a) for a in np.flatnonzero(mask)]
+                raise IllegalActionError(game, act_i, legal).with_agent(f"player_{self.seat}")
+            return self._observe(), 0.0, False, False, self._info(illegal=True)
+        self.table.step(act_i)
+        self._play_others()
+        game = self.table.game
+        terminated = game.over and game.status != TRUNCATED
+        truncated = game.status == TRUNCATED
+        reward = 0.0
+        info = self._info()
+        if game.over:
+            points = penalties(game)
+            if terminated:
+                reward = 1.0 if game.winner == self.seat else -points[self.seat] / 100.0
+            info.update(winner=game.winner, status=game.status, penalties=points, penalty=points[self.seat])
+        return self._observe(), float(reward), bool(terminated), bool(truncated), info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (int8), as sb3-contrib's MaskablePPO asks for.
+
+        Once the game is over only ``pass`` is marked, as in the AEC env, so the mask is never empty.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
+        game = self.table.game
+        if game.over:
+            mask = np.zeros(self.table.actions.n, dtype=np.int8)
+            mask[self.table.actions.pass_] = 1
+            return mask
+        return legal_mask(game)
+
+    def render(self) -> str | None:
+        """The table as text (``render_mode="ansi"``), every hand shown."""
+        if self.render_mode is None:
+            return None
+        return self.table.render()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table as a JSON-ready dict (the AEC env's snapshot)."""
+        return self.table.snapshot()
+
+    # -- internals -----------------------------------------------------------------
+
+    def _play_others(self) -> None:
+        """Let the policies of the other seats act until the learner is to act or the game ends."""
+        table, game, n = self.table, self.table.game, self.rules.num_players
+        while not game.over and game.current != self.seat:
+            agent = table.agent_selection
+            view = table.observe(agent)
+            policy = self.opponents[(game.current - self.seat - 1) % n]
+            a = policy.act(view["observation"][None], view["action_mask"][None])
+            table.step(int(np.asarray(a).reshape(-1)[0]))
+
+    def _observe(self) -> np.ndarray:
+        obs = self.table.observe(f"player_{self.seat}")["observation"]
+        return obs * self.obs_scale if self.obs_scale is not None else obs
+
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "seat": self.seat, "illegal": illegal}
+
+
+def _opponent_list(opponents: Policy | Sequence[Policy] | None, n: int) -> list[Policy]:
+    if opponents is None:
+        return [RandomPolicy(0)] * (n - 1)
+    if isinstance(opponents, Policy):
+        return [opponents] * (n - 1)
+    if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
+        raise TypeError(f"opponents must be a Policy or a list of Policies, got {type(opponents).__name__}")
+    ops = list(opponents)
+    if len(ops) != n - 1:
+        raise ValueError(f"opponents lists {len(ops)} policies; a {n}-player table needs one or {n - 1}")
+    for p in ops:
+        if not isinstance(p, Policy):
+            raise TypeError(f"each opponent must have act(obs, mask) -> actions (a Policy), got {type(p).__name__}")
+    return ops
