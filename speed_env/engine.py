@@ -71,7 +71,7 @@ def state_dtype() -> np.dtype:
     return np.dtype(
         [
             ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64),
-            ("phase", np.int8), ("winner", np.int8), ("truncated", np.bool_), ("played_since", np.bool_),
+            ("phase", np.int8), ("winner", np.int8), ("truncated", np.bool_),
             ("flips", np.int32), ("reshuffles", np.int32), ("ties", np.int32),
             ("hand", np.int16, (2, h)), ("stk", np.int16, (2, h, STACK_DEPTH)), ("stk_n", np.int8, (2, h)),
             ("draw", np.int16, (2, PILE)), ("draw_n", np.int16, (2,)),
@@ -80,7 +80,7 @@ def state_dtype() -> np.dtype:
             ("fl_kind", np.int8, (2,)), ("fl_cards", np.int16, (2, 4)), ("fl_slots", np.int8, (2, 4)),
             ("fl_n", np.int8, (2,)), ("fl_pile", np.int8, (2,)), ("fl_land", np.int64, (2,)),
             ("commits", np.int64, (2,)), ("played", np.int32, (2,)), ("bounced", np.int32, (2,)),
-            ("illegal", np.int32, (2,)), ("rebuilds", np.int32, (2,)),
+            ("illegal", np.int32, (2,)), ("rebuilds", np.int32, (2,)), ("idle_rebuilds", np.int32, (2,)),
         ],
         align=True,
     )
@@ -417,7 +417,7 @@ def land(g: Any, cfg: Config, p: int) -> None:
             for j in range(n):
                 push_centre(g, k, g.fl_cards[p, j], p)
             g.played[p] += n
-            g.played_since = True
+            g.idle_rebuilds[:] = 0
             slots = g.fl_slots[p].copy()
             clear_flight(g, p)
             for j in range(n):
@@ -457,20 +457,24 @@ def rebuild(g: Any, k: int) -> None:
     g.centre[k, 0] = top
     g.centre_n[k] = 1
     g.rebuilds[k] += 1
+    g.idle_rebuilds[k] += 1
     g.reshuffles += 1
-    g.played_since = False
 
 
 @njit(none(GAME, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
-    lock_rule = cfg[C_LOCK] != 0
-    if g.side_n[0] == 0 and g.side_n[1] == 0:
-        cycled = g.rebuilds[0] + g.rebuilds[1] > 0 and not g.played_since
-        if lock_rule or cycled:
+    if cfg[C_LOCK] != 0:
+        if g.side_n[0] == 0 and g.side_n[1] == 0:
             lock_game(g, cfg)
             return
-    if not lock_rule:
+    else:
+        # Both side piles already rebuilt since the last card was placed, and one needs
+        # it again: every card has cycled with no play, and would for ever.
+        for k in range(2):
+            if g.side_n[k] == 0 and g.idle_rebuilds[k] > 0 and g.idle_rebuilds[1 - k] > 0:
+                lock_game(g, cfg)
+                return
         for k in range(2):
             if g.side_n[k] == 0:
                 rebuild(g, k)
@@ -665,7 +669,7 @@ def clear_game(g: Any, seed: np.uint64) -> None:
     g.reshuffles = 0
     g.ties = 0
     g.rebuilds[:] = 0
-    g.played_since = False
+    g.idle_rebuilds[:] = 0
 
 
 @njit(cache=True)

@@ -127,7 +127,7 @@ def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
         "reshuffles": int(g["reshuffles"]),
         "ties": int(g["ties"]),
         "rebuilds": [int(x) for x in g["rebuilds"]],
-        "played_since_rebuild": bool(g["played_since"]),
+        "idle_rebuilds": [int(x) for x in g["idle_rebuilds"]],
     }
 
 

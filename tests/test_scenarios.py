@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import pytest
 
+import speed_env
+
 try:  # tests/ is imported either as a package or as a rootdir folder
     from tests.helpers_deal import (
         AGENTS,
@@ -1063,3 +1065,28 @@ def test_short_hand_keeps_its_empty_slots_at_the_right_and_is_not_topped_up():
     )
     assert snap(env)["players"][0]["hand"] == ["9D", "2S", None, None, None]
     assert snap(env)["players"][0]["side_pile"] == 10
+
+
+def test_unequal_side_piles_that_cycle_with_no_play_lock_instead_of_running_to_the_cap():
+    # Nobody can ever play (every 6, 7 and 8 is in a hand or a draw pile, and the hands
+    # are all 7s). The centre piles hold 17 and 21 cards, so the rebuilt side piles run
+    # out at different flips; once both have been rebuilt with no card placed since, the
+    # next rebuild would only cycle the same cards again: the game locks.
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    rest = [f"{r}{s}" for s in "SHDC" for r in ranks if r not in ("6", "7", "8") and f"{r}{s}" not in ("2C", "2D")]
+    deal = {
+        "hands": [["7S", "7H"], ["7D", "7C"]],
+        "draw_piles": [["6S", "6H", "6D", "6C", "8S", "8H", "8D", "8C"], []],
+        "side_piles": [["2C"], ["2D"]],
+        "centre": [rest[:17], rest[17:]],
+    }
+    env = speed_env.parallel_env("us", reaction=(100, 100))
+    env.reset(seed=0, options={"deal": deal})
+    rewards = {}
+    while env.agents:
+        _, rewards, _, trunc, _ = env.step({"player_0": 0, "player_1": 0})
+    t = env.unwrapped.table()
+    assert not trunc["player_0"] and t["clock_ms"] < 60_000
+    assert t["rebuilds"][0] >= 1 and t["rebuilds"][1] >= 1
+    # Locked: player_1 (2 cards) has fewer cards left than player_0 (2 + 8) and wins.
+    assert t["winner"] == 1 and rewards == {"player_0": -1.0, "player_1": 1.0}

@@ -1,0 +1,543 @@
+"""A plain-Python reference referee for real-time Speed: the oracle of the differential tests.
+
+It plays ``docs/rules.md`` one game at a time with lists and small methods
+named after the rules, and shares no code with the batched engine: it imports
+only the deal, the rules value, the cards and the counter-based random draws
+(``rng``/``reaction``), so any disagreement with ``speed_env.engine`` is a
+disagreement about the rules, not about shared code.
+
+Inside, every pile is a Python list **bottom first** (``pile[-1]`` is the top,
+``pile.pop()`` takes it); :meth:`Referee.table` turns them round (top first)
+as ``docs/rules.md`` "The full table" asks. A hand/layout slot is a list too
+(bottom first) so that ``stack_layout`` stacks are plain lists.
+
+A player's flight is a tuple ``(kind, cards, slots, pile, lands_ms)``. The
+flying cards stay on top of their slot lists until they land (a bounce then
+has nothing to move back); while they fly their slots show ``None`` and the
+cards below them, if any, are listed as ``stacked``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from speed_env import rng
+from speed_env.cards import JOKER_RANK, card_str
+from speed_env.deal import Deal, deal_from_seed
+from speed_env.reaction import ReactionProfile, latency_ms
+from speed_env.rules import Rules
+
+PLAY = "play"
+STUCK = "stuck"
+OVER = "over"
+
+_NEVER = 1 << 62  # a time later than any event
+
+SEEN_KEYS = (
+    "tie",
+    "bounce",
+    "joker_placed",
+    "joker_blocked",
+    "stack",
+    "multi",
+    "flip_choice",
+    "default_layout_flip",
+    "rebuild",
+    "lock",
+    "cycle_lock",
+    "empty_lock",
+    "multi_flip_tick",
+    "draw",
+    "truncated",
+)
+
+
+# A player's card(s) in flight: (kind, cards, slots, pile or target slot, lands_ms).
+Flight = tuple[str, list[int], list[int], int, int]
+
+
+def _rank(card: int) -> int:
+    return JOKER_RANK if card >= 52 else card % 13
+
+
+class Referee:
+    """One game of real-time Speed played exactly as ``docs/rules.md`` says.
+
+    ``step(a0, a1)`` takes both seats' actions for one tick and returns
+    ``((reward0, reward1), terminated, truncated)``. ``legal_mask(seat)`` is the
+    action mask (a list of 0/1; the referee keeps it, do not modify it).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        reactions: tuple[ReactionProfile, ReactionProfile],
+        tick_ms: int,
+        seed: int,
+        deal: Deal | None = None,
+    ) -> None:
+        if tick_ms <= 0:
+            raise ValueError(f"tick_ms must be > 0, got {tick_ms}")
+        self.rules = rules
+        self.tick_ms = int(tick_ms)
+        self.seed = int(seed)
+        self._seed64 = rng.seed_to_u64(seed)
+        self._lat_params = (reactions[0].params(), reactions[1].params())
+        self.japanese = rules.is_japanese
+        self.R = rules.n_ranks
+        self.hs = rules.hand_size
+        self.stack_base = 1 + 2 * self.R
+        self.multi_base = self.stack_base + (self.R if rules.stack_layout else 0)
+        self.n_actions = self.multi_base + (2 * self.R if rules.multi_play else 0)
+        # ok[tr][r]: may a card of rank r go on a (non-joker) top of rank tr?
+        self._ok = [
+            [
+                r == JOKER_RANK
+                or abs(r - tr) == 1
+                or (rules.wrap and abs(r - tr) == 12)
+                or (rules.same_rank and r == tr)
+                for r in range(JOKER_RANK + 1)
+            ]
+            for tr in range(JOKER_RANK)
+        ]
+        self._reset(deal if deal is not None else deal_from_seed(rules, seed))
+
+    # ------------------------------------------------------------------ setup
+    def _reset(self, deal: Deal) -> None:
+        self.clock = 0
+        self.phase = PLAY
+        self.flip_ms: int | None = None
+        self.winner: int | str | None = None
+        self.truncated = False
+        self.done = False
+        self.slots = [[[c] if c >= 0 else [] for c in deal.hands[p]] for p in (0, 1)]
+        self.draw = [list(reversed(deal.draw_piles[p])) for p in (0, 1)]
+        self.side = [list(reversed(deal.side_piles[k])) for k in (0, 1)]
+        self.top_owner: list[int | None] = [None, None]
+        self.flight: list[Flight | None] = [None, None]
+        self.played = [0, 0]
+        self.bounced = [0, 0]
+        self.illegal = [0, 0]
+        self.commits = [0, 0]
+        self.flips = 0
+        self.reshuffles = 0
+        self.ties = 0
+        self.rebuilds = [0, 0]
+        self.idle_rebuilds = [0, 0]  # rebuilds of each side pile since the last placed card
+        self.events = 0  # events resolved so far (not part of the table)
+        self.changes = 0  # bumped whenever the table changes other than its clock
+        self.flips_this_step = 0
+        # How often each rare rule fired (not part of the table): lets tests check coverage.
+        self.seen: dict[str, int] = dict.fromkeys(SEEN_KEYS, 0)
+        self._masks: list[list[int] | None] = [None, None]
+        if deal.centre is not None:
+            self.centre = [list(reversed(deal.centre[k])) for k in (0, 1)]
+        else:
+            # japanese opening flip, at clock 0: each stock top onto the player's own pile.
+            self.centre = [[], []]
+            for p in (0, 1):
+                self.centre[p].append(self.draw[p].pop())
+                self.top_owner[p] = p
+        self.stuck_test(0)
+
+    # ------------------------------------------------------------- legality
+    def legal(self, p: int, r: int, k: int) -> bool:
+        """May player ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
+        top = self.centre[k][-1]
+        if top >= 52:
+            return self.top_owner[k] == p
+        return self._ok[top % 13][r]
+
+    def shown(self, p: int) -> list[int | None]:
+        """The card showing in each of ``p``'s slots (``None``: empty or in flight)."""
+        f = self.flight[p]
+        away = f[2] if f is not None else ()
+        return [s[-1] if s and j not in away else None for j, s in enumerate(self.slots[p])]
+
+    def _shown_ranks(self, p: int) -> list[int]:
+        """Rank of each shown card by slot, -1 for none."""
+        f = self.flight[p]
+        away = f[2] if f is not None else ()
+        out = []
+        for j, s in enumerate(self.slots[p]):
+            if s and j not in away:
+                c = s[-1]
+                out.append(JOKER_RANK if c >= 52 else c % 13)
+            else:
+                out.append(-1)
+        return out
+
+    def has_legal_play(self, p: int) -> bool:
+        """Does ``p`` hold an ordinary play (a shown card legal on a pile)?"""
+        for r in set(self._shown_ranks(p)):
+            if r >= 0 and (self.legal(p, r, 0) or self.legal(p, r, 1)):
+                return True
+        return False
+
+    def flip_choice_allowed(self, p: int) -> bool:
+        """A stockless ``play_out`` player may pick the layout card of the coming flip."""
+        return self.phase == STUCK and self.rules.play_out and not self.draw[p]
+
+    def legal_mask(self, p: int) -> list[int]:
+        """0/1 per action for seat ``p`` (cached until the table changes; do not modify)."""
+        m = self._masks[p]
+        if m is None:
+            m = self._masks[p] = self._compute_mask(p)
+        return m
+
+    def _compute_mask(self, p: int) -> list[int]:
+        m = [0] * self.n_actions
+        m[0] = 1
+        if self.done or self.flight[p] is not None:
+            return m
+        ranks = self._shown_ranks(p)
+        present = {r for r in ranks if r >= 0}
+        if self.phase == STUCK:
+            if self.flip_choice_allowed(p):
+                for r in present:
+                    m[1 + 2 * r] = m[2 + 2 * r] = 1
+            return m
+        for r in present:
+            for k in (0, 1):
+                if self.legal(p, r, k):
+                    m[1 + 2 * r + k] = 1
+        if self.rules.stack_layout or self.rules.multi_play:
+            for r in present:
+                if r == JOKER_RANK or ranks.count(r) < 2:
+                    continue
+                if self.rules.stack_layout and self.draw[p]:
+                    m[self.stack_base + r] = 1
+                if self.rules.multi_play:
+                    for k in (0, 1):
+                        if self.legal(p, r, k):
+                            m[self.multi_base + 2 * r + k] = 1
+        return m
+
+    # ----------------------------------------------------------------- step
+    def step(self, a0: int, a1: int) -> tuple[tuple[float, float], bool, bool]:
+        """Play one tick: commits, then every event due by ``clock + tick_ms``."""
+        if self.done:
+            raise RuntimeError("step() on a finished game")
+        t = self.clock
+        masks = (self.legal_mask(0), self.legal_mask(1))
+        for p, a in ((0, a0), (1, a1)):
+            a = int(a)
+            if not 0 <= a < self.n_actions:
+                raise ValueError(
+                    f"action {a} of seat {p} is outside the action space [0, {self.n_actions})"
+                )
+            if a == 0:
+                continue
+            if not masks[p][a]:
+                self.illegal[p] += 1
+                self.changes += 1
+                continue
+            self.commit(p, a, t)
+        self.run_events(t + self.tick_ms)
+        self.clock = t + self.tick_ms
+        if not self.done and self.clock >= self.rules.max_game_ms:
+            # docs/rules.md only says "truncated"; the table then reads as a finished game.
+            self.truncated = True
+            self.end(None)
+            return (0.0, 0.0), False, True
+        if self.done:
+            return self.rewards(), True, False
+        return (0.0, 0.0), False, False
+
+    def rewards(self) -> tuple[float, float]:
+        """+1/−1 to the winner/loser, 0 for a draw or an unfinished game."""
+        if self.winner == 0:
+            return 1.0, -1.0
+        if self.winner == 1:
+            return -1.0, 1.0
+        return 0.0, 0.0
+
+    def commit(self, p: int, a: int, t: int) -> None:
+        """Put player ``p``'s (already checked legal) action ``a`` in flight at clock ``t``."""
+        self._masks = [None, None]
+        self.changes += 1
+        ranks = self._shown_ranks(p)
+        if a < self.stack_base:
+            r, k = divmod(a - 1, 2)
+            slot = ranks.index(r)
+            card = self.slots[p][slot][-1]
+            if self.phase == STUCK:  # a play-out flip choice: placed at the flip, no latency draw
+                assert self.flip_ms is not None
+                self.flight[p] = ("flip_choice", [card], [slot], k, self.flip_ms)
+            else:
+                self.flight[p] = (PLAY, [card], [slot], k, t + self._latency(p))
+        elif a < self.multi_base:
+            r = a - self.stack_base
+            src = ranks.index(r)
+            dst = ranks.index(r, src + 1)
+            card = self.slots[p][src][-1]
+            self.flight[p] = ("stack", [card], [src], dst, t + self._latency(p))
+            self.seen["stack"] += 1
+        else:
+            r, k = divmod(a - self.multi_base, 2)
+            slots = [j for j, x in enumerate(ranks) if x == r]
+            cards = [self.slots[p][j][-1] for j in slots]
+            self.flight[p] = ("multi", cards, slots, k, t + self._latency(p))
+            self.seen["multi"] += 1
+
+    def _latency(self, p: int) -> int:
+        n = self.commits[p]
+        self.commits[p] = n + 1
+        return int(latency_ms(self._lat_params[p], self._seed64, p, n))
+
+    # --------------------------------------------------------------- events
+    def _next_landing(self, p: int) -> int:
+        f = self.flight[p]
+        if f is None or f[0] == "flip_choice":
+            return _NEVER
+        return f[4]
+
+    def run_events(self, end: int) -> None:
+        """Resolve every landing and flip due at or before ``end``, in time order."""
+        self.flips_this_step = 0
+        while not self.done:
+            l0 = self._next_landing(0)
+            l1 = self._next_landing(1)
+            lf = self.flip_ms if self.phase == STUCK and self.flip_ms is not None else _NEVER
+            e = min(l0, l1, lf)
+            if e > end:
+                return
+            if l0 == e and l1 == e:
+                u = rng.uniform(self._seed64, rng.TIE, self.ties)
+                self.ties += 1
+                self.seen["tie"] += 1
+                first, second = (0, 1) if u < 0.5 else (1, 0)
+                self.land(first, e)
+                self.stuck_test(e)
+                if self.done:
+                    return
+                self.land(second, e)
+                self.stuck_test(e)
+            elif l0 == e:
+                self.land(0, e)
+                self.stuck_test(e)
+            elif l1 == e:
+                self.land(1, e)
+                self.stuck_test(e)
+            else:
+                if self.flips_this_step:
+                    self.seen["multi_flip_tick"] += 1
+                self.flips_this_step += 1
+                self.flip(e)
+                self.stuck_test(e)
+
+    def land(self, p: int, e: int) -> None:
+        """Player ``p``'s flight lands at time ``e``: placed, stacked or bounced."""
+        self.events += 1
+        self._masks = [None, None]
+        self.changes += 1
+        flight = self.flight[p]
+        assert flight is not None
+        kind, cards, slots, pile, _ = flight
+        self.flight[p] = None
+        hand = self.slots[p]
+        if kind == "stack":
+            card = hand[slots[0]].pop()
+            hand[pile].append(card)
+            self.refill(p, slots[0])
+        elif self.legal(p, _rank(cards[0]), pile):
+            for j in slots:
+                hand[j].pop()
+            self.centre[pile].extend(cards)
+            self.top_owner[pile] = p
+            if cards[-1] >= 52:
+                self.seen["joker_placed"] += 1
+            self.played[p] += len(cards)
+            self.idle_rebuilds = [0, 0]
+            for j in slots:
+                self.refill(p, j)
+        else:
+            self.bounced[p] += len(cards)  # the cards never left their slots
+            self.seen["bounce"] += 1
+            if self.centre[pile][-1] >= 52:
+                self.seen["joker_blocked"] += 1
+        self.check_win_after_landing(p)
+
+    def refill(self, p: int, j: int) -> None:
+        """An emptied slot shows its stacked card, else takes the draw pile's top."""
+        if not self.slots[p][j] and self.draw[p]:
+            self.slots[p][j].append(self.draw[p].pop())
+
+    def stuck_test(self, e: int) -> None:
+        """Stuck: no ordinary card in flight and neither player holds a legal play."""
+        if self.done:
+            return
+        stuck = (
+            self._next_landing(0) == _NEVER
+            and self._next_landing(1) == _NEVER
+            and not self.has_legal_play(0)
+            and not self.has_legal_play(1)
+        )
+        if stuck and self.phase == PLAY:
+            self.phase = STUCK
+            self.flip_ms = e + self.rules.stuck_countdown_ms
+        elif not stuck and self.phase == STUCK:
+            self.phase = PLAY
+            self.flip_ms = None
+
+    # ---------------------------------------------------------------- flips
+    def flip(self, e: int) -> None:
+        """The simultaneous flip at the end of the stuck countdown."""
+        self.events += 1
+        self._masks = [None, None]
+        self.changes += 1
+        self.flips += 1
+        self.phase = PLAY
+        self.flip_ms = None
+        if self.japanese:
+            self.flip_japanese()
+        else:
+            self.flip_side_piles()
+
+    def flip_side_piles(self) -> None:
+        """``us``/``pagat``: side pile k onto centre pile k, rebuilding or locking first."""
+        if self.rules.reserve_rule == "lock":
+            if not self.side[0] and not self.side[1]:
+                self.seen["empty_lock"] += 1
+                self.lock()
+                return
+        else:
+            for k in (0, 1):
+                if not self.side[k] and self.idle_rebuilds[k] and self.idle_rebuilds[1 - k]:
+                    self.seen["cycle_lock"] += 1
+                    self.lock()
+                    return
+            for k in (0, 1):
+                if not self.side[k]:
+                    self.rebuild(k)
+        flipped = False
+        for k in (0, 1):
+            if self.side[k]:
+                self.centre[k].append(self.side[k].pop())
+                self.top_owner[k] = None
+                flipped = True
+        if not flipped:
+            self.lock()
+
+    def rebuild(self, k: int) -> None:
+        """Side pile ``k`` from centre pile ``k``: all but the top, shuffled."""
+        c = self.centre[k][:-1]  # bottom first
+        order = rng.shuffle_order(
+            self._seed64, rng.REBUILD + k, 64 * self.rebuilds[k], len(c)
+        ).tolist()
+        top_first = [c[i] for i in order]
+        self.side[k] = top_first[::-1]
+        self.centre[k] = self.centre[k][-1:]
+        self.rebuilds[k] += 1
+        self.reshuffles += 1
+        self.seen["rebuild"] += 1
+        self.idle_rebuilds[k] += 1
+
+    def lock(self) -> None:
+        """Locked game: fewer cards (hand + draw pile) wins; equal is a draw."""
+        self.seen["lock"] += 1
+        n = [sum(1 for s in self.slots[p] if s) + len(self.draw[p]) for p in (0, 1)]
+        self.end(0 if n[0] < n[1] else 1 if n[1] < n[0] else "draw")
+
+    def flip_japanese(self) -> None:
+        """Each player's stock top onto their own pile; with play_out a layout card instead."""
+        for p in (0, 1):
+            if self.draw[p]:
+                self.centre[p].append(self.draw[p].pop())
+                self.top_owner[p] = p
+            elif self.rules.play_out:
+                f = self.flight[p]
+                if f is not None and f[0] == "flip_choice":
+                    slot, pile = f[2][0], f[3]
+                    self.flight[p] = None
+                    self.seen["flip_choice"] += 1
+                else:
+                    slot = next(j for j, s in enumerate(self.slots[p]) if s)
+                    pile = p
+                    self.seen["default_layout_flip"] += 1
+                self.centre[pile].append(self.slots[p][slot].pop())
+                self.top_owner[pile] = p
+        wins = [self.has_won(0), self.has_won(1)]
+        if wins[0] and wins[1]:
+            self.end("draw")
+        elif wins[0] or wins[1]:
+            self.end(0 if wins[0] else 1)
+
+    # ------------------------------------------------------------- winning
+    def has_won(self, p: int) -> bool:
+        """The win condition of the preset for player ``p`` (no card in flight)."""
+        if self.draw[p] or self.flight[p] is not None:
+            return False
+        if self.japanese and not self.rules.play_out:
+            return True
+        return not any(self.slots[p])
+
+    def check_win_after_landing(self, p: int) -> None:
+        """Win checks, for the landing player only."""
+        if self.has_won(p):
+            self.end(p)
+
+    def end(self, winner: int | str | None) -> None:
+        """The game is over (``None``: truncated, no winner)."""
+        self.winner = winner
+        if winner is None:
+            self.seen["truncated"] += 1
+        elif winner == "draw":
+            self.seen["draw"] += 1
+        self.phase = OVER
+        self.flip_ms = None
+        self.done = True
+        self._masks = [None, None]
+        self.changes += 1
+
+    # ---------------------------------------------------------------- table
+    def table(self) -> dict[str, Any]:
+        """The whole table in the format of docs/rules.md "The full table"."""
+
+        def names(pile: list[int]) -> list[str]:
+            return [card_str(c) for c in reversed(pile)]
+
+        players = []
+        for p in (0, 1):
+            f = self.flight[p]
+            away = f[2] if f is not None else ()
+            hand, stacked = [], []
+            for j, s in enumerate(self.slots[p]):
+                hand.append(card_str(s[-1]) if s and j not in away else None)
+                stacked.append(names(s[:-1]))
+            players.append(
+                {
+                    "hand": hand,
+                    "stacked": stacked,
+                    "draw_pile": names(self.draw[p]),
+                    "in_flight": None
+                    if f is None
+                    else {
+                        "kind": f[0],
+                        "cards": [card_str(c) for c in f[1]],
+                        "slots": list(f[2]),
+                        "pile": f[3],
+                        "lands_ms": f[4],
+                    },
+                    "played": self.played[p],
+                    "bounced": self.bounced[p],
+                    "illegal": self.illegal[p],
+                    "commits": self.commits[p],
+                }
+            )
+        return {
+            "clock_ms": self.clock,
+            "phase": self.phase,
+            "flip_ms": self.flip_ms,
+            "centre": [names(self.centre[0]), names(self.centre[1])],
+            "top_owner": list(self.top_owner),
+            "side_piles": [names(self.side[0]), names(self.side[1])],
+            "players": players,
+            "winner": self.winner,
+            "truncated": self.truncated,
+            "flips": self.flips,
+            "reshuffles": self.reshuffles,
+            "ties": self.ties,
+            "rebuilds": list(self.rebuilds),
+            "idle_rebuilds": list(self.idle_rebuilds),
+        }
