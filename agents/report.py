@@ -12,6 +12,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,25 +41,63 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+# Per-agent columns after "win %": shown when the agents carry the key (the real-time
+# tournament reports cards played and bounces, the vintage one mean penalties).
+_AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
+    ("mean_cards_played", "cards played / game", lambda a: f"{a['mean_cards_played']:.1f}"),
+    ("bounce_rate", "bounce rate", lambda a: f"{a['bounce_rate']:.3f}"),
+    ("mean_penalty", "mean penalty [95% CI]",
+     lambda a: f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"),
+]
+
+# How each game's pairwise results read: a table header and the heatmap's title.
+_PAIR_WORDS = {
+    "realtime": ("| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |",
+                 "win rate of row vs column (paired deals)"),
+    "vintage": ("| a | b | comparisons | a ahead | b ahead | ties | a's win rate | 95% CI |",
+                "row finished ahead of column (fewer penalty points; ties half)"),
+}
+
+
+def _game(summary: dict[str, Any]) -> str:
+    return str(summary.get("settings", {}).get("game", "realtime"))
+
+
 def leaderboard(summary: dict[str, Any]) -> str:
-    """The leaderboard as a Markdown table (also what the terminal shows)."""
+    """The leaderboard as a Markdown table (also what the terminal shows).
+
+    Agents, then pairwise results; a vintage summary adds a table per line-up.
+    """
+    agents = summary["agents"]
+    columns = [c for c in _AGENT_COLUMNS if agents and c[0] in agents[0]]
     lines = [
-        "| rank | agent | rating | 95% CI | games | win % | cards played / game | bounce rate |",
-        "|---:|---|---:|---|---:|---:|---:|---:|",
+        "| rank | agent | rating | 95% CI | games | win % | " + "".join(f"{c[1]} | " for c in columns).rstrip(),
+        "|---:|---|---:|---|---:|---:|" + "---:|" * len(columns),
     ]
-    for rank, a in enumerate(summary["agents"], 1):
-        score = (a["wins"] + a["draws"] / 2) / a["games"] if a["games"] else 0.0
+    for rank, a in enumerate(agents, 1):
+        score = (a["wins"] + a.get("draws", 0) / 2) / a["games"] if a["games"] else 0.0
+        cells = "".join(f" {c[2](a)} |" for c in columns)
         lines.append(
             f"| {rank} | {a['name']} | {a['rating']:.0f} | [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
-            f"| {a['games']} | {100 * score:.1f} | {a['mean_cards_played']:.1f} | {a['bounce_rate']:.3f} |"
+            f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
-    lines += ["", "| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
+    lines += ["", header, "|---|---|---:|---:|---:|---:|---:|---|"]
     for m in summary["matches"]:
         lo, hi = m["win_rate_a_ci"]
         lines.append(
             f"| {m['a']} | {m['b']} | {m['games']} | {m['wins_a']} | {m['wins_b']} | {m['draws']} "
             f"| {100 * m['win_rate_a']:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] |"
         )
+    if summary.get("lineups"):
+        lines += ["", "| line-up (seat order) | games | agent | seats | win % | mean penalty [95% CI] |",
+                  "|---|---:|---|---:|---:|---|"]
+        for lu in summary["lineups"]:
+            for r in lu["results"]:
+                lo, hi = r["mean_penalty_ci"]
+                win = 100 * r["wins"] / r["games"] if r["games"] else 0.0
+                lines.append(f"| {' '.join(lu['agents'])} | {lu['games']} | {r['name']} | {r['seats']} "
+                             f"| {win:.1f} | {r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}] |")
     return "\n".join(lines) + "\n"
 
 
@@ -103,7 +142,7 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
                 dark = abs(grid[i, j] - 0.5) > 0.12  # white text on the deep colours
                 ax.text(j, i, f"{100 * grid[i, j]:.1f}%", ha="center", va="center", fontsize=9,
                         color="white" if dark else "black")
-    ax.set_title("win rate of row vs column (paired deals)")
+    ax.set_title(_PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1])
     fig.colorbar(im, ax=ax, shrink=0.8)
     data = _png(fig)
     plt.close(fig)
@@ -132,8 +171,12 @@ def ratings_png(summary: dict[str, Any]) -> bytes:
     return data
 
 
-def write_outputs(out: Path, summary: dict[str, Any], replays: list[str] | None = None) -> list[Path]:
-    """Write every output file of a tournament into ``out``; return their paths."""
+def write_outputs(out: Path, summary: dict[str, Any], replays: list[str] | None = None,
+                  extra: dict[str, bytes] | None = None) -> list[Path]:
+    """Write every output file of a tournament into ``out``; return their paths.
+
+    ``extra`` adds files (name -> bytes) after the standard ones.
+    """
     files = {
         "results.json": json.dumps(summary, indent=2).encode(),
         "results.csv": matches_csv(summary).encode(),
@@ -143,6 +186,7 @@ def write_outputs(out: Path, summary: dict[str, Any], replays: list[str] | None 
     }
     if replays:
         files["replays.jsonl"] = ("\n".join(replays) + "\n").encode()
+    files.update(extra or {})
     paths = []
     for name, data in files.items():
         write_atomic(out / name, data)

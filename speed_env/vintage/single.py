@@ -31,7 +31,7 @@ placing a card) is a step of its own, as in the AEC env.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -53,7 +53,7 @@ class VintageSingleEnv(gym.Env, EzPickle):
     (:mod:`speed_env.vintage.rules`).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,

@@ -1,0 +1,194 @@
+"""Training on Vintage Speed: the single-agent Gymnasium wrapper, the model format, a short run end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+from agents.vintage import VintageGreedy, VintageRandom
+from speed_env.policy import Policy
+from speed_env.vintage import make_rules
+from speed_env.vintage.single import VintageSingleEnv
+
+pytest.importorskip("sb3_contrib")
+
+
+@pytest.mark.parametrize("players", [2, 4, 7])
+def test_wrapper_passes_gymnasium_and_sb3_checkers(players):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common import env_checker as sb3
+
+    check_env(VintageSingleEnv(players, opponents=VintageGreedy()), skip_render_check=True)
+    sb3.check_env(VintageSingleEnv(players, opponents=VintageRandom(1)), warn=True)
+
+
+def test_wrapper_with_scaled_observations_passes_the_checkers():
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common import env_checker as sb3
+
+    from train.vintage_ppo import observation_scale
+
+    scale = observation_scale(make_rules(4, 1))
+    check_env(VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), skip_render_check=True)
+    sb3.check_env(VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), warn=True)
+
+
+def _play(env, seed, pick):
+    """One game: the trace of (observation, reward) per step, the last reward and info."""
+    obs, info = env.reset(seed=seed)
+    trace = [(obs.copy(), 0.0)]
+    while True:
+        mask = env.action_masks()
+        assert np.array_equal(mask, info["action_mask"]) and mask.dtype == np.int8
+        obs, reward, term, trunc, info = env.step(pick(mask))
+        assert type(reward) is float and type(term) is bool and type(trunc) is bool
+        trace.append((obs.copy(), reward))
+        if term or trunc:
+            return trace, reward, info
+
+
+def test_every_step_is_the_learners_and_the_reward_is_the_aec_envs():
+    env = VintageSingleEnv(4, opponents=[VintageGreedy(), VintageRandom(3), VintageGreedy()])
+    for seed in range(20):
+        trace, reward, info = _play(env, seed, lambda m: int(np.flatnonzero(m)[-1]))
+        game = env.table.game
+        assert game.over and info["penalties"] == [sum(c * p for c, p in zip(h, game.rules.pack.penalties))
+                                                 for h in game.hands]
+        if game.winner == env.seat:
+            assert reward == 1.0
+        else:
+            assert reward == -info["penalty"] / 100
+        # Every action of the learner's seat came from a step (the others never acted for it),
+        # and every step was one of its actions.
+        assert sum(seat == env.seat for seat, _ in game.history) == len(trace) - 1
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_seeded_games_repeat_and_seats_vary():
+    def run(seed):
+        env = VintageSingleEnv(3, opponents=VintageRandom(7))
+        return _play(env, seed, lambda m: int(np.flatnonzero(m)[0]))
+
+    a, b = run(4), run(4)
+    assert len(a[0]) == len(b[0]) and all(np.array_equal(x[0], y[0]) for x, y in zip(a[0], b[0]))
+    seats = set()
+    env = VintageSingleEnv(3)
+    for s in range(30):
+        env.reset(seed=s)
+        seats.add(env.seat)
+    assert seats == {0, 1, 2}
+
+
+def test_illegal_action_is_a_noop_or_raises():
+    env = VintageSingleEnv(4, opponents=VintageGreedy(), seat=1)
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    before = env.snapshot()
+    obs2, reward, term, trunc, info2 = env.step(illegal)
+    assert info2["illegal"] and reward == 0.0 and not term and np.array_equal(obs, obs2)
+    assert env.snapshot() == before
+    strict = VintageSingleEnv(4, opponents=VintageGreedy(), seat=1, illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action"):
+        strict.step(illegal)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="seat"):
+        VintageSingleEnv(4, seat=4)
+    with pytest.raises(ValueError, match="one or 3"):
+        VintageSingleEnv(4, opponents=[VintageGreedy(), VintageGreedy()])
+    with pytest.raises(TypeError, match="Policy"):
+        VintageSingleEnv(4, opponents="vintage-greedy")
+    with pytest.raises(ValueError, match="obs_scale"):
+        VintageSingleEnv(4, obs_scale=np.ones(3))
+
+
+def test_export_folds_the_scale_into_the_first_layer(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.vintage_ppo import export, observation_scale
+
+    rules = make_rules(4, 1)
+    scale = observation_scale(rules)
+    env = VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
+    path = export(model, tmp_path / "m", scale, rules, {"note": "test"})
+    manifest = json.loads(path.read_text())
+    assert manifest["game"] == "vintage" and manifest["observation"]["obs_dim"] == 174
+    policy = agents.make(f"vintage-ppo:{path}")
+    assert isinstance(policy, Policy)
+    raw = VintageSingleEnv(4, opponents=VintageGreedy())
+    obs, info = raw.reset(seed=3)
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor((obs * scale)[None]))
+        want = dist.distribution.logits.numpy()
+    got = policy.logits(obs[None])
+    # SB3 normalises logits (log-softmax); differences between actions must agree.
+    np.testing.assert_allclose(got - got.max(), want - want.max(), atol=1e-4)
+
+
+def test_vintage_model_is_refused_where_it_does_not_fit(tmp_path):
+    from agents.model_io import ModelFormatError
+
+    with pytest.raises(ModelFormatError, match="does not exist"):
+        agents.make(f"vintage-ppo:{tmp_path / 'none.json'}")
+    with pytest.raises(ModelFormatError, match="unknown option"):
+        agents.make(f"vintage-ppo:{tmp_path / 'none.json'}?fast")
+
+
+def test_short_training_run_end_to_end(tmp_path, capsys):
+    """``speed train --game vintage``: a few thousand steps, every file, a model that plays."""
+    from agents import vintage_tournament as vt
+    from speed_cli import main as cli
+
+    out = tmp_path / "run"
+    code = cli(["train", "--game", "vintage", "--players", "3", "--opponent", "vintage-greedy",
+                "--timesteps", "2048", "--n-envs", "4", "--n-steps", "128", "--batch-size", "128",
+                "--net-arch", "64,64", "--eval-every", "1024", "--eval-games", "6",
+                "--eval-opponents", "vintage-greedy", "--seed", "0", "--out", str(out), "--no-progress"])
+    assert code == 0
+    for name in ("model.json", "model.safetensors", "eval.csv", "curves.png", "summary.json", "config.json",
+                 "logs/progress.csv"):
+        assert (out / name).exists(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] and summary["timesteps"] >= 2048
+    config = json.loads((out / "config.json").read_text())
+    assert config["players"] == 3 and config["n_envs"] == 4 and config["net_arch"] == "64,64"
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("timesteps,opponent") and len(rows) >= 3
+    # The saved model plays in the N-player harness.
+    spec = f"vintage-ppo:{out / 'model.json'}"
+    settings = vt.VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
+    results, complete = vt.run(settings)
+    assert complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
+    # The same folder again is refused (one line, exit 2).
+    capsys.readouterr()
+    again = cli(["train", "--game", "vintage", "--timesteps", "64", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert again == 2 and "already holds a trained model" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--rules", "japanese"], "--rules: not a setting of the vintage recipe"),
+        (["--players", "1"], "players must be 2–10"),
+        (["--opponent", "chain"], "plays real-time Speed"),
+        (["--opponent", "vintage-nobody"], "unknown agent"),
+        (["--batch-size", "100000"], "exceeds a rollout"),
+    ],
+)
+def test_train_cli_bad_input(tmp_path, capsys, argv, message):
+    from speed_cli import main as cli
+
+    code = cli(["train", "--game", "vintage", "--out", str(tmp_path / "r"), "--no-progress", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
