@@ -85,5 +85,7 @@ def bootstrap_ratings(
             pts[i, j] = wi + d / 2.0
             pts[j, i] = wj + d / 2.0
         boot[s] = bradley_terry(pts, games)
+    if samples <= 0:  # no bootstrap asked for: a degenerate interval at the estimate
+        return Ratings(rating=rating, low=rating.copy(), high=rating.copy())
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
     return Ratings(rating=rating, low=low, high=high)
