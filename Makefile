@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-AGENTS ?= random,greedy,chain
+AGENTS ?= random,greedy,chain,trained
 
 .PHONY: setup run demo test test-fast lint bench clean
 
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,plot,dev]"
+	$(BIN)/pip install -q -e ".[train,plot,dev,web]"
 	touch $(STAMP)
 
 setup: $(STAMP)
