@@ -9,6 +9,7 @@ Errors in user input print one line and exit with code 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -171,6 +172,10 @@ class _Progress:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
+    if args.game == "vintage":
+        return cmd_tournament_vintage(args)
+    if args.players not in (None, 2):
+        raise UsageError(f"--players {args.players}: real-time Speed has two players; use --game vintage")
     import agents
     from agents import report, tournament
     from speed_env.reaction import make_profile
@@ -210,6 +215,40 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if not complete:
         print("interrupted: results cover the chunks that finished", file=sys.stderr)
     print(f"{sum(m['games'] for m in summary['matches'])} games in {summary['settings']['wall_s']} s; "
+          f"wrote {', '.join(str(p) for p in paths)}")
+    return 0 if complete else 130
+
+
+def cmd_tournament_vintage(args: argparse.Namespace) -> int:
+    """Vintage Speed at N-player tables (agents/vintage_tournament.py): line-ups, seat rotation, shared deals."""
+    import agents
+    from agents import report
+    from agents import vintage_tournament as vt
+
+    if args.save_replays:
+        raise UsageError("--save-replays records real-time games only")
+    if args.rules != "us":
+        raise UsageError("--rules is for real-time Speed; give vintage rule options as --option KEY=VALUE")
+    text = "vintage-random,vintage-greedy,vintage-tactician" if args.agents == "random,greedy,chain" else args.agents
+    specs = tuple(s.strip() for s in text.split(",") if s.strip())
+    settings = vt.VintageSettings(agents=specs, players=4 if args.players is None else args.players,
+                                  games=args.games, seed=args.seed, gauntlet=args.gauntlet,
+                                  options=tuple(sorted(_parse_options(args.option).items())))
+    for spec in specs:  # build each agent once (a missing model file fails here)
+        agents.make(spec, seed=0)
+    out = report.check_writable(args.out)
+    t0 = time.perf_counter()
+    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"))
+    if not results:
+        print("interrupted before any games finished; nothing written", file=sys.stderr)
+        return 130
+    summary = vt.summarise(settings, results)
+    summary["settings"].update(complete=complete, wall_s=round(time.perf_counter() - t0, 2))
+    paths = vt.write_outputs(out, summary)
+    print(report.leaderboard(summary))
+    if not complete:
+        print("interrupted: results cover the chunks that finished", file=sys.stderr)
+    print(f"{summary['settings']['games_played']} games in {summary['settings']['wall_s']} s; "
           f"wrote {', '.join(str(p) for p in paths)}")
     return 0 if complete else 130
 
@@ -262,6 +301,190 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- play/watch
+def _table_config(args: argparse.Namespace, mode: str, specs: Sequence[str]) -> Any:
+    """The ``TableConfig`` of ``speed play`` / ``speed watch`` from the command line, checked."""
+    from pathlib import Path
+
+    import agents
+    from agents.web.session import TableConfig
+    from speed_env.reaction import make_profile
+    from speed_env.rules import make_rules
+
+    reactions = [r.strip() for r in (args.reaction or "human").split(",")]
+    if len(reactions) > 2 or (mode == "play" and len(reactions) > 1):
+        raise UsageError(f"--reaction takes {'one profile' if mode == 'play' else 'one or two profiles'}, "
+                         f"got {args.reaction!r}")
+    profiles = [make_profile(r) for r in reactions]
+    specs = list(specs)
+    if mode == "watch" and len(profiles) == 2:
+        # A pair gives each seat its own profile, unless the spec carries one (chain@pro).
+        specs = [s if "@" in s else f"{s}@{r}" for s, r in zip(specs, reactions, strict=True)]
+    for spec in specs:
+        if spec != "you":
+            agents.parse_spec(spec)  # an unknown agent fails here, before the server starts
+    deal = None
+    if args.deal:
+        try:
+            with open(args.deal, encoding="utf-8") as f:
+                deal = json.load(f)
+        except OSError as exc:
+            raise UsageError(f"cannot read deal file {args.deal!r}: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"deal file {args.deal!r} is not JSON: {exc}") from None
+        if not isinstance(deal, dict):
+            raise UsageError(f"deal file {args.deal!r} must hold a JSON object (hands, draw_piles, …)")
+    replays = None
+    if args.replays_dir:
+        replays = Path(args.replays_dir)
+        if replays.exists() and not replays.is_dir():
+            raise UsageError(f"--replays-dir {str(replays)!r} is a file, not a folder")
+    if args.countdown_ms < 0:
+        raise UsageError(f"--countdown-ms must be >= 0, got {args.countdown_ms}")
+    return TableConfig(
+        mode=mode, agents=(specs[0], specs[1]), rules=make_rules(args.rules, **_parse_options(args.option)),
+        tick_ms=args.tick_ms, reaction=profiles[0], seed=args.seed, deal=deal, countdown_ms=args.countdown_ms,
+        replays_dir=replays,
+    )
+
+
+def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
+    try:
+        from agents.web import server
+    except ImportError as exc:  # pragma: no cover - the [web] extra is missing
+        raise UsageError(f"speed {cfg.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}") from None
+    print("loading the bots and the engine…", file=sys.stderr, flush=True)
+    server.warm_up(cfg)  # a missing model or a bad deal fails here, before the server starts
+    try:
+        sock = server.listen("127.0.0.1", args.port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
+
+    def announce(url: str) -> None:
+        print(f"Speed table at {url}  (Ctrl-C to stop)", flush=True)
+
+    # uvicorn shuts down on Ctrl-C, then passes the signal on: the normal way out.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve(cfg, sock=sock, open_browser=not args.no_browser, announce=announce)
+    print("server stopped", file=sys.stderr)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a bot in the browser, with your reaction time measured on every play."""
+    return _serve_table(_table_config(args, "play", ["you", args.opponent]), args)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Two bots play live in the browser, with speed controls."""
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if len(specs) != 2:
+        raise UsageError(f"--agents takes two agent specs separated by a comma, got {args.agents!r}")
+    return _serve_table(_table_config(args, "watch", specs), args)
+
+
+# --------------------------------------------------------------------- train
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a MaskablePPO agent (train/ppo.py): logs, evaluations, checkpoints, curves, the model."""
+    import dataclasses
+
+    import agents
+
+    try:
+        from train import ppo
+    except ImportError as exc:  # pragma: no cover - the [train] extra is missing
+        raise UsageError(f"speed train needs the [train] extra (pip install 'speed-rl[train]'): {exc}") from None
+    if args.game == "vintage":  # train/vintage_ppo.py; the flags given override its own defaults
+        from train import vintage_ppo
+
+        changed = {f.name: getattr(args, f.name) for f in dataclasses.fields(ppo.Config)
+                   if getattr(args, f.name) != f.default}
+        summary = vintage_ppo.train(vintage_ppo.config_from_flags(changed, players=args.players))
+        return 0 if summary["complete"] else 130
+    if args.players not in (None, 2):
+        raise UsageError(f"--players {args.players}: real-time Speed has two players; use --game vintage")
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ppo.Config)}
+    cfg = ppo.Config(**values)
+    for spec in [s.strip() for s in cfg.opponent.split(",") if s.strip() and s.strip() != "self"]:
+        agents.parse_spec(spec)  # an unknown opponent fails here, before any work
+    for spec in [s.strip() for s in cfg.eval_opponents.split(",") if s.strip()]:
+        agents.parse_spec(spec)
+    if cfg.init_bc:
+        agents.parse_spec(cfg.init_bc)
+    summary = ppo.train(cfg)
+    return 0 if summary["complete"] else 130
+
+
+def _train_args(p: argparse.ArgumentParser) -> None:
+    """One flag per field of ``train.ppo.Config``, its docstring as the help."""
+    import dataclasses
+
+    from train.ppo import Config, field_help
+
+    helps = field_help(Config)
+    for f in dataclasses.fields(Config):
+        flag = "--" + f.name.replace("_", "-")
+        kind = str(f.type)
+        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
+        if kind == "bool":
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+            continue
+        convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
+        default = f.default
+        shown = f" (default {default})" if default not in (None, "") else ""
+        p.add_argument(flag, type=convert, default=default, help=text + shown,
+                       metavar=f.name.upper() if convert is str else None)
+
+
+# ---------------------------------------------------------------- experiment
+def cmd_experiment_reaction(args: argparse.Namespace) -> int:
+    """Win rate against reaction latency (train/reaction_sweep.py): CSV, JSON with the fit, plots."""
+    import agents
+    from agents import report
+    from speed_env.rules import make_rules
+    from train import reaction_sweep as rs
+
+    latencies = rs.parse_latencies(args.latencies, "--latencies")
+    if args.grid:
+        if args.jitter and not args.opponent_latency:
+            raise UsageError("--grid --jitter needs --opponent-latency (ms are fixed, names are presets)")
+        opponent = rs.parse_latencies(args.opponent_latency or args.latencies, "--opponent-latency")
+    else:
+        default = args.jitter or "250"  # a jittered agent meets the preset it is shaped like
+        opponent = rs.parse_latencies(args.opponent_latency or default, "--opponent-latency")
+        if len(opponent) != 1:
+            raise UsageError(f"--opponent-latency takes one latency without --grid, got {args.opponent_latency!r}")
+    if args.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 (no intervals) or more, got {args.bootstrap}")
+    settings = rs.SweepSettings(
+        agent=args.agent.strip(), opponent=args.opponent.strip(), latencies=latencies,
+        opponent_latencies=opponent, games=args.games,
+        rules=make_rules(args.rules, **_parse_options(args.option)), tick_ms=args.tick_ms, seed=args.seed,
+        jitter=args.jitter,
+    )
+    for spec in (settings.agent, settings.opponent):  # unknown agent or missing model: fail before any work
+        agents.parse_spec(spec)
+        agents.make(spec, settings.rules, seed=0)
+    compare = [rs.load(folder) for folder in filter(None, (s.strip() for s in args.compare.split(",")))]
+    out = report.check_writable(args.out)
+    t0 = time.perf_counter()
+    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"))
+    if not results:
+        print("interrupted before any games finished; nothing written", file=sys.stderr)
+        return 130
+    wall = time.perf_counter() - t0
+    doc = rs.summarise(settings, results, bootstrap=args.bootstrap)
+    doc["settings"] |= {"complete": complete, "wall_s": round(wall, 2), "workers": args.workers,
+                        "bootstrap": args.bootstrap}
+    paths = rs.write_outputs(out, doc, compare)
+    print(rs.table(doc))
+    print(rs.headline(doc))
+    if not complete:
+        print("interrupted: results cover the chunks that finished", file=sys.stderr)
+    print(f"{sum(r['games'] for r in doc['points'])} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}")
+    return 0 if complete else 130
+
+
 # ---------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
     """The ``speed`` argument parser with every subcommand."""
@@ -291,6 +514,10 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
+    tour.add_argument("--game", choices=("realtime", "vintage"), default="realtime",
+                      help="realtime (two players, paired deals) or vintage (N players, seat rotation; "
+                      "--games per line-up, rule options as --option)")
+    tour.add_argument("--players", type=int, default=None, help="vintage: players at each table, 2-10 (default 4)")
     tour.set_defaults(func=cmd_tournament)
 
     ag = sub.add_parser("agents", help="list the agent specs")
@@ -301,6 +528,81 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--game", type=int, default=0)
     rep.add_argument("--delay", type=float, default=0.0, help="seconds between frames")
     rep.set_defaults(func=cmd_replay)
+
+    def table_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
+        p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule")
+        p.add_argument("--tick-ms", type=int, default=50)
+        p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+        p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
+        p.add_argument("--seed", type=int, default=None, help="game i of a page visit is seeded SEED + i")
+        p.add_argument("--replays-dir", default="replays", help="folder for JSON Lines replays ('' for none)")
+        p.add_argument("--deal", default=None, metavar="FILE.json", help="an explicit deal for every game")
+        p.add_argument("--countdown-ms", type=int, default=2000, help="get-ready time before each game")
+
+    play = sub.add_parser(
+        "play", help="play a bot in the browser and measure your reaction time",
+        description="Starts a local server (127.0.0.1 only) with the table as a page. Your card lands 1 ms after "
+        "your play arrives (your own reaction already happened in real time); the bot's after its reaction "
+        "profile. Needs the [web] extra.",
+    )
+    table_args(play)
+    play.add_argument("--opponent", default="chain", help="agent spec of the bot (e.g. trained, chain@pro)")
+    play.add_argument("--reaction", default="human", help="the bot's reaction profile: ms or a profile name")
+    play.set_defaults(func=cmd_play)
+
+    watch = sub.add_parser("watch", help="watch two bots play live in the browser (0.5x, 1x, 2x, pause)")
+    table_args(watch)
+    watch.add_argument("--agents", default="chain,greedy", help="two agent specs, comma-separated")
+    watch.add_argument("--reaction", default="human", help="profile of bots without @: one, or two by seat")
+    watch.set_defaults(func=cmd_watch, countdown_ms=1000)
+
+    tr = sub.add_parser(
+        "train", help="train a MaskablePPO agent (logs, gauntlet evaluations, checkpoints, curves, model)",
+        description="Train with sb3-contrib's MaskablePPO (train/ppo.py). One timestep is one decision of the "
+        "learner. Writes OUT/logs (TensorBoard, CSV), OUT/eval.csv, OUT/curves.png, OUT/checkpoints, "
+        "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json).",
+    )
+    with contextlib.suppress(ImportError):  # without the [train] extra, `speed train` says so when run
+        _train_args(tr)
+    tr.add_argument("--game", choices=("realtime", "vintage"), default="realtime",
+                    help="vintage: train/vintage_ppo.py (MaskablePPO at an N-player table; its own defaults "
+                    "for any flag not given; writes OUT/model.json, play it with vintage-ppo:OUT/model.json)")
+    tr.add_argument("--players", type=int, default=None, help="vintage: players at the table, 2-10 (default 4)")
+    tr.set_defaults(func=cmd_train)
+
+    exp = sub.add_parser("experiment", help="experiments: reaction (win rate against reaction latency)")
+    exp_sub = exp.add_subparsers(dest="experiment", required=True)
+    rx = exp_sub.add_parser(
+        "reaction", help="win rate against reaction latency, a logistic fit, the break-even latency",
+        description="Play --agent at each of --latencies against --opponent at --opponent-latency on paired "
+        "deals (the same deals at every point), fit a logistic curve of win rate against the latency "
+        "difference and report the break-even difference and the ms worth ten points of win rate, with "
+        "bootstrap intervals. Latencies are ms (fixed) or profile names (superhuman, pro, human, casual: "
+        "jittered ex-Gaussian, placed on the axis at their median); with --jitter each numeric latency L of the "
+        "agent is the human shape (or --jitter PRESET's) moved to mean L. Writes OUT/reaction.csv, "
+        "OUT/reaction.json, OUT/winrate_vs_latency.png and, with --grid, OUT/latency_grid.png.",
+    )
+    rx.add_argument("--agent", default="chain", help="spec of the agent whose latency varies (no @)")
+    rx.add_argument("--opponent", default="greedy", help="spec of the opponent (no @)")
+    rx.add_argument("--latencies", default="150,200,250,300,350", help="the agent's latencies, comma-separated")
+    rx.add_argument("--opponent-latency", default=None, metavar="LATENCY",
+                    help="the opponent's latency (default 250); with --grid a list (default: --latencies)")
+    rx.add_argument("--grid", action="store_true", help="play every pair of agent and opponent latencies")
+    rx.add_argument("--jitter", nargs="?", const="human", default=None, metavar="PRESET",
+                    help="the agent's ms latencies jitter: PRESET's shape (default human) moved to mean L; "
+                    "the opponent then defaults to that preset")
+    rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
+    rx.add_argument("--seed", type=int, default=0)
+    rx.add_argument("--workers", type=int, default=2)
+    rx.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)")
+    rx.add_argument("--compare", default="", metavar="DIR[,DIR]",
+                    help="earlier sweeps' output folders to draw beside this one on the curve")
+    rx.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
+    rx.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule")
+    rx.add_argument("--tick-ms", type=int, default=50)
+    rx.add_argument("--out", default="results/reaction", help="output folder")
+    rx.set_defaults(func=cmd_experiment_reaction)
 
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
     bench.add_argument("--rules", default="us")

@@ -93,6 +93,16 @@ register("vintage-tactician", "vintage Speed: greedy plus follow-keeping and end
          _vintage("VintageTactician"))
 
 
+def _vintage_ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
+    from agents.vintage_tournament import load_vintage_policy
+
+    return load_vintage_policy(arg, seed)
+
+
+register("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo)
+
+
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``, ``?sample``."""
     from agents.model_io import policy_from_spec_arg

@@ -1,0 +1,573 @@
+"""Learned policies on disk: the kit's model format, its loader, and the numpy MLP that plays it.
+
+A model is two files side by side:
+
+- ``NAME.safetensors``: the network's tensors (float32), in the standard
+  `safetensors <https://github.com/huggingface/safetensors>`_ layout (an
+  8-byte header length, a JSON header, raw little-endian data). Readable by
+  any safetensors library; read here by a small strict parser, so playing a
+  model needs numpy only (no torch, no pickle).
+- ``NAME.json``: the manifest. What the network was trained for and what it
+  expects, checked on every load:
+
+  ====================  ==============================================================
+  key                   meaning
+  ====================  ==============================================================
+  ``format``            ``"speed-rl-policy"``; ``format_version`` 1
+  ``weights``           the weights file's name (in the manifest's folder)
+  ``weights_sha256``    SHA-256 of the weights file
+  ``rules``             the rules preset and every option trained under
+  ``observation``       ``obs_dim``, ``n_actions`` and the observation ``layout``
+                        (name, start, stop of each named slice)
+  ``reaction``          reaction profiles of the learner and the opponent in training
+  ``tick_ms``           the tick the model was trained at
+  ``net``               ``kind`` ``"mlp"``, ``hidden`` sizes, ``activation``
+                        (``tanh`` / ``relu``), and each tensor's shape
+  ``versions``          library versions that wrote it
+  ``training``          free-form notes of the run (timesteps, opponent, seed …)
+  ====================  ==============================================================
+
+Tensors: ``pi.K.weight`` / ``pi.K.bias`` (hidden layer ``K`` of the policy),
+``logits.weight`` / ``logits.bias``, and optionally the value head
+``vf.K.*`` / ``value.*`` (used to resume training, not to play).
+
+Loading refuses, with a message naming the file, anything that does not fit:
+a changed, truncated or corrupted weights file (SHA-256), a header that does
+not parse or whose offsets run past the data, a missing or misshapen tensor,
+or an observation/action signature other than the rules asked for. A model
+trained on one preset plays any rules with the same signature (``us``,
+``pagat`` and ``japanese`` share one).
+
+Plain stable-baselines3 ``.zip`` files unpickle Python objects when loaded,
+which can run arbitrary code. They load only when the caller says the file is
+trusted: the spec ``ppo:PATH.zip?trust`` (or ``load_policy(path,
+trust_pickle=True)``); without it they are refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import struct
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from speed_env.observation import obs_dim as rules_obs_dim
+from speed_env.observation import observation_layout
+from speed_env.rules import Rules
+
+FORMAT = "speed-rl-policy"
+FORMAT_VERSION = 1
+ACTIVATIONS = ("tanh", "relu")
+BUNDLED = Path(__file__).parent / "models" / "trained.json"
+
+_DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}
+_DTYPE_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+_MAX_HEADER = 16 * 1024 * 1024
+
+
+class ModelFormatError(ValueError):
+    """A model file is missing, damaged, untrusted, or does not fit the rules asked for."""
+
+
+# ----------------------------------------------------------------- safetensors
+def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray],
+                      metadata: Mapping[str, str] | None = None) -> bytes:
+    """Write ``tensors`` as a safetensors file (atomically); return the bytes written."""
+    header: dict[str, Any] = {}
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    chunks, at = [], 0
+    for name in sorted(tensors):
+        arr = np.ascontiguousarray(tensors[name])
+        if arr.dtype not in _DTYPE_NAMES:
+            arr = arr.astype(np.float32)
+        data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {"dtype": _DTYPE_NAMES[arr.dtype], "shape": list(arr.shape), "data_offsets": [at, at + len(data)]}
+        chunks.append(data)
+        at += len(data)
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)
+    blob = struct.pack("<Q", len(head)) + head + b"".join(chunks)
+    _write_atomic(Path(path), blob)
+    return blob
+
+
+def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Tensors and metadata from a safetensors file's bytes; ``where`` names it in errors."""
+    if len(blob) < 8:
+        raise ModelFormatError(f"{where} is truncated: {len(blob)} bytes, not even a safetensors header")
+    (n,) = struct.unpack("<Q", blob[:8])
+    if n > min(_MAX_HEADER, len(blob) - 8):
+        raise ModelFormatError(
+            f"{where} is truncated or not a safetensors file: its header claims {n} bytes, "
+            f"the file holds {len(blob) - 8} after the length"
+        )
+    try:
+        header = json.loads(blob[8 : 8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ModelFormatError(f"{where} is corrupted: its safetensors header is not valid JSON") from None
+    if not isinstance(header, dict):
+        raise ModelFormatError(f"{where} is corrupted: its safetensors header is not a JSON object")
+    data = memoryview(blob)[8 + n :]
+    meta = header.pop("__metadata__", None) or {}
+    tensors: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        try:
+            dtype = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
+            shape = tuple(int(s) for s in info["shape"])
+            begin, end = (int(x) for x in info["data_offsets"])
+        except (KeyError, TypeError, ValueError):
+            raise ModelFormatError(f"{where}: tensor {name!r} has a bad header entry {info!r}") from None
+        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if end - begin != size or begin < 0:
+            raise ModelFormatError(f"{where}: tensor {name!r} of shape {shape} does not match its byte range")
+        if end > len(data):
+            raise ModelFormatError(
+                f"{where} is truncated: tensor {name!r} ends at byte {end} of the data, "
+                f"which holds only {len(data)} bytes"
+            )
+        tensors[name] = np.frombuffer(data[begin:end], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+    return tensors, dict(meta)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ----------------------------------------------------------------- the policy
+class _SingleThreadBlas:
+    """Run numpy's OpenBLAS on one thread inside a ``with`` block (restored after; best effort).
+
+    The policy's matrices are small: OpenBLAS's worker threads cost more than
+    they give, and on a busy machine (cores shared with other processes) they
+    make a forward pass 10-50 times slower. Finds the OpenBLAS numpy loaded and
+    its get/set thread-count entry points; does nothing where there is none.
+    """
+
+    _NAMES = (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+              ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+              ("openblas_get_num_threads", "openblas_set_num_threads"))
+
+    def __init__(self) -> None:
+        self.funcs: tuple[Any, Any] | None = None
+        self.prev = 1
+        try:
+            import ctypes
+            import re
+
+            with open("/proc/self/maps", encoding="utf-8") as f:
+                libs = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", f.read())))
+            for lib in libs:
+                dll = ctypes.CDLL(lib)
+                for get, set_ in self._NAMES:
+                    if hasattr(dll, get) and hasattr(dll, set_):
+                        getter, setter = getattr(dll, get), getattr(dll, set_)
+                        getter.restype = ctypes.c_int
+                        setter.argtypes = [ctypes.c_int]
+                        self.funcs = (getter, setter)
+                        return
+        except (OSError, AttributeError):  # not Linux, or no OpenBLAS: leave threads alone
+            self.funcs = None
+
+    def __enter__(self) -> None:
+        if self.funcs is not None:
+            self.prev = int(self.funcs[0]())
+            if self.prev != 1:
+                self.funcs[1](1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.funcs is not None and self.prev != 1:
+            self.funcs[1](self.prev)
+
+
+_BLAS: _SingleThreadBlas | None = None
+
+
+def _single_thread_blas() -> _SingleThreadBlas:
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = _SingleThreadBlas()
+    return _BLAS
+
+
+class MLPPolicy:
+    """A saved actor network as a batch :class:`~speed_env.policy.Policy` (numpy, no torch).
+
+    ``act`` plays the argmax of the logits over legal actions (deterministic),
+    or with ``sample=True`` draws from the masked softmax with its own seeded
+    generator (self-play opponents use that for variety).
+    """
+
+    def __init__(self, tensors: Mapping[str, np.ndarray], activation: str = "tanh", *,
+                 sample: bool = False, seed: int | None = None, manifest: dict[str, Any] | None = None,
+                 source: str = "<memory>") -> None:
+        if activation not in ACTIVATIONS:
+            raise ModelFormatError(f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}")
+        self.activation = activation
+        self.layers = []
+        k = 0
+        while f"pi.{k}.weight" in tensors:
+            w = np.asarray(tensors[f"pi.{k}.weight"], np.float32)
+            self.layers.append((np.ascontiguousarray(w.T), np.asarray(tensors[f"pi.{k}.bias"], np.float32)))
+            k += 1
+        w = np.asarray(tensors["logits.weight"], np.float32)
+        self.head = (np.ascontiguousarray(w.T), np.asarray(tensors["logits.bias"], np.float32))
+        self.obs_dim = (self.layers[0][0] if self.layers else self.head[0]).shape[0]
+        self.n_actions = self.head[0].shape[1]
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        self.manifest = manifest or {}
+        self.source = source
+
+    def reseed(self, seed: int) -> None:
+        """Restart the sampling generator from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Raw logits ``(n, n_actions)`` for a batch of observations."""
+        with _single_thread_blas():
+            return self._logits(np.asarray(obs, np.float32))
+
+    def _logits(self, x: np.ndarray) -> np.ndarray:
+        for w, b in self.layers:
+            x = x @ w
+            x += b
+            if self.activation == "tanh":
+                np.tanh(x, out=x)
+            else:
+                np.maximum(x, 0.0, out=x)
+        return x @ self.head[0] + self.head[1]
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The best legal action per row (or a sample from the masked softmax with ``sample``)."""
+        z = self.logits(obs)
+        if self.sample:
+            z = z - np.log(-np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12)  # Gumbel
+        z = np.where(np.asarray(mask) > 0, z, -np.inf)
+        return z.argmax(axis=1).astype(np.int64)
+
+
+# ----------------------------------------------------------------- manifest
+def signature(rules: Rules) -> dict[str, Any]:
+    """The observation/action signature of ``rules``: what a model must match to play them."""
+    from speed_env import engine
+
+    return {
+        "obs_dim": rules_obs_dim(rules),
+        "n_actions": engine.n_actions(rules),
+        "layout": [[name, s.start, s.stop] for name, s in observation_layout(rules).items()],
+    }
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries that matter for a saved model (those importable now)."""
+    import importlib.metadata as md
+    import platform
+
+    out = {"python": platform.python_version()}
+    for dist in ("speed-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium"):
+        with contextlib.suppress(md.PackageNotFoundError):
+            out[dist] = md.version(dist)
+    return out
+
+
+def tensor_shapes(tensors: Mapping[str, np.ndarray]) -> dict[str, list[int]]:
+    """Name → shape of each tensor (for the manifest)."""
+    return {k: list(np.shape(v)) for k, v in sorted(tensors.items())}
+
+
+def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], *, rules: Rules,
+               hidden: list[int], activation: str, reaction: Any = None, tick_ms: int = 50,
+               training: dict[str, Any] | None = None) -> Path:
+    """Write ``PATH.safetensors`` and the manifest ``PATH.json``; returns the manifest's path.
+
+    ``path`` may end in ``.json``, ``.safetensors`` or neither. The weights are
+    written first and the manifest last, each atomically, so a crash never leaves
+    a manifest pointing at half a file.
+    """
+    p = Path(path)
+    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    weights_path = stem.with_name(stem.name + ".safetensors")
+    manifest_path = stem.with_name(stem.name + ".json")
+    tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
+    blob = write_safetensors(weights_path, tensors32, {"format": FORMAT})
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "weights": weights_path.name,
+        "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        "rules": rules.to_dict(),
+        "observation": signature(rules),
+        "reaction": reaction,
+        "tick_ms": tick_ms,
+        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation,
+                "tensors": tensor_shapes(tensors32)},
+        "versions": library_versions(),
+        "training": training or {},
+    }
+    check_tensors(tensors32, manifest, str(weights_path))
+    _write_atomic(manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())
+    return manifest_path
+
+
+def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str) -> None:
+    """Refuse tensors that are missing or do not chain into the manifest's network."""
+    net = manifest["net"]
+    sig = manifest["observation"]
+    dims = [int(sig["obs_dim"]), *[int(h) for h in net["hidden"]]]
+    need: dict[str, tuple[int, ...]] = {}
+    for k in range(len(net["hidden"])):
+        need[f"pi.{k}.weight"] = (dims[k + 1], dims[k])
+        need[f"pi.{k}.bias"] = (dims[k + 1],)
+    need["logits.weight"] = (int(sig["n_actions"]), dims[-1])
+    need["logits.bias"] = (int(sig["n_actions"]),)
+    missing = [k for k in need if k not in tensors]
+    if missing:
+        raise ModelFormatError(f"{where} lacks the tensors {', '.join(missing)} the manifest's network needs")
+    for name, shape in need.items():
+        if tuple(tensors[name].shape) != shape:
+            raise ModelFormatError(f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}")
+        if not np.isfinite(tensors[name]).all():
+            raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFormatError(f"model manifest {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelFormatError(f"cannot read model manifest {path}: {exc}") from None
+    try:
+        manifest = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFormatError(f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ModelFormatError(f"{path} is not a {FORMAT} manifest (no \"format\": \"{FORMAT}\")")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{path} has format_version {manifest.get('format_version')!r}; this kit reads {FORMAT_VERSION}"
+        )
+    for key in ("weights", "weights_sha256", "observation", "net", "rules"):
+        if key not in manifest:
+            raise ModelFormatError(f"model manifest {path} lacks the key {key!r}")
+    net = manifest["net"]
+    if not isinstance(net, dict) or net.get("kind") != "mlp" or net.get("activation") not in ACTIVATIONS:
+        raise ModelFormatError(f"model manifest {path}: net must be an mlp with activation in {ACTIVATIONS}, got {net!r}")
+    name = str(manifest["weights"])
+    if Path(name).name != name:
+        raise ModelFormatError(f"model manifest {path}: weights must be a file name beside it, got {name!r}")
+    return manifest
+
+
+def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
+    """Refuse a model whose observation/action signature is not that of ``rules``."""
+    have, want = manifest["observation"], signature(rules)
+    for key in ("obs_dim", "n_actions"):
+        if have.get(key) != want[key]:
+            trained = manifest.get("rules", {})
+            raise ModelFormatError(
+                f"{where} was trained for {key} = {have.get(key)} (rules {_rules_label(trained)}), but rules "
+                f"{_rules_label(rules.to_dict())} have {key} = {want[key]}; load it with rules of the same "
+                f"observation/action signature"
+            )
+    if have.get("layout") != want["layout"]:
+        raise ModelFormatError(
+            f"{where} was saved with another observation layout than this version of speed_env uses "
+            f"(layout {have.get('layout')!r} vs {want['layout']!r}); retrain or convert it"
+        )
+
+
+def _rules_label(d: dict[str, Any]) -> str:
+    from speed_env.rules import Rules as R
+
+    default = R(preset=d.get("preset", "us")).to_dict() if d.get("preset") in ("us", "pagat", "japanese") else {}
+    extra = [f"{k}={v}" for k, v in d.items() if k != "preset" and default.get(k) != v]
+    return str(d.get("preset", "?")) + (f" ({', '.join(extra)})" if extra else "")
+
+
+def manifest_path_of(path: str | os.PathLike[str]) -> Path:
+    """The manifest of a model named by its ``.json``, its ``.safetensors``, its stem, or its folder."""
+    p = Path(path)
+    if p.suffix == ".safetensors":
+        return p.with_suffix(".json")
+    if p.suffix == ".json":
+        return p
+    if p.is_dir():
+        return p / "model.json"
+    return p.with_name(p.name + ".json")
+
+
+def copy_model(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path:
+    """Copy a kit model to ``dst`` (a stem, ``.json`` or ``.safetensors``), checking it on the way.
+
+    The manifest names its weights file, so copying the two files by hand would
+    leave it pointing at the old name; this rewrites it (for example to bundle a
+    run's ``model.json`` as ``agents/models/trained.json``).
+    """
+    tensors, manifest, _ = read_model(src)
+    stem = Path(dst)
+    stem = stem.with_suffix("") if stem.suffix in (".json", ".safetensors") else stem
+    weights_path = stem.with_name(stem.name + ".safetensors")
+    blob = write_safetensors(weights_path, tensors, {"format": FORMAT})
+    manifest = {**manifest, "weights": weights_path.name, "weights_sha256": hashlib.sha256(blob).hexdigest()}
+    out = stem.with_name(stem.name + ".json")
+    _write_atomic(out, (json.dumps(manifest, indent=2) + "\n").encode())
+    return out
+
+
+def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any], Path]:
+    """Tensors, manifest and manifest path of a kit model, every check but the rules done."""
+    manifest_path = manifest_path_of(path)
+    manifest = _read_manifest(manifest_path)
+    weights = manifest_path.parent / manifest["weights"]
+    try:
+        blob = weights.read_bytes()
+    except FileNotFoundError:
+        raise ModelFormatError(f"weights file {weights} named by manifest {manifest_path} does not exist") from None
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read weights file {weights}: {exc.strerror}") from None
+    digest = hashlib.sha256(blob).hexdigest()
+    if digest != manifest["weights_sha256"]:
+        # Say what is wrong as precisely as the bytes allow.
+        try:
+            parse_safetensors(blob, str(weights))
+            what = "its contents changed"
+        except ModelFormatError as exc:
+            what = str(exc).removeprefix(f"{weights} ").removeprefix(f"{weights}: ")
+        raise ModelFormatError(
+            f"weights file {weights} does not match the SHA-256 in {manifest_path.name} "
+            f"(expected {manifest['weights_sha256'][:12]}…, got {digest[:12]}…): {what}; refusing to load it"
+        )
+    tensors, _ = parse_safetensors(blob, str(weights))
+    check_tensors(tensors, manifest, str(weights))
+    return tensors, manifest, manifest_path
+
+
+def load_policy(path: str | os.PathLike[str], rules: Rules, *, seed: int | None = None,
+                sample: bool = False, trust_pickle: bool = False) -> MLPPolicy:
+    """A saved model as a Policy for ``rules``: a kit manifest (``.json`` / ``.safetensors``),
+    or with ``trust_pickle=True`` a stable-baselines3 ``.zip``."""
+    p = Path(path)
+    if p.suffix == ".zip":
+        return _load_sb3_zip(p, rules, seed=seed, sample=sample, trust_pickle=trust_pickle)
+    tensors, manifest, manifest_path = read_model(p)
+    check_signature(manifest, rules, str(manifest_path))
+    return MLPPolicy(tensors, manifest["net"]["activation"], sample=sample, seed=seed, manifest=manifest,
+                     source=str(manifest_path))
+
+
+def _load_sb3_zip(path: Path, rules: Rules, *, seed: int | None, sample: bool, trust_pickle: bool) -> MLPPolicy:
+    if not trust_pickle:
+        raise ModelFormatError(
+            f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run code) when "
+            f"loaded; pass ppo:{path}?trust (or trust_pickle=True) if you trust where it came from, or convert "
+            f"it once to the kit's format with agents.model_io.convert_sb3_zip"
+        )
+    if not path.exists():
+        raise ModelFormatError(f"model file {path} does not exist")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:  # pragma: no cover - the [train] extra is missing
+        raise ModelFormatError(f"loading {path} needs sb3-contrib (pip install 'speed-rl[train]')") from None
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as exc:  # any failure inside SB3's loader means a file it cannot read
+        raise ModelFormatError(f"cannot load {path} as a MaskablePPO model: {type(exc).__name__}: {exc}") from None
+    tensors, hidden, activation = sb3_policy_tensors(model.policy)
+    sig = signature(rules)
+    obs_shape = model.observation_space.shape or (0,)
+    manifest = {"observation": {**sig, "obs_dim": int(obs_shape[0]),
+                                "n_actions": int(getattr(model.action_space, "n", 0))},
+                "rules": {"preset": "?"}, "net": {"kind": "mlp", "hidden": hidden, "activation": activation}}
+    check_signature(manifest, rules, str(path))
+    check_tensors(tensors, manifest, str(path))
+    return MLPPolicy(tensors, activation, sample=sample, seed=seed, manifest=manifest, source=str(path))
+
+
+def convert_sb3_zip(path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules) -> Path:
+    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to the kit's format."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(path), device="cpu")
+    tensors, hidden, activation = sb3_policy_tensors(model.policy)
+    return save_model(out, tensors, rules=rules, hidden=hidden, activation=activation,
+                      training={"converted_from": str(path)})
+
+
+def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
+    """An SB3 ``MaskableActorCriticPolicy``'s MLP as kit tensors, hidden sizes and activation.
+
+    Refuses anything but the plain ``MlpPolicy`` shape (Linear/activation
+    stacks for the actor and the critic, no shared layers).
+    """
+    import torch.nn as nn
+
+    extractor = policy.mlp_extractor
+    acts = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    out: dict[str, np.ndarray] = {}
+    hidden: list[int] = []
+    activation = None
+    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
+        k = 0
+        for mod in seq:
+            if isinstance(mod, nn.Linear):
+                out[f"{prefix}.{k}.weight"] = mod.weight.detach().cpu().numpy().astype(np.float32)
+                out[f"{prefix}.{k}.bias"] = mod.bias.detach().cpu().numpy().astype(np.float32)
+                if prefix == "pi":
+                    hidden.append(int(mod.out_features))
+                k += 1
+            elif type(mod) in acts:
+                if activation not in (None, acts[type(mod)]):
+                    raise ModelFormatError("the policy mixes activations; only one is supported")
+                activation = acts[type(mod)]
+            else:
+                raise ModelFormatError(f"unsupported layer {type(mod).__name__} in the policy network")
+    if getattr(extractor, "shared_net", None) is not None and len(list(extractor.shared_net)) > 0:
+        raise ModelFormatError("policies with shared layers are not supported")
+    out["logits.weight"] = policy.action_net.weight.detach().cpu().numpy().astype(np.float32)
+    out["logits.bias"] = policy.action_net.bias.detach().cpu().numpy().astype(np.float32)
+    out["value.weight"] = policy.value_net.weight.detach().cpu().numpy().astype(np.float32)
+    out["value.bias"] = policy.value_net.bias.detach().cpu().numpy().astype(np.float32)
+    return out, hidden, activation or "tanh"
+
+
+# ----------------------------------------------------------------- agent specs
+def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
+    """Build the ``ppo:PATH[?trust][?sample]`` agent (options after ``?``, joined by ``&`` or ``?``)."""
+    path, _, query = arg.partition("?")
+    flags = {f for f in query.replace("&", "?").split("?") if f}
+    unknown = flags - {"trust", "sample"}
+    if unknown:
+        raise ModelFormatError(f"unknown option(s) {', '.join(sorted(unknown))} in ppo:{arg}; known: trust, sample")
+    if not path:
+        raise ModelFormatError("ppo needs a model path: ppo:PATH.json (or ppo:PATH.zip?trust for an SB3 file)")
+    return load_policy(path, rules, seed=seed, sample="sample" in flags, trust_pickle="trust" in flags)
+
+
+def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
+    """The bundled learned agent (``agents/models/trained.json``); a clear error if it is missing."""
+    if not BUNDLED.exists():
+        raise ModelFormatError(
+            f"the bundled model {BUNDLED} is missing: this copy of the kit ships without a trained agent. "
+            f"Train one (speed train --out runs/NAME), bundle it with "
+            f"agents.model_io.copy_model('runs/NAME/model.json', '{BUNDLED.with_suffix('')}'), "
+            f"or play a saved file with ppo:PATH"
+        )
+    return load_policy(BUNDLED, rules, seed=seed, sample=arg == "sample")

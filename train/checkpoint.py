@@ -1,0 +1,91 @@
+"""Moving a MaskablePPO policy to and from the kit's model format, and resumable checkpoints.
+
+A checkpoint is a kit model (``.json`` + ``.safetensors``, value head
+included, so ``ppo:PATH`` plays it and evaluation uses it as it is) plus the
+optimizer's state (``torch.save`` of tensors only, read back with
+``weights_only=True``: nothing is unpickled beyond tensors and plain
+containers). Resuming never loads an SB3 ``.zip``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
+from speed_env.rules import Rules
+
+
+def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
+    """The kit tensors (actor and critic), hidden sizes and activation of a MaskablePPO model."""
+    return sb3_policy_tensors(model.policy)
+
+
+def load_tensors_into(model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False) -> None:
+    """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
+    is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
+    policy = model.policy
+    ext = policy.mlp_extractor
+    targets: dict[str, torch.Tensor] = {}
+    for prefix, seq in (("pi", ext.policy_net), ("vf", ext.value_net)):
+        linears = [m for m in seq if isinstance(m, torch.nn.Linear)]
+        for k, lin in enumerate(linears):
+            targets[f"{prefix}.{k}.weight"] = lin.weight
+            targets[f"{prefix}.{k}.bias"] = lin.bias
+    targets["logits.weight"] = policy.action_net.weight
+    targets["logits.bias"] = policy.action_net.bias
+    targets["value.weight"] = policy.value_net.weight
+    targets["value.bias"] = policy.value_net.bias
+    has_value = all(k in tensors for k in targets if k.startswith(("vf.", "value.")))
+    if need_value and not has_value:
+        raise ValueError(f"{where} has no value head (vf.*, value.*) to resume from")
+    with torch.no_grad():
+        for name, param in targets.items():
+            if name.startswith(("vf.", "value.")) and not has_value:
+                continue
+            if name not in tensors:
+                raise ValueError(f"{where} lacks tensor {name!r} for this network")
+            src = torch.as_tensor(np.asarray(tensors[name], np.float32))
+            if tuple(src.shape) != tuple(param.shape):
+                raise ValueError(
+                    f"{where}: tensor {name!r} has shape {tuple(src.shape)} but the network wants "
+                    f"{tuple(param.shape)} (another net_arch?)"
+                )
+            param.copy_(src)
+
+
+def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
+    """A frozen numpy copy of the model's actor (for self-play pools and evaluation)."""
+    tensors, _, activation = policy_tensors(model)
+    return MLPPolicy(tensors, activation, sample=sample, seed=seed)
+
+
+def export_model(model: Any, path: str | Path, *, rules: Rules, reaction: Any, tick_ms: int,
+                 training: dict[str, Any]) -> Path:
+    """Write the model in the kit's format (actor and critic); returns the manifest path."""
+    tensors, hidden, activation = policy_tensors(model)
+    return save_model(path, tensors, rules=rules, hidden=hidden, activation=activation,
+                      reaction=reaction, tick_ms=tick_ms, training=training)
+
+
+def save_checkpoint(model: Any, stem: Path, **export_kwargs: Any) -> Path:
+    """Kit model at ``stem`` plus ``stem.optim.pt``; returns the manifest path."""
+    manifest = export_model(model, stem, **export_kwargs)
+    optim = stem.with_name(stem.name + ".optim.pt")
+    tmp = optim.with_name("." + optim.name + ".tmp")
+    torch.save(model.policy.optimizer.state_dict(), tmp)
+    tmp.replace(optim)
+    return manifest
+
+
+def load_checkpoint(model: Any, manifest: str | Path) -> None:
+    """Restore the policy (actor and critic) and the optimizer from :func:`save_checkpoint`'s files."""
+    tensors, _, path = read_model(manifest)
+    load_tensors_into(model, tensors, str(path), need_value=True)
+    optim = path.with_suffix("").with_name(path.with_suffix("").name + ".optim.pt")
+    if optim.exists():
+        state = torch.load(optim, map_location="cpu", weights_only=True)
+        model.policy.optimizer.load_state_dict(state)

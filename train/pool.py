@@ -1,0 +1,166 @@
+"""The opponents a learner trains against, sampled per game.
+
+An :class:`OpponentPool` holds *members*: fixed bots built from agent specs
+(``greedy``, ``chain@pro`` …) and, for self-play, frozen snapshots of the
+learner itself. Each game draws its opponent when it is dealt and keeps it
+until it ends. Snapshots share ``self_fraction`` of the draws (uniformly over
+the ``max_snapshots`` newest), the bots the rest; before the first snapshot
+the bots get every draw. The pool counts the games each member was drawn
+for and the learner's results against it, for the logs.
+
+Specs: ``"greedy"``; ``"greedy,chain"`` (a mix, uniform per game; repeat a
+spec to weight it); ``"self"`` (self-play with the bots random, greedy and
+chain); ``"self,chain"`` (self-play with the bots listed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from speed_env.policy import Policy
+from speed_env.reaction import ReactionProfile
+from speed_env.rules import Rules
+
+SELF_PLAY_BOTS = ("random", "greedy", "chain")
+
+
+@dataclass
+class Member:
+    """One opponent: a policy per rules group (a snapshot shares one across groups)."""
+
+    name: str
+    policies: list[Policy]
+    kind: str
+    """``"bot"`` or ``"snapshot"``."""
+    reaction: ReactionProfile | None = None
+    """The reaction profile its spec asked for (``chain@pro``), else the env's default."""
+    active: bool = True
+    """Drawn for new games (old snapshots retire but finish the games they are in)."""
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    window: dict[str, int] = field(default_factory=lambda: {"games": 0, "wins": 0, "losses": 0, "draws": 0})
+
+
+class OpponentPool:
+    """Opponents drawn per game, acting on a batch of rows each with its own member."""
+
+    def __init__(self, members: Sequence[Member], *, self_play: bool = False, self_fraction: float = 0.5,
+                 max_snapshots: int = 8) -> None:
+        if not members and not self_play:
+            raise ValueError("an opponent pool needs at least one opponent")
+        if not 0.0 <= self_fraction <= 1.0:
+            raise ValueError(f"self_fraction must lie in [0, 1], got {self_fraction!r}")
+        if max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be >= 1, got {max_snapshots!r}")
+        self.members: list[Member] = list(members)
+        self.self_play = self_play
+        self.self_fraction = self_fraction
+        self.max_snapshots = max_snapshots
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_spec(cls, spec: str | Policy | OpponentPool, rules: Sequence[Rules], seed: int = 0,
+                  **kwargs: Any) -> OpponentPool:
+        """A pool from an opponent spec string (see the module docstring), a Policy, or a pool."""
+        if isinstance(spec, OpponentPool):
+            return spec
+        if not isinstance(spec, str):
+            if not isinstance(spec, Policy):
+                raise TypeError(f"opponent must be a spec string, a Policy or an OpponentPool, got {type(spec).__name__}")
+            return cls([Member(type(spec).__name__, [spec] * len(rules), "bot")])
+        import agents
+
+        items = [s.strip() for s in spec.split(",") if s.strip()]
+        if not items:
+            raise ValueError(f"opponent spec {spec!r} names no opponent")
+        self_play = "self" in items
+        bots = [s for s in items if s != "self"]
+        if self_play and not bots:
+            bots = list(SELF_PLAY_BOTS)
+        members = []
+        for k, bot in enumerate(bots):
+            parsed = agents.parse_spec(bot)
+            policies = [agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF) for g, r in enumerate(rules)]
+            members.append(Member(bot, policies, "bot", parsed.reaction))
+        return cls(members, self_play=self_play, **kwargs)
+
+    def add_snapshot(self, name: str, policy: Policy, n_groups: int) -> None:
+        """Add a frozen copy of the learner; the oldest beyond ``max_snapshots`` retire."""
+        self.members.append(Member(name, [policy] * n_groups, "snapshot"))
+        snaps = [m for m in self.members if m.kind == "snapshot" and m.active]
+        for old in snaps[: max(0, len(snaps) - self.max_snapshots)]:
+            old.active = False
+
+    # ------------------------------------------------------------ playing
+    def weights(self) -> np.ndarray:
+        """The probability of each member being drawn for a new game."""
+        w = np.zeros(len(self.members))
+        bots = [i for i, m in enumerate(self.members) if m.active and m.kind == "bot"]
+        snaps = [i for i, m in enumerate(self.members) if m.active and m.kind == "snapshot"]
+        if snaps and bots:
+            w[bots] = (1.0 - self.self_fraction) / len(bots)
+            w[snaps] = self.self_fraction / len(snaps)
+        elif snaps or bots:
+            pick = snaps or bots
+            w[pick] = 1.0 / len(pick)
+        else:
+            raise RuntimeError("self-play pool without bots has no snapshot yet; add one before the first reset")
+        return w
+
+    def sample(self, k: int, rng: np.random.Generator) -> np.ndarray:
+        """Member indices for ``k`` new games (counted in the logs)."""
+        who = rng.choice(len(self.members), size=k, p=self.weights())
+        for i in who:
+            self.members[i].games += 1
+            self.members[i].window["games"] += 1
+        return who
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, who: np.ndarray, group: int = 0) -> np.ndarray:
+        """Each row's action from its member's policy (for rules group ``group``)."""
+        out = np.zeros(len(who), np.int64)
+        for m in np.unique(who):
+            rows = np.flatnonzero(who == m)
+            out[rows] = np.asarray(self.members[m].policies[group].act(obs[rows], mask[rows])).reshape(-1)
+        return out
+
+    def record(self, who: np.ndarray, outcome: np.ndarray) -> None:
+        """Count finished games: ``outcome`` +1 learner won, -1 lost, 0 drawn or truncated."""
+        for m, o in zip(who.tolist(), outcome.tolist(), strict=True):
+            mem = self.members[m]
+            key = "wins" if o > 0 else ("losses" if o < 0 else "draws")
+            setattr(mem, key, getattr(mem, key) + 1)
+            mem.window[key] += 1
+
+    def report(self, reset: bool = True) -> dict[str, dict[str, float]]:
+        """Per member since the last report: share of games drawn, finished games, learner's win rate."""
+        total = sum(m.window["games"] for m in self.members) or 1
+        out = {}
+        for m in self.members:
+            w = m.window
+            done = w["wins"] + w["losses"] + w["draws"]
+            if w["games"] == 0 and done == 0 and not m.active:
+                continue
+            out[m.name] = {
+                "share": w["games"] / total,
+                "finished": done,
+                "win_rate": (w["wins"] + 0.5 * w["draws"]) / done if done else float("nan"),
+                "active": float(m.active),
+            }
+            if reset:
+                m.window = {"games": 0, "wins": 0, "losses": 0, "draws": 0}
+        return out
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The pool's make-up (JSON-ready): each member's kind, whether drawn now, and its totals."""
+        w = self.weights()
+        return [
+            {"name": m.name, "kind": m.kind, "active": m.active, "p": float(w[i]), "games": m.games,
+             "wins": m.wins, "losses": m.losses, "draws": m.draws}
+            for i, m in enumerate(self.members)
+        ]

@@ -1,0 +1,614 @@
+"""Train a Speed agent with sb3-contrib's MaskablePPO: the recipe, top to bottom.
+
+    speed train --rules japanese --opponent greedy --timesteps 2000000 --n-envs 256 --seed 0 --out runs/NAME
+
+What a run does, in order (each step is a section of :func:`train`):
+
+1. **Settings.** Every hyperparameter is a field of :class:`Config` (the CLI
+   flags are made from it, help text and all). ``--resume`` takes the saved
+   settings of the run in ``--out`` and continues it.
+2. **Seeding.** One seed: the envs' deals and seat draws, the opponents'
+   generators, torch and the evaluation deals (a fixed ``eval_seed``, so every
+   point of the curve plays the same deals).
+3. **Environment.** :class:`~train.vec_env.SpeedVecEnv`: ``n_envs`` games on
+   the batched engine, the learner in a seat drawn per game, the opponent
+   drawn per game from ``--opponent`` (a bot, a mix, or ``self`` for a
+   self-play pool of the learner's snapshots and the bots). One timestep is one
+   *decision* of the learner: the ticks where it can only wait are played by
+   the env (see its docstring).
+4. **Model.** MaskablePPO with an MLP actor and critic. Optional warm starts:
+   ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
+   PATH`` starts from a saved model.
+5. **Loop.** ``model.learn`` with one callback that draws the progress bar,
+   adds self-play snapshots, evaluates against the gauntlet on paired deals
+   every ``eval_every`` timesteps (``agents.tournament``, the current policy
+   saved as a checkpoint and played as ``ppo:PATH``), checkpoints, and logs
+   (TensorBoard and CSV under ``out/logs``; ``eval.csv``; the pool's make-up).
+6. **Finish.** The final model (``model.json`` + ``model.safetensors``), a
+   last evaluation, ``curves.png`` and ``summary.json`` (throughput split
+   into env, opponents, policy forward and updates). Ctrl-C stops early and
+   still writes all of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Config:
+    """Every setting of a training run (``speed train --help`` lists them)."""
+
+    # ---- the run
+    rules: str = "us"
+    """Rules preset(s) to train on; several, comma-separated (``japanese,us``), split the envs evenly."""
+    opponent: str = "greedy"
+    """Opponent: an agent spec, a comma-separated mix drawn per game, or ``self`` (self-play pool)."""
+    timesteps: int = 2_000_000
+    """Learner decisions to train for (ticks where it can only wait are not counted)."""
+    n_envs: int = 256
+    """Games stepped at once (each a slot of the VecEnv)."""
+    seed: int = 0
+    """Seed of the deals, seat and opponent draws, the networks and the opponents' generators."""
+    out: str = "runs/ppo"
+    """Output folder: logs, checkpoints, eval.csv, curves.png, model.json/.safetensors."""
+    resume: bool = False
+    """Continue the run in ``out`` from its last checkpoint (its saved settings are used; ``timesteps`` may grow)."""
+    init_bc: str | None = None
+    """Warm start: behaviour-clone this agent spec (e.g. ``chain``) before PPO (see train/bc.py)."""
+    bc_decisions: int = 300_000
+    """Teacher decisions recorded for ``init_bc``."""
+    bc_epochs: int = 12
+    """Passes over the recorded decisions for ``init_bc``."""
+    bc_dagger: int = 0
+    """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
+    init_from: str | None = None
+    """Warm start from a saved kit model (``.json``) of the same net_arch."""
+    # ---- the environment
+    tick_ms: int = 50
+    """Length of a tick in ms."""
+    reaction: str = "human"
+    """Reaction profile of both seats (ms or a preset name); a bot spec's ``@profile`` overrides its seat."""
+    options: str = ""
+    """Rule overrides for training and evaluation, ``KEY=VALUE`` joined by commas (``wrap=false,max_game_ms=60000``)."""
+    seat: str = "random"
+    """The learner's seat per game: ``random``, ``alternate``, ``0`` or ``1``."""
+    skip_forced: bool = True
+    """Play the learner's forced waits inside the env, so a timestep is a real decision."""
+    skip_tail: float = 0.05
+    """End a step once at most this share of games still waits (those few show a forced state)."""
+    wait_penalty: float = 0.01
+    """Training reward per decision where the learner waits holding a legal play (against stalling)."""
+    truncation_reward: float = -1.0
+    """Training reward of a game cut at max_game_ms (a stalled game counts as lost, not drawn)."""
+    shaping: float = 0.0
+    """Potential-based shaping: this times the learner's lead in cards left (1/27 a card); sums to 0 per game."""
+    # ---- PPO
+    n_steps: int = 64
+    """Steps per env per rollout (rollout = n_steps * n_envs decisions)."""
+    batch_size: int = 4096
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size at the start."""
+    anneal_lr: bool = True
+    """Decay the step size linearly to 10% of its start by the last timestep."""
+    gamma: float = 1.0
+    """Discount per decision. A game is ~20-35 decisions with the reward at its end; any discount
+    would make a postponed loss look better than a quick one (an incentive to stall)."""
+    gae_lambda: float = 0.95
+    """GAE's bias/variance trade-off."""
+    clip_range: float = 0.2
+    """PPO's policy ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this KL (None: never)."""
+    net_arch: str = "256,256"
+    """Hidden layer sizes of the actor and of the critic (separate networks)."""
+    activation: str = "relu"
+    """Hidden activation: ``tanh`` or ``relu``."""
+    torch_threads: int = 1
+    """Torch intra-op threads (1 is fastest on a small shared CPU)."""
+    # ---- self-play
+    self_fraction: float = 0.5
+    """With ``--opponent self``: share of games against snapshots of the learner (the rest: the bots)."""
+    snapshot_every: int = 200_000
+    """With ``--opponent self``: timesteps between snapshots added to the pool."""
+    max_snapshots: int = 8
+    """With ``--opponent self``: newest snapshots drawn from (older ones retire)."""
+    snapshot_sample: bool = True
+    """Snapshots sample from their policy (True) instead of playing its argmax."""
+    # ---- evaluation and checkpoints
+    eval_every: int = 250_000
+    """Timesteps between evaluations (each also writes a checkpoint)."""
+    eval_games: int = 400
+    """Games per gauntlet bot and rules preset (paired deals: each deal twice, seats swapped)."""
+    eval_opponents: str = "random,greedy,chain"
+    """The gauntlet."""
+    eval_seed: int = 12_345
+    """Seed of the evaluation deals (the same deals at every evaluation)."""
+    eval_workers: int = 1
+    """Processes for evaluation games."""
+    progress: bool = True
+    """Draw a progress bar on stderr."""
+
+
+def field_help(cls: type = Config) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), for the CLI's help."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    out = {}
+    for node, nxt in itertools.pairwise(body):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
+    return out
+
+
+def check_config(cfg: Config) -> None:
+    """Refuse settings that cannot work, with a message naming the field."""
+    positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_games",
+                "snapshot_every", "max_snapshots", "tick_ms", "torch_threads", "eval_workers", "bc_decisions",
+                "bc_epochs")
+    if cfg.bc_dagger < 0:
+        raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
+    for name in positive:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
+    if cfg.activation not in ("tanh", "relu"):
+        raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
+    if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
+        raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
+    if cfg.seat not in ("random", "alternate", "0", "1"):
+        raise ValueError(f"seat must be random, alternate, 0 or 1, got {cfg.seat!r}")
+    hidden(cfg)
+    parse_rules_options(cfg)
+    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
+        raise ValueError(f"batch_size {cfg.batch_size} exceeds a rollout (n_steps * n_envs = {cfg.n_steps * cfg.n_envs})")
+    if cfg.eval_games < 2:
+        raise ValueError("eval_games must be at least 2 (each deal is played twice)")
+
+
+def parse_rules_options(cfg: Config) -> list[Any]:
+    """The Rules to train on: each preset of ``rules`` with ``options`` applied (checked)."""
+    from train.vec_env import parse_rules_list
+
+    return parse_rules_list(cfg.rules, **rule_options(cfg))
+
+
+def rule_options(cfg: Config) -> dict[str, Any]:
+    """``options`` as typed rule overrides (true/false, whole numbers, else text)."""
+    out: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in cfg.options.split(","))):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"options takes KEY=VALUE pairs joined by commas, got {pair!r}")
+        low = value.strip().lower()
+        if low in ("true", "false"):
+            out[key.strip()] = low == "true"
+        elif low.lstrip("-").isdigit():
+            out[key.strip()] = int(low)
+        else:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def hidden(cfg: Config) -> list[int]:
+    """``net_arch`` as a list of layer sizes."""
+    try:
+        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
+    return sizes
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate(model_path: Path, cfg: Config, rules_list: list[Any]) -> list[dict[str, Any]]:
+    """The saved policy against each gauntlet bot on paired deals, per rules preset: one row each."""
+    from agents import tournament
+    from agents.ratings import wilson_interval
+    from speed_env.reaction import make_profile
+
+    spec = f"ppo:{model_path}"
+    bots = [b.strip() for b in cfg.eval_opponents.split(",") if b.strip()]
+    rows = []
+    for rules in rules_list:
+        t0 = time.perf_counter()
+        settings = tournament.Settings(agents=(spec, *bots), games=cfg.eval_games, rules=rules,
+                                       reaction=make_profile(cfg.reaction), tick_ms=cfg.tick_ms,
+                                       seed=cfg.eval_seed, gauntlet=spec)
+        results, _ = tournament.run(settings, workers=cfg.eval_workers)
+        pairs = settings.pairings()
+        for k, (_, j) in enumerate(pairs):
+            mine = [r for r in results if r.chunk.pair == k]
+            wins, losses, draws = (sum(getattr(r, f) for r in mine) for f in ("wins_a", "wins_b", "draws"))
+            games = wins + losses + draws
+            lo, hi = wilson_interval(wins + draws / 2, games)
+            rows.append({"rules": rules.preset, "opponent": settings.agents[j], "games": games, "wins": wins,
+                         "losses": losses, "draws": draws, "win_rate": round((wins + draws / 2) / max(games, 1), 4),
+                         "ci_low": round(lo, 4), "ci_high": round(hi, 4)})
+        wall = round(time.perf_counter() - t0, 2)
+        for row in rows:
+            row.setdefault("wall_s", wall)
+    return rows
+
+
+# ---------------------------------------------------------------------- progress
+class ProgressBar:
+    """A one-line bar on stderr: timesteps, rate, time left, latest win rates."""
+
+    def __init__(self, total: int, start: int, enabled: bool) -> None:
+        self.total, self.start_steps, self.enabled = total, start, enabled
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.note = ""
+
+    def update(self, steps: int, force: bool = False) -> None:
+        """Redraw (at most twice a second unless ``force``)."""
+        now = time.perf_counter()
+        if not self.enabled or (not force and now - self.last < 0.5):
+            return
+        self.last = now
+        done = min(1.0, steps / self.total)
+        rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
+        eta = (self.total - steps) / rate if rate > 0 else float("inf")
+        eta_s = f"{int(eta // 60)}m{int(eta % 60):02d}s" if np.isfinite(eta) else "?"
+        bar = "#" * int(30 * done) + "." * (30 - int(30 * done))
+        sys.stderr.write(f"\r\033[Ktrain [{bar}] {steps:,}/{self.total:,} {rate:,.0f} steps/s eta {eta_s} {self.note}")
+        sys.stderr.flush()
+
+    def print(self, line: str) -> None:
+        """A line of output above the bar."""
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+        print(line, flush=True)
+        self.last = 0.0
+
+    def close(self, steps: int) -> None:
+        """Final redraw and newline."""
+        if self.enabled:
+            self.update(steps, force=True)
+            sys.stderr.write("\n")
+
+
+# ---------------------------------------------------------------------- the run
+class Run:
+    """Everything one training run holds: settings, env, model, files, measurements."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.out = Path(cfg.out)
+        self.state: dict[str, Any] = {}
+        self.timing = {"rollout_s": 0.0, "update_s": 0.0, "eval_s": 0.0, "bc_s": 0.0}
+        self.env_base: tuple[dict[str, float], dict[str, int]] = ({}, {})
+
+    # -- files
+    @property
+    def state_path(self) -> Path:
+        """``out/state.json``: what resuming needs."""
+        return self.out / "state.json"
+
+    def write_state(self) -> None:
+        """Save ``state.json`` atomically."""
+        tmp = self.state_path.with_name(".state.json.tmp")
+        tmp.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.state_path)
+
+    def model_info(self, steps: int) -> dict[str, Any]:
+        """What a saved model's manifest records about training."""
+        c = self.cfg
+        return {
+            "rules": self.rules_list[0],
+            "reaction": {"learner": self.env.reactions[0].label(), "opponent": self.env.reactions[1].label()},
+            "tick_ms": c.tick_ms,
+            "training": {"timesteps": steps, "opponent": c.opponent, "rules": c.rules, "seed": c.seed,
+                         "init_bc": c.init_bc, "skip_forced": c.skip_forced, "config": asdict(c)},
+        }
+
+    def checkpoint(self, steps: int) -> Path:
+        """Checkpoint at ``steps`` (kit model + optimizer) and point ``state.json`` at it."""
+        from train.checkpoint import save_checkpoint
+
+        path = save_checkpoint(self.model, self.out / "checkpoints" / f"step_{steps:09d}", **self.model_info(steps))
+        self.state.update(timesteps=steps, n_updates=int(self.model._n_updates),
+                          checkpoint=str(path.relative_to(self.out)))
+        self.write_state()
+        return path
+
+    # -- periodic work
+    def snapshot(self, steps: int) -> None:
+        """Add a frozen copy of the learner to the self-play pool (and save it for resuming)."""
+        from agents.model_io import MLPPolicy
+        from train.checkpoint import export_model
+
+        path = export_model(self.model, self.out / "pool" / f"self_{steps:09d}", **self.model_info(steps))
+        tensors, _, activation = _actor(self.model)
+        policy = MLPPolicy(tensors, activation, sample=self.cfg.snapshot_sample, seed=self.cfg.seed + steps)
+        self.env.pool.add_snapshot(f"self@{steps}", policy, len(self.env.groups))
+        self.state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": str(path.relative_to(self.out))})
+
+    def evaluate(self, steps: int) -> list[dict[str, Any]]:
+        """Checkpoint, play the gauntlet, append to eval.csv, log and redraw the curve."""
+        from train.curves import append_eval, plot_curves
+
+        t0 = time.perf_counter()
+        path = self.checkpoint(steps)
+        rows = evaluate(path, self.cfg, self.rules_list)
+        for row in rows:
+            row["timesteps"] = steps
+            self.model.logger.record(f"eval/{row['rules']}/{row['opponent']}", row["win_rate"])
+        append_eval(self.out / "eval.csv", rows)
+        plot_curves(self.out / "eval.csv", self.out / "curves.png", title=f"{self.cfg.opponent} on {self.cfg.rules}")
+        (self.out / "pool.json").write_text(json.dumps(self.env.pool.describe(), indent=2) + "\n", encoding="utf-8")
+        self.state["last_eval"] = steps
+        self.write_state()
+        self.timing["eval_s"] += time.perf_counter() - t0
+        text = "  ".join(f"{r['rules']}/{r['opponent']} {100 * r['win_rate']:.1f}% "
+                         f"[{100 * r['ci_low']:.0f},{100 * r['ci_high']:.0f}]" for r in rows)
+        self.bar.print(f"eval @ {steps:,}: {text}")
+        main = [r for r in rows if r["opponent"] in ("greedy", "chain")] or rows
+        self.bar.note = " ".join(f"{r['opponent'][:6]} {100 * r['win_rate']:.0f}%" for r in main[:4])
+        return rows
+
+    def throughput(self, steps_done: int, wall: float) -> dict[str, Any]:
+        """Timesteps/s and how the time splits between env, opponents, policy forward and updates."""
+        # Only what happened inside the PPO loop (behaviour cloning steps the same env before it).
+        env_t = {k: v - self.env_base[0].get(k, 0.0) for k, v in self.env.timing.items()}
+        counters = {k: v - self.env_base[1].get(k, 0) for k, v in self.env.counters.items()}
+        roll = self.timing["rollout_s"]
+        env_s = env_t["step_wait_s"]
+        return {
+            "timesteps": steps_done,
+            "wall_s": round(wall, 2),
+            "timesteps_per_s": round(steps_done / max(wall, 1e-9), 1),
+            "ticks_per_s": round(counters["ticks"] / max(wall, 1e-9), 1),
+            "split_s": {
+                "env_engine": round(env_s - env_t["opponent_s"], 2),
+                "env_opponents": round(env_t["opponent_s"], 2),
+                "policy_forward_and_sb3": round(roll - env_s, 2),
+                "ppo_update": round(self.timing["update_s"], 2),
+                "evaluation": round(self.timing["eval_s"], 2),
+                "behaviour_cloning": round(self.timing["bc_s"], 2),
+            },
+            "env": {**counters, **{k: round(v, 2) for k, v in env_t.items()}},
+        }
+
+
+def _actor(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
+    from train.checkpoint import policy_tensors
+
+    return policy_tensors(model)
+
+
+def _make_callback(run: Run) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainCallback(BaseCallback):
+        """Progress bar, timing, self-play snapshots, evaluation and pool logging around each rollout."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rollout_start = 0.0
+            self.rollout_end: float | None = None
+
+        def _on_rollout_start(self) -> None:
+            now = time.perf_counter()
+            if self.rollout_end is not None:
+                run.timing["update_s"] += now - self.rollout_end
+            self.rollout_start = now
+
+        def _on_step(self) -> bool:
+            run.bar.update(self.num_timesteps)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            cfg, steps = run.cfg, self.num_timesteps
+            run.timing["rollout_s"] += time.perf_counter() - self.rollout_start
+            for name, stats in run.env.pool.report().items():
+                self.logger.record(f"pool/{name}/share", stats["share"])
+                if stats["finished"]:
+                    self.logger.record(f"pool/{name}/win_rate", stats["win_rate"])
+            tp = run.env.throughput()
+            for key in ("engine_s", "opponent_s", "step_wait_s"):
+                self.logger.record(f"time/env_{key}", tp[key])
+            self.logger.record("time/update_s", run.timing["update_s"])
+            if run.env.pool.self_play and steps >= run.state.get("last_snapshot", 0) + cfg.snapshot_every:
+                run.snapshot(steps)
+                run.state["last_snapshot"] = steps
+            if steps >= run.state.get("last_eval", 0) + cfg.eval_every:
+                run.evaluate(steps)
+            self.rollout_end = time.perf_counter()
+
+    return TrainCallback()
+
+
+def _linear_lr(start: float) -> Any:
+    def schedule(progress_remaining: float) -> float:
+        # The last rollout can overshoot the target (progress < 0): never below 10%, never negative.
+        return start * (0.1 + 0.9 * min(1.0, max(0.0, progress_remaining)))
+
+    return schedule
+
+
+def prepare(cfg: Config) -> Config:
+    """The settings a run will use: ``cfg``, or with ``resume`` the saved ones (new ``timesteps`` kept)."""
+    out = Path(cfg.out)
+    state = out / "state.json"
+    if cfg.resume:
+        if not state.exists():
+            raise ValueError(f"--resume: {out} holds no run to resume (no state.json)")
+        saved = json.loads(state.read_text(encoding="utf-8"))["config"]
+        known = {f.name for f in dataclasses.fields(Config)}
+        merged = Config(**{k: v for k, v in saved.items() if k in known})
+        merged.timesteps, merged.resume, merged.progress, merged.out = cfg.timesteps, True, cfg.progress, cfg.out
+        return merged
+    if state.exists():
+        raise ValueError(f"{out} already holds a training run; pass --resume to continue it or choose another --out")
+    return cfg
+
+
+def _train(run: Run) -> dict[str, Any]:
+    # 1. Settings ------------------------------------------------------------------
+    cfg = run.cfg = prepare(run.cfg)
+    check_config(cfg)
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from agents.model_io import read_model
+    from agents.report import check_writable
+    from train.checkpoint import export_model, load_checkpoint, load_tensors_into
+    from train.curves import plot_curves
+    from train.vec_env import SpeedVecEnv
+
+    run.out = Path(cfg.out)
+    check_writable(run.out)
+    if cfg.resume:
+        run.state = json.loads(run.state_path.read_text(encoding="utf-8"))
+    run.state["config"] = asdict(cfg)
+
+    # 2. Seeding -------------------------------------------------------------------
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    seed = cfg.seed + 1_000_003 * int(run.state.get("timesteps", 0))  # fresh deals after a resume
+
+    # 3. Environment ---------------------------------------------------------------
+    run.rules_list = parse_rules_options(cfg)
+    run.env = SpeedVecEnv(cfg.n_envs, run.rules_list, opponent=cfg.opponent, reaction=cfg.reaction,
+                          seat=cfg.seat if cfg.seat in ("random", "alternate") else int(cfg.seat),
+                          tick_ms=cfg.tick_ms, skip_forced=cfg.skip_forced, skip_tail=cfg.skip_tail,
+                          wait_penalty=cfg.wait_penalty, truncation_reward=cfg.truncation_reward, shaping=cfg.shaping,
+                          seed=seed)
+    pool = run.env.pool
+    pool.self_fraction, pool.max_snapshots = cfg.self_fraction, cfg.max_snapshots
+
+    # 4. Model -----------------------------------------------------------------------
+    act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
+    sizes = hidden(cfg)
+    model = MaskablePPO(
+        "MlpPolicy", run.env, learning_rate=_linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
+        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
+        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
+        seed=cfg.seed, device="cpu", verbose=0,
+    )
+    model.set_logger(configure(str(run.out / "logs"), ["csv", "tensorboard"]))
+    run.model = model
+    run.bar = ProgressBar(cfg.timesteps, int(run.state.get("timesteps", 0)), cfg.progress)
+    if cfg.resume:
+        load_checkpoint(model, run.out / run.state["checkpoint"])
+        model.num_timesteps = int(run.state["timesteps"])
+        model._n_updates = int(run.state.get("n_updates", 0))
+        for snap in run.state.get("snapshots", []):
+            from agents.model_io import MLPPolicy
+
+            tensors, manifest, _ = read_model(run.out / snap["path"])
+            policy = MLPPolicy(tensors, manifest["net"]["activation"], sample=cfg.snapshot_sample, seed=cfg.seed)
+            pool.add_snapshot(snap["name"], policy, len(run.env.groups))
+        run.bar.print(f"resuming {run.out} at {model.num_timesteps:,} timesteps")
+    else:
+        if cfg.init_from:
+            tensors, _, where = read_model(cfg.init_from)
+            load_tensors_into(model, tensors, str(where))
+        if cfg.init_bc:
+            from train.bc import BCConfig, clone
+
+            t0 = time.perf_counter()
+            run.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
+            stats = clone(model, run.env, BCConfig(teacher=cfg.init_bc, decisions=cfg.bc_decisions,
+                                                    epochs=cfg.bc_epochs, dagger_rounds=cfg.bc_dagger),
+                          seed=cfg.seed)
+            run.timing["bc_s"] = time.perf_counter() - t0
+            run.state["bc"] = stats
+            run.bar.print(f"cloned {cfg.init_bc}: held-out agreement {100 * stats['held_out_agreement']:.1f}% "
+                          f"({stats['record_s']} s recording, {stats['fit_s']} s fitting)")
+        if pool.self_play and (cfg.init_bc or cfg.init_from):
+            run.snapshot(0)  # the warm start is the pool's first snapshot
+        run.state["timesteps"] = 0
+        run.write_state()
+        if cfg.init_bc or cfg.init_from:
+            run.evaluate(0)
+
+    # 5. Loop ------------------------------------------------------------------------
+    run.env_base = (dict(run.env.timing), dict(run.env.counters))
+    start_steps = model.num_timesteps
+    remaining = cfg.timesteps - start_steps
+    t0 = time.perf_counter()
+    interrupted = False
+    try:
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=_make_callback(run), reset_num_timesteps=False,
+                        progress_bar=False)
+    except KeyboardInterrupt:
+        interrupted = True
+        run.bar.print("interrupted: saving what was trained")
+    wall = time.perf_counter() - t0
+    steps = model.num_timesteps
+    run.bar.close(steps)
+
+    # 6. Finish ----------------------------------------------------------------------
+    if run.state.get("last_eval") != steps:
+        run.evaluate(steps)
+    else:
+        run.checkpoint(steps)
+    final = export_model(model, run.out / "model", **run.model_info(steps))
+    curves = plot_curves(run.out / "eval.csv", run.out / "curves.png", title=f"{cfg.opponent} on {cfg.rules}")
+    summary = {
+        "model": str(final),
+        "curves": str(curves) if curves else None,
+        "complete": not interrupted and steps >= cfg.timesteps,
+        "throughput": run.throughput(steps - start_steps, wall),
+        "bc": run.state.get("bc"),
+        "pool": run.env.pool.describe(),
+        "last_eval": _read_last_eval(run.out / "eval.csv"),
+    }
+    run.state["done"] = summary["complete"]
+    run.write_state()
+    (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    run.bar.print(f"wrote {final} ({steps:,} timesteps, {summary['throughput']['timesteps_per_s']:,.0f} timesteps/s)")
+    return summary
+
+
+def train(cfg: Config) -> dict[str, Any]:
+    """Run the recipe (module docstring); returns the summary also written to ``out/summary.json``."""
+    run = Run(cfg)
+    try:
+        return _train(run)
+    finally:
+        model = getattr(run, "model", None)
+        if model is not None:
+            model.logger.close()  # flush and close the CSV and TensorBoard files
+
+
+def _read_last_eval(path: Path) -> list[dict[str, str]]:
+    from train.curves import read_eval
+
+    rows = read_eval(path)
+    if not rows:
+        return []
+    last = rows[-1]["timesteps"]
+    return [r for r in rows if r["timesteps"] == last]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.execvp(sys.executable, [sys.executable, "-m", "speed_cli", "train", *sys.argv[1:]])
