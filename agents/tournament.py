@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
 
+from agents.jobs import run_jobs
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
@@ -186,31 +185,8 @@ def run(
     """
     chunks = plan(settings)
     jobs = [(settings, c, record if c.index == 0 else 0) for c in chunks]
-    done: dict[int, ChunkResult] = {}
-    complete = True
-    try:
-        if workers <= 1:
-            for job in jobs:
-                done[job[1].index] = _run_chunk_job(job)
-                if progress:
-                    progress(len(done), len(chunks))
-        else:
-            ctx = get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = [pool.submit(_run_chunk_job, job) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        res = fut.result()
-                        done[res.chunk.index] = res
-                        if progress:
-                            progress(len(done), len(chunks))
-                except KeyboardInterrupt:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-    except KeyboardInterrupt:
-        complete = False
-    return [done[i] for i in sorted(done)], complete and len(done) == len(chunks)
+    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress)
+    return [r for r in results if r is not None], complete
 
 
 # ---------------------------------------------------------------- summaries

@@ -51,15 +51,14 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.jobs import run_jobs
 from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import TRUNCATED, penalties
@@ -273,31 +272,8 @@ def run(
     """
     chunks = plan(settings)
     jobs = [(settings, c) for c in chunks]
-    done: dict[int, ChunkResult] = {}
-    complete = True
-    try:
-        if workers <= 1:
-            for job in jobs:
-                done[job[1].index] = _run_chunk_job(job)
-                if progress:
-                    progress(len(done), len(chunks))
-        else:
-            ctx = get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = [pool.submit(_run_chunk_job, job) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        res = fut.result()
-                        done[res.chunk.index] = res
-                        if progress:
-                            progress(len(done), len(chunks))
-                except KeyboardInterrupt:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-    except KeyboardInterrupt:
-        complete = False
-    return [done[i] for i in sorted(done)], complete and len(done) == len(chunks)
+    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress)
+    return [r for r in results if r is not None], complete
 
 
 # ---------------------------------------------------------------------- statistics

@@ -58,15 +58,14 @@ import io
 import json
 import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents import tournament
+from agents.jobs import run_jobs
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
 
@@ -272,37 +271,15 @@ def run_sweep(
     for k, point in enumerate(points):
         ts = settings.tournament_settings(point)
         jobs += [(k, ts, chunk) for chunk in plan_chunks(ts)]
-    done: dict[tuple[int, int], tournament.ChunkResult] = {}
-    complete = True
-    try:
-        if workers <= 1:
-            for job in jobs:
-                k, res = _run_job(job)
-                done[k, res.chunk.index] = res
-                if progress:
-                    progress(len(done), len(jobs))
-        else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-                futures = [pool.submit(_run_job, job) for job in jobs]
-                try:
-                    for fut in as_completed(futures):
-                        k, res = fut.result()
-                        done[k, res.chunk.index] = res
-                        if progress:
-                            progress(len(done), len(jobs))
-                except KeyboardInterrupt:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-    except KeyboardInterrupt:
-        complete = False
+    finished, complete = run_jobs(_run_job, jobs, workers, progress)
+    done = {(r[0], r[1].chunk.index): r[1] for r in finished if r is not None}
     results = []
     for k, (lat, opp) in enumerate(points):
         chunks = [done[key] for key in sorted(done) if key[0] == k]
         outcomes = np.array([o for c in chunks for o in c.outcomes], dtype=np.int8)
         if outcomes.size:
             results.append(PointResult(lat, opp, outcomes))
-    return results, complete and len(done) == len(jobs)
+    return results, complete
 
 
 # --------------------------------------------------------------- statistics
