@@ -138,17 +138,3 @@ class Games:
     def table(self, game: int = 0) -> dict[str, Any]:
         """The full table of ``game``, hidden piles included (for tests and debugging)."""
         return full_table(self.state, game, self.rules.hand_size)
-
-    def stats(self) -> dict[str, np.ndarray]:
-        """Per-game statistics as arrays (copies)."""
-        s = self.state
-        return {
-            "winner": s["winner"].copy(),
-            "truncated": s["truncated"].copy(),
-            "clock_ms": s["clock"].copy(),
-            "played": s["played"].T.copy(),
-            "bounced": s["bounced"].T.copy(),
-            "illegal": s["illegal"].T.copy(),
-            "flips": s["flips"].copy(),
-            "reshuffles": s["reshuffles"].copy(),
-        }

@@ -208,13 +208,6 @@ def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     out[at + 1] = min(1.0, t / cfg[C_MAXMS])
 
 
-@njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
-def observe_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
-    """Write seat ``p``'s observation into ``out`` (float32, obs_dim)."""
-    _public_unknown(g, cfg, out)
-    _observe_private(g, cfg, p, out)
-
-
 @njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)
 def _observe_game(g: Any, cfg: Config, out0: np.ndarray, out1: np.ndarray) -> None:
     """Both seats' observations of one game; the shared part of ``unknown`` is counted once."""
