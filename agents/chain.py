@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from speed_env.observation import observation_layout
 from speed_env.rules import Rules
@@ -51,13 +52,86 @@ def _adjacent(rules: Rules) -> np.ndarray:
     return adj
 
 
+@njit(cache=True)
+def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_size: int, japanese: bool,
+            wrap: bool, adj: np.ndarray, w_run: float, w_flying: float, w_deny: float) -> np.ndarray:
+    """Score of every action per row (before masking and tie-breaks); ``at`` holds slice starts.
+
+    ``at`` = (hand, centre_top, opp_flight, opp_layout, unknown, opp_cards), the
+    starts of those observation slices. Compiled: the bot is called once per
+    tick of every training rollout, where numpy's per-call overhead on these
+    small (n, 13) arrays cost about 2 ms a call.
+    """
+    hand_at, top_at, flight_at, layout_at, unknown_at, cards_at = at[0], at[1], at[2], at[3], at[4], at[5]
+    n = obs.shape[0]
+    out = np.zeros((n, n_actions))
+    opp = np.zeros(13)
+    opp_options = np.zeros(13)
+    run = np.zeros(13)
+    left = np.zeros(13)
+    for i in range(n):
+        row = obs[i]
+        # What the opponent can play on a top of each rank: their visible layout, or the
+        # expected count from the cards I cannot place (their hand is a draw from those).
+        if japanese:
+            for r in range(13):
+                opp[r] = np.rint(row[layout_at + r] * 4.0)
+        else:
+            total = 0.0
+            for r in range(13):
+                total += np.rint(row[unknown_at + r] * 4.0)
+            total = max(total, 1.0)
+            opp_hand = row[cards_at] * hand_size
+            for r in range(13):
+                opp[r] = np.rint(row[unknown_at + r] * 4.0) / total * opp_hand
+        for t in range(13):
+            acc = 0.0
+            for r in range(13):
+                acc += opp[r] * adj[t, r]
+            opp_options[t] = acc
+        # Run kept: the longest sequence (up to 4) of my other cards following a new top r.
+        for r in range(13):
+            for q in range(13):
+                left[q] = np.rint(row[hand_at + q] * 4.0)
+            left[r] -= 1.0  # the card just played
+            best = 0.0
+            for step in (1, -1):
+                length = 0.0
+                rank = r
+                for _ in range(4):
+                    rank += step
+                    if rank < 0 or rank >= 13:
+                        if not wrap:
+                            break
+                        rank %= 13
+                    if left[rank] <= 0:
+                        break
+                    length += 1.0
+                best = max(best, length)
+            run[r] = best
+        out[i, 0] = -1e6  # waiting only when nothing else is legal
+        for k in range(2):
+            flying = row[flight_at + nr + k]
+            before = 0.0
+            for t in range(13):
+                before += row[top_at + k * nr + t] * opp_options[t]
+            for r in range(13):
+                out[i, 1 + 2 * r + k] = w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r])
+            if nr == 14:
+                out[i, 1 + 2 * 13 + k] = -w_flying * flying
+        # Variant moves (stack, multi-play) past 1 + 2 * nr stay 0: plain plays to this bot.
+    return out
+
+
 class ChainAgent:
     """Scores every legal play by run kept, races avoided and plays denied (see the module docstring)."""
 
     def __init__(self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None) -> None:
         self.rules = rules
         self.weights = weights or ChainWeights()
-        self.lay = observation_layout(rules)
+        lay = observation_layout(rules)
+        self._at = np.array([lay[k].start for k in ("hand", "centre_top", "opp_flight", "opp_layout",
+                                                     "unknown", "opp_cards")], np.int64)
         self.nr = rules.n_ranks
         self.adj = _adjacent(rules)
         self.rng = np.random.default_rng(seed)
@@ -66,66 +140,16 @@ class ChainAgent:
         """Restart the tie-breaking generator from ``seed``."""
         self.rng = np.random.default_rng(seed)
 
-    def _run_length(self, hand: np.ndarray) -> np.ndarray:
-        """``out[:, r]``: the longest sequence of my *other* cards that follows a new top ``r``."""
-        n = hand.shape[0]
-        best = np.zeros((n, 13))
-        for step_dir in (1, -1):
-            for r in range(13):
-                left = hand[:, :13].copy()
-                left[:, r] -= 1  # the card just played
-                length = np.zeros(n)
-                alive = np.ones(n, bool)
-                rank = r
-                for _ in range(4):
-                    rank += step_dir
-                    if not 0 <= rank < 13:
-                        if not self.rules.wrap:
-                            break
-                        rank %= 13
-                    alive &= left[:, rank] > 0
-                    length += alive
-                best[:, r] = np.maximum(best[:, r], length)
-        return best
+    def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
+        """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
+        w = self.weights
+        return _scores(np.ascontiguousarray(obs, np.float32), int(n_actions), self._at, self.nr,
+                       self.rules.hand_size, self.rules.is_japanese, self.rules.wrap, self.adj,
+                       float(w.run), float(w.flying), float(w.deny))
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only when none is legal."""
-        n = obs.shape[0]
-        lay, w, nr = self.lay, self.weights, self.nr
-        hand = np.rint(obs[:, lay["hand"]] * 4)
-        tops = obs[:, lay["centre_top"]].reshape(n, 2, nr)[:, :, :13]  # one-hot; all zero on a joker
-        opp_flight_pile = obs[:, lay["opp_flight"]][:, nr : nr + 2]
-        opp_visible = np.rint(obs[:, lay["opp_layout"]] * 4)[:, :13]
-        unknown = np.rint(obs[:, lay["unknown"]] * 4)[:, :13]
-        opp_hand_size = obs[:, lay["opp_cards"]][:, 0] * self.rules.hand_size
-
-        # What the opponent can play on a top of each rank: visible layout counts, or the
-        # expected count from the hidden cards (their hand is a draw from them).
-        if self.rules.is_japanese:
-            opp_counts = opp_visible
-        else:
-            total = np.maximum(unknown.sum(axis=1, keepdims=True), 1.0)
-            opp_counts = unknown / total * opp_hand_size[:, None]
-        opp_options = opp_counts @ self.adj.T  # (n, 13): plays the opponent has on a top of rank t
-        run = self._run_length(hand)  # (n, 13)
-
-        scores = np.full(mask.shape, -np.inf)
-        scores[:, 0] = -1e6  # waiting only when nothing else is legal
-        for k in range(2):
-            top_onehot = tops[:, k]  # (n, 13)
-            before = (top_onehot * opp_options).sum(axis=1)  # opponent's plays on this pile now
-            for r in range(13):
-                a = 1 + 2 * r + k
-                s = (
-                    w.run * run[:, r]
-                    - w.flying * opp_flight_pile[:, k]
-                    + w.deny * (before - opp_options[:, r])
-                )
-                scores[:, a] = s
-            if nr == 14:
-                scores[:, 1 + 2 * 13 + k] = -w.flying * opp_flight_pile[:, k]
-        n_base = 1 + 2 * nr
-        scores[:, n_base:] = 0.0  # variant moves (stack, multi-play) are plain plays to this bot
+        scores = self.scores(obs, mask.shape[1])
         scores += self.rng.random(scores.shape) * 1e-3
         scores = np.where(mask > 0, scores, -np.inf)
         return scores.argmax(axis=1)

@@ -114,3 +114,67 @@ def test_spec_strings():
     with pytest.raises(agents.AgentSpecError, match="bad chain weight"):
         agents.make("chain:speed=2")
     assert agents.make("chain:flying=0").weights.flying == 0
+
+
+def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny_w=0.5):
+    """``chain``'s scores written again, plainly, one row at a time (the bot's kernel is compiled)."""
+    from speed_env.observation import observation_layout
+
+    lay, nr = observation_layout(rules), rules.n_ranks
+
+    def fits(t, r):
+        d = abs(r - t)
+        return d == 1 or (rules.wrap and d == 12) or (rules.same_rank and d == 0)
+
+    out = np.zeros((len(obs), n_actions))
+    for i, row in enumerate(obs.astype(np.float64)):
+        hand = np.rint(row[lay["hand"]][:13] * 4)
+        if rules.is_japanese:
+            opp = np.rint(row[lay["opp_layout"]][:13] * 4)
+        else:
+            unknown = np.rint(row[lay["unknown"]][:13] * 4)
+            opp = unknown / max(unknown.sum(), 1.0) * row[lay["opp_cards"]][0] * rules.hand_size
+        options = [sum(opp[r] for r in range(13) if fits(t, r)) for t in range(13)]
+        run = []
+        for r in range(13):
+            left = hand.copy()
+            left[r] -= 1
+            lengths = []
+            for step in (1, -1):
+                ranks = [r + step * j for j in range(1, 5)]
+                if rules.wrap:
+                    ranks = [x % 13 for x in ranks]
+                n = 0
+                for x in ranks:
+                    if not 0 <= x < 13 or left[x] <= 0:
+                        break
+                    n += 1
+                lengths.append(n)
+            run.append(max(lengths))
+        out[i, 0] = -1e6
+        tops = row[lay["centre_top"]].reshape(2, nr)[:, :13]
+        flying = row[lay["opp_flight"]][nr : nr + 2]
+        for k in range(2):
+            before = float(tops[k] @ np.array(options))
+            for r in range(13):
+                out[i, 1 + 2 * r + k] = run_w * run[r] - flying_w * flying[k] + deny_w * (before - options[r])
+            if nr == 14:
+                out[i, 1 + 2 * 13 + k] = -flying_w * flying[k]
+    return out
+
+
+@pytest.mark.parametrize(("rules", "options"), [*PRESETS, ("us", {"wrap": True})])
+def test_chain_scores_match_a_plain_reference(rules, options):
+    # The compiled scorer against the same terms written out row by row, on states from real games.
+    env = speed_env.BatchEnv(16, rules, **options)
+    bot = agents.make("chain", env.rules, seed=2)
+    obs, mask = env.reset(seed=5)
+    checked = 0
+    for t in range(300):
+        if t % 10 == 0:
+            flat = obs.reshape(-1, obs.shape[-1])
+            want = _chain_scores_reference(env.rules, flat, mask.shape[-1])
+            np.testing.assert_allclose(bot.scores(flat, mask.shape[-1]), want, rtol=1e-9, atol=1e-9)
+            checked += len(flat)
+        obs, mask, *_ = env.step(np.stack([bot.act(obs[p], mask[p]) for p in range(2)]))
+    assert checked == 30 * 32
