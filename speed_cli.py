@@ -420,20 +420,26 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     import dataclasses
 
     from train.ppo import Config, field_help
+    from train.ppo_common import PPOHyperparams
 
     helps = field_help(Config)
-    for f in dataclasses.fields(Config):
+    ppo_names = {f.name for f in dataclasses.fields(PPOHyperparams)}
+    ppo_group = p.add_argument_group("PPO settings (train/ppo_common.py)")
+    fields = dataclasses.fields(Config)
+    # The recipe's own settings first, then PPO's (the dataclass lists its base's fields first).
+    for f in [f for f in fields if f.name not in ppo_names] + [f for f in fields if f.name in ppo_names]:
+        where = ppo_group if f.name in ppo_names else p
         flag = "--" + f.name.replace("_", "-")
         kind = str(f.type)
         text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
         if kind == "bool":
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+            where.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
             continue
         convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
         default = f.default
         shown = f" (default {default})" if default not in (None, "") else ""
-        p.add_argument(flag, type=convert, default=default, help=text + shown,
-                       metavar=f.name.upper() if convert is str else None)
+        where.add_argument(flag, type=convert, default=default, help=text + shown,
+                           metavar=f.name.upper() if convert is str else None)
 
 
 # ---------------------------------------------------------------- experiment

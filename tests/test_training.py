@@ -406,3 +406,43 @@ def test_speed_train_refuses_bad_input(tmp_path, capsys):
 def test_model_paths_are_plain_paths():
     assert model_io.manifest_path_of("a/b.safetensors") == Path("a/b.json")
     assert model_io.manifest_path_of("a/b") == Path("a/b.json")
+
+
+def test_bc_labels_every_best_action_of_a_scoring_teacher():
+    from train.bc import best_actions
+
+    class Scorer:
+        def scores(self, obs, n_actions):
+            return np.tile(np.array([-1e6, 2.0, 2.0, 1.0, 2.0]), (len(obs), 1))
+
+    mask = np.array([[1, 1, 1, 1, 0], [1, 0, 0, 1, 1]], np.int8)
+    best = best_actions(Scorer(), np.zeros((2, 3), np.float32), mask, np.array([1, 4]))
+    assert best.dtype == np.int8
+    assert best.tolist() == [[0, 1, 1, 0, 0], [0, 0, 0, 0, 1]]  # ties kept; illegal action 4 of row 0 is not
+    # A teacher without scores labels just the action it chose.
+    plain = best_actions(object(), np.zeros((2, 3), np.float32), mask, np.array([3, 0]))
+    assert plain.tolist() == [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]]
+
+
+def test_bc_fit_spreads_over_the_teachers_ties():
+    # Labels {1, 2} tied best, 3 legal but worse: the fit must put nearly all mass on 1 and 2.
+
+    from train.bc import BCConfig, _fit, _forward
+    from train.vec_env import SpeedVecEnv
+
+    env = SpeedVecEnv(4, "us", opponent="greedy")
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [16]}, device="cpu")
+    rng = np.random.default_rng(0)
+    n = 256
+    mask = np.zeros((n, env.n_actions), np.int8)
+    mask[:, [0, 1, 2, 3]] = 1
+    best = np.zeros_like(mask)
+    best[:, [1, 2]] = 1
+    data = {"obs": rng.random((n, env.obs_dim), dtype=np.float32), "mask": mask, "best": best,
+            "ret": np.zeros(n, np.float32)}
+    _fit(model.policy, data, np.arange(n), 30, BCConfig(batch_size=64, learning_rate=3e-3), rng, None)
+    with torch.no_grad():
+        log_p, _ = _forward(model.policy, torch.as_tensor(data["obs"]), mask)
+    p = log_p.exp().numpy()
+    assert (p[:, 1] + p[:, 2] > 0.95).all()
+    assert p[:, 4:].max() < 1e-6  # illegal actions get nothing

@@ -32,10 +32,7 @@ What a run does, in order (each step is a section of :func:`train`):
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import inspect
-import itertools
 import json
 import os
 import sys
@@ -46,10 +43,15 @@ from typing import Any
 
 import numpy as np
 
+from train.ppo_common import PPOHyperparams, ProgressBar, check_ppo, field_help, hidden, make_model
+
+__all__ = ["Config", "check_config", "field_help", "hidden", "prepare", "train"]
+
 
 @dataclass
-class Config:
-    """Every setting of a training run (``speed train --help`` lists them)."""
+class Config(PPOHyperparams):
+    """Every setting of a training run (``speed train --help`` lists them; PPO's own are in
+    :class:`~train.ppo_common.PPOHyperparams`)."""
 
     # ---- the run
     rules: str = "us"
@@ -95,38 +97,6 @@ class Config:
     """Training reward of a game cut at max_game_ms (a stalled game counts as lost, not drawn)."""
     shaping: float = 0.0
     """Potential-based shaping: this times the learner's lead in cards left (1/27 a card); sums to 0 per game."""
-    # ---- PPO
-    n_steps: int = 64
-    """Steps per env per rollout (rollout = n_steps * n_envs decisions)."""
-    batch_size: int = 4096
-    """Minibatch size of the PPO update."""
-    n_epochs: int = 4
-    """Passes over each rollout."""
-    learning_rate: float = 3e-4
-    """Adam step size at the start."""
-    anneal_lr: bool = True
-    """Decay the step size linearly to 10% of its start by the last timestep."""
-    gamma: float = 1.0
-    """Discount per decision. A game is ~20-35 decisions with the reward at its end; any discount
-    would make a postponed loss look better than a quick one (an incentive to stall)."""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off."""
-    clip_range: float = 0.2
-    """PPO's policy ratio clip."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    vf_coef: float = 0.5
-    """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping."""
-    target_kl: float | None = None
-    """Stop an update's epochs early past this KL (None: never)."""
-    net_arch: str = "256,256"
-    """Hidden layer sizes of the actor and of the critic (separate networks)."""
-    activation: str = "relu"
-    """Hidden activation: ``tanh`` or ``relu``."""
-    torch_threads: int = 1
-    """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     # ---- self-play
     self_fraction: float = 0.5
     """With ``--opponent self``: share of games against snapshots of the learner (the rest: the bots)."""
@@ -151,37 +121,15 @@ class Config:
     """Draw a progress bar on stderr."""
 
 
-def field_help(cls: type = Config) -> dict[str, str]:
-    """Each field's docstring (the string under it in the class body), for the CLI's help."""
-    tree = ast.parse(inspect.getsource(cls))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    out = {}
-    for node, nxt in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
-    return out
-
-
 def check_config(cfg: Config) -> None:
     """Refuse settings that cannot work, with a message naming the field."""
-    positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_games",
-                "snapshot_every", "max_snapshots", "tick_ms", "torch_threads", "eval_workers", "bc_decisions",
-                "bc_epochs")
+    check_ppo(cfg, ("timesteps", "eval_every", "eval_games", "snapshot_every", "max_snapshots", "tick_ms",
+                    "eval_workers", "bc_decisions", "bc_epochs"))
     if cfg.bc_dagger < 0:
         raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
-    for name in positive:
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
-    if cfg.activation not in ("tanh", "relu"):
-        raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
-    if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
-        raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
     if cfg.seat not in ("random", "alternate", "0", "1"):
         raise ValueError(f"seat must be random, alternate, 0 or 1, got {cfg.seat!r}")
-    hidden(cfg)
     parse_rules_options(cfg)
-    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
-        raise ValueError(f"batch_size {cfg.batch_size} exceeds a rollout (n_steps * n_envs = {cfg.n_steps * cfg.n_envs})")
     if cfg.eval_games < 2:
         raise ValueError("eval_games must be at least 2 (each deal is played twice)")
 
@@ -208,17 +156,6 @@ def rule_options(cfg: Config) -> dict[str, Any]:
         else:
             out[key.strip()] = value.strip()
     return out
-
-
-def hidden(cfg: Config) -> list[int]:
-    """``net_arch`` as a list of layer sizes."""
-    try:
-        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
-    return sizes
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -250,44 +187,6 @@ def evaluate(model_path: Path, cfg: Config, rules_list: list[Any]) -> list[dict[
         for row in rows:
             row.setdefault("wall_s", wall)
     return rows
-
-
-# ---------------------------------------------------------------------- progress
-class ProgressBar:
-    """A one-line bar on stderr: timesteps, rate, time left, latest win rates."""
-
-    def __init__(self, total: int, start: int, enabled: bool) -> None:
-        self.total, self.start_steps, self.enabled = total, start, enabled
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-        self.note = ""
-
-    def update(self, steps: int, force: bool = False) -> None:
-        """Redraw (at most twice a second unless ``force``)."""
-        now = time.perf_counter()
-        if not self.enabled or (not force and now - self.last < 0.5):
-            return
-        self.last = now
-        done = min(1.0, steps / self.total)
-        rate = (steps - self.start_steps) / max(now - self.t0, 1e-9)
-        eta = (self.total - steps) / rate if rate > 0 else float("inf")
-        eta_s = f"{int(eta // 60)}m{int(eta % 60):02d}s" if np.isfinite(eta) else "?"
-        bar = "#" * int(30 * done) + "." * (30 - int(30 * done))
-        sys.stderr.write(f"\r\033[Ktrain [{bar}] {steps:,}/{self.total:,} {rate:,.0f} steps/s eta {eta_s} {self.note}")
-        sys.stderr.flush()
-
-    def print(self, line: str) -> None:
-        """A line of output above the bar."""
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-        print(line, flush=True)
-        self.last = 0.0
-
-    def close(self, steps: int) -> None:
-        """Final redraw and newline."""
-        if self.enabled:
-            self.update(steps, force=True)
-            sys.stderr.write("\n")
 
 
 # ---------------------------------------------------------------------- the run
@@ -441,14 +340,6 @@ def _make_callback(run: Run) -> Any:
     return TrainCallback()
 
 
-def _linear_lr(start: float) -> Any:
-    def schedule(progress_remaining: float) -> float:
-        # The last rollout can overshoot the target (progress < 0): never below 10%, never negative.
-        return start * (0.1 + 0.9 * min(1.0, max(0.0, progress_remaining)))
-
-    return schedule
-
-
 def prepare(cfg: Config) -> Config:
     """The settings a run will use: ``cfg``, or with ``resume`` the saved ones (new ``timesteps`` kept)."""
     out = Path(cfg.out)
@@ -471,7 +362,6 @@ def _train(run: Run) -> dict[str, Any]:
     cfg = run.cfg = prepare(run.cfg)
     check_config(cfg)
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from agents.model_io import read_model
@@ -502,19 +392,10 @@ def _train(run: Run) -> dict[str, Any]:
     pool.self_fraction, pool.max_snapshots = cfg.self_fraction, cfg.max_snapshots
 
     # 4. Model -----------------------------------------------------------------------
-    act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
-    sizes = hidden(cfg)
-    model = MaskablePPO(
-        "MlpPolicy", run.env, learning_rate=_linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
-        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
-        max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
-        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
-        seed=cfg.seed, device="cpu", verbose=0,
-    )
+    model = make_model(cfg, run.env)
     model.set_logger(configure(str(run.out / "logs"), ["csv", "tensorboard"]))
     run.model = model
-    run.bar = ProgressBar(cfg.timesteps, int(run.state.get("timesteps", 0)), cfg.progress)
+    run.bar = ProgressBar(cfg.timesteps, cfg.progress, start=int(run.state.get("timesteps", 0)))
     if cfg.resume:
         load_checkpoint(model, run.out / run.state["checkpoint"])
         model.num_timesteps = int(run.state["timesteps"])

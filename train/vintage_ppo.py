@@ -38,11 +38,8 @@ What a run does, in order (each step is a section of :func:`train`):
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import dataclasses
-import inspect
-import itertools
 import json
 import sys
 import time
@@ -54,9 +51,11 @@ from typing import Any
 
 import numpy as np
 
+from train.ppo_common import PPOHyperparams, ProgressBar, check_ppo, field_help, make_model
+
 
 @dataclass
-class VintageConfig:
+class VintageConfig(PPOHyperparams):
     """Every setting of a vintage training run."""
 
     # ---- the run
@@ -80,37 +79,17 @@ class VintageConfig:
     """Teacher decisions recorded for ``init_bc``."""
     bc_epochs: int = 8
     """Passes over the recorded decisions for ``init_bc``."""
-    # ---- PPO
+    # ---- PPO (the rest as in PPOHyperparams)
     n_steps: int = 256
     """Steps per env per rollout (rollout = n_steps * n_envs decisions)."""
     batch_size: int = 512
     """Minibatch size of the PPO update."""
     n_epochs: int = 6
     """Passes over each rollout."""
-    learning_rate: float = 3e-4
-    """Adam step size at the start."""
-    anneal_lr: bool = True
-    """Decay the step size linearly to 10% of its start by the last timestep."""
     gamma: float = 0.995
     """Discount per decision (a game is about 7–20 decisions of the learner; the reward comes at its end)."""
-    gae_lambda: float = 0.95
-    """GAE's bias/variance trade-off."""
-    clip_range: float = 0.2
-    """PPO's policy ratio clip."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    vf_coef: float = 0.5
-    """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping."""
-    target_kl: float | None = None
-    """Stop an update's epochs early past this KL (None: never)."""
-    net_arch: str = "256,256"
-    """Hidden layer sizes of the actor and of the critic (separate networks)."""
     activation: str = "tanh"
     """Hidden activation: ``tanh`` or ``relu``."""
-    torch_threads: int = 1
-    """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     # ---- evaluation
     eval_every: int = 100_000
     """Timesteps between evaluations (each also saves a checkpoint)."""
@@ -126,38 +105,17 @@ class VintageConfig:
     """Draw a progress bar on stderr."""
 
 
-def field_help(cls: type = VintageConfig) -> dict[str, str]:
-    """Each field's docstring (the string under it in the class body), for ``--help``."""
-    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
-    out = {}
-    for node, nxt in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
-    return out
-
-
 def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field."""
     import agents
 
-    positive = ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_games",
-                "torch_threads", "eval_workers", "bc_decisions", "bc_epochs")
-    for name in positive:
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
+    check_ppo(cfg, ("timesteps", "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs"))
     if isinstance(cfg.players, bool) or not 2 <= cfg.players <= 10:
         raise ValueError(f"players must be 2–10, got {cfg.players!r}")
     if cfg.seat != "random" and not (cfg.seat.isdigit() and int(cfg.seat) < cfg.players):
         raise ValueError(f"seat must be random or a seat 0–{cfg.players - 1}, got {cfg.seat!r}")
-    if cfg.activation not in ("tanh", "relu"):
-        raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
-    if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
-        raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
-    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
-        raise ValueError(f"batch_size {cfg.batch_size} exceeds a rollout (n_steps * n_envs = {cfg.n_steps * cfg.n_envs})")
     if cfg.eval_games < cfg.players:
         raise ValueError(f"eval_games must be at least players ({cfg.players}): each deal is played once per seat")
-    hidden(cfg)
     for spec in [*specs(cfg.opponent), *specs(cfg.eval_opponents), *specs(cfg.init_bc or "")]:
         if not agents.parse_spec(spec).name.startswith("vintage-"):
             raise ValueError(f"{spec!r} plays real-time Speed; vintage opponents are vintage-random, "
@@ -169,17 +127,6 @@ def check_config(cfg: VintageConfig) -> None:
 def specs(text: str) -> list[str]:
     """A comma-separated list of agent specs."""
     return [s.strip() for s in text.split(",") if s.strip()]
-
-
-def hidden(cfg: VintageConfig) -> list[int]:
-    """``net_arch`` as a list of layer sizes."""
-    try:
-        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
-    return sizes
 
 
 # The flags of `speed train` (train/ppo.py's Config) that mean the same here; any other flag
@@ -392,43 +339,6 @@ def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: 
     }
 
 
-# ---------------------------------------------------------------------- progress
-class ProgressBar:
-    """A one-line bar on stderr: timesteps, rate, time left, a note (latest evaluation)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.enabled = total, enabled
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-        self.note = ""
-
-    def update(self, steps: int, force: bool = False) -> None:
-        """Redraw (at most twice a second unless ``force``)."""
-        now = time.perf_counter()
-        if not self.enabled or (not force and now - self.last < 0.5):
-            return
-        self.last = now
-        rate = steps / max(now - self.t0, 1e-9)
-        eta = max(0.0, (self.total - steps) / rate) if rate > 0 else 0.0
-        bar = "#" * int(30 * min(1.0, steps / self.total))
-        sys.stderr.write(f"\r\033[Ktrain [{bar:.<30}] {steps:,}/{self.total:,} {rate:,.0f} steps/s "
-                         f"eta {int(eta // 60)}m{int(eta % 60):02d}s {self.note}")
-        sys.stderr.flush()
-
-    def print(self, line: str) -> None:
-        """A line of output above the bar."""
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-        print(line, flush=True)
-        self.last = 0.0
-
-    def close(self, steps: int) -> None:
-        """Final redraw and a newline."""
-        if self.enabled:
-            self.update(steps, force=True)
-            sys.stderr.write("\n")
-
-
 def _callback(run: dict[str, Any]) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -453,13 +363,6 @@ def _callback(run: dict[str, Any]) -> Any:
     return TrainCallback()
 
 
-def _linear_lr(start: float) -> Any:
-    def schedule(progress_remaining: float) -> float:
-        return start * (0.1 + 0.9 * progress_remaining)
-
-    return schedule
-
-
 # ---------------------------------------------------------------------- the run
 def train(cfg: VintageConfig) -> dict[str, Any]:
     """Run the recipe (module docstring); returns the summary also written to ``out/summary.json``."""
@@ -469,7 +372,6 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     if (out / "model.json").exists() or (out / "summary.json").exists():
         raise ValueError(f"{out} already holds a trained model; choose another --out")
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -503,16 +405,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     env = DummyVecEnv([make_env(i) for i in range(cfg.n_envs)])
 
     # 4. Model -----------------------------------------------------------------------
-    sizes = hidden(cfg)
-    act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
-    model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=_linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
-        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
-        max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
-        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
-        seed=cfg.seed, device="cpu", verbose=0,
-    )
+    model = make_model(cfg, env)
     model.set_logger(configure(str(out / "logs"), ["csv"]))
     bar = ProgressBar(cfg.timesteps, cfg.progress)
     eval_s = 0.0
@@ -589,7 +482,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 def parser() -> argparse.ArgumentParser:
     """One flag per field of :class:`VintageConfig`, its docstring as the help."""
     p = argparse.ArgumentParser(prog="python -m train.vintage_ppo", description=__doc__.split("\n\n")[0])
-    helps = field_help()
+    helps = field_help(VintageConfig)
     for f in dataclasses.fields(VintageConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = str(f.type)
