@@ -89,3 +89,24 @@ def bootstrap_ratings(
         return Ratings(rating=rating, low=rating.copy(), high=rating.copy())
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
     return Ratings(rating=rating, low=low, high=high)
+
+
+def cluster_bootstrap_ratings(points: np.ndarray, games: np.ndarray, samples: int = 300, seed: int = 0) -> Ratings:
+    """Bradley–Terry ratings with 95% intervals from a bootstrap over clusters of games.
+
+    ``points[c, i, j]`` is what ``i`` scored against ``j`` in cluster ``c`` (wins +
+    draws / 2) and ``games[c, i, j]`` how many comparisons they had there. Each
+    sample redraws whole clusters with replacement, so results that move
+    together (the rotated seatings of one deal) are not counted as independent.
+    """
+    rating = bradley_terry(points.sum(axis=0), games.sum(axis=0))
+    if samples <= 0 or points.shape[0] < 2:
+        return Ratings(rating=rating, low=rating.copy(), high=rating.copy())
+    rng = np.random.default_rng(seed)
+    c = points.shape[0]
+    boot = np.empty((samples, rating.size))
+    for s in range(samples):
+        weight = np.bincount(rng.integers(0, c, c), minlength=c).astype(np.float64)
+        boot[s] = bradley_terry(np.tensordot(weight, points, 1), np.tensordot(weight, games, 1))
+    low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+    return Ratings(rating=rating, low=low, high=high)

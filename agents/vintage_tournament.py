@@ -29,11 +29,15 @@ line-up, so the luck of the cards cancels out of every comparison.
   table, each game compares every seat of ``a`` with every seat of ``b``: ``a``
   finished ahead when it was left holding fewer penalty points (the player
   who went out holds none); equal points, or a truncated game, are a tie and
-  count half. Win rates get Wilson 95% intervals.
-- *Ratings*: Bradley–Terry on those pairwise results with bootstrap 95%
-  intervals (:mod:`agents.ratings`, as the real-time tournament). Both the
-  Wilson and the bootstrap intervals treat comparisons as independent, so
-  they are somewhat narrow when rotations of one deal agree.
+  count half.
+- *Ratings*: Bradley–Terry on those pairwise results (:mod:`agents.ratings`,
+  as the real-time tournament).
+- *Intervals* of pairwise win rates and ratings are clustered like the mean
+  penalty's: the win rate's is the cluster-robust interval of the mean
+  comparison score, the ratings' a bootstrap that redraws whole (line-up,
+  deal) clusters. The rotations of one deal share its cards, so their
+  results move together; treating them as independent (Wilson, a
+  per-game bootstrap) would make the intervals too narrow.
 
 **Determinism.** The work is cut into chunks (a line-up and a range of
 deals); each chunk is a pure function of the settings and its index (the
@@ -320,6 +324,38 @@ def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTab
     )
 
 
+@dataclass(frozen=True)
+class Comparisons:
+    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, one per row."""
+
+    a: np.ndarray
+    """The agent in the lower seat."""
+    b: np.ndarray
+    """The agent in the higher seat."""
+    score_a: np.ndarray
+    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated game."""
+    cluster: np.ndarray
+    """The (line-up, deal) cluster of the game."""
+
+
+def comparisons(table: GameTable) -> Comparisons:
+    """Compare every pair of seats held by different agents, game by game."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    players = table.seating.shape[1] if table.seating.ndim == 2 else 0
+    trunc = table.truncated
+    for s, t in combinations(range(players), 2):
+        a, b = table.seating[:, s], table.seating[:, t]
+        ps, pt = table.penalty[:, s], table.penalty[:, t]
+        differ = a != b
+        score = np.where(trunc | (ps == pt), 0.5, (ps < pt).astype(np.float64))
+        parts.append((a[differ], b[differ], score[differ], table.cluster[differ]))
+    if not parts:
+        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        return Comparisons(empty_i, empty_i, empty_f, empty_i)
+    a, b, score, cluster = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return Comparisons(a, b, score, cluster)
+
+
 def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(wins, draws, games)``, each ``(n_agents, n_agents)``: seat-by-seat comparisons.
 
@@ -327,25 +363,31 @@ def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, n
     ``b``; ``draws`` (symmetric) equal points or a truncated game; ``games``
     (symmetric) every comparison. Seats of the same agent are not compared.
     """
+    c = comparisons(table)
     wins = np.zeros((n_agents, n_agents))
     draws = np.zeros((n_agents, n_agents))
     games = np.zeros((n_agents, n_agents))
-    players = table.seating.shape[1] if table.seating.ndim == 2 else 0
-    trunc = table.truncated
-    for s, t in combinations(range(players), 2):
-        a, b = table.seating[:, s], table.seating[:, t]
-        ps, pt = table.penalty[:, s], table.penalty[:, t]
-        differ = a != b
-        tie = differ & (trunc | (ps == pt))
-        s_ahead = differ & ~tie & (ps < pt)
-        t_ahead = differ & ~tie & (pt < ps)
-        np.add.at(games, (a[differ], b[differ]), 1)
-        np.add.at(games, (b[differ], a[differ]), 1)
-        np.add.at(draws, (a[tie], b[tie]), 1)
-        np.add.at(draws, (b[tie], a[tie]), 1)
-        np.add.at(wins, (a[s_ahead], b[s_ahead]), 1)
-        np.add.at(wins, (b[t_ahead], a[t_ahead]), 1)
+    tie = c.score_a == 0.5
+    np.add.at(games, (c.a, c.b), 1)
+    np.add.at(games, (c.b, c.a), 1)
+    np.add.at(draws, (c.a[tie], c.b[tie]), 1)
+    np.add.at(draws, (c.b[tie], c.a[tie]), 1)
+    np.add.at(wins, (c.a[c.score_a == 1], c.b[c.score_a == 1]), 1)
+    np.add.at(wins, (c.b[c.score_a == 0], c.a[c.score_a == 0]), 1)
     return wins, draws, games
+
+
+def _per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, games)``, each ``(clusters, n_agents, n_agents)``, for the cluster bootstrap."""
+    _, idx = np.unique(c.cluster, return_inverse=True)
+    n_clusters = int(idx.max()) + 1 if idx.size else 0
+    points = np.zeros((n_clusters, n_agents, n_agents))
+    games = np.zeros((n_clusters, n_agents, n_agents))
+    np.add.at(points, (idx, c.a, c.b), c.score_a)
+    np.add.at(points, (idx, c.b, c.a), 1.0 - c.score_a)
+    np.add.at(games, (idx, c.a, c.b), 1.0)
+    np.add.at(games, (idx, c.b, c.a), 1.0)
+    return points, games
 
 
 def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
@@ -392,20 +434,25 @@ def _agent_rows(table: GameTable, n_agents: int, lineups: np.ndarray | None = No
 
 def summarise(settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings and penalties, matches, line-ups."""
-    from agents.ratings import bootstrap_ratings, wilson_interval
+    from agents.ratings import cluster_bootstrap_ratings
 
     results = list(results)
     k = len(settings.agents)
     table = game_table(results, settings.deals)
+    comp = comparisons(table)
     wins, draws, games = pairwise(table, k)
-    ratings = bootstrap_ratings(wins, draws, games, samples=bootstrap, seed=settings.seed)
+    ratings = cluster_bootstrap_ratings(*_per_cluster(comp, k), samples=bootstrap, seed=settings.seed)
     matches = []
     for a, b in combinations(range(k), 2):
         m = int(games[a, b])
         if m == 0:
             continue
         score = wins[a, b] + draws[a, b] / 2
-        lo, hi = wilson_interval(score, m)
+        # a's score in each of their comparisons, whichever seat a sat in; clustered by deal.
+        fwd, rev = (comp.a == a) & (comp.b == b), (comp.a == b) & (comp.b == a)
+        values = np.concatenate([comp.score_a[fwd], 1.0 - comp.score_a[rev]])
+        _, lo, hi = clustered_mean(values, np.concatenate([comp.cluster[fwd], comp.cluster[rev]]))
+        lo, hi = max(0.0, lo), min(1.0, hi)
         matches.append({
             "a": settings.agents[a], "b": settings.agents[b], "games": m, "wins_a": int(wins[a, b]),
             "wins_b": int(wins[b, a]), "draws": int(draws[a, b]), "win_rate_a": score / m,

@@ -175,7 +175,9 @@ def test_summary_from_synthetic_results():
     (m,) = s["matches"]
     assert (m["a"], m["games"], m["wins_a"], m["wins_b"], m["draws"]) == ("vintage-random", 4, 1, 2, 1)
     assert math.isclose(m["win_rate_a"], 1.5 / 4)
-    assert m["win_rate_a_ci"] == list(wilson_interval(1.5, 4))
+    # Clustered by deal: deal 0 holds games 1-2 (random scores 1, 0), deal 1 games 3-4 (0, 0.5).
+    _, lo, hi = vt.clustered_mean(np.array([1.0, 0.0, 0.0, 0.5]), np.array([0, 0, 1, 1]))
+    assert m["win_rate_a_ci"] == [max(0.0, lo), min(1.0, hi)]
     assert g["rating"] > r["rating"]
     assert s["settings"]["drawn"] == 1 and s["settings"]["games_played"] == 4
     (lu,) = s["lineups"]
@@ -258,3 +260,28 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_intervals_widen_when_the_rotations_of_a_deal_agree():
+    # The same 40 deals, each result copied into 4 "rotations": 160 comparisons that carry
+    # only 40 deals' worth of information. Wilson (independent games) would be half as wide.
+    from agents.ratings import Ratings
+
+    rng = np.random.default_rng(3)
+    deal_scores = (rng.random(40) < 0.6).astype(float)
+    comp = vt.Comparisons(a=np.zeros(160, np.int64), b=np.ones(160, np.int64),
+                          score_a=np.repeat(deal_scores, 4), cluster=np.repeat(np.arange(40), 4))
+    mean, lo, hi = vt.clustered_mean(comp.score_a, comp.cluster)
+    wlo, whi = wilson_interval(comp.score_a.sum(), 160)
+    assert hi - lo > 1.8 * (whi - wlo)
+    once_lo, once_hi = wilson_interval(deal_scores.sum(), 40)
+    assert abs((hi - lo) - (once_hi - once_lo)) < 0.25 * (once_hi - once_lo)  # about 40 games' worth
+    # Ratings: redrawing whole deals gives the same spread as 40 games, not 160.
+    points, games = vt._per_cluster(comp, 2)
+    assert points.shape == (40, 2, 2) and games.sum() == 320
+    from agents.ratings import bootstrap_ratings, cluster_bootstrap_ratings
+
+    clustered: Ratings = cluster_bootstrap_ratings(points, games, samples=200, seed=0)
+    w = points.sum(axis=0)
+    naive = bootstrap_ratings(np.round(w), np.zeros((2, 2)), games.sum(axis=0), samples=200, seed=0)
+    assert (clustered.high - clustered.low)[0] > 1.6 * (naive.high - naive.low)[0]
