@@ -3,6 +3,9 @@
 Plays ``chain`` with each score term switched off in turn against ``greedy``
 on paired deals, for each preset, and prints win rates with Wilson 95%
 intervals. Run: python benchmarks/chain_ablation.py --games 8000 --workers 2
+
+``--opponent chain --variants "chain:deny=1;chain:run=0.1"`` asks the other
+question: do other weights beat ``chain`` itself?
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ def main() -> None:
     parser.add_argument("--presets", default="japanese,us")
     parser.add_argument("--variants", default=";".join(VARIANTS), help="chain specs separated by ';'")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--opponent", default="greedy", help="agent spec every variant plays")
     args = parser.parse_args()
     print(f"{'preset':<10}{'variant':<28}{'games':>7}{'win rate':>10}  95% CI")
     for preset in args.presets.split(","):
         for variant in args.variants.split(";"):
             settings = tournament.Settings(
-                agents=(variant, "greedy"), games=args.games, rules=make_rules(preset), seed=args.seed
+                agents=(variant, args.opponent), games=args.games, rules=make_rules(preset), seed=args.seed
             )
             results, _ = tournament.run(settings, workers=args.workers)
             m = tournament.summarise(settings, results, bootstrap=20)["matches"][0]
