@@ -28,3 +28,10 @@ def test_chain_ablation_benchmark_prints_a_row_per_variant():
     out = _run("chain_ablation.py", "--games", "8", "--workers", "1", "--presets", "us",
                "--variants", "chain;chain:run=0").splitlines()
     assert [line.split()[:2] for line in out[1:]] == [["us", "chain"], ["us", "chain:run=0"]]
+
+
+def test_doomed_race_benchmark_compares_both_ways():
+    out = _run("doomed_race.py", "--games", "60", "--continuations", "2").splitlines()
+    states = int(out[0].split()[1])
+    assert states > 0 and "continuations each way" in out[0]
+    assert out[1].startswith("race ") and " wait " in out[1] and "race - wait" in out[1]
