@@ -35,3 +35,10 @@ def test_doomed_race_benchmark_compares_both_ways():
     states = int(out[0].split()[1])
     assert states > 0 and "continuations each way" in out[0]
     assert out[1].startswith("race ") and " wait " in out[1] and "race - wait" in out[1]
+
+
+def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
+    out = _run("rollout_gap.py", "--games", "40", "--continuations", "2", "--stop-chance", "0.2").splitlines()
+    assert "decision states" in out[0] and int(out[0].split()[1]) > 0
+    assert out[1].startswith("rollout-best differs from chain's choice in")
+    assert out[2].startswith("gain per decision, cross-fitted:")
