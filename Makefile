@@ -31,7 +31,7 @@ test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests speed_cli.py
+	$(BIN)/ruff check speed_env agents train tests benchmarks speed_cli.py
 	$(BIN)/mypy
 
 bench: setup
