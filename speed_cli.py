@@ -90,7 +90,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------- bench
-def _bench_parallel(rules: str, seconds: float) -> dict[str, float]:
+def _bench_parallel(rules: str, seconds: float) -> dict[str, Any]:
     import numpy as np
 
     import speed_env
@@ -113,7 +113,7 @@ def _bench_parallel(rules: str, seconds: float) -> dict[str, float]:
     return {"env": "parallel_env", "n": 1, "steps_per_s": steps / env_time, "loop_steps_per_s": steps / wall}
 
 
-def _bench_batch(rules: str, n: int, seconds: float) -> dict[str, float]:
+def _bench_batch(rules: str, n: int, seconds: float) -> dict[str, Any]:
     import numpy as np
 
     import speed_env

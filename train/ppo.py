@@ -193,6 +193,12 @@ def evaluate(model_path: Path, cfg: Config, rules_list: list[Any]) -> list[dict[
 class Run:
     """Everything one training run holds: settings, env, model, files, measurements."""
 
+    # Set by the recipe as it builds them (sections 3 and 4 of _train).
+    rules_list: list[Any]
+    env: Any
+    model: Any
+    bar: ProgressBar
+
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.out = Path(cfg.out)
