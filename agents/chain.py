@@ -68,32 +68,30 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_size:
     opp = np.zeros(13)
     opp_options = np.zeros(13)
     run = np.zeros(13)
-    left = np.zeros(13)
+    hand = np.zeros(13)
     for i in range(n):
         row = obs[i]
+        for r in range(13):
+            hand[r] = np.rint(row[hand_at + r] * 4.0)
         # What the opponent can play on a top of each rank: their visible layout, or the
         # expected count from the cards I cannot place (their hand is a draw from those).
         if japanese:
             for r in range(13):
                 opp[r] = np.rint(row[layout_at + r] * 4.0)
         else:
-            total = 0.0
             for r in range(13):
-                total += np.rint(row[unknown_at + r] * 4.0)
-            total = max(total, 1.0)
-            opp_hand = row[cards_at] * hand_size
+                opp[r] = np.rint(row[unknown_at + r] * 4.0)
+            scale = row[cards_at] * hand_size / max(opp.sum(), 1.0)
             for r in range(13):
-                opp[r] = np.rint(row[unknown_at + r] * 4.0) / total * opp_hand
+                opp[r] *= scale
         for t in range(13):
             acc = 0.0
             for r in range(13):
                 acc += opp[r] * adj[t, r]
             opp_options[t] = acc
         # Run kept: the longest sequence (up to 4) of my other cards following a new top r.
+        # Four steps never come back to r itself, so the card just played needs no removing.
         for r in range(13):
-            for q in range(13):
-                left[q] = np.rint(row[hand_at + q] * 4.0)
-            left[r] -= 1.0  # the card just played
             best = 0.0
             for step in (1, -1):
                 length = 0.0
@@ -104,7 +102,7 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_size:
                         if not wrap:
                             break
                         rank %= 13
-                    if left[rank] <= 0:
+                    if hand[rank] <= 0:
                         break
                     length += 1.0
                 best = max(best, length)

@@ -363,7 +363,11 @@ def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, n
     ``b``; ``draws`` (symmetric) equal points or a truncated game; ``games``
     (symmetric) every comparison. Seats of the same agent are not compared.
     """
-    c = comparisons(table)
+    return pairwise_counts(comparisons(table), n_agents)
+
+
+def pairwise_counts(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pairwise` from comparisons already made."""
     wins = np.zeros((n_agents, n_agents))
     draws = np.zeros((n_agents, n_agents))
     games = np.zeros((n_agents, n_agents))
@@ -440,7 +444,7 @@ def summarise(settings: VintageSettings, results: Iterable[ChunkResult], bootstr
     k = len(settings.agents)
     table = game_table(results, settings.deals)
     comp = comparisons(table)
-    wins, draws, games = pairwise(table, k)
+    wins, draws, games = pairwise_counts(comp, k)
     ratings = cluster_bootstrap_ratings(*_per_cluster(comp, k), samples=bootstrap, seed=settings.seed)
     matches = []
     for a, b in combinations(range(k), 2):

@@ -446,3 +446,18 @@ def test_bc_fit_spreads_over_the_teachers_ties():
     p = log_p.exp().numpy()
     assert (p[:, 1] + p[:, 2] > 0.95).all()
     assert p[:, 4:].max() < 1e-6  # illegal actions get nothing
+
+
+def test_returns_to_go_per_game_and_unknown_tail():
+    from train.bc import returns_to_go
+
+    # Env 0: a game ending at step 1 (reward 1), then one ending at step 3 (reward -1).
+    # Env 1: one game ending at step 2, then a game still running at step 3.
+    rew = np.array([[0, 0], [1, 0], [0, 1], [-1, 0]], np.float32)
+    done = np.array([[0, 0], [1, 0], [0, 1], [1, 0]], bool)
+    ret, known, game = returns_to_go(rew, done, 0.5)
+    assert ret[:, 0].tolist() == [0.5, 1.0, -0.5, -1.0]
+    assert ret[:3, 1].tolist() == [0.25, 0.5, 1.0]
+    assert known[:, 0].all() and known[:3, 1].all() and not known[3, 1]
+    assert game[:, 0].tolist() == [0, 0, 1, 1] and game[0, 1] == game[2, 1] != game[3, 1]
+    assert set(game[:, 0]).isdisjoint(game[:, 1])

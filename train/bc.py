@@ -65,7 +65,7 @@ def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.nda
 
     For a teacher with ``scores(obs, n_actions)`` that is every legal action
     within 1e-9 of the top score (it breaks such ties at random); for any
-    other teacher it is the one action it ``chosen``.
+    other teacher it is the one action it chose, ``chosen``.
     """
     n, n_actions = mask.shape
     if hasattr(teacher, "scores"):
@@ -81,6 +81,26 @@ def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Te
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     logits = policy.action_net(latent_pi).masked_fill(torch.as_tensor(mask) == 0, -1e8)
     return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
+
+
+def returns_to_go(rew: np.ndarray, done: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)`` arrays.
+
+    Computed backwards from each game's last step; the steps after an env's
+    last finished game have an unknown return (``known`` False). Game ids are
+    unique within the recording (the step that ends a game belongs to it).
+    """
+    steps, n = rew.shape
+    ret = np.zeros((steps, n), np.float32)
+    known = np.zeros((steps, n), bool)
+    g_ret = np.zeros(n, np.float32)
+    g_known = np.zeros(n, bool)
+    for t in range(steps - 1, -1, -1):
+        g_ret = np.where(done[t], rew[t], rew[t] + gamma * g_ret)
+        g_known = done[t] | g_known
+        ret[t], known[t] = g_ret, g_known
+    game = np.cumsum(done, axis=0) - done + np.arange(n)[None] * (steps + 1)
+    return ret, known, game
 
 
 def record(env: Any, teacher: str, decisions: int, gamma: float, seed: int = 0,
@@ -115,17 +135,8 @@ def record(env: Any, teacher: str, decisions: int, gamma: float, seed: int = 0,
         obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
         actions = labels if student is None else student.act(obs, mask)
         obs, rew_buf[t], done_buf[t], _ = env.step(actions)
-    # Discounted returns, backwards; steps after a slot's last finished game are unknown.
-    ret = np.zeros((steps, n), np.float32)
-    known = np.zeros((steps, n), bool)
-    g_ret = np.zeros(n, np.float32)
-    g_known = np.zeros(n, bool)
-    for t in range(steps - 1, -1, -1):
-        g_ret = np.where(done_buf[t], rew_buf[t], rew_buf[t] + gamma * g_ret)
-        g_known = done_buf[t] | g_known
-        ret[t], known[t] = g_ret, g_known
-    games_before = np.cumsum(done_buf, axis=0) - done_buf  # the step that ends a game belongs to it
-    game = games_before + np.arange(n)[None] * (steps + 1) + seed * n * (steps + 1)
+    ret, known, game = returns_to_go(rew_buf, done_buf, gamma)
+    game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
     keep = known.reshape(-1)
     return {
         "obs": obs_buf.reshape(-1, env.obs_dim)[keep],

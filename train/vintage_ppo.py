@@ -276,6 +276,7 @@ def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: 
     import torch
 
     import agents
+    from train.bc import returns_to_go
 
     t0 = time.perf_counter()
     bot = agents.make(teacher, seed=seed)
@@ -292,15 +293,8 @@ def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: 
         act = bot.act(np.rint(obs / scale).astype(np.float32), mask)
         obs_b[t], mask_b[t], act_b[t] = obs, mask, act
         obs, rew_b[t], done_b[t], _ = env.step(act)
-    # Discounted returns, backwards; steps of a game still running at the end are dropped.
-    ret = np.zeros((steps, n), np.float32)
-    known = np.zeros((steps, n), bool)
-    g_ret, g_known = np.zeros(n, np.float32), np.zeros(n, bool)
-    for t in range(steps - 1, -1, -1):
-        g_ret = np.where(done_b[t], rew_b[t], rew_b[t] + model.gamma * g_ret)
-        g_known = done_b[t] | g_known
-        ret[t], known[t] = g_ret, g_known
-    game = (np.cumsum(done_b, axis=0) - done_b) + np.arange(n)[None] * (steps + 1)
+    # Steps of a game still running at the end are dropped (their return is unknown).
+    ret, known, game = returns_to_go(rew_b, done_b, model.gamma)
     keep = known.reshape(-1)
     obs_t = torch.as_tensor(obs_b.reshape(-1, scale.size)[keep])
     mask_a = mask_b.reshape(-1, mask_b.shape[-1])[keep]
