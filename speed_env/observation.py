@@ -24,7 +24,20 @@ unknown             R       cards per rank whose place is hidden from me / 4
 phase               2       1 while stuck; countdown left / stuck_countdown_ms
 seat                1       my seat (0 or 1): my own pile in ``japanese`` flips
 clock               1       clock / max_game_ms
+my_colour_unseen    R       ``japanese``: my own cards per rank in my face-down stock / 4
+opp_stacked         R       ``japanese``: the opponent's cards stacked under layout tops / 4
+side_known          2R      side pile 0, then 1, per rank / 4, once rebuilt from the centre
+idle_rebuilds       2       side pile 0 / 1 rebuilt since a card was last placed (1 or 0)
 ==================  ======  ==========================================================
+
+The last four fields (speed_v1) hold what a player could know from open play
+and a world sampler needs (``speed_env.worlds``): which unseen cards are my
+own colour in ``japanese`` (the colours split the deck, so the rest of
+``unknown`` is the opponent's stock), which of the opponent's face-up cards
+are stacked (``opp_layout`` counts tops and stacks together), the cards of a
+side pile rebuilt from a centre pile (all seen landing, in unknown order),
+and whether the lock rule is armed. ``unknown`` still counts a rebuilt side
+pile's cards, as before; subtract ``side_known`` for the cards nobody saw.
 
 ``unknown`` counts every card I cannot see now: the deck minus my hand,
 stacks and flight, every centre card (all were seen landing), the cards in
@@ -77,6 +90,10 @@ _FIELDS = (
     ("phase", 2),
     ("seat", 1),
     ("clock", 1),
+    ("my_colour_unseen", "R"),
+    ("opp_stacked", "R"),
+    ("side_known", "2R"),
+    ("idle_rebuilds", 2),
 )
 
 
@@ -132,6 +149,28 @@ def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
     for q in range(2):
         for j in range(g.fl_n[q]):
             out[u + rank(g.fl_cards[q, j])] -= 1.0
+
+
+@njit(i64(GAME, CFG, i64, OBS_ROW, i64), cache=True)
+def _observe_known(g: Any, cfg: Config, p: int, out: np.ndarray, at: int) -> int:
+    """The fields from ``my_colour_unseen`` on: open knowledge a world sampler needs."""
+    nr = cfg[C_NRANKS]
+    o = 1 - p
+    if cfg[C_JAP] != 0:
+        for j in range(g.draw_n[p]):
+            out[at + rank(g.draw[p, j])] += 0.25
+        for i in range(cfg[C_HAND]):
+            for j in range(g.stk_n[o, i]):
+                out[at + nr + rank(g.stk[o, i, j])] += 0.25
+    at += 2 * nr
+    for k in range(2):
+        if g.rebuilds[k] > 0:  # a rebuilt side pile holds only cards that were in the centre
+            for j in range(g.side_n[k]):
+                out[at + k * nr + rank(g.side[k, j])] += 0.25
+    at += 2 * nr
+    for k in range(2):
+        out[at + k] = 1.0 if g.idle_rebuilds[k] > 0 else 0.0
+    return at + 2
 
 
 @njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
@@ -206,6 +245,9 @@ def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     at += 2
     out[at] = float(p)
     out[at + 1] = min(1.0, t / cfg[C_MAXMS])
+    at += 2
+    _observe_known(g, cfg, p, out, at)
+
 
 
 @njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)
