@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from speed_env.policy import Policy
@@ -76,6 +76,21 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
 
 
+def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``search`` or ``search:worlds=16,depth=40,scale=4,ms_per_world=0`` (agents/search.py)."""
+    from agents.search import SearchAgent, parse_settings
+
+    try:
+        settings = parse_settings(arg)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad search spec {arg!r}: {exc}") from None
+    return SearchAgent(rules, seed, settings)
+
+
+register("search", "fair rollout search over worlds sampled from its own view (search:worlds=16,depth=40)",
+         _search)
+
+
 def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
     def build(rules: Rules, seed: int | None, arg: str) -> Policy:
         from agents import vintage
@@ -119,6 +134,16 @@ def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
 register("trained", "the bundled learned agent (agents/models/trained.json)", _trained)
+
+
+def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
+    """The reaction profile a seat plays with: the policy's own (``@`` in its spec) or ``default``,
+    moved later by the policy's ``think_ms`` (time charged for thinking, as by ``search``)."""
+    base = getattr(policy, "reaction", None) or default
+    think = float(getattr(policy, "think_ms", 0.0) or 0.0)
+    if think <= 0:
+        return base
+    return replace(base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms")
 
 
 def available() -> dict[str, str]:
@@ -166,4 +191,4 @@ def make(spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | No
     return policy
 
 
-__all__ = ["AgentSpec", "AgentSpecError", "available", "make", "parse_spec", "register"]
+__all__ = ["AgentSpec", "AgentSpecError", "available", "make", "parse_spec", "register", "seat_reaction"]

@@ -111,7 +111,7 @@ def _play(
     import agents
 
     bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
-    reactions = [getattr(bot, "reaction", None) or settings.reaction for bot in bots]
+    reactions = [agents.seat_reaction(bot, settings.reaction) for bot in bots]
     env = BatchEnv(count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False)
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)

@@ -310,6 +310,9 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
         places = [("draw", me, v.draw_n[me]), ("draw", opp, v.draw_n[opp])]
         pools = [cards.remaining(me), cards.remaining(opp)]
     else:
+        free = hs - int((rec["hand"][opp, :hs] >= 0).sum()) - int(max(rec["fl_n"][opp], 0))
+        if v.in_hand[opp] > free:
+            raise WorldError(f"the opponent holds {v.in_hand[opp]} cards but has {free} free slots")
         places = [("hand", opp, v.in_hand[opp]), ("draw", me, v.draw_n[me]), ("draw", opp, v.draw_n[opp])]
         places += [("side", k, v.side_n[k]) for k in range(2) if not v.side_known[k].any()]
         pools = [cards.remaining(-1)]
@@ -346,18 +349,22 @@ def sample_worlds(rules: Rules, obs: np.ndarray, worlds: int, seed: int | np.ran
         block = out[i * worlds:(i + 1) * worlds]
         block[:] = rec
         block["seed"] = rng.integers(0, 2**63, size=worlds, dtype=np.int64).astype(np.uint64)
-        for w in range(worlds):
-            shuffled = [list(rng.permutation(pool)) for pool in pools]
+        for g, pool in enumerate(pools):
+            # one uniform permutation of the pool per world, dealt into this pool's places in order
+            deal = rng.permuted(np.tile(np.asarray(pool, np.int16), (worlds, 1)), axis=1)
+            at = 0
             for field, who, n in places:
-                src = shuffled[0] if len(shuffled) == 1 or who == view.seat else shuffled[1]
-                cards = [int(src.pop()) for _ in range(n)]
+                if len(pools) > 1 and (who == view.seat) != (g == 0):
+                    continue
+                cards = deal[:, at:at + n]
+                at += n
                 if field == "hand":
-                    free = np.flatnonzero((block["hand"][w, who, :rules.hand_size] < 0)
-                                          & ~np.isin(np.arange(rules.hand_size), block["fl_slots"][w, who]))
-                    block["hand"][w, who, free[:n]] = cards
+                    taken = set(rec["fl_slots"][who].tolist())
+                    free = [i for i in range(rules.hand_size) if rec["hand"][who, i] < 0 and i not in taken]
+                    block["hand"][:, who, free[:n]] = cards
                 else:
-                    block[field][w, who, :n] = cards[::-1]
-                    block[field + "_n"][w, who] = n
+                    block[field][:, who, :n] = cards[:, ::-1]
+                    block[field + "_n"][:, who] = n
     return out
 
 

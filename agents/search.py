@@ -1,0 +1,194 @@
+"""``search``: fair rollout search over sampled worlds, a plain ``Policy``.
+
+At a decision (two or more legal actions) the agent samples complete worlds
+consistent with its own observation (:func:`speed_env.worlds.sample_worlds`:
+hidden cards uniform over the cards it has not seen), continues every world
+once per legal action on the batch engine, with ``chain`` playing both seats
+after that first tick (and the opponent's first tick), and plays the action
+with the best mean result. It sees only ``act(obs, mask)``, so it cannot
+cheat: the hidden cards it plays against are guesses.
+
+Every action is continued on the same worlds with the same seeds, so their
+latencies, tie breaks and rebuild shuffles are common random numbers and the
+comparison between actions is not drowned in the noise of whole games. A
+continuation runs to the end of the game (``depth=0``) or for ``depth`` ticks,
+then is scored by the card lead: ``0.5 + 0.5 * tanh((their cards - mine) /
+scale)``; a finished game scores 1, ½ or 0. On a tie ``chain``'s own choice is
+kept, so with no information the agent plays as ``chain``.
+
+Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,ms_per_world=0``
+(a bare number is ``worlds``: ``search:32``). ``@`` still names the seat's
+reaction profile, as for every agent (``search:16@pro``).
+
+Thinking costs time. ``ms_per_world`` charges ``worlds * ms_per_world`` ms to
+every play the agent makes: its ``think_ms`` is added to its seat's reaction
+profile (every quantile moves by that many ms) where the tournament builds
+the seats' reactions (:func:`agents.seat_reaction`), which the reaction-delay
+experiments use too. So ``speed experiment reaction`` over ``search:...``
+specs asks what its thinking is worth in milliseconds.
+
+The perfect-information variant (the same continuations from the true hidden
+cards) is a benchmark only: ``benchmarks/search_gap.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from agents.chain import ChainAgent
+from speed_env import engine
+from speed_env.game import Games
+from speed_env.observation import observation_layout
+from speed_env.reaction import make_profile
+from speed_env.rules import Rules
+from speed_env.worlds import sample_worlds
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The search budget and the model of the worlds it searches."""
+
+    worlds: int = 16
+    """Worlds sampled per decision; every legal action is continued on each."""
+    depth: int = 40
+    """Ticks each continuation runs before it is scored by the card lead; 0 runs to the game's end."""
+    scale: float = 4.0
+    """Card lead worth tanh(1) of the way from a draw to a win, at the depth cut."""
+    ms_per_world: float = 0.0
+    """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each of this seat's plays."""
+    reaction: str = "human"
+    """Reaction profile both seats get inside the sampled worlds."""
+    tick_ms: int = 50
+    """Tick of the worlds (the env's tick; the observation does not carry it)."""
+
+    def __post_init__(self) -> None:
+        if self.worlds < 1 or self.depth < 0 or self.scale <= 0 or self.ms_per_world < 0 or self.tick_ms < 1:
+            raise ValueError(f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
+                             f"ms_per_world >= 0, tick_ms >= 1")
+        make_profile(self.reaction)
+
+    @property
+    def think_ms(self) -> float:
+        """Milliseconds charged to each play for the thinking."""
+        return self.worlds * self.ms_per_world
+
+
+def parse_settings(arg: str) -> SearchSettings:
+    """``worlds=16,depth=40,…`` or a bare number of worlds, as in ``search:ARG``."""
+    types = {f.name: f.type for f in fields(SearchSettings)}
+    kw: dict[str, object] = {}
+    for item in filter(None, (x.strip() for x in arg.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            key, value = "worlds", item
+        conv = {"int": int, "float": float, "str": str}.get(str(types.get(key)))
+        if conv is None:
+            raise ValueError(f"unknown search setting {key!r}; use {', '.join(types)}")
+        try:
+            kw[key] = conv(value)
+        except ValueError:
+            raise ValueError(f"search setting {key}={value!r} is not a valid {types[key]}") from None
+    return SearchSettings(**kw)  # type: ignore[arg-type]
+
+
+def continuation_scores(rules: Rules, worlds: np.ndarray, seats: np.ndarray, first: np.ndarray,
+                        settings: SearchSettings, seed: int) -> np.ndarray:
+    """Score (1 win, ½ draw, 0 loss, or the depth cut's card-lead score) of each continuation.
+
+    Continuation ``j`` starts from record ``worlds[j]`` with seat ``seats[j]``
+    playing ``first[j]`` on this tick, the other seat ``chain``'s choice, then
+    ``chain`` for both for ``settings.depth`` ticks (or to the end). Records
+    are copied, never changed.
+    """
+    n = len(worlds)
+    prof = make_profile(settings.reaction)
+    g = Games(n, rules, tick_ms=settings.tick_ms, reaction=(prof, prof))
+    g.state[:] = worlds
+    bot = ChainAgent(rules, seed)
+    obs, mask = g.observe()
+    rows = np.arange(n)
+    actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
+    actions[seats, rows] = first
+    tick = 0
+    live = rows
+    while True:
+        g.step(actions)
+        tick += 1
+        live = live[g.state["phase"][live] != engine.OVER]
+        if live.size == 0 or (settings.depth and tick >= settings.depth):
+            break
+        g.observe_games(live, obs, mask)
+        actions = np.zeros((2, n), np.int64)
+        for p in range(2):
+            actions[p, live] = bot.act(obs[p, live], mask[p, live])
+    s = g.state
+    left = (s["hand"][:, :, : rules.hand_size] >= 0).sum(axis=2) + s["stk_n"].sum(axis=2) + s["draw_n"] + s["fl_n"]
+    mine, theirs = left[rows, seats], left[rows, 1 - seats]
+    score = 0.5 + 0.5 * np.tanh((theirs - mine) / settings.scale)
+    w = s["winner"].astype(np.int64)
+    over = s["phase"] == engine.OVER
+    return np.where(over, np.where(w == seats, 1.0, np.where(w == 1 - seats, 0.0, 0.5)), score)
+
+
+def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarray, masks: np.ndarray,
+                 default: np.ndarray, settings: SearchSettings, seed: int) -> np.ndarray:
+    """Per row, the legal action with the best mean score over its ``per_row`` worlds.
+
+    ``worlds`` holds row ``i``'s worlds at ``i * per_row …``; ``default[i]``
+    (``chain``'s choice) wins ties. Shared by the agent (sampled worlds) and
+    the perfect-information benchmark (copies of the true record).
+    """
+    idx, acts, owner = [], [], []
+    legal = [np.flatnonzero(m) for m in masks]
+    for i, actions in enumerate(legal):
+        for a in actions:
+            idx.extend(range(i * per_row, (i + 1) * per_row))
+            acts.extend([a] * per_row)
+            owner.extend([i] * per_row)
+    idx_a = np.array(idx, np.int64)
+    score = continuation_scores(rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64),
+                                settings, seed)
+    out = np.array(default, np.int64)
+    at = 0
+    for i, actions in enumerate(legal):
+        q = score[at: at + actions.size * per_row].reshape(actions.size, per_row).mean(axis=1)
+        at += actions.size * per_row
+        q[actions == default[i]] += 1e-9  # keep chain's choice on a tie
+        out[i] = actions[int(q.argmax())]
+    return out
+
+
+class SearchAgent:
+    """Rollout search over worlds sampled from its own observation (see the module docstring)."""
+
+    def __init__(self, rules: Rules, seed: int | None = None, settings: SearchSettings | None = None) -> None:
+        self.rules = rules
+        self.settings = settings or SearchSettings()
+        self.chain = ChainAgent(rules, seed)
+        self.rng = np.random.default_rng(seed)
+        self._seat = observation_layout(rules)["seat"].start
+
+    @property
+    def think_ms(self) -> float:
+        """Milliseconds of thinking charged to each of this agent's plays (see the module docstring)."""
+        return self.settings.think_ms
+
+    def reseed(self, seed: int) -> None:
+        """Restart the world and tie-breaking generators from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+        self.chain.reseed(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``chain``'s action where at most one action is legal, the search's elsewhere."""
+        out = np.asarray(self.chain.act(obs, mask), np.int64)
+        rows = np.flatnonzero(mask.sum(axis=1) >= 2)
+        if rows.size == 0:
+            return out
+        w = self.settings.worlds
+        worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
+        seats = np.rint(obs[rows, self._seat]).astype(np.int64)
+        out[rows] = best_actions(self.rules, worlds, w, seats, mask[rows], out[rows], self.settings,
+                                 int(self.rng.integers(2**31)))
+        return out
