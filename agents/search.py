@@ -140,12 +140,14 @@ def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarr
     (``chain``'s choice) wins ties. Shared by the agent (sampled worlds) and
     the perfect-information benchmark (copies of the true record).
     """
-    idx, acts, owner = [], [], []
+    idx: list[int] = []
+    acts: list[int] = []
+    owner: list[int] = []
     legal = [np.flatnonzero(m) for m in masks]
     for i, actions in enumerate(legal):
         for a in actions:
             idx.extend(range(i * per_row, (i + 1) * per_row))
-            acts.extend([a] * per_row)
+            acts.extend([int(a)] * per_row)
             owner.extend([i] * per_row)
     idx_a = np.array(idx, np.int64)
     score = continuation_scores(rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64),

@@ -4,7 +4,7 @@ Every entry lies in [0, 1] (float32). "Me" is the acting seat, "opp" the
 other; centre piles keep their absolute indices 0 and 1, as actions do.
 ``R`` is the number of ranks (13, or 14 with jokers: index 13). The layout is
 published as named slices (:func:`observation_layout`) so a heuristic can
-read it without private state; the table below is for ``R = 13`` (obs_dim 128):
+read it without private state; the table below is for ``R = 13`` (obs_dim 182):
 
 ==================  ======  ==========================================================
 name                size    meaning

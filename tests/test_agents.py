@@ -54,7 +54,7 @@ def _permuted_hidden_deal(seed: int, perm_seed: int) -> dict:
     return deal
 
 
-@pytest.mark.parametrize("spec", BOTS)
+@pytest.mark.parametrize("spec", [*BOTS, "search:worlds=4,depth=10"])
 def test_bots_never_read_hidden_state(spec):
     # player_0's view is the same whatever the opponent's hidden cards are, and so is every
     # choice a bot makes from it. The one exception is public by the rules: whether the

@@ -1,0 +1,64 @@
+"""``search``: a fair, plain Policy over sampled worlds, its spec, and its thinking charged as latency."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import speed_env
+from agents import tournament
+from agents.search import SearchAgent, SearchSettings
+from speed_env.reaction import make_profile
+
+
+def test_search_is_registered_and_its_spec_sets_the_budget():
+    assert "search" in agents.available()
+    bot = agents.make("search:worlds=8,depth=20,scale=2,ms_per_world=1.5@pro", "japanese")
+    assert isinstance(bot, SearchAgent)
+    assert bot.settings == SearchSettings(worlds=8, depth=20, scale=2.0, ms_per_world=1.5)
+    assert bot.think_ms == 12.0 and bot.reaction.name == "pro"
+    assert agents.make("search:32").settings.worlds == 32
+    assert agents.make("search").settings == SearchSettings()
+    with pytest.raises(agents.AgentSpecError, match="unknown search setting 'width'"):
+        agents.make("search:width=3")
+    with pytest.raises(agents.AgentSpecError, match="worlds=many"):
+        agents.make("search:worlds=many")
+    with pytest.raises(agents.AgentSpecError, match="out of range"):
+        agents.make("search:depth=-1")
+
+
+@pytest.mark.parametrize(("rules", "options"), [("us", {}), ("japanese", {"jokers": True, "stack_layout": True,
+                                                                      "multi_play": True, "play_out": True})])
+def test_search_only_chooses_legal_actions(rules, options):
+    env = speed_env.BatchEnv(6, rules, **options)
+    bot = agents.make("search:worlds=2,depth=6", env.rules, seed=1)
+    obs, mask = env.reset(seed=7)
+    searched = 0
+    for _ in range(80):
+        actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
+        searched += int((mask.sum(axis=2) >= 2).sum())
+        chosen = np.take_along_axis(mask, actions[..., None], axis=2)[..., 0]
+        assert (chosen == 1).all()
+        obs, mask, *_, info = env.step(actions)
+        assert not info["illegal"].any()
+    assert searched > 0
+
+
+def test_thinking_is_charged_to_the_seats_reaction():
+    human = make_profile("human")
+    bot = agents.make("search:worlds=4,ms_per_world=5")
+    slow = agents.seat_reaction(bot, human)
+    assert (slow.mu, slow.sigma, slow.tau, slow.floor) == (human.mu + 20, human.sigma, human.tau, human.floor + 20)
+    assert agents.seat_reaction(agents.make("chain"), human) is human
+    assert agents.seat_reaction(agents.make("search:worlds=4"), human) is human
+
+
+def test_a_search_that_thinks_a_second_a_world_loses_to_chain_in_the_tournament():
+    # The charge reaches the games: a second of thinking per play hands chain every race.
+    settings = tournament.Settings(agents=("search:worlds=1,depth=2,ms_per_world=1000", "chain"), games=8,
+                                   rules=speed_env.make_rules("us"), seed=1)
+    results, complete = tournament.run(settings)
+    wins = sum(r.wins_a for r in results)
+    losses = sum(r.wins_b for r in results)
+    assert complete and losses >= 7 and wins <= 1
