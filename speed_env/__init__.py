@@ -5,7 +5,8 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 (single agent, opponent inside, for stable-baselines3), and
 ``speed_env.vintage`` (the unrelated 1930s turn-based game). Rules:
 :class:`Rules` / :func:`make_rules`; reaction profiles:
-:mod:`speed_env.reaction`. Importing this package loads numpy, gymnasium,
+:mod:`speed_env.reaction`; worlds consistent with one seat's view, for fair
+search: :func:`sample_worlds`. Importing this package loads numpy, gymnasium,
 pettingzoo and numba only (no torch, no matplotlib).
 """
 
@@ -21,6 +22,7 @@ from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
+from speed_env.worlds import WorldError, sample_worlds
 
 __version__ = "0.1.0"
 
@@ -40,6 +42,7 @@ __all__ = [
     "RulesError",
     "SpeedGymEnv",
     "SpeedParallelEnv",
+    "WorldError",
     "card_str",
     "deal_from_seed",
     "env",
@@ -51,5 +54,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_deal",
+    "sample_worlds",
     "vintage",
 ]

@@ -38,6 +38,12 @@ Arguments
 
 Version history
     v0: first release.
+    v0, observation revision 2: four fields appended at the end
+    (``my_colour_unseen``, ``opp_stacked``, ``side_known``, ``idle_rebuilds``;
+    obs_dim 128 -> 182 without jokers) so that worlds consistent with one
+    seat's view can be rebuilt from it (:mod:`speed_env.worlds`). The earlier
+    fields keep their places; saved models check the layout they were
+    trained on.
 """
 
 from __future__ import annotations
