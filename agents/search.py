@@ -14,9 +14,12 @@ comparison between actions is not drowned in the noise of whole games. A
 continuation runs to the end of the game (``depth=0``) or for ``depth`` ticks,
 then is scored by the card lead: ``0.5 + 0.5 * tanh((their cards - mine) /
 scale)``; a finished game scores 1, ½ or 0. On a tie ``chain``'s own choice is
-kept, so with no information the agent plays as ``chain``.
+kept, so with no information the agent plays as ``chain``; with ``z > 0`` it
+leaves ``chain``'s choice only for an action ahead of it by ``z`` standard
+errors (paired over the worlds), since the best of several noisy means is
+biased up.
 
-Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,ms_per_world=0``
+Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,z=0,ms_per_world=0``
 (a bare number is ``worlds``: ``search:32``). ``@`` still names the seat's
 reaction profile, as for every agent (``search:16@pro``).
 
@@ -56,6 +59,9 @@ class SearchSettings:
     """Ticks each continuation runs before it is scored by the card lead; 0 runs to the game's end."""
     scale: float = 4.0
     """Card lead worth tanh(1) of the way from a draw to a win, at the depth cut."""
+    z: float = 0.0
+    """Leave ``chain``'s choice only for an action whose mean lead over it, paired world by world,
+    is at least ``z`` standard errors (0: the best mean wins)."""
     ms_per_world: float = 0.0
     """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each of this seat's plays."""
     reaction: str = "human"
@@ -64,9 +70,10 @@ class SearchSettings:
     """Tick of the worlds (the env's tick; the observation does not carry it)."""
 
     def __post_init__(self) -> None:
-        if self.worlds < 1 or self.depth < 0 or self.scale <= 0 or self.ms_per_world < 0 or self.tick_ms < 1:
+        if (self.worlds < 1 or self.depth < 0 or self.scale <= 0 or self.z < 0 or self.ms_per_world < 0
+                or self.tick_ms < 1):
             raise ValueError(f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
-                             f"ms_per_world >= 0, tick_ms >= 1")
+                             f"z >= 0, ms_per_world >= 0, tick_ms >= 1")
         make_profile(self.reaction)
 
     @property
@@ -155,10 +162,17 @@ def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarr
     out = np.array(default, np.int64)
     at = 0
     for i, actions in enumerate(legal):
-        q = score[at: at + actions.size * per_row].reshape(actions.size, per_row).mean(axis=1)
+        per_world = score[at: at + actions.size * per_row].reshape(actions.size, per_row)
         at += actions.size * per_row
-        q[actions == default[i]] += 1e-9  # keep chain's choice on a tie
-        out[i] = actions[int(q.argmax())]
+        q = per_world.mean(axis=1)
+        mine = actions == default[i]
+        q[mine] += 1e-9  # keep chain's choice on a tie
+        best = int(q.argmax())
+        if settings.z > 0 and mine.any() and per_row > 1:
+            lead = per_world[best] - per_world[mine][0]
+            if lead.mean() < settings.z * lead.std(ddof=1) / np.sqrt(per_row):
+                continue
+        out[i] = actions[best]
     return out
 
 

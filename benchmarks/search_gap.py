@@ -49,6 +49,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1500)
     parser.add_argument("--worlds", type=int, default=16, help="worlds (continuations) per action for the searches")
     parser.add_argument("--depth", type=int, default=0, help="ticks per search continuation; 0 to the end")
+    parser.add_argument("--z", type=float, default=0.0, help="search leaves chain's choice only z standard errors ahead")
     parser.add_argument("--score", type=int, default=16, help="scoring continuations per chosen action")
     parser.add_argument("--stop-chance", type=float, default=0.04, help="chance per decision tick to stop a game there")
     parser.add_argument("--seed", type=int, default=300)
@@ -61,7 +62,7 @@ def main() -> None:
         return (mask[0].sum(axis=1) >= 2) & (rng.random(mask.shape[1]) < args.stop_chance)
 
     forks = find_forks(rules, args.games, decision, args.seed)
-    settings = SearchSettings(worlds=args.worlds, depth=args.depth)
+    settings = SearchSettings(worlds=args.worlds, depth=args.depth, z=args.z)
     obs = np.stack([f.obs for f in forks])
     masks = np.stack([f.mask for f in forks])
     mine = np.array([f.actions[0] for f in forks], np.int64)
@@ -84,7 +85,7 @@ def main() -> None:
     gain_fair = np.array([mean[(j, int(fair[j]))] - mean[(j, int(mine[j]))] for j in range(len(forks))])
     gain_perfect = np.array([mean[(j, int(perfect[j]))] - mean[(j, int(mine[j]))] for j in range(len(forks))])
     print(f"{args.rules}: {len(forks)} decision states of seat 0, search {w} worlds per action, depth "
-          f"{args.depth or 'to the end'}, scored on {k} continuations per action ({len(rows):,} in all)")
+          f"{args.depth or 'to the end'}, z {args.z:g}, scored on {k} continuations per action ({len(rows):,} in all)")
     print(f"fair search:    differs from chain in {100 * np.mean(fair != mine):.1f}% of states; gain per decision "
           f"{interval(gain_fair)}")
     print(f"perfect search: differs from chain in {100 * np.mean(perfect != mine):.1f}% of states; gain per decision "
