@@ -42,3 +42,11 @@ def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
     assert "decision states" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("rollout-best differs from chain's choice in")
     assert out[2].startswith("gain per decision, cross-fitted:")
+
+
+def test_search_gap_benchmark_reports_fair_and_perfect_gains():
+    out = _run("search_gap.py", "--games", "30", "--worlds", "2", "--depth", "8", "--score", "2",
+               "--stop-chance", "0.2").splitlines()
+    assert "decision states of seat 0" in out[0] and int(out[0].split()[1]) > 0
+    assert out[1].startswith("fair search:") and "gain per decision" in out[1]
+    assert out[2].startswith("perfect search:") and out[3].startswith("perfect - fair:")
