@@ -219,7 +219,7 @@ def test_envs_pickle_mid_game(driver, route, point):
 def test_shared_action_space_and_obs_dim_across_presets():
     dims = {speed_env.parallel_env(r).observation_space("player_0")["observation"].shape for r in speed_env.PRESETS}
     acts = {speed_env.parallel_env(r).action_space("player_0").n for r in speed_env.PRESETS}
-    assert dims == {(128,)} and acts == {27}
+    assert dims == {(138,)} and acts == {27}
     assert speed_env.parallel_env("japanese", jokers=True).action_space("player_0").n == 29
 
 
@@ -228,8 +228,9 @@ def test_state_covers_both_views():
     obs, _ = env.reset(seed=0)
     state = env.state()
     assert env.state_space.contains(state)
-    np.testing.assert_array_equal(state[:128], obs["player_0"]["observation"])
-    np.testing.assert_array_equal(state[128:], obs["player_1"]["observation"])
+    n = env.observation_space("player_0")["observation"].shape[0]
+    np.testing.assert_array_equal(state[:n], obs["player_0"]["observation"])
+    np.testing.assert_array_equal(state[n:], obs["player_1"]["observation"])
 
 
 def test_gym_env_masks_and_types():
