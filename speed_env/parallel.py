@@ -17,13 +17,21 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
     (docs/rules.md). An illegal in-space action is a wait, counted in
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
-    an action outside the space raises ``ValueError``.
+    anything but an integer in the space (``1.0``, ``True``, ``"3"``, ``2**70``;
+    numpy integers are fine) raises :class:`~speed_env.ActionError` naming the
+    agent, and changes nothing. ``None`` or a missing agent waits.
 
 Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
     ego-centric, documented as an index table in
     :mod:`speed_env.observation` and published as named slices by
-    :func:`speed_env.observation_layout`.
+    :func:`speed_env.observation_layout`. The last field, ``rules``, says
+    which preset and rule flags the game is played under.
+
+Seeding and copies
+    ``reset(seed=s)`` deals the game seeded ``s``; later unseeded resets draw
+    their seeds from a generator seeded by ``s`` (OS entropy before any seed).
+    ``copy.deepcopy`` and ``pickle`` keep the whole game (:mod:`speed_env.pickling`).
 
 Rewards
     +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
@@ -37,7 +45,12 @@ Arguments
     (player_0, player_1); default: the jittered ``human`` profile.
 
 Version history
-    v0: first release.
+    v0: first release. Changed since, keeping the name ``speed_v0`` (registries
+    and outside checks use it): the observation gained the ``rules`` field at
+    its end (obs_dim 128 → 138, 136 → 146 with jokers; every earlier slice kept
+    its offset); unseeded resets follow the last seed; copies keep the game;
+    non-integer actions, bad seeds and options, and out-of-bounds time options
+    are refused.
 """
 
 from __future__ import annotations
