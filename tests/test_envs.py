@@ -111,9 +111,9 @@ def test_observations_in_space_and_not_aliased(rules, options):
         for agent in rewards:
             assert type(rewards[agent]) is float and type(term[agent]) is bool and type(trunc[agent]) is bool
     # A later step must never have written into an observation handed out earlier.
-    for given, copy in kept:
+    for given, later in kept:
         for key in given:
-            np.testing.assert_array_equal(given[key], copy[key])
+            np.testing.assert_array_equal(given[key], later[key])
 
 
 @pytest.mark.parametrize(("rules", "options"), OPTION_SETS, ids=IDS)
