@@ -5,7 +5,10 @@ the opponent is any :class:`~speed_env.policy.Policy` and acts on the same
 ticks, so every step is the learner's. Observations are the learner's
 ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
 sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
-it too. Rewards are Python floats, flags Python bools.
+it too. Rewards are Python floats, flags Python bools. An action must be an
+integer in the space (numpy integers are fine); anything else raises
+:class:`~speed_env.ActionError` and changes nothing. ``copy.deepcopy`` and
+``pickle`` keep the whole game, the opponent and its generator included.
 """
 
 from __future__ import annotations

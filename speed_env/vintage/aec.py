@@ -49,7 +49,10 @@ total wins.
 
 One episode is one game. `reset(seed=s)` starts a new match: the first dealer
 is cut for (unless `first_dealer`), and all randomness of the match (cut,
-deals, pack rebuilds) comes from a numpy Generator seeded with `s`.
+deals, pack rebuilds) comes from a numpy Generator seeded with `s`; later
+unseeded resets go on drawing from it (OS entropy before any seed). A seed
+must be a whole number in `[0, 2**64)` and `options` a dict (or None).
+`copy.deepcopy` and `pickle` keep the whole game, generator included.
 `reset(options={"next_game": True})` deals the next game of the match: the
 deal passes left, penalty points carry; after the match's last game (or before
 any match) it starts a new match instead. An unfinished game left this way
