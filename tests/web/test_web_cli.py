@@ -16,10 +16,19 @@ import speed_cli
         (["play", "--reaction", "pro,human", "--no-browser"], "--reaction takes one profile"),
         (["play", "--reaction", "speedy", "--no-browser"], "unknown reaction 'speedy'"),
         (["play", "--deal", "/nonexistent/deal.json", "--no-browser"], "cannot read deal file"),
-        (["play", "--countdown-ms", "-5", "--no-browser"], "--countdown-ms must be >= 0"),
+        (["play", "--countdown-ms", "-5", "--no-browser"], "--countdown-ms must be from 0 to 60000, got -5"),
+        (["play", "--countdown-ms", "9" * 400, "--no-browser"], "--countdown-ms must be from 0 to 60000"),
+        (["play", "--port", "99999", "--no-browser"], "--port must be from 0 to 65535, got 99999"),
+        (["play", "--port", "-1", "--no-browser"], "--port must be from 0 to 65535, got -1"),
+        (["watch", "--port", "65536", "--no-browser"], "--port must be from 0 to 65535"),
+        (["play", "--tick-ms", str(2**62), "--no-browser"], "--tick-ms must be from 1 to 1000"),
+        (["play", "--seed", "-1", "--no-browser"], "--seed must be from 0 to"),
+        (["watch", "--seed", str(2**64), "--no-browser"], "--seed must be from 0 to"),
+        (["play", "--replays-keep", "0", "--no-browser"], "--replays-keep must be from 1 to"),
+        (["watch", "--replays-max-mb", "-3", "--no-browser"], "--replays-max-mb must be from 1 to"),
         (["play", "--rules", "japanese", "--option", "stack_layout=true", "--no-browser"], "ordinary plays only"),
         (["watch", "--agents", "chain", "--no-browser"], "--agents takes two agent specs"),
-        (["watch", "--agents", "chain,greedy", "--tick-ms", "0", "--no-browser"], "tick_ms must be"),
+        (["watch", "--agents", "chain,greedy", "--tick-ms", "0", "--no-browser"], "--tick-ms must be from 1 to 1000"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
@@ -52,3 +61,12 @@ def test_a_port_in_use_is_refused(capsys):
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
     finally:
         sock.close()
+
+
+def test_help_says_how_the_replay_folder_is_bounded(capsys):
+    with pytest.raises(SystemExit):
+        speed_cli.main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a game is saved only if it had a play" in text
+    assert "keep at most N replay files in the folder, deleting the oldest" in text
+    assert "keep at most MB megabytes of replay files, deleting the oldest" in text
