@@ -3,7 +3,8 @@
 A profile is fixed (every play takes the same milliseconds) or ex-Gaussian
 with a floor: ``max(floor, mu + sigma * N(0, 1) + tau * Exp(1))``, the usual
 fit of human reaction times (a Gaussian body with a right-skewed tail).
-Latencies are whole milliseconds, at least 1.
+Latencies are whole milliseconds, at least 1. Each parameter is at most
+:data:`MAX_REACTION_MS` (60 s), so every draw fits the engine's clock.
 
 Named presets (ms; medians are approximate):
 
@@ -38,6 +39,10 @@ FIXED = 0
 EXGAUSS = 1
 
 
+MAX_REACTION_MS = 60_000
+"""Largest value of each profile parameter (ms)."""
+
+
 class ReactionError(ValueError):
     """A reaction profile or reaction argument is not valid."""
 
@@ -60,8 +65,12 @@ class ReactionProfile:
     def __post_init__(self) -> None:
         for field in ("mu", "sigma", "tau", "floor"):
             value = getattr(self, field)
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ReactionError(f"reaction profile {field!r} must be a finite number >= 0, got {value!r}")
+            # Bounded so that a drawn latency always fits the engine's int64 clock (a larger
+            # value once wrapped to a 1 ms reaction inside the compiled kernel).
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= MAX_REACTION_MS:
+                raise ReactionError(
+                    f"reaction profile {field!r} must be a number from 0 to {MAX_REACTION_MS} ms, got {value!r}"
+                )
         if self.mu < 1 and self.sigma == 0 and self.tau == 0:
             raise ReactionError(f"a fixed reaction must be at least 1 ms, got {self.mu!r}")
 
@@ -117,11 +126,12 @@ def make_profile(spec: ReactionSpec) -> ReactionProfile:
         text = spec.strip().lower()
         if text in PRESETS:
             return PRESETS[text]
-        number = text.removesuffix("ms")
         try:
-            return fixed(float(number))
+            ms = float(text.removesuffix("ms"))
         except ValueError:
-            pass
+            ms = None
+        if ms is not None:
+            return fixed(ms)  # a number out of range says so (ReactionError)
     raise ReactionError(
         f"unknown reaction {spec!r}: give milliseconds (e.g. 250) or a profile name ({', '.join(PRESETS)})"
     )

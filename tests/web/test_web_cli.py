@@ -15,6 +15,9 @@ import speed_cli
         (["play", "--opponent", "nosuchbot", "--no-browser"], "unknown agent 'nosuchbot'"),
         (["play", "--reaction", "pro,human", "--no-browser"], "--reaction takes one profile"),
         (["play", "--reaction", "speedy", "--no-browser"], "unknown reaction 'speedy'"),
+        # Once a 1 ms bot: the latency wrapped inside the engine's int64 clock.
+        (["play", "--reaction", "1" + "0" * 23, "--no-browser"], "'mu' must be a number from 0 to 60000 ms"),
+        (["watch", "--reaction", "pro,70000ms", "--no-browser"], "'mu' must be a number from 0 to 60000 ms"),
         (["play", "--deal", "/nonexistent/deal.json", "--no-browser"], "cannot read deal file"),
         (["play", "--countdown-ms", "-5", "--no-browser"], "--countdown-ms must be from 0 to 60000, got -5"),
         (["play", "--countdown-ms", "9" * 400, "--no-browser"], "--countdown-ms must be from 0 to 60000"),
