@@ -140,6 +140,8 @@ def test_copy_model_over_an_earlier_model(tmp_path):
         ("weights_sha256", "abc"),
         ("weights", 7),
         ("rules", ["us"]),
+        ("trained_rules", "us"),
+        ("trained_rules", ["us"]),
         ("observation", "128"),
         ("observation.obs_dim", "128"),
         ("observation.obs_dim", True),
