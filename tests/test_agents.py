@@ -188,13 +188,14 @@ ALL_RULES = [("us", {}), ("us", {"wrap": False, "same_rank": True}), ("pagat", {
 
 
 @pytest.mark.parametrize(("rules", "options"), ALL_RULES)
-def test_every_observation_ends_with_its_rules(rules, options):
+def test_every_observation_carries_its_rules(rules, options):
     from speed_env.observation import RULES_TAG, layout_for_dim, rules_tag
 
     env = speed_env.BatchEnv(8, rules, **options)
     obs, _ = env.reset(seed=2)
     lay = layout_for_dim(obs.shape[2])
-    assert lay == speed_env.observation_layout(env.rules) and lay["rules"].stop == obs.shape[2]
+    assert lay == speed_env.observation_layout(env.rules)
+    np.testing.assert_array_equal(obs[:, :, lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, len(RULES_TAG))))
     tag = dict(zip(RULES_TAG, rules_tag(env.rules), strict=True))
     assert tag[rules] == 1 and sum(tag[p] for p in speed_env.PRESETS) == 1
     assert all(tag[k] == v for k, v in options.items() if isinstance(v, bool))

@@ -62,3 +62,20 @@ def test_a_search_that_thinks_a_second_a_world_loses_to_chain_in_the_tournament(
     wins = sum(r.wins_a for r in results)
     losses = sum(r.wins_b for r in results)
     assert complete and losses >= 7 and wins <= 1
+
+
+def test_z_keeps_chains_choice_unless_the_lead_is_clear():
+    rules = speed_env.make_rules("us")
+    env = speed_env.BatchEnv(64, rules)
+    obs, mask = env.reset(seed=2)
+    chain = agents.make("chain", rules)
+    for _ in range(12):  # into the game, where choices are real
+        obs, mask, *_ = env.step(np.stack([chain.act(obs[p], mask[p]) for p in range(2)]))
+    rows = mask[0].sum(axis=1) >= 2
+    deviations = {}
+    for z in (0.0, 1e6):
+        search = agents.make(f"search:worlds=6,depth=10,z={z}", rules, seed=4)
+        mine = agents.make("chain", rules, seed=4).act(obs[0], mask[0])  # the search's own chain, same seed
+        deviations[z] = int((search.act(obs[0], mask[0]) != mine)[rows].sum())
+    # a huge z leaves chain's choice only where an action led in every world alike
+    assert rows.sum() >= 3 and deviations[1e6] < deviations[0.0]
