@@ -205,8 +205,8 @@ def test_every_observation_carries_its_rules(rules, options):
         obs, *_ = env.step(np.zeros((2, 8), np.int64))
 
 
-def test_the_rules_field_left_every_earlier_slice_where_it_was():
-    """The bundled model's manifest holds the layout from before ``rules`` was appended."""
+def test_fields_appended_later_left_every_earlier_slice_where_it_was():
+    """The bundled model's manifest holds the layout from before ``rules`` and the sampler's fields."""
     import json
 
     from agents.model_io import BUNDLED
@@ -214,7 +214,7 @@ def test_the_rules_field_left_every_earlier_slice_where_it_was():
     old = json.loads(BUNDLED.read_text(encoding="utf-8"))["observation"]["layout"]
     now = speed_env.observation_layout(speed_env.make_rules("us"))
     assert [[name, s.start, s.stop] for name, s in now.items()][: len(old)] == old
-    assert list(now)[len(old):] == ["rules"]
+    assert list(now)[len(old):] == ["rules", "my_colour_unseen", "opp_stacked", "side_known", "idle_rebuilds"]
 
 
 @pytest.mark.parametrize(("rules", "options"), ALL_RULES)
