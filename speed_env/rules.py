@@ -12,8 +12,8 @@ any option below. Unknown keys and bad values are refused with a
 :class:`RulesError` that names the key (and the file).
 
 Decisions the seed documents leave open ([assumption] in RULES.md) are
-options here: ``stuck_countdown_ms``, ``reserve_rule`` and the lock, and the
-play-out default flip; ``docs/rules.md`` lists them.
+options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
+lock, and the play-out default flip; ``docs/rules.md`` lists them.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import Any
 PRESETS = ("us", "pagat", "japanese")
 JAPANESE_ONLY = ("jokers", "play_out", "stack_layout", "multi_play")
 RESERVE_RULES = ("rebuild", "lock")
+MAX_IDLE_FLIP_MS = 1 << 40
+"""Largest ``idle_flip_ms`` (about 35 years): the engine adds it to a clock in int64 ms."""
 
 
 class RulesError(ValueError):
@@ -58,6 +60,10 @@ class Rules:
     or ``lock`` the game as soon as they are empty. [assumption]"""
     stuck_countdown_ms: int = 1000
     """Time from the moment the table is stuck to the simultaneous flip. [assumption]"""
+    idle_flip_ms: int = 5000
+    """No card put on a centre pile (by play or flip) for this long in phase ``play``: the
+    table goes on as when stuck (countdown, then flip), so no seat can stall a game to a
+    draw by waiting. ``0`` turns it off. [assumption]"""
     match_target: int = 25
     """Match scoring (``us``/``pagat``): first to this many points wins the match."""
     max_game_ms: int = 300_000
@@ -125,6 +131,11 @@ def check_rules(rules: Rules) -> None:
             raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
     if rules.max_game_ms <= 0 or rules.match_target <= 0:
         raise RulesError("rule options 'max_game_ms' and 'match_target' must be > 0")
+    if rules.idle_flip_ms > MAX_IDLE_FLIP_MS:
+        raise RulesError(
+            f"rule option 'idle_flip_ms' must be at most {MAX_IDLE_FLIP_MS} ms (0 turns it off), "
+            f"got {rules.idle_flip_ms!r}"
+        )
     if rules.reserve_rule not in RESERVE_RULES:
         raise RulesError(
             f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, got {rules.reserve_rule!r}"
