@@ -42,3 +42,9 @@ def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
     assert "decision states" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("rollout-best differs from chain's choice in")
     assert out[2].startswith("gain per decision, cross-fitted:")
+
+
+def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
+    out = _run("idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy").splitlines()
+    assert out[0].split()[:3] == ["preset", "bot", "games"]
+    assert out[1].split()[:3] == ["japanese", "greedy", "4"]
