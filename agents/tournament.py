@@ -250,16 +250,18 @@ def pairing_matches(settings: Settings, results: Iterable[ChunkResult]) -> dict[
         run_a: list[int] = []
         run_b: list[int] = []
         expected = 0
-        for r in chunks + [None]:  # a sentinel closes the last run
-            if r is None or r.chunk.start != expected:
+        for r in chunks:
+            if r.chunk.start != expected:  # a gap: close the run before it
                 done, rest = split_matches(run_a, run_b, settings.rules.match_target)
                 matches += done
                 left += rest
                 run_a, run_b = [], []
-            if r is not None:
-                run_a += r.points_a
-                run_b += r.points_b
-                expected = r.chunk.start + r.chunk.count
+            run_a += r.points_a
+            run_b += r.points_b
+            expected = r.chunk.start + r.chunk.count
+        done, rest = split_matches(run_a, run_b, settings.rules.match_target)
+        matches += done
+        left += rest
         out[pair] = (matches, left)
     return out
 

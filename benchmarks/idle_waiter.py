@@ -11,6 +11,7 @@ Run: python benchmarks/idle_waiter.py --deals 256 --seed 1000
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ import agents
 from speed_env import BatchEnv, make_rules
 from speed_env.rules import Rules
 
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "us": {"rules": "us"},
     "pagat": {"rules": "pagat"},
     "japanese": {"rules": "japanese"},

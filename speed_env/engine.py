@@ -566,7 +566,7 @@ def flying(g: Any) -> bool:
 def idle_due(g: Any, cfg: Config) -> int:
     """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
     if cfg[C_IDLE] == 0 or g.phase != PLAY or flying(g):
-        return NEVER
+        return int(NEVER)
     return g.placed_at + cfg[C_IDLE]
 
 
