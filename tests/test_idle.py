@@ -48,3 +48,25 @@ def test_without_the_idle_rule_a_waiter_stalls_the_game_to_the_cap():
     assert res["truncated"].all() and (res["winner"] == 0).all()
     with_rule = idle_waiter.waiter_games(idle_waiter.preset_rules("us"), "greedy", deals=8, seed=1000)
     assert (with_rule["winner"] == -1).all() and not with_rule["truncated"].any()
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, "5000", True, None, 2**40 + 1, 2**63])
+def test_a_bad_idle_flip_ms_is_refused_naming_the_option(value, tmp_path):
+    from speed_env import RulesError, make_rules
+
+    with pytest.raises(RulesError, match="idle_flip_ms"):
+        make_rules("us", idle_flip_ms=value)
+    if isinstance(value, (int, str)) and not isinstance(value, bool) and value != 2**63:
+        path = tmp_path / "rules.toml"
+        path.write_text(f"idle_flip_ms = {value!r}\n".replace("'", '"'))
+        with pytest.raises(RulesError, match=rf"idle_flip_ms.*{path.name}"):
+            make_rules(path)
+
+
+def test_idle_flip_ms_is_a_rule_option_read_from_toml(tmp_path):
+    from speed_env import make_rules
+
+    path = tmp_path / "rules.toml"
+    path.write_text('preset = "pagat"\nidle_flip_ms = 0\n')
+    assert make_rules(path).idle_flip_ms == 0 and make_rules("us").idle_flip_ms == 5000
+    assert make_rules("japanese", idle_flip_ms=2**40).idle_flip_ms == 2**40
