@@ -95,8 +95,9 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
         "clock_ms": int(g["clock"]),
         "phase": _PHASES[int(g["phase"])],
         "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
-        # When the idle period runs out (a countdown then starts unless a card is placed
-        # first); None when idle flips are off or no countdown can start now.
+        # When the idle period runs (or ran) out: the countdown starts then, or at the
+        # landing of a card still in flight, unless a card is placed first. None when
+        # idle flips are off or the phase is not play (docs/rules.md "Idle").
         "idle_ms": int(g["placed_at"]) + idle if idle and g["phase"] == engine.PLAY else None,
         "centre": [
             {"top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
