@@ -142,3 +142,22 @@ def test_cli_match_is_refused_where_there_is_no_match_scoring(tmp_path, capsys, 
                 str(tmp_path / "res"), *argv])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_aec_env_reports_the_points_at_the_end_as_the_snapshot_does():
+    import speed_env
+
+    env = speed_env.env("us")
+    env.reset(seed=3)
+    final = {}
+    for agent in env.agent_iter(20_000):
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            final[agent] = info["points"]
+            env.step(None)
+            continue
+        plays = obs["action_mask"].copy()
+        plays[0] = 0
+        env.step(int(plays.argmax()) if plays.any() else 0)  # both seats play their first legal card
+    assert final == env.unwrapped.snapshot()["points"] and sorted(final.values())[0] == 0
+    assert sum(final.values()) > 0
