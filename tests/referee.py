@@ -500,6 +500,19 @@ class Referee:
         if self.has_won(p):
             self.end(p)
 
+    def points(self) -> tuple[int, int] | None:
+        """Match points of the game as it stands (RULES.md "Match scoring"): the winner's
+        are the loser's cards left, hand (a flying card included) and draw pile; None in
+        ``japanese``, which has no match scoring."""
+        if self.japanese:
+            return None
+        if self.winner not in (0, 1):
+            return (0, 0)
+        loser = 1 - int(self.winner)  # type: ignore[arg-type]
+        # a flying card stays on top of its slot until it lands, so the slots count it
+        left = sum(1 for s in self.slots[loser] if s) + len(self.draw[loser])
+        return (left, 0) if loser == 1 else (0, left)
+
     def end(self, winner: int | str | None) -> None:
         """The game is over (``None``: truncated, no winner)."""
         self.winner = winner

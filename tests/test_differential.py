@@ -14,10 +14,10 @@ count as waits) and compared transition by transition:
   first slot of each batch, and every ``FULL_EVERY`` steps for all the others
   (the hidden pile orders: draw piles, side piles after a rebuild);
 * at the end of a game: rewards, flags and the winner, cards played and
-  bounced, and the game's length from ``infos``. The engine restarts the slot
-  at once (its ``k``-th restart is the game seeded ``seed + i + k * n``, as
-  BatchEnv promises) and the slot gets a fresh referee, so a batch never idles
-  on its longest game.
+  bounced, the game's length and (``us``/``pagat``) the match points from
+  ``infos``. The engine restarts the slot at once (its ``k``-th restart is
+  the game seeded ``seed + i + k * n``, as BatchEnv promises) and the slot
+  gets a fresh referee, so a batch never idles on its longest game.
 
 Explicit deals (positions random games rarely reach: a cycle lock, cards that
 cycle for ever between unequal side piles, a stockless play-out player, a
@@ -485,6 +485,12 @@ def run_batch(
                 "bounced": ref.bounced,
                 "clock_ms": ref.clock,
             }
+            ref_points = ref.points()
+            if ref_points is not None:
+                got["points"] = [int(x) for x in infos["points"][:, i]]
+                want["points"] = list(ref_points)
+            elif "points" in infos:
+                fail(i, "infos has match points in a japanese game")
             if got != want:
                 fail(i, f"final result in infos: referee {want} != engine {got}")
             if "final_table" in infos:
