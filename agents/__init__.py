@@ -53,7 +53,8 @@ register("greedy", "plays a legal card as soon as it can", _heuristic("GreedyAge
 
 
 def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`)."""
+    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`);
+    ``chain:plan=0`` is the first ``chain``, which played the ``japanese`` options' moves blind."""
     from dataclasses import fields
 
     from agents.chain import ChainAgent, ChainWeights
@@ -63,12 +64,13 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     for item in filter(None, arg.split(",")):
         key, _, value = item.partition("=")
         try:
-            if key not in names:
+            if key not in names or (key == "plan" and value not in ("0", "1")):
                 raise ValueError
             weights[key] = float(value)
         except ValueError:
             raise AgentSpecError(
                 f"bad chain weight {item!r}; give NAME=NUMBER with NAME one of {', '.join(sorted(names))}"
+                " (plan=0 or plan=1)"
             ) from None
     return ChainAgent(rules, seed, ChainWeights(**weights))
 

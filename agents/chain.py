@@ -23,7 +23,7 @@ dropped.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 from numba import njit
@@ -42,33 +42,54 @@ class ChainWeights:
     """Penalty for playing onto the pile the opponent's card is flying to."""
     deny: float = 0.5
     """Per play the new top takes away from the opponent (gives, if negative)."""
+    plan: float = 1.0
+    """1 plans the ``japanese`` options' moves with the weights below; 0 scores them as the
+    first ``chain`` did (stack and multi-play moves 0, a joker as a card that denies nothing,
+    a play-out flip choice as a play): the baseline they were measured against."""
+    multi: float = 1.0
+    """Multi-play: per extra card shed, over playing one card of the rank onto that pile."""
+    stack: float = 0.0
+    """Score of a stack move (a play scoring less than this is passed over for it)."""
+    joker: float = 0.0
+    """Added to playing my joker (which blocks the pile from the opponent: the deny term)."""
+    keep: float = 1.0
+    """Penalty for covering my own joker (it stops blocking the pile)."""
+    flip: float = 0.5
+    """Play-out flip choice: per card of mine a dumped card would have followed (keep the
+    cards that connect); a card under the opponent's flip scores only this."""
 
 
-_FIELDS_READ = ("hand", "centre_top", "opp_flight", "opp_layout", "unknown", "opp_cards", "rules")
+_FIELDS_READ = ("hand", "centre_top", "centre_joker", "opp_flight", "opp_layout", "unknown",
+                "opp_cards", "phase", "seat", "rules")
 _TAG = {name: j for j, name in enumerate(RULES_TAG)}
+_FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_play")
 # Hand (or layout) slots of each preset, in RULES_TAG's preset order.
 _HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
 @njit(cache=True)
 def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes: np.ndarray,
-            tag: np.ndarray, w_run: float, w_flying: float, w_deny: float) -> np.ndarray:
+            tag: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Score of every action per row (before masking and tie-breaks); ``at`` holds slice starts.
 
     ``at`` = the starts of the observation slices ``_FIELDS_READ``; ``tag`` =
-    where, inside the ``rules`` field, the flags ``japanese``, ``wrap`` and
-    ``same_rank`` are. Each row's rules come from its own ``rules`` field.
-    Compiled: the bot is called once per tick of every training rollout, where
-    numpy's per-call overhead on these small (n, 13) arrays cost about 2 ms a call.
+    where, inside the ``rules`` field, the flags ``_FLAGS`` are; ``w`` = the
+    weights in ``ChainWeights``' order. Each row's rules come from its own
+    ``rules`` field. Compiled: the bot is called once per tick of every training
+    rollout, where numpy's per-call overhead on these small (n, 13) arrays cost
+    about 2 ms a call.
     """
-    hand_at, top_at, flight_at, layout_at, unknown_at, cards_at = at[0], at[1], at[2], at[3], at[4], at[5]
-    rules_at = at[6]
+    hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
+    unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
+    w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
+    w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
     n = obs.shape[0]
     out = np.zeros((n, n_actions))
     opp = np.zeros(13)
     opp_options = np.zeros(13)
     run = np.zeros(13)
     hand = np.zeros(13)
+    links = np.zeros(13)
     adj = np.zeros((13, 13))
     for i in range(n):
         row = obs[i]
@@ -80,6 +101,9 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
         japanese = row[rules_at + tag[0]] > 0.5
         wrap = row[rules_at + tag[1]] > 0.5
         same_rank = row[rules_at + tag[2]] > 0.5
+        play_out = row[rules_at + tag[3]] > 0.5
+        stack_on = row[rules_at + tag[4]] > 0.5
+        multi_on = row[rules_at + tag[5]] > 0.5
         # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
         for t in range(13):
             for r in range(13):
@@ -122,16 +146,52 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                 best = max(best, length)
             run[r] = best
         out[i, 0] = -1e6  # waiting only when nothing else is legal
+        # A play-out flip choice (stuck, my stock empty): the card is put down at the flip.
+        choosing = plan and play_out and row[phase_at] > 0.5
+        # Seat 0 flips first: its card goes under seat 1's stock flip (onto pile 1) or under
+        # seat 1's own flip choice (in flight to its pile while stuck).
+        first = row[seat_at] < 0.5
+        if choosing:
+            for r in range(13):
+                acc = 0.0
+                for s in range(13):
+                    acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
+                links[r] = acc
+        opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
         for k in range(2):
             flying = row[flight_at + nr + k]
             before = 0.0
             for t in range(13):
                 before += row[top_at + k * nr + t] * opp_options[t]
+            # Covering my own joker gives the pile back to the opponent.
+            cover = w_keep if plan and nr == 14 and row[joker_at + 2 * k] > 0.5 else 0.0
+            buried = choosing and first and (flying > 0.5 or (k == 1 and row[cards_at + 1] > 0.0))
             for r in range(13):
-                out[i, 1 + 2 * r + k] = w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r])
+                if buried:
+                    out[i, 1 + 2 * r + k] = -w_flip * links[r]
+                elif choosing:
+                    out[i, 1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r]) - w_flip * links[r]
+                else:
+                    out[i, 1 + 2 * r + k] = w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r]) - cover
             if nr == 14:
-                out[i, 1 + 2 * 13 + k] = -w_flying * flying
-        # Variant moves (stack, multi-play) past 1 + 2 * nr stay 0: plain plays to this bot.
+                if not plan:
+                    out[i, 1 + 2 * 13 + k] = -w_flying * flying
+                elif buried:
+                    out[i, 1 + 2 * 13 + k] = -w_flip * 4.0  # a joker wasted under a flip
+                else:
+                    # My joker on the pile: no opponent card, joker included, may go there.
+                    out[i, 1 + 2 * 13 + k] = w_joker - w_flying * flying + w_deny * (before + opp_joker)
+        if not plan:
+            continue  # variant moves stay 0: plain plays to the first chain
+        base = 1 + 2 * nr
+        if stack_on:
+            for r in range(13):
+                out[i, base + r] = w_stack
+            base += nr
+        if multi_on:
+            for r in range(13):
+                for k in range(2):
+                    out[i, base + 2 * r + k] = out[i, 1 + 2 * r + k] + w_multi * (hand[r] - 1.0)
     return out
 
 
@@ -152,7 +212,8 @@ class ChainAgent:
     def __init__(self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None) -> None:
         self.rules = rules
         self.weights = weights or ChainWeights()
-        self._tag = np.array([_TAG["japanese"], _TAG["wrap"], _TAG["same_rank"]], np.int64)
+        self._tag = np.array([_TAG[flag] for flag in _FLAGS], np.int64)
+        self._w = np.array(astuple(self.weights), np.float64)
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
@@ -161,11 +222,9 @@ class ChainAgent:
 
     def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
         """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
-        w = self.weights
         obs = np.ascontiguousarray(obs, np.float32)
         at, nr = _slices(obs.shape[1])
-        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag,
-                       float(w.run), float(w.flying), float(w.deny))
+        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag, self._w)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only when none is legal."""
