@@ -113,14 +113,16 @@ def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """The bundled learned agent, ``agents/models/trained.json``."""
+    """The bundled learned agent trained on ``rules``: ``agents/models/trained.json``, or another
+    model bundled beside it (:func:`agents.model_io.bundled_models`); refused, naming each, when
+    none was trained on them."""
     from agents.model_io import bundled_policy
 
     return bundled_policy(rules, seed, arg)
 
 
 register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
-register("trained", "the bundled learned agent (agents/models/trained.json)", _trained)
+register("trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained)
 
 
 def available() -> dict[str, str]:
