@@ -57,15 +57,10 @@ class ChainWeights:
     flip: float = 0.5
     """Play-out flip choice of a card that goes under the opponent's flip: per card of mine
     it would have led to (dump the card that connects least)."""
-    finish: float = 0.0
-    """Added to a sure move (a stack; my joker onto a pile no card flies to) when my stock
-    holds one card and emptying it wins (``japanese`` without ``play_out``)."""
-    free: float = 0.0
-    """Added to a stack move while the opponent has no play (my plays wait for me)."""
 
 
 _FIELDS_READ = ("hand", "centre_top", "centre_joker", "opp_flight", "opp_layout", "unknown",
-                "opp_cards", "phase", "seat", "rules", "my_cards")
+                "opp_cards", "phase", "seat", "rules")
 _TAG = {name: j for j, name in enumerate(RULES_TAG)}
 _FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_play")
 # Hand (or layout) slots of each preset, in RULES_TAG's preset order.
@@ -86,9 +81,8 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
     """
     hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
     unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
-    mine_at = at[10]
     w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
-    w_multi, w_stack, w_joker, w_keep, w_flip, w_finish, w_free = w[4], w[5], w[6], w[7], w[8], w[9], w[10]
+    w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
     n = obs.shape[0]
     out = np.zeros((n, n_actions))
     opp = np.zeros(13)
@@ -164,18 +158,11 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                     acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
                 links[r] = acc
         opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
-        # One card in my stock and emptying it wins: a move that cannot bounce wins for sure.
-        last = plan and japanese and not play_out and np.rint(row[mine_at + 1] * 27.0) == 1.0
-        opp_can_play = False
         for k in range(2):
             flying = row[flight_at + nr + k]
             before = 0.0
             for t in range(13):
                 before += row[top_at + k * nr + t] * opp_options[t]
-            if nr == 14 and row[joker_at + 2 * k + 1] > 0.5:
-                opp_can_play = True  # their joker on top: any of their cards goes there
-            elif not (nr == 14 and row[joker_at + 2 * k] > 0.5) and before + opp_joker > 0.0:
-                opp_can_play = True
             # Covering my own joker gives the pile back to the opponent.
             cover = w_keep if plan and nr == 14 and row[joker_at + 2 * k] > 0.5 else 0.0
             buried = choosing and first and (flying > 0.5 or (k == 1 and row[cards_at + 1] > 0.0))
@@ -196,15 +183,12 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                     # goes on whatever card of theirs lands first, unless that card is their joker.
                     race = flying if row[flight_at + 13] > 0.5 else 0.0
                     out[i, 1 + 2 * 13 + k] = w_joker - w_flying * race + w_deny * (before + opp_joker)
-                    if last and race < 0.5:
-                        out[i, 1 + 2 * 13 + k] += w_finish
         if not plan:
             continue  # variant moves stay 0: plain plays to the first chain
         base = 1 + 2 * nr
         if stack_on:
-            stack = w_stack + (w_finish if last else 0.0) + (0.0 if opp_can_play else w_free)
             for r in range(13):
-                out[i, base + r] = stack
+                out[i, base + r] = w_stack
             base += nr
         if multi_on:
             for r in range(13):

@@ -120,8 +120,7 @@ def test_spec_strings():
 
 
 def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny_w=0.5, plan=True,
-                            multi_w=1.0, stack_w=0.0, joker_w=0.0, keep_w=1.0, flip_w=0.5, finish_w=0.0,
-                            free_w=0.0):
+                            multi_w=1.0, stack_w=0.0, joker_w=0.0, keep_w=1.0, flip_w=0.5):
     """``chain``'s scores written again, plainly, one row at a time (the bot's kernel is compiled).
 
     ``plan=False`` is the first ``chain``, blind to the japanese options' moves."""
@@ -168,12 +167,8 @@ def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny
         tops = row[lay["centre_top"]].reshape(2, nr)[:, :13]
         my_joker_on = row[lay["centre_joker"]].reshape(2, 2)[:, 0] == 1
         flying = row[lay["opp_flight"]][nr : nr + 2]
-        last = plan and rules.is_japanese and not rules.play_out and round(row[lay["my_cards"]][1] * 27) == 1
-        their_joker_on = row[lay["centre_joker"]].reshape(2, 2)[:, 1] == 1
-        opp_can_play = False
         for k in range(2):
             before = float(tops[k] @ np.array(options))
-            opp_can_play |= their_joker_on[k] or (not my_joker_on[k] and before + opp_joker > 0)
             buried = choosing and seat_0 and (flying[k] == 1 or (k == 1 and opp_stock))
             cover = keep_w if plan and my_joker_on[k] else 0.0
             for r in range(13):
@@ -191,11 +186,10 @@ def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny
                     out[i, 1 + 2 * 13 + k] = -flip_w * 4
                 else:
                     race = flying[k] if row[lay["opp_flight"]][13] == 1 else 0.0  # only their joker bounces mine
-                    sure = finish_w if last and race == 0 else 0.0
-                    out[i, 1 + 2 * 13 + k] = joker_w - flying_w * race + deny_w * (before + opp_joker) + sure
+                    out[i, 1 + 2 * 13 + k] = joker_w - flying_w * race + deny_w * (before + opp_joker)
         base = 1 + 2 * nr
         if plan and rules.stack_layout:
-            out[i, base : base + 13] = stack_w + (finish_w if last else 0.0) + (0.0 if opp_can_play else free_w)
+            out[i, base : base + 13] = stack_w
         base += nr if rules.stack_layout else 0
         if plan and rules.multi_play:
             for r in range(13):
