@@ -361,3 +361,37 @@ def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatc
                        match=r"no bundled model .* plays us \(same_rank\): trained\.json was trained on japanese "
                              r"and us, not on us \(same_rank\); pagat_model\.json was trained on pagat, not on"):
         agents.make("trained", speed_env.make_rules("us", same_rank=True))
+
+
+def _japanese_deal(hands, centre, jokers=False):
+    """A japanese deal with these layouts and centre tops; every other card in a stock."""
+    used = {*hands[0], *hands[1], *centre}
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    black = [f"{r}{s}" for s in "SC" for r in ranks if f"{r}{s}" not in used]
+    red = [f"{r}{s}" for s in "HD" for r in ranks if f"{r}{s}" not in used]
+    if jokers:
+        black += [j for j in ("BJ",) if j not in used]
+        red += [j for j in ("RJ",) if j not in used]
+    return {"hands": hands, "centre": centre, "draw_piles": [black, red]}
+
+
+def _first_choice(rules, deal, spec="chain"):
+    env = speed_env.parallel_env(rules)
+    obs, _ = env.reset(seed=0, options={"deal": deal})
+    bot = agents.make(spec, rules, seed=0)
+    return int(bot.act(obs["player_0"]["observation"][None], obs["player_0"]["action_mask"][None])[0])
+
+
+def test_chain_plays_a_pair_together():
+    # Multi-play: two 5s on a 4 go down in one move (both refill from the stock at once).
+    rules = speed_env.make_rules("japanese", multi_play=True)
+    deal = _japanese_deal([["5S", "9S", "5C", "QS"], ["KH", "KD", "JH", "JD"]], ["4C", "9H"])
+    assert _first_choice(rules, deal) == 1 + 2 * 13 + 2 * 4 + 0  # multi-play of rank index 4 onto pile 0
+
+
+def test_chain_blocks_the_pile_the_opponent_can_play_on_with_its_joker():
+    # Only the joker is playable; the opponent holds a 10 and an 8 for the 9 on pile 0 and
+    # nothing for the queen on pile 1: the joker goes on pile 0, where only I may follow it.
+    rules = speed_env.make_rules("japanese", jokers=True)
+    deal = _japanese_deal([["RJ", "2S", "2C", "7S"], ["10H", "8D", "5H", "4D"]], ["9H", "QD"], jokers=True)
+    assert _first_choice(rules, deal) == 1 + 2 * 13 + 0
