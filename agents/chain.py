@@ -3,7 +3,8 @@
 Every legal play gets a score from the bot's own observation (the published
 slices; never hidden state) and the best one is played; it never waits when
 it can play. Each observation's ``rules`` field says which rules its game is
-played under, so one ``chain`` bot plays every preset and option correctly. The terms, each measured against ``greedy`` (see the README):
+played under, so one ``chain`` bot plays every preset and option correctly.
+The terms, each measured against ``greedy`` (see the README):
 
 - **keep a run going**: after the play, how many of my other cards follow in
   sequence from the new top (holding 5, 6, 7 on a 4: play the 5 first);
@@ -18,12 +19,37 @@ the flying and deny terms carry the edge (each, switched off, costs 3–6
 points); the run term helps only when weighted lightly; a fourth idea,
 avoiding the pile the opponent can play on now, cost about 2 points and was
 dropped.
+
+The ``japanese`` options add moves, planned as follows (``chain:plan=0`` is
+the first ``chain``, which scored them blind; see :class:`ChainWeights`):
+
+- **multi-play**: all my cards of a rank go down together, scored as one of
+  them on that pile plus ``multi`` per extra card (two cards, two stock
+  refills, one reaction);
+- **jokers**: my joker onto a pile blocks the opponent there (the deny term
+  counts every play it takes from them, their joker's too); it races only
+  their joker, since it goes on whatever other card lands first; covering my
+  own joker costs ``keep`` (the pile opens to them again);
+- **play-out flip choices**: a card that would go under the opponent's flip
+  (seat 0 flips first) sets no top, so the card dumped there is the one that
+  leads to the fewest of my others; a card that stays on top is scored as a
+  play;
+- **stack moves** score ``stack`` (0: taken only when no play scores above
+  it, as before).
+
+Measured with ``benchmarks/chain_options.py`` against ``chain:plan=0`` (see
+the README): multi-play and jokers gain, stacks and play-out flip choices
+show no difference. Tried and measured as no gain, so left out: preferring
+stacks to plays or avoiding them (``stack`` from -5 to 3), a bonus for a sure
+move (a stack) when one stock card is left, stacking first while the
+opponent has no play, and other weights for ``multi``, ``joker``, ``keep``
+and ``flip``.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass
 
 import numpy as np
 from numba import njit
@@ -172,7 +198,8 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                 elif choosing:
                     out[i, 1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
                 else:
-                    out[i, 1 + 2 * r + k] = w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r]) - cover
+                    out[i, 1 + 2 * r + k] = (w_run * run[r] - w_flying * flying
+                                             + w_deny * (before - opp_options[r]) - cover)
             if nr == 14:
                 if not plan:
                     out[i, 1 + 2 * 13 + k] = -w_flying * flying
@@ -182,7 +209,8 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                     # My joker on the pile: no opponent card, joker included, may go there. It
                     # goes on whatever card of theirs lands first, unless that card is their joker.
                     race = flying if row[flight_at + 13] > 0.5 else 0.0
-                    out[i, 1 + 2 * 13 + k] = w_joker - w_flying * race + w_deny * (before + opp_joker)
+                    joker = w_joker - w_flying * race + w_deny * (before + opp_joker)
+                    out[i, 1 + 2 * 13 + k] = joker
         if not plan:
             continue  # variant moves stay 0: plain plays to the first chain
         base = 1 + 2 * nr

@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'options':<42}{'variant':<28}{'games':>7}{'win rate':>10}  95% CI")
     for option_set in args.options.split(";"):
-        rules = make_rules("japanese", **{flag: True for flag in option_set.split("+")})
+        rules = make_rules("japanese", **dict.fromkeys(option_set.split("+"), True))
         for variant in args.variants.split(";"):
             settings = tournament.Settings(agents=(variant, args.opponent), games=args.games,
                                            rules=rules, seed=args.seed)
