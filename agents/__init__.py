@@ -75,7 +75,8 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     return ChainAgent(rules, seed, ChainWeights(**weights))
 
 
-register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
+register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
+         "together and blocks with its joker (japanese options)", _chain)
 
 
 def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
