@@ -84,6 +84,10 @@ class ChainWeights:
     """Play-out flip choice of a card that goes under the opponent's flip: per card of mine
     it would have led to (dump the card that connects least)."""
 
+    def __post_init__(self) -> None:
+        if self.plan not in (0.0, 1.0):
+            raise ValueError(f"ChainWeights.plan is 0 or 1, got {self.plan!r}")
+
 
 _FIELDS_READ = ("hand", "centre_top", "centre_joker", "opp_flight", "opp_layout", "unknown",
                 "opp_cards", "phase", "seat", "rules")
@@ -207,8 +211,9 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                     out[i, 1 + 2 * 13 + k] = -w_flip * 4.0  # a joker wasted under a flip
                 else:
                     # My joker on the pile: no opponent card, joker included, may go there. It
-                    # goes on whatever card of theirs lands first, unless that card is their joker.
-                    race = flying if row[flight_at + 13] > 0.5 else 0.0
+                    # goes on whatever card of theirs lands first, unless that card is their
+                    # joker; a flip choice is put down whatever the top.
+                    race = flying if row[flight_at + 13] > 0.5 and not choosing else 0.0
                     joker = w_joker - w_flying * race + w_deny * (before + opp_joker)
                     out[i, 1 + 2 * 13 + k] = joker
         if not plan:
@@ -243,7 +248,8 @@ class ChainAgent:
         self.rules = rules
         self.weights = weights or ChainWeights()
         self._tag = np.array([_TAG[flag] for flag in _FLAGS], np.int64)
-        self._w = np.array(astuple(self.weights), np.float64)
+        self._w_of: ChainWeights | None = None
+        self._w = np.zeros(0)
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
@@ -252,6 +258,8 @@ class ChainAgent:
 
     def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
         """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
+        if self._w_of is not self.weights:  # weights may be swapped between calls
+            self._w_of, self._w = self.weights, np.array(astuple(self.weights), np.float64)
         obs = np.ascontiguousarray(obs, np.float32)
         at, nr = _slices(obs.shape[1])
         return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag, self._w)

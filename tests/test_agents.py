@@ -7,6 +7,7 @@ import pytest
 
 import agents
 import speed_env
+from agents.chain import ChainWeights
 from speed_env.cards import card_str, parse_card
 
 BOTS = ["random", "greedy", "chain"]
@@ -115,6 +116,8 @@ def test_spec_strings():
         agents.make("chain:speed=2")
     assert agents.make("chain:flying=0").weights.flying == 0
     assert agents.make("chain:plan=0").weights.plan == 0
+    with pytest.raises(ValueError, match=r"ChainWeights\.plan is 0 or 1, got 2"):
+        ChainWeights(plan=2)
     with pytest.raises(agents.AgentSpecError, match=r"bad chain weight 'plan=0.5'.*plan=0 or "):
         agents.make("chain:plan=0.5")
 
@@ -186,7 +189,8 @@ def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny
                 elif buried:
                     out[i, 1 + 2 * 13 + k] = -flip_w * 4
                 else:
-                    race = flying[k] if row[lay["opp_flight"]][13] == 1 else 0.0  # only their joker
+                    their_joker = row[lay["opp_flight"]][13] == 1 and not choosing
+                    race = flying[k] if their_joker else 0.0  # only their joker bounces mine
                     joker = joker_w - flying_w * race + deny_w * (before + opp_joker)
                     out[i, 1 + 2 * 13 + k] = joker
         base = 1 + 2 * nr
