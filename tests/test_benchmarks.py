@@ -30,6 +30,14 @@ def test_chain_ablation_benchmark_prints_a_row_per_variant():
     assert [line.split()[:2] for line in out[1:]] == [["us", "chain"], ["us", "chain:run=0"]]
 
 
+def test_chain_options_benchmark_prints_a_row_per_option_set_and_variant():
+    out = _run("chain_options.py", "--games", "4", "--workers", "1", "--options",
+               "multi_play;jokers+play_out", "--variants", "chain;chain:multi=3").splitlines()
+    rows = [line.split()[:2] for line in out[1:]]
+    assert rows == [[options, variant] for options in ("multi_play", "jokers+play_out")
+                    for variant in ("chain", "chain:multi=3")]
+
+
 def test_doomed_race_benchmark_compares_both_ways():
     out = _run("doomed_race.py", "--games", "60", "--continuations", "2").splitlines()
     states = int(out[0].split()[1])
@@ -50,3 +58,9 @@ def test_search_gap_benchmark_reports_fair_and_perfect_gains():
     assert "decision states of seat 0" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("fair search:") and "gain per decision" in out[1]
     assert out[2].startswith("perfect search:") and out[3].startswith("perfect - fair:")
+
+
+def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
+    out = _run("idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy").splitlines()
+    assert out[0].split()[:3] == ["preset", "bot", "games"]
+    assert out[1].split()[:3] == ["japanese", "greedy", "4"]
