@@ -4,8 +4,8 @@ Every entry lies in [0, 1] (float32). "Me" is the acting seat, "opp" the
 other; centre piles keep their absolute indices 0 and 1, as actions do.
 ``R`` is the number of ranks (13, or 14 with jokers: index 13). The layout is
 published as named slices (:func:`observation_layout`) so a heuristic can
-read it without private state; the table below is for ``R = 13`` (obs_dim 192;
-204 with jokers):
+read it without private state; the table below is for ``R = 13`` (obs_dim 193;
+205 with jokers):
 
 ==================  ======  ==========================================================
 name                size    meaning
@@ -34,6 +34,8 @@ my_colour_unseen    R       ``japanese``: my own cards per rank in my face-down 
 opp_stacked         R       ``japanese``: the opponent's cards stacked under layout tops / 4
 side_known          2R      side pile 0, then 1, per rank / 4, once rebuilt from the centre
 idle_rebuilds       2       side pile 0 / 1 rebuilt since a card was last placed (1 or 0)
+since_placed        1       ms since a card was last put on a centre pile / ``idle_flip_ms``
+                            (at most 1; 0 with idle flips off)
 ==================  ======  ==========================================================
 
 ``rules`` lets one bot or network play any preset from the observation alone,
@@ -43,13 +45,14 @@ its offset when it was added; code should find fields by name
 (:func:`observation_layout`, :func:`layout_for_dim`), never by offset, since
 later fields are appended after it.
 
-The four fields after ``rules`` hold what a player could know from open play
+The five fields after ``rules`` hold what a player could know from open play
 and a world sampler needs (``speed_env.worlds``): which unseen cards are my
 own colour in ``japanese`` (the colours split the deck, so the rest of
 ``unknown`` is the opponent's stock), which of the opponent's face-up cards
 are stacked (``opp_layout`` counts tops and stacks together), the cards of a
 side pile rebuilt from a centre pile (all seen landing, in unknown order),
-and whether the lock rule is armed. ``unknown`` still counts a rebuilt side
+whether the lock rule is armed, and how long the idle clock has run.
+``unknown`` still counts a rebuilt side
 pile's cards, as before; subtract ``side_known`` for the cards nobody saw.
 
 ``unknown`` counts every card I cannot see now: the deck minus my hand,
@@ -70,6 +73,7 @@ from speed_env.engine import (
     C_COUNTDOWN,
     C_DECK,
     C_HAND,
+    C_IDLE,
     C_JAP,
     C_JOKERS,
     C_LOCK,
@@ -116,6 +120,7 @@ _FIELDS = (
     ("opp_stacked", "R"),
     ("side_known", "2R"),
     ("idle_rebuilds", 2),
+    ("since_placed", 1),
 )
 RULES_TAG = (*PRESETS, "wrap", "same_rank", "jokers", "play_out", "stack_layout",
              "multi_play", "lock")
@@ -233,7 +238,11 @@ def _observe_known(g: Any, cfg: Config, p: int, out: np.ndarray, at: int) -> int
     at += 2 * nr
     for k in range(2):
         out[at + k] = 1.0 if g.idle_rebuilds[k] > 0 else 0.0
-    return at + 2
+    at += 2
+    idle = cfg[C_IDLE]
+    # Past 1 the idle flip is due (it waits only for cards in flight), so the cap loses nothing.
+    out[at] = 0.0 if idle == 0 else min(1.0, max(0.0, (g.clock - g.placed_at) / idle))
+    return at + 1
 
 
 _US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 cards each, pagat 10

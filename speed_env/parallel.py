@@ -54,9 +54,9 @@ Version history
     non-integer actions, bad seeds and options, and out-of-bounds time options
     are refused.
 <<<<<<< HEAD
-    Later, four more fields after ``rules`` (``my_colour_unseen``,
-    ``opp_stacked``, ``side_known``, ``idle_rebuilds``; obs_dim 138 -> 192,
-    146 -> 204 with jokers) so that worlds consistent with one seat's view
+    Later, five more fields after ``rules`` (``my_colour_unseen``,
+    ``opp_stacked``, ``side_known``, ``idle_rebuilds``, ``since_placed``;
+    obs_dim 138 -> 193, 146 -> 205 with jokers) so that worlds consistent with one seat's view
     can be rebuilt from it (:mod:`speed_env.worlds`).
 =======
     v0, revision "idle": rule option ``idle_flip_ms`` (default 5000 ms; 0 restores

@@ -18,7 +18,10 @@ by rank; both centre tops (a joker's owner too) and pile sizes; both cards in
 flight (rank, pile or stack, count, landing time); the opponent's face-up
 layout and stacks (``japanese``); every count (hands, draw piles, stocks, side
 piles); side piles rebuilt from the centre (their cards, in random order);
-whether the lock rule is armed. Observing a sampled world from the same seat
+whether the lock rule is armed; when a card was last placed (the idle clock;
+past ``idle_flip_ms`` the observation caps it, and a world starts it exactly
+``idle_flip_ms`` back, which plays the same: the idle flip is due either way).
+Observing a sampled world from the same seat
 gives back the same observation and mask, float for float.
 
 What is sampled, because the observation does not hold it:
@@ -91,6 +94,8 @@ class View:
     mine_unseen: np.ndarray
     side_known: tuple[np.ndarray, np.ndarray]
     idle: tuple[int, int]
+    placed_at: int
+    """When a card was last put on a centre pile (the idle clock's start)."""
 
 
 def _counts(x: np.ndarray, scale: float) -> np.ndarray:
@@ -149,6 +154,7 @@ def read_view(rules: Rules, row: np.ndarray) -> View:
         side_n=tuple(int(x) for x in _counts(f("side_piles"), deck)),  # type: ignore[arg-type]
         unknown=_counts(f("unknown"), 4), mine_unseen=_counts(f("my_colour_unseen"), 4),
         side_known=(side_known[0], side_known[1]), idle=tuple(int(x > 0.5) for x in f("idle_rebuilds")),  # type: ignore[arg-type]
+        placed_at=clock - round(float(f("since_placed")[0]) * rules.idle_flip_ms),
     )
 
 
@@ -258,6 +264,7 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
     rec["clock"] = v.clock
     rec["phase"] = engine.STUCK if v.stuck else engine.PLAY
     rec["flip_at"] = v.flip_at
+    rec["placed_at"] = v.placed_at
     me, opp = v.seat, 1 - v.seat
     colour = (me, opp) if jap else (-1, -1)  # in japanese, seat 0 holds red (colour 0), seat 1 black
     _place_slots(rec, me, cards.take_counts(v.hand, colour[0], "my hand"), v.flights[me], v.stacked, hs, rng,

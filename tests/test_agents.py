@@ -286,7 +286,8 @@ def test_fields_appended_later_left_every_earlier_slice_where_it_was():
     old = json.loads(BUNDLED.read_text(encoding="utf-8"))["observation"]["layout"]
     now = speed_env.observation_layout(speed_env.make_rules("us"))
     assert [[name, s.start, s.stop] for name, s in now.items()][: len(old)] == old
-    assert list(now)[len(old):] == ["rules", "my_colour_unseen", "opp_stacked", "side_known", "idle_rebuilds"]
+    assert list(now)[len(old):] == ["rules", "my_colour_unseen", "opp_stacked", "side_known", "idle_rebuilds",
+                                    "since_placed"]
 
 
 @pytest.mark.parametrize(("rules", "options"), ALL_RULES)

@@ -13,7 +13,7 @@ from speed_env.observation import observation_layout
 from speed_env.rules import make_rules
 from speed_env.worlds import WorldError, sample_worlds
 
-PRESETS = [("us", {}), ("pagat", {}), ("us", {"reserve_rule": "lock"}), ("japanese", {}),
+PRESETS = [("us", {}), ("pagat", {}), ("us", {"reserve_rule": "lock", "idle_flip_ms": 0}), ("japanese", {}),
            ("japanese", {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}),
            ("japanese", {"jokers": True, "same_rank": True, "wrap": False})]
 
