@@ -53,12 +53,6 @@ Version history
     its offset); unseeded resets follow the last seed; copies keep the game;
     non-integer actions, bad seeds and options, and out-of-bounds time options
     are refused.
-<<<<<<< HEAD
-    Later, five more fields after ``rules`` (``my_colour_unseen``,
-    ``opp_stacked``, ``side_known``, ``idle_rebuilds``, ``since_placed``;
-    obs_dim 138 -> 193, 146 -> 205 with jokers) so that worlds consistent with one seat's view
-    can be rebuilt from it (:mod:`speed_env.worlds`).
-=======
     v0, revision "idle": rule option ``idle_flip_ms`` (default 5000 ms; 0 restores
     the earlier behaviour): when no card has been put on a centre pile for that
     long, the table counts down and flips as when stuck, so a seat that only
@@ -67,7 +61,10 @@ Version history
     ``snapshot()`` gains ``idle_ms`` (and ``points`` once over), the full
     ``table()`` gains ``placed_ms``. Games whose seats play within 5 s of each
     placement are unchanged.
->>>>>>> main
+    v0, revision "worlds": five more fields after ``rules`` (``my_colour_unseen``,
+    ``opp_stacked``, ``side_known``, ``idle_rebuilds``, ``since_placed``;
+    obs_dim 138 -> 193, 146 -> 205 with jokers) so that worlds consistent
+    with one seat's view can be rebuilt from it (:mod:`speed_env.worlds`).
 """
 
 from __future__ import annotations
