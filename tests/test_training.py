@@ -213,9 +213,10 @@ def test_manifest_records_what_the_model_needs(tiny_model):
     weights = path.with_suffix(".safetensors")
     assert manifest["weights"] == weights.name
     assert manifest["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
-    assert manifest["observation"]["obs_dim"] == 138 and manifest["observation"]["n_actions"] == 27
+    assert manifest["observation"]["obs_dim"] == 193 and manifest["observation"]["n_actions"] == 27
     assert manifest["observation"]["layout"][0] == ["hand", 0, 13]
-    assert manifest["observation"]["layout"][-1] == ["rules", 128, 138]
+    assert ["rules", 128, 138] in manifest["observation"]["layout"]
+    assert manifest["observation"]["layout"][-1] == ["since_placed", 192, 193]
     assert manifest["rules"]["preset"] == "us" and manifest["net"]["hidden"] == [64, 32]
     assert [r["preset"] for r in manifest["trained_rules"]] == ["us", "japanese"]
     assert {"python", "numpy", "torch", "stable-baselines3", "sb3-contrib"} <= set(manifest["versions"])
@@ -237,7 +238,7 @@ def test_save_load_round_trip_gives_identical_actions(tiny_model):
 
 
 def test_a_model_refuses_rules_it_was_not_trained_on_naming_both(tiny_model):
-    """Trained on us and japanese: pagat (same 138 floats, same 27 actions) is refused, at
+    """Trained on us and japanese: pagat (same 193 floats, same 27 actions) is refused, at
     load and when an observation of it reaches the model, never silently misread."""
     _, path, _ = tiny_model
     with pytest.raises(ModelFormatError, match=r"tiny\.json was trained on us and japanese, not on pagat"):
