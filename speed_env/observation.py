@@ -58,7 +58,7 @@ from speed_env.engine import (
 )
 from speed_env.rules import Rules
 
-OBS_ROW = nb_types.float32[::1]
+OBS = nb_types.float32[:, :, ::1]
 i64, none = nb_types.int64, nb_types.none
 
 _FIELDS = (
@@ -101,128 +101,137 @@ def obs_dim(rules: Rules) -> int:
     return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
 
 
-@njit(i64(GAME, i64, i64, i64, OBS_ROW, i64), cache=True)
-def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
-    if g.fl_kind[p] != K_NONE:
-        out[at + rank(g.fl_cards[p, 0])] = 1.0
-        if g.fl_kind[p] != K_STACK:
-            out[at + nr + g.fl_pile[p]] = 1.0
-        out[at + nr + 2] = min(1.0, max(0.0, (g.fl_land[p] - t) / 1000.0))
-    return at + nr + 3
+# --------------------------------------------------------------------------- kernels
+# Offsets of the fields in a row, from ``R`` (the same sums as ``observation_layout``;
+# a test checks they agree). Numba kernels cannot read the Python layout dict.
 
 
-@njit(i64(i64), cache=True)
-def _unknown_offset(nr: int) -> int:
-    return 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
+@njit(cache=True, inline="always")
+def _at_unknown(nr: int) -> int:
+    return 7 * nr + 20
 
 
-@njit(none(GAME, CFG, OBS_ROW), cache=True)
-def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
-    """Counts per rank of the cards nobody can place from open information: the deck
-    minus every centre card and every card in flight, into ``out``'s ``unknown`` slice."""
-    nr = cfg[C_NRANKS]
-    u = _unknown_offset(nr)
-    for r in range(13):
-        out[u + r] = 4.0
-    if nr == 14:
-        out[u + 13] = 2.0
-    for k in range(2):
-        for j in range(g.centre_n[k]):
-            out[u + rank(g.centre[k, j])] -= 1.0
-    for q in range(2):
-        for j in range(g.fl_n[q]):
-            out[u + rank(g.fl_cards[q, j])] -= 1.0
+@njit(cache=True, inline="always")
+def _flight(obs: np.ndarray, q: int, b: int, at: int, nr: int, r: int, pile: int, land: float) -> None:
+    """A card in flight at ``at`` of row ``obs[q, b]``: rank one-hot, pile one-hot (-1: none), time to land."""
+    obs[q, b, at + r] = 1.0
+    if pile >= 0:
+        obs[q, b, at + nr + pile] = 1.0
+    obs[q, b, at + nr + 2] = land
 
 
-@njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
-def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
-    """Everything but the shared part of ``unknown`` (already in ``out``), which is finished here."""
+@njit(none(GAME, CFG, OBS, i64), cache=True)
+def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
+    """Both seats' observations of one game into rows ``obs[0, b]`` and ``obs[1, b]``.
+
+    Every entry of both rows is written (they may come from ``np.empty``). Each
+    fact is read from the record once and written to both rows: what is
+    "mine" in one is "the opponent's" in the other. Rows are addressed by
+    index, never bound to array variables, and the record's fields are bound
+    once: both keep numba from reference-counting views inside the loops,
+    which cost more than the writes themselves.
+    """
     nr = cfg[C_NRANKS]
     hs = cfg[C_HAND]
     deck = float(cfg[C_DECK])
-    o = 1 - p
+    jap = cfg[C_JAP] != 0
     t = g.clock
-    u = _unknown_offset(nr)
-    out[:u] = 0.0
-    out[u + nr :] = 0.0
-    # hand and stacked
-    at = 0
-    for i in range(hs):
-        c = g.hand[p, i]
-        if c >= 0:
-            out[at + rank(c)] += 0.25
-            out[u + rank(c)] -= 1.0
-        for j in range(g.stk_n[p, i]):
-            out[at + nr + rank(g.stk[p, i, j])] += 0.25
-            out[u + rank(g.stk[p, i, j])] -= 1.0
-    at += 2 * nr
-    # centre
+    hand, stk, stk_n = g.hand, g.stk, g.stk_n
+    centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
+    fl_kind, fl_cards, fl_n, fl_pile, fl_land = g.fl_kind, g.fl_cards, g.fl_n, g.fl_pile, g.fl_land
+    draw_n, side_n = g.draw_n, g.side_n
+    at_stacked, at_top, at_joker, at_size = nr, 2 * nr, 4 * nr, 4 * nr + 4
+    at_my_fl, at_opp_fl, at_layout = 4 * nr + 6, 5 * nr + 9, 6 * nr + 12
+    at_cards, at_side, u = 7 * nr + 12, 7 * nr + 18, _at_unknown(nr)
+    at_phase, at_seat, at_clock = 8 * nr + 20, 8 * nr + 22, 8 * nr + 23
+    for q in range(2):
+        for j in range(obs.shape[2]):
+            obs[q, b, j] = 0.0
+    # ``unknown`` starts as the deck less the cards everyone has seen: the
+    # centre piles and the cards in the air (counted in seat 0's row, copied).
+    for r in range(13):
+        obs[0, b, u + r] = 4.0
+    if nr == 14:
+        obs[0, b, u + 13] = 2.0
     for k in range(2):
-        n = g.centre_n[k]
-        if n > 0:
-            top = g.centre[k, n - 1]
-            out[at + k * nr + rank(top)] = 1.0
-            if rank(top) == 13 and g.top_owner[k] >= 0:
-                out[at + 2 * nr + 2 * k + (0 if g.top_owner[k] == p else 1)] = 1.0
-        out[at + 2 * nr + 4 + k] = n / deck
-    at += 2 * nr + 6
-    # flights
-    at = _flight(g, p, t, nr, out, at)
-    at = _flight(g, o, t, nr, out, at)
-    # the opponent's face-up layout
-    if cfg[C_JAP] != 0:
-        for i in range(hs):
-            c = g.hand[o, i]
-            if c >= 0:
-                out[at + rank(c)] += 0.25
-                out[u + rank(c)] -= 1.0
-            for j in range(g.stk_n[o, i]):
-                out[at + rank(g.stk[o, i, j])] += 0.25
-                out[u + rank(g.stk[o, i, j])] -= 1.0
-    at += nr
-    # card counts
-    for q in (p, o):
+        for j in range(centre_n[k]):
+            obs[0, b, u + rank(centre[k, j])] -= 1.0
+    for q in range(2):
+        for j in range(fl_n[q]):
+            obs[0, b, u + rank(fl_cards[q, j])] -= 1.0
+    for r in range(nr):
+        obs[1, b, u + r] = obs[0, b, u + r]
+    for q in range(2):
+        o = 1 - q
         in_hand = 0
         stacked = 0
         for i in range(hs):
-            if g.hand[q, i] >= 0:
+            c = hand[q, i]
+            if c >= 0:
                 in_hand += 1
-            stacked += g.stk_n[q, i]
-        left = in_hand + stacked + g.draw_n[q] + g.fl_n[q]
-        out[at] = in_hand / hs
-        out[at + 1] = min(1.0, g.draw_n[q] / 27.0)
-        out[at + 2] = min(1.0, left / 27.0)
-        at += 3
-    out[at] = g.side_n[0] / deck
-    out[at + 1] = g.side_n[1] / deck
-    at += 2
-    for r in range(nr):
-        out[at + r] = max(0.0, out[at + r]) / 4.0
-    at += nr
-    if g.phase == STUCK:
-        out[at] = 1.0
-        cd = cfg[C_COUNTDOWN]
-        out[at + 1] = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
-    at += 2
-    out[at] = float(p)
-    out[at + 1] = min(1.0, t / cfg[C_MAXMS])
-
-
-@njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)
-def _observe_game(g: Any, cfg: Config, out0: np.ndarray, out1: np.ndarray) -> None:
-    """Both seats' observations of one game; the shared part of ``unknown`` is counted once."""
-    _public_unknown(g, cfg, out0)
-    u = _unknown_offset(cfg[C_NRANKS])
-    out1[u : u + cfg[C_NRANKS]] = out0[u : u + cfg[C_NRANKS]]
-    _observe_private(g, cfg, 0, out0)
-    _observe_private(g, cfg, 1, out1)
+                r = rank(c)
+                obs[q, b, r] += 0.25
+                obs[q, b, u + r] -= 1.0
+                if jap:  # the layout lies face up: the opponent sees it too
+                    obs[o, b, at_layout + r] += 0.25
+                    obs[o, b, u + r] -= 1.0
+            for j in range(stk_n[q, i]):
+                stacked += 1
+                r = rank(stk[q, i, j])
+                obs[q, b, at_stacked + r] += 0.25
+                obs[q, b, u + r] -= 1.0
+                if jap:
+                    obs[o, b, at_layout + r] += 0.25
+                    obs[o, b, u + r] -= 1.0
+        left = in_hand + stacked + draw_n[q] + fl_n[q]
+        held = in_hand / hs
+        drawn = min(1.0, draw_n[q] / 27.0)
+        togo = min(1.0, left / 27.0)
+        obs[q, b, at_cards] = held  # my_cards in my row, opp_cards in theirs
+        obs[q, b, at_cards + 1] = drawn
+        obs[q, b, at_cards + 2] = togo
+        obs[o, b, at_cards + 3] = held
+        obs[o, b, at_cards + 4] = drawn
+        obs[o, b, at_cards + 5] = togo
+        kind = fl_kind[q]
+        if kind != K_NONE:
+            r = rank(fl_cards[q, 0])
+            pile = -1 if kind == K_STACK else int(fl_pile[q])
+            land = min(1.0, max(0.0, (fl_land[q] - t) / 1000.0))
+            _flight(obs, q, b, at_my_fl, nr, r, pile, land)
+            _flight(obs, o, b, at_opp_fl, nr, r, pile, land)
+    for k in range(2):
+        n = centre_n[k]
+        size = n / deck
+        side = side_n[k] / deck
+        top = rank(centre[k, n - 1]) if n > 0 else -1
+        owner = top_owner[k]
+        for q in range(2):
+            if top >= 0:
+                obs[q, b, at_top + k * nr + top] = 1.0
+                if top == 13 and owner >= 0:  # whose joker: mine, then theirs
+                    obs[q, b, at_joker + 2 * k + (0 if owner == q else 1)] = 1.0
+            obs[q, b, at_size + k] = size
+            obs[q, b, at_side + k] = side
+    stuck = g.phase == STUCK
+    cd = cfg[C_COUNTDOWN]
+    left_ms = 0.0 if not stuck or cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
+    clock = min(1.0, t / cfg[C_MAXMS])
+    for q in range(2):
+        for r in range(nr):
+            obs[q, b, u + r] = max(0.0, obs[q, b, u + r]) / 4.0
+        if stuck:
+            obs[q, b, at_phase] = 1.0
+            obs[q, b, at_phase + 1] = left_ms
+        obs[q, b, at_seat] = float(q)
+        obs[q, b, at_clock] = clock
 
 
 @njit(cache=True)
 def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -> None:
     """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
     for b in range(s.shape[0]):
-        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        observe_game(s[b], cfg, obs, b)
         legal_row(s[b], cfg, 0, mask[0, b])
         legal_row(s[b], cfg, 1, mask[1, b])
 
@@ -232,6 +241,6 @@ def observe_games(s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray
     """Refill the rows of ``obs`` and ``mask`` for the listed games only."""
     for j in range(games.shape[0]):
         b = games[j]
-        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        observe_game(s[b], cfg, obs, b)
         legal_row(s[b], cfg, 0, mask[0, b])
         legal_row(s[b], cfg, 1, mask[1, b])
