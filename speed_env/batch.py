@@ -62,7 +62,7 @@ class BatchEnv:
         self._seed = 0
         self._restarts = np.zeros(self.n, np.int64)
         self._finished = np.zeros(self.n, bool)
-        self._mask: np.ndarray | None = None
+        self._started = False
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Deal every game afresh: game ``i`` is the one seeded ``seed + i``. Returns ``(obs, mask)``."""
@@ -73,30 +73,33 @@ class BatchEnv:
         self._finished[:] = False
         idx = np.arange(self.n)
         self.games.deal_seeded(idx, [self._seed + i for i in range(self.n)])
-        obs, self._mask = self.games.observe()
-        return obs, self._mask.copy()
+        self._started = True
+        return self.games.observe()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``."""
-        if self._mask is None:
+        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``.
+
+        Every array returned is fresh: the caller owns it and may keep or change it.
+        """
+        if not self._started:
             raise RuntimeError("call reset() before step()")
         a = self.games.check_actions(actions)
-        self.games.check_legal(a, self._mask)
-        illegal = np.take_along_axis(self._mask, a[..., None], axis=2)[..., 0] == 0
-        rewards = self.games.step(a)
-        st = self.games.state
-        # Games that ended on this step; with autoreset=False a finished game stays
-        # over but reports its end only once.
-        over = (st["phase"] == 2) & ~self._finished
-        truncated = st["truncated"] & over
+        self.games.check_legal(a)
+        # One compiled pass steps and observes every game. With autoreset=False a
+        # finished game stays over but reports its end only once.
+        tick = self.games.step_observe(a, self._finished)
+        obs, mask, over = tick.obs, tick.mask, tick.over
+        truncated = tick.truncated
         terminated = over & ~truncated
         if not self.autoreset:
             self._finished |= over
-        obs, mask = self.games.observe()
-        infos: dict[str, Any] = {"illegal": illegal, "_final_obs": over}
-        if over.any():
+        infos: dict[str, Any] = {"illegal": tick.illegal, "_final_obs": over}
+        if tick.n_over:
+            st = self.games.state
             done = np.flatnonzero(over)
-            final = np.zeros_like(obs)
+            # np.zeros takes fresh zeroed pages from the system: only the rows
+            # written below cost anything, not the whole (2, n, obs_dim) array.
+            final = np.zeros((2, self.n, self.obs_dim), np.float32)
             final[:, done] = obs[:, done]
             infos["final_obs"] = final
             infos["winner"] = np.where(over, st["winner"], -1).astype(np.int8)
@@ -106,12 +109,10 @@ class BatchEnv:
             if self.autoreset:
                 self._restarts[done] += 1
                 seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
-                self.games.deal_seeded(done, seeds)
-                self.games.observe_games(done, obs, mask)
+                self.games.restart_observe(done, seeds, obs, mask)
         else:
             infos["winner"] = np.full(self.n, -1, np.int8)
-        self._mask = mask
-        return obs, mask.copy(), rewards, terminated, truncated, infos
+        return obs, mask, tick.rewards, terminated, truncated, infos
 
     @property
     def all_finished(self) -> bool:

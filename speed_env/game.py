@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, make_rules
+from speed_env.step_observe import first_illegal, restart_observe, step_observe
 from speed_env.table import deal_explicit, full_table, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
@@ -33,6 +34,25 @@ def _check_tick(tick_ms: object) -> int:
     if isinstance(tick_ms, bool) or not isinstance(tick_ms, (int, np.integer)) or tick_ms <= 0:
         raise ValueError(f"tick_ms must be a whole number of milliseconds > 0, got {tick_ms!r}")
     return int(tick_ms)
+
+
+class Tick(NamedTuple):
+    """What one tick of every game gives back (fresh arrays the caller owns)."""
+
+    obs: np.ndarray
+    """float32 (2, n, obs_dim): both seats' observations after the tick."""
+    mask: np.ndarray
+    """int8 (2, n, n_actions): both seats' legal actions after the tick."""
+    rewards: np.ndarray
+    """float32 (2, n): +1 / -1 to the seats of a game won on this tick, else 0."""
+    illegal: np.ndarray
+    """bool (2, n): the seat's action was illegal and was taken as a wait."""
+    over: np.ndarray
+    """bool (n,): the game ended on this tick (or is over and not yet reported finished)."""
+    truncated: np.ndarray
+    """bool (n,): ``over`` by the clock (``max_game_ms``)."""
+    n_over: int
+    """How many games are ``over``."""
 
 
 class Games:
@@ -67,6 +87,7 @@ class Games:
         self.set_reactions(self.reactions)
         self.state = engine.new_state(self.n)
         self._rewards = np.zeros((2, self.n), np.float32)
+        self._not_finished = np.zeros(self.n, np.bool_)
 
     def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
         """Give seats 0 and 1 of ``games`` (default all) these reaction profiles."""
@@ -104,15 +125,37 @@ class Games:
             )
         return a.astype(np.int64, copy=False)
 
-    def check_legal(self, actions: np.ndarray, mask: np.ndarray) -> None:
-        """With ``illegal_action="raise"``, refuse an in-space action the mask forbids."""
+    def check_legal(self, actions: np.ndarray) -> None:
+        """With ``illegal_action="raise"``, refuse an in-space action that is illegal now."""
         if self.illegal_action != "raise":
             return
-        chosen = np.take_along_axis(mask, actions[..., None], axis=2)[..., 0]
-        if (chosen == 0).any():
-            p, b = np.argwhere(chosen == 0)[0]
-            legal = np.flatnonzero(mask[p, b]).tolist()
+        row = np.empty(self.n_actions, np.int8)
+        at = first_illegal(self.state, self.cfg, actions, row)
+        if at >= 0:
+            p, b = divmod(at, self.n)
+            legal = np.flatnonzero(row).tolist()
             raise ActionError(f"action {int(actions[p, b])} of seat {p} in game {b} is illegal now; legal: {legal}")
+
+    def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> Tick:
+        """Advance every game one tick and observe it, in one pass (fresh arrays, see :class:`Tick`).
+
+        ``finished`` (n,) bool marks games whose end was already reported: they are not ``over`` again.
+        """
+        n = self.n
+        tick = Tick(
+            np.empty((2, n, self.obs_dim), np.float32), np.empty((2, n, self.n_actions), np.int8),
+            np.empty((2, n), np.float32), np.empty((2, n), np.bool_), np.empty(n, np.bool_), np.empty(n, np.bool_), 0,
+        )
+        ended = step_observe(
+            self.state, self.cfg, self.lat, actions, self._not_finished if finished is None else finished,
+            tick.obs, tick.mask, tick.rewards, tick.illegal, tick.over, tick.truncated,
+        )
+        return tick._replace(n_over=ended)
+
+    def restart_observe(self, games: np.ndarray, seeds: Sequence[int], obs: np.ndarray, mask: np.ndarray) -> None:
+        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of ``obs`` and ``mask``."""
+        seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
+        restart_observe(self.state, self.cfg, np.asarray(games, np.int64), seeds64, obs, mask)
 
     def step(self, actions: np.ndarray) -> np.ndarray:
         """Advance every game one tick; return rewards (2, n) of games that ended on it."""

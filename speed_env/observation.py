@@ -102,13 +102,31 @@ def obs_dim(rules: Rules) -> int:
 
 
 # --------------------------------------------------------------------------- kernels
-# Offsets of the fields in a row, from ``R`` (the same sums as ``observation_layout``;
-# a test checks they agree). Numba kernels cannot read the Python layout dict.
 
 
 @njit(cache=True, inline="always")
-def _at_unknown(nr: int) -> int:
-    return 7 * nr + 20
+def field_starts(nr: int) -> tuple[int, ...]:
+    """Where each field of ``_FIELDS`` starts, for ``R = nr`` (numba cannot read the layout dict).
+
+    The same sums as :func:`observation_layout`; a test checks that they agree.
+    """
+    return (
+        0, nr, 2 * nr, 4 * nr, 4 * nr + 4, 4 * nr + 6, 5 * nr + 9, 6 * nr + 12,
+        7 * nr + 12, 7 * nr + 15, 7 * nr + 18, 7 * nr + 20, 8 * nr + 20, 8 * nr + 22, 8 * nr + 23,
+    )
+
+
+# Per-rank card counts are kept packed in one int64, four bits a rank (ranks
+# 0-13: 56 bits): a count never exceeds the four cards of a rank, and adding
+# ``_RANK_UNIT[card]`` counts a card in a register, with no memory round trip.
+_RANK_UNIT = np.array([1 << (4 * (c % 13)) for c in range(52)] + [1 << 52, 1 << 52], np.int64)
+_FULL_DECK = sum(4 << (4 * r) for r in range(13))  # four of each rank; jokers added per rules
+_JOKERS = 2 << 52
+
+
+@njit(cache=True, inline="always")
+def _count(packed: int, r: int) -> int:
+    return (packed >> (4 * r)) & 15
 
 
 @njit(cache=True, inline="always")
@@ -126,10 +144,11 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
 
     Every entry of both rows is written (they may come from ``np.empty``). Each
     fact is read from the record once and written to both rows: what is
-    "mine" in one is "the opponent's" in the other. Rows are addressed by
-    index, never bound to array variables, and the record's fields are bound
-    once: both keep numba from reference-counting views inside the loops,
-    which cost more than the writes themselves.
+    "mine" in one is "the opponent's" in the other. Per-rank counts are
+    summed in registers (``_RANK_UNIT``) and each entry is written once. Rows
+    are addressed by index, never bound to array variables, and the record's
+    fields are bound once: both keep numba from reference-counting views
+    inside the loops, which cost more than the writes themselves.
     """
     nr = cfg[C_NRANKS]
     hs = cfg[C_HAND]
@@ -140,49 +159,41 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
     fl_kind, fl_cards, fl_n, fl_pile, fl_land = g.fl_kind, g.fl_cards, g.fl_n, g.fl_pile, g.fl_land
     draw_n, side_n = g.draw_n, g.side_n
-    at_stacked, at_top, at_joker, at_size = nr, 2 * nr, 4 * nr, 4 * nr + 4
-    at_my_fl, at_opp_fl, at_layout = 4 * nr + 6, 5 * nr + 9, 6 * nr + 12
-    at_cards, at_side, u = 7 * nr + 12, 7 * nr + 18, _at_unknown(nr)
-    at_phase, at_seat, at_clock = 8 * nr + 20, 8 * nr + 22, 8 * nr + 23
+    (_, at_stacked, at_top, at_joker, at_size, at_my_fl, at_opp_fl, at_layout,
+     at_cards, _, at_side, u, at_phase, at_seat, at_clock) = field_starts(nr)
     for q in range(2):
         for j in range(obs.shape[2]):
             obs[q, b, j] = 0.0
-    # ``unknown`` starts as the deck less the cards everyone has seen: the
-    # centre piles and the cards in the air (counted in seat 0's row, copied).
-    for r in range(13):
-        obs[0, b, u + r] = 4.0
-    if nr == 14:
-        obs[0, b, u + 13] = 2.0
+    # Cards everyone has seen: the centre piles and the cards in the air.
+    seen = 0
     for k in range(2):
         for j in range(centre_n[k]):
-            obs[0, b, u + rank(centre[k, j])] -= 1.0
+            seen += _RANK_UNIT[centre[k, j]]
     for q in range(2):
         for j in range(fl_n[q]):
-            obs[0, b, u + rank(fl_cards[q, j])] -= 1.0
-    for r in range(nr):
-        obs[1, b, u + r] = obs[0, b, u + r]
+            seen += _RANK_UNIT[fl_cards[q, j]]
+    tops = (0, 0)
+    stacks = (0, 0)
     for q in range(2):
         o = 1 - q
+        top = 0  # this seat's slot tops, per rank
+        under = 0  # its stacked cards, per rank
         in_hand = 0
         stacked = 0
         for i in range(hs):
             c = hand[q, i]
             if c >= 0:
                 in_hand += 1
-                r = rank(c)
-                obs[q, b, r] += 0.25
-                obs[q, b, u + r] -= 1.0
-                if jap:  # the layout lies face up: the opponent sees it too
-                    obs[o, b, at_layout + r] += 0.25
-                    obs[o, b, u + r] -= 1.0
+                top += _RANK_UNIT[c]
             for j in range(stk_n[q, i]):
                 stacked += 1
-                r = rank(stk[q, i, j])
-                obs[q, b, at_stacked + r] += 0.25
-                obs[q, b, u + r] -= 1.0
-                if jap:
-                    obs[o, b, at_layout + r] += 0.25
-                    obs[o, b, u + r] -= 1.0
+                under += _RANK_UNIT[stk[q, i, j]]
+        if q == 0:
+            tops = (top, tops[1])
+            stacks = (under, stacks[1])
+        else:
+            tops = (tops[0], top)
+            stacks = (stacks[0], under)
         left = in_hand + stacked + draw_n[q] + fl_n[q]
         held = in_hand / hs
         drawn = min(1.0, draw_n[q] / 27.0)
@@ -200,6 +211,19 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             land = min(1.0, max(0.0, (fl_land[q] - t) / 1000.0))
             _flight(obs, q, b, at_my_fl, nr, r, pile, land)
             _flight(obs, o, b, at_opp_fl, nr, r, pile, land)
+    deck_left = _FULL_DECK + (_JOKERS if nr == 14 else 0)
+    for q in range(2):
+        o = 1 - q
+        # ``unknown``: the deck less what this seat can see (its own cards, the
+        # seen ones, and in ``japanese`` the opponent's face-up layout).
+        hidden = deck_left - seen - tops[q] - stacks[q]
+        layout = tops[o] + stacks[o] if jap else 0
+        hidden -= layout
+        for r in range(nr):
+            obs[q, b, r] = 0.25 * _count(tops[q], r)
+            obs[q, b, at_stacked + r] = 0.25 * _count(stacks[q], r)
+            obs[q, b, at_layout + r] = 0.25 * _count(layout, r)
+            obs[q, b, u + r] = _count(hidden, r) / 4.0
     for k in range(2):
         n = centre_n[k]
         size = n / deck
@@ -218,8 +242,6 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     left_ms = 0.0 if not stuck or cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
     clock = min(1.0, t / cfg[C_MAXMS])
     for q in range(2):
-        for r in range(nr):
-            obs[q, b, u + r] = max(0.0, obs[q, b, u + r]) / 4.0
         if stuck:
             obs[q, b, at_phase] = 1.0
             obs[q, b, at_phase + 1] = left_ms
