@@ -4,7 +4,8 @@ Every entry lies in [0, 1] (float32). "Me" is the acting seat, "opp" the
 other; centre piles keep their absolute indices 0 and 1, as actions do.
 ``R`` is the number of ranks (13, or 14 with jokers: index 13). The layout is
 published as named slices (:func:`observation_layout`) so a heuristic can
-read it without private state; the table below is for ``R = 13`` (obs_dim 128):
+read it without private state; the table below is for ``R = 13`` (obs_dim 138;
+146 with jokers):
 
 ==================  ======  ==========================================================
 name                size    meaning
@@ -24,7 +25,19 @@ unknown             R       cards per rank whose place is hidden from me / 4
 phase               2       1 while stuck; countdown left / stuck_countdown_ms
 seat                1       my seat (0 or 1): my own pile in ``japanese`` flips
 clock               1       clock / max_game_ms
+rules               10      which rules the game is played under: one-hot preset
+                            ``us``, ``pagat``, ``japanese``, then 1 for each of
+                            ``wrap``, ``same_rank``, ``jokers``, ``play_out``,
+                            ``stack_layout``, ``multi_play`` and ``reserve_rule = "lock"``
+                            (:data:`RULES_TAG` names the entries)
 ==================  ======  ==========================================================
+
+``rules`` lets one bot or network play any preset from the observation alone,
+and lets one built for other rules refuse it instead of misreading it (the
+three presets share one length). It comes last, so every earlier slice kept
+its offset when it was added; code should find fields by name
+(:func:`observation_layout`, :func:`layout_for_dim`), never by offset, since
+later fields are appended after it.
 
 ``unknown`` counts every card I cannot see now: the deck minus my hand,
 stacks and flight, every centre card (all were seen landing), the cards in
@@ -45,8 +58,16 @@ from speed_env.engine import (
     C_DECK,
     C_HAND,
     C_JAP,
+    C_JOKERS,
+    C_LOCK,
     C_MAXMS,
+    C_MULTI,
     C_NRANKS,
+    C_PLAYOUT,
+    C_SAME,
+    C_SIDE,
+    C_STACK,
+    C_WRAP,
     CFG,
     GAME,
     K_NONE,
@@ -56,7 +77,7 @@ from speed_env.engine import (
     legal_row,
     rank,
 )
-from speed_env.rules import Rules
+from speed_env.rules import PRESETS, Rules
 
 OBS = nb_types.float32[:, :, ::1]
 i64, none = nb_types.int64, nb_types.none
@@ -77,28 +98,70 @@ _FIELDS = (
     ("phase", 2),
     ("seat", 1),
     ("clock", 1),
+    ("rules", "TAG"),
 )
+RULES_TAG = (*PRESETS, "wrap", "same_rank", "jokers", "play_out", "stack_layout",
+             "multi_play", "lock")
+"""Names of the entries of the observation's ``rules`` field, in order: the preset
+one-hot, then the rule flags (``lock``: ``reserve_rule == "lock"``)."""
 
 
 def _size(spec: int | str, r: int) -> int:
     if isinstance(spec, int):
         return spec
-    return {"R": r, "2R": 2 * r, "R+3": r + 3}[spec]
+    return {"R": r, "2R": 2 * r, "R+3": r + 3, "TAG": len(RULES_TAG)}[spec]
 
 
-def observation_layout(rules: Rules) -> dict[str, slice]:
-    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+def _layout(n_ranks: int) -> dict[str, slice]:
     out, at = {}, 0
     for name, spec in _FIELDS:
-        n = _size(spec, rules.n_ranks)
+        n = _size(spec, n_ranks)
         out[name] = slice(at, at + n)
         at += n
     return out
 
 
+def observation_layout(rules: Rules) -> dict[str, slice]:
+    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+    return _layout(rules.n_ranks)
+
+
 def obs_dim(rules: Rules) -> int:
     """Length of the observation vector for ``rules``."""
     return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
+
+
+def layout_for_dim(dim: int) -> dict[str, slice]:
+    """The layout of an observation of ``dim`` floats, whatever its rules (the length tells
+    the number of ranks); read its ``rules`` field to learn the rest. ``ValueError`` when no
+    rules of this version of ``speed_env`` give that length."""
+    for n_ranks in (13, 14):
+        lay = _layout(n_ranks)
+        if max(s.stop for s in lay.values()) == dim:
+            return lay
+    sizes = " or ".join(str(max(s.stop for s in _layout(r).values())) for r in (13, 14))
+    raise ValueError(f"an observation of {dim} floats is not one of this speed_env ({sizes} floats)")
+
+
+def rules_tag(rules: Rules) -> np.ndarray:
+    """The ``rules`` field of every observation of a game under ``rules`` (float32, :data:`RULES_TAG`)."""
+    flags = {**{p: rules.preset == p for p in PRESETS},
+             "wrap": rules.wrap, "same_rank": rules.same_rank, "jokers": rules.jokers,
+             "play_out": rules.play_out, "stack_layout": rules.stack_layout,
+             "multi_play": rules.multi_play, "lock": rules.reserve_rule == "lock"}
+    return np.array([flags[name] for name in RULES_TAG], np.float32)
+
+
+def tag_label(tag: np.ndarray) -> str:
+    """A ``rules`` field as words: the preset, then each flag that differs from the preset's
+    default (``japanese (jokers)``, ``us (no wrap)``)."""
+    on = np.asarray(tag) > 0.5
+    presets = [p for p in PRESETS if on[RULES_TAG.index(p)]]
+    if len(presets) != 1:
+        return f"unknown rules (tag {np.asarray(tag).tolist()})"
+    default = rules_tag(Rules(preset=presets[0])) > 0.5
+    diff = [name if on[j] else f"no {name}" for j, name in enumerate(RULES_TAG) if on[j] != default[j]]
+    return presets[0] + (f" ({', '.join(diff)})" if diff else "")
 
 
 # --------------------------------------------------------------------------- kernels
@@ -113,6 +176,7 @@ def field_starts(nr: int) -> tuple[int, ...]:
     return (
         0, nr, 2 * nr, 4 * nr, 4 * nr + 4, 4 * nr + 6, 5 * nr + 9, 6 * nr + 12,
         7 * nr + 12, 7 * nr + 15, 7 * nr + 18, 7 * nr + 20, 8 * nr + 20, 8 * nr + 22, 8 * nr + 23,
+        8 * nr + 24,
     )
 
 
@@ -127,6 +191,27 @@ _JOKERS = 2 << 52
 @njit(cache=True, inline="always")
 def _count(packed: int, r: int) -> int:
     return (packed >> (4 * r)) & 15
+
+
+_US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 cards each, pagat 10
+
+
+@njit(cache=True, inline="always")
+def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
+    """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the config the kernels play by."""
+    if cfg[C_JAP] != 0:
+        obs[q, b, at + 2] = 1.0
+    elif cfg[C_SIDE] == _US_SIDE:
+        obs[q, b, at] = 1.0
+    else:
+        obs[q, b, at + 1] = 1.0
+    obs[q, b, at + 3] = cfg[C_WRAP] != 0
+    obs[q, b, at + 4] = cfg[C_SAME] != 0
+    obs[q, b, at + 5] = cfg[C_JOKERS] != 0
+    obs[q, b, at + 6] = cfg[C_PLAYOUT] != 0
+    obs[q, b, at + 7] = cfg[C_STACK] != 0
+    obs[q, b, at + 8] = cfg[C_MULTI] != 0
+    obs[q, b, at + 9] = cfg[C_LOCK] != 0
 
 
 @njit(cache=True, inline="always")
@@ -160,7 +245,7 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     fl_kind, fl_cards, fl_n, fl_pile, fl_land = g.fl_kind, g.fl_cards, g.fl_n, g.fl_pile, g.fl_land
     draw_n, side_n = g.draw_n, g.side_n
     (_, at_stacked, at_top, at_joker, at_size, at_my_fl, at_opp_fl, at_layout,
-     at_cards, _, at_side, u, at_phase, at_seat, at_clock) = field_starts(nr)
+     at_cards, _, at_side, u, at_phase, at_seat, at_clock, at_rules) = field_starts(nr)
     for q in range(2):
         for j in range(obs.shape[2]):
             obs[q, b, j] = 0.0
@@ -247,6 +332,7 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             obs[q, b, at_phase + 1] = left_ms
         obs[q, b, at_seat] = float(q)
         obs[q, b, at_clock] = clock
+        _rules_tag(cfg, obs, q, b, at_rules)
 
 
 @njit(cache=True)
