@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
-from speed_env.step_observe import first_illegal, restart_observe, step_observe
+from speed_env.step_observe import Tick, first_illegal, new_tick, restart_observe, step_observe
 from speed_env.table import AGENTS, deal_explicit, full_table, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
@@ -82,25 +82,6 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
             f"or SpeedGymEnv for that"
         )
     return options
-
-
-class Tick(NamedTuple):
-    """What one tick of every game gives back (fresh arrays the caller owns)."""
-
-    obs: np.ndarray
-    """float32 (2, n, obs_dim): both seats' observations after the tick."""
-    mask: np.ndarray
-    """int8 (2, n, n_actions): both seats' legal actions after the tick."""
-    rewards: np.ndarray
-    """float32 (2, n): +1 / -1 to the seats of a game won on this tick, else 0."""
-    illegal: np.ndarray
-    """bool (2, n): the seat's action was illegal and was taken as a wait."""
-    over: np.ndarray
-    """bool (n,): the game ended on this tick (or is over and not yet reported finished)."""
-    truncated: np.ndarray
-    """bool (n,): ``over`` by the clock (``max_game_ms``)."""
-    n_over: int
-    """How many games are ``over``."""
 
 
 class Games:
@@ -182,21 +163,14 @@ class Games:
             who = AGENTS[p] if self.n == 1 else f"seat {p} in game {b}"
             raise ActionError(f"action {int(actions[p, b])} of {who} is illegal now; legal: {legal}")
 
-    def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> Tick:
-        """Advance every game one tick and observe it, in one pass (fresh arrays, see :class:`Tick`).
+    def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> tuple[Tick, int]:
+        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
 
         ``finished`` (n,) bool marks games whose end was already reported: they are not ``over`` again.
         """
-        n = self.n
-        tick = Tick(
-            np.empty((2, n, self.obs_dim), np.float32), np.empty((2, n, self.n_actions), np.int8),
-            np.empty((2, n), np.float32), np.empty((2, n), np.bool_), np.empty(n, np.bool_), np.empty(n, np.bool_), 0,
-        )
-        ended = step_observe(
-            self.state, self.cfg, self.lat, actions, self._not_finished if finished is None else finished,
-            tick.obs, tick.mask, tick.rewards, tick.illegal, tick.over, tick.truncated,
-        )
-        return tick._replace(n_over=ended)
+        tick = new_tick(self.n, self.obs_dim, self.n_actions)
+        done = self._not_finished if finished is None else finished
+        return tick, step_observe(self.state, self.cfg, self.lat, actions, done, tick)
 
     def restart_observe(self, games: np.ndarray, seeds: Sequence[int], obs: np.ndarray, mask: np.ndarray) -> None:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of ``obs`` and ``mask``."""
