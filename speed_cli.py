@@ -109,7 +109,7 @@ def _kit_parallel(rules: str) -> Runner:
 
     env = speed_env.parallel_env(rules)
     rng = np.random.default_rng(0)
-    state = {"obs": env.reset(seed=0)[0], "seed": 0}
+    state: dict[str, Any] = {"obs": env.reset(seed=0)[0], "seed": 0}
 
     def run(budget: float) -> tuple[int, float, float, float]:
         obs = state["obs"]
@@ -132,15 +132,15 @@ def _kit_parallel(rules: str) -> Runner:
     return run
 
 
-def _kit_batch(rules: str, n: int) -> Runner:
+def _kit_batch(rules: str, n: int, copy: bool = True) -> Runner:
     import numpy as np
 
     import speed_env
     from speed_env.policy import sample_legal
 
-    env = speed_env.BatchEnv(n, rules)
+    env = speed_env.BatchEnv(n, rules, copy=copy)
     rng = np.random.default_rng(0)
-    state = {"mask": env.reset(seed=0)[1]}
+    state: dict[str, Any] = {"mask": env.reset(seed=0)[1]}
 
     def run(budget: float) -> tuple[int, float, float, float]:
         mask = state["mask"]
@@ -175,7 +175,7 @@ def _connect_four() -> Runner | None:
     env = connect_four_v3.env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    state = {"seed": 0}
+    state: dict[str, Any] = {"seed": 0}
 
     def run(budget: float) -> tuple[int, float, float, float]:
         steps, env_s = 0, 0.0
@@ -216,7 +216,7 @@ def _pgx_connect_four(n: int) -> Runner | None:
         return batch_step(state, action, jax.random.split(sub, n)), key
 
     step_jit = jax.jit(step)
-    st = {"state": jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n)),
+    st: dict[str, Any] = {"state": jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n)),
           "key": jax.random.PRNGKey(1)}
     st["mask"] = np.asarray(st["state"].legal_action_mask)
     rng = np.random.default_rng(0)
@@ -286,7 +286,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if pgx_c4 is None:
             missing.append("pgx's connect_four (pip install pgx)")
         else:
+            runners[f"BatchEnv(copy=False) {max(sizes)}"] = _kit_batch(args.rules, max(sizes), copy=False)
             runners[f"pgx connect_four {max(sizes)}"] = pgx_c4
+            refs[f"BatchEnv(copy=False) {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
             refs[f"BatchEnv {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
     rates = _measure(runners, args.seconds, args.rounds)
     rows = []
@@ -306,10 +308,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     print(f"rules={args.rules}; game-steps/s with a random legal player in the loop (loop), of env.step "
           f"alone (step), and per CPU-second of the loop (cpu); medians of {args.rounds} interleaved rounds")
-    print(f"{'env':<18}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)")
+    print(f"{'env':<22}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)")
     for r in rows:
         ratio = f"  {r['loop_ratio']:.2f}x / {r['cpu_ratio']:.2f}x {r['vs']}" if "vs" in r else ""
-        print(f"{r['env']:<18}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
+        print(f"{r['env']:<22}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
               f"{r['cpu_steps_per_s']:>12,.0f}{ratio}")
     for m in missing:
         print(f"not compared: {m}")

@@ -21,6 +21,16 @@ key              shape                        meaning
 ``clock_ms``     (n,) int64                   length of the ended game
 ``illegal``      (2, n) bool                  the action was illegal and taken as a wait
 ===============  ===========================  =======================================
+
+Every array ``reset`` and ``step`` return is fresh, the caller's to keep or
+change. ``copy=False`` (as in Gymnasium's vector envs) opts out for the two
+big ones: ``obs`` and ``mask`` are then the env's own two buffers, the same
+two arrays on every call, updated in place by the next ``step`` or ``reset``.
+Only the entries a tick changed are rewritten (where nothing but the clock
+moved, the clock entries alone), so anything written into them carries over:
+read them, copy what you keep, never write into them. Everything else
+(rewards, flags, ``infos``) stays fresh. At n = 4096 this saves copying
+about 4.5 MB a step.
 """
 
 from __future__ import annotations
@@ -63,9 +73,13 @@ class BatchEnv:
         reaction: Any = None,
         illegal_action: str = "wait",
         autoreset: bool = True,
+        copy: bool = True,
         **options: Any,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
+        self.copy = copy
         self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
         self.n = self.games.n
         self.rules = self.games.rules
@@ -97,13 +111,15 @@ class BatchEnv:
         self._finished[:] = False
         idx = np.arange(self.n)
         self.games.deal_seeded(idx, [self._seed + i for i in range(self.n)])
+        self.games.observe()
         self._started = True
-        return self.games.observe()
+        return self._hand_out()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``.
 
-        Every array returned is fresh: the caller owns it and may keep or change it.
+        Every array returned is fresh, the caller's to keep or change, except
+        ``obs`` and ``mask`` with ``copy=False`` (see the module docstring).
         """
         if not self._started:
             raise RuntimeError("call reset() before step()")
@@ -112,20 +128,25 @@ class BatchEnv:
         # One compiled pass steps and observes every game. With autoreset=False a
         # finished game stays over but reports its end only once.
         tick, n_over = self.games.step_observe(a, self._finished)
-        obs, mask = tick.obs, tick.mask
         infos: dict[str, Any] = {"illegal": tick.illegal, "_final_obs": tick.over, "winner": tick.winner}
         if n_over:
             done = np.flatnonzero(tick.over)
             final = _zeros_on_touch((2, self.n, self.obs_dim), np.float32)
-            final[:, done] = obs[:, done]
+            final[:, done] = tick.obs[:, done]
             infos.update(final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms)
             if self.autoreset:
                 self._restarts[done] += 1
                 seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
-                self.games.restart_observe(done, seeds, obs, mask)
+                self.games.restart_observe(done, seeds)
             else:
                 self._finished[done] = True
+        obs, mask = self._hand_out()
         return obs, mask, tick.rewards, tick.terminated, tick.truncated, infos
+
+    def _hand_out(self) -> tuple[np.ndarray, np.ndarray]:
+        """The current observations and masks: copies, or with ``copy=False`` the buffers themselves."""
+        obs, mask = self.games.obs_buf, self.games.mask_buf
+        return (obs.copy(), mask.copy()) if self.copy else (obs, mask)
 
     @property
     def all_finished(self) -> bool:

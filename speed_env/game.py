@@ -20,7 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
-from speed_env.step_observe import Tick, first_illegal, new_tick, restart_observe, step_observe
+from speed_env.step_observe import Tick, first_illegal, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
@@ -117,6 +117,11 @@ class Games:
         self.state = engine.new_state(self.n)
         self._rewards = np.zeros((2, self.n), np.float32)
         self._not_finished = np.zeros(self.n, np.bool_)
+        # The games' current observations and masks, kept up to date by step_observe
+        # (which rewrites only what a tick changed) while ``_synced``.
+        self.obs_buf = np.zeros((2, self.n, self.obs_dim), np.float32)
+        self.mask_buf = np.zeros((2, self.n, self.n_actions), np.int8)
+        self._synced = False
 
     def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
         """Give seats 0 and 1 of ``games`` (default all) these reaction profiles."""
@@ -128,11 +133,13 @@ class Games:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` (Python ints or uint64)."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
         engine.deal_many(self.state, self.cfg, np.asarray(games, np.int64), seeds64)
+        self._synced = False
 
     def deal_explicit(self, game: int, deal: dict[str, Any] | Deal, seed: int) -> None:
         """Start ``game`` from an explicit deal (public format, validated)."""
         parsed = deal if isinstance(deal, Deal) else parse_deal(self.rules, deal)
         deal_explicit(self.state, self.cfg, game, parsed, seed)
+        self._synced = False
 
     # ----------------------------------------------------------------- stepping
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
@@ -166,28 +173,32 @@ class Games:
     def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> tuple[Tick, int]:
         """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
 
-        ``finished`` (n,) bool marks games whose end was already reported: they are not ``over`` again.
+        The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
+        updated in place (copy them to keep them). ``finished`` (n,) bool marks
+        games whose end was already reported: they are not ``over`` again.
         """
-        tick = new_tick(self.n, self.obs_dim, self.n_actions)
         done = self._not_finished if finished is None else finished
-        return tick, step_observe(self.state, self.cfg, self.lat, actions, done, tick)
+        tick, n_over = run_tick(self.state, self.cfg, self.lat, actions, done, not self._synced,
+                                self.obs_buf, self.mask_buf)
+        self._synced = True
+        return tick, n_over
 
-    def restart_observe(self, games: np.ndarray, seeds: Sequence[int], obs: np.ndarray, mask: np.ndarray) -> None:
-        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of ``obs`` and ``mask``."""
+    def restart_observe(self, games: np.ndarray, seeds: Sequence[int]) -> None:
+        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of the buffers."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
-        restart_observe(self.state, self.cfg, np.asarray(games, np.int64), seeds64, obs, mask)
+        restart_observe(self.state, self.cfg, np.asarray(games, np.int64), seeds64, self.obs_buf, self.mask_buf)
 
     def step(self, actions: np.ndarray) -> np.ndarray:
         """Advance every game one tick; return rewards (2, n) of games that ended on it."""
         engine.step_all(self.state, self.cfg, self.lat, actions, self._rewards)
+        self._synced = False
         return self._rewards.copy()
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
-        obs = np.empty((2, self.n, self.obs_dim), np.float32)
-        mask = np.empty((2, self.n, self.n_actions), np.int8)
-        observe_all(self.state, self.cfg, obs, mask)
-        return obs, mask
+        observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)
+        self._synced = True
+        return self.obs_buf.copy(), self.mask_buf.copy()
 
     def observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         """Rewrite, in place, the rows of ``obs``/``mask`` of the listed games (after restarts)."""

@@ -14,13 +14,13 @@ The rules and the observation are exactly those of :mod:`speed_env.engine` and
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from speed_env.engine import DRAW, OVER, Config, deal_seeded, legal_row, step_game
-from speed_env.observation import observe_game
+from speed_env.observation import observe_clock, observe_game
 
 
 @njit(cache=True, inline="always")
@@ -32,12 +32,12 @@ def _observe(s: np.ndarray, cfg: Config, b: int, obs: np.ndarray, mask: np.ndarr
 
 
 class Tick(NamedTuple):
-    """What one tick of a batch of ``n`` games gives back: fresh arrays the caller owns."""
+    """What one tick of a batch of ``n`` games gives back."""
 
     obs: np.ndarray
-    """float32 (2, n, obs_dim): both seats' observations after the tick."""
+    """float32 (2, n, obs_dim): both seats' observations after the tick (a buffer updated in place)."""
     mask: np.ndarray
-    """int8 (2, n, n_actions): both seats' legal actions after the tick."""
+    """int8 (2, n, n_actions): both seats' legal actions after the tick (a buffer updated in place)."""
     rewards: np.ndarray
     """float32 (2, n): +1 / -1 to the seats of a game won on this tick, else 0."""
     illegal: np.ndarray
@@ -58,53 +58,85 @@ class Tick(NamedTuple):
     """int64 (n,): the length of an ``over`` game; 0 for the others."""
 
 
-def new_tick(n: int, obs_dim: int, n_actions: int) -> Tick:
-    """Uninitialised arrays for one tick of ``n`` games (:func:`step_observe` writes every entry)."""
-    return Tick(
-        np.empty((2, n, obs_dim), np.float32), np.empty((2, n, n_actions), np.int8),
-        np.empty((2, n), np.float32), np.empty((2, n), np.bool_), np.empty(n, np.bool_),
-        np.empty(n, np.bool_), np.empty(n, np.bool_), np.empty(n, np.int8),
-        np.empty((2, n), np.int32), np.empty((2, n), np.int32), np.empty(n, np.int64),
-    )
+def run_tick(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
+             full: bool, obs: np.ndarray, mask: np.ndarray) -> tuple[Tick, int]:
+    """One tick of every game through :func:`step_observe`: the :class:`Tick` and how many are over.
+
+    ``obs`` and ``mask`` are the games' buffers, updated in place; the rest of
+    the tick is fresh. The kernel gets a few plain arrays, not the named
+    tuple: numba types plain arrays in C, a named tuple in Python (tens of
+    microseconds a call, which a batch of one would feel).
+    """
+    n = s.shape[0]
+    rewards = np.empty((2, n), np.float32)
+    flags = np.empty((5, n), np.bool_)  # illegal (2 rows), over, terminated, truncated
+    ends = np.empty((6, n), np.int64)  # winner, played (2), bounced (2), clock
+    n_over = step_observe(s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends)
+    tick = Tick(obs, mask, rewards, flags[0:2], flags[2], flags[3], flags[4], ends[0].astype(np.int8),
+                ends[1:3].astype(np.int32), ends[3:5].astype(np.int32), ends[5])
+    return tick, n_over
+
+
+@njit(cache=True, inline="always")
+def _events(g: Any) -> tuple[int, int, int, int, int]:
+    """Changes whenever anything but the clock changes in the game's observation or mask.
+
+    Every commit counts in ``commits`` (a play-out flip choice changes
+    ``fl_kind``), every landing in ``played``, ``bounced`` or ``fl_kind``,
+    every flip in ``flips``, every change of phase or countdown in ``phase``
+    and ``flip_at``. The observation test checks it on every step of many games.
+    """
+    counts = g.commits[0] + g.commits[1] + g.played[0] + g.played[1] + g.bounced[0] + g.bounced[1] + g.flips
+    return (int(counts), int(g.phase), int(g.flip_at), int(g.fl_kind[0]), int(g.fl_kind[1]))
 
 
 @njit(cache=True)
 def step_observe(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
-                 out: Tick) -> int:
-    """Step every game with ``actions`` (2, B), write every entry of ``out``; return how many are over.
+                 full: bool, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, flags: np.ndarray,
+                 ends: np.ndarray) -> int:
+    """Step every game with ``actions`` (2, B), update ``obs`` and ``mask`` and write every entry of
+    ``rewards``, ``flags`` and ``ends`` (laid out as in :func:`run_tick`); return how many are over.
 
-    A game is ``over`` when it is over and ``finished[b]`` does not say its end
-    was reported already (``BatchEnv(autoreset=False)`` reports an end once).
+    ``obs`` and ``mask`` must hold the games' rows from before the
+    tick (unless ``full``): a game where only the clock moved gets only its
+    clock entries rewritten (:func:`~speed_env.observation.observe_clock`), a
+    game where anything happened is observed whole. A game is ``over`` when
+    it is over and ``finished[b]`` does not say its end was reported already
+    (``BatchEnv(autoreset=False)`` reports an end once).
     """
     n_over = 0
     for b in range(s.shape[0]):
         g = s[b]
+        before = _events(g)
         was_over = g.phase == OVER
         before0, before1 = g.illegal[0], g.illegal[1]
         a0, a1 = actions[0, b], actions[1, b]
         step_game(g, cfg, lat[b], a0, a1)
         if was_over:  # only waiting is legal in a game that is over
-            out.illegal[0, b] = a0 != 0
-            out.illegal[1, b] = a1 != 0
+            flags[0, b] = a0 != 0
+            flags[1, b] = a1 != 0
         else:  # the engine counts the illegal actions it takes as waits
-            out.illegal[0, b] = g.illegal[0] != before0
-            out.illegal[1, b] = g.illegal[1] != before1
-        out.rewards[0, b] = 0.0
-        out.rewards[1, b] = 0.0
+            flags[0, b] = g.illegal[0] != before0
+            flags[1, b] = g.illegal[1] != before1
+        rewards[0, b] = 0.0
+        rewards[1, b] = 0.0
         if not was_over and g.phase == OVER and g.winner >= 0 and g.winner != DRAW:
-            out.rewards[g.winner, b] = 1.0
-            out.rewards[1 - g.winner, b] = -1.0
+            rewards[g.winner, b] = 1.0
+            rewards[1 - g.winner, b] = -1.0
         ended = g.phase == OVER and not finished[b]
-        out.over[b] = ended
-        out.truncated[b] = ended and g.truncated
-        out.terminated[b] = ended and not g.truncated
-        out.winner[b] = g.winner if ended else -1
+        flags[2, b] = ended
+        flags[3, b] = ended and not g.truncated
+        flags[4, b] = ended and g.truncated
+        ends[0, b] = g.winner if ended else -1
         for p in range(2):
-            out.played[p, b] = g.played[p] if ended else 0
-            out.bounced[p, b] = g.bounced[p] if ended else 0
-        out.clock_ms[b] = g.clock if ended else 0
+            ends[1 + p, b] = g.played[p] if ended else 0
+            ends[3 + p, b] = g.bounced[p] if ended else 0
+        ends[5, b] = g.clock if ended else 0
         n_over += ended
-        _observe(s, cfg, b, out.obs, out.mask)
+        if full or _events(g) != before:
+            _observe(s, cfg, b, obs, mask)
+        else:
+            observe_clock(g, cfg, obs, b)
     return n_over
 
 

@@ -138,19 +138,23 @@ def test_compiled_observation_is_the_plain_one(preset: str, options: dict[str, A
     assert {("phase", engine.PLAY), ("phase", engine.STUCK), ("flying", True)} <= seen
 
 
-@pytest.mark.parametrize(("preset", "options"), [
-    ("us", {}), ("pagat", {"max_game_ms": 4000}), ("japanese", {"jokers": True, "play_out": True}),
+@pytest.mark.parametrize(("preset", "options", "copy"), [
+    ("us", {}, True), ("pagat", {"max_game_ms": 4000}, False),
+    ("japanese", {"jokers": True, "play_out": True}, True),
+    ("japanese", {"stack_layout": True, "multi_play": True}, False),
 ])
-def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: dict[str, Any]) -> None:
-    """BatchEnv.step (one fused pass, restarts included) against engine.step_all + observe_all."""
+def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: dict[str, Any], copy: bool) -> None:
+    """BatchEnv.step (one pass that rewrites only what changed, restarts included) against
+    engine.step_all + a whole observe_all on every step."""
     n = 24
-    env = speed_env.BatchEnv(n, preset, **options)
+    env = speed_env.BatchEnv(n, preset, copy=copy, **options)
     obs, mask = env.reset(seed=11)
     plain = env.games.state.copy()
     g = env.games
     rng = np.random.default_rng(5)
     restarts = np.zeros(n, np.int64)
     ended = 0
+    first = obs
     for _ in range(500):
         a = _random_legal(rng, mask, wait_weight=0.3)
         if rng.random() < 0.1:
@@ -176,4 +180,5 @@ def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: d
             observe_all(plain, g.cfg, want_obs, want_mask)
         np.testing.assert_array_equal(obs, want_obs)
         np.testing.assert_array_equal(mask, want_mask)
+        assert (obs is first) is not copy  # copy=False hands out the same buffer every step
     assert ended > 0
