@@ -171,8 +171,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc)
+        totals = st["illegal"][0].tolist()
         infos: dict[str, dict[str, Any]] = {
-            a: {"illegal": illegal[p], "illegal_total": int(st["illegal"][0, p])} for p, a in enumerate(AGENTS)
+            a: {"illegal": illegal[p], "illegal_total": totals[p]} for p, a in enumerate(AGENTS)
         }
         if over:
             result = self.games.snapshot(0)["winner"]
