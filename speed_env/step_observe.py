@@ -6,11 +6,19 @@ reads each game's record twice; at a few thousand games the records (about
 900 bytes each) and the observations (1 KB a game) no longer fit in the
 core's cache, so the second pass reloads every record from memory. Here each
 game is stepped and observed while its record is still in the cache, and the
-per-game facts ``BatchEnv`` reports (illegal actions, ended, truncated) are
-written in the same pass instead of by a dozen numpy passes over the batch.
-The rules and the observation are exactly those of :mod:`speed_env.engine` and
-:mod:`speed_env.observation`: this module only orders their calls.
-"""
+per-game facts ``BatchEnv`` reports (illegal actions, ended, truncated, the
+end-of-game results) are written in the same pass instead of by a dozen
+numpy passes over the batch.
+
+The observations and masks are kept in buffers from tick to tick, and only
+what a tick changed is rewritten: most ticks of a game move nothing but the
+clock (a card is in the air, or nobody can play), and then only the entries
+that depend on the clock are (:func:`~speed_env.observation.observe_clock`);
+a game where anything happened is observed whole. ``_events`` tells the two
+apart. The rules and the observation are exactly those of
+:mod:`speed_env.engine` and :mod:`speed_env.observation`: this module only
+orders their calls, and ``tests/test_observation_kernel.py`` checks the
+result against a whole observation on every step of many games."""
 
 from __future__ import annotations
 
