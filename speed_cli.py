@@ -134,13 +134,13 @@ def _kit_parallel(rules: str) -> Runner:
     return run
 
 
-def _kit_batch(rules: str, n: int, copy: bool = True) -> Runner:
+def _kit_batch(rules: str, n: int, copy: bool = True, threads: int = 1) -> Runner:
     import numpy as np
 
     import speed_env
     from speed_env.policy import sample_legal
 
-    env = speed_env.BatchEnv(n, rules, copy=copy)
+    env = speed_env.BatchEnv(n, rules, copy=copy, threads=threads)
     rng = np.random.default_rng(0)
     state: dict[str, Any] = {"mask": env.reset(seed=0)[1]}
 
@@ -288,9 +288,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if pgx_c4 is None:
             missing.append("pgx's connect_four (pip install pgx)")
         else:
-            runners[f"BatchEnv(copy=False) {max(sizes)}"] = _kit_batch(args.rules, max(sizes), copy=False)
-            runners[f"pgx connect_four {max(sizes)}"] = pgx_c4
-            refs[f"BatchEnv(copy=False) {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
+            big = max(sizes)
+            for label, kwargs in (("copy=False", {"copy": False}), ("threads=2", {"threads": 2})):
+                runners[f"BatchEnv({label}) {big}"] = _kit_batch(args.rules, big, **kwargs)
+                refs[f"BatchEnv({label}) {big}"] = f"pgx connect_four {big}"
+            runners[f"pgx connect_four {big}"] = pgx_c4
             refs[f"BatchEnv {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
     rates = _measure(runners, args.seconds, args.rounds)
     rows = []
@@ -310,10 +312,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     print(f"rules={args.rules}; game-steps/s with a random legal player in the loop (loop), of env.step "
           f"alone (step), and per CPU-second of the loop (cpu); medians of {args.rounds} interleaved rounds")
-    print(f"{'env':<22}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)")
+    print(f"{'env':<24}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)")
     for r in rows:
         ratio = f"  {r['loop_ratio']:.2f}x / {r['cpu_ratio']:.2f}x {r['vs']}" if "vs" in r else ""
-        print(f"{r['env']:<22}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
+        print(f"{r['env']:<24}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
               f"{r['cpu_steps_per_s']:>12,.0f}{ratio}")
     for m in missing:
         print(f"not compared: {m}")

@@ -31,6 +31,10 @@ moved, the clock entries alone), so anything written into them carries over:
 read them, copy what you keep, never write into them. Everything else
 (rewards, flags, ``infos``) stays fresh. At n = 4096 this saves copying
 about 4.5 MB a step.
+
+``threads=k`` shares every step out among ``k`` threads (the games split in
+equal parts; each game is stepped by one thread, so the results are the same
+for any ``k``). It pays from about a thousand games, on as many free cores.
 """
 
 from __future__ import annotations
@@ -74,13 +78,15 @@ class BatchEnv:
         illegal_action: str = "wait",
         autoreset: bool = True,
         copy: bool = True,
+        threads: int = 1,
         **options: Any,
     ) -> None:
         if not isinstance(copy, bool):
             raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
         self.copy = copy
-        self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
+        self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action,
+                           threads=threads, **options)
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions
@@ -145,8 +151,7 @@ class BatchEnv:
 
     def _hand_out(self) -> tuple[np.ndarray, np.ndarray]:
         """The current observations and masks: copies, or with ``copy=False`` the buffers themselves."""
-        obs, mask = self.games.obs_buf, self.games.mask_buf
-        return (obs.copy(), mask.copy()) if self.copy else (obs, mask)
+        return self.games.copy_buffers() if self.copy else (self.games.obs_buf, self.games.mask_buf)
 
     @property
     def all_finished(self) -> bool:

@@ -20,7 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
-from speed_env.step_observe import Tick, first_illegal, restart_observe, run_tick
+from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
@@ -95,8 +95,12 @@ class Games:
         tick_ms: int = 50,
         reaction: Any = None,
         illegal_action: str = "wait",
+        threads: int = 1,
         **options: Any,
     ) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
+        self.threads = int(threads)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
         if illegal_action not in ILLEGAL_POLICIES:
@@ -179,7 +183,7 @@ class Games:
         """
         done = self._not_finished if finished is None else finished
         tick, n_over = run_tick(self.state, self.cfg, self.lat, actions, done, not self._synced,
-                                self.obs_buf, self.mask_buf)
+                                self.obs_buf, self.mask_buf, self.threads)
         self._synced = True
         return tick, n_over
 
@@ -199,6 +203,17 @@ class Games:
         observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)
         self._synced = True
         return self.obs_buf.copy(), self.mask_buf.copy()
+
+    def copy_buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (by parts in ``threads`` threads)."""
+        obs, mask = np.empty_like(self.obs_buf), np.empty_like(self.mask_buf)
+
+        def part(lo: int, hi: int) -> None:  # numpy copies release the GIL
+            obs[:, lo:hi] = self.obs_buf[:, lo:hi]
+            mask[:, lo:hi] = self.mask_buf[:, lo:hi]
+
+        in_parts(part, self.n, self.threads)
+        return obs, mask
 
     def observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         """Rewrite, in place, the rows of ``obs``/``mask`` of the listed games (after restarts)."""

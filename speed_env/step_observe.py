@@ -22,6 +22,9 @@ result against a whole observation on every step of many games."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -66,20 +69,40 @@ class Tick(NamedTuple):
     """int64 (n,): the length of an ``over`` game; 0 for the others."""
 
 
+def in_parts(work: Callable[[int, int], Any], n: int, threads: int) -> list[Any]:
+    """``work(lo, hi)`` over ``threads`` equal parts of ``range(n)``, each in a thread of a shared
+    pool (``work`` must release the GIL to gain anything); the results in order."""
+    if threads <= 1 or n < 2:
+        return [work(0, n)]
+    pool = _POOLS.get(threads)
+    if pool is None:
+        pool = _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="speed_env")
+    bounds = np.linspace(0, n, min(threads, n) + 1).astype(int).tolist()
+    parts = [pool.submit(work, lo, hi) for lo, hi in pairwise(bounds)]
+    return [p.result() for p in parts]
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}  # by size, made on first use; threads hold no game state
+
+
 def run_tick(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
-             full: bool, obs: np.ndarray, mask: np.ndarray) -> tuple[Tick, int]:
+             full: bool, obs: np.ndarray, mask: np.ndarray, threads: int = 1) -> tuple[Tick, int]:
     """One tick of every game through :func:`step_observe`: the :class:`Tick` and how many are over.
 
     ``obs`` and ``mask`` are the games' buffers, updated in place; the rest of
     the tick is fresh. The kernel gets a few plain arrays, not the named
     tuple: numba types plain arrays in C, a named tuple in Python (tens of
-    microseconds a call, which a batch of one would feel).
+    microseconds a call, which a batch of one would feel). With ``threads``
+    above 1 the games are shared out among that many threads (each game is
+    stepped by one of them, so the results are the same whatever the number).
     """
     n = s.shape[0]
     rewards = np.empty((2, n), np.float32)
     flags = np.empty((5, n), np.bool_)  # illegal (2 rows), over, terminated, truncated
     ends = np.empty((6, n), np.int64)  # winner, played (2), bounced (2), clock
-    n_over = step_observe(s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends)
+    n_over = sum(in_parts(
+        lambda lo, hi: step_observe(s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends, lo, hi),
+        n, threads))
     tick = Tick(obs, mask, rewards, flags[0:2], flags[2], flags[3], flags[4], ends[0].astype(np.int8),
                 ends[1:3].astype(np.int32), ends[3:5].astype(np.int32), ends[5])
     return tick, n_over
@@ -98,10 +121,10 @@ def _events(g: Any) -> tuple[int, int, int, int, int]:
     return (int(counts), int(g.phase), int(g.flip_at), int(g.fl_kind[0]), int(g.fl_kind[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_observe(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
                  full: bool, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, flags: np.ndarray,
-                 ends: np.ndarray) -> int:
+                 ends: np.ndarray, lo: int, hi: int) -> int:
     """Step every game with ``actions`` (2, B), update ``obs`` and ``mask`` and write every entry of
     ``rewards``, ``flags`` and ``ends`` (laid out as in :func:`run_tick`); return how many are over.
 
@@ -110,10 +133,11 @@ def step_observe(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarra
     clock entries rewritten (:func:`~speed_env.observation.observe_clock`), a
     game where anything happened is observed whole. A game is ``over`` when
     it is over and ``finished[b]`` does not say its end was reported already
-    (``BatchEnv(autoreset=False)`` reports an end once).
+    (``BatchEnv(autoreset=False)`` reports an end once). Only games ``lo`` to
+    ``hi - 1`` are stepped: threads may share a batch out (the GIL is released).
     """
     n_over = 0
-    for b in range(s.shape[0]):
+    for b in range(lo, hi):
         g = s[b]
         before = _events(g)
         was_over = g.phase == OVER

@@ -138,16 +138,17 @@ def test_compiled_observation_is_the_plain_one(preset: str, options: dict[str, A
     assert {("phase", engine.PLAY), ("phase", engine.STUCK), ("flying", True)} <= seen
 
 
-@pytest.mark.parametrize(("preset", "options", "copy"), [
-    ("us", {}, True), ("pagat", {"max_game_ms": 4000}, False),
-    ("japanese", {"jokers": True, "play_out": True}, True),
-    ("japanese", {"stack_layout": True, "multi_play": True}, False),
+@pytest.mark.parametrize(("preset", "options", "copy", "threads"), [
+    ("us", {}, True, 1), ("pagat", {"max_game_ms": 4000}, False, 2),
+    ("japanese", {"jokers": True, "play_out": True}, True, 3),
+    ("japanese", {"stack_layout": True, "multi_play": True}, False, 1),
 ])
-def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: dict[str, Any], copy: bool) -> None:
-    """BatchEnv.step (one pass that rewrites only what changed, restarts included) against
-    engine.step_all + a whole observe_all on every step."""
+def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: dict[str, Any], copy: bool,
+                                                         threads: int) -> None:
+    """BatchEnv.step (one pass that rewrites only what changed, restarts included, the games
+    shared out among threads) against engine.step_all + a whole observe_all on every step."""
     n = 24
-    env = speed_env.BatchEnv(n, preset, copy=copy, **options)
+    env = speed_env.BatchEnv(n, preset, copy=copy, threads=threads, **options)
     obs, mask = env.reset(seed=11)
     plain = env.games.state.copy()
     g = env.games
