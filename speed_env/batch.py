@@ -19,6 +19,8 @@ key              shape                        meaning
 ``played``       (2, n) int32                 cards each seat played in the ended game
 ``bounced``      (2, n) int32                 cards each seat had bounce back
 ``clock_ms``     (n,) int64                   length of the ended game
+``points``       (2, n) int64                 match points of the ended game (``us``/``pagat``
+                                              only; 0 for games that did not end)
 ``illegal``      (2, n) bool                  the action was illegal and taken as a wait
 ===============  ===========================  =======================================
 
@@ -140,6 +142,9 @@ class BatchEnv:
             final = _zeros_on_touch((2, self.n, self.obs_dim), np.float32)
             final[:, done] = tick.obs[:, done]
             infos.update(final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms)
+            points = self.games.match_points()
+            if points is not None:
+                infos["points"] = np.where(tick.over[None], points, 0)
             if self.autoreset:
                 self._restarts[done] += 1
                 seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
