@@ -6,7 +6,10 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 ``speed_env.vintage`` (the unrelated 1930s turn-based game). Rules:
 :class:`Rules` / :func:`make_rules`; reaction profiles:
 :mod:`speed_env.reaction`. Importing this package loads numpy, gymnasium,
-pettingzoo and numba only (no torch, no matplotlib).
+pettingzoo and numba only (no torch, no matplotlib), and registers the envs
+with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
+``pettingzoo.make("parallel", "speed_env/speed_v0")``,
+``gymnasium.make("speed_env/Speed-v0", opponent=...)`` ….
 """
 
 from speed_env import vintage
@@ -20,9 +23,12 @@ from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
+from speed_env.registration import register_all as _register_all
 from speed_env.single import SpeedGymEnv
 
 __version__ = "0.1.0"
+
+_register_all()
 
 __all__ = [
     "PRESETS",

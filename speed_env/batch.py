@@ -21,6 +21,14 @@ key              shape                        meaning
 ``clock_ms``     (n,) int64                   length of the ended game
 ``illegal``      (2, n) bool                  the action was illegal and taken as a wait
 ===============  ===========================  =======================================
+
+Observation formats. With the default ``obs_format="dict"`` the two fields of
+the classic ``{"observation", "action_mask"}`` dict come back side by side as
+two arrays: ``reset -> (obs, mask)`` and ``step -> (obs, mask, rewards,
+terminated, truncated, infos)``. With ``obs_format="box"`` the mask travels in
+``infos["action_mask"]`` (int8 ``(2, n, n_actions)``, the same numbers) and the
+calls return what a Gymnasium vector env returns: ``reset -> (obs, infos)``
+and ``step -> (obs, rewards, terminated, truncated, infos)``.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from speed_env.game import Games
+from speed_env.obs_format import check_obs_format
 from speed_env.rules import Rules
 
 
@@ -49,8 +58,10 @@ class BatchEnv:
         reaction: Any = None,
         illegal_action: str = "wait",
         autoreset: bool = True,
+        obs_format: str = "dict",
         **options: Any,
     ) -> None:
+        self.obs_format = check_obs_format(obs_format)
         self.autoreset = autoreset
         self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
         self.n = self.games.n
@@ -64,8 +75,11 @@ class BatchEnv:
         self._finished = np.zeros(self.n, bool)
         self._mask: np.ndarray | None = None
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Deal every game afresh: game ``i`` is the one seeded ``seed + i``. Returns ``(obs, mask)``."""
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, ...]:
+        """Deal every game afresh: game ``i`` is the one seeded ``seed + i``.
+
+        Returns ``(obs, mask)``, or ``(obs, {"action_mask": mask})`` with ``obs_format="box"``.
+        """
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         self._seed = int(seed)
@@ -74,10 +88,16 @@ class BatchEnv:
         idx = np.arange(self.n)
         self.games.deal_seeded(idx, [self._seed + i for i in range(self.n)])
         obs, self._mask = self.games.observe()
+        if self.obs_format == "box":
+            return obs, {"action_mask": self._mask.copy()}
         return obs, self._mask.copy()
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``."""
+    def step(self, actions: np.ndarray) -> tuple[Any, ...]:
+        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``.
+
+        With ``obs_format="box"``: ``(obs, rewards, terminated, truncated, infos)``, the mask
+        in ``infos["action_mask"]``.
+        """
         if self._mask is None:
             raise RuntimeError("call reset() before step()")
         a = self.games.check_actions(actions)
@@ -111,6 +131,9 @@ class BatchEnv:
         else:
             infos["winner"] = np.full(self.n, -1, np.int8)
         self._mask = mask
+        if self.obs_format == "box":
+            infos["action_mask"] = mask.copy()
+            return obs, rewards, terminated, truncated, infos
         return obs, mask.copy(), rewards, terminated, truncated, infos
 
     @property

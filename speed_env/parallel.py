@@ -23,26 +23,38 @@ Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
     ego-centric, documented as an index table in
     :mod:`speed_env.observation` and published as named slices by
-    :func:`speed_env.observation_layout`.
+    :func:`speed_env.observation_layout`. With ``obs_format="box"`` the
+    observation is the float32 vector alone (a ``Box``) and the int8 mask is
+    in ``infos[agent]["action_mask"]`` (after ``reset`` and every ``step``):
+    the same numbers, for pipelines that want one array
+    (:mod:`speed_env.obs_format`).
 
 Rewards
     +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
-    ``max_game_ms`` pays 0. An episode is one game.
+    ``max_game_ms`` pays 0. An episode is one game. ``max_cycles=N`` (an env
+    argument, not a rule) truncates the episode after ``N`` ticks, paying 0,
+    as PettingZoo's ``max_cycles`` does.
 
 Arguments
     ``parallel_env(rules="us", *, tick_ms=50, reaction=None, render_mode=None,
-    illegal_action="wait", **options)``: ``rules`` is a preset name, a
-    ``Rules`` or a TOML path; ``options`` override single rules;
-    ``reaction`` is ms, a profile name/object, or a pair of them
-    (player_0, player_1); default: the jittered ``human`` profile.
+    obs_format="dict", max_cycles=None, illegal_action="wait", **options)``:
+    ``rules`` is a preset name, a ``Rules`` or a TOML path; ``options``
+    override single rules; ``reaction`` is ms, a profile name/object, or a
+    pair of them (player_0, player_1); default: the jittered ``human``
+    profile. ``render_mode``: ``"human"`` prints the text table after every
+    reset and step, ``"ansi"`` returns it from ``render()``, ``"rgb_array"``
+    returns a frame. ``env(...)`` takes the same arguments and gives the AEC
+    env. Both are registered with PettingZoo as ``speed_env/speed_v0``
+    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v0", **kwargs)``).
 
 Version history
-    v0: first release.
+    v0: first release. Added since, without changing the game or the default
+    observation: ``obs_format``, ``max_cycles``, ``render_mode="human"``, the
+    registry entries, and the AEC env's order-enforcing wrapper.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import Any, ClassVar
 
@@ -50,13 +62,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 
+from speed_env import obs_format as formats
 from speed_env.game import ActionError, Games
 from speed_env.rules import Rules
 from speed_env.table import AGENTS
 
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 class SpeedParallelEnv(ParallelEnv, EzPickle):
@@ -72,39 +85,40 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         reaction: Any = None,
         render_mode: str | None = None,
         illegal_action: str = "wait",
+        obs_format: str = "dict",
+        max_cycles: int | None = None,
         **options: Any,
     ) -> None:
         EzPickle.__init__(
             self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-            illegal_action=illegal_action, **options,
+            illegal_action=illegal_action, obs_format=obs_format, max_cycles=max_cycles, **options,
         )
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.obs_format = formats.check_obs_format(obs_format)
+        self.max_cycles = _check_max_cycles(max_cycles)
         self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
         self.rules = self.games.rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.games.n_actions,), np.int8),
-            }
-        )
+        vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        obs_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
         self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._cycles = 0
 
-    @functools.cache  # noqa: B019  (PettingZoo's documented pattern)
+    # The spaces live in the dicts above, so each call returns the same object
+    # (PettingZoo's requirement) without a method cache that would keep every env alive.
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same for both)."""
+        """The observation space of ``agent`` (the same object for both, on every call)."""
         return self.observation_spaces[agent]
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same for both)."""
+        """The action space of ``agent`` (the same object on every call)."""
         return self.action_spaces[agent]
 
     # ----------------------------------------------------------------- episode
@@ -118,8 +132,11 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [seed])
         self.agents = list(AGENTS)
+        self._cycles = 0
         self._obs, self._mask = self.games.observe()
-        return self._observations(), {a: {} for a in self.agents}
+        observations, infos = self._observations()
+        self._render_human()
+        return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Both players' actions for this tick; returns PettingZoo's five dicts."""
@@ -145,17 +162,21 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         self.games.check_legal(raw, self._mask)
         illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
         rewards_arr = self.games.step(raw)
+        self._cycles += 1
         self._obs, self._mask = self.games.observe()
         st = self.games.state
         over = bool(st["phase"][0] == 2)
         trunc = bool(st["truncated"][0])
-        observations = self._observations()
+        # max_cycles cuts the episode short of the game's end: a truncation paying 0.
+        cut = not over and self.max_cycles is not None and self._cycles >= self.max_cycles
+        observations, infos = self._observations()
         rewards = {a: float(rewards_arr[p, 0]) for p, a in enumerate(AGENTS)}
         terminations = dict.fromkeys(AGENTS, over and not trunc)
-        truncations = dict.fromkeys(AGENTS, trunc)
-        infos: dict[str, dict[str, Any]] = {
-            a: {"illegal": illegal[p], "illegal_total": int(st["illegal"][0, p])} for p, a in enumerate(AGENTS)
-        }
+        truncations = dict.fromkeys(AGENTS, trunc or cut)
+        for p, a in enumerate(AGENTS):
+            infos[a].update(illegal=illegal[p], illegal_total=int(st["illegal"][0, p]))
+        if cut:
+            self.agents = []
         if over:
             result = self.games.snapshot(0)["winner"]
             for p, a in enumerate(AGENTS):
@@ -164,14 +185,19 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
                     clock_ms=int(st["clock"][0]),
                 )
             self.agents = []
+        self._render_human()
         return observations, rewards, terminations, truncations, infos
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+    def _observations(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Each agent's observation in ``obs_format`` and its infos (the mask there for ``"box"``)."""
         assert self._obs is not None and self._mask is not None
-        return {
-            a: {"observation": self._obs[p, 0].copy(), "action_mask": self._mask[p, 0].copy()}
-            for p, a in enumerate(AGENTS)
-        }
+        observations: dict[str, Any] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        for p, a in enumerate(AGENTS):
+            observations[a], infos[a] = formats.package(
+                self.obs_format, self._obs[p, 0].copy(), self._mask[p, 0].copy()
+            )
+        return observations, infos
 
     # ----------------------------------------------------------------- views
     def state(self) -> np.ndarray:
@@ -189,14 +215,18 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         return self.games.table(0)
 
     def render(self) -> Any:
-        """``ansi``: the table as text; ``rgb_array``: an (H, W, 3) uint8 frame."""
+        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``: an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'")
             return None
         from speed_env import render  # only renderers pay for the drawing code
 
-        snap = self.games.snapshot(0)
-        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)
+        return render.render_mode(self.games.snapshot(0), self.render_mode)
+
+    def _render_human(self) -> None:
+        """In ``human`` mode the table is printed after every reset and step (Gymnasium's convention)."""
+        if self.render_mode == "human":
+            self.render()
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""
@@ -208,10 +238,15 @@ def parallel_env(
     tick_ms: int = 50,
     reaction: Any = None,
     render_mode: str | None = None,
+    obs_format: str = "dict",
+    max_cycles: int | None = None,
     **options: Any,
 ) -> SpeedParallelEnv:
     """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
-    return SpeedParallelEnv(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options)
+    return SpeedParallelEnv(
+        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+        obs_format=obs_format, max_cycles=max_cycles, **options,
+    )
 
 
 def env(
@@ -220,13 +255,35 @@ def env(
     tick_ms: int = 50,
     reaction: Any = None,
     render_mode: str | None = None,
+    obs_format: str = "dict",
+    max_cycles: int | None = None,
     **options: Any,
-) -> Any:
+) -> AECEnv:
     """Real-time Speed as a PettingZoo AEC env (the parallel env through PettingZoo's converter).
 
     Each tick becomes two AEC turns, player_0 then player_1; the tick is
-    resolved once both have acted.
+    resolved once both have acted. Wrapped in PettingZoo's
+    ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
+    order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
+    parallel env.
     """
     from pettingzoo.utils.conversions import parallel_to_aec
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-    return parallel_to_aec(parallel_env(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options))
+    return OrderEnforcingWrapper(
+        parallel_to_aec(
+            parallel_env(
+                rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+                obs_format=obs_format, max_cycles=max_cycles, **options,
+            )
+        )
+    )
+
+
+def _check_max_cycles(max_cycles: object) -> int | None:
+    """``max_cycles`` as an int >= 1 (or None: no limit), else a ``ValueError`` naming it."""
+    if max_cycles is None:
+        return None
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, int | np.integer) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}")
+    return int(max_cycles)

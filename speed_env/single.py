@@ -6,6 +6,18 @@ ticks, so every step is the learner's. Observations are the learner's
 ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
 sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
 it too. Rewards are Python floats, flags Python bools.
+
+``obs_format`` is ``"box"`` here by default (this env's observation has
+always been the flat vector, which single-agent learners want);
+``obs_format="dict"`` gives PettingZoo's ``{"observation", "action_mask"}``
+dict instead (``action_masks()`` still works). ``render_mode`` is
+``"human"`` (the text table printed after every reset and step), ``"ansi"``
+or ``"rgb_array"``.
+
+Registered with Gymnasium as ``speed_env/Speed-v0``:
+``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``, where
+``policy`` is any :class:`~speed_env.policy.Policy` (``agents.make("chain")``
+builds the kit's bots; ``speed_env`` itself never imports ``agents``).
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
+from speed_env import obs_format as formats
 from speed_env.game import ActionError, Games
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
@@ -26,7 +39,7 @@ from speed_env.rules import Rules
 class SpeedGymEnv(gym.Env, EzPickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,
@@ -37,12 +50,16 @@ class SpeedGymEnv(gym.Env, EzPickle):
         tick_ms: int = 50,
         reaction: Any = None,
         render_mode: str | None = None,
+        obs_format: str = "box",
         **options: Any,
     ) -> None:
         EzPickle.__init__(
             self, rules, opponent=opponent, seat=seat, tick_ms=tick_ms, reaction=reaction,
-            render_mode=render_mode, **options,
+            render_mode=render_mode, obs_format=obs_format, **options,
         )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
@@ -53,7 +70,8 @@ class SpeedGymEnv(gym.Env, EzPickle):
         self.seat_choice = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        self.observation_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
         self.action_space = spaces.Discrete(self.games.n_actions)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
@@ -73,7 +91,10 @@ class SpeedGymEnv(gym.Env, EzPickle):
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [game_seed])
         self._obs, self._mask = self.games.observe()
-        return self._obs[self.seat, 0].copy(), {"action_mask": self._mask[self.seat, 0].copy(), "seat": self.seat}
+        obs, info = self._view(self.seat)
+        info["seat"] = self.seat
+        self._render_human()
+        return obs, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (int8), as sb3-contrib's MaskablePPO asks for."""
@@ -98,20 +119,30 @@ class SpeedGymEnv(gym.Env, EzPickle):
         st = self.games.state
         over = bool(st["phase"][0] == 2)
         truncated = bool(st["truncated"][0])
-        info: dict[str, Any] = {"action_mask": self._mask[me, 0].copy(), "illegal": illegal, "seat": me}
+        obs, info = self._view(me)
+        info.update(illegal=illegal, seat=me)
         if over:
             info["winner"] = self.games.snapshot(0)["winner"]
-        return self._obs[me, 0].copy(), float(rewards[me, 0]), over and not truncated, truncated, info
+        self._render_human()
+        return obs, float(rewards[me, 0]), over and not truncated, truncated, info
+
+    def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
+        """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
+        assert self._obs is not None and self._mask is not None
+        return formats.package(self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy())
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a JSON-ready dict."""
         return self.games.snapshot(0)
 
     def render(self) -> Any:
-        """``ansi`` text or an ``rgb_array`` frame of the table."""
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``: a frame."""
         if self.render_mode is None:
             return None
         from speed_env import render
 
-        snap = self.games.snapshot(0)
-        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)
+        return render.render_mode(self.games.snapshot(0), self.render_mode)
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
