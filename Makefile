@@ -4,19 +4,33 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# AgileRL pins pettingzoo<1.27 (the kit's venv has 1.27) and tensordict 0.13, so its worked
+# example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
+AGILERL_VENV := .venv-agilerl
+AGILERL_STAMP := $(AGILERL_VENV)/.installed
+AGILERL_PINS := agilerl==2.58.0 pettingzoo==1.26.1
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup run demo test test-fast lint bench clean
+.PHONY: setup setup-agilerl run demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[train,plot,dev,web]"
+	$(BIN)/pip install -q -e ".[train,plot,dev,web,examples]"
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+$(AGILERL_STAMP): pyproject.toml
+	$(PY) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
+	$(AGILERL_VENV)/bin/pip install -q torch==2.13.0
+	$(AGILERL_VENV)/bin/pip install -q -e . $(AGILERL_PINS)
+	touch $(AGILERL_STAMP)
+
+setup-agilerl: $(AGILERL_STAMP)  ## the AgileRL example's own venv (its pins differ from the kit's)
 
 run: setup  ## the main job: a short tournament of the bundled bots
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
@@ -24,18 +38,18 @@ run: setup  ## the main job: a short tournament of the bundled bots
 demo: setup  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
-test: setup  ## the whole suite, slow tests included (CI runs this)
+test: setup setup-agilerl  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
 
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests benchmarks speed_cli.py
+	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli.py
 	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/speed bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(AGILERL_VENV) .pytest_cache .ruff_cache .mypy_cache
