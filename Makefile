@@ -6,9 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # AgileRL pins pettingzoo<1.27 (the kit's venv has 1.27) and tensordict 0.13, so its worked
 # example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
+# AgileRL 2.58 imports peft on `import agilerl.algorithms` but lists it only in its llm extras.
 AGILERL_VENV := .venv-agilerl
 AGILERL_STAMP := $(AGILERL_VENV)/.installed
-AGILERL_PINS := agilerl==2.58.0 pettingzoo==1.26.1
+AGILERL_PINS := agilerl==2.58.0 pettingzoo==1.26.1 peft==0.21.0
 
 AGENTS ?= random,greedy,chain,trained
 
@@ -23,7 +24,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-$(AGILERL_STAMP): pyproject.toml
+$(AGILERL_STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(AGILERL_VENV)
 	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
 	$(AGILERL_VENV)/bin/pip install -q torch==2.13.0

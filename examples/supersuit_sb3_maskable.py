@@ -81,7 +81,7 @@ def play(model: MaskablePPO, venv: InfoMaskVecEnv, steps: int, use_masks: bool) 
     chosen = illegal = games_ended = 0
     for _ in range(steps):
         masks = venv.action_masks() if use_masks else None
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=False)
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=False)  # type: ignore[arg-type]
         obs, _, dones, infos = venv.step(actions)
         chosen += len(actions)
         illegal += sum(bool(info["illegal"]) for info in infos)  # the env's own count

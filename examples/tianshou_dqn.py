@@ -18,10 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 from importlib.metadata import version
+from typing import Any
 
 import numpy as np
 import torch
-from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm import (
+    DQN,
+    MARLRandomDiscreteMaskedOffPolicyAlgorithm,
+    MultiAgentOffPolicyAlgorithm,
+)
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
@@ -47,7 +52,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--envs", type=int, default=4, help="games stepped side by side")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    np.random.seed(args.seed)
+    np.random.seed(args.seed)  # noqa: NPY002  (Tianshou's exploration draws from NumPy's global RNG)
     torch.manual_seed(args.seed)
 
     env = make_env()
@@ -96,8 +101,9 @@ def main(argv: list[str] | None = None) -> dict:
     eval_collector.reset()
     collected = eval_collector.collect(n_step=args.eval_steps)
     batch, _ = eval_buffer.sample(0)  # the whole buffer
-    assert "illegal" in batch.info, f"the env's infos should carry 'illegal'; got {list(batch.info.keys())}"
-    illegal = int(np.sum(batch.info["illegal"]))
+    info: Any = batch.info
+    assert "illegal" in info, f"the env's infos should carry 'illegal'; got {list(info.keys())}"
+    illegal = int(np.sum(info["illegal"]))
     result = {
         "example": "tianshou_dqn",
         "train_env_steps": int(stats.train_step),

@@ -22,8 +22,8 @@ from speed_env.parallel import SpeedParallelEnv, env, parallel_env
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
-from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.registration import register_all as _register_all
+from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
 
 __version__ = "0.1.0"

@@ -20,7 +20,7 @@ passes the seed to that vector env's own ``reset(seed=s)`` instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -48,10 +48,12 @@ class InfoMaskVecEnv(VecEnvWrapper):
         """Reset every sub-env (seeded if ``seed`` was called) and keep the masks of their first observations."""
         seed, self._next_seed = self._next_seed, None
         inner = getattr(self.venv, "venv", None)
+        infos: Sequence[dict[str, Any]]
         if seed is not None and isinstance(inner, gymnasium.vector.VectorEnv):
-            # SuperSuit's SB3 wrapper: reset the Gymnasium vector env underneath with the seed.
-            obs, infos = inner.reset(seed=seed)
-            self.venv.reset_infos = list(infos)
+            # SuperSuit's SB3 wrapper: reset the Gymnasium vector env underneath with the seed
+            # (SuperSuit's vector envs return their infos as a list of dicts).
+            obs, vector_infos = inner.reset(seed=seed)
+            infos = self.venv.reset_infos = list(cast(Sequence[dict[str, Any]], vector_infos))
         else:
             if seed is not None:
                 self.venv.seed(seed)
@@ -83,7 +85,7 @@ class InfoMaskVecEnv(VecEnvWrapper):
         except AttributeError:
             if attr_name != "render_mode" or not hasattr(self.venv, "render_mode"):
                 raise
-            return [self.venv.render_mode] * len(self._get_indices(indices))
+            return [self.venv.render_mode] * len(list(self._get_indices(indices)))
 
     def has_attr(self, attr_name: str) -> bool:
         """True for ``action_masks``; otherwise asks the wrapped env."""
