@@ -17,17 +17,25 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
     (docs/rules.md). An illegal in-space action is a wait, counted in
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
-    an action outside the space raises ``ValueError``.
+    anything but an integer in the space (``1.0``, ``True``, ``"3"``, ``2**70``;
+    numpy integers are fine) raises :class:`~speed_env.ActionError` naming the
+    agent, and changes nothing. ``None`` or a missing agent waits.
 
 Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
     ego-centric, documented as an index table in
     :mod:`speed_env.observation` and published as named slices by
-    :func:`speed_env.observation_layout`. With ``obs_format="box"`` the
-    observation is the float32 vector alone (a ``Box``) and the int8 mask is
-    in ``infos[agent]["action_mask"]`` (after ``reset`` and every ``step``):
-    the same numbers, for pipelines that want one array
-    (:mod:`speed_env.obs_format`).
+    :func:`speed_env.observation_layout`. The last field, ``rules``, says
+    which preset and rule flags the game is played under. With
+    ``obs_format="box"`` the observation is the float32 vector alone (a
+    ``Box``) and the int8 mask is in ``infos[agent]["action_mask"]`` (after
+    ``reset`` and every ``step``): the same numbers, for pipelines that want
+    one array (:mod:`speed_env.obs_format`).
+
+Seeding and copies
+    ``reset(seed=s)`` deals the game seeded ``s``; later unseeded resets draw
+    their seeds from a generator seeded by ``s`` (OS entropy before any seed).
+    ``copy.deepcopy`` and ``pickle`` keep the whole game (:mod:`speed_env.pickling`).
 
 Rewards
     +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
@@ -48,9 +56,14 @@ Arguments
     (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v0", **kwargs)``).
 
 Version history
-    v0: first release. Added since, without changing the game or the default
-    observation: ``obs_format``, ``max_cycles``, ``render_mode="human"``, the
-    registry entries, and the AEC env's order-enforcing wrapper.
+    v0: first release. Changed since, keeping the name ``speed_v0`` (registries
+    and outside checks use it): the observation gained the ``rules`` field at
+    its end (obs_dim 128 → 138, 136 → 146 with jokers; every earlier slice kept
+    its offset); unseeded resets follow the last seed; copies keep the game;
+    non-integer actions, bad seeds and options, and out-of-bounds time options
+    are refused. Added without changing the game or the default observation:
+    ``obs_format``, ``max_cycles``, ``render_mode="human"``, the registry
+    entries; the AEC env is order-enforced.
 """
 
 from __future__ import annotations
@@ -61,18 +74,19 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
+from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env import obs_format as formats
-from speed_env.game import ActionError, Games
+from speed_env.game import ActionError, Games, check_action, check_options, check_seed
+from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
-class SpeedParallelEnv(ParallelEnv, EzPickle):
+class SpeedParallelEnv(ParallelEnv, GamePickle):
     """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
@@ -89,7 +103,7 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         max_cycles: int | None = None,
         **options: Any,
     ) -> None:
-        EzPickle.__init__(
+        GamePickle.__init__(
             self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
             illegal_action=illegal_action, obs_format=obs_format, max_cycles=max_cycles, **options,
         )
@@ -109,6 +123,7 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._seeds: np.random.Generator | None = None  # draws unseeded resets' game seeds
         self._cycles = 0
 
     # The spaces live in the dicts above, so each call returns the same object
@@ -123,10 +138,20 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
 
     # ----------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``."""
+        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``.
+
+        ``seed=s`` deals the game seeded ``s`` and seeds the generator that later
+        unseeded resets draw their games' seeds from (Gymnasium's convention);
+        before any seed that generator starts from OS entropy.
+        """
+        seed = check_seed(seed)
+        deal = check_options(options).get("deal")
+        if seed is not None:
+            self._seeds = seeding.np_random(seed)[0]
+        elif self._seeds is None:
+            self._seeds = seeding.np_random()[0]
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        deal = (options or {}).get("deal")
+            seed = int(self._seeds.integers(2**63))
         if deal is not None:
             self.games.deal_explicit(0, deal, seed)
         else:
@@ -149,16 +174,8 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
             raise ActionError(f"unknown agent(s) {sorted(unknown)}; agents are {AGENTS}")
         raw = np.zeros((2, 1), np.int64)
         for p, agent in enumerate(AGENTS):
-            a = actions.get(agent, 0)
-            if a is None:
-                a = 0
-            try:
-                raw[p, 0] = int(a)
-            except (TypeError, ValueError):
-                raise ActionError(f"action for {agent} must be an int, got {a!r}") from None
-            if raw[p, 0] != a:
-                raise ActionError(f"action for {agent} must be an int, got {a!r}")
-        raw = self.games.check_actions(raw)
+            a = actions.get(agent)
+            raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
         self.games.check_legal(raw, self._mask)
         illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
         rewards_arr = self.games.step(raw)
@@ -198,6 +215,12 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
                 self.obs_format, self._obs[p, 0].copy(), self._mask[p, 0].copy()
             )
         return observations, infos
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``agent``'s legal actions now (int8), whatever ``obs_format``."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_mask()")
+        return self._mask[AGENTS.index(agent), 0].copy()
 
     # ----------------------------------------------------------------- views
     def state(self) -> np.ndarray:
@@ -259,25 +282,24 @@ def env(
     max_cycles: int | None = None,
     **options: Any,
 ) -> AECEnv:
-    """Real-time Speed as a PettingZoo AEC env (the parallel env through PettingZoo's converter).
+    """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
     Each tick becomes two AEC turns, player_0 then player_1; the tick is
-    resolved once both have acted. Wrapped in PettingZoo's
+    resolved once both have acted. An action is checked when it is given
+    (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
     ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
     order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
     parallel env.
     """
-    from pettingzoo.utils.conversions import parallel_to_aec
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-    return OrderEnforcingWrapper(
-        parallel_to_aec(
-            parallel_env(
-                rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-                obs_format=obs_format, max_cycles=max_cycles, **options,
-            )
-        )
+    from speed_env.aec import SpeedAECEnv
+
+    par = parallel_env(
+        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+        obs_format=obs_format, max_cycles=max_cycles, **options,
     )
+    return OrderEnforcingWrapper(SpeedAECEnv(par))
 
 
 def _check_max_cycles(max_cycles: object) -> int | None:
