@@ -3,7 +3,9 @@ spaces that let an env go, py.typed, and the order-enforced AEC env."""
 
 from __future__ import annotations
 
+import copy
 import gc
+import pickle
 import subprocess
 import sys
 import tomllib
@@ -132,6 +134,16 @@ def test_box_aec_env_masks_travel_in_infos():
         aec.step(0)
 
 
+def test_box_aec_env_refuses_an_illegal_action_by_its_infos_mask():
+    aec = speed_env.env(obs_format="box", illegal_action="raise")
+    aec.reset(seed=2)
+    illegal = int(np.flatnonzero(aec.infos["player_0"]["action_mask"] == 0)[0])
+    with pytest.raises(speed_env.ActionError, match=f"action {illegal} of player_0 is illegal now"):
+        aec.step(illegal)
+    aec.step(0)  # the env is left usable
+    assert aec.agent_selection == "player_1"
+
+
 def test_box_single_seat_and_dict_single_seat_agree():
     box = speed_env.SpeedGymEnv(opponent=RandomPolicy(1))
     as_dict = speed_env.SpeedGymEnv(opponent=RandomPolicy(1), obs_format="dict")
@@ -212,6 +224,21 @@ def test_max_cycles_truncates_after_n_ticks_paying_nothing():
     env.reset(seed=0)  # the count starts again with each episode
     env.step({"player_0": 0, "player_1": 0})
     assert env.agents == ["player_0", "player_1"]
+
+
+def test_a_copy_counts_cycles_from_where_the_original_was():
+    env = speed_env.parallel_env(max_cycles=5, obs_format="box")
+    env.reset(seed=0)
+    env.step({"player_0": 0, "player_1": 0})
+    env.step({"player_0": 0, "player_1": 0})
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for e in [env, *copies]:
+        e.step({"player_0": 0, "player_1": 0})
+        e.step({"player_0": 0, "player_1": 0})
+        assert e.agents == ["player_0", "player_1"]
+        _, _, _, truncs, infos = e.step({"player_0": 0, "player_1": 0})
+        assert all(truncs.values()) and e.agents == []
+        assert infos["player_0"]["action_mask"].dtype == np.int8
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True, "10"])
