@@ -13,7 +13,8 @@ integer in the space (numpy integers are fine); anything else raises
 ``obs_format`` is ``"box"`` here by default (this env's observation has
 always been the flat vector, which single-agent learners want);
 ``obs_format="dict"`` gives PettingZoo's ``{"observation", "action_mask"}``
-dict instead (``action_masks()`` still works). ``render_mode`` is
+dict instead (the mask is then in the observation, not in ``info``;
+``action_masks()`` still works). ``render_mode`` is
 ``"human"`` (the text table printed after every reset and step), ``"ansi"``
 or ``"rgb_array"``.
 

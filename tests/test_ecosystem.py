@@ -86,6 +86,20 @@ def test_import_works_where_pettingzoo_has_no_registry():
     assert out.stdout.strip() == "ok"
 
 
+def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
+    code = (
+        "import sys, speed_env, gymnasium, pettingzoo\n"
+        "assert 'speed_env/Speed-v0' in gymnasium.registry\n"
+        "assert 'speed_env/speed-v0' in pettingzoo.parallel_registry\n"
+        "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'ray', 'supersuit',\n"
+        "         'tianshou', 'torchrl', 'agents', 'train')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
 # ----------------------------------------------------------------- obs_format="box"
 def _random_actions(rng: np.random.Generator, masks: dict[str, np.ndarray]) -> dict[str, int]:
     return {a: int(rng.choice(np.flatnonzero(m))) for a, m in masks.items()}
