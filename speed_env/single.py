@@ -126,6 +126,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
         info.update(illegal=illegal, seat=me)
         if over:
             info["winner"] = self.games.snapshot(0)["winner"]
+            points = self.games.match_points()
+            if points is not None:
+                info["points"] = int(points[me, 0])  # this seat's match points (us/pagat)
         self._render_human()
         return obs, float(rewards[me, 0]), over and not truncated, truncated, info
 
