@@ -187,22 +187,24 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         for p, agent in enumerate(AGENTS):
             a = actions.get(agent)
             raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
-        self.games.check_legal(raw, self._mask)
-        illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
-        rewards_arr = self.games.step(raw)
+        self.games.check_legal(raw)
+        # One compiled pass steps the game and updates its observation buffers.
+        tick, _ = self.games.step_observe(raw)
         self._cycles += 1
-        self._obs, self._mask = self.games.observe()
+        self._obs, self._mask = tick.obs, tick.mask
+        illegal = tick.illegal[:, 0].tolist()
         st = self.games.state
-        over = bool(st["phase"][0] == 2)
-        trunc = bool(st["truncated"][0])
+        over = bool(tick.over[0])
+        trunc = bool(tick.truncated[0])
         # max_cycles cuts the episode short of the game's end: a truncation paying 0.
         cut = not over and self.max_cycles is not None and self._cycles >= self.max_cycles
         observations, infos = self._observations()
-        rewards = {a: float(rewards_arr[p, 0]) for p, a in enumerate(AGENTS)}
+        rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc or cut)
+        totals = st["illegal"][0].tolist()
         for p, a in enumerate(AGENTS):
-            infos[a].update(illegal=illegal[p], illegal_total=int(st["illegal"][0, p]))
+            infos[a].update(illegal=illegal[p], illegal_total=totals[p])
         if cut:
             self.agents = []
         if over:
