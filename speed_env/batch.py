@@ -40,7 +40,8 @@ two arrays: ``reset -> (obs, mask)`` and ``step -> (obs, mask, rewards,
 terminated, truncated, infos)``. With ``obs_format="box"`` the mask travels in
 ``infos["action_mask"]`` (int8 ``(2, n, n_actions)``, the same numbers) and the
 calls return what a Gymnasium vector env returns: ``reset -> (obs, infos)``
-and ``step -> (obs, rewards, terminated, truncated, infos)``.
+and ``step -> (obs, rewards, terminated, truncated, infos)`` (with ``copy=False`` that
+mask is the env's own buffer, as ``mask`` is otherwise).
 
 ``threads=k`` shares every step out among ``k`` threads (the games split in
 equal parts; each game is stepped by one thread, so the results are the same
