@@ -7,7 +7,13 @@ STAMP := $(VENV)/.installed
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup run demo test test-fast lint bench clean
+.PHONY: setup setup-ray run demo test test-ray test-fast lint bench clean
+
+# Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
+# while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
+RAY_VENV := .venv-ray
+RAY_BIN := $(RAY_VENV)/bin
+RAY_STAMP := $(RAY_VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -18,14 +24,27 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+$(RAY_STAMP): pyproject.toml
+	$(PY) -m venv $(RAY_VENV)
+	$(RAY_BIN)/pip install -q --upgrade pip
+	$(RAY_BIN)/pip install -q torch==2.13.0
+	$(RAY_BIN)/pip install -q -e ".[ray,dev]"
+	touch $(RAY_STAMP)
+
+setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
+
 run: setup  ## the main job: a short tournament of the bundled bots
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
 
 demo: setup  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
-test: setup  ## the whole suite, slow tests included (CI runs this)
+test: setup setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/ray
+
+test-ray: setup-ray  ## only the Ray/RLlib tests, in .venv-ray (one local cluster at a time)
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/ray
 
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
@@ -38,4 +57,4 @@ bench: setup
 	$(BIN)/speed bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(RAY_VENV) .pytest_cache .ruff_cache .mypy_cache

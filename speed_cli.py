@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import sys
 import time
@@ -170,6 +171,32 @@ class _Progress:
         sys.stderr.flush()
 
 
+def _backend(args: argparse.Namespace) -> Any:
+    """The job backend (agents/jobs.py) named by ``--backend`` / ``--ray-address`` / ``--max-retries``."""
+    from agents.jobs import Backend
+
+    if args.backend == "local" and args.ray_address is not None:
+        raise UsageError("--ray-address needs --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise UsageError("--backend ray needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    return Backend(args.backend, address=args.ray_address, max_retries=args.max_retries)
+
+
+def _backend_args(p: argparse.ArgumentParser, workers: int) -> None:
+    """``--workers``, ``--backend``, ``--ray-address``, ``--max-retries`` (the chunked job runner)."""
+    p.add_argument("--workers", type=int, default=workers,
+                   help="local processes (--backend local), or CPUs of the Ray cluster started for the run")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); "
+                   "the result files are the same")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster "
+                   "on 127.0.0.1 started for the run and stopped after it")
+    p.add_argument("--max-retries", type=int, default=3,
+                   help="ray: runs of a chunk whose worker or node died, before giving up")
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
     if args.game == "vintage":
@@ -198,10 +225,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, settings.rules, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
     results, complete = tournament.run(
-        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament")
+        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament"),
+        backend=backend,
     )
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
@@ -236,9 +265,11 @@ def cmd_tournament_vintage(args: argparse.Namespace) -> int:
                                   options=tuple(sorted(_parse_options(args.option).items())))
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"))
+    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"),
+                               backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -472,9 +503,11 @@ def cmd_experiment_reaction(args: argparse.Namespace) -> int:
         agents.parse_spec(spec)
         agents.make(spec, settings.rules, seed=0)
     compare = [rs.load(folder) for folder in filter(None, (s.strip() for s in args.compare.split(",")))]
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"))
+    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"),
+                                     backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -516,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--agents", default="random,greedy,chain", help="agent specs, comma-separated")
     tour.add_argument("--games", type=int, default=2000, help="games per pairing (half as many deals)")
     tour.add_argument("--seed", type=int, default=0)
-    tour.add_argument("--workers", type=int, default=1)
+    _backend_args(tour, workers=1)
     tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
@@ -600,7 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the opponent then defaults to that preset")
     rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
     rx.add_argument("--seed", type=int, default=0)
-    rx.add_argument("--workers", type=int, default=2)
+    _backend_args(rx, workers=2)
     rx.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)")
     rx.add_argument("--compare", default="", metavar="DIR[,DIR]",
                     help="earlier sweeps' output folders to draw beside this one on the curve")
