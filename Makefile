@@ -28,7 +28,7 @@ $(RAY_STAMP): pyproject.toml
 	$(PY) -m venv $(RAY_VENV)
 	$(RAY_BIN)/pip install -q --upgrade pip
 	$(RAY_BIN)/pip install -q torch==2.13.0
-	$(RAY_BIN)/pip install -q -e ".[ray,dev]"
+	$(RAY_BIN)/pip install -q -e ".[ray,plot,dev]"
 	touch $(RAY_STAMP)
 
 setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
