@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -459,18 +460,39 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     fields = dataclasses.fields(Config)
     # The recipe's own settings first, then PPO's (the dataclass lists its base's fields first).
     for f in [f for f in fields if f.name not in ppo_names] + [f for f in fields if f.name in ppo_names]:
-        where = ppo_group if f.name in ppo_names else p
-        flag = "--" + f.name.replace("_", "-")
-        kind = str(f.type)
-        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
-        if kind == "bool":
-            where.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
-            continue
-        convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
-        default = f.default
-        shown = f" (default {default})" if default not in (None, "") else ""
-        where.add_argument(flag, type=convert, default=default, help=text + shown,
-                           metavar=f.name.upper() if convert is str else None)
+        _field_flag(ppo_group if f.name in ppo_names else p, f, helps.get(f.name, ""))
+
+
+def _field_flag(where: Any, f: Any, text: str) -> None:
+    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes ``--lambda``)."""
+    flag = "--" + f.name.rstrip("_").replace("_", "-")
+    kind = str(f.type)
+    text = text.replace("%", "%%")  # argparse formats help with %
+    if kind == "bool":
+        where.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+        return
+    convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
+    default = f.default
+    shown = f" (default {default})" if default not in (None, "") else ""
+    where.add_argument(flag, dest=f.name, type=convert, default=default, help=text + shown,
+                       metavar=f.name.rstrip("_").upper() if convert is str else None)
+
+
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
+    import dataclasses
+
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError("speed train-rllib needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    from train import rllib_ppo
+
+    cfg = rllib_ppo.Config(**{f.name: getattr(args, f.name) for f in dataclasses.fields(rllib_ppo.Config)})
+    rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
+    summary = rllib_ppo.train(cfg)
+    print(f"{summary['iterations']} iterations in {summary['wall_s']} s; model {summary['model']} "
+          f"(play it with ppo:{summary['model']}); checkpoint {summary['checkpoint']}")
+    return 0 if summary["complete"] else 130
 
 
 # ---------------------------------------------------------------- experiment
@@ -609,6 +631,21 @@ def build_parser() -> argparse.ArgumentParser:
                     "for any flag not given; writes OUT/model.json, play it with vintage-ppo:OUT/model.json)")
     tr.add_argument("--players", type=int, default=None, help="vintage: players at the table, 2-10 (default 4)")
     tr.set_defaults(func=cmd_train)
+
+    trl = sub.add_parser(
+        "train-rllib", help="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
+        description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] extra): one module "
+        "'main' trained against itself, a frozen snapshot of itself and kit bots, illegal actions masked. "
+        "Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), OUT/model.json + model.safetensors "
+        "(play it with ppo:OUT/model.json) and OUT/summary.json.",
+    )
+    from train.ppo_common import field_help
+    from train.rllib_ppo import Config as RLlibConfig
+
+    rllib_helps = field_help(RLlibConfig)
+    for f in dataclasses.fields(RLlibConfig):
+        _field_flag(trl, f, rllib_helps.get(f.name, ""))
+    trl.set_defaults(func=cmd_train_rllib)
 
     exp = sub.add_parser("experiment", help="experiments: reaction (win rate against reaction latency)")
     exp_sub = exp.add_subparsers(dest="experiment", required=True)
