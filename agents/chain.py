@@ -2,7 +2,8 @@
 
 Every legal play gets a score from the bot's own observation (the published
 slices; never hidden state) and the best one is played; it never waits when
-it can play. The terms, each measured against ``greedy`` (see the README):
+it can play. Each observation's ``rules`` field says which rules its game is
+played under, so one ``chain`` bot plays every preset and option correctly. The terms, each measured against ``greedy`` (see the README):
 
 - **keep a run going**: after the play, how many of my other cards follow in
   sequence from the new top (holding 5, 6, 7 on a 4: play the 5 first);
@@ -21,13 +22,14 @@ dropped.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from speed_env.observation import observation_layout
-from speed_env.rules import Rules
+from speed_env.observation import RULES_TAG, layout_for_dim
+from speed_env.rules import PRESETS, Rules
 
 
 @dataclass(frozen=True)
@@ -42,35 +44,47 @@ class ChainWeights:
     """Per play the new top takes away from the opponent (gives, if negative)."""
 
 
-def _adjacent(rules: Rules) -> np.ndarray:
-    """``adj[t, r]`` = 1 when a card of rank ``r`` may go on a top of rank ``t`` (no jokers)."""
-    adj = np.zeros((13, 13))
-    for t in range(13):
-        for r in range(13):
-            d = abs(r - t)
-            adj[t, r] = d == 1 or (rules.wrap and d == 12) or (rules.same_rank and d == 0)
-    return adj
+_FIELDS_READ = ("hand", "centre_top", "opp_flight", "opp_layout", "unknown", "opp_cards", "rules")
+_TAG = {name: j for j, name in enumerate(RULES_TAG)}
+# Hand (or layout) slots of each preset, in RULES_TAG's preset order.
+_HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
 @njit(cache=True)
-def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_size: int, japanese: bool,
-            wrap: bool, adj: np.ndarray, w_run: float, w_flying: float, w_deny: float) -> np.ndarray:
+def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes: np.ndarray,
+            tag: np.ndarray, w_run: float, w_flying: float, w_deny: float) -> np.ndarray:
     """Score of every action per row (before masking and tie-breaks); ``at`` holds slice starts.
 
-    ``at`` = (hand, centre_top, opp_flight, opp_layout, unknown, opp_cards), the
-    starts of those observation slices. Compiled: the bot is called once per
-    tick of every training rollout, where numpy's per-call overhead on these
-    small (n, 13) arrays cost about 2 ms a call.
+    ``at`` = the starts of the observation slices ``_FIELDS_READ``; ``tag`` =
+    where, inside the ``rules`` field, the flags ``japanese``, ``wrap`` and
+    ``same_rank`` are. Each row's rules come from its own ``rules`` field.
+    Compiled: the bot is called once per tick of every training rollout, where
+    numpy's per-call overhead on these small (n, 13) arrays cost about 2 ms a call.
     """
     hand_at, top_at, flight_at, layout_at, unknown_at, cards_at = at[0], at[1], at[2], at[3], at[4], at[5]
+    rules_at = at[6]
     n = obs.shape[0]
     out = np.zeros((n, n_actions))
     opp = np.zeros(13)
     opp_options = np.zeros(13)
     run = np.zeros(13)
     hand = np.zeros(13)
+    adj = np.zeros((13, 13))
     for i in range(n):
         row = obs[i]
+        preset = 0
+        for p in range(hand_sizes.shape[0]):
+            if row[rules_at + p] > 0.5:
+                preset = p
+        hand_size = hand_sizes[preset]
+        japanese = row[rules_at + tag[0]] > 0.5
+        wrap = row[rules_at + tag[1]] > 0.5
+        same_rank = row[rules_at + tag[2]] > 0.5
+        # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
+        for t in range(13):
+            for r in range(13):
+                d = abs(r - t)
+                adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
         for r in range(13):
             hand[r] = np.rint(row[hand_at + r] * 4.0)
         # What the opponent can play on a top of each rank: their visible layout, or the
@@ -121,17 +135,24 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_size:
     return out
 
 
+@functools.cache
+def _slices(dim: int) -> tuple[np.ndarray, int]:
+    """Starts of the fields the bot reads, and the number of ranks, for observations of ``dim`` floats."""
+    lay = layout_for_dim(dim)
+    return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay["hand"].start
+
+
 class ChainAgent:
-    """Scores every legal play by run kept, races avoided and plays denied (see the module docstring)."""
+    """Scores every legal play by run kept, races avoided and plays denied (see the module docstring).
+
+    It plays any rules: each observation says which (its ``rules`` field), so
+    ``rules`` is taken only for the signature every agent builder shares.
+    """
 
     def __init__(self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None) -> None:
         self.rules = rules
         self.weights = weights or ChainWeights()
-        lay = observation_layout(rules)
-        self._at = np.array([lay[k].start for k in ("hand", "centre_top", "opp_flight", "opp_layout",
-                                                     "unknown", "opp_cards")], np.int64)
-        self.nr = rules.n_ranks
-        self.adj = _adjacent(rules)
+        self._tag = np.array([_TAG["japanese"], _TAG["wrap"], _TAG["same_rank"]], np.int64)
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
@@ -141,8 +162,9 @@ class ChainAgent:
     def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
         """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
         w = self.weights
-        return _scores(np.ascontiguousarray(obs, np.float32), int(n_actions), self._at, self.nr,
-                       self.rules.hand_size, self.rules.is_japanese, self.rules.wrap, self.adj,
+        obs = np.ascontiguousarray(obs, np.float32)
+        at, nr = _slices(obs.shape[1])
+        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag,
                        float(w.run), float(w.flying), float(w.deny))
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

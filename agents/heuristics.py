@@ -3,7 +3,8 @@
 Each bot reads only its own observation (the published named slices of
 :func:`speed_env.observation_layout`) and mask, never hidden state, and acts
 on a whole batch with array code, so a tournament of heuristics runs at
-engine speed.
+engine speed. ``random`` and ``greedy`` read the mask alone, so they play
+any rules as they are.
 """
 
 from __future__ import annotations

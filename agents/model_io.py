@@ -16,9 +16,11 @@ A model is two files side by side:
   ``format``            ``"speed-rl-policy"``; ``format_version`` 1
   ``weights``           the weights file's name (in the manifest's folder)
   ``weights_sha256``    SHA-256 of the weights file
-  ``rules``             the rules preset and every option trained under
+  ``rules``             the rules preset and every option trained under (the first
+                        rules, when it was trained under several)
+  ``trained_rules``     every rules it was trained under (optional: absent, ``rules``)
   ``observation``       ``obs_dim``, ``n_actions`` and the observation ``layout``
-                        (name, start, stop of each named slice)
+                        (name, start, stop of each named slice) it was trained on
   ``reaction``          reaction profiles of the learner and the opponent in training
   ``tick_ms``           the tick the model was trained at
   ``net``               ``kind`` ``"mlp"``, ``hidden`` sizes, ``activation``
@@ -34,9 +36,15 @@ Tensors: ``pi.K.weight`` / ``pi.K.bias`` (hidden layer ``K`` of the policy),
 Loading refuses, with a message naming the file, anything that does not fit:
 a changed, truncated or corrupted weights file (SHA-256), a header that does
 not parse or whose offsets run past the data, a missing or misshapen tensor,
-or an observation/action signature other than the rules asked for. A model
-trained on one preset plays any rules with the same signature (``us``,
-``pagat`` and ``japanese`` share one).
+or an observation/action signature other than the rules asked for.
+
+A model plays only the rules it was trained under (``trained_rules``; the
+presets and the option flags of the observation's ``rules`` field): loading
+it for other rules, or feeding it an observation whose ``rules`` field names
+other rules, is refused naming both, never silently misread. A model saved
+before a field was appended to the observation (the bundled one predates
+``rules``) keeps its layout in the manifest and is fed the first ``obs_dim``
+floats, which hold that layout unchanged; fields are matched by name.
 
 Plain stable-baselines3 ``.zip`` files unpickle Python objects when loaded,
 which can run arbitrary code. They load only when the caller says the file is
@@ -51,16 +59,17 @@ import hashlib
 import json
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from speed_env.observation import layout_for_dim, observation_layout, rules_tag, tag_label
 from speed_env.observation import obs_dim as rules_obs_dim
-from speed_env.observation import observation_layout
-from speed_env.rules import Rules
+from speed_env.rules import PRESETS, Rules, RulesError
 
+_RULE_KEYS = set(Rules().to_dict())
 FORMAT = "speed-rl-policy"
 FORMAT_VERSION = 1
 ACTIVATIONS = ("tanh", "relu")
@@ -234,6 +243,8 @@ class MLPPolicy:
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}
         self.source = source
+        self.trained_tags = trained_tags(self.manifest)
+        """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
 
     def reseed(self, seed: int) -> None:
         """Restart the sampling generator from ``seed``."""
@@ -242,7 +253,28 @@ class MLPPolicy:
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Raw logits ``(n, n_actions)`` for a batch of observations."""
         with _single_thread_blas():
-            return self._logits(np.asarray(obs, np.float32))
+            return self._logits(self.inputs(np.asarray(obs, np.float32)))
+
+    def inputs(self, obs: np.ndarray) -> np.ndarray:
+        """What the network reads of ``obs``: its first ``obs_dim`` floats, once the
+        observation's ``rules`` field is found among the rules it was trained under."""
+        width = obs.shape[-1]
+        if width == self.obs_dim and self.trained_tags is None:
+            return obs
+        try:
+            rules_at = layout_for_dim(width)["rules"]
+        except ValueError as exc:
+            raise ModelFormatError(f"{self.source}: {exc}") from None
+        if self.trained_tags is not None:
+            tags = obs[:, rules_at]
+            known = (tags[:, None, :] == self.trained_tags[None]).all(axis=2).any(axis=1)
+            if not known.all():
+                row = int(np.flatnonzero(~known)[0])
+                raise ModelFormatError(
+                    f"{self.source} was trained on {_labels(self.trained_tags)} and cannot play an "
+                    f"observation of {tag_label(tags[row])} (row {row}); use a model trained on those rules"
+                )
+        return obs[:, : self.obs_dim]
 
     def _logits(self, x: np.ndarray) -> np.ndarray:
         for w, b in self.layers:
@@ -292,10 +324,13 @@ def tensor_shapes(tensors: Mapping[str, np.ndarray]) -> dict[str, list[int]]:
     return {k: list(np.shape(v)) for k, v in sorted(tensors.items())}
 
 
-def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], *, rules: Rules,
-               hidden: list[int], activation: str, reaction: Any = None, tick_ms: int = 50,
-               training: dict[str, Any] | None = None) -> Path:
+def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], *,
+               rules: Rules | Sequence[Rules], hidden: list[int], activation: str, reaction: Any = None,
+               tick_ms: int = 50, training: dict[str, Any] | None = None) -> Path:
     """Write ``PATH.safetensors`` and the manifest ``PATH.json``; returns the manifest's path.
+
+    ``rules``: the rules it was trained under (one, or a list when it was trained
+    under several; all share one observation/action signature).
 
     ``path`` may end in ``.json``, ``.safetensors`` or neither. The weights are
     written first and the manifest last, each atomically, so a crash never leaves
@@ -305,6 +340,9 @@ def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], 
     stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
     weights_path = stem.with_name(stem.name + ".safetensors")
     manifest_path = stem.with_name(stem.name + ".json")
+    rules_list = [rules] if isinstance(rules, Rules) else list(rules)
+    if not rules_list or {signature_key(r) for r in rules_list} != {signature_key(rules_list[0])}:
+        raise ModelFormatError("save_model needs one or more rules that share one observation/action signature")
     tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
     blob = write_safetensors(weights_path, tensors32, {"format": FORMAT})
     manifest = {
@@ -312,8 +350,9 @@ def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], 
         "format_version": FORMAT_VERSION,
         "weights": weights_path.name,
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
-        "rules": rules.to_dict(),
-        "observation": signature(rules),
+        "rules": rules_list[0].to_dict(),
+        "trained_rules": [r.to_dict() for r in rules_list],
+        "observation": signature(rules_list[0]),
         "reaction": reaction,
         "tick_ms": tick_ms,
         "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation,
@@ -376,22 +415,64 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
+def signature_key(rules: Rules) -> tuple[int, int]:
+    """``(obs_dim, n_actions)`` of ``rules``: rules alike in it can share one network."""
+    from speed_env import engine
+
+    return rules_obs_dim(rules), engine.n_actions(rules)
+
+
+def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
+    """The observation ``rules`` fields of every rules a manifest says its model was trained
+    under (``trained_rules``, else ``rules``), one row each; None when it does not say."""
+    listed = manifest.get("trained_rules") or ([manifest["rules"]] if "rules" in manifest else [])
+    rows = []
+    for d in listed:
+        if not isinstance(d, dict) or d.get("preset") not in PRESETS:
+            return None  # e.g. an SB3 .zip: no record of its rules
+        try:
+            rows.append(rules_tag(Rules(**{k: v for k, v in d.items() if k in _RULE_KEYS})))
+        except (RulesError, TypeError) as exc:
+            raise ModelFormatError(f"the manifest's rules {d!r} are not valid: {exc}") from None
+    return np.array(rows, np.float32) if rows else None
+
+
 def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
-    """Refuse a model whose observation/action signature is not that of ``rules``."""
+    """Refuse a model that cannot play ``rules``: other actions, an observation layout this
+    version does not start with, or rules it was not trained under (each named)."""
     have, want = manifest["observation"], signature(rules)
-    for key in ("obs_dim", "n_actions"):
-        if have.get(key) != want[key]:
-            trained = manifest.get("rules", {})
-            raise ModelFormatError(
-                f"{where} was trained for {key} = {have.get(key)} (rules {_rules_label(trained)}), but rules "
-                f"{_rules_label(rules.to_dict())} have {key} = {want[key]}; load it with rules of the same "
-                f"observation/action signature"
-            )
-    if have.get("layout") != want["layout"]:
+    trained = manifest.get("rules", {})
+    if have.get("n_actions") != want["n_actions"]:
         raise ModelFormatError(
-            f"{where} was saved with another observation layout than this version of speed_env uses "
-            f"(layout {have.get('layout')!r} vs {want['layout']!r}); retrain or convert it"
+            f"{where} was trained for n_actions = {have.get('n_actions')} (rules {_rules_label(trained)}), "
+            f"but rules {_rules_label(rules.to_dict())} have n_actions = {want['n_actions']}; load it with "
+            f"rules of the same observation/action signature"
         )
+    # The model's layout must be where this version's starts, field by field (by name).
+    now = {name: (start, stop) for name, start, stop in want["layout"]}
+    old = have.get("layout")
+    dim = have.get("obs_dim")
+    try:
+        fields = {str(f[0]): (f[1], f[2]) for f in old} if isinstance(old, list) else None
+    except (TypeError, IndexError, KeyError):
+        fields = None
+    inside = {name for name, (_, stop) in now.items() if isinstance(dim, int) and stop <= dim}
+    if fields is None or any(now.get(n) != span for n, span in fields.items()) or inside != set(fields):
+        raise ModelFormatError(
+            f"{where} was trained for obs_dim = {dim} (rules {_rules_label(trained)}) with an observation "
+            f"layout this version of speed_env does not start with, but rules {_rules_label(rules.to_dict())} "
+            f"have obs_dim = {want['obs_dim']} (layout {old!r} vs {want['layout']!r}); retrain or convert it"
+        )
+    tags = trained_tags(manifest)
+    if tags is not None and not (tags == rules_tag(rules)).all(axis=1).any():
+        raise ModelFormatError(
+            f"{where} was trained on {_labels(tags)}, not on {tag_label(rules_tag(rules))}; "
+            f"load it with the rules it was trained on, or train one for these"
+        )
+
+
+def _labels(tags: np.ndarray) -> str:
+    return " and ".join(tag_label(t) for t in tags)
 
 
 def _rules_label(d: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from speed_env.batch import BatchEnv
 from speed_env.cards import CardError, card_str, parse_card, parse_cards
 from speed_env.deal import Deal, DealError, deal_from_seed, parse_deal
 from speed_env.game import ActionError
-from speed_env.observation import obs_dim, observation_layout
+from speed_env.observation import RULES_TAG, layout_for_dim, obs_dim, observation_layout, rules_tag
 from speed_env.parallel import SpeedParallelEnv, env, parallel_env
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "REACTION_PRESETS",
+    "RULES_TAG",
     "ActionError",
     "BatchEnv",
     "CardError",
@@ -43,6 +44,7 @@ __all__ = [
     "card_str",
     "deal_from_seed",
     "env",
+    "layout_for_dim",
     "make_profile",
     "make_rules",
     "obs_dim",
@@ -51,5 +53,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_deal",
+    "rules_tag",
     "vintage",
 ]

@@ -30,8 +30,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
-from speed_env.game import Games
+from speed_env.game import Games, check_options, check_seed
 from speed_env.rules import Rules
 
 
@@ -63,12 +64,22 @@ class BatchEnv:
         self._restarts = np.zeros(self.n, np.int64)
         self._finished = np.zeros(self.n, bool)
         self._mask: np.ndarray | None = None
+        self._seeds: np.random.Generator | None = None  # draws unseeded resets' seeds
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Deal every game afresh: game ``i`` is the one seeded ``seed + i``. Returns ``(obs, mask)``."""
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        self._seed = int(seed)
+        """Deal every game afresh: game ``i`` is the one seeded ``seed + i``. Returns ``(obs, mask)``.
+
+        Without a seed, ``seed`` is drawn from a generator seeded by the last
+        ``reset(seed=s)`` (OS entropy before any), as Gymnasium does.
+        ``options`` may not hold a ``deal``: a batch deals seeded games only.
+        """
+        seed = check_seed(seed)
+        check_options(options, deal=False, env="BatchEnv")
+        if seed is not None:
+            self._seeds = seeding.np_random(seed)[0]
+        elif self._seeds is None:
+            self._seeds = seeding.np_random()[0]
+        self._seed = seed if seed is not None else int(self._seeds.integers(2**63))
         self._restarts[:] = 0
         self._finished[:] = False
         idx = np.arange(self.n)

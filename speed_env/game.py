@@ -19,8 +19,8 @@ from speed_env.deal import Deal, parse_deal
 from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
-from speed_env.rules import Rules, RulesError, make_rules
-from speed_env.table import deal_explicit, full_table, snapshot
+from speed_env.rules import Rules, RulesError, check_ms, make_rules
+from speed_env.table import AGENTS, deal_explicit, full_table, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
 
@@ -29,10 +29,58 @@ class ActionError(ValueError):
     """An action is outside the action space, or illegal with ``illegal_action="raise"``."""
 
 
-def _check_tick(tick_ms: object) -> int:
-    if isinstance(tick_ms, bool) or not isinstance(tick_ms, (int, np.integer)) or tick_ms <= 0:
-        raise ValueError(f"tick_ms must be a whole number of milliseconds > 0, got {tick_ms!r}")
-    return int(tick_ms)
+def check_action(action: object, n_actions: int, who: str) -> int:
+    """One agent's action as a Python int in ``[0, n_actions)``, or an :class:`ActionError` naming ``who``.
+
+    The one check of a single action every Speed env uses: a Python or numpy
+    integer, or a 0-d integer array, is taken; a bool, a float (even ``1.0``),
+    a string or an array of another shape is refused, and so is an integer
+    outside the space, however large.
+    """
+    value = action.item() if isinstance(action, np.ndarray) and action.shape == () else action
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ActionError(
+            f"action for {who} must be an integer in 0..{n_actions - 1}, got {action!r} "
+            f"of type {type(action).__name__}"
+        )
+    if not 0 <= value < n_actions:
+        raise ActionError(f"action {value} for {who} is outside the action space Discrete({n_actions})")
+    return int(value)
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as a Python int in ``[0, 2**64)`` (or None), refusing floats, bools and strings.
+
+    A game's seed is 64 bits; Gymnasium also refuses negative seeds.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a whole number or None, got {seed!r} of type {type(seed).__name__}")
+    if not 0 <= int(seed) < 2**64:
+        raise ValueError(f"seed must be between 0 and 2**64 - 1, got {int(seed)}")
+    return int(seed)
+
+
+def check_options(options: object, *, deal: bool = True, env: str = "this env") -> dict[str, Any]:
+    """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers send some).
+
+    Anything but a dict or None is refused, and so is a ``deal`` where the env
+    cannot start from one (``deal=False``).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"reset options must be a dict such as {{'deal': {{...}}}} or None, got {options!r} "
+            f"of type {type(options).__name__}"
+        )
+    if not deal and options.get("deal") is not None:
+        raise ValueError(
+            f"{env} does not start from an explicit deal (options['deal']); use parallel_env, env() "
+            f"or SpeedGymEnv for that"
+        )
+    return options
 
 
 class Games:
@@ -57,7 +105,7 @@ class Games:
         except TypeError as exc:  # pragma: no cover - make_rules names keys itself
             raise RulesError(str(exc)) from None
         self.n = int(n)
-        self.tick_ms = _check_tick(tick_ms)
+        self.tick_ms = check_ms("tick_ms", tick_ms, low=1)
         self.reactions: tuple[ReactionProfile, ReactionProfile] = make_pair(reaction)
         self.illegal_action = illegal_action
         self.n_actions = engine.n_actions(self.rules)
@@ -90,11 +138,8 @@ class Games:
         a = np.asarray(actions)
         if a.shape != (2, self.n):
             raise ActionError(f"actions must have shape (2, {self.n}) (seat-major), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
-            if np.issubdtype(a.dtype, np.floating) and np.all(np.mod(a, 1) == 0):
-                a = a.astype(np.int64)
-            else:
-                raise ActionError(f"actions must be integers, got dtype {a.dtype}")
+        if not np.issubdtype(a.dtype, np.integer):  # bools are not integers to numpy either
+            raise ActionError(f"actions must be an integer array, got dtype {a.dtype}")
         bad = (a < 0) | (a >= self.n_actions)
         if bad.any():
             p, b = np.argwhere(bad)[0]
@@ -112,7 +157,8 @@ class Games:
         if (chosen == 0).any():
             p, b = np.argwhere(chosen == 0)[0]
             legal = np.flatnonzero(mask[p, b]).tolist()
-            raise ActionError(f"action {int(actions[p, b])} of seat {p} in game {b} is illegal now; legal: {legal}")
+            who = AGENTS[p] if self.n == 1 else f"seat {p} in game {b}"
+            raise ActionError(f"action {int(actions[p, b])} of {who} is illegal now; legal: {legal}")
 
     def step(self, actions: np.ndarray) -> np.ndarray:
         """Advance every game one tick; return rewards (2, n) of games that ended on it."""

@@ -4,7 +4,8 @@ Every entry lies in [0, 1] (float32). "Me" is the acting seat, "opp" the
 other; centre piles keep their absolute indices 0 and 1, as actions do.
 ``R`` is the number of ranks (13, or 14 with jokers: index 13). The layout is
 published as named slices (:func:`observation_layout`) so a heuristic can
-read it without private state; the table below is for ``R = 13`` (obs_dim 128):
+read it without private state; the table below is for ``R = 13`` (obs_dim 138;
+146 with jokers):
 
 ==================  ======  ==========================================================
 name                size    meaning
@@ -24,7 +25,19 @@ unknown             R       cards per rank whose place is hidden from me / 4
 phase               2       1 while stuck; countdown left / stuck_countdown_ms
 seat                1       my seat (0 or 1): my own pile in ``japanese`` flips
 clock               1       clock / max_game_ms
+rules               10      which rules the game is played under: one-hot preset
+                            ``us``, ``pagat``, ``japanese``, then 1 for each of
+                            ``wrap``, ``same_rank``, ``jokers``, ``play_out``,
+                            ``stack_layout``, ``multi_play`` and ``reserve_rule = "lock"``
+                            (:data:`RULES_TAG` names the entries)
 ==================  ======  ==========================================================
+
+``rules`` lets one bot or network play any preset from the observation alone,
+and lets one built for other rules refuse it instead of misreading it (the
+three presets share one length). It comes last, so every earlier slice kept
+its offset when it was added; code should find fields by name
+(:func:`observation_layout`, :func:`layout_for_dim`), never by offset, since
+later fields are appended after it.
 
 ``unknown`` counts every card I cannot see now: the deck minus my hand,
 stacks and flight, every centre card (all were seen landing), the cards in
@@ -45,8 +58,16 @@ from speed_env.engine import (
     C_DECK,
     C_HAND,
     C_JAP,
+    C_JOKERS,
+    C_LOCK,
     C_MAXMS,
+    C_MULTI,
     C_NRANKS,
+    C_PLAYOUT,
+    C_SAME,
+    C_SIDE,
+    C_STACK,
+    C_WRAP,
     CFG,
     GAME,
     K_NONE,
@@ -56,7 +77,7 @@ from speed_env.engine import (
     legal_row,
     rank,
 )
-from speed_env.rules import Rules
+from speed_env.rules import PRESETS, Rules
 
 OBS_ROW = nb_types.float32[::1]
 i64, none = nb_types.int64, nb_types.none
@@ -77,28 +98,70 @@ _FIELDS = (
     ("phase", 2),
     ("seat", 1),
     ("clock", 1),
+    ("rules", "TAG"),
 )
+RULES_TAG = (*PRESETS, "wrap", "same_rank", "jokers", "play_out", "stack_layout",
+             "multi_play", "lock")
+"""Names of the entries of the observation's ``rules`` field, in order: the preset
+one-hot, then the rule flags (``lock``: ``reserve_rule == "lock"``)."""
 
 
 def _size(spec: int | str, r: int) -> int:
     if isinstance(spec, int):
         return spec
-    return {"R": r, "2R": 2 * r, "R+3": r + 3}[spec]
+    return {"R": r, "2R": 2 * r, "R+3": r + 3, "TAG": len(RULES_TAG)}[spec]
 
 
-def observation_layout(rules: Rules) -> dict[str, slice]:
-    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+def _layout(n_ranks: int) -> dict[str, slice]:
     out, at = {}, 0
     for name, spec in _FIELDS:
-        n = _size(spec, rules.n_ranks)
+        n = _size(spec, n_ranks)
         out[name] = slice(at, at + n)
         at += n
     return out
 
 
+def observation_layout(rules: Rules) -> dict[str, slice]:
+    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+    return _layout(rules.n_ranks)
+
+
 def obs_dim(rules: Rules) -> int:
     """Length of the observation vector for ``rules``."""
     return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
+
+
+def layout_for_dim(dim: int) -> dict[str, slice]:
+    """The layout of an observation of ``dim`` floats, whatever its rules (the length tells
+    the number of ranks); read its ``rules`` field to learn the rest. ``ValueError`` when no
+    rules of this version of ``speed_env`` give that length."""
+    for n_ranks in (13, 14):
+        lay = _layout(n_ranks)
+        if max(s.stop for s in lay.values()) == dim:
+            return lay
+    sizes = " or ".join(str(max(s.stop for s in _layout(r).values())) for r in (13, 14))
+    raise ValueError(f"an observation of {dim} floats is not one of this speed_env ({sizes} floats)")
+
+
+def rules_tag(rules: Rules) -> np.ndarray:
+    """The ``rules`` field of every observation of a game under ``rules`` (float32, :data:`RULES_TAG`)."""
+    flags = {**{p: rules.preset == p for p in PRESETS},
+             "wrap": rules.wrap, "same_rank": rules.same_rank, "jokers": rules.jokers,
+             "play_out": rules.play_out, "stack_layout": rules.stack_layout,
+             "multi_play": rules.multi_play, "lock": rules.reserve_rule == "lock"}
+    return np.array([flags[name] for name in RULES_TAG], np.float32)
+
+
+def tag_label(tag: np.ndarray) -> str:
+    """A ``rules`` field as words: the preset, then each flag that differs from the preset's
+    default (``japanese (jokers)``, ``us (no wrap)``)."""
+    on = np.asarray(tag) > 0.5
+    presets = [p for p in PRESETS if on[RULES_TAG.index(p)]]
+    if len(presets) != 1:
+        return f"unknown rules (tag {np.asarray(tag).tolist()})"
+    default = rules_tag(Rules(preset=presets[0])) > 0.5
+    diff = [name if on[j] else f"no {name}" for j, name in enumerate(RULES_TAG) if on[j] != default[j]]
+    return presets[0] + (f" ({', '.join(diff)})" if diff else "")
 
 
 @njit(i64(GAME, i64, i64, i64, OBS_ROW, i64), cache=True)
@@ -132,6 +195,27 @@ def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
     for q in range(2):
         for j in range(g.fl_n[q]):
             out[u + rank(g.fl_cards[q, j])] -= 1.0
+
+
+_US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 cards each, pagat 10
+
+
+@njit(none(CFG, OBS_ROW, i64), cache=True)
+def _rules_tag(cfg: Config, out: np.ndarray, at: int) -> None:
+    """The ``rules`` field (RULES_TAG's order), from the config the kernels play by."""
+    if cfg[C_JAP] != 0:
+        out[at + 2] = 1.0
+    elif cfg[C_SIDE] == _US_SIDE:
+        out[at] = 1.0
+    else:
+        out[at + 1] = 1.0
+    out[at + 3] = cfg[C_WRAP] != 0
+    out[at + 4] = cfg[C_SAME] != 0
+    out[at + 5] = cfg[C_JOKERS] != 0
+    out[at + 6] = cfg[C_PLAYOUT] != 0
+    out[at + 7] = cfg[C_STACK] != 0
+    out[at + 8] = cfg[C_MULTI] != 0
+    out[at + 9] = cfg[C_LOCK] != 0
 
 
 @njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
@@ -206,6 +290,8 @@ def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     at += 2
     out[at] = float(p)
     out[at + 1] = min(1.0, t / cfg[C_MAXMS])
+    at += 2
+    _rules_tag(cfg, out, at)
 
 
 @njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)

@@ -17,13 +17,21 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
     (docs/rules.md). An illegal in-space action is a wait, counted in
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
-    an action outside the space raises ``ValueError``.
+    anything but an integer in the space (``1.0``, ``True``, ``"3"``, ``2**70``;
+    numpy integers are fine) raises :class:`~speed_env.ActionError` naming the
+    agent, and changes nothing. ``None`` or a missing agent waits.
 
 Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
     ego-centric, documented as an index table in
     :mod:`speed_env.observation` and published as named slices by
-    :func:`speed_env.observation_layout`.
+    :func:`speed_env.observation_layout`. The last field, ``rules``, says
+    which preset and rule flags the game is played under.
+
+Seeding and copies
+    ``reset(seed=s)`` deals the game seeded ``s``; later unseeded resets draw
+    their seeds from a generator seeded by ``s`` (OS entropy before any seed).
+    ``copy.deepcopy`` and ``pickle`` keep the whole game (:mod:`speed_env.pickling`).
 
 Rewards
     +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
@@ -37,7 +45,12 @@ Arguments
     (player_0, player_1); default: the jittered ``human`` profile.
 
 Version history
-    v0: first release.
+    v0: first release. Changed since, keeping the name ``speed_v0`` (registries
+    and outside checks use it): the observation gained the ``rules`` field at
+    its end (obs_dim 128 → 138, 136 → 146 with jokers; every earlier slice kept
+    its offset); unseeded resets follow the last seed; copies keep the game;
+    non-integer actions, bad seeds and options, and out-of-bounds time options
+    are refused.
 """
 
 from __future__ import annotations
@@ -49,17 +62,18 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
+from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from speed_env.game import ActionError, Games
+from speed_env.game import ActionError, Games, check_action, check_options, check_seed
+from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("ansi", "rgb_array")
 
 
-class SpeedParallelEnv(ParallelEnv, EzPickle):
+class SpeedParallelEnv(ParallelEnv, GamePickle):
     """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
@@ -74,7 +88,7 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         illegal_action: str = "wait",
         **options: Any,
     ) -> None:
-        EzPickle.__init__(
+        GamePickle.__init__(
             self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
             illegal_action=illegal_action, **options,
         )
@@ -96,6 +110,7 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._seeds: np.random.Generator | None = None  # draws unseeded resets' game seeds
 
     @functools.cache  # noqa: B019  (PettingZoo's documented pattern)
     def observation_space(self, agent: str) -> spaces.Space:
@@ -109,10 +124,20 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
 
     # ----------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``."""
+        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``.
+
+        ``seed=s`` deals the game seeded ``s`` and seeds the generator that later
+        unseeded resets draw their games' seeds from (Gymnasium's convention);
+        before any seed that generator starts from OS entropy.
+        """
+        seed = check_seed(seed)
+        deal = check_options(options).get("deal")
+        if seed is not None:
+            self._seeds = seeding.np_random(seed)[0]
+        elif self._seeds is None:
+            self._seeds = seeding.np_random()[0]
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        deal = (options or {}).get("deal")
+            seed = int(self._seeds.integers(2**63))
         if deal is not None:
             self.games.deal_explicit(0, deal, seed)
         else:
@@ -132,16 +157,8 @@ class SpeedParallelEnv(ParallelEnv, EzPickle):
             raise ActionError(f"unknown agent(s) {sorted(unknown)}; agents are {AGENTS}")
         raw = np.zeros((2, 1), np.int64)
         for p, agent in enumerate(AGENTS):
-            a = actions.get(agent, 0)
-            if a is None:
-                a = 0
-            try:
-                raw[p, 0] = int(a)
-            except (TypeError, ValueError):
-                raise ActionError(f"action for {agent} must be an int, got {a!r}") from None
-            if raw[p, 0] != a:
-                raise ActionError(f"action for {agent} must be an int, got {a!r}")
-        raw = self.games.check_actions(raw)
+            a = actions.get(agent)
+            raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
         self.games.check_legal(raw, self._mask)
         illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
         rewards_arr = self.games.step(raw)
@@ -222,11 +239,15 @@ def env(
     render_mode: str | None = None,
     **options: Any,
 ) -> Any:
-    """Real-time Speed as a PettingZoo AEC env (the parallel env through PettingZoo's converter).
+    """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
     Each tick becomes two AEC turns, player_0 then player_1; the tick is
-    resolved once both have acted.
+    resolved once both have acted. An action is checked when it is given
+    (:class:`speed_env.aec.SpeedAECEnv`).
     """
-    from pettingzoo.utils.conversions import parallel_to_aec
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-    return parallel_to_aec(parallel_env(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options))
+    from speed_env.aec import SpeedAECEnv
+
+    par = parallel_env(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options)
+    return OrderEnforcingWrapper(SpeedAECEnv(par))

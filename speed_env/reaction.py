@@ -36,6 +36,10 @@ from speed_env import rng
 
 FIXED = 0
 EXGAUSS = 1
+MAX_REACTION_MS = 10**9
+"""The largest value of any profile parameter, in ms. A latency drawn is then at most
+``floor + mu + 8.6 sigma + 36.7 tau`` (the extreme uniforms' normal and exponential),
+under 5e10 ms: inside ``rules.MAX_MS``, so the engine's int64 clock cannot overflow."""
 
 
 class ReactionError(ValueError):
@@ -60,8 +64,12 @@ class ReactionProfile:
     def __post_init__(self) -> None:
         for field in ("mu", "sigma", "tau", "floor"):
             value = getattr(self, field)
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ReactionError(f"reaction profile {field!r} must be a finite number >= 0, got {value!r}")
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                    or not 0 <= value <= MAX_REACTION_MS):
+                raise ReactionError(
+                    f"reaction profile {field!r} must be a number of ms between 0 and {MAX_REACTION_MS}, "
+                    f"got {value!r}"
+                )
         if self.mu < 1 and self.sigma == 0 and self.tau == 0:
             raise ReactionError(f"a fixed reaction must be at least 1 ms, got {self.mu!r}")
 

@@ -19,6 +19,7 @@ play-out default flip; ``docs/rules.md`` lists them.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 import tomllib
 from dataclasses import dataclass
@@ -26,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 PRESETS = ("us", "pagat", "japanese")
+MAX_MS = 10**12
+"""The largest value of any time option, in ms (about 31.7 years): far beyond any game,
+and small enough that the engine's int64 clock plus a tick, a latency and a countdown
+can never overflow (it would otherwise wrap, or loop for ever in compiled code)."""
 JAPANESE_ONLY = ("jokers", "play_out", "stack_layout", "multi_play")
 RESERVE_RULES = ("rebuild", "lock")
 
@@ -123,8 +128,10 @@ def check_rules(rules: Rules) -> None:
         value = getattr(rules, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
-    if rules.max_game_ms <= 0 or rules.match_target <= 0:
-        raise RulesError("rule options 'max_game_ms' and 'match_target' must be > 0")
+    for name in TIME_OPTIONS:
+        check_ms(name, getattr(rules, name), low=1 if name == "max_game_ms" else 0)
+    if rules.match_target <= 0:
+        raise RulesError("rule option 'match_target' must be > 0")
     if rules.reserve_rule not in RESERVE_RULES:
         raise RulesError(
             f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, got {rules.reserve_rule!r}"
@@ -133,6 +140,23 @@ def check_rules(rules: Rules) -> None:
         for name in JAPANESE_ONLY:
             if getattr(rules, name):
                 raise RulesError(f"rule option {name!r} belongs to the 'japanese' preset, not {rules.preset!r}")
+
+
+TIME_OPTIONS = ("stuck_countdown_ms", "max_game_ms")
+"""The rule options that are times in ms, each bounded by :func:`check_ms`."""
+
+
+def check_ms(name: str, value: object, *, low: int = 0, high: int = MAX_MS) -> int:
+    """``value`` as an int number of ms in ``[low, high]``, or a :class:`RulesError` naming option ``name``.
+
+    Every time option the engine reads (rule options, ``tick_ms``) passes through here:
+    numpy integers are taken, bools and fractions are not.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise RulesError(f"option {name!r} must be a whole number of milliseconds, got {value!r}")
+    if not low <= int(value) <= high:
+        raise RulesError(f"option {name!r} must be between {low} and {high} ms, got {int(value)}")
+    return int(value)
 
 
 def _check_keys(options: dict[str, Any], where: str) -> None:

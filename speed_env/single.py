@@ -5,7 +5,10 @@ the opponent is any :class:`~speed_env.policy.Policy` and acts on the same
 ticks, so every step is the learner's. Observations are the learner's
 ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
 sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
-it too. Rewards are Python floats, flags Python bools.
+it too. Rewards are Python floats, flags Python bools. An action must be an
+integer in the space (numpy integers are fine); anything else raises
+:class:`~speed_env.ActionError` and changes nothing. ``copy.deepcopy`` and
+``pickle`` keep the whole game, the opponent and its generator included.
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 
-from speed_env.game import ActionError, Games
+from speed_env.game import Games, check_action, check_options, check_seed
+from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
 
 
-class SpeedGymEnv(gym.Env, EzPickle):
+class SpeedGymEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
@@ -39,7 +42,7 @@ class SpeedGymEnv(gym.Env, EzPickle):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        EzPickle.__init__(
+        GamePickle.__init__(
             self, rules, opponent=opponent, seat=seat, tick_ms=tick_ms, reaction=reaction,
             render_mode=render_mode, **options,
         )
@@ -60,6 +63,8 @@ class SpeedGymEnv(gym.Env, EzPickle):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
+        seed = check_seed(seed)
+        deal = check_options(options).get("deal")
         super().reset(seed=seed)
         if self.seat_choice == "random":
             self.seat = int(self.np_random.integers(2))
@@ -67,7 +72,6 @@ class SpeedGymEnv(gym.Env, EzPickle):
         reseed = getattr(self.opponent, "reseed", None)
         if seed is not None and callable(reseed):
             reseed(int(self.np_random.integers(2**63)))
-        deal = (options or {}).get("deal")
         if deal is not None:
             self.games.deal_explicit(0, deal, game_seed)
         else:
@@ -86,12 +90,10 @@ class SpeedGymEnv(gym.Env, EzPickle):
         if self._obs is None or self._mask is None:
             raise RuntimeError("call reset() before step()")
         me, opp = self.seat, 1 - self.seat
-        if np.asarray(action).size != 1:
-            raise ActionError(f"one action per step, got {action!r}")
         raw = np.zeros((2, 1), np.int64)
-        raw[me, 0] = int(np.asarray(action).reshape(()))
-        raw[opp, 0] = int(np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0])
-        raw = self.games.check_actions(raw)
+        raw[me, 0] = check_action(action, self.games.n_actions, f"the learner (seat {me})")
+        opp_action = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0]
+        raw[opp, 0] = check_action(opp_action, self.games.n_actions, f"the opponent (seat {opp})")
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()

@@ -178,3 +178,84 @@ def test_chain_scores_match_a_plain_reference(rules, options):
             checked += len(flat)
         obs, mask, *_ = env.step(np.stack([bot.act(obs[p], mask[p]) for p in range(2)]))
     assert checked == 30 * 32
+
+
+# ----------------------------------------------------------------- the observation says its rules
+
+ALL_RULES = [("us", {}), ("us", {"wrap": False, "same_rank": True}), ("pagat", {"reserve_rule": "lock"}),
+             ("japanese", {}), ("japanese", {"jokers": True, "play_out": True}),
+             ("japanese", {"stack_layout": True, "multi_play": True, "same_rank": True})]
+
+
+@pytest.mark.parametrize(("rules", "options"), ALL_RULES)
+def test_every_observation_ends_with_its_rules(rules, options):
+    from speed_env.observation import RULES_TAG, layout_for_dim, rules_tag
+
+    env = speed_env.BatchEnv(8, rules, **options)
+    obs, _ = env.reset(seed=2)
+    lay = layout_for_dim(obs.shape[2])
+    assert lay == speed_env.observation_layout(env.rules) and lay["rules"].stop == obs.shape[2]
+    tag = dict(zip(RULES_TAG, rules_tag(env.rules), strict=True))
+    assert tag[rules] == 1 and sum(tag[p] for p in speed_env.PRESETS) == 1
+    assert all(tag[k] == v for k, v in options.items() if isinstance(v, bool))
+    assert tag["lock"] == (options.get("reserve_rule") == "lock")
+    for _ in range(50):  # restarts and every step keep it
+        np.testing.assert_array_equal(obs[..., lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, 10)))
+        obs, *_ = env.step(np.zeros((2, 8), np.int64))
+
+
+def test_the_rules_field_left_every_earlier_slice_where_it_was():
+    """The bundled model's manifest holds the layout from before ``rules`` was appended."""
+    import json
+
+    from agents.model_io import BUNDLED
+
+    old = json.loads(BUNDLED.read_text(encoding="utf-8"))["observation"]["layout"]
+    now = speed_env.observation_layout(speed_env.make_rules("us"))
+    assert [[name, s.start, s.stop] for name, s in now.items()][: len(old)] == old
+    assert list(now)[len(old):] == ["rules"]
+
+
+@pytest.mark.parametrize(("rules", "options"), ALL_RULES)
+def test_one_chain_bot_plays_every_rules_as_the_bot_built_for_them(rules, options):
+    env = speed_env.BatchEnv(64, rules, **options)
+    built_for, built_for_us = agents.make("chain", env.rules, seed=4), agents.make("chain", "us", seed=4)
+    obs, mask = env.reset(seed=6)
+    for _ in range(150):
+        actions = [built_for.act(obs[p], mask[p]) for p in range(2)]
+        for p in range(2):
+            np.testing.assert_array_equal(built_for_us.scores(obs[p], mask.shape[2]),
+                                          built_for.scores(obs[p], mask.shape[2]))
+            np.testing.assert_array_equal(built_for_us.act(obs[p], mask[p]), actions[p])
+        obs, mask, *_ = env.step(np.stack(actions))
+
+
+def test_chain_refuses_an_observation_of_no_known_layout():
+    bot = agents.make("chain", "japanese")
+    with pytest.raises(ValueError, match="an observation of 128 floats is not one of this speed_env"):
+        bot.act(np.zeros((1, 128), np.float32), np.ones((1, 27), np.int8))
+
+
+def test_the_bundled_model_reads_the_observation_it_was_trained_on():
+    """Trained on the 128-float layout: it is fed the first 128 floats, unchanged, and plays
+    exactly as its network does on them; it refuses rules it was not trained on."""
+    from agents.model_io import BUNDLED, MLPPolicy, ModelFormatError, read_model
+
+    tensors, manifest, _ = read_model(BUNDLED)
+    assert manifest["observation"]["obs_dim"] == 128
+    bare = MLPPolicy(tensors, manifest["net"]["activation"])  # no manifest: reads what it is given
+    for rules in ("japanese", "us"):
+        env = speed_env.BatchEnv(128, rules)
+        obs, mask = env.reset(seed=9)
+        trained = agents.make("trained", rules)
+        for _ in range(40):
+            np.testing.assert_array_equal(trained.logits(obs[0]), bare.logits(obs[0][:, :128]))
+            actions = np.stack([trained.act(obs[p], mask[p]) for p in range(2)])
+            np.testing.assert_array_equal(actions[1], bare.act(obs[1][:, :128], mask[1]))
+            obs, mask, *_ = env.step(actions)
+    env = speed_env.BatchEnv(4, "pagat")
+    obs, mask = env.reset(seed=0)
+    with pytest.raises(ModelFormatError, match="trained on japanese and us and cannot play an observation of pagat"):
+        agents.make("trained", "us").act(obs[0], mask[0])
+    with pytest.raises(ModelFormatError, match="trained on japanese and us, not on pagat"):
+        agents.make("trained", "pagat")

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import pytest
 
 import speed_env
+from speed_env.policy import RandomPolicy
+from speed_env.vintage.single import VintageSingleEnv
 
 try:  # tests/ is imported either as a package or as a rootdir folder
     from tests.helpers_deal import build_deal, make_env, play, start
@@ -285,6 +288,52 @@ def test_bad_tick_ms_is_refused_naming_the_value(tick):
     assert repr(tick) in str(err.value)
 
 
+# Before: a tick of 2**62 hung the first step inside compiled code, 2**63 wrapped the
+# clock, and max_game_ms / stuck_countdown_ms of 2**63 raised a bare OverflowError.
+HUGE_TIMES = [
+    ("tick_ms", 2**62),
+    ("tick_ms", 2**63),
+    ("tick_ms", speed_env.rules.MAX_MS + 1),
+    ("max_game_ms", 2**63),
+    ("max_game_ms", speed_env.rules.MAX_MS + 1),
+    ("stuck_countdown_ms", 2**63),
+    ("stuck_countdown_ms", 2**200),
+]
+
+
+@pytest.mark.parametrize(("option", "value"), HUGE_TIMES)
+@pytest.mark.parametrize("make", [speed_env.parallel_env, speed_env.SpeedGymEnv, speed_env.env,
+                                  lambda **kw: speed_env.BatchEnv(2, **kw)],
+                         ids=["parallel", "gym", "aec", "batch"])
+def test_a_time_option_out_of_bounds_is_a_rules_error_naming_it(make, option, value):
+    with pytest.raises(speed_env.RulesError, match=rf"'{option}' must be between \d+ and 1000000000000 ms"):
+        make(**{option: value})
+
+
+def test_time_options_at_their_bound_play():
+    top = speed_env.rules.MAX_MS
+    env = speed_env.parallel_env("us", tick_ms=top, max_game_ms=top, stuck_countdown_ms=top)
+    env.reset(seed=0)
+    _, _, _, trunc, info = env.step({P0: 0, P1: 0})  # one tick reaches the cap: truncated
+    assert trunc[P0] and info[P0]["clock_ms"] == top
+
+
+def test_a_time_option_out_of_bounds_in_a_toml_file_names_option_and_file(tmp_path):
+    path = tmp_path / "slow.toml"
+    path.write_text(f'preset = "us"\nmax_game_ms = {2**63}\n', encoding="utf-8")
+    with pytest.raises(speed_env.RulesError) as err:
+        speed_env.parallel_env(path)
+    assert "max_game_ms" in str(err.value) and str(path) in str(err.value)
+
+
+@pytest.mark.parametrize("reaction", [2**70, 1e10, (250, 2**63), speed_env.rules.MAX_MS])
+def test_a_reaction_too_slow_for_the_clock_is_refused(reaction):
+    with pytest.raises(speed_env.ReactionError, match="between 0 and 1000000000"):
+        speed_env.parallel_env("us", reaction=reaction)
+    with pytest.raises(speed_env.ReactionError, match="'tau'"):
+        speed_env.ReactionProfile(200, 10, 2e9)
+
+
 def test_bad_illegal_action_policy():
     with pytest.raises(ValueError, match="explode"):
         speed_env.parallel_env("us", illegal_action="explode")
@@ -293,15 +342,144 @@ def test_bad_illegal_action_policy():
 # ----------------------------------------------------------------- actions
 
 
-@pytest.mark.parametrize("action", [-1, 27, 1000, "a", 1.5, "3", [1]])
+# Before: parallel_env took True and 1.0 as actions, SpeedGymEnv took 1.5, "3" and True,
+# and inf or 2**70 raised a bare OverflowError without the agent's name.
+BAD_ACTIONS = [-1, 27, 1000, 2**70, -(2**70), float("inf"), float("nan"), "a", 1.5, 1.0, "3",
+               True, False, [1], np.array([1]), np.float64(2.0), np.bool_(True), np.array(1.0)]
+
+
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
 def test_action_outside_the_action_space_is_refused(action):
     env = make_env("us")
     start(env, us_deal())
     before = copy.deepcopy(env.unwrapped.table())
-    with pytest.raises(ValueError) as err:
+    with pytest.raises(speed_env.ActionError) as err:
         env.step({P0: action, P1: 0})
-    assert repr(action) in str(err.value) or str(action) in str(err.value)
+    assert P0 in str(err.value) and (repr(action) in str(err.value) or str(action) in str(err.value))
     assert env.unwrapped.table() == before  # nothing happened
+    env.step({P0: play("9", 0), P1: 0})  # and the game plays on
+    assert env.unwrapped.table()["players"][0]["in_flight"] is not None
+
+
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
+def test_gym_env_refuses_the_same_actions(action):
+    env = speed_env.SpeedGymEnv("us", opponent=RandomPolicy(0), seat=1)
+    env.reset(seed=0)
+    before = copy.deepcopy(env.games.table(0))
+    with pytest.raises(speed_env.ActionError, match=r"the learner \(seat 1\)"):
+        env.step(action)
+    assert env.games.table(0) == before
+    assert env.step(0)[0].shape == env.observation_space.shape
+
+
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
+def test_aec_env_refuses_a_bad_action_at_once_naming_its_agent(action):
+    """Before: the converter stored player_0's bad action, refused it on player_1's turn
+    (naming player_0 only by chance of the message), and refused every later step."""
+    env = speed_env.env("us")
+    env.reset(seed=0)
+    before = copy.deepcopy(env.unwrapped.table())
+    with pytest.raises(speed_env.ActionError, match=P0):
+        env.step(action)
+    assert env.agent_selection == P0 and env.unwrapped.table() == before
+    env.step(0)
+    with pytest.raises(speed_env.ActionError, match=P1):
+        env.step(action)
+    assert env.agent_selection == P1
+    env.step(0)  # the tick resolves, and the env plays on
+    assert env.unwrapped.table()["clock_ms"] == 50 and env.agent_selection == P0
+    env.step(0)
+    env.step(0)
+    assert env.unwrapped.table()["clock_ms"] == 100
+
+
+def test_aec_env_with_illegal_action_raise_refuses_at_once():
+    env = speed_env.env("us", illegal_action="raise")
+    env.reset(seed=0, options={"deal": us_deal()})
+    with pytest.raises(speed_env.ActionError, match=rf"{play('K', 0)} of {P0} is illegal now"):
+        env.step(play("K", 0))
+    env.step(play("9", 0))
+    env.step(0)
+    assert env.unwrapped.snapshot()["players"][0]["in_flight"]["card"] == "9D"
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.int8(1), np.uint64(1), np.array(1), 1])
+def test_integer_actions_of_any_integer_type_are_taken(action):
+    env = make_env("us")
+    start(env, us_deal())
+    env.step({P0: action, P1: None})  # None: a wait (PettingZoo's dead-agent action)
+    gym_env = speed_env.SpeedGymEnv("us")
+    gym_env.reset(seed=0)
+    gym_env.step(action)
+
+
+@pytest.mark.parametrize("actions", [np.full((2, 2), 1.0), np.ones((2, 2), bool), np.full((2, 2), 2**40),
+                                     np.array([[0, -1], [0, 0]]), np.zeros((2, 3), int), [["a", 0], [0, 0]]],
+                         ids=["float", "bool", "huge", "negative", "shape", "str"])
+def test_batch_env_refuses_actions_that_are_not_in_space_integers(actions):
+    env = speed_env.BatchEnv(2)
+    env.reset(seed=0)
+    before = [env.table(i) for i in range(2)]
+    with pytest.raises(speed_env.ActionError):
+        env.step(actions)
+    assert [env.table(i) for i in range(2)] == before
+    env.step(np.zeros((2, 2), np.int64))
+
+
+# ----------------------------------------------------------------- reset arguments
+
+
+def _envs_to_reset():
+    return {
+        "parallel": speed_env.parallel_env(),
+        "aec": speed_env.env(),
+        "gym": speed_env.SpeedGymEnv(),
+        "batch": speed_env.BatchEnv(2),
+        "vintage": speed_env.vintage.env(num_players=3),
+        "vintage-single": VintageSingleEnv(3),
+    }
+
+
+def _game_of(env):
+    u = getattr(env, "unwrapped", env)  # BatchEnv is no wrapper
+    if hasattr(u, "games"):
+        return [u.games.table(i) for i in range(u.games.n)]
+    return u.table.snapshot() if hasattr(u, "opponents") else u.snapshot()
+
+
+# Before: options="deal" raised AttributeError, seed=1.5 was truncated to 1 without a word.
+@pytest.mark.parametrize(
+    ("kwargs", "error", "named"),
+    [
+        ({"options": "deal"}, TypeError, "'deal'"),
+        ({"options": ["deal"]}, TypeError, "list"),
+        ({"seed": 1.5}, TypeError, "1.5"),
+        ({"seed": "3"}, TypeError, "'3'"),
+        ({"seed": True}, TypeError, "True"),
+        ({"seed": -1}, ValueError, "-1"),
+        ({"seed": 2**64}, ValueError, str(2**64)),
+    ],
+    ids=["options-str", "options-list", "seed-float", "seed-str", "seed-bool", "seed-negative", "seed-huge"],
+)
+@pytest.mark.parametrize("name", ["parallel", "aec", "gym", "batch", "vintage", "vintage-single"])
+def test_bad_reset_arguments_are_refused_and_change_nothing(name, kwargs, error, named):
+    env = _envs_to_reset()[name]
+    env.reset(seed=4)
+    before = _game_of(env)
+    with pytest.raises(error) as err:
+        env.reset(**kwargs)
+    assert named in str(err.value)
+    assert _game_of(env) == before
+    env.reset(seed=4, options={"unknown": 1})  # unknown option keys are still ignored
+    assert _game_of(env) == before
+
+
+def test_batch_env_refuses_a_deal_it_cannot_use():
+    """Before: BatchEnv.reset(options={"deal": ...}) ignored the deal without a word."""
+    env = speed_env.BatchEnv(2)
+    with pytest.raises(ValueError, match=r"BatchEnv does not start from an explicit deal"):
+        env.reset(seed=0, options={"deal": us_deal()})
+    env.reset(seed=0)
 
 
 def test_action_space_grows_with_jokers():

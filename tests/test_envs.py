@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import numpy as np
@@ -10,6 +11,11 @@ from pettingzoo.test import api_test, parallel_api_test
 
 import speed_env
 from speed_env.policy import RandomPolicy
+
+try:  # tests/ is imported either as a package or as a rootdir folder
+    from tests.helpers_copy import DRIVERS
+except ImportError:  # pragma: no cover
+    from helpers_copy import DRIVERS  # type: ignore[no-redef]
 
 OPTION_SETS = [
     ("us", {}),
@@ -105,9 +111,9 @@ def test_observations_in_space_and_not_aliased(rules, options):
         for agent in rewards:
             assert type(rewards[agent]) is float and type(term[agent]) is bool and type(trunc[agent]) is bool
     # A later step must never have written into an observation handed out earlier.
-    for given, copy in kept:
+    for given, later in kept:
         for key in given:
-            np.testing.assert_array_equal(given[key], copy[key])
+            np.testing.assert_array_equal(given[key], later[key])
 
 
 @pytest.mark.parametrize(("rules", "options"), OPTION_SETS, ids=IDS)
@@ -163,23 +169,57 @@ def test_batch_restart_k_is_game_seed_plus_i_plus_k_n():
                 assert batch.snapshot(i) == env.snapshot()
 
 
-def test_envs_pickle_mid_game():
-    env = speed_env.parallel_env("japanese", jokers=True)
-    play = play_random(env, seed=5, max_steps=30)
-    assert play
-    clone = pickle.loads(pickle.dumps(env))
-    assert isinstance(clone, speed_env.SpeedParallelEnv)
-    gym_env = pickle.loads(pickle.dumps(speed_env.SpeedGymEnv(opponent=RandomPolicy(0))))
-    obs, info = gym_env.reset(seed=0)
-    assert obs.shape == gym_env.observation_space.shape
-    batch = pickle.loads(pickle.dumps(speed_env.BatchEnv(4)))
-    assert batch.reset(seed=0)[0].shape == (2, 4, batch.obs_dim)
+ROUTES = {"pickle": lambda env: pickle.loads(pickle.dumps(env)), "deepcopy": copy.deepcopy}
+POINTS = ("before-reset", "mid-game", "after-the-end")
+
+
+def _advance_to(driver, env, point: str, rng) -> None:
+    if point == "before-reset":
+        return
+    driver.reset(env, seed=21)
+    if point == "mid-game":
+        for _ in range(60):
+            driver.step(env, rng)
+    else:
+        while not driver.over(env):
+            driver.step(env, rng)
+
+
+@pytest.mark.parametrize("point", POINTS)
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("driver", DRIVERS, ids=[d.name for d in DRIVERS])
+def test_envs_pickle_mid_game(driver, route, point):
+    """A copy (pickle or deepcopy) at any point is the same game: same view, the same records
+    step after step under the same actions (later games and random streams included), and
+    stepping either one leaves the other as it was."""
+    env = driver.make()
+    _advance_to(driver, env, point, np.random.default_rng(3))
+    before = driver.view(env) if point != "before-reset" else None
+    clone = ROUTES[route](env)
+    assert type(clone) is type(env)
+    if point == "before-reset":  # nothing to compare yet: both start from the same seed
+        driver.reset(env, seed=8)
+        driver.reset(clone, seed=8)
+    else:
+        assert driver.view(clone) == before
+    # The copy plays on alone: the original does not move.
+    kept = driver.view(env)
+    rng_clone = np.random.default_rng(99)
+    clone_run = [driver.step(clone, rng_clone) for _ in range(700)]
+    assert driver.view(env) == kept
+    # The original, given the same actions, does exactly what the copy did.
+    rng_env = np.random.default_rng(99)
+    kept_clone = driver.view(clone)
+    env_run = [driver.step(env, rng_env) for _ in range(700)]
+    assert env_run == clone_run
+    assert driver.view(env) == kept_clone
+    assert driver.view(clone) == kept_clone
 
 
 def test_shared_action_space_and_obs_dim_across_presets():
     dims = {speed_env.parallel_env(r).observation_space("player_0")["observation"].shape for r in speed_env.PRESETS}
     acts = {speed_env.parallel_env(r).action_space("player_0").n for r in speed_env.PRESETS}
-    assert dims == {(128,)} and acts == {27}
+    assert dims == {(138,)} and acts == {27}
     assert speed_env.parallel_env("japanese", jokers=True).action_space("player_0").n == 29
 
 
@@ -188,8 +228,9 @@ def test_state_covers_both_views():
     obs, _ = env.reset(seed=0)
     state = env.state()
     assert env.state_space.contains(state)
-    np.testing.assert_array_equal(state[:128], obs["player_0"]["observation"])
-    np.testing.assert_array_equal(state[128:], obs["player_1"]["observation"])
+    n = env.observation_space("player_0")["observation"].shape[0]
+    np.testing.assert_array_equal(state[:n], obs["player_0"]["observation"])
+    np.testing.assert_array_equal(state[n:], obs["player_1"]["observation"])
 
 
 def test_gym_env_masks_and_types():
@@ -208,3 +249,49 @@ def test_gym_env_masks_and_types():
         if terminated or truncated:
             break
     assert terminated and total in (-1.0, 0.0, 1.0)
+
+
+def test_a_copy_replays_landing_ties_and_rebuilds():
+    """The copied game's random streams go on as the original's: with equal fixed reactions
+    both seats' cards land together (a tie, drawn from the game's stream) and side piles get
+    rebuilt (shuffled from it)."""
+    driver = DRIVERS[0]
+    assert driver.name == "parallel" and driver.options == {"reaction": 200}
+    env = driver.make()
+    _advance_to(driver, env, "mid-game", np.random.default_rng(3))
+    clone = pickle.loads(pickle.dumps(env))
+    seen = []
+    for e in (env, clone):
+        rng, ties, rebuilds = np.random.default_rng(99), 0, 0
+        for _ in range(700):
+            driver.step(e, rng)
+            ties = max(ties, int(e.games.state["ties"][0]))
+            rebuilds = max(rebuilds, int(e.games.state["rebuilds"].max()))
+        seen.append((ties, rebuilds, driver.view(e)))
+    assert seen[0] == seen[1]
+    assert seen[0][0] > 0 and seen[0][1] > 0
+
+
+@pytest.mark.parametrize("driver", DRIVERS, ids=[d.name for d in DRIVERS])
+def test_later_resets_follow_the_first_seed(driver):
+    """After reset(seed=s), unseeded resets draw from a generator seeded by s (Gymnasium's
+    convention): two envs reset with one seed agree game after game, another seed differs."""
+    a, b, other = driver.make(), driver.make(), driver.make()
+    for env, seed in ((a, 5), (b, 5), (other, 6)):
+        driver.reset(env, seed=seed)
+    games = []
+    for _ in range(4):
+        for env in (a, b, other):
+            driver.reset(env, seed=None)
+        assert driver.view(a) == driver.view(b)
+        games.append(driver.view(a))
+        assert driver.view(other) != games[-1]
+    assert all(g != games[0] for g in games[1:])  # each later reset deals a new game
+
+
+@pytest.mark.parametrize("driver", DRIVERS, ids=[d.name for d in DRIVERS])
+def test_unseeded_resets_before_any_seed_use_os_entropy(driver):
+    a, b = driver.make(), driver.make()
+    driver.reset(a, seed=None)
+    driver.reset(b, seed=None)
+    assert driver.view(a) != driver.view(b)

@@ -188,12 +188,12 @@ def test_opponent_pool_mix_and_self_play():
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     """A tiny MaskablePPO model (a few updates, so the weights are not the initial ones) and its kit files."""
-    env = SpeedVecEnv(8, "us", opponent="greedy", seed=1)
+    env = SpeedVecEnv(8, "us,japanese", opponent="greedy", seed=1)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=1, device="cpu",
                         policy_kwargs={"net_arch": [64, 32]})
     model.learn(256)
     folder = tmp_path_factory.mktemp("model")
-    path = export_model(model, folder / "tiny", rules=make_rules("us"), reaction={"learner": "human"}, tick_ms=50,
+    path = export_model(model, folder / "tiny", rules=env.rules_list, reaction={"learner": "human"}, tick_ms=50,
                         training={"timesteps": 256})
     return model, path, env
 
@@ -213,9 +213,11 @@ def test_manifest_records_what_the_model_needs(tiny_model):
     weights = path.with_suffix(".safetensors")
     assert manifest["weights"] == weights.name
     assert manifest["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
-    assert manifest["observation"]["obs_dim"] == 128 and manifest["observation"]["n_actions"] == 27
+    assert manifest["observation"]["obs_dim"] == 138 and manifest["observation"]["n_actions"] == 27
     assert manifest["observation"]["layout"][0] == ["hand", 0, 13]
+    assert manifest["observation"]["layout"][-1] == ["rules", 128, 138]
     assert manifest["rules"]["preset"] == "us" and manifest["net"]["hidden"] == [64, 32]
+    assert [r["preset"] for r in manifest["trained_rules"]] == ["us", "japanese"]
     assert {"python", "numpy", "torch", "stable-baselines3", "sb3-contrib"} <= set(manifest["versions"])
 
 
@@ -227,11 +229,28 @@ def test_save_load_round_trip_gives_identical_actions(tiny_model):
     sb3, _ = model.predict(obs, action_masks=mask, deterministic=True)
     assert (mask[np.arange(len(mine)), mine] == 1).all()
     np.testing.assert_array_equal(mine, sb3)
-    # by its weights file too, and for another preset of the same signature
+    # by its weights file too, and for the other preset it was trained on
     np.testing.assert_array_equal(agents.make(f"ppo:{path.with_suffix('.safetensors')}", "us").act(obs, mask), mine)
     obs_j, mask_j = _batch("japanese")
     np.testing.assert_array_equal(agents.make(f"ppo:{path}", "japanese").act(obs_j, mask_j),
                                   model.predict(obs_j, action_masks=mask_j, deterministic=True)[0])
+
+
+def test_a_model_refuses_rules_it_was_not_trained_on_naming_both(tiny_model):
+    """Trained on us and japanese: pagat (same 138 floats, same 27 actions) is refused, at
+    load and when an observation of it reaches the model, never silently misread."""
+    _, path, _ = tiny_model
+    with pytest.raises(ModelFormatError, match=r"tiny\.json was trained on us and japanese, not on pagat"):
+        agents.make(f"ppo:{path}", "pagat")
+    with pytest.raises(ModelFormatError, match=r"trained on us and japanese, not on us \(no wrap\)"):
+        agents.make(f"ppo:{path}", make_rules("us", wrap=False))
+    bot = agents.make(f"ppo:{path}", "us")
+    obs, mask = _batch("pagat")
+    with pytest.raises(ModelFormatError, match=r"trained on us and japanese and cannot play an observation of pagat"):
+        bot.act(obs, mask)
+    mixed = np.concatenate([_batch("us")[0][:3], obs[:1]])  # one row of other rules is enough
+    with pytest.raises(ModelFormatError, match=r"of pagat \(row 3\)"):
+        bot.act(mixed, mask[:4])
 
 
 def test_weights_file_is_standard_safetensors(tiny_model):
@@ -289,13 +308,13 @@ def test_missing_tensor_is_refused(tiny_model, tmp_path):
 
 def test_mismatched_rules_are_refused(tiny_model, tmp_path):
     _, path, _ = tiny_model
-    with pytest.raises(ModelFormatError, match=r"tiny\.json was trained for obs_dim = 128 \(rules us\), but rules japanese \(jokers=True\) have obs_dim = 136"):
+    with pytest.raises(ModelFormatError, match=r"tiny\.json was trained for n_actions = 27 \(rules us\), but rules japanese \(jokers=True\) have n_actions = 29"):
         agents.make(f"ppo:{path}", make_rules("japanese", jokers=True))
     m = _copy(path, tmp_path)
     manifest = json.loads(m.read_text())
     manifest["observation"]["layout"][0] = ["my_hand", 0, 13]
     m.write_text(json.dumps(manifest))
-    with pytest.raises(ModelFormatError, match="another observation layout"):
+    with pytest.raises(ModelFormatError, match="an observation layout this version of speed_env does not start with"):
         agents.make(f"ppo:{m}", "us")
     with pytest.raises(ModelFormatError, match="does not exist"):
         agents.make(f"ppo:{tmp_path / 'nothing.json'}", "us")

@@ -9,6 +9,7 @@ containers). Resuming never loads an SB3 ``.zip``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     return MLPPolicy(tensors, activation, sample=sample, seed=seed)
 
 
-def export_model(model: Any, path: str | Path, *, rules: Rules, reaction: Any, tick_ms: int,
+def export_model(model: Any, path: str | Path, *, rules: Rules | Sequence[Rules], reaction: Any, tick_ms: int,
                  training: dict[str, Any]) -> Path:
     """Write the model in the kit's format (actor and critic); returns the manifest path."""
     tensors, hidden, activation = policy_tensors(model)

@@ -222,7 +222,7 @@ class Run:
         """What a saved model's manifest records about training."""
         c = self.cfg
         return {
-            "rules": self.rules_list[0],
+            "rules": self.rules_list,  # every rules it trains under: the model plays only those
             "reaction": {"learner": self.env.reactions[0].label(), "opponent": self.env.reactions[1].label()},
             "tick_ms": c.tick_ms,
             "training": {"timesteps": steps, "opponent": c.opponent, "rules": c.rules, "seed": c.seed,

@@ -49,7 +49,10 @@ total wins.
 
 One episode is one game. `reset(seed=s)` starts a new match: the first dealer
 is cut for (unless `first_dealer`), and all randomness of the match (cut,
-deals, pack rebuilds) comes from a numpy Generator seeded with `s`.
+deals, pack rebuilds) comes from a numpy Generator seeded with `s`; later
+unseeded resets go on drawing from it (OS entropy before any seed). A seed
+must be a whole number in `[0, 2**64)` and `options` a dict (or None).
+`copy.deepcopy` and `pickle` keep the whole game, generator included.
 `reset(options={"next_game": True})` deals the next game of the match: the
 deal passes left, penalty points carry; after the match's last game (or before
 any match) it starts a new match instead. An unfinished game left this way
@@ -147,10 +150,11 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from speed_env.game import check_options, check_seed
+from speed_env.pickling import GamePickle
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.deal import cut_for_dealer, deal_game, game_from_deal
 from speed_env.vintage.engine import (
@@ -176,7 +180,7 @@ def env(
     )
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(AECEnv, GamePickle):
     """Vintage Speed as an unwrapped PettingZoo AEC env (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -188,7 +192,7 @@ class raw_env(AECEnv, EzPickle):
     def __init__(
         self, num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
     ) -> None:
-        EzPickle.__init__(
+        GamePickle.__init__(
             self, num_players=num_players, games=games, render_mode=render_mode, **options
         )
         super().__init__()
@@ -235,8 +239,13 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new match, or the match's next game with ``{"next_game": True}``."""
-        options = options if isinstance(options, dict) else {}
+        """Start a new match, or the match's next game with ``{"next_game": True}``.
+
+        ``seed=s`` seeds the generator of this and every later unseeded reset
+        (Gymnasium's convention); before any seed it starts from OS entropy.
+        """
+        seed = check_seed(seed)
+        options = check_options(options)
         n = self.rules.num_players
         next_game = (
             bool(options.get("next_game"))

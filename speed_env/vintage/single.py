@@ -36,14 +36,15 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 
+from speed_env.game import check_options, check_seed
+from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.vintage.aec import raw_env
 from speed_env.vintage.engine import TRUNCATED, IllegalActionError, legal_mask, penalties
 
 
-class VintageSingleEnv(gym.Env, EzPickle):
+class VintageSingleEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` (an int, or ``"random"`` per game); ``opponents`` the rest.
 
     ``opponents`` is one policy for every other seat, or a list of
@@ -66,7 +67,7 @@ class VintageSingleEnv(gym.Env, EzPickle):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        EzPickle.__init__(
+        GamePickle.__init__(
             self, num_players, opponents=opponents, seat=seat, obs_scale=obs_scale,
             illegal=illegal, render_mode=render_mode, **options,
         )
@@ -105,6 +106,8 @@ class VintageSingleEnv(gym.Env, EzPickle):
         ``options={"deal": {...}}`` starts from an explicit deal (the AEC env's
         format); such a deal must leave the learner a turn before it ends.
         """
+        seed = check_seed(seed)
+        deal = check_options(options).get("deal")
         super().reset(seed=seed)
         n = self.rules.num_players
         if self.seat_choice == "random":
@@ -114,7 +117,6 @@ class VintageSingleEnv(gym.Env, EzPickle):
                 reseed = getattr(opp, "reseed", None)
                 if callable(reseed):
                     reseed(int(self.np_random.integers(2**63)))
-        deal = (options or {}).get("deal") if isinstance(options, dict) else None
         while True:
             game_seed = int(self.np_random.integers(2**63))
             self.table.reset(seed=game_seed, options={"deal": deal} if deal is not None else None)
