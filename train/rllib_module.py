@@ -14,6 +14,7 @@ a frozen opponent that returns actions, never trained.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ _FLOAT_MIN = torch.finfo(torch.float32).min
 def _mlp(sizes: list[int], activation: str) -> nn.Sequential:
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
     layers: list[nn.Module] = []
-    for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True):
+    for n_in, n_out in itertools.pairwise(sizes):
         layers += [nn.Linear(n_in, n_out), act()]
     return nn.Sequential(*layers)
 
