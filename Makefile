@@ -41,16 +41,16 @@ demo: setup  ## one game between two bots, shown as text
 
 test: setup setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
-	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/ray
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
 
 test-ray: setup-ray  ## only the Ray/RLlib tests, in .venv-ray (one local cluster at a time)
-	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/ray
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
 
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests benchmarks speed_cli.py
+	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli.py
 	$(BIN)/mypy
 
 bench: setup

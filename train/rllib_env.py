@@ -69,13 +69,13 @@ class BatchVectorEnv(VectorMultiAgentEnv):
         opts = env_options(env_config)
         self.batch = BatchEnv(n, opts["rules"], tick_ms=opts["tick_ms"], reaction=opts["reaction"])
         self.num_envs = n
-        obs_space = gym.spaces.Dict({
+        obs_space: gym.Space = gym.spaces.Dict({
             "observation": gym.spaces.Box(0.0, 1.0, (self.batch.obs_dim,), np.float32),
             "action_mask": gym.spaces.Box(0, 1, (self.batch.n_actions,), np.int8),
         })
-        act_space = gym.spaces.Discrete(self.batch.n_actions)
-        self.single_observation_spaces = dict.fromkeys(AGENTS, obs_space)
-        self.single_action_spaces = dict.fromkeys(AGENTS, act_space)
+        act_space: gym.Space = gym.spaces.Discrete(self.batch.n_actions)
+        self.single_observation_spaces: dict[str, gym.Space] = dict.fromkeys(AGENTS, obs_space)
+        self.single_action_spaces: dict[str, gym.Space] = dict.fromkeys(AGENTS, act_space)
         self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
         self.envs = [_Spaces(obs_space, act_space)] * n
@@ -103,7 +103,11 @@ class BatchVectorEnv(VectorMultiAgentEnv):
                     if agent in acts:
                         a[s, i] = int(acts[agent])
         obs, mask, rewards, term, trunc, info = self.batch.step(a)
-        out_obs, out_rew, out_term, out_trunc, out_info = [], [], [], [], []
+        out_obs: list[dict[str, Any]] = []
+        out_rew: list[dict[str, float]] = []
+        out_term: list[dict[str, bool]] = []
+        out_trunc: list[dict[str, bool]] = []
+        out_info: list[dict[str, Any]] = []
         for i in range(self.num_envs):
             if self._restarting[i] or not (term[i] or trunc[i]):
                 out_obs.append(self._obs(obs, mask, i))
@@ -131,8 +135,10 @@ class BatchEnvRunner(MultiAgentEnvRunner):
 
     def make_env(self) -> None:
         """Build the batch of games (instead of ``num_envs_per_env_runner`` separate envs)."""
-        if self.env is not None:
-            self.env.close()
-        self.env = BatchVectorEnv(self.config.num_envs_per_env_runner, dict(self.config.env_config))
-        self.num_envs = self.env.num_envs
+        old: Any = getattr(self, "env", None)
+        if old is not None:
+            old.close()
+        vector: Any = BatchVectorEnv(self.config.num_envs_per_env_runner, dict(self.config.env_config))
+        self.env = vector
+        self.num_envs = vector.num_envs
         self._needs_initial_reset = True

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SKIP_REASON = "the [ray] extra is not installed in this venv; `make test` runs tests/ray in .venv-ray"
+SKIP_REASON = "the [ray] extra is not installed in this venv; `make test` runs tests/cluster in .venv-ray"
 
 # Ray rewrites a bootstrap address of 127.0.0.1 to the machine's outward IP (so that a real
 # cluster's nodes can reach it). These tests keep every node and every connection on loopback,
