@@ -339,10 +339,12 @@ def _table_config(args: argparse.Namespace, mode: str, specs: Sequence[str]) -> 
     from pathlib import Path
 
     import agents
+    from agents.web.replays import ReplayLimits
     from agents.web.session import TableConfig
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
+    _check_table_numbers(args)
     reactions = [r.strip() for r in (args.reaction or "human").split(",")]
     if len(reactions) > 2 or (mode == "play" and len(reactions) > 1):
         raise UsageError(f"--reaction takes {'one profile' if mode == 'play' else 'one or two profiles'}, "
@@ -371,13 +373,25 @@ def _table_config(args: argparse.Namespace, mode: str, specs: Sequence[str]) -> 
         replays = Path(args.replays_dir)
         if replays.exists() and not replays.is_dir():
             raise UsageError(f"--replays-dir {str(replays)!r} is a file, not a folder")
-    if args.countdown_ms < 0:
-        raise UsageError(f"--countdown-ms must be >= 0, got {args.countdown_ms}")
     return TableConfig(
         mode=mode, agents=(specs[0], specs[1]), rules=make_rules(args.rules, **_parse_options(args.option)),
         tick_ms=args.tick_ms, reaction=profiles[0], seed=args.seed, deal=deal, countdown_ms=args.countdown_ms,
         replays_dir=replays,
+        replay_limits=ReplayLimits(keep=args.replays_keep, max_bytes=args.replays_max_mb * 2**20),
     )
+
+
+# The numeric options of play/watch and their bounds, checked before anything starts.
+TABLE_BOUNDS = {"port": (0, 65535), "tick_ms": (1, 1000), "seed": (0, 2**63 - 1),
+                "countdown_ms": (0, 60_000), "replays_keep": (1, 1_000_000), "replays_max_mb": (1, 1_000_000)}
+
+
+def _check_table_numbers(args: argparse.Namespace) -> None:
+    for name, (lo, hi) in TABLE_BOUNDS.items():
+        value = getattr(args, name)
+        if value is not None and not lo <= value <= hi:
+            flag = "--" + name.replace("_", "-")
+            raise UsageError(f"{flag} must be from {lo} to {hi}, got {value}")
 
 
 def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
@@ -593,13 +607,19 @@ def build_parser() -> argparse.ArgumentParser:
     def table_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule")
-        p.add_argument("--tick-ms", type=int, default=50)
-        p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+        p.add_argument("--tick-ms", type=int, default=50, help="ms of game time per tick, 1-1000 (default 50)")
+        p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1, 0-65535 (default 0: a free one)")
         p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
         p.add_argument("--seed", type=int, default=None, help="game i of a page visit is seeded SEED + i")
-        p.add_argument("--replays-dir", default="replays", help="folder for JSON Lines replays ('' for none)")
+        p.add_argument("--replays-dir", default="replays",
+                       help="folder for JSON Lines replays ('' for none); a game is saved only if it had a "
+                       "play (yours; either bot's when watching)")
+        p.add_argument("--replays-keep", type=int, default=200, metavar="N",
+                       help="keep at most N replay files in the folder, deleting the oldest (default 200)")
+        p.add_argument("--replays-max-mb", type=int, default=64, metavar="MB",
+                       help="keep at most MB megabytes of replay files, deleting the oldest (default 64)")
         p.add_argument("--deal", default=None, metavar="FILE.json", help="an explicit deal for every game")
-        p.add_argument("--countdown-ms", type=int, default=2000, help="get-ready time before each game")
+        p.add_argument("--countdown-ms", type=int, default=2000, help="get-ready time before each game, 0-60000")
 
     play = sub.add_parser(
         "play", help="play a bot in the browser and measure your reaction time",

@@ -33,10 +33,17 @@ Tensors: ``pi.K.weight`` / ``pi.K.bias`` (hidden layer ``K`` of the policy),
 ``logits.weight`` / ``logits.bias``, and optionally the value head
 ``vf.K.*`` / ``value.*`` (used to resume training, not to play).
 
+Saving checks the tensors first (shapes, finite values) and writes nothing
+when they fail; the two files are then replaced so that ``NAME.json`` always
+names whole weights matching its checksum, so a model already at that path
+survives a refused or interrupted save (:func:`write_model`).
+
 Loading refuses, with a message naming the file, anything that does not fit:
-a changed, truncated or corrupted weights file (SHA-256), a header that does
-not parse or whose offsets run past the data, a missing or misshapen tensor,
-or an observation/action signature other than the rules asked for.
+a manifest field of the wrong type (named), a changed, truncated or corrupted
+weights file (SHA-256, checked before the weights are parsed), a header entry
+that is not a known dtype, a shape of whole numbers and two byte offsets
+(named), offsets that run past the data, a missing or misshapen tensor, or an
+observation/action signature other than the rules asked for.
 
 A model plays only the rules it was trained under (``trained_rules``; the
 presets and the option flags of the observation's ``rules`` field): loading
@@ -57,8 +64,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import struct
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -85,9 +94,8 @@ class ModelFormatError(ValueError):
 
 
 # ----------------------------------------------------------------- safetensors
-def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray],
-                      metadata: Mapping[str, str] | None = None) -> bytes:
-    """Write ``tensors`` as a safetensors file (atomically); return the bytes written."""
+def safetensors_bytes(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, str] | None = None) -> bytes:
+    """``tensors`` (and string ``metadata``) as the bytes of a safetensors file."""
     header: dict[str, Any] = {}
     if metadata:
         header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
@@ -102,7 +110,13 @@ def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.nda
         at += len(data)
     head = json.dumps(header, separators=(",", ":")).encode()
     head += b" " * (-len(head) % 8)
-    blob = struct.pack("<Q", len(head)) + head + b"".join(chunks)
+    return struct.pack("<Q", len(head)) + head + b"".join(chunks)
+
+
+def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray],
+                      metadata: Mapping[str, str] | None = None) -> bytes:
+    """Write ``tensors`` as a safetensors file (atomically); return the bytes written."""
+    blob = safetensors_bytes(tensors, metadata)
     _write_atomic(Path(path), blob)
     return blob
 
@@ -119,22 +133,19 @@ def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], d
         )
     try:
         header = json.loads(blob[8 : 8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ModelFormatError(f"{where} is corrupted: its safetensors header is not valid JSON") from None
     if not isinstance(header, dict):
         raise ModelFormatError(f"{where} is corrupted: its safetensors header is not a JSON object")
     data = memoryview(blob)[8 + n :]
     meta = header.pop("__metadata__", None) or {}
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise ModelFormatError(f"{where}: the header's __metadata__ must map names to strings, got {meta!r:.200}")
     tensors: dict[str, np.ndarray] = {}
     for name, info in header.items():
-        try:
-            dtype = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
-            shape = tuple(int(s) for s in info["shape"])
-            begin, end = (int(x) for x in info["data_offsets"])
-        except (KeyError, TypeError, ValueError):
-            raise ModelFormatError(f"{where}: tensor {name!r} has a bad header entry {info!r}") from None
-        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if end - begin != size or begin < 0:
+        dtype, shape, (begin, end) = _tensor_entry(info, f"{where}: tensor {name!r}")
+        size = math.prod(shape) * dtype.itemsize
+        if end - begin != size:
             raise ModelFormatError(f"{where}: tensor {name!r} of shape {shape} does not match its byte range")
         if end > len(data):
             raise ModelFormatError(
@@ -145,17 +156,50 @@ def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], d
     return tensors, dict(meta)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    import tempfile
+def _is_count(x: Any) -> bool:
+    """A JSON whole number >= 0 (``true`` and ``2.0`` are not)."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
+
+def _tensor_entry(info: Any, what: str) -> tuple[np.dtype[Any], tuple[int, ...], tuple[int, int]]:
+    """The dtype, shape and byte range of one header entry, each checked (a crafted header names its field)."""
+    if not isinstance(info, dict):
+        raise ModelFormatError(f"{what} has a header entry {info!r:.200} that is not an object")
+    dtype_name, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+    if not isinstance(dtype_name, str) or dtype_name not in _DTYPES:
+        raise ModelFormatError(f"{what}: dtype must be one of {', '.join(_DTYPES)}, got {dtype_name!r:.200}")
+    if not isinstance(shape, list) or not all(_is_count(s) for s in shape):
+        raise ModelFormatError(f"{what}: shape must be a list of whole numbers >= 0, got {shape!r:.200}")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_count(x) for x in offsets)):
+        raise ModelFormatError(f"{what}: data_offsets must be two whole numbers >= 0, got {offsets!r:.200}")
+    return np.dtype(_DTYPES[dtype_name]).newbyteorder("<"), tuple(shape), (offsets[0], offsets[1])
+
+
+def _stage(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a new hidden temporary file beside ``path`` (flushed to disk); its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); a model is an ordinary file, so honour the umask.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = _stage(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -324,6 +368,13 @@ def tensor_shapes(tensors: Mapping[str, np.ndarray]) -> dict[str, list[int]]:
     return {k: list(np.shape(v)) for k, v in sorted(tensors.items())}
 
 
+def model_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """The weights and manifest paths of a model named by its stem, ``.json`` or ``.safetensors``."""
+    p = Path(path)
+    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
+    return stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
+
+
 def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], *,
                rules: Rules | Sequence[Rules], hidden: list[int], activation: str, reaction: Any = None,
                tick_ms: int = 50, training: dict[str, Any] | None = None) -> Path:
@@ -332,37 +383,85 @@ def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], 
     ``rules``: the rules it was trained under (one, or a list when it was trained
     under several; all share one observation/action signature).
 
-    ``path`` may end in ``.json``, ``.safetensors`` or neither. The weights are
-    written first and the manifest last, each atomically, so a crash never leaves
-    a manifest pointing at half a file.
+    ``path`` may end in ``.json``, ``.safetensors`` or neither. Written by
+    :func:`write_model`: checked first, and a model already at ``path``
+    survives a refused or interrupted save.
     """
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    weights_path = stem.with_name(stem.name + ".safetensors")
-    manifest_path = stem.with_name(stem.name + ".json")
     rules_list = [rules] if isinstance(rules, Rules) else list(rules)
     if not rules_list or {signature_key(r) for r in rules_list} != {signature_key(rules_list[0])}:
         raise ModelFormatError("save_model needs one or more rules that share one observation/action signature")
-    tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
-    blob = write_safetensors(weights_path, tensors32, {"format": FORMAT})
     manifest = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "weights": weights_path.name,
-        "weights_sha256": hashlib.sha256(blob).hexdigest(),
         "rules": rules_list[0].to_dict(),
         "trained_rules": [r.to_dict() for r in rules_list],
         "observation": signature(rules_list[0]),
         "reaction": reaction,
         "tick_ms": tick_ms,
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation,
-                "tensors": tensor_shapes(tensors32)},
+        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
         "versions": library_versions(),
         "training": training or {},
     }
-    check_tensors(tensors32, manifest, str(weights_path))
-    _write_atomic(manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())
+    return write_model(path, tensors, manifest)
+
+
+def write_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], manifest: Mapping[str, Any]) -> Path:
+    """Check ``tensors`` against ``manifest``, then write both files as one step; the manifest's path.
+
+    ``manifest`` holds everything but the format, the weights file's name and
+    checksum and the tensor shapes, which are filled in here. Nothing is
+    written when the check fails (a misshapen or non-finite tensor), and the
+    files are committed so that ``PATH.json`` always names whole weights
+    that match its checksum: the earlier model until the new one is complete
+    (see :func:`_commit`).
+    """
+    weights_path, manifest_path = model_paths(path)
+    tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
+    blob = safetensors_bytes(tensors32, {"format": FORMAT})
+    net = {**manifest["net"], "tensors": tensor_shapes(tensors32)}
+    full = {"format": FORMAT, "format_version": FORMAT_VERSION, "weights": weights_path.name,
+            "weights_sha256": hashlib.sha256(blob).hexdigest(), **manifest, "net": net}
+    check_tensors(tensors32, full, str(weights_path))
+    _commit(weights_path, manifest_path, blob, (json.dumps(full, indent=2) + "\n").encode())
     return manifest_path
+
+
+def _commit(weights_path: Path, manifest_path: Path, blob: bytes, manifest_text: bytes) -> None:
+    """Replace a model's two files so that an interruption at any point leaves a whole model.
+
+    1. Both new files are written to hidden temporaries (nothing visible changes).
+    2. If the manifest already there names the weights file about to be replaced,
+       those weights are kept under a hidden name (a hard link) and that manifest
+       is rewritten, atomically, to name them: the earlier model is unchanged.
+    3. The new weights, then the new manifest, are renamed into place (the second
+       rename is the moment the new model replaces the earlier one).
+    4. The kept weights of the earlier model are removed.
+    """
+    staged = [_stage(weights_path, blob), _stage(manifest_path, manifest_text)]
+    kept = weights_path.with_name(f".{weights_path.name}.earlier")
+    try:
+        _keep_earlier(manifest_path, weights_path, kept)
+        os.replace(staged[0], weights_path)
+        os.replace(staged[1], manifest_path)
+    except BaseException:
+        for tmp in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    kept.unlink(missing_ok=True)  # no manifest names it now
+
+
+def _keep_earlier(manifest_path: Path, weights_path: Path, kept: Path) -> None:
+    """Point an earlier manifest at a hidden link to its weights (step 2 of :func:`_commit`)."""
+    try:
+        earlier = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no earlier model (or an unreadable one): nothing to keep
+        return
+    if not isinstance(earlier, dict) or earlier.get("weights") != weights_path.name or not weights_path.exists():
+        return
+    kept.unlink(missing_ok=True)  # a leftover of an interrupted save that no manifest names
+    try:
+        os.link(weights_path, kept)
+    except OSError:  # a file system without hard links
+        _write_atomic(kept, weights_path.read_bytes())
+    _write_atomic(manifest_path, (json.dumps({**earlier, "weights": kept.name}, indent=2) + "\n").encode())
 
 
 def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str) -> None:
@@ -406,13 +505,45 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     for key in ("weights", "weights_sha256", "observation", "net", "rules"):
         if key not in manifest:
             raise ModelFormatError(f"model manifest {path} lacks the key {key!r}")
+    for field, ok, want in _MANIFEST_FIELDS:
+        value = _field(manifest, field)
+        if not ok(value):
+            raise ModelFormatError(f"model manifest {path}: {field} must be {want}, got {value!r:.200}")
     net = manifest["net"]
-    if not isinstance(net, dict) or net.get("kind") != "mlp" or net.get("activation") not in ACTIVATIONS:
+    if net.get("kind") != "mlp" or net.get("activation") not in ACTIVATIONS:
         raise ModelFormatError(f"model manifest {path}: net must be an mlp with activation in {ACTIVATIONS}, got {net!r}")
-    name = str(manifest["weights"])
-    if Path(name).name != name:
+    name = manifest["weights"]
+    if Path(name).name != name or name in ("", ".", ".."):
         raise ModelFormatError(f"model manifest {path}: weights must be a file name beside it, got {name!r}")
     return manifest
+
+
+def _is_size(x: Any) -> bool:
+    return _is_count(x) and x > 0
+
+
+# Each field a load reads, with its check and what it must be (named in the error).
+_MANIFEST_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("weights", lambda v: isinstance(v, str), "a file name (a string)"),
+    ("weights_sha256", lambda v: isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v),
+     "a SHA-256 as 64 lowercase hex digits"),
+    ("rules", lambda v: isinstance(v, dict), "an object"),
+    ("trained_rules", lambda v: v is None or (isinstance(v, list) and all(isinstance(d, dict) for d in v)),
+     "a list of objects"),
+    ("observation", lambda v: isinstance(v, dict), "an object"),
+    ("observation.obs_dim", _is_size, "a whole number > 0"),
+    ("observation.n_actions", _is_size, "a whole number > 0"),
+    ("net", lambda v: isinstance(v, dict), "an object"),
+    ("net.hidden", lambda v: isinstance(v, list) and all(_is_size(h) for h in v), "a list of whole numbers > 0"),
+)
+
+
+def _field(manifest: dict[str, Any], dotted: str) -> Any:
+    """``manifest["a"]["b"]`` for ``"a.b"`` (the parents were checked to be objects first)."""
+    value: Any = manifest
+    for part in dotted.split("."):
+        value = value.get(part)
+    return value
 
 
 def signature_key(rules: Rules) -> tuple[int, int]:
@@ -503,14 +634,8 @@ def copy_model(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path
     run's ``model.json`` as ``agents/models/trained.json``).
     """
     tensors, manifest, _ = read_model(src)
-    stem = Path(dst)
-    stem = stem.with_suffix("") if stem.suffix in (".json", ".safetensors") else stem
-    weights_path = stem.with_name(stem.name + ".safetensors")
-    blob = write_safetensors(weights_path, tensors, {"format": FORMAT})
-    manifest = {**manifest, "weights": weights_path.name, "weights_sha256": hashlib.sha256(blob).hexdigest()}
-    out = stem.with_name(stem.name + ".json")
-    _write_atomic(out, (json.dumps(manifest, indent=2) + "\n").encode())
-    return out
+    rest = {k: v for k, v in manifest.items() if k not in ("format", "format_version", "weights", "weights_sha256")}
+    return write_model(dst, tensors, rest)
 
 
 def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any], Path]:

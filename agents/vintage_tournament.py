@@ -51,8 +51,6 @@ format (``agents.model_io``) with the vintage observation signature: the
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -566,32 +564,17 @@ def save_vintage_model(path: str | Path, tensors: Mapping[str, np.ndarray], *, r
     the vintage signature; returns the manifest's path.
     """
     from agents import model_io
-    from agents.report import write_atomic
 
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".json", ".safetensors") else p
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    weights_path = stem.with_name(stem.name + ".safetensors")
-    tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
-    blob = model_io.write_safetensors(weights_path, tensors32, {"format": model_io.FORMAT})
     manifest = {
-        "format": model_io.FORMAT,
-        "format_version": model_io.FORMAT_VERSION,
         "game": "vintage",
-        "weights": weights_path.name,
-        "weights_sha256": hashlib.sha256(blob).hexdigest(),
         "rules": {"game": "vintage", "num_players": rules.num_players, "may_draw_when_able": rules.may_draw_when_able,
                   "rebuild_pack": rules.rebuild_pack, "max_turns": rules.max_turns, "pack": rules.pack.name},
         "observation": vintage_signature(rules),
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation,
-                "tensors": model_io.tensor_shapes(tensors32)},
+        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
         "versions": model_io.library_versions(),
         "training": training or {},
     }
-    model_io.check_tensors(tensors32, manifest, str(weights_path))
-    manifest_path = stem.with_name(stem.name + ".json")
-    write_atomic(manifest_path, (json.dumps(manifest, indent=2) + "\n").encode())
-    return manifest_path
+    return model_io.write_model(path, tensors, manifest)
 
 
 def load_vintage_policy(arg: str, seed: int | None = None) -> Any:

@@ -125,11 +125,12 @@ def make_profile(spec: ReactionSpec) -> ReactionProfile:
         text = spec.strip().lower()
         if text in PRESETS:
             return PRESETS[text]
-        number = text.removesuffix("ms")
         try:
-            return fixed(float(number))
+            ms = float(text.removesuffix("ms"))
         except ValueError:
-            pass
+            ms = None
+        if ms is not None:
+            return fixed(ms)  # a number out of range says so (ReactionError), not "unknown"
     raise ReactionError(
         f"unknown reaction {spec!r}: give milliseconds (e.g. 250) or a profile name ({', '.join(PRESETS)})"
     )

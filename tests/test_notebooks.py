@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbclient  # the dev extra installs nbformat, nbclient and ipykernel (the "python3" kernel)
+import nbformat
 import pytest
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -10,9 +10,10 @@ table as a player sees it. The modules:
 - :mod:`agents.web.session`: the game a page plays, stepped on a clock; your
   play lands after 1 ms, the bot's after its reaction profile.
 - :mod:`agents.web.latency`: your reaction times and the profile fitted to them.
+- :mod:`agents.web.replays`: the replay files, the folder kept bounded.
 - :mod:`agents.web.server`: the app, the WebSocket loop and the server.
 
-Only ``protocol``, ``latency`` and ``session`` import without the ``[web]``
+Only ``protocol``, ``latency``, ``replays`` and ``session`` import without the ``[web]``
 extra.
 """
 

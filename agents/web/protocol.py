@@ -134,7 +134,7 @@ ClientMessage = Start | Play | Speed | Pause | Ping
 
 @dataclass(frozen=True)
 class _Field:
-    kind: str  # "bool", "int" or "number"
+    kind: str  # "bool", "int" or "number" (a number has bounds or choices: it always fits a float)
     required: bool = True
     lo: float | None = None
     hi: float | None = None
@@ -155,24 +155,33 @@ MESSAGE_TYPES = tuple(_fields(5))
 """The ``type`` values the page may send."""
 
 
+def _show(value: Any) -> str:
+    """A value from the page as JSON text for an error message: ASCII only (a lone surrogate in a
+    string is escaped, so the reply can always be sent), and cut short."""
+    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, int) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _check_value(kind: str, name: str, value: Any, spec: _Field, about: str) -> Any:
     # bool is a subclass of int in Python, but not a number in this protocol.
     if kind == "bool":
         if not isinstance(value, bool):
-            raise ProtocolError(INVALID, f"{about}.{name} must be true or false, got {json.dumps(value)}", about)
+            raise ProtocolError(INVALID, f"{about}.{name} must be true or false, got {_show(value)}", about)
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProtocolError(INVALID, f"{about}.{name} must be a number, got {json.dumps(value)}", about)
+        raise ProtocolError(INVALID, f"{about}.{name} must be a number, got {_show(value)}", about)
     if kind == "int" and not isinstance(value, int):
-        raise ProtocolError(INVALID, f"{about}.{name} must be a whole number, got {json.dumps(value)}", about)
-    if not math.isfinite(value):
+        raise ProtocolError(INVALID, f"{about}.{name} must be a whole number, got {_show(value)}", about)
+    if isinstance(value, float) and not math.isfinite(value):
         raise ProtocolError(INVALID, f"{about}.{name} must be finite, got {value!r}", about)
-    if spec.choices is not None and float(value) not in spec.choices:
+    # Compared as they came (a JSON integer may have any number of digits: Python compares
+    # it with a float exactly, where float(value) would overflow).
+    if spec.choices is not None and value not in spec.choices:
         allowed = ", ".join(f"{c:g}" for c in spec.choices)
-        raise ProtocolError(INVALID, f"{about}.{name} must be one of {allowed}, got {value!r}", about)
+        raise ProtocolError(INVALID, f"{about}.{name} must be one of {allowed}, got {_show(value)}", about)
     if (spec.lo is not None and value < spec.lo) or (spec.hi is not None and value > spec.hi):
         raise ProtocolError(
-            INVALID, f"{about}.{name} must be between {spec.lo:g} and {spec.hi:g}, got {value!r}", about
+            INVALID, f"{about}.{name} must be between {spec.lo:g} and {spec.hi:g}, got {_show(value)}", about
         )
     return float(value) if kind == "number" else value
 
@@ -200,13 +209,14 @@ def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> Client
     table = _fields(hand_size)
     if not isinstance(kind, str) or kind not in table:
         raise ProtocolError(
-            INVALID, f"unknown message type {json.dumps(kind)}; expected one of {', '.join(table)}"
+            INVALID, f"unknown message type {_show(kind)}; expected one of {', '.join(table)}"
         )
     cls, specs = table[kind]
     extra = sorted(set(data) - set(specs) - {"type"})
     if extra:
         allowed = ", ".join(specs) or "none"
-        raise ProtocolError(INVALID, f"{kind} has unknown field(s) {', '.join(extra)}; allowed: {allowed}", kind)
+        names = ", ".join(_show(name) for name in extra)
+        raise ProtocolError(INVALID, f"{kind} has unknown field(s) {names}; allowed: {allowed}", kind)
     values: dict[str, Any] = {}
     for name, spec in specs.items():
         if name not in data:

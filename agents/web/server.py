@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import socket
 import threading
@@ -54,14 +55,16 @@ def _origin_ok(websocket: WebSocket) -> bool:
 
 
 async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) -> None:
+    # ASCII JSON: a string from the page echoed in a reply (even a lone surrogate, which UTF-8
+    # cannot encode) always goes out, as an escape the page's JSON.parse reads back.
     for message in messages:
-        await websocket.send_json(message)
+        await websocket.send_text(json.dumps(message, separators=(",", ":")))
 
 
 async def play_connection(websocket: WebSocket, session: GameSession) -> None:
     """Run one page's session until the page goes away: messages in, ticks on the clock, messages out."""
     hand_size = session.hand_size
-    await websocket.send_json(session.welcome())
+    await _send_all(websocket, [session.welcome()])
     receive: asyncio.Task[Any] = asyncio.ensure_future(websocket.receive())
     try:
         while True:

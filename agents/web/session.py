@@ -18,15 +18,15 @@ exactly what a bot faces. Your reaction times are measured as described in
 Games are recorded as JSON Lines replays, one frame per tick
 (``{"game": i, "seats": [...], "snapshot": {...}}``, the format of
 ``speed tournament --save-replays``, played back by ``speed replay``), one
-file per page visit, a game appended when it ends or is abandoned.
+file per page visit, a game appended when it ends or is abandoned, but only
+a game with at least one play (yours; either bot's when watching). The
+folder is bounded (:mod:`agents.web.replays`: the oldest files pruned).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import agents
 import speed_env
 from agents.web import latency, protocol
 from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from agents.web.replays import ReplayFile, ReplayLimits
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
 from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
@@ -48,6 +49,9 @@ MAX_CATCH_UP_TICKS = 5
 """A loop this many ticks late (a stalled machine) restarts its schedule rather than race to catch up."""
 
 MODES = ("play", "watch")
+
+MAX_COUNTDOWN_MS = 60_000
+"""Longest get-ready time before a game."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +74,17 @@ class TableConfig:
     """Time between dealing and the first tick, to get ready."""
     replays_dir: Path | None = None
     """Folder for JSON Lines replays; ``None`` saves none."""
+    replay_limits: ReplayLimits = field(default_factory=ReplayLimits)
+    """How many replay files (and bytes) the folder keeps; the oldest go first."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         if not isinstance(self.tick_ms, int) or not 1 <= self.tick_ms <= 1000:
             raise ValueError(f"tick_ms must be a whole number from 1 to 1000, got {self.tick_ms!r}")
-        if self.countdown_ms < 0:
-            raise ValueError(f"countdown_ms must be >= 0, got {self.countdown_ms!r}")
+        if not isinstance(self.countdown_ms, int) or not 0 <= self.countdown_ms <= MAX_COUNTDOWN_MS:
+            raise ValueError(f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
+                             f"got {self.countdown_ms!r}")
         if len(self.agents) != 2:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
@@ -114,26 +121,6 @@ def _seat_name(spec: str, profile: ReactionProfile) -> str:
     return f"{base}@{profile.label()}"
 
 
-class ReplayFile:
-    """A visit's replay file, created when its first game is written."""
-
-    def __init__(self, folder: Path | None, mode: str) -> None:
-        self.path: Path | None = None
-        if folder is not None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.path = Path(folder) / f"{mode}-{stamp}-{uuid.uuid4().hex[:6]}.jsonl"
-
-    def append(self, frames: list[dict[str, Any]]) -> str | None:
-        """Append a game's frames; the file's path, or ``None`` when replays are off. May raise ``OSError``."""
-        if self.path is None or not frames:
-            return None if self.path is None else str(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(f, separators=(",", ":")) + "\n" for f in frames)
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(text)
-        return str(self.path)
-
-
 class GameSession:
     """One page visit: a series of games (rematches) at one table, driven by ``handle`` and ``tick``."""
 
@@ -157,7 +144,7 @@ class GameSession:
         self.legal = latency.LegalSince(self.n_plays)
         self.latencies: list[float] = []  # the whole visit, for the profile
         self.game_latencies: list[float] = []
-        self.replay = ReplayFile(cfg.replays_dir, cfg.mode)
+        self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
         self.hand_size = cfg.rules.hand_size
         for seat, bot in self.bots.items():
             self.profiles[seat] = bot.reaction
@@ -341,7 +328,19 @@ class GameSession:
         return {"type": "state", "game": self.game, "status": self.state, "snapshot": snap,
                 "speed": self.speed, "paused": self.paused}
 
+    def _has_a_play(self) -> bool:
+        """Whether this game is worth a replay: you played a card (watching: either bot did).
+
+        A page that only connects, starts and leaves (or lets the bot win alone)
+        writes nothing, so dropped connections cannot fill the disk.
+        """
+        players = self.env.snapshot()["players"]
+        seats = range(2) if self.cfg.human_seat is None else [self.cfg.human_seat]
+        return any(players[seat]["played"] > 0 for seat in seats)
+
     def _save(self) -> tuple[str | None, str | None]:
+        if not self._has_a_play():
+            return None, None
         try:
             return self.replay.append(self.frames), None
         except OSError as exc:
@@ -369,7 +368,7 @@ class GameSession:
         }
 
     def close(self) -> str | None:
-        """The page went away: keep an unfinished game's frames in the replay file; its path."""
+        """The page went away: keep an unfinished game's frames (if it had a play); the file's path."""
         if self.state in ("countdown", "running") and len(self.frames) > 1:
             path, _ = self._save()
             self.frames = []

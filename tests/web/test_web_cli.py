@@ -15,11 +15,23 @@ import speed_cli
         (["play", "--opponent", "nosuchbot", "--no-browser"], "unknown agent 'nosuchbot'"),
         (["play", "--reaction", "pro,human", "--no-browser"], "--reaction takes one profile"),
         (["play", "--reaction", "speedy", "--no-browser"], "unknown reaction 'speedy'"),
+        # Once a 1 ms bot: the latency wrapped inside the engine's int64 clock.
+        (["play", "--reaction", "1" + "0" * 23, "--no-browser"], "'mu' must be a number of ms between 0 and"),
+        (["watch", "--reaction", "pro,2e9ms", "--no-browser"], "'mu' must be a number of ms between 0 and"),
         (["play", "--deal", "/nonexistent/deal.json", "--no-browser"], "cannot read deal file"),
-        (["play", "--countdown-ms", "-5", "--no-browser"], "--countdown-ms must be >= 0"),
+        (["play", "--countdown-ms", "-5", "--no-browser"], "--countdown-ms must be from 0 to 60000, got -5"),
+        (["play", "--countdown-ms", "9" * 400, "--no-browser"], "--countdown-ms must be from 0 to 60000"),
+        (["play", "--port", "99999", "--no-browser"], "--port must be from 0 to 65535, got 99999"),
+        (["play", "--port", "-1", "--no-browser"], "--port must be from 0 to 65535, got -1"),
+        (["watch", "--port", "65536", "--no-browser"], "--port must be from 0 to 65535"),
+        (["play", "--tick-ms", str(2**62), "--no-browser"], "--tick-ms must be from 1 to 1000"),
+        (["play", "--seed", "-1", "--no-browser"], "--seed must be from 0 to"),
+        (["watch", "--seed", str(2**64), "--no-browser"], "--seed must be from 0 to"),
+        (["play", "--replays-keep", "0", "--no-browser"], "--replays-keep must be from 1 to"),
+        (["watch", "--replays-max-mb", "-3", "--no-browser"], "--replays-max-mb must be from 1 to"),
         (["play", "--rules", "japanese", "--option", "stack_layout=true", "--no-browser"], "ordinary plays only"),
         (["watch", "--agents", "chain", "--no-browser"], "--agents takes two agent specs"),
-        (["watch", "--agents", "chain,greedy", "--tick-ms", "0", "--no-browser"], "tick_ms must be"),
+        (["watch", "--agents", "chain,greedy", "--tick-ms", "0", "--no-browser"], "--tick-ms must be from 1 to 1000"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
@@ -52,3 +64,12 @@ def test_a_port_in_use_is_refused(capsys):
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
     finally:
         sock.close()
+
+
+def test_help_says_how_the_replay_folder_is_bounded(capsys):
+    with pytest.raises(SystemExit):
+        speed_cli.main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a game is saved only if it had a play" in text
+    assert "keep at most N replay files in the folder, deleting the oldest" in text
+    assert "keep at most MB megabytes of replay files, deleting the oldest" in text

@@ -42,7 +42,7 @@ BAD = [
     ('{"type": "shuffle"}', "unknown message type \"shuffle\""),
     ('{"type": "play", "slot": 0}', "needs the field 'pile'"),
     ('{"type": "play", "pile": 0}', "needs the field 'slot'"),
-    ('{"type": "play", "slot": 0, "pile": 0, "card": "7H"}', "unknown field(s) card"),
+    ('{"type": "play", "slot": 0, "pile": 0, "card": "7H"}', "unknown field(s) \"card\""),
     ('{"type": "play", "slot": "0", "pile": 0}', "play.slot must be a number"),
     ('{"type": "play", "slot": true, "pile": 0}', "play.slot must be a number"),
     ('{"type": "play", "slot": 1.0, "pile": 0}', "play.slot must be a whole number"),
@@ -59,6 +59,16 @@ BAD = [
     ('{"type": "pause", "paused": 0}', "pause.paused must be true or false"),
     ('{"type": "ping", "t": Infinity}', "must be finite"),
     ('{"type": "ping", "t": 1e300}', "between"),
+    # Integers of any length (JSON has no limit): refused by range, never overflowing a float.
+    ('{"type": "ping", "t": 1' + "0" * 400 + "}", "ping.t must be between -1e+15 and 1e+15, got 1000"),
+    ('{"type": "ping", "t": -' + "9" * 400 + "}", "ping.t must be between"),
+    ('{"type": "speed", "factor": 1' + "0" * 400 + "}", "speed.factor must be one of 0.5, 1, 2"),
+    ('{"type": "play", "slot": 1' + "0" * 400 + ', "pile": 0}', "play.slot must be between 0 and 4"),
+    # A field name or a value with a lone surrogate (valid JSON, not encodable as UTF-8) is
+    # named as an ASCII escape, so the reply can be sent.
+    ('{"type": "ping", "\\ud800": 1}', 'unknown field(s) "\\ud800"'),
+    ('{"type": "play", "slot": "\\udfff", "pile": 0}', 'play.slot must be a number, got "\\udfff"'),
+    ('{"type": "\\ud800x"}', 'unknown message type "\\ud800x"'),
 ]
 
 
@@ -70,7 +80,8 @@ def test_malformed_messages_are_refused_with_a_reason(raw, fragment):
     assert fragment in info.value.message
     reply = info.value.reply()
     assert reply["type"] == "error" and reply["code"] == INVALID and reply["message"] == info.value.message
-    json.dumps(reply)  # the reply is JSON-ready
+    json.dumps(reply).encode("utf-8")  # the reply is JSON-ready
+    reply["message"].encode("ascii")  # and names what came from the page in ASCII
 
 
 def test_binary_and_oversized_frames_are_refused():

@@ -98,6 +98,34 @@ def test_malformed_messages_get_an_error_and_change_nothing():
         assert ws.receive_json()["type"] == "pong"
 
 
+EDGE_CASES = [
+    '{"type": "ping", "t": 1' + "0" * 400 + "}",  # an integer no float holds
+    '{"type": "speed", "factor": -' + "9" * 400 + "}",
+    '{"type": "play", "slot": 1' + "0" * 400 + ', "pile": 0}',
+    '{"type": "ping", "\\ud800": 1}',  # a field name with a lone surrogate, echoed in the reply
+    '{"type": "play", "slot": "\\udc00", "pile": 0}',
+]
+
+
+def test_edge_inputs_mid_game_get_an_error_and_the_game_goes_on():
+    with make_client() as client, client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "start"})
+        receive_until(ws, "state", where=lambda m: m["status"] == "running")
+        for raw in EDGE_CASES:
+            ws.send_text(raw)
+            reply = receive_until(ws, "error")
+            assert reply["code"] == protocol.INVALID, raw
+        # Nothing changed: the same game goes on, and you win it with your two plays.
+        receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "6S")
+        ws.send_json({"type": "play", "slot": 0, "pile": 0})
+        assert receive_until(ws, "played")["card"] == "7H"
+        receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "7H")
+        ws.send_json({"type": "play", "slot": 1, "pile": 0})
+        result = receive_until(ws, "result")
+        assert result["game"] == 0 and result["you"] == "win"
+
+
 def test_a_game_over_the_socket(tmp_path):
     with make_client(tmp_path) as client, client.websocket_connect("/ws") as ws:
         ws.receive_json()
@@ -158,14 +186,17 @@ def test_watch_mode_speed_and_pause():
         assert resumed["paused"] is False and resumed["snapshot"]["clock_ms"] == clock + 20
 
 
+def _played(msg) -> int:
+    return sum(p["played"] for p in msg["snapshot"]["players"])
+
+
 def test_the_server_survives_a_closed_tab_and_keeps_its_frames(tmp_path):
     with make_client(tmp_path, mode="watch", agents=("greedy", "chain"), deal=None) as client:
         with client.websocket_connect("/ws") as ws:
             ws.receive_json()
             ws.send_json({"type": "start"})
-            for _ in range(5):
-                receive_until(ws, "state")
-        # The tab is gone mid-game: its frames are kept, and a new tab gets a new table.
+            receive_until(ws, "state", where=lambda m: _played(m) > 0)
+        # The tab is gone mid-game, after a play: its frames are kept, and a new tab gets a new table.
         deadline = time.monotonic() + 5
         while not list(tmp_path.glob("*.jsonl")) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -173,6 +204,18 @@ def test_the_server_survives_a_closed_tab_and_keeps_its_frames(tmp_path):
         assert len(replay.read_text(encoding="utf-8").splitlines()) >= 3  # the deal and the steps
         with client.websocket_connect("/ws") as ws:
             assert ws.receive_json()["type"] == "welcome"
+
+
+def test_dropped_connections_without_a_play_write_no_replay(tmp_path):
+    with make_client(tmp_path) as client:
+        for _ in range(3):
+            with client.websocket_connect("/ws") as ws:  # start, watch the bot play, leave
+                ws.receive_json()
+                ws.send_json({"type": "start"})
+                receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "6S")
+        with client.websocket_connect("/ws") as ws:  # the page still gets a table
+            assert ws.receive_json()["type"] == "welcome"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_table_that_cannot_start_tells_the_page_and_the_server_goes_on():

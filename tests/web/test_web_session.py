@@ -13,6 +13,7 @@ from web_helpers import short_deal
 import speed_cli
 from agents.web import latency, protocol
 from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from agents.web.replays import ReplayLimits
 from agents.web.session import HUMAN_LATENCY_MS, GameSession, TableConfig
 from speed_env.reaction import latency_ms, make_profile
 from speed_env.rng import seed_to_u64
@@ -217,16 +218,91 @@ def test_a_late_loop_restarts_its_schedule_instead_of_bursting():
     assert s.next_tick_at == pytest.approx(5.05)
 
 
+def _cards_played(session) -> int:
+    return sum(p["played"] for p in session.env.snapshot()["players"])
+
+
 def test_closing_mid_game_keeps_the_frames(tmp_path):
     s = GameSession(watch_cfg(replays_dir=tmp_path))
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
-    for _ in range(4):
-        s.tick(s.next_tick_at)
+    run_until(s, lambda snap: sum(p["played"] for p in snap["players"]) > 0, 0.0)
+    n_frames = len(s.frames)
     path = s.close()
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 5 and json.loads(lines[-1])["seats"] == ["greedy@pro", "chain@pro"]
+    assert len(lines) == n_frames and json.loads(lines[-1])["seats"] == ["greedy@pro", "chain@pro"]
     assert s.close() is None  # nothing more to keep
+
+
+def test_a_game_without_a_play_writes_no_replay(tmp_path):
+    # Watching: closed before either bot played.
+    s = GameSession(watch_cfg(replays_dir=tmp_path))
+    s.handle(protocol.Start(), 0.0)
+    s.tick(0.0)
+    s.tick(s.next_tick_at)
+    assert _cards_played(s) == 0 and len(s.frames) == 2
+    assert s.close() is None
+    # Playing: the bot played its 6S, you played nothing, then the page went away.
+    s = GameSession(play_cfg(tmp_path, countdown_ms=0))
+    s.handle(protocol.Start(), 0.0)
+    s.tick(0.0)
+    run_until(s, lambda snap: snap["centre"][0]["top"] == "6S", 0.0)
+    assert s.close() is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def _replay_names(folder):
+    return sorted(p.name for p in folder.glob("*.jsonl"))
+
+
+def _old_replays(folder, n, size=1000):
+    """``n`` table replays written one second apart (oldest first), and a file of the user's own."""
+    import os
+
+    names = [f"play-20250101-0000{i:02d}-{i:06x}.jsonl" for i in range(n)]
+    for i, name in enumerate(names):
+        (folder / name).write_text("x" * size, encoding="utf-8")
+        os.utime(folder / name, (1_000_000 + i, 1_000_000 + i))
+    (folder / "notes.jsonl").write_text("mine" * 1000, encoding="utf-8")
+    return names
+
+
+def _win_a_game(cfg) -> str:
+    s = GameSession(cfg)
+    s.handle(protocol.Start(), 0.0)
+    s.tick(0.0)
+    t, _ = run_until(s, lambda snap: snap["centre"][0]["top"] == "6S", 0.0)
+    s.handle(protocol.Play(0, 0), t)
+    s.tick(s.next_tick_at)
+    s.handle(protocol.Play(1, 0), s.next_tick_at)
+    return s.tick(s.next_tick_at)[-1]["replay"]
+
+
+def test_the_replay_folder_keeps_the_newest_files_up_to_the_count(tmp_path):
+    old = _old_replays(tmp_path, 5)
+    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=3)))
+    assert _replay_names(tmp_path) == sorted([*old[3:], Path(path).name, "notes.jsonl"])
+
+
+def test_the_replay_folder_keeps_the_newest_files_up_to_the_size(tmp_path):
+    old = _old_replays(tmp_path, 5, size=10_000)
+    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(max_bytes=30_000)))
+    new_size = Path(path).stat().st_size
+    kept = sorted([*old[5 - (30_000 - new_size) // 10_000 :], Path(path).name, "notes.jsonl"])
+    assert _replay_names(tmp_path) == kept
+    assert sum((tmp_path / n).stat().st_size for n in kept if n != "notes.jsonl") <= 30_000
+
+
+def test_the_newest_replay_is_kept_even_past_the_bounds(tmp_path):
+    _old_replays(tmp_path, 2)
+    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=1, max_bytes=1)))
+    assert _replay_names(tmp_path) == sorted([Path(path).name, "notes.jsonl"])
+
+
+def test_replay_limits_are_checked():
+    for bad in (dict(keep=0), dict(max_bytes=-1), dict(keep=1.5), dict(keep=True)):
+        with pytest.raises(ValueError, match="must be a whole number >= 1"):
+            ReplayLimits(**bad)
 
 
 def test_unwritable_replay_folder_is_reported_not_fatal(tmp_path):
