@@ -201,6 +201,8 @@ def _backend_args(p: argparse.ArgumentParser, workers: int) -> None:
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
     if args.game == "vintage":
+        if args.match:
+            raise UsageError("--match scores real-time Speed (us/pagat); a vintage match is its option 'games'")
         return cmd_tournament_vintage(args)
     if args.players not in (None, 2):
         raise UsageError(f"--players {args.players}: real-time Speed has two players; use --game vintage")
@@ -220,9 +222,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"--gauntlet {args.gauntlet!r} is not one of --agents")
     if args.games < 2:
         raise UsageError("--games must be at least 2 (each deal is played twice, seats swapped)")
+    rules = make_rules(args.rules, **_parse_options(args.option))
+    if args.match and rules.is_japanese:
+        raise UsageError("--match: match scoring (match_target) exists for the us and pagat presets only, "
+                         "not japanese")
     settings = tournament.Settings(
-        agents=specs, games=args.games, rules=make_rules(args.rules, **_parse_options(args.option)),
-        reaction=make_profile(args.reaction), tick_ms=args.tick_ms, seed=args.seed, gauntlet=args.gauntlet,
+        agents=specs, games=args.games, rules=rules, reaction=make_profile(args.reaction), tick_ms=args.tick_ms,
+        seed=args.seed, gauntlet=args.gauntlet, match=args.match,
     )
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, settings.rules, seed=0)
@@ -589,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
+    tour.add_argument("--match", action="store_true",
+                      help="us/pagat: also score matches, consecutive games of a pairing (seats alternating, "
+                      "paired deals) until a seat has match_target points (--option match_target=N)")
     tour.add_argument("--game", choices=("realtime", "vintage"), default="realtime",
                       help="realtime (two players, paired deals) or vintage (N players, seat rotation; "
                       "--games per line-up, rule options as --option)")

@@ -53,7 +53,8 @@ register("greedy", "plays a legal card as soon as it can", _heuristic("GreedyAge
 
 
 def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`)."""
+    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`);
+    ``chain:plan=0`` is the first ``chain``, which played the ``japanese`` options' moves blind."""
     from dataclasses import fields
 
     from agents.chain import ChainAgent, ChainWeights
@@ -63,17 +64,19 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     for item in filter(None, arg.split(",")):
         key, _, value = item.partition("=")
         try:
-            if key not in names:
+            if key not in names or (key == "plan" and value not in ("0", "1")):
                 raise ValueError
             weights[key] = float(value)
         except ValueError:
             raise AgentSpecError(
                 f"bad chain weight {item!r}; give NAME=NUMBER with NAME one of {', '.join(sorted(names))}"
+                " (plan=0 or plan=1)"
             ) from None
     return ChainAgent(rules, seed, ChainWeights(**weights))
 
 
-register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays", _chain)
+register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
+         "together and blocks with its joker (japanese options)", _chain)
 
 
 def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
@@ -111,14 +114,16 @@ def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """The bundled learned agent, ``agents/models/trained.json``."""
+    """The bundled learned agent trained on ``rules``: ``agents/models/trained.json``, or another
+    model bundled beside it (:func:`agents.model_io.bundled_models`); refused, naming each, when
+    none was trained on them."""
     from agents.model_io import bundled_policy
 
     return bundled_policy(rules, seed, arg)
 
 
 register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
-register("trained", "the bundled learned agent (agents/models/trained.json)", _trained)
+register("trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained)
 
 
 def available() -> dict[str, str]:

@@ -3,7 +3,8 @@
 Every legal play gets a score from the bot's own observation (the published
 slices; never hidden state) and the best one is played; it never waits when
 it can play. Each observation's ``rules`` field says which rules its game is
-played under, so one ``chain`` bot plays every preset and option correctly. The terms, each measured against ``greedy`` (see the README):
+played under, so one ``chain`` bot plays every preset and option correctly.
+The terms, each measured against ``greedy`` (see the README):
 
 - **keep a run going**: after the play, how many of my other cards follow in
   sequence from the new top (holding 5, 6, 7 on a 4: play the 5 first);
@@ -18,12 +19,37 @@ the flying and deny terms carry the edge (each, switched off, costs 3–6
 points); the run term helps only when weighted lightly; a fourth idea,
 avoiding the pile the opponent can play on now, cost about 2 points and was
 dropped.
+
+The ``japanese`` options add moves, planned as follows (``chain:plan=0`` is
+the first ``chain``, which scored them blind; see :class:`ChainWeights`):
+
+- **multi-play**: all my cards of a rank go down together, scored as one of
+  them on that pile plus ``multi`` per extra card (two cards, two stock
+  refills, one reaction);
+- **jokers**: my joker onto a pile blocks the opponent there (the deny term
+  counts every play it takes from them, their joker's too); it races only
+  their joker, since it goes on whatever other card lands first; covering my
+  own joker costs ``keep`` (the pile opens to them again);
+- **play-out flip choices**: a card that would go under the opponent's flip
+  (seat 0 flips first) sets no top, so the card dumped there is the one that
+  leads to the fewest of my others; a card that stays on top is scored as a
+  play;
+- **stack moves** score ``stack`` (0: taken only when no play scores above
+  it, as before).
+
+Measured with ``benchmarks/chain_options.py`` against ``chain:plan=0`` (see
+the README): multi-play and jokers gain, stacks and play-out flip choices
+show no difference. Tried and measured as no gain, so left out: preferring
+stacks to plays or avoiding them (``stack`` from -5 to 3), a bonus for a sure
+move (a stack) when one stock card is left, stacking first while the
+opponent has no play, and other weights for ``multi``, ``joker``, ``keep``
+and ``flip``.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import numpy as np
 from numba import njit
@@ -42,33 +68,58 @@ class ChainWeights:
     """Penalty for playing onto the pile the opponent's card is flying to."""
     deny: float = 0.5
     """Per play the new top takes away from the opponent (gives, if negative)."""
+    plan: float = 1.0
+    """1 plans the ``japanese`` options' moves with the weights below; 0 scores them as the
+    first ``chain`` did (stack and multi-play moves 0, a joker as a card that denies nothing,
+    a play-out flip choice as a play): the baseline they were measured against."""
+    multi: float = 1.0
+    """Multi-play: per extra card shed, over playing one card of the rank onto that pile."""
+    stack: float = 0.0
+    """Score of a stack move (a play scoring less than this is passed over for it)."""
+    joker: float = 0.0
+    """Added to playing my joker (which blocks the pile from the opponent: the deny term)."""
+    keep: float = 1.0
+    """Penalty for covering my own joker (it stops blocking the pile)."""
+    flip: float = 0.5
+    """Play-out flip choice of a card that goes under the opponent's flip: per card of mine
+    it would have led to (dump the card that connects least)."""
+
+    def __post_init__(self) -> None:
+        if self.plan not in (0.0, 1.0):
+            raise ValueError(f"ChainWeights.plan is 0 or 1, got {self.plan!r}")
 
 
-_FIELDS_READ = ("hand", "centre_top", "opp_flight", "opp_layout", "unknown", "opp_cards", "rules")
+_FIELDS_READ = ("hand", "centre_top", "centre_joker", "opp_flight", "opp_layout", "unknown",
+                "opp_cards", "phase", "seat", "rules")
 _TAG = {name: j for j, name in enumerate(RULES_TAG)}
+_FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_play")
 # Hand (or layout) slots of each preset, in RULES_TAG's preset order.
 _HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
 @njit(cache=True)
 def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes: np.ndarray,
-            tag: np.ndarray, w_run: float, w_flying: float, w_deny: float) -> np.ndarray:
+            tag: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Score of every action per row (before masking and tie-breaks); ``at`` holds slice starts.
 
     ``at`` = the starts of the observation slices ``_FIELDS_READ``; ``tag`` =
-    where, inside the ``rules`` field, the flags ``japanese``, ``wrap`` and
-    ``same_rank`` are. Each row's rules come from its own ``rules`` field.
-    Compiled: the bot is called once per tick of every training rollout, where
-    numpy's per-call overhead on these small (n, 13) arrays cost about 2 ms a call.
+    where, inside the ``rules`` field, the flags ``_FLAGS`` are; ``w`` = the
+    weights in ``ChainWeights``' order. Each row's rules come from its own
+    ``rules`` field. Compiled: the bot is called once per tick of every training
+    rollout, where numpy's per-call overhead on these small (n, 13) arrays cost
+    about 2 ms a call.
     """
-    hand_at, top_at, flight_at, layout_at, unknown_at, cards_at = at[0], at[1], at[2], at[3], at[4], at[5]
-    rules_at = at[6]
+    hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
+    unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
+    w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
+    w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
     n = obs.shape[0]
     out = np.zeros((n, n_actions))
     opp = np.zeros(13)
     opp_options = np.zeros(13)
     run = np.zeros(13)
     hand = np.zeros(13)
+    links = np.zeros(13)
     adj = np.zeros((13, 13))
     for i in range(n):
         row = obs[i]
@@ -80,6 +131,9 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
         japanese = row[rules_at + tag[0]] > 0.5
         wrap = row[rules_at + tag[1]] > 0.5
         same_rank = row[rules_at + tag[2]] > 0.5
+        play_out = row[rules_at + tag[3]] > 0.5
+        stack_on = row[rules_at + tag[4]] > 0.5
+        multi_on = row[rules_at + tag[5]] > 0.5
         # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
         for t in range(13):
             for r in range(13):
@@ -122,16 +176,57 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                 best = max(best, length)
             run[r] = best
         out[i, 0] = -1e6  # waiting only when nothing else is legal
+        # A play-out flip choice (stuck, my stock empty): the card is put down at the flip.
+        choosing = plan and play_out and row[phase_at] > 0.5
+        # Seat 0 flips first: its card goes under seat 1's stock flip (onto pile 1) or under
+        # seat 1's own flip choice (in flight to its pile while stuck).
+        first = row[seat_at] < 0.5
+        if choosing:
+            for r in range(13):
+                acc = 0.0
+                for s in range(13):
+                    acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
+                links[r] = acc
+        opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
         for k in range(2):
             flying = row[flight_at + nr + k]
             before = 0.0
             for t in range(13):
                 before += row[top_at + k * nr + t] * opp_options[t]
+            # Covering my own joker gives the pile back to the opponent.
+            cover = w_keep if plan and nr == 14 and row[joker_at + 2 * k] > 0.5 else 0.0
+            buried = choosing and first and (flying > 0.5 or (k == 1 and row[cards_at + 1] > 0.0))
             for r in range(13):
-                out[i, 1 + 2 * r + k] = w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r])
+                if buried:
+                    out[i, 1 + 2 * r + k] = -w_flip * links[r]
+                elif choosing:
+                    out[i, 1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
+                else:
+                    out[i, 1 + 2 * r + k] = (w_run * run[r] - w_flying * flying
+                                             + w_deny * (before - opp_options[r]) - cover)
             if nr == 14:
-                out[i, 1 + 2 * 13 + k] = -w_flying * flying
-        # Variant moves (stack, multi-play) past 1 + 2 * nr stay 0: plain plays to this bot.
+                if not plan:
+                    out[i, 1 + 2 * 13 + k] = -w_flying * flying
+                elif buried:
+                    out[i, 1 + 2 * 13 + k] = -w_flip * 4.0  # a joker wasted under a flip
+                else:
+                    # My joker on the pile: no opponent card, joker included, may go there. It
+                    # goes on whatever card of theirs lands first, unless that card is their
+                    # joker; a flip choice is put down whatever the top.
+                    race = flying if row[flight_at + 13] > 0.5 and not choosing else 0.0
+                    joker = w_joker - w_flying * race + w_deny * (before + opp_joker)
+                    out[i, 1 + 2 * 13 + k] = joker
+        if not plan:
+            continue  # variant moves stay 0: plain plays to the first chain
+        base = 1 + 2 * nr
+        if stack_on:
+            for r in range(13):
+                out[i, base + r] = w_stack
+            base += nr
+        if multi_on:
+            for r in range(13):
+                for k in range(2):
+                    out[i, base + 2 * r + k] = out[i, 1 + 2 * r + k] + w_multi * (hand[r] - 1.0)
     return out
 
 
@@ -152,7 +247,9 @@ class ChainAgent:
     def __init__(self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None) -> None:
         self.rules = rules
         self.weights = weights or ChainWeights()
-        self._tag = np.array([_TAG["japanese"], _TAG["wrap"], _TAG["same_rank"]], np.int64)
+        self._tag = np.array([_TAG[flag] for flag in _FLAGS], np.int64)
+        self._w_of: ChainWeights | None = None
+        self._w = np.zeros(0)
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
@@ -161,11 +258,11 @@ class ChainAgent:
 
     def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
         """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
-        w = self.weights
+        if self._w_of is not self.weights:  # weights may be swapped between calls
+            self._w_of, self._w = self.weights, np.array(astuple(self.weights), np.float64)
         obs = np.ascontiguousarray(obs, np.float32)
         at, nr = _slices(obs.shape[1])
-        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag,
-                       float(w.run), float(w.flying), float(w.deny))
+        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag, self._w)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only when none is legal."""

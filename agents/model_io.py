@@ -767,13 +767,35 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
     return load_policy(path, rules, seed=seed, sample="sample" in flags, trust_pickle="trust" in flags)
 
 
+def bundled_models() -> list[Path]:
+    """The manifests of every bundled model: ``BUNDLED`` (the default) first, then the other
+    ``*.json`` manifests beside it, by name."""
+    others = sorted(p for p in BUNDLED.parent.glob("*.json") if p != BUNDLED)
+    return ([BUNDLED] if BUNDLED.exists() else []) + others
+
+
 def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
-    """The bundled learned agent (``agents/models/trained.json``); a clear error if it is missing."""
-    if not BUNDLED.exists():
+    """The bundled learned agent that was trained on ``rules``: the first of
+    :func:`bundled_models` that can play them; a clear error naming each bundled model and
+    what it was trained on when none fits, or when none is bundled."""
+    models = bundled_models()
+    if not models:
         raise ModelFormatError(
             f"the bundled model {BUNDLED} is missing: this copy of the kit ships without a trained agent. "
             f"Train one (speed train --out runs/NAME), bundle it with "
             f"agents.model_io.copy_model('runs/NAME/model.json', '{BUNDLED.with_suffix('')}'), "
             f"or play a saved file with ppo:PATH"
         )
-    return load_policy(BUNDLED, rules, seed=seed, sample=arg == "sample")
+    refusals = []
+    for path in models:
+        try:
+            check_signature(_read_manifest(path), rules, path.name)
+        except ModelFormatError as exc:
+            refusals.append(str(exc).split(";")[0])
+            continue
+        return load_policy(path, rules, seed=seed, sample=arg == "sample")
+    raise ModelFormatError(
+        f"no bundled model (in {BUNDLED.parent}) plays {tag_label(rules_tag(rules))}: "
+        + "; ".join(refusals)
+        + "; train one for these rules and bundle it with agents.model_io.copy_model"
+    )

@@ -52,7 +52,19 @@ _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("bounce_rate", "bounce rate", lambda a: f"{a['bounce_rate']:.3f}"),
     ("mean_penalty", "mean penalty [95% CI]",
      lambda a: f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"),
+    ("match_wins", "matches won",
+     lambda a: f"{a['match_wins']}/{a['matches']} ({100 * a['match_wins'] / a['matches']:.1f}%)"
+     if a["matches"] else "0/0"),
 ]
+
+# Pairwise match columns (``speed tournament --match``), shown when the pairings carry them.
+_MATCH_HEADER = " matches | a's match wins | a's match win rate | 95% CI | games / match |"
+
+
+def _match_cells(m: dict[str, Any]) -> str:
+    lo, hi = m["match_win_rate_a_ci"]
+    return (f" {m['matches']} | {m['match_wins_a']} | {100 * m['match_win_rate_a']:.1f}% "
+            f"| [{100 * lo:.1f}%, {100 * hi:.1f}%] | {m['mean_games_per_match']:.2f} |")
 
 # How each game's pairwise results read: a table header and the heatmap's title.
 _PAIR_WORDS = {
@@ -86,12 +98,17 @@ def leaderboard(summary: dict[str, Any]) -> str:
             f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
     header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
-    lines += ["", header, "|---|---|---:|---:|---:|---:|---:|---|"]
+    with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
+    rule = "|---|---|---:|---:|---:|---:|---:|---|"
+    if with_matches:
+        header, rule = header + _MATCH_HEADER, rule + "---:|---:|---:|---|---:|"
+    lines += ["", header, rule]
     for m in summary["matches"]:
         lo, hi = m["win_rate_a_ci"]
         lines.append(
             f"| {m['a']} | {m['b']} | {m['games']} | {m['wins_a']} | {m['wins_b']} | {m['draws']} "
             f"| {100 * m['win_rate_a']:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] |"
+            + (_match_cells(m) if with_matches else "")
         )
     if summary.get("lineups"):
         lines += ["", "| line-up (seat order) | games | agent | seats | win % | mean penalty [95% CI] |",
@@ -109,10 +126,19 @@ def matches_csv(summary: dict[str, Any]) -> str:
     """One row per pairing."""
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["a", "b", "games", "wins_a", "wins_b", "draws", "win_rate_a", "ci_low", "ci_high"])
+    with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
+    match_cols = ["matches", "match_wins_a", "match_wins_b", "match_win_rate_a", "match_ci_low",
+                  "match_ci_high", "mean_games_per_match", "games_left_over"]
+    w.writerow(["a", "b", "games", "wins_a", "wins_b", "draws", "win_rate_a", "ci_low", "ci_high"]
+               + (match_cols if with_matches else []))
     for m in summary["matches"]:
-        w.writerow([m["a"], m["b"], m["games"], m["wins_a"], m["wins_b"], m["draws"],
-                    f"{m['win_rate_a']:.6f}", f"{m['win_rate_a_ci'][0]:.6f}", f"{m['win_rate_a_ci'][1]:.6f}"])
+        row = [m["a"], m["b"], m["games"], m["wins_a"], m["wins_b"], m["draws"],
+               f"{m['win_rate_a']:.6f}", f"{m['win_rate_a_ci'][0]:.6f}", f"{m['win_rate_a_ci'][1]:.6f}"]
+        if with_matches:
+            row += [m["matches"], m["match_wins_a"], m["match_wins_b"], f"{m['match_win_rate_a']:.6f}",
+                    f"{m['match_win_rate_a_ci'][0]:.6f}", f"{m['match_win_rate_a_ci'][1]:.6f}",
+                    f"{m['mean_games_per_match']:.6f}", m["games_left_over"]]
+        w.writerow(row)
     return buf.getvalue()
 
 

@@ -5,12 +5,18 @@ so the luck of the deal cancels out of every comparison. The work is cut
 into fixed chunks (a pairing and a range of deals); each chunk is a pure
 function of the settings and its index, so the results are identical for any
 number of worker processes, and an interrupted run keeps every finished chunk.
+
+With ``match=True`` (``us``/``pagat``) the games of each pairing, in deal
+order with the seats alternating (each deal's two seatings back to back), are
+also cut into matches: consecutive games until a seat has ``match_target``
+points (RULES.md "Match scoring"). Matches are read off the finished games'
+points, so they too are the same for any number of workers.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -39,6 +45,14 @@ class Settings:
     seed: int = 0
     gauntlet: str | None = None
     """Only pairings of this spec against each other agent (else a full round robin)."""
+    match: bool = False
+    """Also score matches: consecutive games of a pairing until a seat has ``rules.match_target`` points."""
+
+    def __post_init__(self) -> None:
+        if self.match and self.rules.is_japanese:
+            raise ValueError(
+                "match scoring (match_target) exists for the us and pagat presets only, not japanese"
+            )
 
     @property
     def deals(self) -> int:
@@ -62,7 +76,7 @@ class Settings:
         return {
             "agents": list(self.agents), "games_per_pairing": 2 * self.deals, "rules": self.rules.to_dict(),
             "reaction": self.reaction.label(), "tick_ms": self.tick_ms, "seed": self.seed,
-            "gauntlet": self.gauntlet, "paired_deals": True,
+            "gauntlet": self.gauntlet, "paired_deals": True, "match": self.match,
         }
 
 
@@ -92,6 +106,10 @@ class ChunkResult:
     game_ms: int = 0
     outcomes: list[int] = field(default_factory=list)
     """Per game, in deal order then seating: +1 a won, -1 b won, 0 draw/truncated."""
+    points_a: list[int] = field(default_factory=list)
+    """Per game, in the order of ``outcomes``: a's match points (0 without match scoring)."""
+    points_b: list[int] = field(default_factory=list)
+    """Per game: b's match points."""
     replays: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -118,6 +136,7 @@ def _play(
     played = np.zeros((2, count), np.int64)
     bounced = np.zeros((2, count), np.int64)
     clock = np.zeros(count, np.int64)
+    points = np.zeros((2, count), np.int64)
     frames: list[dict[str, Any]] = []
     while not env.all_finished:
         if record:
@@ -132,10 +151,12 @@ def _play(
             played[:, ended] = info["played"][:, ended]
             bounced[:, ended] = info["bounced"][:, ended]
             clock[ended] = info["clock_ms"][ended]
+            if "points" in info:  # us/pagat match scoring
+                points[:, ended] = info["points"][:, ended]
     if record:
         for i in range(min(record, count)):
             frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
-    return {"winner": winner, "played": played, "bounced": bounced, "clock": clock}, frames
+    return {"winner": winner, "played": played, "bounced": bounced, "clock": clock, "points": points}, frames
 
 
 def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
@@ -165,6 +186,8 @@ def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
             out.bounced_a += int(res["bounced"][seat_a, i])
             out.bounced_b += int(res["bounced"][1 - seat_a, i])
             out.game_ms += int(res["clock"][i])
+            out.points_a.append(int(res["points"][seat_a, i]))
+            out.points_b.append(int(res["points"][1 - seat_a, i]))
     return out
 
 
@@ -191,6 +214,60 @@ def run(
     return [r for r in results if r is not None], complete
 
 
+# ---------------------------------------------------------------- matches
+def split_matches(points_a: Sequence[int], points_b: Sequence[int], target: int) -> tuple[list[tuple[int, int]], int]:
+    """Cut a sequence of games into matches: each runs until a seat has ``target`` points.
+
+    Returns ``(matches, left_over)``: per finished match ``(+1 if a won else -1,
+    games it took)``, and the games after the last finished match (a match
+    still running when the games ran out, not counted).
+    """
+    matches: list[tuple[int, int]] = []
+    score_a = score_b = games = 0
+    for pa, pb in zip(points_a, points_b, strict=True):
+        score_a += pa
+        score_b += pb
+        games += 1
+        if score_a >= target or score_b >= target:  # only a game's winner scores: never both
+            matches.append((1 if score_a >= target else -1, games))
+            score_a = score_b = games = 0
+    return matches, games
+
+
+def pairing_matches(settings: Settings, results: Iterable[ChunkResult]) -> dict[int, tuple[list[tuple[int, int]], int]]:
+    """Per pairing index: :func:`split_matches` over its games in deal order.
+
+    The chunks of a pairing are consecutive deal ranges; a chunk missing after an
+    interrupt breaks the sequence, so a match never spans the gap (the games of
+    the match cut short count as left over).
+    """
+    by_pair: dict[int, list[ChunkResult]] = {}
+    for r in results:
+        by_pair.setdefault(r.chunk.pair, []).append(r)
+    out: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    for pair, chunks in by_pair.items():
+        chunks.sort(key=lambda r: r.chunk.start)
+        matches: list[tuple[int, int]] = []
+        left = 0
+        run_a: list[int] = []
+        run_b: list[int] = []
+        expected = 0
+        for r in chunks:
+            if r.chunk.start != expected:  # a gap: close the run before it
+                done, rest = split_matches(run_a, run_b, settings.rules.match_target)
+                matches += done
+                left += rest
+                run_a, run_b = [], []
+            run_a += r.points_a
+            run_b += r.points_b
+            expected = r.chunk.start + r.chunk.count
+        done, rest = split_matches(run_a, run_b, settings.rules.match_target)
+        matches += done
+        left += rest
+        out[pair] = (matches, left)
+    return out
+
+
 # ---------------------------------------------------------------- summaries
 @dataclass
 class Match:
@@ -206,10 +283,25 @@ class Match:
     win_rate_a_ci: list[float]
 
 
+@dataclass
+class MatchScore:
+    """One pairing's matches (``--match``): consecutive games until a seat has ``match_target`` points."""
+
+    matches: int
+    match_wins_a: int
+    match_wins_b: int
+    match_win_rate_a: float
+    match_win_rate_a_ci: list[float]
+    mean_games_per_match: float
+    games_left_over: int
+    """Games after the pairing's last finished match (a match the games ran out on)."""
+
+
 def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings, matches."""
     from agents.ratings import bootstrap_ratings, wilson_interval
 
+    results = list(results)
     n = len(settings.agents)
     pairs = settings.pairings()
     wins = np.zeros((n, n))
@@ -233,17 +325,32 @@ def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int
         n_games[a] += r.games
         n_games[b] += r.games
     ratings = bootstrap_ratings(wins, draws, games, samples=bootstrap, seed=settings.seed)
+    per_pair = pairing_matches(settings, results) if settings.match else {}
+    match_wins = np.zeros(n)
+    match_count = np.zeros(n)
     matches = []
-    for a, b in pairs:
+    for k, (a, b) in enumerate(pairs):
         m = int(games[a, b])
         if m == 0:
             continue
         score = wins[a, b] + draws[a, b] / 2
         lo, hi = wilson_interval(score, m)
-        matches.append(
-            asdict(Match(settings.agents[a], settings.agents[b], m, int(wins[a, b]), int(wins[b, a]),
-                         int(draws[a, b]), score / m, [lo, hi]))
-        )
+        row = asdict(Match(settings.agents[a], settings.agents[b], m, int(wins[a, b]), int(wins[b, a]),
+                           int(draws[a, b]), score / m, [lo, hi]))
+        if settings.match:
+            played_matches, left = per_pair.get(k, ([], 0))
+            won_a = sum(1 for w, _ in played_matches if w > 0)
+            count = len(played_matches)
+            mlo, mhi = wilson_interval(won_a, count)
+            row.update(asdict(MatchScore(
+                count, won_a, count - won_a, won_a / count if count else 0.0, [mlo, mhi],
+                sum(g for _, g in played_matches) / count if count else 0.0, left,
+            )))
+            match_wins[a] += won_a
+            match_wins[b] += count - won_a
+            match_count[a] += count
+            match_count[b] += count
+        matches.append(row)
     agents_out: list[dict[str, Any]] = []
     for i, spec in enumerate(settings.agents):
         total = played[i] + bounced[i]
@@ -259,6 +366,8 @@ def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int
                 "bounce_rate": float(bounced[i] / total) if total else 0.0,
             }
         )
+        if settings.match:
+            agents_out[-1].update(matches=int(match_count[i]), match_wins=int(match_wins[i]))
     agents_out.sort(key=lambda x: -x["rating"])
     return {"settings": settings.to_dict(), "agents": agents_out, "matches": matches}
 

@@ -19,6 +19,8 @@ key              shape                        meaning
 ``played``       (2, n) int32                 cards each seat played in the ended game
 ``bounced``      (2, n) int32                 cards each seat had bounce back
 ``clock_ms``     (n,) int64                   length of the ended game
+``points``       (2, n) int64                 match points of the ended game (``us``/``pagat``
+                                              only; 0 for games that did not end)
 ``illegal``      (2, n) bool                  the action was illegal and taken as a wait
 ===============  ===========================  =======================================
 """
@@ -114,6 +116,9 @@ class BatchEnv:
             infos["played"] = np.where(over[None], st["played"].T, 0)
             infos["bounced"] = np.where(over[None], st["bounced"].T, 0)
             infos["clock_ms"] = np.where(over, st["clock"], 0)
+            points = self.games.match_points()
+            if points is not None:
+                infos["points"] = np.where(over[None], points, 0)
             if self.autoreset:
                 self._restarts[done] += 1
                 seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]

@@ -19,6 +19,8 @@ array          shape           meaning
 seed           (B,) uint64     the game's seed (all its randomness derives from it)
 clock          (B,) int64      ms; ``phase`` 0 play, 1 stuck, 2 over
 flip_at        (B,) int64      time of the pending flip (phase stuck), else -1
+placed_at      (B,) int64      time a card was last put on a centre pile (play or flip;
+                               0 at the deal): the idle clock of ``idle_flip_ms``
 winner         (B,) int8       -1 none, 0/1 the seat, 2 draw
 hand           (B,2,H) int16   top card of each hand/layout slot, -1 empty/in flight
 stk, stk_n     (B,2,H,3)       cards stacked under a layout slot (``stack_layout``)
@@ -54,8 +56,8 @@ NEVER = np.int64(1) << 62
 # Indices into the int64 config vector the kernels read (built by ``config``).
 C_JAP, C_WRAP, C_SAME, C_JOKERS, C_PLAYOUT, C_STACK, C_MULTI = 0, 1, 2, 3, 4, 5, 6
 C_LOCK, C_COUNTDOWN, C_MAXMS, C_TICK, C_HAND, C_NRANKS, C_NACT = 7, 8, 9, 10, 11, 12, 13
-C_DRAW, C_SIDE, C_DECK = 14, 15, 16
-N_CFG = 17
+C_DRAW, C_SIDE, C_DECK, C_IDLE = 14, 15, 16, 17
+N_CFG = 18
 Config = tuple[int, ...]
 
 
@@ -70,7 +72,7 @@ def state_dtype() -> np.dtype:
     h = HAND_SLOTS
     return np.dtype(
         [
-            ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64),
+            ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64), ("placed_at", np.int64),
             ("phase", np.int8), ("winner", np.int8), ("truncated", np.bool_),
             ("flips", np.int32), ("reshuffles", np.int32), ("ties", np.int32),
             ("hand", np.int16, (2, h)), ("stk", np.int16, (2, h, STACK_DEPTH)), ("stk_n", np.int8, (2, h)),
@@ -131,6 +133,7 @@ def config(rules: Rules, tick_ms: int) -> Config:
     c[C_DRAW] = rules.draw_size
     c[C_SIDE] = rules.side_size
     c[C_DECK] = rules.deck_size
+    c[C_IDLE] = rules.idle_flip_ms
     return tuple(int(x) for x in c)
 
 
@@ -397,9 +400,9 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
 # ------------------------------------------------------------------------- landing
 
 
-@njit(none(GAME, CFG, i64), cache=True)
-def land(g: Any, cfg: Config, p: int) -> None:
-    """Resolve seat ``p``'s card(s) landing now: placed if still legal, else bounced."""
+@njit(none(GAME, CFG, i64, i64), cache=True)
+def land(g: Any, cfg: Config, p: int, e: int) -> None:
+    """Resolve seat ``p``'s card(s) landing at time ``e``: placed if still legal, else bounced."""
     kind = g.fl_kind[p]
     n = g.fl_n[p]
     emptied = False
@@ -418,6 +421,7 @@ def land(g: Any, cfg: Config, p: int) -> None:
                 push_centre(g, k, g.fl_cards[p, j], p)
             g.played[p] += n
             g.idle_rebuilds[:] = 0
+            g.placed_at = e
             slots = g.fl_slots[p].copy()
             clear_flight(g, p)
             for j in range(n):
@@ -535,8 +539,13 @@ def flip_stocks(g: Any, cfg: Config) -> None:
 
 @njit(none(GAME, CFG), cache=True)
 def flip(g: Any, cfg: Config) -> None:
-    """The simultaneous flip that ends a stuck countdown."""
+    """The simultaneous flip that ends a stuck countdown.
+
+    Every flip that does not end the game puts a card on a centre pile, so it
+    restarts the idle clock.
+    """
     g.flips += 1
+    g.placed_at = g.flip_at
     g.phase = PLAY
     g.flip_at = -1
     if cfg[C_JAP] != 0:
@@ -545,15 +554,32 @@ def flip(g: Any, cfg: Config) -> None:
         flip_side_piles(g, cfg)
 
 
-@njit(none(GAME, CFG, i64), cache=True)
-def stuck_test(g: Any, cfg: Config, e: int) -> None:
-    """After an event at time ``e``: start the countdown if nobody can play."""
-    if g.phase == OVER:
-        return
-    flying = (g.fl_kind[0] != K_NONE and g.fl_kind[0] != K_FLIP) or (
+@njit(b1(GAME), cache=True)
+def flying(g: Any) -> bool:
+    """Is an ordinary card in flight (a play-out flip choice does not count)?"""
+    return (g.fl_kind[0] != K_NONE and g.fl_kind[0] != K_FLIP) or (
         g.fl_kind[1] != K_NONE and g.fl_kind[1] != K_FLIP
     )
-    stuck = not flying and not has_play(g, cfg, 0) and not has_play(g, cfg, 1)
+
+
+@njit(i64(GAME, CFG), cache=True)
+def idle_due(g: Any, cfg: Config) -> int:
+    """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
+    if cfg[C_IDLE] == 0 or g.phase != PLAY or flying(g):
+        return int(NEVER)
+    return g.placed_at + cfg[C_IDLE]
+
+
+@njit(none(GAME, CFG, i64), cache=True)
+def stuck_test(g: Any, cfg: Config, e: int) -> None:
+    """After an event at time ``e``: start the countdown if nobody can play, or nobody has
+    put a card on a centre pile for ``idle_flip_ms``."""
+    if g.phase == OVER:
+        return
+    stuck = not flying(g) and (
+        (cfg[C_IDLE] != 0 and e >= g.placed_at + cfg[C_IDLE])
+        or (not has_play(g, cfg, 0) and not has_play(g, cfg, 1))
+    )
     if stuck and g.phase == PLAY:
         g.phase = STUCK
         g.flip_at = e + cfg[C_COUNTDOWN]
@@ -581,22 +607,24 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
         e0 = landing_time(g, 0)
         e1 = landing_time(g, 1)
         ef = g.flip_at if g.phase == STUCK else NEVER
-        e = int(min(e0, e1, ef))
+        ei = idle_due(g, cfg)  # never at the time of a landing: it waits for every flight
+        e = int(min(e0, e1, ef, ei))
         if e > t_end:
             return
         if e0 == e and e1 == e:
             first = 0 if rng.uniform(g.seed, rng.TIE, g.ties) < 0.5 else 1
             g.ties += 1
-            land(g, cfg, first)
+            land(g, cfg, first, e)
             stuck_test(g, cfg, e)
             if g.phase != OVER:
-                land(g, cfg, 1 - first)
+                land(g, cfg, 1 - first, e)
         elif e0 == e:
-            land(g, cfg, 0)
+            land(g, cfg, 0, e)
         elif e1 == e:
-            land(g, cfg, 1)
-        else:
+            land(g, cfg, 1, e)
+        elif ef == e:
             flip(g, cfg)
+        # else the idle period ran out at e: the stuck test below starts the countdown
         stuck_test(g, cfg, e)
 
 
@@ -647,6 +675,7 @@ def clear_game(g: Any, seed: np.uint64) -> None:
     g.clock = 0
     g.phase = PLAY
     g.flip_at = -1
+    g.placed_at = 0
     g.winner = -1
     g.truncated = False
     g.hand[:] = -1

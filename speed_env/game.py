@@ -20,7 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
-from speed_env.table import AGENTS, deal_explicit, full_table, snapshot
+from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
 
@@ -180,6 +180,10 @@ class Games:
     def snapshot(self, game: int = 0) -> dict[str, Any]:
         """The public JSON-ready table of ``game``."""
         return snapshot(self.state, game, self.rules)
+
+    def match_points(self) -> np.ndarray | None:
+        """Every game's match points, int64 ``(2, n)`` (0 unless won); ``None`` for ``japanese``."""
+        return match_points(self.state, self.rules)
 
     def table(self, game: int = 0) -> dict[str, Any]:
         """The full table of ``game``, hidden piles included (for tests and debugging)."""

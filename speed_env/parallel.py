@@ -35,7 +35,9 @@ Seeding and copies
 
 Rewards
     +1 win, −1 loss, 0 draw, paid on the step the game ends; truncation at
-    ``max_game_ms`` pays 0. An episode is one game.
+    ``max_game_ms`` pays 0. An episode is one game. At the end of a ``us`` or
+    ``pagat`` game, ``infos[agent]["points"]`` is its match score (winner: the
+    loser's cards left; otherwise 0; docs/rules.md "Match points").
 
 Arguments
     ``parallel_env(rules="us", *, tick_ms=50, reaction=None, render_mode=None,
@@ -51,6 +53,14 @@ Version history
     its offset); unseeded resets follow the last seed; copies keep the game;
     non-integer actions, bad seeds and options, and out-of-bounds time options
     are refused.
+    v0, revision "idle": rule option ``idle_flip_ms`` (default 5000 ms; 0 restores
+    the earlier behaviour): when no card has been put on a centre pile for that
+    long, the table counts down and flips as when stuck, so a seat that only
+    waits loses instead of running the game to ``max_game_ms``. Match points:
+    ``infos[agent]["points"]`` at the end of a ``us``/``pagat`` game;
+    ``snapshot()`` gains ``idle_ms`` (and ``points`` once over), the full
+    ``table()`` gains ``placed_ms``. Games whose seats play within 5 s of each
+    placement are unchanged.
 """
 
 from __future__ import annotations
@@ -175,11 +185,14 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         }
         if over:
             result = self.games.snapshot(0)["winner"]
+            points = self.games.match_points()  # us/pagat match scoring; None for japanese
             for p, a in enumerate(AGENTS):
                 infos[a].update(
                     winner=result, played=int(st["played"][0, p]), bounced=int(st["bounced"][0, p]),
                     clock_ms=int(st["clock"][0]),
                 )
+                if points is not None:
+                    infos[a]["points"] = int(points[p, 0])
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 

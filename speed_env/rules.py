@@ -12,8 +12,8 @@ any option below. Unknown keys and bad values are refused with a
 :class:`RulesError` that names the key (and the file).
 
 Decisions the seed documents leave open ([assumption] in RULES.md) are
-options here: ``stuck_countdown_ms``, ``reserve_rule`` and the lock, and the
-play-out default flip; ``docs/rules.md`` lists them.
+options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
+lock, and the play-out default flip; ``docs/rules.md`` lists them.
 """
 
 from __future__ import annotations
@@ -63,6 +63,10 @@ class Rules:
     or ``lock`` the game as soon as they are empty. [assumption]"""
     stuck_countdown_ms: int = 1000
     """Time from the moment the table is stuck to the simultaneous flip. [assumption]"""
+    idle_flip_ms: int = 5000
+    """No card put on a centre pile (by play or flip) for this long in phase ``play``: the
+    table goes on as when stuck (countdown, then flip), so no seat can stall a game to a
+    draw by waiting. ``0`` turns it off. [assumption]"""
     match_target: int = 25
     """Match scoring (``us``/``pagat``): first to this many points wins the match."""
     max_game_ms: int = 300_000
@@ -142,7 +146,7 @@ def check_rules(rules: Rules) -> None:
                 raise RulesError(f"rule option {name!r} belongs to the 'japanese' preset, not {rules.preset!r}")
 
 
-TIME_OPTIONS = ("stuck_countdown_ms", "max_game_ms")
+TIME_OPTIONS = ("stuck_countdown_ms", "idle_flip_ms", "max_game_ms")
 """The rule options that are times in ms, each bounded by :func:`check_ms`."""
 
 

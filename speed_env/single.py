@@ -103,6 +103,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
         info: dict[str, Any] = {"action_mask": self._mask[me, 0].copy(), "illegal": illegal, "seat": me}
         if over:
             info["winner"] = self.games.snapshot(0)["winner"]
+            points = self.games.match_points()
+            if points is not None:
+                info["points"] = int(points[me, 0])  # this seat's match points (us/pagat)
         return self._obs[me, 0].copy(), float(rewards[me, 0]), over and not truncated, truncated, info
 
     def snapshot(self) -> dict[str, Any]:

@@ -40,6 +40,28 @@ def _winner(g: Any, names: tuple[str, ...] | None) -> Any:
     return names[w] if names else w
 
 
+def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
+    """Each game's match points, int64 ``(2, B)`` seat-major; ``None`` for ``japanese``.
+
+    RULES.md "Match scoring" (``us``/``pagat``): the winner of a finished game
+    scores one point per card the loser has not got rid of (hand, a card in
+    flight, draw pile); the loser scores 0, and so do both seats of a running,
+    drawn or truncated game.
+    """
+    if rules.is_japanese:
+        return None
+    h = rules.hand_size
+    left = (
+        (s["hand"][:, :, :h] >= 0).sum(axis=2) + s["fl_n"] + s["draw_n"] + s["stk_n"][:, :, :h].sum(axis=2)
+    ).astype(np.int64)  # (B, 2)
+    w = s["winner"].astype(np.int64)
+    won = (s["phase"] == engine.OVER) & ((w == 0) | (w == 1))
+    points = np.zeros((2, len(s)), np.int64)
+    for p in range(2):
+        points[p] = np.where(won & (w == p), left[:, 1 - p], 0)
+    return points
+
+
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
     """The public JSON-ready table of game ``b`` (DESIGN.md ``snapshot()``)."""
     g = s[b]
@@ -67,11 +89,16 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
                 "bounced": int(g["bounced"][p]),
             }
         )
-    return {
+    idle = rules.idle_flip_ms
+    out = {
         "preset": rules.preset,
         "clock_ms": int(g["clock"]),
         "phase": _PHASES[int(g["phase"])],
         "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
+        # When the idle period runs (or ran) out: the countdown starts then, or at the
+        # landing of a card still in flight, unless a card is placed first. None when
+        # idle flips are off or the phase is not play (docs/rules.md "Idle").
+        "idle_ms": int(g["placed_at"]) + idle if idle and g["phase"] == engine.PLAY else None,
         "centre": [
             {"top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
              "size": int(g["centre_n"][k])}
@@ -83,6 +110,10 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
         "flips": int(g["flips"]),
         "reshuffles": int(g["reshuffles"]),
     }
+    points = match_points(s[b : b + 1], rules)
+    if points is not None and g["phase"] == engine.OVER:
+        out["points"] = {AGENTS[p]: int(points[p, 0]) for p in range(2)}
+    return out
 
 
 def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
@@ -117,6 +148,7 @@ def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
         "clock_ms": int(g["clock"]),
         "phase": _PHASES[int(g["phase"])],
         "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
+        "placed_ms": int(g["placed_at"]),
         "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(2)],
         "top_owner": [None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(2)],
         "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(2)],

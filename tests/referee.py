@@ -49,6 +49,8 @@ SEEN_KEYS = (
     "multi_flip_tick",
     "draw",
     "truncated",
+    "idle",  # a countdown started by the idle rule while a player held a legal play
+    "idle_after_flight",  # ... at a landing after the idle period had run out
 )
 
 
@@ -107,6 +109,7 @@ class Referee:
         self.clock = 0
         self.phase = PLAY
         self.flip_ms: int | None = None
+        self.placed_ms = 0  # when a card was last put on a centre pile: the idle clock
         self.winner: int | str | None = None
         self.truncated = False
         self.done = False
@@ -299,7 +302,8 @@ class Referee:
             l0 = self._next_landing(0)
             l1 = self._next_landing(1)
             lf = self.flip_ms if self.phase == STUCK and self.flip_ms is not None else _NEVER
-            e = min(l0, l1, lf)
+            li = self._idle_runs_out()
+            e = min(l0, l1, lf, li)
             if e > end:
                 return
             if l0 == e and l1 == e:
@@ -319,12 +323,25 @@ class Referee:
             elif l1 == e:
                 self.land(1, e)
                 self.stuck_test(e)
-            else:
+            elif lf == e:
                 if self.flips_this_step:
                     self.seen["multi_flip_tick"] += 1
                 self.flips_this_step += 1
                 self.flip(e)
                 self.stuck_test(e)
+            else:  # nothing placed for idle_flip_ms: the stuck test starts the countdown
+                self.events += 1
+                self._masks = [None, None]
+                self.changes += 1
+                self.stuck_test(e)
+
+    def _idle_runs_out(self) -> int:
+        """When the idle period ends, while it can start a countdown (no card flying), else never."""
+        idle = self.rules.idle_flip_ms
+        flying = self._next_landing(0) != _NEVER or self._next_landing(1) != _NEVER
+        if not idle or self.phase != PLAY or flying:
+            return _NEVER
+        return self.placed_ms + idle
 
     def land(self, p: int, e: int) -> None:
         """Player ``p``'s flight lands at time ``e``: placed, stacked or bounced."""
@@ -349,6 +366,7 @@ class Referee:
                 self.seen["joker_placed"] += 1
             self.played[p] += len(cards)
             self.idle_rebuilds = [0, 0]
+            self.placed_ms = e
             for j in slots:
                 self.refill(p, j)
         else:
@@ -364,16 +382,20 @@ class Referee:
             self.slots[p][j].append(self.draw[p].pop())
 
     def stuck_test(self, e: int) -> None:
-        """Stuck: no ordinary card in flight and neither player holds a legal play."""
+        """Stuck: no ordinary card in flight, and neither player holds a legal play or
+        no card has been put on a centre pile for ``idle_flip_ms``."""
         if self.done:
             return
-        stuck = (
-            self._next_landing(0) == _NEVER
-            and self._next_landing(1) == _NEVER
-            and not self.has_legal_play(0)
-            and not self.has_legal_play(1)
-        )
+        calm = self._next_landing(0) == _NEVER and self._next_landing(1) == _NEVER
+        no_play = not self.has_legal_play(0) and not self.has_legal_play(1)
+        idle = self.rules.idle_flip_ms
+        overdue = idle > 0 and e - self.placed_ms >= idle
+        stuck = calm and (no_play or overdue)
         if stuck and self.phase == PLAY:
+            if not no_play:
+                self.seen["idle"] += 1
+                if e > self.placed_ms + idle:
+                    self.seen["idle_after_flight"] += 1
             self.phase = STUCK
             self.flip_ms = e + self.rules.stuck_countdown_ms
         elif not stuck and self.phase == STUCK:
@@ -387,6 +409,7 @@ class Referee:
         self._masks = [None, None]
         self.changes += 1
         self.flips += 1
+        self.placed_ms = e  # a flip that does not end the game puts a card on a pile
         self.phase = PLAY
         self.flip_ms = None
         if self.japanese:
@@ -477,6 +500,19 @@ class Referee:
         if self.has_won(p):
             self.end(p)
 
+    def points(self) -> tuple[int, int] | None:
+        """Match points of the game as it stands (RULES.md "Match scoring"): the winner's
+        are the loser's cards left, hand (a flying card included) and draw pile; None in
+        ``japanese``, which has no match scoring."""
+        if self.japanese:
+            return None
+        if self.winner not in (0, 1):
+            return (0, 0)
+        loser = 1 - int(self.winner)  # type: ignore[arg-type]
+        # a flying card stays on top of its slot until it lands, so the slots count it
+        left = sum(1 for s in self.slots[loser] if s) + len(self.draw[loser])
+        return (left, 0) if loser == 1 else (0, left)
+
     def end(self, winner: int | str | None) -> None:
         """The game is over (``None``: truncated, no winner)."""
         self.winner = winner
@@ -529,6 +565,7 @@ class Referee:
             "clock_ms": self.clock,
             "phase": self.phase,
             "flip_ms": self.flip_ms,
+            "placed_ms": self.placed_ms,
             "centre": [names(self.centre[0]), names(self.centre[1])],
             "top_owner": list(self.top_owner),
             "side_piles": [names(self.side[0]), names(self.side[1])],

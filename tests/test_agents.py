@@ -7,6 +7,7 @@ import pytest
 
 import agents
 import speed_env
+from agents.chain import ChainWeights
 from speed_env.cards import card_str, parse_card
 
 BOTS = ["random", "greedy", "chain"]
@@ -114,10 +115,18 @@ def test_spec_strings():
     with pytest.raises(agents.AgentSpecError, match="bad chain weight"):
         agents.make("chain:speed=2")
     assert agents.make("chain:flying=0").weights.flying == 0
+    assert agents.make("chain:plan=0").weights.plan == 0
+    with pytest.raises(ValueError, match=r"ChainWeights\.plan is 0 or 1, got 2"):
+        ChainWeights(plan=2)
+    with pytest.raises(agents.AgentSpecError, match=r"bad chain weight 'plan=0.5'.*plan=0 or "):
+        agents.make("chain:plan=0.5")
 
 
-def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny_w=0.5):
-    """``chain``'s scores written again, plainly, one row at a time (the bot's kernel is compiled)."""
+def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny_w=0.5, plan=True,
+                            multi_w=1.0, stack_w=0.0, joker_w=0.0, keep_w=1.0, flip_w=0.5):
+    """``chain``'s scores written again, plainly, one row at a time (the bot's kernel is compiled).
+
+    ``plan=False`` is the first ``chain``, blind to the japanese options' moves."""
     from speed_env.observation import observation_layout
 
     lay, nr = observation_layout(rules), rules.n_ranks
@@ -151,15 +160,47 @@ def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny
                     n += 1
                 lengths.append(n)
             run.append(max(lengths))
+        # cards of mine each card would have led to, were it dumped at a play-out flip
+        links = [sum(hand[s] - (s == r) for s in range(13) if fits(r, s)) for r in range(13)]
+        choosing = plan and rules.play_out and row[lay["phase"]][0] == 1
+        seat_0 = row[lay["seat"]][0] == 0
+        opp_stock = row[lay["opp_cards"]][1] > 0
+        opp_joker = round(row[lay["opp_layout"]][13] * 4) if nr == 14 else 0
         out[i, 0] = -1e6
         tops = row[lay["centre_top"]].reshape(2, nr)[:, :13]
+        my_joker_on = row[lay["centre_joker"]].reshape(2, 2)[:, 0] == 1
         flying = row[lay["opp_flight"]][nr : nr + 2]
         for k in range(2):
             before = float(tops[k] @ np.array(options))
+            buried = choosing and seat_0 and (flying[k] == 1 or (k == 1 and opp_stock))
+            cover = keep_w if plan and my_joker_on[k] else 0.0
             for r in range(13):
-                out[i, 1 + 2 * r + k] = run_w * run[r] - flying_w * flying[k] + deny_w * (before - options[r])
+                if buried:
+                    score = -flip_w * links[r]
+                elif choosing:
+                    score = run_w * run[r] + deny_w * (before - options[r])
+                else:
+                    score = (run_w * run[r] - flying_w * flying[k] + deny_w * (before - options[r])
+                             - cover)
+                out[i, 1 + 2 * r + k] = score
             if nr == 14:
-                out[i, 1 + 2 * 13 + k] = -flying_w * flying[k]
+                if not plan:
+                    out[i, 1 + 2 * 13 + k] = -flying_w * flying[k]
+                elif buried:
+                    out[i, 1 + 2 * 13 + k] = -flip_w * 4
+                else:
+                    their_joker = row[lay["opp_flight"]][13] == 1 and not choosing
+                    race = flying[k] if their_joker else 0.0  # only their joker bounces mine
+                    joker = joker_w - flying_w * race + deny_w * (before + opp_joker)
+                    out[i, 1 + 2 * 13 + k] = joker
+        base = 1 + 2 * nr
+        if plan and rules.stack_layout:
+            out[i, base : base + 13] = stack_w
+        base += nr if rules.stack_layout else 0
+        if plan and rules.multi_play:
+            for r in range(13):
+                for k in range(2):
+                    out[i, base + 2 * r + k] = out[i, 1 + 2 * r + k] + multi_w * (hand[r] - 1)
     return out
 
 
@@ -178,6 +219,37 @@ def test_chain_scores_match_a_plain_reference(rules, options):
             checked += len(flat)
         obs, mask, *_ = env.step(np.stack([bot.act(obs[p], mask[p]) for p in range(2)]))
     assert checked == 30 * 32
+
+
+ALL_OPTIONS = {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plan", [1, 0])
+@pytest.mark.parametrize("options", [ALL_OPTIONS, {"jokers": True, "play_out": True,
+                                                  "same_rank": True}])
+def test_chain_plans_the_japanese_options_as_the_reference_says(options, plan):
+    # Whole games, so that the stock runs out and play-out flip choices come up; chain:plan=0
+    # is the first chain, whose scores the reference gives with plan=False.
+    env = speed_env.BatchEnv(16, "japanese", **options)
+    bot = agents.make(f"chain:plan={plan}", env.rules, seed=2)
+    lay = speed_env.observation_layout(env.rules)
+    obs, mask = env.reset(seed=8)
+    seen = {"flip choice": 0, "my joker on a pile": 0, "stack or multi-play legal": 0}
+    for t in range(2400):
+        if t % 8 == 0:
+            flat, legal = obs.reshape(-1, obs.shape[-1]), mask.reshape(-1, mask.shape[-1])
+            want = _chain_scores_reference(env.rules, flat, mask.shape[-1], plan=bool(plan))
+            np.testing.assert_allclose(bot.scores(flat, mask.shape[-1]), want, rtol=1e-9, atol=1e-9)
+            stuck = flat[:, lay["phase"].start] == 1
+            seen["flip choice"] += int((stuck & legal[:, 1:].any(axis=1)).sum())
+            mine = flat[:, lay["centre_joker"]][:, ::2]  # pile 0's "mine", pile 1's "mine"
+            seen["my joker on a pile"] += int(mine.any(axis=1).sum())
+            seen["stack or multi-play legal"] += int(legal[:, 1 + 2 * 14 :].any(axis=1).sum())
+        obs, mask, *_ = env.step(np.stack([bot.act(obs[p], mask[p]) for p in range(2)]))
+    needed = ["flip choice", "my joker on a pile"]
+    needed += ["stack or multi-play legal"] if "multi_play" in options else []
+    assert all(seen[name] > 0 for name in needed), seen
 
 
 # ----------------------------------------------------------------- the observation says its rules
@@ -259,3 +331,79 @@ def test_the_bundled_model_reads_the_observation_it_was_trained_on():
         agents.make("trained", "us").act(obs[0], mask[0])
     with pytest.raises(ModelFormatError, match="trained on japanese and us, not on pagat"):
         agents.make("trained", "pagat")
+
+
+def _bundle_for(folder, name, rules_list):
+    """A bundled model in ``folder`` with the real one's network, its manifest saying it was
+    trained on ``rules_list`` (so the picker has something else to pick)."""
+    import hashlib
+    import json
+
+    from agents.model_io import BUNDLED, read_model, write_safetensors
+
+    tensors, manifest, _ = read_model(BUNDLED)
+    folder.mkdir(exist_ok=True)
+    blob = write_safetensors(folder / f"{name}.safetensors", tensors, {"format": "speed-rl-policy"})
+    trained = [speed_env.make_rules(r).to_dict() for r in rules_list]
+    manifest = {**manifest, "weights": f"{name}.safetensors", "rules": trained[0],
+                "weights_sha256": hashlib.sha256(blob).hexdigest(), "trained_rules": trained}
+    (folder / f"{name}.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder / f"{name}.json"
+
+
+def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatch):
+    from agents import model_io
+
+    models = tmp_path / "models"
+    default = _bundle_for(models, "trained", ["japanese", "us"])
+    other = _bundle_for(models, "pagat_model", ["pagat"])
+    monkeypatch.setattr(model_io, "BUNDLED", default)
+    assert model_io.bundled_models() == [default, other]
+    assert agents.make("trained", "us").source == str(default)
+    assert agents.make("trained", "japanese").source == str(default)
+    picked = agents.make("trained", "pagat")
+    assert picked.source == str(other)
+    env = speed_env.BatchEnv(32, "pagat")
+    obs, mask = env.reset(seed=1)
+    assert (np.take_along_axis(mask[0], picked.act(obs[0], mask[0])[:, None], axis=1) == 1).all()
+    with pytest.raises(model_io.ModelFormatError,
+                       match=r"no bundled model .* plays us \(same_rank\): trained\.json was "
+                             r"trained on japanese and us, not on us \(same_rank\); "
+                             r"pagat_model\.json was trained on pagat, not on"):
+        agents.make("trained", speed_env.make_rules("us", same_rank=True))
+
+
+def _japanese_deal(hands, centre, jokers=False):
+    """A japanese deal with these layouts and centre tops; every other card in a stock."""
+    used = {*hands[0], *hands[1], *centre}
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    black = [f"{r}{s}" for s in "SC" for r in ranks if f"{r}{s}" not in used]
+    red = [f"{r}{s}" for s in "HD" for r in ranks if f"{r}{s}" not in used]
+    if jokers:
+        black += [j for j in ("BJ",) if j not in used]
+        red += [j for j in ("RJ",) if j not in used]
+    return {"hands": hands, "centre": centre, "draw_piles": [black, red]}
+
+
+def _first_choice(rules, deal, spec="chain"):
+    env = speed_env.parallel_env(rules)
+    obs, _ = env.reset(seed=0, options={"deal": deal})
+    bot = agents.make(spec, rules, seed=0)
+    seat = obs["player_0"]
+    return int(bot.act(seat["observation"][None], seat["action_mask"][None])[0])
+
+
+def test_chain_plays_a_pair_together():
+    # Multi-play: two 5s on a 4 go down in one move (both refill from the stock at once).
+    rules = speed_env.make_rules("japanese", multi_play=True)
+    deal = _japanese_deal([["5S", "9S", "5C", "QS"], ["KH", "KD", "JH", "JD"]], ["4C", "9H"])
+    assert _first_choice(rules, deal) == 1 + 2 * 13 + 2 * 4 + 0  # multi-play, rank index 4, pile 0
+
+
+def test_chain_blocks_the_pile_the_opponent_can_play_on_with_its_joker():
+    # Only the joker is playable; the opponent holds a 10 and an 8 for the 9 on pile 0 and
+    # nothing for the queen on pile 1: the joker goes on pile 0, where only I may follow it.
+    rules = speed_env.make_rules("japanese", jokers=True)
+    layouts = [["RJ", "2S", "2C", "7S"], ["10H", "8D", "5H", "4D"]]
+    deal = _japanese_deal(layouts, ["9H", "QD"], jokers=True)
+    assert _first_choice(rules, deal) == 1 + 2 * 13 + 0

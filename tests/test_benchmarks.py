@@ -30,6 +30,14 @@ def test_chain_ablation_benchmark_prints_a_row_per_variant():
     assert [line.split()[:2] for line in out[1:]] == [["us", "chain"], ["us", "chain:run=0"]]
 
 
+def test_chain_options_benchmark_prints_a_row_per_option_set_and_variant():
+    out = _run("chain_options.py", "--games", "4", "--workers", "1", "--options",
+               "multi_play;jokers+play_out", "--variants", "chain;chain:multi=3").splitlines()
+    rows = [line.split()[:2] for line in out[1:]]
+    assert rows == [[options, variant] for options in ("multi_play", "jokers+play_out")
+                    for variant in ("chain", "chain:multi=3")]
+
+
 def test_doomed_race_benchmark_compares_both_ways():
     out = _run("doomed_race.py", "--games", "60", "--continuations", "2").splitlines()
     states = int(out[0].split()[1])
@@ -42,3 +50,9 @@ def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
     assert "decision states" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("rollout-best differs from chain's choice in")
     assert out[2].startswith("gain per decision, cross-fitted:")
+
+
+def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
+    out = _run("idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy").splitlines()
+    assert out[0].split()[:3] == ["preset", "bot", "games"]
+    assert out[1].split()[:3] == ["japanese", "greedy", "4"]

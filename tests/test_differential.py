@@ -14,10 +14,10 @@ count as waits) and compared transition by transition:
   first slot of each batch, and every ``FULL_EVERY`` steps for all the others
   (the hidden pile orders: draw piles, side piles after a rebuild);
 * at the end of a game: rewards, flags and the winner, cards played and
-  bounced, and the game's length from ``infos``. The engine restarts the slot
-  at once (its ``k``-th restart is the game seeded ``seed + i + k * n``, as
-  BatchEnv promises) and the slot gets a fresh referee, so a batch never idles
-  on its longest game.
+  bounced, the game's length and (``us``/``pagat``) the match points from
+  ``infos``. The engine restarts the slot at once (its ``k``-th restart is
+  the game seeded ``seed + i + k * n``, as BatchEnv promises) and the slot
+  gets a fresh referee, so a batch never idles on its longest game.
 
 Explicit deals (positions random games rarely reach: a cycle lock, cards that
 cycle for ever between unequal side piles, a stockless play-out player, a
@@ -57,7 +57,11 @@ OPTION_SETS: dict[str, tuple[str, dict[str, Any]]] = {
     "us-same_rank": ("us", {"same_rank": True}),
     "us-lock": ("us", {"reserve_rule": "lock"}),
     "us-countdown0": ("us", {"stuck_countdown_ms": 0}),  # several flips in one tick
-    "us-max_game_ms": ("us", {"max_game_ms": 5_000}),  # truncation
+    "us-max_game_ms": ("us", {"max_game_ms": 5_000, "idle_flip_ms": 0}),  # truncation
+    # A short idle period: idle countdowns while a player holds a play, some starting
+    # at a landing after the period ran out, rebuilds and locks they bring on.
+    "us-idle": ("us", {"idle_flip_ms": 150}),
+    "pagat-lock-idle": ("pagat", {"reserve_rule": "lock", "idle_flip_ms": 120}),
     "pagat": ("pagat", {}),
     "pagat-lock": ("pagat", {"reserve_rule": "lock"}),
     "japanese": ("japanese", {}),
@@ -68,6 +72,10 @@ OPTION_SETS: dict[str, tuple[str, dict[str, Any]]] = {
         {"jokers": True, "play_out": True, "same_rank": True},
     ),
     "japanese-stack_layout": ("japanese", {"stack_layout": True}),
+    "japanese-idle": (
+        "japanese",
+        {"jokers": True, "play_out": True, "stack_layout": True, "idle_flip_ms": 150},
+    ),
     "japanese-multi_play": ("japanese", {"multi_play": True}),
     "japanese-all": (
         "japanese",
@@ -124,7 +132,7 @@ def rules_of(name: str) -> Rules:
 # ----------------------------------------------------------------------------- signatures
 
 SIGNATURE_FIELDS = (
-    "clock_ms phase flip_ms centre_size[2] centre_top[2] top_owner[2] side_size[2] side_top[2] "
+    "clock_ms phase flip_ms placed_ms centre_size[2] centre_top[2] top_owner[2] side_size[2] side_top[2] "
     "hand[2][H] stacked_size[2][H] draw_size[2] draw_top[2] flight_kind[2] flight_lands[2] "
     "flight_pile[2] flight_first_card[2] played[2] bounced[2] illegal[2] commits[2] flips reshuffles "
     "ties rebuilds[2] idle_rebuilds[2] winner truncated"
@@ -154,6 +162,7 @@ def engine_signatures(env: Any) -> list[list[int]]:
         s["clock"][:, None],
         s["phase"][:, None],
         s["flip_at"][:, None],
+        s["placed_at"][:, None],
         s["centre_n"],
         _top(s["centre"], s["centre_n"]),
         s["top_owner"],
@@ -195,6 +204,7 @@ def referee_signature(ref: Referee) -> list[int]:
         ref.clock,
         _PHASE_CODE[ref.phase],
         -1 if ref.flip_ms is None else ref.flip_ms,
+        ref.placed_ms,
         len(c0),
         len(c1),
         c0[-1] if c0 else -1,
@@ -475,6 +485,12 @@ def run_batch(
                 "bounced": ref.bounced,
                 "clock_ms": ref.clock,
             }
+            ref_points = ref.points()
+            if ref_points is not None:
+                got["points"] = [int(x) for x in infos["points"][:, i]]
+                want["points"] = list(ref_points)
+            elif "points" in infos:
+                fail(i, "infos has match points in a japanese game")
             if got != want:
                 fail(i, f"final result in infos: referee {want} != engine {got}")
             if "final_table" in infos:
@@ -513,6 +529,8 @@ MUST_SEE: dict[str, tuple[str, ...]] = {
     "us-lock": ("empty_lock", "draw"),
     "us-countdown0": ("rebuild", "multi_flip_tick"),
     "us-max_game_ms": ("truncated",),
+    "us-idle": ("idle", "idle_after_flight", "rebuild"),
+    "pagat-lock-idle": ("idle", "idle_after_flight", "empty_lock"),
     "pagat": ("rebuild",),
     "pagat-lock": ("empty_lock",),
     "japanese": ("draw",),
@@ -525,6 +543,7 @@ MUST_SEE: dict[str, tuple[str, ...]] = {
         "default_layout_flip",
     ),
     "japanese-stack_layout": ("stack",),
+    "japanese-idle": ("idle", "idle_after_flight", "flip_choice", "stack", "draw"),
     "japanese-multi_play": ("multi",),
     "japanese-all": (
         "joker_placed",

@@ -1090,3 +1090,188 @@ def test_unequal_side_piles_that_cycle_with_no_play_lock_instead_of_running_to_t
     assert t["rebuilds"][0] >= 1 and t["rebuilds"][1] >= 1
     # Locked: player_1 (2 cards) has fewer cards left than player_0 (2 + 8) and wins.
     assert t["winner"] == 1 and rewards == {"player_0": -1.0, "player_1": 1.0}
+
+
+# =========================================================================
+# Idle: nobody places a card for idle_flip_ms (RULES.md "Idle" [assumption])
+# =========================================================================
+
+# player_0 holds the 9♦ (playable on the 8♣) and only waits; player_1 has nothing.
+WAITER = {"hands": ["9D 2S 3S 4S 5S", "AH 2H 3H 4H 5H"], "centre": ["8C", "8D"]}
+
+
+def test_a_held_play_left_unplayed_for_idle_flip_ms_starts_the_countdown():
+    """Nothing placed since the deal at 0: the idle period runs out at 5000, the
+    countdown runs as when stuck (only waiting is legal, even the 9♦), and the
+    side piles flip at 6000. The flip restarts the idle clock: the 10s keep the
+    9♦ playable, so the next countdown starts at 11000 and flips at 12000."""
+    env = make_env("us")
+    start(env, build_deal("us", **WAITER, side_piles=["10C", "10D"]))
+    assert snap(env)["idle_ms"] == 5000
+    run(env, until=5000)
+    assert show(env) == drawn("""
+        clock 5000 stuck flip@6000
+        centre 8C/1 8D/1 side 5 5
+        p0 9D 2S 3S 4S 5S draw 15 played 0
+        p1 AH 2H 3H 4H 5H draw 15 played 0
+    """)
+    assert env._helpers_obs[P0]["action_mask"].tolist() == [1] + [0] * 26  # the 9♦ waits too
+    run(env, until=6000)
+    assert show(env) == drawn("""
+        clock 6000 play
+        centre 10C/2 10D/2 side 4 4
+        p0 9D 2S 3S 4S 5S draw 15 played 0
+        p1 AH 2H 3H 4H 5H draw 15 played 0
+    """)
+    assert table(env)["placed_ms"] == 6000 and snap(env)["idle_ms"] == 11000
+    run(env, until=11000)
+    assert show(env) == drawn("""
+        clock 11000 stuck flip@12000
+        centre 10C/2 10D/2 side 4 4
+        p0 9D 2S 3S 4S 5S draw 15 played 0
+        p1 AH 2H 3H 4H 5H draw 15 played 0
+    """)
+
+
+def test_the_idle_period_runs_out_at_the_exact_millisecond_of_the_last_placement_plus_idle():
+    """The 9♦ lands at 130 (tick 50, latency 80): the idle clock starts there, so with
+    idle_flip_ms=700 the period runs out at 830, inside the tick from 800, and the flip
+    (countdown 1000) is at 1830. The 10♠ drawn after it is playable, and waits."""
+    env = make_env("us", reaction=(80, 200), idle_flip_ms=700)
+    start(env, build_deal("us", **WAITER, draw_piles=["10S", ""], side_piles=["KC", "KD"]))
+    run(env, "50 p0 9D->0", until=800)
+    assert table(env)["placed_ms"] == 130 and snap(env)["idle_ms"] == 830
+    run(env, until=850)
+    assert show(env) == drawn("""
+        clock 850 stuck flip@1830
+        centre 9D/2 8D/1 side 5 5
+        p0 10S 2S 3S 4S 5S draw 14 played 1
+        p1 AH 2H 3H 4H 5H draw 15 played 0
+    """)
+
+
+def test_a_card_on_its_way_is_not_overtaken_by_the_idle_flip():
+    """player_0 commits the 9♦ at 4950; the idle period runs out at 5000 with the card
+    in the air, so nothing happens then; it lands at 5050, is placed, and the idle
+    clock starts again from 5050 (the 10♠ drawn then is playable: no plain stuck)."""
+    env = make_env("us")
+    start(env, build_deal("us", **WAITER, draw_piles=["10S", ""], side_piles=["KC", "KD"]))
+    run(env, "4950 p0 9D->0", until=5000)
+    assert show(env) == drawn("""
+        clock 5000 play
+        centre 8C/1 8D/1 side 5 5
+        p0 -- 2S 3S 4S 5S draw 15 played 0 flying 9D->0@5050
+        p1 AH 2H 3H 4H 5H draw 15 played 0
+    """)
+    run(env, until=5050)
+    assert snap(env)["phase"] == "play" and tops(env) == ["9D", "8D"]
+    assert table(env)["placed_ms"] == 5050 and snap(env)["idle_ms"] == 10050
+
+
+def test_a_card_that_bounces_after_the_idle_period_ran_out_starts_the_countdown_at_its_landing():
+    """player_1 is slow (1000 ms). Both go for pile 0: player_0's 7♠ lands at 150
+    (idle clock 150, period out at 650); player_1's 9♥ is still in the air then, so the
+    countdown waits for it; it bounces off the 7♠ at 1000 and the countdown starts
+    there (flip at 2000), although the 9♥ would go on the 8♦."""
+    env = make_env("us", reaction=(100, 1000), idle_flip_ms=500)
+    start(
+        env,
+        build_deal(
+            "us",
+            hands=["7S 2S 3S 4S 5S", "9H AH 2H 3H 4H"],
+            centre=["8C", "8D"],
+            draw_piles=["KS", ""],
+            side_piles=["JC", "JD"],
+        ),
+    )
+    run(env, "0 p1 9H->0\n50 p0 7S->0", until=700)
+    assert show(env) == drawn("""
+        clock 700 play
+        centre 7S/2 8D/1 side 5 5
+        p0 KS 2S 3S 4S 5S draw 14 played 1
+        p1 -- AH 2H 3H 4H draw 15 played 0 flying 9H->0@1000
+    """)
+    run(env, until=1000)
+    assert show(env) == drawn("""
+        clock 1000 stuck flip@2000
+        centre 7S/2 8D/1 side 5 5
+        p0 KS 2S 3S 4S 5S draw 14 played 1
+        p1 9H AH 2H 3H 4H draw 15 played 0 bounced 1
+    """)
+
+
+def test_an_idle_flip_with_no_side_piles_left_locks_under_the_lock_rule():
+    """reserve_rule="lock", side piles empty: the idle flip at 6000 locks the game
+    although player_0 still holds the 9♦; fewer cards wins (player_1: 5 + 10)."""
+    env = make_env("us", reserve_rule="lock")
+    start(env, build_deal("us", **WAITER, side_sizes=(0, 0), draw_sizes=(15, 10)))
+    run(env, until=5950)
+    assert snap(env)["phase"] == "stuck" and snap(env)["flip_ms"] == 6000
+    _, rew, term, _, info = run(env, until=6000)
+    assert snap(env)["winner"] == "player_1" and rew == {P0: -1.0, P1: 1.0}
+    assert info[P1]["points"] == 20 and info[P0]["points"] == 0  # player_0's 5 + 15 cards
+
+
+def test_an_idle_flip_rebuilds_empty_side_piles_like_a_stuck_flip():
+    env = make_env("us")
+    start(env, build_deal("us", **WAITER, side_sizes=(0, 0)))
+    run(env, until=6000)
+    t = table(env)
+    assert t["rebuilds"] == [1, 1] and t["flips"] == 1 and t["placed_ms"] == 6000
+    assert [len(p) for p in t["centre"]] == [2, 2]
+
+
+def test_japanese_idle_flip_turns_up_both_stocks():
+    """player_0's 6♥ fits the 5♦ and waits: the idle flip at 6000 turns each stock's
+    top onto its owner's pile, as when stuck; the 6♥ still fits (the 7♦)."""
+    env = make_env("japanese")
+    start(env, build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D 7D", "QC 8S"]))
+    run(env, until=6000)
+    assert show(env) == drawn("""
+        clock 6000 play
+        centre 7D/2 8S/2
+        p0 6H 2H 3H 4H draw 20 played 0
+        p1 AS 2S 3S 4S draw 20 played 0
+    """)
+
+
+def test_idle_flip_ms_0_keeps_a_held_play_waiting_until_the_game_is_truncated():
+    env = make_env("us", idle_flip_ms=0, max_game_ms=20_000)
+    start(env, build_deal("us", **WAITER))
+    assert snap(env)["idle_ms"] is None
+    _, rew, _, trunc, info = run(env, until=20_000)
+    t = table(env)
+    assert t["truncated"] and t["flips"] == 0 and t["placed_ms"] == 0
+    assert rew == {P0: 0.0, P1: 0.0} and trunc == {P0: True, P1: True}
+    assert info[P0]["points"] == 0 and info[P1]["points"] == 0
+
+
+# =========================================================================
+# Match points (004 §5, RULES.md "Match scoring")
+# =========================================================================
+
+
+def test_points_are_the_cards_the_loser_has_not_got_rid_of_in_flight_included():
+    """player_0's last card lands at 100 while player_1's 9♥ is still in the air: the
+    9♥ counts with player_1's 4 other hand cards and 15 draw cards: 20 points."""
+    env = make_env("us")
+    start(env, build_deal("us", hands=["9D", "9H AH 2H 3H 4H"], draw_sizes=(0, 15), centre=["8C", "8S"]))
+    _, rew, _, _, info = run(env, "0 p0 9D->0 p1 9H->1", until=100)
+    assert rew == {P0: 1.0, P1: -1.0}
+    assert snap(env)["players"][1]["in_flight"]["card"] == "9H"
+    assert info[P0]["points"] == 20 and info[P1]["points"] == 0
+    assert snap(env)["points"] == {P0: 20, P1: 0}
+
+
+def test_points_are_0_for_both_in_a_drawn_lock():
+    env = make_env("us", reserve_rule="lock")
+    start(env, build_deal("us", **QUIET, side_sizes=(0, 0), draw_sizes=(6, 6)))
+    _, _, _, _, info = run(env, until=1000)
+    assert snap(env)["winner"] == "draw" and info[P0]["points"] == info[P1]["points"] == 0
+
+
+def test_japanese_has_no_match_points():
+    env = make_env("japanese", max_game_ms=100)
+    start(env, build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D", "QC"]))
+    _, _, _, _, info = run(env, until=100)
+    assert "points" not in info[P0] and "points" not in snap(env)

@@ -91,8 +91,9 @@ class Config(PPOHyperparams):
     """Play the learner's forced waits inside the env, so a timestep is a real decision."""
     skip_tail: float = 0.05
     """End a step once at most this share of games still waits (those few show a forced state)."""
-    wait_penalty: float = 0.01
-    """Training reward per decision where the learner waits holding a legal play (against stalling)."""
+    wait_penalty: float = 0.0
+    """Training reward per decision where the learner waits holding a legal play. Not needed against
+    stalling since the idle rule (``idle_flip_ms``) makes a waiting seat lose; the bundled agent used 0.01."""
     truncation_reward: float = -1.0
     """Training reward of a game cut at max_game_ms (a stalled game counts as lost, not drawn)."""
     shaping: float = 0.0

@@ -32,10 +32,12 @@ truncated) and the first observation of the next game, and its info holds
 game's result, ``l`` its length in decisions, ``t``), ``is_success``,
 ``opponent``, ``seat`` and ``ticks``.
 
-Two training-only reward options guard against *stalling*: a player who
-holds a legal play and waits freezes the table (it is not stuck, so nothing
-flips), and a policy that finds waiting no worse than losing can turn lost
-games into truncated draws. ``wait_penalty`` is paid on each step where the
+Two training-only reward options guard against *stalling*, for rules with the
+idle rule off (``idle_flip_ms=0``): then a player who holds a legal play and
+waits freezes the table (it is not stuck, so nothing flips), and a policy
+that finds waiting no worse than losing can turn lost games into truncated
+draws. With the default idle rule the table flips anyway and a waiting seat
+loses, so neither is needed. ``wait_penalty`` is paid on each step where the
 learner waits with a play available; ``truncation_reward`` (e.g. -1) makes a
 truncated game a terminal outcome instead of a time-limit cut (by default it
 pays 0 and is flagged ``TimeLimit.truncated`` so SB3 bootstraps).
