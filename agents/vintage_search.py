@@ -6,14 +6,15 @@ complete games consistent with its own observation
 shuffled uniformly into the other hands and the pack), plays every legal
 action in every world (the same worlds for every action, so the comparison
 is paired) and continues each to the end of the game with a rollout policy
-for every seat, then picks the action of best mean score for its seat (the tactician's
-choice when it is among the best).
+for every seat, then picks the action of best mean score for its seat. It keeps the
+tactician's choice when that is among the best, and (option ``z``) unless
+another action leads it by more than ``z`` paired standard errors.
 
 It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
 
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
-``vintage-search:rollout=greedy|tactician,score=reward|ahead@K``:
+``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
   scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
@@ -50,12 +51,17 @@ class SearchSettings:
     """Rollout policy of every seat: ``greedy`` or ``tactician``."""
     score: str = "reward"
     """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""
+    z: float = 0.0
+    """Leave the tactician's choice only for an action whose paired lead over it, across
+    the worlds, is more than ``z`` standard errors (0: the best mean wins)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
             raise ValueError(f"worlds must be a whole number, at least 1; got {self.worlds!r}")
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}; got {self.rollout!r}")
+        if not isinstance(self.z, int | float) or not self.z >= 0:
+            raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
 
@@ -65,10 +71,15 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     values: dict[str, object] = {}
     for item in filter(None, arg.split(",")):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("rollout", "score", "worlds"):
+        if not sep or key not in ("rollout", "score", "worlds", "z"):
             raise ValueError(f"bad option {item!r}; give rollout=greedy|tactician, "
-                             "score=reward|ahead, or the worlds as @K")
+                             "score=reward|ahead, z=NUMBER, or the worlds as @K")
         values[key] = value
+    if "z" in values:
+        try:
+            values["z"] = float(str(values["z"]))
+        except ValueError:
+            raise ValueError(f"z must be a number; got {values['z']!r}") from None
     if budget:
         values["worlds"] = budget
     if "worlds" in values:
@@ -127,22 +138,30 @@ class VintageSearch:
         if len(legal) == 1:
             return legal[0]
         worlds = [sample_world(obs, self.rng, pack=self.pack) for _ in range(self.settings.worlds)]
-        values = self.action_values(worlds, legal)
-        # Equal values (every action wins in every world, say): the tactician's choice.
-        best = values >= values.max() - 1e-9
-        fallback = self._tactician.choose(obs, mask)
-        return fallback if best[legal.index(fallback)] else legal[int(np.argmax(values))]
+        scores = self.world_scores(worlds, legal)
+        means = scores.mean(axis=0)
+        fallback = legal.index(self._tactician.choose(obs, mask))
+        best = int(np.argmax(means))
+        # Equal means (every action wins in every world, say) keep the tactician's choice.
+        if means[best] <= means[fallback] + 1e-9:
+            return legal[fallback]
+        lead = scores[:, best] - scores[:, fallback]
+        if self.settings.z > 0:
+            spread = lead.std(ddof=1) / np.sqrt(len(lead)) if len(lead) > 1 else np.inf
+            if lead.mean() <= self.settings.z * spread:
+                return legal[fallback]
+        return legal[best]
 
-    def action_values(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
-        """Mean rollout score of each legal action for seat 0 (the player to act) over ``worlds``."""
-        totals = np.zeros(len(legal))
-        for world in worlds:
+    def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
+        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (the player to act)."""
+        scores = np.zeros((len(worlds), len(legal)))
+        for w, world in enumerate(worlds):
             for i, action in enumerate(legal):
                 game = copy_game(world)
                 apply(game, action, self.rng)
                 self._rollout(game)
-                totals[i] += self._score(game, 0)
-        return totals / len(worlds)
+                scores[w, i] = self._score(game, 0)
+        return scores
 
     def _score(self, game: Game, seat: int) -> float:
         if game.status == TRUNCATED:
