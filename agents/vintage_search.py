@@ -14,7 +14,9 @@ It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
 
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
-``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K``:
+``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K`` (``+``
+also separates options, for agent lists that are split at commas); the
+defaults are ``rollout=tactician,score=ahead,z=1.5``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
   scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
@@ -47,11 +49,11 @@ class SearchSettings:
 
     worlds: int = 16
     """Worlds sampled per decision."""
-    rollout: str = "greedy"
+    rollout: str = "tactician"
     """Rollout policy of every seat: ``greedy`` or ``tactician``."""
-    score: str = "reward"
+    score: str = "ahead"
     """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""
-    z: float = 0.0
+    z: float = 1.5
     """Leave the tactician's choice only for an action whose paired lead over it, across
     the worlds, is more than ``z`` standard errors (0: the best mean wins)."""
 
@@ -69,7 +71,7 @@ class SearchSettings:
 def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     """Settings from a spec's ``rollout=…,score=…`` argument and its ``@K`` budget."""
     values: dict[str, object] = {}
-    for item in filter(None, arg.split(",")):
+    for item in filter(None, arg.replace("+", ",").split(",")):
         key, sep, value = item.partition("=")
         if not sep or key not in ("rollout", "score", "worlds", "z"):
             raise ValueError(f"bad option {item!r}; give rollout=greedy|tactician, "

@@ -40,7 +40,7 @@ def _default_rules(players: int, pack: Pack) -> VintageRules:
 
 
 def _ints(values: np.ndarray) -> list[int]:
-    return [int(round(float(v))) for v in values]
+    return [round(float(v)) for v in values]
 
 
 def sample_world(
@@ -63,7 +63,7 @@ def sample_world(
     if obs.shape != (layout.size,):
         raise WorldError(f"expected one observation of {layout.size} entries for the pack "
                          f"{pack.name!r}; got shape {obs.shape}")
-    players = int(round(float(obs[layout["seated"]].sum()))) + 1
+    players = round(float(obs[layout["seated"]].sum())) + 1
     if rules is None:
         rules = _default_rules(players, pack)
     elif rules.num_players != players:
@@ -72,7 +72,7 @@ def sample_world(
     hand = _ints(obs[layout["hand"]])
     discard_counts = _ints(obs[layout["discard"]])
     sizes = _ints(obs[layout["hand_sizes"]][: players - 1])
-    pack_count = int(round(float(obs[layout["pack"]][0])))
+    pack_count = round(float(obs[layout["pack"]][0]))
     in_play = [c * rules.packs for c in pack.copies]
     unseen_counts = [t - h - d for t, h, d in zip(in_play, hand, discard_counts, strict=True)]
     if min(unseen_counts) < 0:
@@ -111,7 +111,7 @@ def sample_world(
         current=0,
         called=called,
         extra_pending=bool(obs[layout["extra"]][0]),
-        passes=int(round(float(obs[layout["passes"]][0]))),
+        passes=round(float(obs[layout["passes"]][0])),
         stuck=stuck,
     )
 

@@ -13,6 +13,7 @@ import agents
 from agents import AgentSpecError
 from agents.vintage import VintageGreedy, VintageTactician, play_games
 from agents.vintage_search import SearchSettings, VintageSearch
+from speed_env.policy import Policy
 from speed_env.vintage import ObservationLayout, default_pack, raw_env
 from speed_env.vintage.engine import legal_mask
 from speed_env.vintage.observation import encode
@@ -95,7 +96,7 @@ def test_hidden_cards_are_uniform_over_the_unseen_ones() -> None:
     # The next player's hand: each unseen card lands there with chance size / unseen.
     size = int(obs[LAYOUT["hand_sizes"]][0])
     total = sum(unseen.values())
-    held = Counter()
+    held: Counter[int] = Counter()
     for w in worlds:
         held.update({k: c for k, c in enumerate(w.hands[1]) if c})
     expected = {k: len(worlds) * size * c / total for k, c in unseen.items()}
@@ -161,16 +162,23 @@ def test_search_decisions_are_unchanged_when_hidden_cards_are_permuted() -> None
     assert compared >= 5 and changed >= compared - 1
 
 
+def settings_of(spec: str) -> SearchSettings:
+    bot = agents.make(spec, seed=0)
+    assert isinstance(bot, VintageSearch)
+    return bot.settings
+
+
 def test_spec_carries_the_worlds_budget_and_options() -> None:
     assert "vintage-search" in agents.available()
-    bot = agents.make("vintage-search@32", seed=0)
-    assert isinstance(bot, VintageSearch)
-    assert bot.settings == SearchSettings(worlds=32)
-    assert getattr(bot, "reaction", None) is None
-    bot = agents.make("vintage-search:rollout=tactician,score=ahead@4")
-    assert bot.settings == SearchSettings(worlds=4, rollout="tactician", score="ahead")
-    assert agents.make("vintage-search").settings == SearchSettings()
-    assert agents.make("vintage-search:z=1.5@8").settings == SearchSettings(worlds=8, z=1.5)
+    assert settings_of("vintage-search@32") == SearchSettings(worlds=32)
+    assert getattr(agents.make("vintage-search@32"), "reaction", None) is None
+    assert settings_of("vintage-search:rollout=tactician,score=ahead@4") == SearchSettings(
+        worlds=4, rollout="tactician", score="ahead"
+    )
+    assert settings_of("vintage-search") == SearchSettings()
+    assert settings_of("vintage-search:z=0+rollout=greedy@8") == SearchSettings(
+        worlds=8, z=0.0, rollout="greedy"
+    )
     for bad, what in [("vintage-search@many", "whole number"), ("vintage-search@0", "at least 1"),
                       ("vintage-search:rollout=mcts", "rollout"), ("vintage-search:depth=3", "depth"),
                       ("vintage-search:z=-1", "at least 0"), ("vintage-search:z=big", "number")]:
@@ -179,10 +187,23 @@ def test_spec_carries_the_worlds_budget_and_options() -> None:
 
 
 def test_a_short_game_against_the_bots_finishes_with_legal_actions() -> None:
-    bots = [VintageSearch(SearchSettings(worlds=2), seed=0), VintageGreedy(), VintageTactician()]
+    bots: list[Policy] = [VintageSearch(SearchSettings(worlds=2), seed=0), VintageGreedy(), VintageTactician()]
     results = play_games(bots, 3, seed=5)
     assert results.games == 3 and results.truncated == 0
     assert sum(results.wins) + results.draws == 3
-    tactician_rollouts = VintageSearch(SearchSettings(worlds=2, rollout="tactician"), seed=0)
+    greedy_rollouts = VintageSearch(SearchSettings(worlds=2, rollout="greedy", score="reward"))
     for _env, obs, mask in decisions(3, range(1), every=1):
-        assert mask[tactician_rollouts.act(obs[None], mask[None])[0]] == 1
+        assert mask[greedy_rollouts.act(obs[None], mask[None])[0]] == 1
+
+
+def test_a_search_that_needs_an_overwhelming_lead_leaves_the_tacticians_choice_less_often() -> None:
+    # Only a lead the same in every world (no spread) passes z = 1e9.
+    cautious = VintageSearch(SearchSettings(worlds=3, rollout="greedy", z=1e9), seed=0)
+    bold = VintageSearch(SearchSettings(worlds=3, rollout="greedy", z=0.0), seed=0)
+    tactician = VintageTactician()
+    cautious_differs = bold_differs = 0
+    for _env, obs, mask in decisions(4, range(3), every=1):
+        expected = tactician.choose(obs, mask)
+        cautious_differs += cautious.choose(obs, mask) != expected
+        bold_differs += bold.choose(obs, mask) != expected
+    assert cautious_differs < bold_differs
