@@ -16,7 +16,7 @@ never reads the true hidden state.
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
 ``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K`` (``+``
 also separates options, for agent lists that are split at commas); the
-defaults are ``rollout=tactician,score=ahead,z=1.5``:
+defaults are ``rollout=greedy,score=ahead,z=1.5``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
   scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
@@ -49,7 +49,7 @@ class SearchSettings:
 
     worlds: int = 16
     """Worlds sampled per decision."""
-    rollout: str = "tactician"
+    rollout: str = "greedy"
     """Rollout policy of every seat: ``greedy`` or ``tactician``."""
     score: str = "ahead"
     """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""

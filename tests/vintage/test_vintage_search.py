@@ -176,8 +176,8 @@ def test_spec_carries_the_worlds_budget_and_options() -> None:
         worlds=4, rollout="tactician", score="ahead"
     )
     assert settings_of("vintage-search") == SearchSettings()
-    assert settings_of("vintage-search:z=0+rollout=greedy@8") == SearchSettings(
-        worlds=8, z=0.0, rollout="greedy"
+    assert settings_of("vintage-search:z=0+rollout=tactician@8") == SearchSettings(
+        worlds=8, z=0.0, rollout="tactician"
     )
     for bad, what in [("vintage-search@many", "whole number"), ("vintage-search@0", "at least 1"),
                       ("vintage-search:rollout=mcts", "rollout"), ("vintage-search:depth=3", "depth"),
@@ -191,9 +191,9 @@ def test_a_short_game_against_the_bots_finishes_with_legal_actions() -> None:
     results = play_games(bots, 3, seed=5)
     assert results.games == 3 and results.truncated == 0
     assert sum(results.wins) + results.draws == 3
-    greedy_rollouts = VintageSearch(SearchSettings(worlds=2, rollout="greedy", score="reward"))
+    tactician_rollouts = VintageSearch(SearchSettings(worlds=2, rollout="tactician", score="reward"))
     for _env, obs, mask in decisions(3, range(1), every=1):
-        assert mask[greedy_rollouts.act(obs[None], mask[None])[0]] == 1
+        assert mask[tactician_rollouts.act(obs[None], mask[None])[0]] == 1
 
 
 def test_a_search_that_needs_an_overwhelming_lead_leaves_the_tacticians_choice_less_often() -> None:
