@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import importlib.util
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -90,65 +92,235 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------- bench
-def _bench_parallel(rules: str, seconds: float) -> dict[str, Any]:
+# Every system is measured the same way: a loop of (pick random legal actions,
+# step, receive observations and masks), for a time budget; the random legal
+# actions of every system come from one compiled sampler
+# (``speed_env.policy.sample_legal``), so the policy costs the same few ns a
+# row everywhere and the figures compare the environments. A runner plays for
+# about ``budget`` seconds and returns (game-steps, seconds inside env.step,
+# wall seconds, CPU seconds of the process: every thread, so a system that
+# spreads over both cores is charged for both).
+Runner = Callable[[float], tuple[int, float, float, float]]
+
+
+def _kit_parallel(rules: str) -> Runner:
     import numpy as np
 
     import speed_env
+    from speed_env.policy import sample_legal
 
     env = speed_env.parallel_env(rules)
     rng = np.random.default_rng(0)
-    obs, _ = env.reset(seed=0)
-    steps, env_time, seed = 0, 0.0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        if not env.agents:
-            seed += 1
-            obs, _ = env.reset(seed=seed)
-        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
-        t0 = time.perf_counter()
-        obs, *_ = env.step(actions)
-        env_time += time.perf_counter() - t0
-        steps += 1
-    wall = time.perf_counter() - start
-    return {"env": "parallel_env", "n": 1, "steps_per_s": steps / env_time, "loop_steps_per_s": steps / wall}
+    masks = np.empty((2, env.games.n_actions), np.int8)  # both players' masks, for one sampler call
+    state: dict[str, Any] = {"obs": env.reset(seed=0)[0], "seed": 0}
+
+    def run(budget: float) -> tuple[int, float, float, float]:
+        obs = state["obs"]
+        steps, env_s = 0, 0.0
+        start, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < budget:
+            if not env.agents:
+                state["seed"] += 1
+                obs, _ = env.reset(seed=state["seed"])
+            for p, a in enumerate(env.agents):
+                masks[p] = obs[a]["action_mask"]
+            picks = sample_legal(masks, rng.random(2)).tolist()
+            actions = dict(zip(env.agents, picks, strict=True))
+            t0 = time.perf_counter()
+            obs, *_ = env.step(actions)
+            env_s += time.perf_counter() - t0
+            steps += 1
+        state["obs"] = obs
+        return steps, env_s, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
 
 
-def _bench_batch(rules: str, n: int, seconds: float) -> dict[str, Any]:
+def _kit_batch(rules: str, n: int, copy: bool = True, threads: int = 1) -> Runner:
     import numpy as np
 
     import speed_env
+    from speed_env.policy import sample_legal
 
-    env = speed_env.BatchEnv(n, rules)
-    _, mask = env.reset(seed=0)
-    env.step(np.zeros((2, n), np.int64))  # load compiled kernels before timing
+    env = speed_env.BatchEnv(n, rules, copy=copy, threads=threads)
     rng = np.random.default_rng(0)
-    keys = rng.random((8, 2, n, env.n_actions)).astype(np.float32)  # random legal picks, drawn ahead
-    steps, env_time, i = 0, 0.0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        actions = np.where(mask > 0, keys[i % 8], -1.0).argmax(axis=2)
-        t0 = time.perf_counter()
-        _, mask, *_ = env.step(actions)
-        env_time += time.perf_counter() - t0
-        steps += 1
-        i += 1
-    wall = time.perf_counter() - start
-    return {"env": "BatchEnv", "n": n, "steps_per_s": steps * n / env_time, "loop_steps_per_s": steps * n / wall}
+    state: dict[str, Any] = {"mask": env.reset(seed=0)[1]}
+
+    def run(budget: float) -> tuple[int, float, float, float]:
+        mask = state["mask"]
+        steps, env_s = 0, 0.0
+        start, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < budget:
+            actions = sample_legal(mask.reshape(2 * n, -1), rng.random(2 * n)).reshape(2, n)
+            t0 = time.perf_counter()
+            _, mask, *_ = env.step(actions)
+            env_s += time.perf_counter() - t0
+            steps += 1
+        state["mask"] = mask
+        return steps * n, env_s, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
+
+
+def _connect_four() -> Runner | None:
+    """PettingZoo's ``connect_four_v3`` (AEC; one move a step), or None without pettingzoo[classic]."""
+    import warnings
+
+    import numpy as np
+
+    from speed_env.policy import sample_legal
+
+    try:
+        with warnings.catch_warnings():  # its module warns that the old creation API is deprecated
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        return None
+    env = connect_four_v3.env()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    state: dict[str, Any] = {"seed": 0}
+
+    def run(budget: float) -> tuple[int, float, float, float]:
+        steps, env_s = 0, 0.0
+        start, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < budget:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                state["seed"] += 1
+                env.reset(seed=state["seed"])
+                continue
+            action = int(sample_legal(obs["action_mask"][None], rng.random(1))[0])
+            t0 = time.perf_counter()
+            env.step(action)
+            env_s += time.perf_counter() - t0
+            steps += 1
+        return steps, env_s, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
+
+
+def _pgx_connect_four(n: int) -> Runner | None:
+    """pgx's ``connect_four``, ``n`` games under jit + vmap with auto-reset, observations and
+    masks handed to numpy every step (as a numpy learner needs them); None without pgx."""
+    try:
+        import jax
+        import numpy as np
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError:
+        return None
+    from speed_env.policy import sample_legal
+
+    env = pgx.make("connect_four")
+    batch_step = jax.vmap(auto_reset(env.step, env.init))
+
+    def step(state: Any, action: Any, key: Any) -> tuple[Any, Any]:
+        key, sub = jax.random.split(key)
+        return batch_step(state, action, jax.random.split(sub, n)), key
+
+    step_jit = jax.jit(step)
+    st: dict[str, Any] = {"state": jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n)),
+          "key": jax.random.PRNGKey(1)}
+    st["mask"] = np.asarray(st["state"].legal_action_mask)
+    rng = np.random.default_rng(0)
+
+    def run(budget: float) -> tuple[int, float, float, float]:
+        state, key, mask = st["state"], st["key"], st["mask"]
+        steps, env_s = 0, 0.0
+        start, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < budget:
+            actions = sample_legal(mask, rng.random(n))
+            t0 = time.perf_counter()
+            state, key = step_jit(state, actions, key)
+            _ = np.asarray(state.observation)
+            mask = np.asarray(state.legal_action_mask)
+            env_s += time.perf_counter() - t0
+            steps += 1
+        st.update(state=state, key=key, mask=mask)
+        return steps * n, env_s, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
+
+
+def _measure(runners: dict[str, Runner], seconds: float, rounds: int) -> dict[str, list[dict[str, float]]]:
+    """Each runner's game-steps/s in each round, rounds interleaved: of the whole loop (``loop``),
+    of env.step alone (``step``) and per CPU-second of the process (``cpu``).
+
+    Interleaving puts every system under the same load in each round, so a
+    ratio taken within a round holds even on a busy machine.
+    """
+    for run in runners.values():
+        run(min(0.2, seconds))  # compile and warm up outside the timing
+    rates: dict[str, list[dict[str, float]]] = {name: [] for name in runners}
+    for _ in range(rounds):
+        for name, run in runners.items():
+            steps, env_s, wall, cpu = run(seconds / rounds)
+            rates[name].append({"loop": steps / wall, "step": steps / env_s, "cpu": steps / max(cpu, 1e-9)})
+    return rates
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """Game-steps per second of ``parallel_env`` and ``BatchEnv`` with random legal actions."""
+    """Game-steps per second of ``parallel_env`` and ``BatchEnv`` with random legal actions.
+
+    With ``--compare``, beside PettingZoo's ``connect_four_v3`` and (when
+    installed) pgx's ``connect_four`` at the largest batch size, as ratios.
+    """
     sizes = [int(x) for x in args.sizes.split(",")]
-    rows = [_bench_parallel(args.rules, args.seconds)]
-    rows += [_bench_batch(args.rules, n, args.seconds) for n in sizes]
+    if min(sizes) < 1 or args.seconds <= 0 or args.rounds < 1:
+        raise UsageError("--sizes must be whole numbers >= 1, --seconds > 0 and --rounds >= 1")
+    runners: dict[str, Runner] = {"parallel_env 1": _kit_parallel(args.rules)}
+    runners.update({f"BatchEnv {n}": _kit_batch(args.rules, n) for n in sizes})
+    refs: dict[str, str] = {}  # kit row -> the row it is compared with
+    missing = []
+    if args.compare:
+        c4 = _connect_four()
+        if c4 is None:
+            missing.append("PettingZoo's connect_four_v3 (pip install 'pettingzoo[classic]')")
+        else:
+            runners["connect_four_v3 1"] = c4
+            refs["parallel_env 1"] = "connect_four_v3 1"
+        pgx_c4 = _pgx_connect_four(max(sizes))
+        if pgx_c4 is None:
+            missing.append("pgx's connect_four (pip install pgx)")
+        else:
+            big = max(sizes)
+            for label, kwargs in (("copy=False", {"copy": False}), ("threads=2", {"threads": 2})):
+                runners[f"BatchEnv({label}) {big}"] = _kit_batch(args.rules, big, **kwargs)
+                refs[f"BatchEnv({label}) {big}"] = f"pgx connect_four {big}"
+            runners[f"pgx connect_four {big}"] = pgx_c4
+            refs[f"BatchEnv {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
+    rates = _measure(runners, args.seconds, args.rounds)
+    rows = []
+    for name, rs in rates.items():
+        system, n = name.rsplit(" ", 1)
+        row: dict[str, Any] = {"env": system, "n": int(n)}
+        row.update({f"{k}_steps_per_s": _median([r[k] for r in rs]) for k in ("loop", "step", "cpu")})
+        if name in refs:  # the median over rounds of the ratio within each round
+            ref = rates[refs[name]]
+            row["vs"] = refs[name].rsplit(" ", 1)[0]
+            for k in ("loop", "cpu"):
+                row[f"{k}_ratio"] = _median([a[k] / b[k] for a, b in zip(rs, ref, strict=True)])
+        rows.append(row)
     if args.json:
-        print(json.dumps({"rules": args.rules, "results": rows}, indent=2))
+        print(json.dumps({"rules": args.rules, "rounds": args.rounds, "results": rows, "missing": missing},
+                         indent=2))
         return 0
-    print(f"rules={args.rules}; steps/s = game-steps per second of env.step alone "
-          f"(loop = including the random policy)")
-    print(f"{'env':<14}{'n':>6}{'steps/s':>14}{'loop steps/s':>16}")
+    print(f"rules={args.rules}; game-steps/s with a random legal player in the loop (loop), of env.step "
+          f"alone (step), and per CPU-second of the loop (cpu); medians of {args.rounds} interleaved rounds")
+    print(f"{'env':<24}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)")
     for r in rows:
-        print(f"{r['env']:<14}{r['n']:>6}{r['steps_per_s']:>14,.0f}{r['loop_steps_per_s']:>16,.0f}")
+        ratio = f"  {r['loop_ratio']:.2f}x / {r['cpu_ratio']:.2f}x {r['vs']}" if "vs" in r else ""
+        print(f"{r['env']:<24}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
+              f"{r['cpu_steps_per_s']:>12,.0f}{ratio}")
+    for m in missing:
+        print(f"not compared: {m}")
     return 0
 
 
@@ -168,6 +340,32 @@ class _Progress:
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()
+
+
+def _backend(args: argparse.Namespace) -> Any:
+    """The job backend (agents/jobs.py) named by ``--backend`` / ``--ray-address`` / ``--max-retries``."""
+    from agents.jobs import Backend
+
+    if args.backend == "local" and args.ray_address is not None:
+        raise UsageError("--ray-address needs --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise UsageError("--backend ray needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    return Backend(args.backend, address=args.ray_address, max_retries=args.max_retries)
+
+
+def _backend_args(p: argparse.ArgumentParser, workers: int) -> None:
+    """``--workers``, ``--backend``, ``--ray-address``, ``--max-retries`` (the chunked job runner)."""
+    p.add_argument("--workers", type=int, default=workers,
+                   help="local processes (--backend local), or CPUs of the Ray cluster started for the run")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); "
+                   "the result files are the same")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster "
+                   "on 127.0.0.1 started for the run and stopped after it")
+    p.add_argument("--max-retries", type=int, default=3,
+                   help="ray: runs of a chunk whose worker or node died, before giving up")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -204,10 +402,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, settings.rules, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
     results, complete = tournament.run(
-        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament")
+        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament"),
+        backend=backend,
     )
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
@@ -242,9 +442,11 @@ def cmd_tournament_vintage(args: argparse.Namespace) -> int:
                                   options=tuple(sorted(_parse_options(args.option).items())))
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"))
+    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"),
+                               backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -448,18 +650,39 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     fields = dataclasses.fields(Config)
     # The recipe's own settings first, then PPO's (the dataclass lists its base's fields first).
     for f in [f for f in fields if f.name not in ppo_names] + [f for f in fields if f.name in ppo_names]:
-        where = ppo_group if f.name in ppo_names else p
-        flag = "--" + f.name.replace("_", "-")
-        kind = str(f.type)
-        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
-        if kind == "bool":
-            where.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
-            continue
-        convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
-        default = f.default
-        shown = f" (default {default})" if default not in (None, "") else ""
-        where.add_argument(flag, type=convert, default=default, help=text + shown,
-                           metavar=f.name.upper() if convert is str else None)
+        _field_flag(ppo_group if f.name in ppo_names else p, f, helps.get(f.name, ""))
+
+
+def _field_flag(where: Any, f: Any, text: str) -> None:
+    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes ``--lambda``)."""
+    flag = "--" + f.name.rstrip("_").replace("_", "-")
+    kind = str(f.type)
+    text = text.replace("%", "%%")  # argparse formats help with %
+    if kind == "bool":
+        where.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+        return
+    convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
+    default = f.default
+    shown = f" (default {default})" if default not in (None, "") else ""
+    where.add_argument(flag, dest=f.name, type=convert, default=default, help=text + shown,
+                       metavar=f.name.rstrip("_").upper() if convert is str else None)
+
+
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
+    import dataclasses
+
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError("speed train-rllib needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    from train import rllib_ppo
+
+    cfg = rllib_ppo.Config(**{f.name: getattr(args, f.name) for f in dataclasses.fields(rllib_ppo.Config)})
+    rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
+    summary = rllib_ppo.train(cfg)
+    print(f"{summary['iterations']} iterations in {summary['wall_s']} s; model {summary['model']} "
+          f"(play it with ppo:{summary['model']}); checkpoint {summary['checkpoint']}")
+    return 0 if summary["complete"] else 130
 
 
 # ---------------------------------------------------------------- experiment
@@ -492,9 +715,11 @@ def cmd_experiment_reaction(args: argparse.Namespace) -> int:
         agents.parse_spec(spec)
         agents.make(spec, settings.rules, seed=0)
     compare = [rs.load(folder) for folder in filter(None, (s.strip() for s in args.compare.split(",")))]
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"))
+    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"),
+                                     backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -536,7 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--agents", default="random,greedy,chain", help="agent specs, comma-separated")
     tour.add_argument("--games", type=int, default=2000, help="games per pairing (half as many deals)")
     tour.add_argument("--seed", type=int, default=0)
-    tour.add_argument("--workers", type=int, default=1)
+    _backend_args(tour, workers=1)
     tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
@@ -606,6 +831,21 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--players", type=int, default=None, help="vintage: players at the table, 2-10 (default 4)")
     tr.set_defaults(func=cmd_train)
 
+    trl = sub.add_parser(
+        "train-rllib", help="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
+        description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] extra): one module "
+        "'main' trained against itself, a frozen snapshot of itself and kit bots, illegal actions masked. "
+        "Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), OUT/model.json + model.safetensors "
+        "(play it with ppo:OUT/model.json) and OUT/summary.json.",
+    )
+    from train.ppo_common import field_help
+    from train.rllib_ppo import Config as RLlibConfig
+
+    rllib_helps = field_help(RLlibConfig)
+    for f in dataclasses.fields(RLlibConfig):
+        _field_flag(trl, f, rllib_helps.get(f.name, ""))
+    trl.set_defaults(func=cmd_train_rllib)
+
     exp = sub.add_parser("experiment", help="experiments: reaction (win rate against reaction latency)")
     exp_sub = exp.add_subparsers(dest="experiment", required=True)
     rx = exp_sub.add_parser(
@@ -629,7 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the opponent then defaults to that preset")
     rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
     rx.add_argument("--seed", type=int, default=0)
-    rx.add_argument("--workers", type=int, default=2)
+    _backend_args(rx, workers=2)
     rx.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)")
     rx.add_argument("--compare", default="", metavar="DIR[,DIR]",
                     help="earlier sweeps' output folders to draw beside this one on the curve")
@@ -642,7 +882,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
     bench.add_argument("--rules", default="us")
     bench.add_argument("--sizes", default="1,256,4096", help="BatchEnv batch sizes")
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per system")
+    bench.add_argument("--rounds", type=int, default=5,
+                       help="interleaved rounds (each system gets --seconds / --rounds a round)")
+    bench.add_argument("--compare", action="store_true",
+                       help="also PettingZoo's connect_four_v3 and, when installed, pgx's connect_four "
+                       "(at the largest --sizes), as ratios")
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.set_defaults(func=cmd_bench)
     return parser

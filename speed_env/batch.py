@@ -23,10 +23,25 @@ key              shape                        meaning
                                               only; 0 for games that did not end)
 ``illegal``      (2, n) bool                  the action was illegal and taken as a wait
 ===============  ===========================  =======================================
+
+Every array ``reset`` and ``step`` return is fresh, the caller's to keep or
+change. ``copy=False`` (as in Gymnasium's vector envs) opts out for the two
+big ones: ``obs`` and ``mask`` are then the env's own two buffers, the same
+two arrays on every call, updated in place by the next ``step`` or ``reset``.
+Only the entries a tick changed are rewritten (where nothing but the clock
+moved, the clock entries alone), so anything written into them carries over:
+read them, copy what you keep, never write into them. Everything else
+(rewards, flags, ``infos``) stays fresh. At n = 4096 this saves copying
+about 4.5 MB a step.
+
+``threads=k`` shares every step out among ``k`` threads (the games split in
+equal parts; each game is stepped by one thread, so the results are the same
+for any ``k``). It pays from about a thousand games, on as many free cores.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 from typing import Any, ClassVar
 
@@ -36,6 +51,18 @@ from gymnasium.utils import seeding
 
 from speed_env.game import Games, check_options, check_seed
 from speed_env.rules import Rules
+
+
+def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A zeroed array in a fresh anonymous mapping: the system zeroes a page when it is first touched.
+
+    ``final_obs`` is (2, n, obs_dim) but holds only the few games that ended on
+    a step; ``np.zeros`` would clear all of it (the allocator hands back reused
+    memory at these sizes), which at n = 4096 cost more than the step itself.
+    """
+    count = int(np.prod(shape))
+    buf = mmap.mmap(-1, max(1, count * np.dtype(dtype).itemsize))
+    return np.frombuffer(buf, dtype, count).reshape(shape)
 
 
 class BatchEnv:
@@ -52,10 +79,16 @@ class BatchEnv:
         reaction: Any = None,
         illegal_action: str = "wait",
         autoreset: bool = True,
+        copy: bool = True,
+        threads: int = 1,
         **options: Any,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
-        self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
+        self.copy = copy
+        self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action,
+                           threads=threads, **options)
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions
@@ -65,7 +98,7 @@ class BatchEnv:
         self._seed = 0
         self._restarts = np.zeros(self.n, np.int64)
         self._finished = np.zeros(self.n, bool)
-        self._mask: np.ndarray | None = None
+        self._started = False
         self._seeds: np.random.Generator | None = None  # draws unseeded resets' seeds
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -86,48 +119,44 @@ class BatchEnv:
         self._finished[:] = False
         idx = np.arange(self.n)
         self.games.deal_seeded(idx, [self._seed + i for i in range(self.n)])
-        obs, self._mask = self.games.observe()
-        return obs, self._mask.copy()
+        self.games.observe()
+        self._started = True
+        return self._hand_out()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``."""
-        if self._mask is None:
+        """One tick of every game. Returns ``(obs, mask, rewards, terminated, truncated, infos)``.
+
+        Every array returned is fresh, the caller's to keep or change, except
+        ``obs`` and ``mask`` with ``copy=False`` (see the module docstring).
+        """
+        if not self._started:
             raise RuntimeError("call reset() before step()")
         a = self.games.check_actions(actions)
-        self.games.check_legal(a, self._mask)
-        illegal = np.take_along_axis(self._mask, a[..., None], axis=2)[..., 0] == 0
-        rewards = self.games.step(a)
-        st = self.games.state
-        # Games that ended on this step; with autoreset=False a finished game stays
-        # over but reports its end only once.
-        over = (st["phase"] == 2) & ~self._finished
-        truncated = st["truncated"] & over
-        terminated = over & ~truncated
-        if not self.autoreset:
-            self._finished |= over
-        obs, mask = self.games.observe()
-        infos: dict[str, Any] = {"illegal": illegal, "_final_obs": over}
-        if over.any():
-            done = np.flatnonzero(over)
-            final = np.zeros_like(obs)
-            final[:, done] = obs[:, done]
-            infos["final_obs"] = final
-            infos["winner"] = np.where(over, st["winner"], -1).astype(np.int8)
-            infos["played"] = np.where(over[None], st["played"].T, 0)
-            infos["bounced"] = np.where(over[None], st["bounced"].T, 0)
-            infos["clock_ms"] = np.where(over, st["clock"], 0)
+        self.games.check_legal(a)
+        # One compiled pass steps and observes every game. With autoreset=False a
+        # finished game stays over but reports its end only once.
+        tick, n_over = self.games.step_observe(a, self._finished)
+        infos: dict[str, Any] = {"illegal": tick.illegal, "_final_obs": tick.over, "winner": tick.winner}
+        if n_over:
+            done = np.flatnonzero(tick.over)
+            final = _zeros_on_touch((2, self.n, self.obs_dim), np.float32)
+            final[:, done] = tick.obs[:, done]
+            infos.update(final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms)
             points = self.games.match_points()
             if points is not None:
-                infos["points"] = np.where(over[None], points, 0)
+                infos["points"] = np.where(tick.over[None], points, 0)
             if self.autoreset:
                 self._restarts[done] += 1
                 seeds = [self._seed + int(i) + int(self._restarts[i]) * self.n for i in done]
-                self.games.deal_seeded(done, seeds)
-                self.games.observe_games(done, obs, mask)
-        else:
-            infos["winner"] = np.full(self.n, -1, np.int8)
-        self._mask = mask
-        return obs, mask.copy(), rewards, terminated, truncated, infos
+                self.games.restart_observe(done, seeds)
+            else:
+                self._finished[done] = True
+        obs, mask = self._hand_out()
+        return obs, mask, tick.rewards, tick.terminated, tick.truncated, infos
+
+    def _hand_out(self) -> tuple[np.ndarray, np.ndarray]:
+        """The current observations and masks: copies, or with ``copy=False`` the buffers themselves."""
+        return self.games.copy_buffers() if self.copy else (self.games.obs_buf, self.games.mask_buf)
 
     @property
     def all_finished(self) -> bool:

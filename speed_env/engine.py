@@ -214,48 +214,66 @@ def has_play(g: Any, cfg: Config, p: int) -> bool:
     return once & (pile_accepts(g, cfg, p, 0) | pile_accepts(g, cfg, p, 1)) != 0
 
 
+@njit(cache=True, inline="always")
+def legal_bits(g: Any, cfg: Config, p: int) -> tuple[int, int, int, int, int]:
+    """Seat ``p``'s legal moves now as rank bit sets: plays on pile 0, on pile 1, stacks,
+    multi-plays on pile 0, on pile 1 (waiting is always legal). The one statement of
+    legality: :func:`legal_row` spells it out as a mask, :func:`is_legal` reads one bit.
+    """
+    if g.phase == OVER or g.fl_kind[p] != K_NONE:
+        return 0, 0, 0, 0, 0
+    once = hand_ranks(g, cfg, p)
+    if g.phase == STUCK:
+        # play-out: a stockless player picks the card to put down at the flip (either pile)
+        if cfg[C_PLAYOUT] != 0 and g.draw_n[p] == 0:
+            return once, once, 0, 0, 0
+        return 0, 0, 0, 0, 0
+    acc0 = pile_accepts(g, cfg, p, 0)
+    acc1 = pile_accepts(g, cfg, p, 1)
+    twice = hand_pairs(g, cfg, p) if cfg[C_STACK] != 0 or cfg[C_MULTI] != 0 else 0
+    stack = twice if cfg[C_STACK] != 0 and g.draw_n[p] > 0 else 0
+    multi = twice if cfg[C_MULTI] != 0 else 0
+    return once & acc0, once & acc1, stack, multi & acc0, multi & acc1
+
+
 @njit(none(GAME, CFG, i64, MASK_ROW), cache=True)
 def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     """Write seat ``p``'s action mask into ``out`` (int8, length n_actions)."""
+    on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
     out[:] = 0
     out[0] = 1
-    if g.phase == OVER or g.fl_kind[p] != K_NONE:
-        return
     nr = cfg[C_NRANKS]
-    once = hand_ranks(g, cfg, p)
-    if g.phase == STUCK:
-        if cfg[C_PLAYOUT] != 0 and g.draw_n[p] == 0:
-            for r in range(nr):
-                if (once >> r) & 1:
-                    out[1 + 2 * r] = 1
-                    out[2 + 2 * r] = 1
-        return
-    acc0 = pile_accepts(g, cfg, p, 0)
-    acc1 = pile_accepts(g, cfg, p, 1)
     for r in range(nr):
-        if (once >> r) & 1:
-            out[1 + 2 * r] = (acc0 >> r) & 1
-            out[2 + 2 * r] = (acc1 >> r) & 1
+        out[1 + 2 * r] = (on0 >> r) & 1
+        out[2 + 2 * r] = (on1 >> r) & 1
     base = 1 + 2 * nr
-    twice = hand_pairs(g, cfg, p) if cfg[C_STACK] != 0 or cfg[C_MULTI] != 0 else 0
     if cfg[C_STACK] != 0:
-        if g.draw_n[p] > 0:
-            for r in range(13):
-                out[base + r] = (twice >> r) & 1
+        for r in range(13):
+            out[base + r] = (stack >> r) & 1
         base += nr
     if cfg[C_MULTI] != 0:
         for r in range(13):
-            if (twice >> r) & 1:
-                out[base + 2 * r] = (acc0 >> r) & 1
-                out[base + 2 * r + 1] = (acc1 >> r) & 1
+            out[base + 2 * r] = (multi0 >> r) & 1
+            out[base + 2 * r + 1] = (multi1 >> r) & 1
 
 
 @njit(b1(GAME, CFG, i64, i64), cache=True)
 def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
-    row = np.empty(cfg[C_NACT], np.int8)
-    legal_row(g, cfg, p, row)
-    return row[a] != 0
+    if a == 0:
+        return True
+    on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
+    nr = cfg[C_NRANKS]
+    base = 1 + 2 * nr
+    if a < base:
+        r = (a - 1) // 2
+        return ((on0 if (a - 1) % 2 == 0 else on1) >> r) & 1 != 0
+    if cfg[C_STACK] != 0:
+        if a < base + nr:
+            return (stack >> (a - base)) & 1 != 0
+        base += nr
+    m = a - base
+    return ((multi0 if m % 2 == 0 else multi1) >> (m // 2)) & 1 != 0
 
 
 @njit(i64(GAME, CFG, i64), cache=True)

@@ -20,6 +20,7 @@ from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile, make_pair
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
+from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
 
 ILLEGAL_POLICIES = ("wait", "raise")
@@ -94,8 +95,12 @@ class Games:
         tick_ms: int = 50,
         reaction: Any = None,
         illegal_action: str = "wait",
+        threads: int = 1,
         **options: Any,
     ) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
+        self.threads = int(threads)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
         if illegal_action not in ILLEGAL_POLICIES:
@@ -115,6 +120,12 @@ class Games:
         self.set_reactions(self.reactions)
         self.state = engine.new_state(self.n)
         self._rewards = np.zeros((2, self.n), np.float32)
+        self._not_finished = np.zeros(self.n, np.bool_)
+        # The games' current observations and masks, kept up to date by step_observe
+        # (which rewrites only what a tick changed) while ``_synced``.
+        self.obs_buf = np.zeros((2, self.n, self.obs_dim), np.float32)
+        self.mask_buf = np.zeros((2, self.n, self.n_actions), np.int8)
+        self._synced = False
 
     def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
         """Give seats 0 and 1 of ``games`` (default all) these reaction profiles."""
@@ -126,11 +137,13 @@ class Games:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` (Python ints or uint64)."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
         engine.deal_many(self.state, self.cfg, np.asarray(games, np.int64), seeds64)
+        self._synced = False
 
     def deal_explicit(self, game: int, deal: dict[str, Any] | Deal, seed: int) -> None:
         """Start ``game`` from an explicit deal (public format, validated)."""
         parsed = deal if isinstance(deal, Deal) else parse_deal(self.rules, deal)
         deal_explicit(self.state, self.cfg, game, parsed, seed)
+        self._synced = False
 
     # ----------------------------------------------------------------- stepping
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
@@ -149,27 +162,57 @@ class Games:
             )
         return a.astype(np.int64, copy=False)
 
-    def check_legal(self, actions: np.ndarray, mask: np.ndarray) -> None:
-        """With ``illegal_action="raise"``, refuse an in-space action the mask forbids."""
+    def check_legal(self, actions: np.ndarray) -> None:
+        """With ``illegal_action="raise"``, refuse an in-space action that is illegal now."""
         if self.illegal_action != "raise":
             return
-        chosen = np.take_along_axis(mask, actions[..., None], axis=2)[..., 0]
-        if (chosen == 0).any():
-            p, b = np.argwhere(chosen == 0)[0]
-            legal = np.flatnonzero(mask[p, b]).tolist()
+        row = np.empty(self.n_actions, np.int8)
+        at = first_illegal(self.state, self.cfg, actions, row)
+        if at >= 0:
+            p, b = divmod(at, self.n)
+            legal = np.flatnonzero(row).tolist()
             who = AGENTS[p] if self.n == 1 else f"seat {p} in game {b}"
             raise ActionError(f"action {int(actions[p, b])} of {who} is illegal now; legal: {legal}")
+
+    def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> tuple[Tick, int]:
+        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
+
+        The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
+        updated in place (copy them to keep them). ``finished`` (n,) bool marks
+        games whose end was already reported: they are not ``over`` again.
+        """
+        done = self._not_finished if finished is None else finished
+        tick, n_over = run_tick(self.state, self.cfg, self.lat, actions, done, not self._synced,
+                                self.obs_buf, self.mask_buf, self.threads)
+        self._synced = True
+        return tick, n_over
+
+    def restart_observe(self, games: np.ndarray, seeds: Sequence[int]) -> None:
+        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of the buffers."""
+        seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
+        restart_observe(self.state, self.cfg, np.asarray(games, np.int64), seeds64, self.obs_buf, self.mask_buf)
 
     def step(self, actions: np.ndarray) -> np.ndarray:
         """Advance every game one tick; return rewards (2, n) of games that ended on it."""
         engine.step_all(self.state, self.cfg, self.lat, actions, self._rewards)
+        self._synced = False
         return self._rewards.copy()
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
-        obs = np.empty((2, self.n, self.obs_dim), np.float32)
-        mask = np.empty((2, self.n, self.n_actions), np.int8)
-        observe_all(self.state, self.cfg, obs, mask)
+        observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)
+        self._synced = True
+        return self.obs_buf.copy(), self.mask_buf.copy()
+
+    def copy_buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (by parts in ``threads`` threads)."""
+        obs, mask = np.empty_like(self.obs_buf), np.empty_like(self.mask_buf)
+
+        def part(lo: int, hi: int) -> None:  # numpy copies release the GIL
+            obs[:, lo:hi] = self.obs_buf[:, lo:hi]
+            mask[:, lo:hi] = self.mask_buf[:, lo:hi]
+
+        in_parts(part, self.n, self.threads)
         return obs, mask
 
     def observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:

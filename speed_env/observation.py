@@ -79,7 +79,7 @@ from speed_env.engine import (
 )
 from speed_env.rules import PRESETS, Rules
 
-OBS_ROW = nb_types.float32[::1]
+OBS = nb_types.float32[:, :, ::1]
 i64, none = nb_types.int64, nb_types.none
 
 _FIELDS = (
@@ -164,151 +164,211 @@ def tag_label(tag: np.ndarray) -> str:
     return presets[0] + (f" ({', '.join(diff)})" if diff else "")
 
 
-@njit(i64(GAME, i64, i64, i64, OBS_ROW, i64), cache=True)
-def _flight(g: Any, p: int, t: int, nr: int, out: np.ndarray, at: int) -> int:
-    if g.fl_kind[p] != K_NONE:
-        out[at + rank(g.fl_cards[p, 0])] = 1.0
-        if g.fl_kind[p] != K_STACK:
-            out[at + nr + g.fl_pile[p]] = 1.0
-        out[at + nr + 2] = min(1.0, max(0.0, (g.fl_land[p] - t) / 1000.0))
-    return at + nr + 3
+# --------------------------------------------------------------------------- kernels
 
 
-@njit(i64(i64), cache=True)
-def _unknown_offset(nr: int) -> int:
-    return 2 * nr + 2 * nr + 6 + 2 * (nr + 3) + nr + 6 + 2
+@njit(cache=True, inline="always")
+def field_starts(nr: int) -> tuple[int, ...]:
+    """Where each field of ``_FIELDS`` starts, for ``R = nr`` (numba cannot read the layout dict).
+
+    The same sums as :func:`observation_layout`; a test checks that they agree.
+    """
+    return (
+        0, nr, 2 * nr, 4 * nr, 4 * nr + 4, 4 * nr + 6, 5 * nr + 9, 6 * nr + 12,
+        7 * nr + 12, 7 * nr + 15, 7 * nr + 18, 7 * nr + 20, 8 * nr + 20, 8 * nr + 22, 8 * nr + 23,
+        8 * nr + 24,
+    )
 
 
-@njit(none(GAME, CFG, OBS_ROW), cache=True)
-def _public_unknown(g: Any, cfg: Config, out: np.ndarray) -> None:
-    """Counts per rank of the cards nobody can place from open information: the deck
-    minus every centre card and every card in flight, into ``out``'s ``unknown`` slice."""
-    nr = cfg[C_NRANKS]
-    u = _unknown_offset(nr)
-    for r in range(13):
-        out[u + r] = 4.0
-    if nr == 14:
-        out[u + 13] = 2.0
-    for k in range(2):
-        for j in range(g.centre_n[k]):
-            out[u + rank(g.centre[k, j])] -= 1.0
-    for q in range(2):
-        for j in range(g.fl_n[q]):
-            out[u + rank(g.fl_cards[q, j])] -= 1.0
+# Per-rank card counts are kept packed in one int64, four bits a rank (ranks
+# 0-13: 56 bits): a count never exceeds the four cards of a rank, and adding
+# ``_RANK_UNIT[card]`` counts a card in a register, with no memory round trip.
+_RANK_UNIT = np.array([1 << (4 * (c % 13)) for c in range(52)] + [1 << 52, 1 << 52], np.int64)
+_FULL_DECK = sum(4 << (4 * r) for r in range(13))  # four of each rank; jokers added per rules
+_JOKERS = 2 << 52
+
+
+@njit(cache=True, inline="always")
+def _count(packed: int, r: int) -> int:
+    return (packed >> (4 * r)) & 15
 
 
 _US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 cards each, pagat 10
 
 
-@njit(none(CFG, OBS_ROW, i64), cache=True)
-def _rules_tag(cfg: Config, out: np.ndarray, at: int) -> None:
-    """The ``rules`` field (RULES_TAG's order), from the config the kernels play by."""
+@njit(cache=True, inline="always")
+def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
+    """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the config the kernels play by."""
     if cfg[C_JAP] != 0:
-        out[at + 2] = 1.0
+        obs[q, b, at + 2] = 1.0
     elif cfg[C_SIDE] == _US_SIDE:
-        out[at] = 1.0
+        obs[q, b, at] = 1.0
     else:
-        out[at + 1] = 1.0
-    out[at + 3] = cfg[C_WRAP] != 0
-    out[at + 4] = cfg[C_SAME] != 0
-    out[at + 5] = cfg[C_JOKERS] != 0
-    out[at + 6] = cfg[C_PLAYOUT] != 0
-    out[at + 7] = cfg[C_STACK] != 0
-    out[at + 8] = cfg[C_MULTI] != 0
-    out[at + 9] = cfg[C_LOCK] != 0
+        obs[q, b, at + 1] = 1.0
+    obs[q, b, at + 3] = cfg[C_WRAP] != 0
+    obs[q, b, at + 4] = cfg[C_SAME] != 0
+    obs[q, b, at + 5] = cfg[C_JOKERS] != 0
+    obs[q, b, at + 6] = cfg[C_PLAYOUT] != 0
+    obs[q, b, at + 7] = cfg[C_STACK] != 0
+    obs[q, b, at + 8] = cfg[C_MULTI] != 0
+    obs[q, b, at + 9] = cfg[C_LOCK] != 0
 
 
-@njit(none(GAME, CFG, i64, OBS_ROW), cache=True)
-def _observe_private(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
-    """Everything but the shared part of ``unknown`` (already in ``out``), which is finished here."""
+@njit(cache=True, inline="always")
+def _flight(obs: np.ndarray, q: int, b: int, at: int, nr: int, r: int, pile: int, land: float) -> None:
+    """A card in flight at ``at`` of row ``obs[q, b]``: rank one-hot, pile one-hot (-1: none), time to land."""
+    obs[q, b, at + r] = 1.0
+    if pile >= 0:
+        obs[q, b, at + nr + pile] = 1.0
+    obs[q, b, at + nr + 2] = land
+
+
+@njit(none(GAME, CFG, OBS, i64), cache=True)
+def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
+    """Both seats' observations of one game into rows ``obs[0, b]`` and ``obs[1, b]``.
+
+    Every entry of both rows is written (they may come from ``np.empty``). Each
+    fact is read from the record once and written to both rows: what is
+    "mine" in one is "the opponent's" in the other. Per-rank counts are
+    summed in registers (``_RANK_UNIT``) and each entry is written once. Rows
+    are addressed by index, never bound to array variables, and the record's
+    fields are bound once: both keep numba from reference-counting views
+    inside the loops, which cost more than the writes themselves.
+    """
     nr = cfg[C_NRANKS]
     hs = cfg[C_HAND]
     deck = float(cfg[C_DECK])
-    o = 1 - p
+    jap = cfg[C_JAP] != 0
     t = g.clock
-    u = _unknown_offset(nr)
-    out[:u] = 0.0
-    out[u + nr :] = 0.0
-    # hand and stacked
-    at = 0
-    for i in range(hs):
-        c = g.hand[p, i]
-        if c >= 0:
-            out[at + rank(c)] += 0.25
-            out[u + rank(c)] -= 1.0
-        for j in range(g.stk_n[p, i]):
-            out[at + nr + rank(g.stk[p, i, j])] += 0.25
-            out[u + rank(g.stk[p, i, j])] -= 1.0
-    at += 2 * nr
-    # centre
+    hand, stk, stk_n = g.hand, g.stk, g.stk_n
+    centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
+    fl_kind, fl_cards, fl_n, fl_pile, fl_land = g.fl_kind, g.fl_cards, g.fl_n, g.fl_pile, g.fl_land
+    draw_n, side_n = g.draw_n, g.side_n
+    (_, at_stacked, at_top, at_joker, at_size, at_my_fl, at_opp_fl, at_layout,
+     at_cards, _, at_side, u, at_phase, at_seat, at_clock, at_rules) = field_starts(nr)
+    for q in range(2):
+        for j in range(obs.shape[2]):
+            obs[q, b, j] = 0.0
+    # Cards everyone has seen: the centre piles and the cards in the air.
+    seen = 0
     for k in range(2):
-        n = g.centre_n[k]
-        if n > 0:
-            top = g.centre[k, n - 1]
-            out[at + k * nr + rank(top)] = 1.0
-            if rank(top) == 13 and g.top_owner[k] >= 0:
-                out[at + 2 * nr + 2 * k + (0 if g.top_owner[k] == p else 1)] = 1.0
-        out[at + 2 * nr + 4 + k] = n / deck
-    at += 2 * nr + 6
-    # flights
-    at = _flight(g, p, t, nr, out, at)
-    at = _flight(g, o, t, nr, out, at)
-    # the opponent's face-up layout
-    if cfg[C_JAP] != 0:
-        for i in range(hs):
-            c = g.hand[o, i]
-            if c >= 0:
-                out[at + rank(c)] += 0.25
-                out[u + rank(c)] -= 1.0
-            for j in range(g.stk_n[o, i]):
-                out[at + rank(g.stk[o, i, j])] += 0.25
-                out[u + rank(g.stk[o, i, j])] -= 1.0
-    at += nr
-    # card counts
-    for q in (p, o):
+        for j in range(centre_n[k]):
+            seen += _RANK_UNIT[centre[k, j]]
+    for q in range(2):
+        for j in range(fl_n[q]):
+            seen += _RANK_UNIT[fl_cards[q, j]]
+    tops = (0, 0)
+    stacks = (0, 0)
+    for q in range(2):
+        o = 1 - q
+        top = 0  # this seat's slot tops, per rank
+        under = 0  # its stacked cards, per rank
         in_hand = 0
         stacked = 0
         for i in range(hs):
-            if g.hand[q, i] >= 0:
+            c = hand[q, i]
+            if c >= 0:
                 in_hand += 1
-            stacked += g.stk_n[q, i]
-        left = in_hand + stacked + g.draw_n[q] + g.fl_n[q]
-        out[at] = in_hand / hs
-        out[at + 1] = min(1.0, g.draw_n[q] / 27.0)
-        out[at + 2] = min(1.0, left / 27.0)
-        at += 3
-    out[at] = g.side_n[0] / deck
-    out[at + 1] = g.side_n[1] / deck
-    at += 2
-    for r in range(nr):
-        out[at + r] = max(0.0, out[at + r]) / 4.0
-    at += nr
+                top += _RANK_UNIT[c]
+            for j in range(stk_n[q, i]):
+                stacked += 1
+                under += _RANK_UNIT[stk[q, i, j]]
+        if q == 0:
+            tops = (top, tops[1])
+            stacks = (under, stacks[1])
+        else:
+            tops = (tops[0], top)
+            stacks = (stacks[0], under)
+        left = in_hand + stacked + draw_n[q] + fl_n[q]
+        held = in_hand / hs
+        drawn = min(1.0, draw_n[q] / 27.0)
+        togo = min(1.0, left / 27.0)
+        obs[q, b, at_cards] = held  # my_cards in my row, opp_cards in theirs
+        obs[q, b, at_cards + 1] = drawn
+        obs[q, b, at_cards + 2] = togo
+        obs[o, b, at_cards + 3] = held
+        obs[o, b, at_cards + 4] = drawn
+        obs[o, b, at_cards + 5] = togo
+        kind = fl_kind[q]
+        if kind != K_NONE:
+            r = rank(fl_cards[q, 0])
+            pile = -1 if kind == K_STACK else int(fl_pile[q])
+            land = min(1.0, max(0.0, (fl_land[q] - t) / 1000.0))
+            _flight(obs, q, b, at_my_fl, nr, r, pile, land)
+            _flight(obs, o, b, at_opp_fl, nr, r, pile, land)
+    deck_left = _FULL_DECK + (_JOKERS if nr == 14 else 0)
+    for q in range(2):
+        o = 1 - q
+        # ``unknown``: the deck less what this seat can see (its own cards, the
+        # seen ones, and in ``japanese`` the opponent's face-up layout).
+        hidden = deck_left - seen - tops[q] - stacks[q]
+        layout = tops[o] + stacks[o] if jap else 0
+        hidden -= layout
+        for r in range(nr):
+            obs[q, b, r] = 0.25 * _count(tops[q], r)
+            obs[q, b, at_stacked + r] = 0.25 * _count(stacks[q], r)
+            obs[q, b, at_layout + r] = 0.25 * _count(layout, r)
+            obs[q, b, u + r] = _count(hidden, r) / 4.0
+    for k in range(2):
+        n = centre_n[k]
+        size = n / deck
+        side = side_n[k] / deck
+        top = rank(centre[k, n - 1]) if n > 0 else -1
+        owner = top_owner[k]
+        for q in range(2):
+            if top >= 0:
+                obs[q, b, at_top + k * nr + top] = 1.0
+                if top == 13 and owner >= 0:  # whose joker: mine, then theirs
+                    obs[q, b, at_joker + 2 * k + (0 if owner == q else 1)] = 1.0
+            obs[q, b, at_size + k] = size
+            obs[q, b, at_side + k] = side
+    stuck = g.phase == STUCK
+    cd = cfg[C_COUNTDOWN]
+    left_ms = 0.0 if not stuck or cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
+    clock = min(1.0, t / cfg[C_MAXMS])
+    for q in range(2):
+        if stuck:
+            obs[q, b, at_phase] = 1.0
+            obs[q, b, at_phase + 1] = left_ms
+        obs[q, b, at_seat] = float(q)
+        obs[q, b, at_clock] = clock
+        _rules_tag(cfg, obs, q, b, at_rules)
+
+
+@njit(none(GAME, CFG, OBS, i64), cache=True)
+def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
+    """Rewrite only the entries of rows ``obs[:, b]`` that move with the clock alone.
+
+    They are the time to land of each card in the air, the stuck countdown
+    and the clock (the only entries :func:`observe_game` computes from
+    ``g.clock``). Everything else changes only when something happens (a
+    commit, a landing, a flip, a change of phase), and then the caller
+    rewrites the rows with :func:`observe_game`; a test checks the two ways
+    agree on every step of many games.
+    """
+    nr = cfg[C_NRANKS]
+    (_, _, _, _, _, at_my_fl, at_opp_fl, _, _, _, _, _, at_phase, _, at_clock, _) = field_starts(nr)
+    t = g.clock
+    for q in range(2):
+        if g.fl_kind[q] != K_NONE:
+            land = min(1.0, max(0.0, (g.fl_land[q] - t) / 1000.0))
+            obs[q, b, at_my_fl + nr + 2] = land
+            obs[1 - q, b, at_opp_fl + nr + 2] = land
     if g.phase == STUCK:
-        out[at] = 1.0
         cd = cfg[C_COUNTDOWN]
-        out[at + 1] = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
-    at += 2
-    out[at] = float(p)
-    out[at + 1] = min(1.0, t / cfg[C_MAXMS])
-    at += 2
-    _rules_tag(cfg, out, at)
-
-
-@njit(none(GAME, CFG, OBS_ROW, OBS_ROW), cache=True)
-def _observe_game(g: Any, cfg: Config, out0: np.ndarray, out1: np.ndarray) -> None:
-    """Both seats' observations of one game; the shared part of ``unknown`` is counted once."""
-    _public_unknown(g, cfg, out0)
-    u = _unknown_offset(cfg[C_NRANKS])
-    out1[u : u + cfg[C_NRANKS]] = out0[u : u + cfg[C_NRANKS]]
-    _observe_private(g, cfg, 0, out0)
-    _observe_private(g, cfg, 1, out1)
+        left_ms = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
+        obs[0, b, at_phase + 1] = left_ms
+        obs[1, b, at_phase + 1] = left_ms
+    clock = min(1.0, t / cfg[C_MAXMS])
+    obs[0, b, at_clock] = clock
+    obs[1, b, at_clock] = clock
 
 
 @njit(cache=True)
 def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -> None:
     """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
     for b in range(s.shape[0]):
-        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        observe_game(s[b], cfg, obs, b)
         legal_row(s[b], cfg, 0, mask[0, b])
         legal_row(s[b], cfg, 1, mask[1, b])
 
@@ -318,6 +378,6 @@ def observe_games(s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray
     """Refill the rows of ``obs`` and ``mask`` for the listed games only."""
     for j in range(games.shape[0]):
         b = games[j]
-        _observe_game(s[b], cfg, obs[0, b], obs[1, b])
+        observe_game(s[b], cfg, obs, b)
         legal_row(s[b], cfg, 0, mask[0, b])
         legal_row(s[b], cfg, 1, mask[1, b])

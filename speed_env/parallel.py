@@ -169,19 +169,21 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         for p, agent in enumerate(AGENTS):
             a = actions.get(agent)
             raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
-        self.games.check_legal(raw, self._mask)
-        illegal = [bool(self._mask[p, 0, raw[p, 0]] == 0) for p in range(2)]
-        rewards_arr = self.games.step(raw)
-        self._obs, self._mask = self.games.observe()
+        self.games.check_legal(raw)
+        # One compiled pass steps the game and updates its observation buffers.
+        tick, _ = self.games.step_observe(raw)
+        self._obs, self._mask = tick.obs, tick.mask
+        illegal = tick.illegal[:, 0].tolist()
         st = self.games.state
-        over = bool(st["phase"][0] == 2)
-        trunc = bool(st["truncated"][0])
+        over = bool(tick.over[0])
+        trunc = bool(tick.truncated[0])
         observations = self._observations()
-        rewards = {a: float(rewards_arr[p, 0]) for p, a in enumerate(AGENTS)}
+        rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc)
+        totals = st["illegal"][0].tolist()
         infos: dict[str, dict[str, Any]] = {
-            a: {"illegal": illegal[p], "illegal_total": int(st["illegal"][0, p])} for p, a in enumerate(AGENTS)
+            a: {"illegal": illegal[p], "illegal_total": totals[p]} for p, a in enumerate(AGENTS)
         }
         if over:
             result = self.games.snapshot(0)["winner"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,34 @@ def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
     assert "decision states" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("rollout-best differs from chain's choice in")
     assert out[2].startswith("gain per decision, cross-fitted:")
+
+
+def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
+    """`speed bench --compare` in a short smoke form: every row measured, each comparison a ratio
+    or a line saying which package is missing (no timing is asserted)."""
+    done = subprocess.run([sys.executable, "-m", "speed_cli", "bench", "--compare", "--sizes", "16",
+                           "--seconds", "0.3", "--rounds", "1", "--json"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    rows = {(r["env"], r["n"]): r for r in report["results"]}
+    assert ("parallel_env", 1) in rows and ("BatchEnv", 16) in rows
+    assert all(r["loop_steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows.values())
+    for kit, ref, package in (("parallel_env", "connect_four_v3", "connect_four_v3"),
+                              ("BatchEnv", "pgx connect_four", "pgx")):
+        kit_row = next(r for (env, _), r in rows.items() if env == kit)
+        if any(env == ref for env, _ in rows):
+            assert kit_row["vs"] == ref and kit_row["loop_ratio"] > 0 and kit_row["cpu_ratio"] > 0
+        else:
+            assert any(package in line for line in report["missing"])
+
+
+def test_engine_kernels_benchmark_times_each_kernel():
+    out = _run("engine_kernels.py", "--sizes", "8", "--reps", "2").splitlines()
+    assert len(out) == 1 and out[0].startswith("n=    8:")
+    words = out[0].split(":", 1)[1].split()
+    assert words[0:6:2] == ["step_all", "observe_all", "step_observe"]
+    assert all(float(x) > 0 for x in words[1:6:2])
 
 
 def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
