@@ -5,16 +5,28 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
-EXTRAS ?= train,plot,dev,web
+EXTRAS ?= train,plot,dev,web,examples
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
 TORCH := torch==2.13.0
 # The versions CI passed with (pip constraints); `make lock` regenerates it.
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
+# AgileRL pins pettingzoo<1.27 (the kit's venv has 1.27) and tensordict 0.13, so its worked
+# example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
+# AgileRL 2.58 imports peft on `import agilerl.algorithms` but lists it only in its llm extras.
+AGILERL_VENV := .venv-agilerl
+AGILERL_STAMP := $(AGILERL_VENV)/.installed
+AGILERL_PINS := agilerl==2.58.0 pettingzoo==1.26.1 peft==0.21.0
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup run demo test test-fast lint bench lock clean
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
+
+# Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
+# while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
+RAY_VENV := .venv-ray
+RAY_BIN := $(RAY_VENV)/bin
+RAY_STAMP := $(RAY_VENV)/.installed
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
@@ -25,20 +37,45 @@ $(STAMP): pyproject.toml $(LOCK)
 
 setup: $(STAMP)
 
+$(AGILERL_STAMP): pyproject.toml Makefile
+	$(PY) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
+	$(AGILERL_VENV)/bin/pip install -q $(TORCH)
+	$(AGILERL_VENV)/bin/pip install -q -e . $(AGILERL_PINS)
+	touch $(AGILERL_STAMP)
+
+setup-agilerl: $(AGILERL_STAMP)  ## the AgileRL example's own venv (its pins differ from the kit's)
+
+# The main venv's tested versions, less the Gymnasium pin (RLlib's own pin wins there); Ray's
+# other dependencies are new to this venv and resolve freely.
+$(RAY_STAMP): pyproject.toml $(LOCK)
+	$(PY) -m venv $(RAY_VENV)
+	$(RAY_BIN)/pip install -q --upgrade pip
+	grep -v '^gymnasium==' $(LOCK) > $(RAY_VENV)/constraints.txt
+	$(RAY_BIN)/pip install -q -c $(RAY_VENV)/constraints.txt $(TORCH)
+	$(RAY_BIN)/pip install -q -c $(RAY_VENV)/constraints.txt -e ".[ray,plot,dev]"
+	touch $(RAY_STAMP)
+
+setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
+
 run: setup  ## the main job: a short tournament of the bundled bots
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
 
 demo: setup  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
-test: setup  ## the whole suite, slow tests included (CI runs this)
+test: setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
+
+test-ray: setup-ray  ## only the Ray/RLlib tests, in .venv-ray (one local cluster at a time)
+	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
 
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests benchmarks speed_cli.py
+	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli.py
 	$(BIN)/mypy
 
 bench: setup
@@ -60,4 +97,4 @@ lock:  ## regenerate constraints.txt from a fresh venv (then `make test`, and co
 	rm -rf $(LOCK_VENV)
 
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(AGILERL_VENV) $(RAY_VENV) $(LOCK_VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import importlib.util
 import json
 import sys
 import time
@@ -340,6 +342,32 @@ class _Progress:
         sys.stderr.flush()
 
 
+def _backend(args: argparse.Namespace) -> Any:
+    """The job backend (agents/jobs.py) named by ``--backend`` / ``--ray-address`` / ``--max-retries``."""
+    from agents.jobs import Backend
+
+    if args.backend == "local" and args.ray_address is not None:
+        raise UsageError("--ray-address needs --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise UsageError("--backend ray needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    return Backend(args.backend, address=args.ray_address, max_retries=args.max_retries)
+
+
+def _backend_args(p: argparse.ArgumentParser, workers: int) -> None:
+    """``--workers``, ``--backend``, ``--ray-address``, ``--max-retries`` (the chunked job runner)."""
+    p.add_argument("--workers", type=int, default=workers,
+                   help="local processes (--backend local), or CPUs of the Ray cluster started for the run")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); "
+                   "the result files are the same")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster "
+                   "on 127.0.0.1 started for the run and stopped after it")
+    p.add_argument("--max-retries", type=int, default=3,
+                   help="ray: runs of a chunk whose worker or node died, before giving up")
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
     if args.game == "vintage":
@@ -374,10 +402,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, settings.rules, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
     results, complete = tournament.run(
-        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament")
+        settings, workers=args.workers, record=args.save_replays, progress=_Progress("tournament"),
+        backend=backend,
     )
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
@@ -412,9 +442,11 @@ def cmd_tournament_vintage(args: argparse.Namespace) -> int:
                                   options=tuple(sorted(_parse_options(args.option).items())))
     for spec in specs:  # build each agent once (a missing model file fails here)
         agents.make(spec, seed=0)
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"))
+    results, complete = vt.run(settings, workers=args.workers, progress=_Progress("vintage tournament"),
+                               backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -618,18 +650,39 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     fields = dataclasses.fields(Config)
     # The recipe's own settings first, then PPO's (the dataclass lists its base's fields first).
     for f in [f for f in fields if f.name not in ppo_names] + [f for f in fields if f.name in ppo_names]:
-        where = ppo_group if f.name in ppo_names else p
-        flag = "--" + f.name.replace("_", "-")
-        kind = str(f.type)
-        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
-        if kind == "bool":
-            where.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=text)
-            continue
-        convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
-        default = f.default
-        shown = f" (default {default})" if default not in (None, "") else ""
-        where.add_argument(flag, type=convert, default=default, help=text + shown,
-                           metavar=f.name.upper() if convert is str else None)
+        _field_flag(ppo_group if f.name in ppo_names else p, f, helps.get(f.name, ""))
+
+
+def _field_flag(where: Any, f: Any, text: str) -> None:
+    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes ``--lambda``)."""
+    flag = "--" + f.name.rstrip("_").replace("_", "-")
+    kind = str(f.type)
+    text = text.replace("%", "%%")  # argparse formats help with %
+    if kind == "bool":
+        where.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text)
+        return
+    convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
+    default = f.default
+    shown = f" (default {default})" if default not in (None, "") else ""
+    where.add_argument(flag, dest=f.name, type=convert, default=default, help=text + shown,
+                       metavar=f.name.rstrip("_").upper() if convert is str else None)
+
+
+def cmd_train_rllib(args: argparse.Namespace) -> int:
+    """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
+    import dataclasses
+
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError("speed train-rllib needs the [ray] extra (pip install 'speed-rl[ray]', "
+                         "or `make setup-ray`, which makes .venv-ray)")
+    from train import rllib_ppo
+
+    cfg = rllib_ppo.Config(**{f.name: getattr(args, f.name) for f in dataclasses.fields(rllib_ppo.Config)})
+    rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
+    summary = rllib_ppo.train(cfg)
+    print(f"{summary['iterations']} iterations in {summary['wall_s']} s; model {summary['model']} "
+          f"(play it with ppo:{summary['model']}); checkpoint {summary['checkpoint']}")
+    return 0 if summary["complete"] else 130
 
 
 # ---------------------------------------------------------------- experiment
@@ -662,9 +715,11 @@ def cmd_experiment_reaction(args: argparse.Namespace) -> int:
         agents.parse_spec(spec)
         agents.make(spec, settings.rules, seed=0)
     compare = [rs.load(folder) for folder in filter(None, (s.strip() for s in args.compare.split(",")))]
+    backend = _backend(args)
     out = report.check_writable(args.out)
     t0 = time.perf_counter()
-    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"))
+    results, complete = rs.run_sweep(settings, workers=args.workers, progress=_Progress("reaction sweep"),
+                                     backend=backend)
     if not results:
         print("interrupted before any games finished; nothing written", file=sys.stderr)
         return 130
@@ -706,7 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--agents", default="random,greedy,chain", help="agent specs, comma-separated")
     tour.add_argument("--games", type=int, default=2000, help="games per pairing (half as many deals)")
     tour.add_argument("--seed", type=int, default=0)
-    tour.add_argument("--workers", type=int, default=1)
+    _backend_args(tour, workers=1)
     tour.add_argument("--gauntlet", default=None, metavar="AGENT", help="only this agent against each other")
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument("--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines")
@@ -776,6 +831,21 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--players", type=int, default=None, help="vintage: players at the table, 2-10 (default 4)")
     tr.set_defaults(func=cmd_train)
 
+    trl = sub.add_parser(
+        "train-rllib", help="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
+        description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] extra): one module "
+        "'main' trained against itself, a frozen snapshot of itself and kit bots, illegal actions masked. "
+        "Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), OUT/model.json + model.safetensors "
+        "(play it with ppo:OUT/model.json) and OUT/summary.json.",
+    )
+    from train.ppo_common import field_help
+    from train.rllib_ppo import Config as RLlibConfig
+
+    rllib_helps = field_help(RLlibConfig)
+    for f in dataclasses.fields(RLlibConfig):
+        _field_flag(trl, f, rllib_helps.get(f.name, ""))
+    trl.set_defaults(func=cmd_train_rllib)
+
     exp = sub.add_parser("experiment", help="experiments: reaction (win rate against reaction latency)")
     exp_sub = exp.add_subparsers(dest="experiment", required=True)
     rx = exp_sub.add_parser(
@@ -799,7 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the opponent then defaults to that preset")
     rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
     rx.add_argument("--seed", type=int, default=0)
-    rx.add_argument("--workers", type=int, default=2)
+    _backend_args(rx, workers=2)
     rx.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)")
     rx.add_argument("--compare", default="", metavar="DIR[,DIR]",
                     help="earlier sweeps' output folders to draw beside this one on the curve")

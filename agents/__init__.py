@@ -29,6 +29,8 @@ class AgentEntry:
     name: str
     description: str
     build: Callable[[Rules, int | None, str], Policy]
+    budget: bool = False
+    """``@`` in its spec is a search budget (``vintage-search@32``), not a reaction profile."""
 
 
 def _heuristic(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
@@ -43,9 +45,17 @@ def _heuristic(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
 _REGISTRY: dict[str, AgentEntry] = {}
 
 
-def register(name: str, description: str, build: Callable[[Rules, int | None, str], Policy]) -> None:
-    """Add an agent kind under ``name`` (``name:ARG`` specs pass ARG to ``build``)."""
-    _REGISTRY[name] = AgentEntry(name, description, build)
+def register(
+    name: str,
+    description: str,
+    build: Callable[[Rules, int | None, str], Policy],
+    budget: bool = False,
+) -> None:
+    """Add an agent kind under ``name`` (``name:ARG`` specs pass ARG to ``build``).
+
+    With ``budget``, ``@K`` in a spec is the agent's search budget, passed to
+    ``build`` as the tail of its argument (``name:ARG@K`` gives ``ARG@K``)."""
+    _REGISTRY[name] = AgentEntry(name, description, build, budget)
 
 
 register("random", "uniform over legal actions, waiting included", _heuristic("RandomAgent"))
@@ -118,6 +128,23 @@ def _vintage_ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     return load_vintage_policy(arg, seed)
 
 
+def _vintage_search(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
+    (:mod:`agents.vintage_search`)."""
+    from agents.vintage_search import VintageSearch, parse_settings
+
+    options, _, budget = arg.partition("@")
+    try:
+        settings = parse_settings(options, budget)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
+    return VintageSearch(settings, seed)
+
+
+register("vintage-search", "vintage Speed: rollout search over worlds sampled from its own view "
+         "(vintage-search@K, K worlds per decision)", _vintage_search, budget=True)
+
+
 register("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo)
 
 
@@ -167,7 +194,7 @@ class AgentSpec:
 
 
 def parse_spec(spec: str) -> AgentSpec:
-    """Split ``name[:arg][@reaction]``; refuse unknown names and bad profiles."""
+    """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse unknown names and bad profiles."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
     text = spec.strip()
@@ -176,7 +203,9 @@ def parse_spec(spec: str) -> AgentSpec:
     if name not in _REGISTRY:
         raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; available: {', '.join(_REGISTRY)}")
     reaction = None
-    if reaction_text:
+    if reaction_text and _REGISTRY[name].budget:
+        arg = f"{arg}@{reaction_text}"
+    elif reaction_text:
         try:
             reaction = make_profile(reaction_text)
         except ReactionError as exc:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.jobs import run_jobs
+from agents.jobs import Backend, run_jobs
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
@@ -200,15 +200,17 @@ def run(
     workers: int = 1,
     record: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
     ``record`` games of the first chunk are kept as replays. Ctrl-C stops the
-    run and returns what finished.
+    run and returns what finished. ``backend`` runs the chunks on Ray
+    (``agents.jobs``); the results are the same on every backend.
     """
     chunks = plan(settings)
     jobs = [(settings, c, record if c.index == 0 else 0) for c in chunks]
-    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress)
+    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress, backend)
     return [r for r in results if r is not None], complete
 
 

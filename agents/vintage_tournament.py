@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.jobs import run_jobs
+from agents.jobs import Backend, run_jobs
 from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import TRUNCATED, penalties
@@ -267,14 +267,16 @@ def run(
     settings: VintageSettings,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
-    Ctrl-C stops the run and returns what finished.
+    Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
+    on Ray (``agents.jobs``); the results are the same on every backend.
     """
     chunks = plan(settings)
     jobs = [(settings, c) for c in chunks]
-    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress)
+    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress, backend)
     return [r for r in results if r is not None], complete
 
 

@@ -7,7 +7,10 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 :class:`Rules` / :func:`make_rules`; reaction profiles:
 :mod:`speed_env.reaction`; worlds consistent with one seat's view, for fair
 search: :func:`sample_worlds`. Importing this package loads numpy, gymnasium,
-pettingzoo and numba only (no torch, no matplotlib).
+pettingzoo and numba only (no torch, no matplotlib), and registers the envs
+with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
+``pettingzoo.make("parallel", "speed_env/speed_v0")``,
+``gymnasium.make("speed_env/Speed-v0", opponent=...)`` ….
 """
 
 from speed_env import vintage
@@ -20,11 +23,14 @@ from speed_env.parallel import SpeedParallelEnv, env, parallel_env
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+from speed_env.registration import register_all as _register_all
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
 from speed_env.worlds import WorldError, sample_worlds
 
 __version__ = "0.1.0"
+
+_register_all()
 
 __all__ = [
     "PRESETS",

@@ -27,7 +27,7 @@ class SpeedAECEnv(parallel_to_aec_wrapper):
         if live and action is not None:
             games = self.env.unwrapped.games
             action = check_action(action, games.n_actions, agent)
-            mask = self._observations[agent]["action_mask"]
+            mask = self.env.unwrapped.action_mask(agent)  # in either obs_format
             if games.illegal_action == "raise" and mask[action] == 0:
                 legal = [int(a) for a in mask.nonzero()[0]]
                 raise ActionError(f"action {action} of {agent} is illegal now; legal: {legal}")

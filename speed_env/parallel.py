@@ -26,7 +26,11 @@ Observations
     ego-centric, documented as an index table in
     :mod:`speed_env.observation` and published as named slices by
     :func:`speed_env.observation_layout`. The last field, ``rules``, says
-    which preset and rule flags the game is played under.
+    which preset and rule flags the game is played under. With
+    ``obs_format="box"`` the observation is the float32 vector alone (a
+    ``Box``) and the int8 mask is in ``infos[agent]["action_mask"]`` (after
+    ``reset`` and every ``step``): the same numbers, for pipelines that want
+    one array (:mod:`speed_env.obs_format`).
 
 Seeding and copies
     ``reset(seed=s)`` deals the game seeded ``s``; later unseeded resets draw
@@ -38,13 +42,20 @@ Rewards
     ``max_game_ms`` pays 0. An episode is one game. At the end of a ``us`` or
     ``pagat`` game, ``infos[agent]["points"]`` is its match score (winner: the
     loser's cards left; otherwise 0; docs/rules.md "Match points").
+    ``max_cycles=N`` (an env argument, not a rule) truncates the episode after
+    ``N`` ticks, paying 0, as PettingZoo's ``max_cycles`` does.
 
 Arguments
     ``parallel_env(rules="us", *, tick_ms=50, reaction=None, render_mode=None,
-    illegal_action="wait", **options)``: ``rules`` is a preset name, a
-    ``Rules`` or a TOML path; ``options`` override single rules;
-    ``reaction`` is ms, a profile name/object, or a pair of them
-    (player_0, player_1); default: the jittered ``human`` profile.
+    obs_format="dict", max_cycles=None, illegal_action="wait", **options)``:
+    ``rules`` is a preset name, a ``Rules`` or a TOML path; ``options``
+    override single rules; ``reaction`` is ms, a profile name/object, or a
+    pair of them (player_0, player_1); default: the jittered ``human``
+    profile. ``render_mode``: ``"human"`` prints the text table after every
+    reset and step, ``"ansi"`` returns it from ``render()``, ``"rgb_array"``
+    returns a frame. ``env(...)`` takes the same arguments and gives the AEC
+    env. Both are registered with PettingZoo as ``speed_env/speed_v0``
+    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v0", **kwargs)``).
 
 Version history
     v0: first release. Changed since, keeping the name ``speed_v0`` (registries
@@ -61,6 +72,9 @@ Version history
     ``snapshot()`` gains ``idle_ms`` (and ``points`` once over), the full
     ``table()`` gains ``placed_ms``. Games whose seats play within 5 s of each
     placement are unchanged.
+    v0, revision "ecosystem", without changing the game or the default observation:
+    ``obs_format``, ``max_cycles``, ``render_mode="human"``, the registry
+    entries; the AEC env is order-enforced.
     v0, revision "worlds": five more fields after ``rules`` (``my_colour_unseen``,
     ``opp_stacked``, ``side_known``, ``idle_rebuilds``, ``since_placed``;
     obs_dim 138 -> 193, 146 -> 205 with jokers) so that worlds consistent
@@ -69,7 +83,6 @@ Version history
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import Any, ClassVar
 
@@ -77,14 +90,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 
+from speed_env import obs_format as formats
 from speed_env.game import ActionError, Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.table import AGENTS
 
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 class SpeedParallelEnv(ParallelEnv, GamePickle):
@@ -100,40 +114,41 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         reaction: Any = None,
         render_mode: str | None = None,
         illegal_action: str = "wait",
+        obs_format: str = "dict",
+        max_cycles: int | None = None,
         **options: Any,
     ) -> None:
         GamePickle.__init__(
             self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-            illegal_action=illegal_action, **options,
+            illegal_action=illegal_action, obs_format=obs_format, max_cycles=max_cycles, **options,
         )
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.obs_format = formats.check_obs_format(obs_format)
+        self.max_cycles = _check_max_cycles(max_cycles)
         self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
         self.rules = self.games.rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.games.n_actions,), np.int8),
-            }
-        )
+        vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        obs_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
         self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._seeds: np.random.Generator | None = None  # draws unseeded resets' game seeds
+        self._cycles = 0
 
-    @functools.cache  # noqa: B019  (PettingZoo's documented pattern)
+    # The spaces live in the dicts above, so each call returns the same object
+    # (PettingZoo's requirement) without a method cache that would keep every env alive.
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (the same for both)."""
+        """The observation space of ``agent`` (the same object for both, on every call)."""
         return self.observation_spaces[agent]
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
-        """The action space of ``agent`` (the same for both)."""
+        """The action space of ``agent`` (the same object on every call)."""
         return self.action_spaces[agent]
 
     # ----------------------------------------------------------------- episode
@@ -157,8 +172,11 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [seed])
         self.agents = list(AGENTS)
+        self._cycles = 0
         self._obs, self._mask = self.games.observe()
-        return self._observations(), {a: {} for a in self.agents}
+        observations, infos = self._observations()
+        self._render_human()
+        return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Both players' actions for this tick; returns PettingZoo's five dicts."""
@@ -176,19 +194,23 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self.games.check_legal(raw)
         # One compiled pass steps the game and updates its observation buffers.
         tick, _ = self.games.step_observe(raw)
+        self._cycles += 1
         self._obs, self._mask = tick.obs, tick.mask
         illegal = tick.illegal[:, 0].tolist()
         st = self.games.state
         over = bool(tick.over[0])
         trunc = bool(tick.truncated[0])
-        observations = self._observations()
+        # max_cycles cuts the episode short of the game's end: a truncation paying 0.
+        cut = not over and self.max_cycles is not None and self._cycles >= self.max_cycles
+        observations, infos = self._observations()
         rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
-        truncations = dict.fromkeys(AGENTS, trunc)
+        truncations = dict.fromkeys(AGENTS, trunc or cut)
         totals = st["illegal"][0].tolist()
-        infos: dict[str, dict[str, Any]] = {
-            a: {"illegal": illegal[p], "illegal_total": totals[p]} for p, a in enumerate(AGENTS)
-        }
+        for p, a in enumerate(AGENTS):
+            infos[a].update(illegal=illegal[p], illegal_total=totals[p])
+        if cut:
+            self.agents = []
         if over:
             result = self.games.snapshot(0)["winner"]
             points = self.games.match_points()  # us/pagat match scoring; None for japanese
@@ -200,14 +222,25 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
                 if points is not None:
                     infos[a]["points"] = int(points[p, 0])
             self.agents = []
+        self._render_human()
         return observations, rewards, terminations, truncations, infos
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+    def _observations(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Each agent's observation in ``obs_format`` and its infos (the mask there for ``"box"``)."""
         assert self._obs is not None and self._mask is not None
-        return {
-            a: {"observation": self._obs[p, 0].copy(), "action_mask": self._mask[p, 0].copy()}
-            for p, a in enumerate(AGENTS)
-        }
+        observations: dict[str, Any] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        for p, a in enumerate(AGENTS):
+            observations[a], infos[a] = formats.package(
+                self.obs_format, self._obs[p, 0].copy(), self._mask[p, 0].copy()
+            )
+        return observations, infos
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``agent``'s legal actions now (int8), whatever ``obs_format``."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_mask()")
+        return self._mask[AGENTS.index(agent), 0].copy()
 
     # ----------------------------------------------------------------- views
     def state(self) -> np.ndarray:
@@ -225,14 +258,18 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return self.games.table(0)
 
     def render(self) -> Any:
-        """``ansi``: the table as text; ``rgb_array``: an (H, W, 3) uint8 frame."""
+        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``: an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'")
             return None
         from speed_env import render  # only renderers pay for the drawing code
 
-        snap = self.games.snapshot(0)
-        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)
+        return render.render_mode(self.games.snapshot(0), self.render_mode)
+
+    def _render_human(self) -> None:
+        """In ``human`` mode the table is printed after every reset and step (Gymnasium's convention)."""
+        if self.render_mode == "human":
+            self.render()
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""
@@ -244,10 +281,15 @@ def parallel_env(
     tick_ms: int = 50,
     reaction: Any = None,
     render_mode: str | None = None,
+    obs_format: str = "dict",
+    max_cycles: int | None = None,
     **options: Any,
 ) -> SpeedParallelEnv:
     """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
-    return SpeedParallelEnv(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options)
+    return SpeedParallelEnv(
+        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+        obs_format=obs_format, max_cycles=max_cycles, **options,
+    )
 
 
 def env(
@@ -256,17 +298,34 @@ def env(
     tick_ms: int = 50,
     reaction: Any = None,
     render_mode: str | None = None,
+    obs_format: str = "dict",
+    max_cycles: int | None = None,
     **options: Any,
-) -> Any:
+) -> AECEnv:
     """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
     Each tick becomes two AEC turns, player_0 then player_1; the tick is
     resolved once both have acted. An action is checked when it is given
-    (:class:`speed_env.aec.SpeedAECEnv`).
+    (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
+    ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
+    order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
+    parallel env.
     """
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
     from speed_env.aec import SpeedAECEnv
 
-    par = parallel_env(rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode, **options)
+    par = parallel_env(
+        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
+        obs_format=obs_format, max_cycles=max_cycles, **options,
+    )
     return OrderEnforcingWrapper(SpeedAECEnv(par))
+
+
+def _check_max_cycles(max_cycles: object) -> int | None:
+    """``max_cycles`` as an int >= 1 (or None: no limit), else a ``ValueError`` naming it."""
+    if max_cycles is None:
+        return None
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, int | np.integer) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}")
+    return int(max_cycles)

@@ -1,8 +1,9 @@
 """Draw a real-time Speed table from a ``snapshot()`` dict, as text or as an RGB frame.
 
-The environments' ``render_mode="ansi"`` / ``"rgb_array"``, replays and videos all
-draw through the two pure functions here, so a table looks the same wherever it is
-shown and a saved snapshot (plain JSON) can be re-drawn later without an engine:
+The environments' ``render_mode="human"`` / ``"ansi"`` / ``"rgb_array"`` (through
+:func:`render_mode`), replays and videos all draw through the two pure functions here,
+so a table looks the same wherever it is shown and a saved snapshot (plain JSON) can be
+re-drawn later without an engine:
 
 * :func:`render_ansi` gives a compact multi-line text table, optionally coloured.
 * :func:`render_rgb` gives an ``(H, W, 3)`` ``uint8`` image drawn with numpy alone
@@ -27,7 +28,7 @@ import numpy as np
 
 from speed_env.cards import card_str, is_red, parse_card
 
-__all__ = ["RGB_CARD_SIZE", "render_ansi", "render_rgb", "rgb_shape", "strip_ansi"]
+__all__ = ["RGB_CARD_SIZE", "render_ansi", "render_mode", "render_rgb", "rgb_shape", "strip_ansi"]
 
 
 # --------------------------------------------------------------------------------------
@@ -708,3 +709,19 @@ def render_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarray:
     _draw_seat(canvas, table, 0)
     _draw_status(canvas, table)
     return canvas.finish()
+
+
+def render_mode(snapshot: Mapping[str, Any], mode: str) -> str | np.ndarray | None:
+    """What an env's ``render()`` returns in render mode ``mode``.
+
+    ``"human"`` prints the text table to the terminal and returns ``None``;
+    ``"ansi"`` returns that text; ``"rgb_array"`` returns :func:`render_rgb`'s frame.
+    """
+    if mode == "human":
+        print(render_ansi(snapshot), flush=True)
+        return None
+    if mode == "ansi":
+        return render_ansi(snapshot)
+    if mode == "rgb_array":
+        return render_rgb(snapshot)
+    raise ValueError(f"render mode must be 'human', 'ansi' or 'rgb_array', got {mode!r}")

@@ -9,6 +9,19 @@ it too. Rewards are Python floats, flags Python bools. An action must be an
 integer in the space (numpy integers are fine); anything else raises
 :class:`~speed_env.ActionError` and changes nothing. ``copy.deepcopy`` and
 ``pickle`` keep the whole game, the opponent and its generator included.
+
+``obs_format`` is ``"box"`` here by default (this env's observation has
+always been the flat vector, which single-agent learners want);
+``obs_format="dict"`` gives PettingZoo's ``{"observation", "action_mask"}``
+dict instead (the mask is then in the observation, not in ``info``;
+``action_masks()`` still works). ``render_mode`` is
+``"human"`` (the text table printed after every reset and step), ``"ansi"``
+or ``"rgb_array"``.
+
+Registered with Gymnasium as ``speed_env/Speed-v0``:
+``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``, where
+``policy`` is any :class:`~speed_env.policy.Policy` (``agents.make("chain")``
+builds the kit's bots; ``speed_env`` itself never imports ``agents``).
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from speed_env import obs_format as formats
 from speed_env.game import Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
@@ -29,7 +43,7 @@ from speed_env.rules import Rules
 class SpeedGymEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,
@@ -40,12 +54,16 @@ class SpeedGymEnv(gym.Env, GamePickle):
         tick_ms: int = 50,
         reaction: Any = None,
         render_mode: str | None = None,
+        obs_format: str = "box",
         **options: Any,
     ) -> None:
         GamePickle.__init__(
             self, rules, opponent=opponent, seat=seat, tick_ms=tick_ms, reaction=reaction,
-            render_mode=render_mode, **options,
+            render_mode=render_mode, obs_format=obs_format, **options,
         )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
@@ -56,7 +74,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self.seat_choice = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        self.observation_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
         self.action_space = spaces.Discrete(self.games.n_actions)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
@@ -77,7 +96,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [game_seed])
         self._obs, self._mask = self.games.observe()
-        return self._obs[self.seat, 0].copy(), {"action_mask": self._mask[self.seat, 0].copy(), "seat": self.seat}
+        obs, info = self._view(self.seat)
+        info["seat"] = self.seat
+        self._render_human()
+        return obs, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (int8), as sb3-contrib's MaskablePPO asks for."""
@@ -100,23 +122,33 @@ class SpeedGymEnv(gym.Env, GamePickle):
         st = self.games.state
         over = bool(st["phase"][0] == 2)
         truncated = bool(st["truncated"][0])
-        info: dict[str, Any] = {"action_mask": self._mask[me, 0].copy(), "illegal": illegal, "seat": me}
+        obs, info = self._view(me)
+        info.update(illegal=illegal, seat=me)
         if over:
             info["winner"] = self.games.snapshot(0)["winner"]
             points = self.games.match_points()
             if points is not None:
                 info["points"] = int(points[me, 0])  # this seat's match points (us/pagat)
-        return self._obs[me, 0].copy(), float(rewards[me, 0]), over and not truncated, truncated, info
+        self._render_human()
+        return obs, float(rewards[me, 0]), over and not truncated, truncated, info
+
+    def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
+        """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
+        assert self._obs is not None and self._mask is not None
+        return formats.package(self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy())
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a JSON-ready dict."""
         return self.games.snapshot(0)
 
     def render(self) -> Any:
-        """``ansi`` text or an ``rgb_array`` frame of the table."""
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``: a frame."""
         if self.render_mode is None:
             return None
         from speed_env import render
 
-        snap = self.games.snapshot(0)
-        return render.render_ansi(snap) if self.render_mode == "ansi" else render.render_rgb(snap)
+        return render.render_mode(self.games.snapshot(0), self.render_mode)
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()

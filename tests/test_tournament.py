@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -156,3 +157,21 @@ def test_cli_unwritable_output_folder(tmp_path):
     assert proc.returncode == 2
     assert "not writable" in proc.stderr and "Traceback" not in proc.stderr
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None,
+                    reason="ray is installed (tests/cluster covers the ray backend)")
+def test_the_ray_backend_without_the_ray_extra_is_a_clear_error(tmp_path, capsys):
+    code = cli(["tournament", "--agents", "random,greedy", "--games", "2", "--backend", "ray",
+                "--out", str(tmp_path / "t")])
+    assert code == 2 and "--backend ray needs the [ray] extra" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists(), "nothing is written"
+
+
+def test_a_job_backend_is_checked_when_made():
+    from agents.jobs import Backend
+
+    with pytest.raises(ValueError, match="backend must be one of local, ray"):
+        Backend("dask")
+    with pytest.raises(ValueError, match="needs the ray backend"):
+        Backend("local", address="auto")

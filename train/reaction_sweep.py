@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from agents import tournament
-from agents.jobs import run_jobs
+from agents.jobs import Backend, run_jobs
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
 
@@ -257,13 +257,14 @@ def _run_job(job: tuple[int, tournament.Settings, tournament.Chunk]) -> tuple[in
 
 
 def run_sweep(
-    settings: SweepSettings, workers: int = 1, progress: Callable[[int, int], None] | None = None
+    settings: SweepSettings, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
 ) -> tuple[list[PointResult], bool]:
     """Play every point; returns the points with games, in ``settings.points()`` order, and whether all finished.
 
     The work is every point's chunks (``plan_chunks``, each played by the
     tournament harness's ``run_chunk``) in one pool, so the results are the
-    same for any number of workers. Ctrl-C stops the
+    same for any number of workers and on either ``backend`` (``agents.jobs``). Ctrl-C stops the
     run and returns what finished (a point keeps its finished chunks).
     """
     points = settings.points()
@@ -271,7 +272,7 @@ def run_sweep(
     for k, point in enumerate(points):
         ts = settings.tournament_settings(point)
         jobs += [(k, ts, chunk) for chunk in plan_chunks(ts)]
-    finished, complete = run_jobs(_run_job, jobs, workers, progress)
+    finished, complete = run_jobs(_run_job, jobs, workers, progress, backend)
     done = {(r[0], r[1].chunk.index): r[1] for r in finished if r is not None}
     results = []
     for k, (lat, opp) in enumerate(points):

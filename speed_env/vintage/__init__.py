@@ -11,6 +11,8 @@ AEC environment; :mod:`speed_env.vintage.aec` is the documentation page
 - :mod:`~speed_env.vintage.deal`: the cut, shuffled and explicit deals.
 - :mod:`~speed_env.vintage.observation`: the observation vector's layout.
 - :mod:`~speed_env.vintage.render`: the table as text.
+- :mod:`~speed_env.vintage.worlds`: complete games consistent with one seat's
+  observation (hidden cards uniform over the unseen ones), for fair search.
 """
 
 from speed_env.vintage.actions import Actions
@@ -19,6 +21,7 @@ from speed_env.vintage.deal import DealError
 from speed_env.vintage.observation import ObservationLayout
 from speed_env.vintage.pack import Pack, PackError, VintageCardError, default_pack, load_pack
 from speed_env.vintage.rules import VintageRules, VintageRulesError, make_rules
+from speed_env.vintage.worlds import WorldError, sample_world, sample_worlds
 
 __all__ = [
     "Actions",
@@ -29,9 +32,12 @@ __all__ = [
     "VintageCardError",
     "VintageRules",
     "VintageRulesError",
+    "WorldError",
     "default_pack",
     "env",
     "load_pack",
     "make_rules",
     "raw_env",
+    "sample_world",
+    "sample_worlds",
 ]

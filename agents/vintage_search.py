@@ -1,0 +1,203 @@
+"""``vintage-search``: determinized rollout search for Vintage Speed, fair by construction.
+
+For each decision with more than one legal action it samples ``worlds``
+complete games consistent with its own observation
+(:func:`speed_env.vintage.worlds.sample_world`: the cards it has not seen,
+shuffled uniformly into the other hands and the pack), plays every legal
+action in every world (the same worlds for every action, so the comparison
+is paired) and continues each to the end of the game with a rollout policy
+for every seat, then picks the action of best mean score for its seat. It keeps the
+tactician's choice when that is among the best, and (option ``z``) unless
+another action leads it by more than ``z`` paired standard errors.
+
+It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
+never reads the true hidden state.
+
+Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
+``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K`` (``+``
+also separates options, for agent lists that are split at commas); the
+defaults are ``rollout=greedy,score=ahead,z=1.5``:
+
+- ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
+  scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
+  ``tactician`` (:class:`agents.vintage.VintageTactician` on the encoded
+  observation, slower).
+- ``score``: ``reward`` is the env's reward for its seat (+1 for the winner,
+  minus penalty points / 100 otherwise, 0 on truncation); ``ahead`` is the
+  share of the other seats it finished ahead of (fewer penalty points; ties
+  count half), the tournament's pairwise measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from speed_env.vintage import Actions, ObservationLayout, Pack, default_pack
+from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
+from speed_env.vintage.observation import encode
+from speed_env.vintage.worlds import copy_game, sample_world
+
+ROLLOUTS = ("greedy", "tactician")
+SCORES = ("reward", "ahead")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The knobs of :class:`VintageSearch`."""
+
+    worlds: int = 16
+    """Worlds sampled per decision."""
+    rollout: str = "greedy"
+    """Rollout policy of every seat: ``greedy`` or ``tactician``."""
+    score: str = "ahead"
+    """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""
+    z: float = 1.5
+    """Leave the tactician's choice only for an action whose paired lead over it, across
+    the worlds, is more than ``z`` standard errors (0: the best mean wins)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
+            raise ValueError(f"worlds must be a whole number, at least 1; got {self.worlds!r}")
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}; got {self.rollout!r}")
+        if not isinstance(self.z, int | float) or not self.z >= 0:
+            raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
+        if self.score not in SCORES:
+            raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
+
+
+def parse_settings(arg: str, budget: str = "") -> SearchSettings:
+    """Settings from a spec's ``rollout=…,score=…`` argument and its ``@K`` budget."""
+    values: dict[str, object] = {}
+    for item in filter(None, arg.replace("+", ",").split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or key not in ("rollout", "score", "worlds", "z"):
+            raise ValueError(f"bad option {item!r}; give rollout=greedy|tactician, "
+                             "score=reward|ahead, z=NUMBER, or the worlds as @K")
+        values[key] = value
+    if "z" in values:
+        try:
+            values["z"] = float(str(values["z"]))
+        except ValueError:
+            raise ValueError(f"z must be a number; got {values['z']!r}") from None
+    if budget:
+        values["worlds"] = budget
+    if "worlds" in values:
+        text = str(values["worlds"])
+        if not text.isdigit():
+            raise ValueError(f"worlds per decision must be a whole number; got {text!r}")
+        values["worlds"] = int(text)
+    return SearchSettings(**values)  # type: ignore[arg-type]
+
+
+class VintageSearch:
+    """Determinized rollout search over worlds sampled from its own observation."""
+
+    def __init__(
+        self,
+        settings: SearchSettings | None = None,
+        seed: int | None = None,
+        pack: Pack | None = None,
+    ) -> None:
+        from agents.vintage import VintageTactician
+
+        self.settings = settings or SearchSettings()
+        self.pack = pack if pack is not None else default_pack()
+        self.layout = ObservationLayout(self.pack)
+        self.actions = Actions(self.pack)
+        self.rng = np.random.default_rng(seed)
+        self._tactician = VintageTactician(self.pack)
+        p = self.pack
+        # Greedy's priorities (as VintageGreedy): X, then numbered cards by penalty,
+        # then a Lightning calling the set held most of, then draw, then pass.
+        self._prio = [0.0] * self.actions.n
+        for k in range(p.n_numbered):
+            self._prio[k] = 100.0 + p.penalties[k]
+        for s in range(p.n_sets):
+            self._prio[self.actions.call(s)] = 10.0
+        self._prio[self.actions.play_x] = 200.0
+        self._prio[self.actions.draw] = 1.0
+        self._kind_sets = p.kind_sets
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action per row, each chosen by :meth:`choose`."""
+        if (
+            obs.ndim != 2
+            or obs.shape[1] != self.layout.size
+            or mask.shape != (obs.shape[0], self.actions.n)
+        ):
+            raise ValueError(
+                f"expected obs (n, {self.layout.size}) and mask (n, {self.actions.n}) for the pack "
+                f"{self.pack.name!r}; got {obs.shape} and {mask.shape}"
+            )
+        return np.array([self.choose(o, m) for o, m in zip(obs, mask, strict=True)], dtype=np.int64)
+
+    def choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The legal action of best mean rollout score over sampled worlds."""
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        if len(legal) == 1:
+            return legal[0]
+        worlds = [sample_world(obs, self.rng, pack=self.pack) for _ in range(self.settings.worlds)]
+        scores = self.world_scores(worlds, legal)
+        means = scores.mean(axis=0)
+        fallback = legal.index(self._tactician.choose(obs, mask))
+        best = int(np.argmax(means))
+        # Equal means (every action wins in every world, say) keep the tactician's choice.
+        if means[best] <= means[fallback] + 1e-9:
+            return legal[fallback]
+        lead = scores[:, best] - scores[:, fallback]
+        if self.settings.z > 0:
+            spread = lead.std(ddof=1) / np.sqrt(len(lead)) if len(lead) > 1 else np.inf
+            if lead.mean() <= self.settings.z * spread:
+                return legal[fallback]
+        return legal[best]
+
+    def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
+        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (the player to act)."""
+        scores = np.zeros((len(worlds), len(legal)))
+        for w, world in enumerate(worlds):
+            for i, action in enumerate(legal):
+                game = copy_game(world)
+                apply(game, action, self.rng)
+                self._rollout(game)
+                scores[w, i] = self._score(game, 0)
+        return scores
+
+    def _score(self, game: Game, seat: int) -> float:
+        if game.status == TRUNCATED:
+            return 0.0 if self.settings.score == "reward" else 0.5
+        points = penalties(game)
+        if self.settings.score == "reward":
+            return 1.0 if game.winner == seat else -points[seat] / 100.0
+        mine = points[seat]
+        others = [p for s, p in enumerate(points) if s != seat]
+        return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+
+    def _rollout(self, game: Game) -> None:
+        pick = self._greedy if self.settings.rollout == "greedy" else self._tactician_move
+        while not game.over:
+            legal = legal_actions(game)
+            action = legal[0] if len(legal) == 1 else pick(game, legal)
+            apply(game, action, self.rng)
+
+    def _greedy(self, game: Game, legal: list[int]) -> int:
+        prio = self._prio
+        best, best_p = legal[0], -1.0
+        hand = game.hands[game.current]
+        n = self.pack.n_numbered
+        for a in legal:
+            p = prio[a]
+            if n <= a < self.actions.play_x:
+                s = a - n
+                p += sum(c for k, c in enumerate(hand[:n]) if self._kind_sets[k] == s) / 100.0
+            if p > best_p:
+                best, best_p = a, p
+        return best
+
+    def _tactician_move(self, game: Game, legal: list[int]) -> int:
+        obs = encode(game, game.current, [0] * game.n_players, 0, self.layout)
+        mask = np.zeros(self.actions.n, dtype=np.int8)
+        mask[legal] = 1
+        return self._tactician.choose(obs, mask)

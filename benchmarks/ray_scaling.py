@@ -1,0 +1,95 @@
+"""How a tournament scales on Ray: 1 vs 2 workers, per-chunk and merge costs, an estimate for N nodes.
+
+Plays one tournament on a local Ray cluster of 1 and of 2 CPUs, alternating
+(1, 2, 1, 2 …, ``--repeats`` each, every run on a cluster started for it, as
+``speed tournament --backend ray --workers N`` does), checks that every run
+gives the same games, and prints each run's wall time, the speed-up of the
+medians and its efficiency (speed-up / workers). Each chunk also reports the
+CPU time it used in its worker (``time.process_time``), which a machine
+shared with other work inflates far less than wall time. The merge
+(``tournament.summarise``: combining the chunks, ratings, bootstrap) runs in
+the driver and is timed on its own.
+
+Estimate for N nodes of C CPUs: the chunks are independent, so the wall time
+is ``ceil(chunks / (N * C)) * chunk_cpu + merge`` (start-up aside), and a
+job with at least ``N * C`` chunks runs at ``N * C * games_per_chunk /
+chunk_cpu`` games/s.
+Run: .venv-ray/bin/python benchmarks/ray_scaling.py --games 20000 --agents random,greedy
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from typing import Any
+
+
+def timed_chunk(job: tuple[Any, Any, int]) -> tuple[Any, float]:
+    """A tournament chunk and the CPU seconds its worker spent on it."""
+    from agents import tournament
+
+    t0 = time.process_time()
+    result = tournament.run_chunk(*job)
+    return result, time.process_time() - t0
+
+
+def main() -> None:
+    """Print the measured and estimated scaling."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=20000, help="games per pairing")
+    parser.add_argument("--agents", default="random,greedy")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each cluster size, alternating")
+    parser.add_argument("--nodes", default="8,64", help="cluster sizes to estimate")
+    parser.add_argument("--cpus-per-node", type=int, default=2)
+    args = parser.parse_args()
+    import os
+
+    from agents import tournament
+    from agents.jobs import Backend, run_jobs
+    from agents.ray_jobs import cluster
+    from speed_env.rules import make_rules
+
+    settings = tournament.Settings(agents=tuple(args.agents.split(",")), games=args.games,
+                                   rules=make_rules("us"), seed=args.seed)
+    jobs = [(settings, c, 0) for c in tournament.plan(settings)]
+    games = 2 * settings.deals * len(settings.pairings())
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    cpu: list[float] = []
+    reference = None
+    print(f"games {games}, chunks {len(jobs)}, load average at start {os.getloadavg()[0]:.1f}")
+    for _ in range(args.repeats):
+        for workers in (1, 2):
+            with cluster(None, workers=workers):
+                t0 = time.perf_counter()
+                out, complete = run_jobs(timed_chunk, jobs, workers, backend=Backend("ray"))
+                walls[workers].append(time.perf_counter() - t0)
+            assert complete
+            results = [r for r, _ in out]  # type: ignore[misc]
+            cpu += [c for _, c in out]  # type: ignore[misc]
+            outcomes = [r.outcomes for r in results]
+            assert reference is None or outcomes == reference, "every run must give the same games"
+            reference = outcomes
+            print(f"  {workers} worker(s): {walls[workers][-1]:6.1f} s wall "
+                  f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+    t0 = time.perf_counter()
+    tournament.summarise(settings, results)
+    merge = time.perf_counter() - t0
+    w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
+    chunk_cpu = statistics.median(cpu)
+    print(f"median wall: 1 worker {w1:.1f} s, 2 workers {w2:.1f} s; speed-up {w1 / w2:.2f}, "
+          f"efficiency {w1 / w2 / 2:.2f}")
+    print(f"chunk: {chunk_cpu:.2f} CPU s (median of {len(cpu)}); {len(jobs)} chunks = {len(jobs) * chunk_cpu:.1f} "
+          f"CPU s; merge {merge:.2f} s in the driver")
+    per_chunk = games / len(jobs)
+    print(f"{'nodes':>6}{'CPUs':>6}{'this job s':>12}{'games/s':>10}{'full cluster games/s':>22}")
+    for nodes in [int(n) for n in args.nodes.split(",")]:
+        cpus = nodes * args.cpus_per_node
+        wall = math.ceil(len(jobs) / cpus) * chunk_cpu + merge
+        print(f"{nodes:>6}{cpus:>6}{wall:>12.1f}{games / wall:>10,.0f}{cpus * per_chunk / chunk_cpu:>22,.0f}")
+
+
+if __name__ == "__main__":
+    main()
