@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from speed_env.vintage import Actions, ObservationLayout, Pack, default_pack
+from agents.vintage import VintageTactician, _VintageBot
+from speed_env.vintage import Pack
 from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
 from speed_env.vintage.observation import encode
 from speed_env.vintage.worlds import copy_game, sample_world
@@ -92,7 +93,7 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     return SearchSettings(**values)  # type: ignore[arg-type]
 
 
-class VintageSearch:
+class VintageSearch(_VintageBot):
     """Determinized rollout search over worlds sampled from its own observation."""
 
     def __init__(
@@ -101,12 +102,8 @@ class VintageSearch:
         seed: int | None = None,
         pack: Pack | None = None,
     ) -> None:
-        from agents.vintage import VintageTactician
-
+        super().__init__(pack)
         self.settings = settings or SearchSettings()
-        self.pack = pack if pack is not None else default_pack()
-        self.layout = ObservationLayout(self.pack)
-        self.actions = Actions(self.pack)
         self.rng = np.random.default_rng(seed)
         self._tactician = VintageTactician(self.pack)
         p = self.pack
@@ -123,15 +120,7 @@ class VintageSearch:
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One action per row, each chosen by :meth:`choose`."""
-        if (
-            obs.ndim != 2
-            or obs.shape[1] != self.layout.size
-            or mask.shape != (obs.shape[0], self.actions.n)
-        ):
-            raise ValueError(
-                f"expected obs (n, {self.layout.size}) and mask (n, {self.actions.n}) for the pack "
-                f"{self.pack.name!r}; got {obs.shape} and {mask.shape}"
-            )
+        self._check(obs, mask)
         return np.array([self.choose(o, m) for o, m in zip(obs, mask, strict=True)], dtype=np.int64)
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> int:

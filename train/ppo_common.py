@@ -65,8 +65,8 @@ def field_help(cls: type) -> dict[str, str]:
     return out
 
 
-def hidden(cfg: PPOHyperparams) -> list[int]:
-    """``net_arch`` as a list of layer sizes."""
+def hidden(cfg: Any) -> list[int]:
+    """``cfg.net_arch`` (comma-separated; any recipe's config) as a list of layer sizes."""
     try:
         sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
     except ValueError:

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from train.ppo_common import hidden
+
 ENV_RUNNERS = ("batch", "games")
 
 
@@ -110,17 +112,6 @@ def check(cfg: Config) -> list[str]:
         if spec not in ("self", "snapshot"):
             agents.parse_spec(spec)  # an unknown agent fails here, before any work
     return opponents
-
-
-def hidden(cfg: Config) -> list[int]:
-    """``net_arch`` as layer sizes."""
-    try:
-        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
-    return sizes
 
 
 def opponent_module(spec: str) -> str:
