@@ -85,8 +85,12 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     return ChainAgent(rules, seed, ChainWeights(**weights))
 
 
-register("chain", "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
-         "together and blocks with its joker (japanese options)", _chain)
+register(
+    "chain",
+    "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
+    "together and blocks with its joker (japanese options)",
+    _chain,
+)
 
 
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
@@ -100,8 +104,11 @@ def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     return SearchAgent(rules, seed, settings)
 
 
-register("search", "fair rollout search over worlds sampled from its own view (search:worlds=16,depth=40)",
-         _search)
+register(
+    "search",
+    "fair rollout search over worlds sampled from its own view (search:worlds=16,depth=40)",
+    _search,
+)
 
 
 def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
@@ -115,10 +122,16 @@ def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
 
 
 register("vintage-random", "vintage Speed: uniform over legal actions", _vintage("VintageRandom"))
-register("vintage-greedy", "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
-         _vintage("VintageGreedy"))
-register("vintage-tactician", "vintage Speed: greedy plus follow-keeping and endgame Lightning",
-         _vintage("VintageTactician"))
+register(
+    "vintage-greedy",
+    "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
+    _vintage("VintageGreedy"),
+)
+register(
+    "vintage-tactician",
+    "vintage Speed: greedy plus follow-keeping and endgame Lightning",
+    _vintage("VintageTactician"),
+)
 
 
 def _vintage_ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
@@ -141,8 +154,13 @@ def _vintage_search(rules: Rules, seed: int | None, arg: str) -> Policy:
     return VintageSearch(settings, seed)
 
 
-register("vintage-search", "vintage Speed: rollout search over worlds sampled from its own view "
-         "(vintage-search@K, K worlds per decision)", _vintage_search, budget=True)
+register(
+    "vintage-search",
+    "vintage Speed: rollout search over worlds sampled from its own view "
+    "(vintage-search@K, K worlds per decision)",
+    _vintage_search,
+    budget=True,
+)
 
 
 register("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo)
@@ -165,7 +183,9 @@ def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
-register("trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained)
+register(
+    "trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained
+)
 
 
 def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
@@ -175,7 +195,9 @@ def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
     think = float(getattr(policy, "think_ms", 0.0) or 0.0)
     if think <= 0:
         return base
-    return replace(base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms")
+    return replace(
+        base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms"
+    )
 
 
 def available() -> dict[str, str]:
@@ -201,7 +223,9 @@ def parse_spec(spec: str) -> AgentSpec:
     body, _, reaction_text = text.partition("@")
     name, _, arg = body.partition(":")
     if name not in _REGISTRY:
-        raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; available: {', '.join(_REGISTRY)}")
+        raise AgentSpecError(
+            f"unknown agent {name!r} in spec {spec!r}; available: {', '.join(_REGISTRY)}"
+        )
     reaction = None
     if reaction_text and _REGISTRY[name].budget:
         arg = f"{arg}@{reaction_text}"
@@ -213,7 +237,9 @@ def parse_spec(spec: str) -> AgentSpec:
     return AgentSpec(text, name, arg, reaction)
 
 
-def make(spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | None = None, **_: Any) -> Policy:
+def make(
+    spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | None = None, **_: Any
+) -> Policy:
     """Build the agent a spec string names (its reaction profile is on ``.reaction``)."""
     parsed = parse_spec(spec)
     policy = _REGISTRY[parsed.name].build(make_rules(rules), seed, parsed.arg)
@@ -225,4 +251,12 @@ def make(spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | No
     return policy
 
 
-__all__ = ["AgentSpec", "AgentSpecError", "available", "make", "parse_spec", "register", "seat_reaction"]
+__all__ = [
+    "AgentSpec",
+    "AgentSpecError",
+    "available",
+    "make",
+    "parse_spec",
+    "register",
+    "seat_reaction",
+]

@@ -89,8 +89,18 @@ class ChainWeights:
             raise ValueError(f"ChainWeights.plan is 0 or 1, got {self.plan!r}")
 
 
-_FIELDS_READ = ("hand", "centre_top", "centre_joker", "opp_flight", "opp_layout", "unknown",
-                "opp_cards", "phase", "seat", "rules")
+_FIELDS_READ = (
+    "hand",
+    "centre_top",
+    "centre_joker",
+    "opp_flight",
+    "opp_layout",
+    "unknown",
+    "opp_cards",
+    "phase",
+    "seat",
+    "rules",
+)
 _TAG = {name: j for j, name in enumerate(RULES_TAG)}
 _FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_play")
 # Hand (or layout) slots of each preset, in RULES_TAG's preset order.
@@ -98,8 +108,15 @@ _HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
 @njit(cache=True)
-def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes: np.ndarray,
-            tag: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _scores(
+    obs: np.ndarray,
+    n_actions: int,
+    at: np.ndarray,
+    nr: int,
+    hand_sizes: np.ndarray,
+    tag: np.ndarray,
+    w: np.ndarray,
+) -> np.ndarray:
     """Score of every action per row (before masking and tie-breaks); ``at`` holds slice starts.
 
     ``at`` = the starts of the observation slices ``_FIELDS_READ``; ``tag`` =
@@ -202,8 +219,12 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
                 elif choosing:
                     out[i, 1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
                 else:
-                    out[i, 1 + 2 * r + k] = (w_run * run[r] - w_flying * flying
-                                             + w_deny * (before - opp_options[r]) - cover)
+                    out[i, 1 + 2 * r + k] = (
+                        w_run * run[r]
+                        - w_flying * flying
+                        + w_deny * (before - opp_options[r])
+                        - cover
+                    )
             if nr == 14:
                 if not plan:
                     out[i, 1 + 2 * 13 + k] = -w_flying * flying
@@ -234,7 +255,9 @@ def _scores(obs: np.ndarray, n_actions: int, at: np.ndarray, nr: int, hand_sizes
 def _slices(dim: int) -> tuple[np.ndarray, int]:
     """Starts of the fields the bot reads, and the number of ranks, for observations of ``dim`` floats."""
     lay = layout_for_dim(dim)
-    return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay["hand"].start
+    return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay[
+        "hand"
+    ].start
 
 
 class ChainAgent:
@@ -244,7 +267,9 @@ class ChainAgent:
     ``rules`` is taken only for the signature every agent builder shares.
     """
 
-    def __init__(self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seed: int | None = None, weights: ChainWeights | None = None
+    ) -> None:
         self.rules = rules
         self.weights = weights or ChainWeights()
         self._tag = np.array([_TAG[flag] for flag in _FLAGS], np.int64)

@@ -76,8 +76,14 @@ def run_jobs(
         if backend is not None and backend.kind == "ray":
             from agents.ray_jobs import run_on_ray
 
-            run_on_ray(fn, jobs, record, workers=workers, address=backend.address,
-                       max_retries=backend.max_retries)
+            run_on_ray(
+                fn,
+                jobs,
+                record,
+                workers=workers,
+                address=backend.address,
+                max_retries=backend.max_retries,
+            )
         elif workers <= 1:
             for i, job in enumerate(jobs):
                 record(i, fn(job))

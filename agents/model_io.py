@@ -94,7 +94,9 @@ class ModelFormatError(ValueError):
 
 
 # ----------------------------------------------------------------- safetensors
-def safetensors_bytes(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, str] | None = None) -> bytes:
+def safetensors_bytes(
+    tensors: Mapping[str, np.ndarray], metadata: Mapping[str, str] | None = None
+) -> bytes:
     """``tensors`` (and string ``metadata``) as the bytes of a safetensors file."""
     header: dict[str, Any] = {}
     if metadata:
@@ -105,7 +107,11 @@ def safetensors_bytes(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, 
         if arr.dtype not in _DTYPE_NAMES:
             arr = arr.astype(np.float32)
         data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        header[name] = {"dtype": _DTYPE_NAMES[arr.dtype], "shape": list(arr.shape), "data_offsets": [at, at + len(data)]}
+        header[name] = {
+            "dtype": _DTYPE_NAMES[arr.dtype],
+            "shape": list(arr.shape),
+            "data_offsets": [at, at + len(data)],
+        }
         chunks.append(data)
         at += len(data)
     head = json.dumps(header, separators=(",", ":")).encode()
@@ -113,8 +119,11 @@ def safetensors_bytes(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, 
     return struct.pack("<Q", len(head)) + head + b"".join(chunks)
 
 
-def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray],
-                      metadata: Mapping[str, str] | None = None) -> bytes:
+def write_safetensors(
+    path: str | os.PathLike[str],
+    tensors: Mapping[str, np.ndarray],
+    metadata: Mapping[str, str] | None = None,
+) -> bytes:
     """Write ``tensors`` as a safetensors file (atomically); return the bytes written."""
     blob = safetensors_bytes(tensors, metadata)
     _write_atomic(Path(path), blob)
@@ -124,7 +133,9 @@ def write_safetensors(path: str | os.PathLike[str], tensors: Mapping[str, np.nda
 def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Tensors and metadata from a safetensors file's bytes; ``where`` names it in errors."""
     if len(blob) < 8:
-        raise ModelFormatError(f"{where} is truncated: {len(blob)} bytes, not even a safetensors header")
+        raise ModelFormatError(
+            f"{where} is truncated: {len(blob)} bytes, not even a safetensors header"
+        )
     (n,) = struct.unpack("<Q", blob[:8])
     if n > min(_MAX_HEADER, len(blob) - 8):
         raise ModelFormatError(
@@ -134,25 +145,35 @@ def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], d
     try:
         header = json.loads(blob[8 : 8 + n].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise ModelFormatError(f"{where} is corrupted: its safetensors header is not valid JSON") from None
+        raise ModelFormatError(
+            f"{where} is corrupted: its safetensors header is not valid JSON"
+        ) from None
     if not isinstance(header, dict):
         raise ModelFormatError(f"{where} is corrupted: its safetensors header is not a JSON object")
     data = memoryview(blob)[8 + n :]
     meta = header.pop("__metadata__", None) or {}
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
-        raise ModelFormatError(f"{where}: the header's __metadata__ must map names to strings, got {meta!r:.200}")
+        raise ModelFormatError(
+            f"{where}: the header's __metadata__ must map names to strings, got {meta!r:.200}"
+        )
     tensors: dict[str, np.ndarray] = {}
     for name, info in header.items():
         dtype, shape, (begin, end) = _tensor_entry(info, f"{where}: tensor {name!r}")
         size = math.prod(shape) * dtype.itemsize
         if end - begin != size:
-            raise ModelFormatError(f"{where}: tensor {name!r} of shape {shape} does not match its byte range")
+            raise ModelFormatError(
+                f"{where}: tensor {name!r} of shape {shape} does not match its byte range"
+            )
         if end > len(data):
             raise ModelFormatError(
                 f"{where} is truncated: tensor {name!r} ends at byte {end} of the data, "
                 f"which holds only {len(data)} bytes"
             )
-        tensors[name] = np.frombuffer(data[begin:end], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+        tensors[name] = (
+            np.frombuffer(data[begin:end], dtype=dtype)
+            .reshape(shape)
+            .astype(dtype.newbyteorder("="))
+        )
     return tensors, dict(meta)
 
 
@@ -167,11 +188,17 @@ def _tensor_entry(info: Any, what: str) -> tuple[np.dtype[Any], tuple[int, ...],
         raise ModelFormatError(f"{what} has a header entry {info!r:.200} that is not an object")
     dtype_name, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
     if not isinstance(dtype_name, str) or dtype_name not in _DTYPES:
-        raise ModelFormatError(f"{what}: dtype must be one of {', '.join(_DTYPES)}, got {dtype_name!r:.200}")
+        raise ModelFormatError(
+            f"{what}: dtype must be one of {', '.join(_DTYPES)}, got {dtype_name!r:.200}"
+        )
     if not isinstance(shape, list) or not all(_is_count(s) for s in shape):
-        raise ModelFormatError(f"{what}: shape must be a list of whole numbers >= 0, got {shape!r:.200}")
+        raise ModelFormatError(
+            f"{what}: shape must be a list of whole numbers >= 0, got {shape!r:.200}"
+        )
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_count(x) for x in offsets)):
-        raise ModelFormatError(f"{what}: data_offsets must be two whole numbers >= 0, got {offsets!r:.200}")
+        raise ModelFormatError(
+            f"{what}: data_offsets must be two whole numbers >= 0, got {offsets!r:.200}"
+        )
     return np.dtype(_DTYPES[dtype_name]).newbyteorder("<"), tuple(shape), (offsets[0], offsets[1])
 
 
@@ -213,9 +240,11 @@ class _SingleThreadBlas:
     its get/set thread-count entry points; does nothing where there is none.
     """
 
-    _NAMES = (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-              ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
-              ("openblas_get_num_threads", "openblas_set_num_threads"))
+    _NAMES = (
+        ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+        ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+        ("openblas_get_num_threads", "openblas_set_num_threads"),
+    )
 
     def __init__(self) -> None:
         self.funcs: tuple[Any, Any] | None = None
@@ -267,17 +296,28 @@ class MLPPolicy:
     generator (self-play opponents use that for variety).
     """
 
-    def __init__(self, tensors: Mapping[str, np.ndarray], activation: str = "tanh", *,
-                 sample: bool = False, seed: int | None = None, manifest: dict[str, Any] | None = None,
-                 source: str = "<memory>") -> None:
+    def __init__(
+        self,
+        tensors: Mapping[str, np.ndarray],
+        activation: str = "tanh",
+        *,
+        sample: bool = False,
+        seed: int | None = None,
+        manifest: dict[str, Any] | None = None,
+        source: str = "<memory>",
+    ) -> None:
         if activation not in ACTIVATIONS:
-            raise ModelFormatError(f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}")
+            raise ModelFormatError(
+                f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
+            )
         self.activation = activation
         self.layers = []
         k = 0
         while f"pi.{k}.weight" in tensors:
             w = np.asarray(tensors[f"pi.{k}.weight"], np.float32)
-            self.layers.append((np.ascontiguousarray(w.T), np.asarray(tensors[f"pi.{k}.bias"], np.float32)))
+            self.layers.append(
+                (np.ascontiguousarray(w.T), np.asarray(tensors[f"pi.{k}.bias"], np.float32))
+            )
             k += 1
         w = np.asarray(tensors["logits.weight"], np.float32)
         self.head = (np.ascontiguousarray(w.T), np.asarray(tensors["logits.bias"], np.float32))
@@ -334,7 +374,9 @@ class MLPPolicy:
         """The best legal action per row (or a sample from the masked softmax with ``sample``)."""
         z = self.logits(obs)
         if self.sample:
-            z = z - np.log(-np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12)  # Gumbel
+            z = z - np.log(
+                -np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12
+            )  # Gumbel
         z = np.where(np.asarray(mask) > 0, z, -np.inf)
         return z.argmax(axis=1).astype(np.int64)
 
@@ -375,9 +417,17 @@ def model_paths(path: str | os.PathLike[str]) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".safetensors"), stem.with_name(stem.name + ".json")
 
 
-def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], *,
-               rules: Rules | Sequence[Rules], hidden: list[int], activation: str, reaction: Any = None,
-               tick_ms: int = 50, training: dict[str, Any] | None = None) -> Path:
+def save_model(
+    path: str | os.PathLike[str],
+    tensors: Mapping[str, np.ndarray],
+    *,
+    rules: Rules | Sequence[Rules],
+    hidden: list[int],
+    activation: str,
+    reaction: Any = None,
+    tick_ms: int = 50,
+    training: dict[str, Any] | None = None,
+) -> Path:
     """Write ``PATH.safetensors`` and the manifest ``PATH.json``; returns the manifest's path.
 
     ``rules``: the rules it was trained under (one, or a list when it was trained
@@ -389,7 +439,9 @@ def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], 
     """
     rules_list = [rules] if isinstance(rules, Rules) else list(rules)
     if not rules_list or {signature_key(r) for r in rules_list} != {signature_key(rules_list[0])}:
-        raise ModelFormatError("save_model needs one or more rules that share one observation/action signature")
+        raise ModelFormatError(
+            "save_model needs one or more rules that share one observation/action signature"
+        )
     manifest = {
         "rules": rules_list[0].to_dict(),
         "trained_rules": [r.to_dict() for r in rules_list],
@@ -403,7 +455,9 @@ def save_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], 
     return write_model(path, tensors, manifest)
 
 
-def write_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], manifest: Mapping[str, Any]) -> Path:
+def write_model(
+    path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], manifest: Mapping[str, Any]
+) -> Path:
     """Check ``tensors`` against ``manifest``, then write both files as one step; the manifest's path.
 
     ``manifest`` holds everything but the format, the weights file's name and
@@ -417,8 +471,14 @@ def write_model(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray],
     tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
     blob = safetensors_bytes(tensors32, {"format": FORMAT})
     net = {**manifest["net"], "tensors": tensor_shapes(tensors32)}
-    full = {"format": FORMAT, "format_version": FORMAT_VERSION, "weights": weights_path.name,
-            "weights_sha256": hashlib.sha256(blob).hexdigest(), **manifest, "net": net}
+    full = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "weights": weights_path.name,
+        "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        **manifest,
+        "net": net,
+    }
     check_tensors(tensors32, full, str(weights_path))
     _commit(weights_path, manifest_path, blob, (json.dumps(full, indent=2) + "\n").encode())
     return manifest_path
@@ -454,14 +514,20 @@ def _keep_earlier(manifest_path: Path, weights_path: Path, kept: Path) -> None:
         earlier = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):  # no earlier model (or an unreadable one): nothing to keep
         return
-    if not isinstance(earlier, dict) or earlier.get("weights") != weights_path.name or not weights_path.exists():
+    if (
+        not isinstance(earlier, dict)
+        or earlier.get("weights") != weights_path.name
+        or not weights_path.exists()
+    ):
         return
     kept.unlink(missing_ok=True)  # a leftover of an interrupted save that no manifest names
     try:
         os.link(weights_path, kept)
     except OSError:  # a file system without hard links
         _write_atomic(kept, weights_path.read_bytes())
-    _write_atomic(manifest_path, (json.dumps({**earlier, "weights": kept.name}, indent=2) + "\n").encode())
+    _write_atomic(
+        manifest_path, (json.dumps({**earlier, "weights": kept.name}, indent=2) + "\n").encode()
+    )
 
 
 def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str) -> None:
@@ -477,10 +543,14 @@ def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], w
     need["logits.bias"] = (int(sig["n_actions"]),)
     missing = [k for k in need if k not in tensors]
     if missing:
-        raise ModelFormatError(f"{where} lacks the tensors {', '.join(missing)} the manifest's network needs")
+        raise ModelFormatError(
+            f"{where} lacks the tensors {', '.join(missing)} the manifest's network needs"
+        )
     for name, shape in need.items():
         if tuple(tensors[name].shape) != shape:
-            raise ModelFormatError(f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}")
+            raise ModelFormatError(
+                f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}"
+            )
         if not np.isfinite(tensors[name]).all():
             raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")
 
@@ -495,9 +565,11 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ModelFormatError(f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}") from None
+        raise ModelFormatError(
+            f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}"
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ModelFormatError(f"{path} is not a {FORMAT} manifest (no \"format\": \"{FORMAT}\")")
+        raise ModelFormatError(f'{path} is not a {FORMAT} manifest (no "format": "{FORMAT}")')
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ModelFormatError(
             f"{path} has format_version {manifest.get('format_version')!r}; this kit reads {FORMAT_VERSION}"
@@ -508,13 +580,19 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     for field, ok, want in _MANIFEST_FIELDS:
         value = _field(manifest, field)
         if not ok(value):
-            raise ModelFormatError(f"model manifest {path}: {field} must be {want}, got {value!r:.200}")
+            raise ModelFormatError(
+                f"model manifest {path}: {field} must be {want}, got {value!r:.200}"
+            )
     net = manifest["net"]
     if net.get("kind") != "mlp" or net.get("activation") not in ACTIVATIONS:
-        raise ModelFormatError(f"model manifest {path}: net must be an mlp with activation in {ACTIVATIONS}, got {net!r}")
+        raise ModelFormatError(
+            f"model manifest {path}: net must be an mlp with activation in {ACTIVATIONS}, got {net!r}"
+        )
     name = manifest["weights"]
     if Path(name).name != name or name in ("", ".", ".."):
-        raise ModelFormatError(f"model manifest {path}: weights must be a file name beside it, got {name!r}")
+        raise ModelFormatError(
+            f"model manifest {path}: weights must be a file name beside it, got {name!r}"
+        )
     return manifest
 
 
@@ -525,16 +603,26 @@ def _is_size(x: Any) -> bool:
 # Each field a load reads, with its check and what it must be (named in the error).
 _MANIFEST_FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("weights", lambda v: isinstance(v, str), "a file name (a string)"),
-    ("weights_sha256", lambda v: isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v),
-     "a SHA-256 as 64 lowercase hex digits"),
+    (
+        "weights_sha256",
+        lambda v: isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v),
+        "a SHA-256 as 64 lowercase hex digits",
+    ),
     ("rules", lambda v: isinstance(v, dict), "an object"),
-    ("trained_rules", lambda v: v is None or (isinstance(v, list) and all(isinstance(d, dict) for d in v)),
-     "a list of objects"),
+    (
+        "trained_rules",
+        lambda v: v is None or (isinstance(v, list) and all(isinstance(d, dict) for d in v)),
+        "a list of objects",
+    ),
     ("observation", lambda v: isinstance(v, dict), "an object"),
     ("observation.obs_dim", _is_size, "a whole number > 0"),
     ("observation.n_actions", _is_size, "a whole number > 0"),
     ("net", lambda v: isinstance(v, dict), "an object"),
-    ("net.hidden", lambda v: isinstance(v, list) and all(_is_size(h) for h in v), "a list of whole numbers > 0"),
+    (
+        "net.hidden",
+        lambda v: isinstance(v, list) and all(_is_size(h) for h in v),
+        "a list of whole numbers > 0",
+    ),
 )
 
 
@@ -588,7 +676,11 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
     except (TypeError, IndexError, KeyError):
         fields = None
     inside = {name for name, (_, stop) in now.items() if isinstance(dim, int) and stop <= dim}
-    if fields is None or any(now.get(n) != span for n, span in fields.items()) or inside != set(fields):
+    if (
+        fields is None
+        or any(now.get(n) != span for n, span in fields.items())
+        or inside != set(fields)
+    ):
         raise ModelFormatError(
             f"{where} was trained for obs_dim = {dim} (rules {_rules_label(trained)}) with an observation "
             f"layout this version of speed_env does not start with, but rules {_rules_label(rules.to_dict())} "
@@ -609,7 +701,11 @@ def _labels(tags: np.ndarray) -> str:
 def _rules_label(d: dict[str, Any]) -> str:
     from speed_env.rules import Rules as R
 
-    default = R(preset=d.get("preset", "us")).to_dict() if d.get("preset") in ("us", "pagat", "japanese") else {}
+    default = (
+        R(preset=d.get("preset", "us")).to_dict()
+        if d.get("preset") in ("us", "pagat", "japanese")
+        else {}
+    )
     extra = [f"{k}={v}" for k, v in d.items() if k != "preset" and default.get(k) != v]
     return str(d.get("preset", "?")) + (f" ({', '.join(extra)})" if extra else "")
 
@@ -634,7 +730,11 @@ def copy_model(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path
     run's ``model.json`` as ``agents/models/trained.json``).
     """
     tensors, manifest, _ = read_model(src)
-    rest = {k: v for k, v in manifest.items() if k not in ("format", "format_version", "weights", "weights_sha256")}
+    rest = {
+        k: v
+        for k, v in manifest.items()
+        if k not in ("format", "format_version", "weights", "weights_sha256")
+    }
     return write_model(dst, tensors, rest)
 
 
@@ -646,7 +746,9 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
     try:
         blob = weights.read_bytes()
     except FileNotFoundError:
-        raise ModelFormatError(f"weights file {weights} named by manifest {manifest_path} does not exist") from None
+        raise ModelFormatError(
+            f"weights file {weights} named by manifest {manifest_path} does not exist"
+        ) from None
     except OSError as exc:
         raise ModelFormatError(f"cannot read weights file {weights}: {exc.strerror}") from None
     digest = hashlib.sha256(blob).hexdigest()
@@ -666,8 +768,14 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
     return tensors, manifest, manifest_path
 
 
-def load_policy(path: str | os.PathLike[str], rules: Rules, *, seed: int | None = None,
-                sample: bool = False, trust_pickle: bool = False) -> MLPPolicy:
+def load_policy(
+    path: str | os.PathLike[str],
+    rules: Rules,
+    *,
+    seed: int | None = None,
+    sample: bool = False,
+    trust_pickle: bool = False,
+) -> MLPPolicy:
     """A saved model as a Policy for ``rules``: a kit manifest (``.json`` / ``.safetensors``),
     or with ``trust_pickle=True`` a stable-baselines3 ``.zip``."""
     p = Path(path)
@@ -675,11 +783,19 @@ def load_policy(path: str | os.PathLike[str], rules: Rules, *, seed: int | None 
         return _load_sb3_zip(p, rules, seed=seed, sample=sample, trust_pickle=trust_pickle)
     tensors, manifest, manifest_path = read_model(p)
     check_signature(manifest, rules, str(manifest_path))
-    return MLPPolicy(tensors, manifest["net"]["activation"], sample=sample, seed=seed, manifest=manifest,
-                     source=str(manifest_path))
+    return MLPPolicy(
+        tensors,
+        manifest["net"]["activation"],
+        sample=sample,
+        seed=seed,
+        manifest=manifest,
+        source=str(manifest_path),
+    )
 
 
-def _load_sb3_zip(path: Path, rules: Rules, *, seed: int | None, sample: bool, trust_pickle: bool) -> MLPPolicy:
+def _load_sb3_zip(
+    path: Path, rules: Rules, *, seed: int | None, sample: bool, trust_pickle: bool
+) -> MLPPolicy:
     if not trust_pickle:
         raise ModelFormatError(
             f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run code) when "
@@ -691,30 +807,50 @@ def _load_sb3_zip(path: Path, rules: Rules, *, seed: int | None, sample: bool, t
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:  # pragma: no cover - the [train] extra is missing
-        raise ModelFormatError(f"loading {path} needs sb3-contrib (pip install 'speed-rl[train]')") from None
+        raise ModelFormatError(
+            f"loading {path} needs sb3-contrib (pip install 'speed-rl[train]')"
+        ) from None
     try:
         model = MaskablePPO.load(str(path), device="cpu")
     except Exception as exc:  # any failure inside SB3's loader means a file it cannot read
-        raise ModelFormatError(f"cannot load {path} as a MaskablePPO model: {type(exc).__name__}: {exc}") from None
+        raise ModelFormatError(
+            f"cannot load {path} as a MaskablePPO model: {type(exc).__name__}: {exc}"
+        ) from None
     tensors, hidden, activation = sb3_policy_tensors(model.policy)
     sig = signature(rules)
     obs_shape = model.observation_space.shape or (0,)
-    manifest = {"observation": {**sig, "obs_dim": int(obs_shape[0]),
-                                "n_actions": int(getattr(model.action_space, "n", 0))},
-                "rules": {"preset": "?"}, "net": {"kind": "mlp", "hidden": hidden, "activation": activation}}
+    manifest = {
+        "observation": {
+            **sig,
+            "obs_dim": int(obs_shape[0]),
+            "n_actions": int(getattr(model.action_space, "n", 0)),
+        },
+        "rules": {"preset": "?"},
+        "net": {"kind": "mlp", "hidden": hidden, "activation": activation},
+    }
     check_signature(manifest, rules, str(path))
     check_tensors(tensors, manifest, str(path))
-    return MLPPolicy(tensors, activation, sample=sample, seed=seed, manifest=manifest, source=str(path))
+    return MLPPolicy(
+        tensors, activation, sample=sample, seed=seed, manifest=manifest, source=str(path)
+    )
 
 
-def convert_sb3_zip(path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules) -> Path:
+def convert_sb3_zip(
+    path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules
+) -> Path:
     """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to the kit's format."""
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(str(path), device="cpu")
     tensors, hidden, activation = sb3_policy_tensors(model.policy)
-    return save_model(out, tensors, rules=rules, hidden=hidden, activation=activation,
-                      training={"converted_from": str(path)})
+    return save_model(
+        out,
+        tensors,
+        rules=rules,
+        hidden=hidden,
+        activation=activation,
+        training={"converted_from": str(path)},
+    )
 
 
 def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
@@ -744,7 +880,9 @@ def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], s
                     raise ModelFormatError("the policy mixes activations; only one is supported")
                 activation = acts[type(mod)]
             else:
-                raise ModelFormatError(f"unsupported layer {type(mod).__name__} in the policy network")
+                raise ModelFormatError(
+                    f"unsupported layer {type(mod).__name__} in the policy network"
+                )
     if getattr(extractor, "shared_net", None) is not None and len(list(extractor.shared_net)) > 0:
         raise ModelFormatError("policies with shared layers are not supported")
     out["logits.weight"] = policy.action_net.weight.detach().cpu().numpy().astype(np.float32)
@@ -761,10 +899,16 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
     flags = {f for f in query.replace("&", "?").split("?") if f}
     unknown = flags - {"trust", "sample"}
     if unknown:
-        raise ModelFormatError(f"unknown option(s) {', '.join(sorted(unknown))} in ppo:{arg}; known: trust, sample")
+        raise ModelFormatError(
+            f"unknown option(s) {', '.join(sorted(unknown))} in ppo:{arg}; known: trust, sample"
+        )
     if not path:
-        raise ModelFormatError("ppo needs a model path: ppo:PATH.json (or ppo:PATH.zip?trust for an SB3 file)")
-    return load_policy(path, rules, seed=seed, sample="sample" in flags, trust_pickle="trust" in flags)
+        raise ModelFormatError(
+            "ppo needs a model path: ppo:PATH.json (or ppo:PATH.zip?trust for an SB3 file)"
+        )
+    return load_policy(
+        path, rules, seed=seed, sample="sample" in flags, trust_pickle="trust" in flags
+    )
 
 
 def bundled_models() -> list[Path]:

@@ -28,7 +28,9 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bradley_terry(points: np.ndarray, games: np.ndarray, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+def bradley_terry(
+    points: np.ndarray, games: np.ndarray, iters: int = 2000, tol: float = 1e-10
+) -> np.ndarray:
     """Maximum-likelihood Bradley–Terry strengths as Elo-scale ratings centred on 1500.
 
     ``points[i, j]`` is what ``i`` scored against ``j`` (wins + draws / 2) and
@@ -91,7 +93,9 @@ def bootstrap_ratings(
     return Ratings(rating=rating, low=low, high=high)
 
 
-def cluster_bootstrap_ratings(points: np.ndarray, games: np.ndarray, samples: int = 300, seed: int = 0) -> Ratings:
+def cluster_bootstrap_ratings(
+    points: np.ndarray, games: np.ndarray, samples: int = 300, seed: int = 0
+) -> Ratings:
     """Bradley–Terry ratings with 95% intervals from a bootstrap over clusters of games.
 
     ``points[c, i, j]`` is what ``i`` scored against ``j`` in cluster ``c`` (wins +

@@ -55,10 +55,18 @@ def cluster(address: str | None = None, workers: int = 1) -> Iterator[Any]:
         yield ray
         return
     where = resolve_address(address)
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no reporting home from a test or a study
+    os.environ.setdefault(
+        "RAY_USAGE_STATS_ENABLED", "0"
+    )  # no reporting home from a test or a study
     kwargs: dict[str, Any] = {"logging_level": "WARNING"}
-    if where == LOCAL:  # loopback only, no dashboard: nothing of a run's own cluster is reachable from outside
-        kwargs |= {"num_cpus": max(1, workers), "_node_ip_address": "127.0.0.1", "include_dashboard": False}
+    if (
+        where == LOCAL
+    ):  # loopback only, no dashboard: nothing of a run's own cluster is reachable from outside
+        kwargs |= {
+            "num_cpus": max(1, workers),
+            "_node_ip_address": "127.0.0.1",
+            "include_dashboard": False,
+        }
     try:
         ray.init(address=where, **kwargs)
     except ConnectionError as exc:

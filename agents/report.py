@@ -25,7 +25,9 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
             pass
     except OSError as exc:
-        raise OSError(f"output folder {str(path)!r} is not writable: {exc.strerror or exc}") from None
+        raise OSError(
+            f"output folder {str(path)!r} is not writable: {exc.strerror or exc}"
+        ) from None
     return path
 
 
@@ -50,11 +52,22 @@ def write_atomic(path: Path, data: bytes) -> None:
 _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("mean_cards_played", "cards played / game", lambda a: f"{a['mean_cards_played']:.1f}"),
     ("bounce_rate", "bounce rate", lambda a: f"{a['bounce_rate']:.3f}"),
-    ("mean_penalty", "mean penalty [95% CI]",
-     lambda a: f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"),
-    ("match_wins", "matches won",
-     lambda a: f"{a['match_wins']}/{a['matches']} ({100 * a['match_wins'] / a['matches']:.1f}%)"
-     if a["matches"] else "0/0"),
+    (
+        "mean_penalty",
+        "mean penalty [95% CI]",
+        lambda a: (
+            f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"
+        ),
+    ),
+    (
+        "match_wins",
+        "matches won",
+        lambda a: (
+            f"{a['match_wins']}/{a['matches']} ({100 * a['match_wins'] / a['matches']:.1f}%)"
+            if a["matches"]
+            else "0/0"
+        ),
+    ),
 ]
 
 # Pairwise match columns (``speed tournament --match``), shown when the pairings carry them.
@@ -63,15 +76,22 @@ _MATCH_HEADER = " matches | a's match wins | a's match win rate | 95% CI | games
 
 def _match_cells(m: dict[str, Any]) -> str:
     lo, hi = m["match_win_rate_a_ci"]
-    return (f" {m['matches']} | {m['match_wins_a']} | {100 * m['match_win_rate_a']:.1f}% "
-            f"| [{100 * lo:.1f}%, {100 * hi:.1f}%] | {m['mean_games_per_match']:.2f} |")
+    return (
+        f" {m['matches']} | {m['match_wins_a']} | {100 * m['match_win_rate_a']:.1f}% "
+        f"| [{100 * lo:.1f}%, {100 * hi:.1f}%] | {m['mean_games_per_match']:.2f} |"
+    )
+
 
 # How each game's pairwise results read: a table header and the heatmap's title.
 _PAIR_WORDS = {
-    "realtime": ("| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |",
-                 "win rate of row vs column (paired deals)"),
-    "vintage": ("| a | b | comparisons | a ahead | b ahead | ties | a's win rate | 95% CI |",
-                "row finished ahead of column (fewer penalty points; ties half)"),
+    "realtime": (
+        "| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |",
+        "win rate of row vs column (paired deals)",
+    ),
+    "vintage": (
+        "| a | b | comparisons | a ahead | b ahead | ties | a's win rate | 95% CI |",
+        "row finished ahead of column (fewer penalty points; ties half)",
+    ),
 }
 
 
@@ -87,7 +107,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
     agents = summary["agents"]
     columns = [c for c in _AGENT_COLUMNS if agents and c[0] in agents[0]]
     lines = [
-        "| rank | agent | rating | 95% CI | games | win % | " + "".join(f"{c[1]} | " for c in columns).rstrip(),
+        "| rank | agent | rating | 95% CI | games | win % | "
+        + "".join(f"{c[1]} | " for c in columns).rstrip(),
         "|---:|---|---:|---|---:|---:|" + "---:|" * len(columns),
     ]
     for rank, a in enumerate(agents, 1):
@@ -111,14 +132,19 @@ def leaderboard(summary: dict[str, Any]) -> str:
             + (_match_cells(m) if with_matches else "")
         )
     if summary.get("lineups"):
-        lines += ["", "| line-up (seat order) | games | agent | seats | win % | mean penalty [95% CI] |",
-                  "|---|---:|---|---:|---:|---|"]
+        lines += [
+            "",
+            "| line-up (seat order) | games | agent | seats | win % | mean penalty [95% CI] |",
+            "|---|---:|---|---:|---:|---|",
+        ]
         for lu in summary["lineups"]:
             for r in lu["results"]:
                 lo, hi = r["mean_penalty_ci"]
                 win = 100 * r["wins"] / r["games"] if r["games"] else 0.0
-                lines.append(f"| {' '.join(lu['agents'])} | {lu['games']} | {r['name']} | {r['seats']} "
-                             f"| {win:.1f} | {r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}] |")
+                lines.append(
+                    f"| {' '.join(lu['agents'])} | {lu['games']} | {r['name']} | {r['seats']} "
+                    f"| {win:.1f} | {r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}] |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -127,17 +153,43 @@ def matches_csv(summary: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
     with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
-    match_cols = ["matches", "match_wins_a", "match_wins_b", "match_win_rate_a", "match_ci_low",
-                  "match_ci_high", "mean_games_per_match", "games_left_over"]
-    w.writerow(["a", "b", "games", "wins_a", "wins_b", "draws", "win_rate_a", "ci_low", "ci_high"]
-               + (match_cols if with_matches else []))
+    match_cols = [
+        "matches",
+        "match_wins_a",
+        "match_wins_b",
+        "match_win_rate_a",
+        "match_ci_low",
+        "match_ci_high",
+        "mean_games_per_match",
+        "games_left_over",
+    ]
+    w.writerow(
+        ["a", "b", "games", "wins_a", "wins_b", "draws", "win_rate_a", "ci_low", "ci_high"]
+        + (match_cols if with_matches else [])
+    )
     for m in summary["matches"]:
-        row = [m["a"], m["b"], m["games"], m["wins_a"], m["wins_b"], m["draws"],
-               f"{m['win_rate_a']:.6f}", f"{m['win_rate_a_ci'][0]:.6f}", f"{m['win_rate_a_ci'][1]:.6f}"]
+        row = [
+            m["a"],
+            m["b"],
+            m["games"],
+            m["wins_a"],
+            m["wins_b"],
+            m["draws"],
+            f"{m['win_rate_a']:.6f}",
+            f"{m['win_rate_a_ci'][0]:.6f}",
+            f"{m['win_rate_a_ci'][1]:.6f}",
+        ]
         if with_matches:
-            row += [m["matches"], m["match_wins_a"], m["match_wins_b"], f"{m['match_win_rate_a']:.6f}",
-                    f"{m['match_win_rate_a_ci'][0]:.6f}", f"{m['match_win_rate_a_ci'][1]:.6f}",
-                    f"{m['mean_games_per_match']:.6f}", m["games_left_over"]]
+            row += [
+                m["matches"],
+                m["match_wins_a"],
+                m["match_wins_b"],
+                f"{m['match_win_rate_a']:.6f}",
+                f"{m['match_win_rate_a_ci'][0]:.6f}",
+                f"{m['match_win_rate_a_ci'][1]:.6f}",
+                f"{m['mean_games_per_match']:.6f}",
+                m["games_left_over"],
+            ]
         w.writerow(row)
     return buf.getvalue()
 
@@ -170,8 +222,15 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
         for j in range(len(names)):
             if not np.isnan(grid[i, j]):
                 dark = abs(grid[i, j] - 0.5) > 0.12  # white text on the deep colours
-                ax.text(j, i, f"{100 * grid[i, j]:.1f}%", ha="center", va="center", fontsize=9,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * grid[i, j]:.1f}%",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="white" if dark else "black",
+                )
     ax.set_title(_PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1])
     fig.colorbar(im, ax=ax, shrink=0.8)
     data = _png(fig)
@@ -201,8 +260,12 @@ def ratings_png(summary: dict[str, Any]) -> bytes:
     return data
 
 
-def write_outputs(out: Path, summary: dict[str, Any], replays: list[str] | None = None,
-                  extra: dict[str, bytes] | None = None) -> list[Path]:
+def write_outputs(
+    out: Path,
+    summary: dict[str, Any],
+    replays: list[str] | None = None,
+    extra: dict[str, bytes] | None = None,
+) -> list[Path]:
     """Write every output file of a tournament into ``out``; return their paths.
 
     ``extra`` adds files (name -> bytes) after the standard ones.

@@ -70,10 +70,18 @@ class SearchSettings:
     """Tick of the worlds (the env's tick; the observation does not carry it)."""
 
     def __post_init__(self) -> None:
-        if (self.worlds < 1 or self.depth < 0 or self.scale <= 0 or self.z < 0 or self.ms_per_world < 0
-                or self.tick_ms < 1):
-            raise ValueError(f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
-                             f"z >= 0, ms_per_world >= 0, tick_ms >= 1")
+        if (
+            self.worlds < 1
+            or self.depth < 0
+            or self.scale <= 0
+            or self.z < 0
+            or self.ms_per_world < 0
+            or self.tick_ms < 1
+        ):
+            raise ValueError(
+                f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
+                f"z >= 0, ms_per_world >= 0, tick_ms >= 1"
+            )
         make_profile(self.reaction)
 
     @property
@@ -96,12 +104,20 @@ def parse_settings(arg: str) -> SearchSettings:
         try:
             kw[key] = conv(value)
         except ValueError:
-            raise ValueError(f"search setting {key}={value!r} is not a valid {types[key]}") from None
+            raise ValueError(
+                f"search setting {key}={value!r} is not a valid {types[key]}"
+            ) from None
     return SearchSettings(**kw)  # type: ignore[arg-type]
 
 
-def continuation_scores(rules: Rules, worlds: np.ndarray, seats: np.ndarray, first: np.ndarray,
-                        settings: SearchSettings, seed: int) -> np.ndarray:
+def continuation_scores(
+    rules: Rules,
+    worlds: np.ndarray,
+    seats: np.ndarray,
+    first: np.ndarray,
+    settings: SearchSettings,
+    seed: int,
+) -> np.ndarray:
     """Score (1 win, ½ draw, 0 loss, or the depth cut's card-lead score) of each continuation.
 
     Continuation ``j`` starts from record ``worlds[j]`` with seat ``seats[j]``
@@ -131,7 +147,12 @@ def continuation_scores(rules: Rules, worlds: np.ndarray, seats: np.ndarray, fir
         for p in range(2):
             actions[p, live] = bot.act(obs[p, live], mask[p, live])
     s = g.state
-    left = (s["hand"][:, :, : rules.hand_size] >= 0).sum(axis=2) + s["stk_n"].sum(axis=2) + s["draw_n"] + s["fl_n"]
+    left = (
+        (s["hand"][:, :, : rules.hand_size] >= 0).sum(axis=2)
+        + s["stk_n"].sum(axis=2)
+        + s["draw_n"]
+        + s["fl_n"]
+    )
     mine, theirs = left[rows, seats], left[rows, 1 - seats]
     score = 0.5 + 0.5 * np.tanh((theirs - mine) / settings.scale)
     w = s["winner"].astype(np.int64)
@@ -139,8 +160,16 @@ def continuation_scores(rules: Rules, worlds: np.ndarray, seats: np.ndarray, fir
     return np.where(over, np.where(w == seats, 1.0, np.where(w == 1 - seats, 0.0, 0.5)), score)
 
 
-def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarray, masks: np.ndarray,
-                 default: np.ndarray, settings: SearchSettings, seed: int) -> np.ndarray:
+def best_actions(
+    rules: Rules,
+    worlds: np.ndarray,
+    per_row: int,
+    seats: np.ndarray,
+    masks: np.ndarray,
+    default: np.ndarray,
+    settings: SearchSettings,
+    seed: int,
+) -> np.ndarray:
     """Per row, the legal action with the best mean score over its ``per_row`` worlds.
 
     ``worlds`` holds row ``i``'s worlds at ``i * per_row …``; ``default[i]``
@@ -157,12 +186,13 @@ def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarr
             acts.extend([int(a)] * per_row)
             owner.extend([i] * per_row)
     idx_a = np.array(idx, np.int64)
-    score = continuation_scores(rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64),
-                                settings, seed)
+    score = continuation_scores(
+        rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64), settings, seed
+    )
     out = np.array(default, np.int64)
     at = 0
     for i, actions in enumerate(legal):
-        per_world = score[at: at + actions.size * per_row].reshape(actions.size, per_row)
+        per_world = score[at : at + actions.size * per_row].reshape(actions.size, per_row)
         at += actions.size * per_row
         q = per_world.mean(axis=1)
         mine = actions == default[i]
@@ -179,7 +209,9 @@ def best_actions(rules: Rules, worlds: np.ndarray, per_row: int, seats: np.ndarr
 class SearchAgent:
     """Rollout search over worlds sampled from its own observation (see the module docstring)."""
 
-    def __init__(self, rules: Rules, seed: int | None = None, settings: SearchSettings | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seed: int | None = None, settings: SearchSettings | None = None
+    ) -> None:
         self.rules = rules
         self.settings = settings or SearchSettings()
         self.chain = ChainAgent(rules, seed)
@@ -205,6 +237,14 @@ class SearchAgent:
         w = self.settings.worlds
         worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
         seats = np.rint(obs[rows, self._seat]).astype(np.int64)
-        out[rows] = best_actions(self.rules, worlds, w, seats, mask[rows], out[rows], self.settings,
-                                 int(self.rng.integers(2**31)))
+        out[rows] = best_actions(
+            self.rules,
+            worlds,
+            w,
+            seats,
+            mask[rows],
+            out[rows],
+            self.settings,
+            int(self.rng.integers(2**31)),
+        )
         return out

@@ -74,9 +74,15 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
         return {
-            "agents": list(self.agents), "games_per_pairing": 2 * self.deals, "rules": self.rules.to_dict(),
-            "reaction": self.reaction.label(), "tick_ms": self.tick_ms, "seed": self.seed,
-            "gauntlet": self.gauntlet, "paired_deals": True, "match": self.match,
+            "agents": list(self.agents),
+            "games_per_pairing": 2 * self.deals,
+            "rules": self.rules.to_dict(),
+            "reaction": self.reaction.label(),
+            "tick_ms": self.tick_ms,
+            "seed": self.seed,
+            "gauntlet": self.gauntlet,
+            "paired_deals": True,
+            "match": self.match,
         }
 
 
@@ -123,14 +129,21 @@ def plan(settings: Settings) -> list[Chunk]:
 
 
 def _play(
-    settings: Settings, specs: tuple[str, str], start: int, count: int, policy_seed: int, record: int
+    settings: Settings,
+    specs: tuple[str, str],
+    start: int,
+    count: int,
+    policy_seed: int,
+    record: int,
 ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; return per-game results."""
     import agents
 
     bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
     reactions = [agents.seat_reaction(bot, settings.reaction) for bot in bots]
-    env = BatchEnv(count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False)
+    env = BatchEnv(
+        count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
+    )
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)
     played = np.zeros((2, count), np.int64)
@@ -156,7 +169,13 @@ def _play(
     if record:
         for i in range(min(record, count)):
             frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
-    return {"winner": winner, "played": played, "bounced": bounced, "clock": clock, "points": points}, frames
+    return {
+        "winner": winner,
+        "played": played,
+        "bounced": bounced,
+        "clock": clock,
+        "points": points,
+    }, frames
 
 
 def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
@@ -168,7 +187,9 @@ def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
     for swap in (0, 1):
         order = (specs[1], specs[0]) if swap else specs
         policy_seed = (settings.seed * 1_000_003 + chunk.index * 4 + swap * 2) & 0x7FFFFFFF
-        res, frames = _play(settings, order, chunk.start, chunk.count, policy_seed, record if swap == 0 else 0)
+        res, frames = _play(
+            settings, order, chunk.start, chunk.count, policy_seed, record if swap == 0 else 0
+        )
         out.replays.extend(frames)
         seat_results.append(res)
     for i in range(chunk.count):
@@ -215,7 +236,9 @@ def run(
 
 
 # ---------------------------------------------------------------- matches
-def split_matches(points_a: Sequence[int], points_b: Sequence[int], target: int) -> tuple[list[tuple[int, int]], int]:
+def split_matches(
+    points_a: Sequence[int], points_b: Sequence[int], target: int
+) -> tuple[list[tuple[int, int]], int]:
     """Cut a sequence of games into matches: each runs until a seat has ``target`` points.
 
     Returns ``(matches, left_over)``: per finished match ``(+1 if a won else -1,
@@ -234,7 +257,9 @@ def split_matches(points_a: Sequence[int], points_b: Sequence[int], target: int)
     return matches, games
 
 
-def pairing_matches(settings: Settings, results: Iterable[ChunkResult]) -> dict[int, tuple[list[tuple[int, int]], int]]:
+def pairing_matches(
+    settings: Settings, results: Iterable[ChunkResult]
+) -> dict[int, tuple[list[tuple[int, int]], int]]:
     """Per pairing index: :func:`split_matches` over its games in deal order.
 
     The chunks of a pairing are consecutive deal ranges; a chunk missing after an
@@ -297,7 +322,9 @@ class MatchScore:
     """Games after the pairing's last finished match (a match the games ran out on)."""
 
 
-def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300) -> dict[str, Any]:
+def summarise(
+    settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
+) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings, matches."""
     from agents.ratings import bootstrap_ratings, wilson_interval
 
@@ -335,17 +362,36 @@ def summarise(settings: Settings, results: Iterable[ChunkResult], bootstrap: int
             continue
         score = wins[a, b] + draws[a, b] / 2
         lo, hi = wilson_interval(score, m)
-        row = asdict(Match(settings.agents[a], settings.agents[b], m, int(wins[a, b]), int(wins[b, a]),
-                           int(draws[a, b]), score / m, [lo, hi]))
+        row = asdict(
+            Match(
+                settings.agents[a],
+                settings.agents[b],
+                m,
+                int(wins[a, b]),
+                int(wins[b, a]),
+                int(draws[a, b]),
+                score / m,
+                [lo, hi],
+            )
+        )
         if settings.match:
             played_matches, left = per_pair.get(k, ([], 0))
             won_a = sum(1 for w, _ in played_matches if w > 0)
             count = len(played_matches)
             mlo, mhi = wilson_interval(won_a, count)
-            row.update(asdict(MatchScore(
-                count, won_a, count - won_a, won_a / count if count else 0.0, [mlo, mhi],
-                sum(g for _, g in played_matches) / count if count else 0.0, left,
-            )))
+            row.update(
+                asdict(
+                    MatchScore(
+                        count,
+                        won_a,
+                        count - won_a,
+                        won_a / count if count else 0.0,
+                        [mlo, mhi],
+                        sum(g for _, g in played_matches) / count if count else 0.0,
+                        left,
+                    )
+                )
+            )
             match_wins[a] += won_a
             match_wins[b] += count - won_a
             match_count[a] += count

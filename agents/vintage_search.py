@@ -75,8 +75,10 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     for item in filter(None, arg.replace("+", ",").split(",")):
         key, sep, value = item.partition("=")
         if not sep or key not in ("rollout", "score", "worlds", "z"):
-            raise ValueError(f"bad option {item!r}; give rollout=greedy|tactician, "
-                             "score=reward|ahead, z=NUMBER, or the worlds as @K")
+            raise ValueError(
+                f"bad option {item!r}; give rollout=greedy|tactician, "
+                "score=reward|ahead, z=NUMBER, or the worlds as @K"
+            )
         values[key] = value
     if "z" in values:
         try:

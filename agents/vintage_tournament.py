@@ -146,7 +146,9 @@ def check_settings(s: VintageSettings) -> None:
     import agents
 
     if len(s.agents) < 2:
-        raise VintageTournamentError(f"a tournament needs at least two agents, got {list(s.agents)}")
+        raise VintageTournamentError(
+            f"a tournament needs at least two agents, got {list(s.agents)}"
+        )
     if len(set(s.agents)) != len(s.agents):
         raise VintageTournamentError(f"an agent is listed twice: {list(s.agents)}")
     for spec in s.agents:
@@ -221,7 +223,10 @@ def run_chunk(settings: VintageSettings, chunk: Chunk) -> ChunkResult:
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
-    bots = [agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p)) for p, a in enumerate(lineup)]
+    bots = [
+        agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
+        for p, a in enumerate(lineup)
+    ]
     options = dict(settings.options)
     games: list[tuple[Any, int, int]] = []  # (env, deal, rotation)
     for i in range(chunk.count):
@@ -420,7 +425,9 @@ def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, flo
     return (mean, mean - Z95 * se, mean + Z95 * se)
 
 
-def _agent_rows(table: GameTable, n_agents: int, lineups: np.ndarray | None = None) -> list[dict[str, Any]]:
+def _agent_rows(
+    table: GameTable, n_agents: int, lineups: np.ndarray | None = None
+) -> list[dict[str, Any]]:
     """Per agent: seat-games, wins, mean penalty with its interval (over the games selected)."""
     rows = []
     sel = np.ones(len(table.winner), bool) if lineups is None else np.isin(table.lineup, lineups)
@@ -432,11 +439,15 @@ def _agent_rows(table: GameTable, n_agents: int, lineups: np.ndarray | None = No
         wins = int((mine[sel] & (table.winner[sel, None] == seat_idx[None, :])).sum())
         g_idx, s_idx = np.nonzero(mine & finished[:, None])
         mean, lo, hi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
-        rows.append({"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]})
+        rows.append(
+            {"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]}
+        )
     return rows
 
 
-def summarise(settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300) -> dict[str, Any]:
+def summarise(
+    settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
+) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings and penalties, matches, line-ups."""
     from agents.ratings import cluster_bootstrap_ratings
 
@@ -445,7 +456,9 @@ def summarise(settings: VintageSettings, results: Iterable[ChunkResult], bootstr
     table = game_table(results, settings.deals)
     comp = comparisons(table)
     wins, draws, games = pairwise_counts(comp, k)
-    ratings = cluster_bootstrap_ratings(*_per_cluster(comp, k), samples=bootstrap, seed=settings.seed)
+    ratings = cluster_bootstrap_ratings(
+        *_per_cluster(comp, k), samples=bootstrap, seed=settings.seed
+    )
     matches = []
     for a, b in combinations(range(k), 2):
         m = int(games[a, b])
@@ -457,37 +470,56 @@ def summarise(settings: VintageSettings, results: Iterable[ChunkResult], bootstr
         values = np.concatenate([comp.score_a[fwd], 1.0 - comp.score_a[rev]])
         _, lo, hi = clustered_mean(values, np.concatenate([comp.cluster[fwd], comp.cluster[rev]]))
         lo, hi = max(0.0, lo), min(1.0, hi)
-        matches.append({
-            "a": settings.agents[a], "b": settings.agents[b], "games": m, "wins_a": int(wins[a, b]),
-            "wins_b": int(wins[b, a]), "draws": int(draws[a, b]), "win_rate_a": score / m,
-            "win_rate_a_ci": [lo, hi],
-        })
+        matches.append(
+            {
+                "a": settings.agents[a],
+                "b": settings.agents[b],
+                "games": m,
+                "wins_a": int(wins[a, b]),
+                "wins_b": int(wins[b, a]),
+                "draws": int(draws[a, b]),
+                "win_rate_a": score / m,
+                "win_rate_a_ci": [lo, hi],
+            }
+        )
     agents_out = []
     for i, row in enumerate(_agent_rows(table, k)):
-        agents_out.append({
-            "name": settings.agents[i],
-            "rating": float(ratings.rating[i]),
-            "rating_ci": [float(ratings.low[i]), float(ratings.high[i])],
-            **row,
-        })
+        agents_out.append(
+            {
+                "name": settings.agents[i],
+                "rating": float(ratings.rating[i]),
+                "rating_ci": [float(ratings.low[i]), float(ratings.high[i])],
+                **row,
+            }
+        )
     agents_out.sort(key=lambda x: -x["rating"])
     lineups_out = []
     for li, lineup in enumerate(settings.lineups()):
         rows = _agent_rows(table, k, np.array([li]))
         present = sorted(set(lineup))
         n_games = int((table.lineup == li).sum())
-        lineups_out.append({
-            "agents": [settings.agents[a] for a in lineup],
-            "games": n_games,
-            "results": [{"name": settings.agents[a], "seats": lineup.count(a), **rows[a]} for a in present],
-        })
+        lineups_out.append(
+            {
+                "agents": [settings.agents[a] for a in lineup],
+                "games": n_games,
+                "results": [
+                    {"name": settings.agents[a], "seats": lineup.count(a), **rows[a]}
+                    for a in present
+                ],
+            }
+        )
     settings_out = settings.to_dict()
     settings_out.update(
         games_played=len(table.winner),
         truncated=int(table.truncated.sum()),
         drawn=int((table.winner == -1).sum()),
     )
-    return {"settings": settings_out, "agents": agents_out, "matches": matches, "lineups": lineups_out}
+    return {
+        "settings": settings_out,
+        "agents": agents_out,
+        "matches": matches,
+        "lineups": lineups_out,
+    }
 
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
@@ -522,12 +554,33 @@ def agents_csv(summary: dict[str, Any]) -> str:
 
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["agent", "rating", "rating_low", "rating_high", "games", "wins", "mean_penalty",
-                "penalty_low", "penalty_high"])
+    w.writerow(
+        [
+            "agent",
+            "rating",
+            "rating_low",
+            "rating_high",
+            "games",
+            "wins",
+            "mean_penalty",
+            "penalty_low",
+            "penalty_high",
+        ]
+    )
     for a in summary["agents"]:
-        w.writerow([a["name"], f"{a['rating']:.2f}", f"{a['rating_ci'][0]:.2f}", f"{a['rating_ci'][1]:.2f}",
-                    a["games"], a["wins"], f"{a['mean_penalty']:.4f}", f"{a['mean_penalty_ci'][0]:.4f}",
-                    f"{a['mean_penalty_ci'][1]:.4f}"])
+        w.writerow(
+            [
+                a["name"],
+                f"{a['rating']:.2f}",
+                f"{a['rating_ci'][0]:.2f}",
+                f"{a['rating_ci'][1]:.2f}",
+                a["games"],
+                a["wins"],
+                f"{a['mean_penalty']:.4f}",
+                f"{a['mean_penalty_ci'][0]:.4f}",
+                f"{a['mean_penalty_ci'][1]:.4f}",
+            ]
+        )
     return buf.getvalue()
 
 
@@ -535,10 +588,14 @@ def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
     """Every output file: the real-time tournament's set, plus ``agents.csv`` and ``penalties.png``."""
     from agents import report
 
-    return report.write_outputs(out, summary, extra={
-        "agents.csv": agents_csv(summary).encode(),
-        "penalties.png": penalties_png(summary),
-    })
+    return report.write_outputs(
+        out,
+        summary,
+        extra={
+            "agents.csv": agents_csv(summary).encode(),
+            "penalties.png": penalties_png(summary),
+        },
+    )
 
 
 # ---------------------------------------------------------------------- learned agents
@@ -555,8 +612,15 @@ def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
     }
 
 
-def save_vintage_model(path: str | Path, tensors: Mapping[str, np.ndarray], *, rules: VintageRules,
-                       hidden: list[int], activation: str, training: dict[str, Any] | None = None) -> Path:
+def save_vintage_model(
+    path: str | Path,
+    tensors: Mapping[str, np.ndarray],
+    *,
+    rules: VintageRules,
+    hidden: list[int],
+    activation: str,
+    training: dict[str, Any] | None = None,
+) -> Path:
     """Write ``PATH.safetensors`` and the manifest ``PATH.json`` (the kit's format, vintage signature).
 
     The same two files as :func:`agents.model_io.save_model` (so ``read_model``
@@ -567,8 +631,14 @@ def save_vintage_model(path: str | Path, tensors: Mapping[str, np.ndarray], *, r
 
     manifest = {
         "game": "vintage",
-        "rules": {"game": "vintage", "num_players": rules.num_players, "may_draw_when_able": rules.may_draw_when_able,
-                  "rebuild_pack": rules.rebuild_pack, "max_turns": rules.max_turns, "pack": rules.pack.name},
+        "rules": {
+            "game": "vintage",
+            "num_players": rules.num_players,
+            "may_draw_when_able": rules.may_draw_when_able,
+            "rebuild_pack": rules.rebuild_pack,
+            "max_turns": rules.max_turns,
+            "pack": rules.pack.name,
+        },
         "observation": vintage_signature(rules),
         "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
         "versions": model_io.library_versions(),
@@ -584,8 +654,10 @@ def load_vintage_policy(arg: str, seed: int | None = None) -> Any:
     path, _, query = arg.partition("?")
     flags = {f for f in query.replace("&", "?").split("?") if f}
     if flags - {"sample"}:
-        raise model_io.ModelFormatError(f"unknown option(s) {', '.join(sorted(flags - {'sample'}))} in "
-                                        f"vintage-ppo:{arg}; known: sample")
+        raise model_io.ModelFormatError(
+            f"unknown option(s) {', '.join(sorted(flags - {'sample'}))} in "
+            f"vintage-ppo:{arg}; known: sample"
+        )
     if not path:
         raise model_io.ModelFormatError("vintage-ppo needs a model path: vintage-ppo:PATH.json")
     tensors, manifest, where = model_io.read_model(path)
@@ -596,5 +668,11 @@ def load_vintage_policy(arg: str, seed: int | None = None) -> Any:
                 f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
                 f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
             )
-    return model_io.MLPPolicy(tensors, manifest["net"]["activation"], sample="sample" in flags, seed=seed,
-                              manifest=manifest, source=str(where))
+    return model_io.MLPPolicy(
+        tensors,
+        manifest["net"]["activation"],
+        sample="sample" in flags,
+        seed=seed,
+        manifest=manifest,
+        source=str(where),
+    )

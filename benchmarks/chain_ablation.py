@@ -24,7 +24,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--presets", default="japanese,us")
-    parser.add_argument("--variants", default=";".join(VARIANTS), help="chain specs separated by ';'")
+    parser.add_argument(
+        "--variants", default=";".join(VARIANTS), help="chain specs separated by ';'"
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--opponent", default="greedy", help="agent spec every variant plays")
     args = parser.parse_args()
@@ -32,13 +34,19 @@ def main() -> None:
     for preset in args.presets.split(","):
         for variant in args.variants.split(";"):
             settings = tournament.Settings(
-                agents=(variant, args.opponent), games=args.games, rules=make_rules(preset), seed=args.seed
+                agents=(variant, args.opponent),
+                games=args.games,
+                rules=make_rules(preset),
+                seed=args.seed,
             )
             results, _ = tournament.run(settings, workers=args.workers)
             m = tournament.summarise(settings, results, bootstrap=20)["matches"][0]
             lo, hi = m["win_rate_a_ci"]
-            print(f"{preset:<10}{variant:<28}{m['games']:>7}{100 * m['win_rate_a']:>9.1f}%  "
-                  f"[{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
+            print(
+                f"{preset:<10}{variant:<28}{m['games']:>7}{100 * m['win_rate_a']:>9.1f}%  "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}]",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -23,8 +23,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--options", default=OPTIONS,
-                        help="japanese option sets separated by ';', flags in a set joined by '+'")
+    parser.add_argument(
+        "--options",
+        default=OPTIONS,
+        help="japanese option sets separated by ';', flags in a set joined by '+'",
+    )
     parser.add_argument("--variants", default="chain", help="chain specs separated by ';'")
     parser.add_argument("--opponent", default="chain:plan=0", help="agent spec every variant plays")
     parser.add_argument("--seed", type=int, default=11)
@@ -33,13 +36,17 @@ def main() -> None:
     for option_set in args.options.split(";"):
         rules = make_rules("japanese", **dict.fromkeys(option_set.split("+"), True))
         for variant in args.variants.split(";"):
-            settings = tournament.Settings(agents=(variant, args.opponent), games=args.games,
-                                           rules=rules, seed=args.seed)
+            settings = tournament.Settings(
+                agents=(variant, args.opponent), games=args.games, rules=rules, seed=args.seed
+            )
             results, _ = tournament.run(settings, workers=args.workers)
             m = tournament.summarise(settings, results, bootstrap=20)["matches"][0]
             lo, hi = m["win_rate_a_ci"]
-            print(f"{option_set:<42}{variant:<28}{m['games']:>7}{100 * m['win_rate_a']:>9.1f}%  "
-                  f"[{100 * lo:.1f}, {100 * hi:.1f}]", flush=True)
+            print(
+                f"{option_set:<42}{variant:<28}{m['games']:>7}{100 * m['win_rate_a']:>9.1f}%  "
+                f"[{100 * lo:.1f}, {100 * hi:.1f}]",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -26,11 +26,15 @@ from speed_env.rules import make_rules
 
 def main() -> None:
     """Print racing's and waiting's scores and their paired difference with a 95% interval."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rules", default="us")
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--continuations", type=int, default=16)
-    parser.add_argument("--within", type=float, default=150.0, help="ms: the opponent's card lands sooner than this")
+    parser.add_argument(
+        "--within", type=float, default=150.0, help="ms: the opponent's card lands sooner than this"
+    )
     parser.add_argument("--seed", type=int, default=100)
     args = parser.parse_args()
     rules = make_rules(args.rules)
@@ -41,7 +45,9 @@ def main() -> None:
         lands_in = obs[0][:, at + nr + 2] * 1000
         plays = mask[0][:, 1 : 1 + 2 * 13].reshape(len(pile), 13, 2)
         elsewhere = plays[np.arange(len(pile)), :, 1 - pile.argmax(axis=1)].any(axis=1)
-        return (pile.sum(axis=1) > 0) & (lands_in < args.within) & plays.any(axis=(1, 2)) & ~elsewhere
+        return (
+            (pile.sum(axis=1) > 0) & (lands_in < args.within) & plays.any(axis=(1, 2)) & ~elsewhere
+        )
 
     forks = find_forks(rules, args.games, doomed, args.seed)
     if not forks:
@@ -49,13 +55,24 @@ def main() -> None:
         return
     k = args.continuations
     rows = [(f, way, c) for f in forks for c in range(k) for way in (0, 1)]
-    score = continue_forks(rules, [f for f, _, _ in rows], [f.actions[0] if way == 0 else 0 for f, way, _ in rows],
-                           [c for _, _, c in rows], args.seed).reshape(len(forks), k, 2)
+    score = continue_forks(
+        rules,
+        [f for f, _, _ in rows],
+        [f.actions[0] if way == 0 else 0 for f, way, _ in rows],
+        [c for _, _, c in rows],
+        args.seed,
+    ).reshape(len(forks), k, 2)
     diff = (score[:, :, 0] - score[:, :, 1]).mean(axis=1)  # per state: states are independent
-    half = 1.959963984540054 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+    half = (
+        1.959963984540054 * diff.std(ddof=1) / math.sqrt(len(diff))
+        if len(diff) > 1
+        else float("nan")
+    )
     print(f"{args.rules}: {len(forks)} states x {k} continuations each way")
-    print(f"race {100 * score[:, :, 0].mean():.2f}%  wait {100 * score[:, :, 1].mean():.2f}%  "
-          f"race - wait {100 * diff.mean():+.2f} points [{100 * (diff.mean() - half):+.2f}, {100 * (diff.mean() + half):+.2f}]")
+    print(
+        f"race {100 * score[:, :, 0].mean():.2f}%  wait {100 * score[:, :, 1].mean():.2f}%  "
+        f"race - wait {100 * diff.mean():+.2f} points [{100 * (diff.mean() - half):+.2f}, {100 * (diff.mean() + half):+.2f}]"
+    )
 
 
 if __name__ == "__main__":

@@ -29,10 +29,14 @@ def measure(n: int, reps: int) -> str:
     _, mask = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(200):  # into the middle of games
-        _, mask, *_ = env.step(sample_legal(mask.reshape(2 * n, -1), rng.random(2 * n)).reshape(2, n))
+        _, mask, *_ = env.step(
+            sample_legal(mask.reshape(2 * n, -1), rng.random(2 * n)).reshape(2, n)
+        )
     g = env.games
     start = g.state.copy()
-    actions = [sample_legal(mask.reshape(2 * n, -1), rng.random(2 * n)).reshape(2, n) for _ in range(8)]
+    actions = [
+        sample_legal(mask.reshape(2 * n, -1), rng.random(2 * n)).reshape(2, n) for _ in range(8)
+    ]
     rewards = np.zeros((2, n), np.float32)
     obs = np.empty((2, n, g.obs_dim), np.float32)
     masks = np.empty((2, n, g.n_actions), np.int8)
@@ -40,8 +44,9 @@ def measure(n: int, reps: int) -> str:
     kernels = {
         "step_all": lambda i: engine.step_all(g.state, g.cfg, g.lat, actions[i % 8], rewards),
         "observe_all": lambda i: observe_all(g.state, g.cfg, obs, masks),
-        "step_observe": lambda i: run_tick(g.state, g.cfg, g.lat, actions[i % 8], finished, False,
-                                           g.obs_buf, g.mask_buf),
+        "step_observe": lambda i: run_tick(
+            g.state, g.cfg, g.lat, actions[i % 8], finished, False, g.obs_buf, g.mask_buf
+        ),
     }
     cells = []
     for name, kernel in kernels.items():
@@ -57,7 +62,9 @@ def measure(n: int, reps: int) -> str:
 
 def main() -> None:
     """Print CPU ns per game of each kernel, one line per batch size."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="256,4096")
     parser.add_argument("--reps", type=int, default=50)
     args = parser.parse_args()

@@ -50,16 +50,24 @@ def find_forks(rules: Rules, games: int, pick: Pick, seed: int) -> list[Fork]:
         actions = np.stack([bots[p].act(obs[p], mask[p]) for p in range(2)])
         chosen = pick(obs, mask, tick) & ~taken & (g.state["phase"] != engine.OVER)
         for i in np.flatnonzero(chosen):
-            found.append(Fork(g.state[i].copy(), g.lat[i].copy(), obs[0, i].copy(), mask[0, i].copy(),
-                              (int(actions[0, i]), int(actions[1, i]))))
+            found.append(
+                Fork(
+                    g.state[i].copy(),
+                    g.lat[i].copy(),
+                    obs[0, i].copy(),
+                    mask[0, i].copy(),
+                    (int(actions[0, i]), int(actions[1, i])),
+                )
+            )
         taken |= chosen
         g.step(actions)
         tick += 1
     return found
 
 
-def continue_forks(rules: Rules, forks: list[Fork], first: list[int], continuation: list[int],
-                   seed: int) -> np.ndarray:
+def continue_forks(
+    rules: Rules, forks: list[Fork], first: list[int], continuation: list[int], seed: int
+) -> np.ndarray:
     """Seat 0's score (1 win, ½ draw, 0 loss) of each requested continuation.
 
     Row ``j`` continues ``forks[j]`` with seat 0 playing ``first[j]`` on the

@@ -24,7 +24,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     "pagat": {"rules": "pagat"},
     "japanese": {"rules": "japanese"},
     "japanese-all-options": {
-        "rules": "japanese", "jokers": True, "play_out": True, "stack_layout": True, "multi_play": True,
+        "rules": "japanese",
+        "jokers": True,
+        "play_out": True,
+        "stack_layout": True,
+        "multi_play": True,
         "same_rank": True,
     },
 }
@@ -68,8 +72,12 @@ def waiter_games(rules: Rules, bot: str, deals: int, seed: int) -> dict[str, np.
 
 def main() -> None:
     """Print one row per preset and bot."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deals", type=int, default=256, help="deals per preset and bot (each played twice)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--deals", type=int, default=256, help="deals per preset and bot (each played twice)"
+    )
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--idle-flip-ms", type=int, default=5000)
     parser.add_argument("--presets", default=",".join(PRESETS))

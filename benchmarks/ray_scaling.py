@@ -41,7 +41,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20000, help="games per pairing")
     parser.add_argument("--agents", default="random,greedy")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeats", type=int, default=2, help="runs of each cluster size, alternating")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="runs of each cluster size, alternating"
+    )
     parser.add_argument("--nodes", default="8,64", help="cluster sizes to estimate")
     parser.add_argument("--cpus-per-node", type=int, default=2)
     args = parser.parse_args()
@@ -52,8 +54,12 @@ def main() -> None:
     from agents.ray_jobs import cluster
     from speed_env.rules import make_rules
 
-    settings = tournament.Settings(agents=tuple(args.agents.split(",")), games=args.games,
-                                   rules=make_rules("us"), seed=args.seed)
+    settings = tournament.Settings(
+        agents=tuple(args.agents.split(",")),
+        games=args.games,
+        rules=make_rules("us"),
+        seed=args.seed,
+    )
     jobs = [(settings, c, 0) for c in tournament.plan(settings)]
     games = 2 * settings.deals * len(settings.pairings())
     walls: dict[int, list[float]] = {1: [], 2: []}
@@ -72,23 +78,32 @@ def main() -> None:
             outcomes = [r.outcomes for r in results]
             assert reference is None or outcomes == reference, "every run must give the same games"
             reference = outcomes
-            print(f"  {workers} worker(s): {walls[workers][-1]:6.1f} s wall "
-                  f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+            print(
+                f"  {workers} worker(s): {walls[workers][-1]:6.1f} s wall "
+                f"(load average {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
     t0 = time.perf_counter()
     tournament.summarise(settings, results)
     merge = time.perf_counter() - t0
     w1, w2 = statistics.median(walls[1]), statistics.median(walls[2])
     chunk_cpu = statistics.median(cpu)
-    print(f"median wall: 1 worker {w1:.1f} s, 2 workers {w2:.1f} s; speed-up {w1 / w2:.2f}, "
-          f"efficiency {w1 / w2 / 2:.2f}")
-    print(f"chunk: {chunk_cpu:.2f} CPU s (median of {len(cpu)}); {len(jobs)} chunks = {len(jobs) * chunk_cpu:.1f} "
-          f"CPU s; merge {merge:.2f} s in the driver")
+    print(
+        f"median wall: 1 worker {w1:.1f} s, 2 workers {w2:.1f} s; speed-up {w1 / w2:.2f}, "
+        f"efficiency {w1 / w2 / 2:.2f}"
+    )
+    print(
+        f"chunk: {chunk_cpu:.2f} CPU s (median of {len(cpu)}); {len(jobs)} chunks = {len(jobs) * chunk_cpu:.1f} "
+        f"CPU s; merge {merge:.2f} s in the driver"
+    )
     per_chunk = games / len(jobs)
     print(f"{'nodes':>6}{'CPUs':>6}{'this job s':>12}{'games/s':>10}{'full cluster games/s':>22}")
     for nodes in [int(n) for n in args.nodes.split(",")]:
         cpus = nodes * args.cpus_per_node
         wall = math.ceil(len(jobs) / cpus) * chunk_cpu + merge
-        print(f"{nodes:>6}{cpus:>6}{wall:>12.1f}{games / wall:>10,.0f}{cpus * per_chunk / chunk_cpu:>22,.0f}")
+        print(
+            f"{nodes:>6}{cpus:>6}{wall:>12.1f}{games / wall:>10,.0f}{cpus * per_chunk / chunk_cpu:>22,.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -17,8 +17,14 @@ def measure(kind: str, games: int, steps: int, opponents: str) -> float:
     """Env steps per second of one env runner of ``kind`` stepping ``games`` games."""
     from train import rllib_ppo
 
-    cfg = rllib_ppo.Config(env_runner=kind, games_per_runner=games, opponents=opponents, net_arch="64,64",
-                           train_batch_size=steps, minibatch_size=min(512, steps))
+    cfg = rllib_ppo.Config(
+        env_runner=kind,
+        games_per_runner=games,
+        opponents=opponents,
+        net_arch="64,64",
+        train_batch_size=steps,
+        minibatch_size=min(512, steps),
+    )
     algo = rllib_ppo.build_config(cfg).build_algo()
     try:
         runner = algo.env_runner

@@ -27,11 +27,18 @@ from speed_env.rules import make_rules
 
 def main() -> None:
     """Print the cross-fitted gain of the rollout-best action over ``chain``'s, with a 95% interval."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rules", default="us")
     parser.add_argument("--games", type=int, default=1500)
     parser.add_argument("--continuations", type=int, default=16, help="per action (even)")
-    parser.add_argument("--stop-chance", type=float, default=0.04, help="chance per decision tick to stop a game there")
+    parser.add_argument(
+        "--stop-chance",
+        type=float,
+        default=0.04,
+        help="chance per decision tick to stop a game there",
+    )
     parser.add_argument("--seed", type=int, default=200)
     args = parser.parse_args()
     rules = make_rules(args.rules)
@@ -43,7 +50,9 @@ def main() -> None:
     forks = find_forks(rules, args.games, decision, args.seed)
     k = args.continuations - args.continuations % 2
     rows = [(f, int(a), c) for f in forks for a in np.flatnonzero(f.mask) for c in range(k)]
-    score = continue_forks(rules, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], args.seed)
+    score = continue_forks(
+        rules, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], args.seed
+    )
     gains, changed, oracle = [], 0, []
     at = 0
     for f in forks:
@@ -64,10 +73,16 @@ def main() -> None:
         oracle.append(full.max() - full[mine])
     g = np.array(gains)
     half = 1.959963984540054 * g.std(ddof=1) / math.sqrt(g.size)
-    print(f"{args.rules}: {len(forks)} decision states, {len(rows):,} continuations ({k} per action)")
-    print(f"rollout-best differs from chain's choice in {100 * changed / (2 * len(forks)):.1f}% of picks")
-    print(f"gain per decision, cross-fitted: {100 * g.mean():+.3f} points [{100 * (g.mean() - half):+.3f}, "
-          f"{100 * (g.mean() + half):+.3f}]; best-of-estimates (biased up): {100 * np.mean(oracle):+.3f}")
+    print(
+        f"{args.rules}: {len(forks)} decision states, {len(rows):,} continuations ({k} per action)"
+    )
+    print(
+        f"rollout-best differs from chain's choice in {100 * changed / (2 * len(forks)):.1f}% of picks"
+    )
+    print(
+        f"gain per decision, cross-fitted: {100 * g.mean():+.3f} points [{100 * (g.mean() - half):+.3f}, "
+        f"{100 * (g.mean() + half):+.3f}]; best-of-estimates (biased up): {100 * np.mean(oracle):+.3f}"
+    )
 
 
 if __name__ == "__main__":

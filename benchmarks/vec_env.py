@@ -46,7 +46,9 @@ def measure(opponent: str, n_envs: int, rules: str, steps: int, seed: int) -> di
 
 def main() -> None:
     """Print one row per opponent."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n-envs", type=int, default=256)
     parser.add_argument("--opponents", default="greedy,chain")
     parser.add_argument("--rules", default="japanese,us")
@@ -56,8 +58,11 @@ def main() -> None:
     print(f"{'opponent':<10}{'timesteps/s':>13}{'engine s':>10}{'opponent s':>12}{'wall s':>9}")
     for opponent in args.opponents.split(","):
         r = measure(opponent, args.n_envs, args.rules, args.steps, args.seed)
-        print(f"{opponent:<10}{r['timesteps_per_s']:>13,.0f}{r['engine_s']:>10.2f}{r['opponent_s']:>12.2f}"
-              f"{r['wall_s']:>9.2f}", flush=True)
+        print(
+            f"{opponent:<10}{r['timesteps_per_s']:>13,.0f}{r['engine_s']:>10.2f}{r['opponent_s']:>12.2f}"
+            f"{r['wall_s']:>9.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

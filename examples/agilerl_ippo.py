@@ -47,7 +47,11 @@ def main(argv: list[str] | None = None) -> dict:
         observation_spaces=[env.single_observation_space(a) for a in agent_ids],
         action_spaces=[env.single_action_space(a) for a in agent_ids],
         agent_ids=agent_ids,
-        net_config={"latent_dim": 64, "encoder_config": {"hidden_size": [64]}, "head_config": {"hidden_size": [64]}},
+        net_config={
+            "latent_dim": 64,
+            "encoder_config": {"hidden_size": [64]},
+            "head_config": {"hidden_size": [64]},
+        },
         learn_step=args.learn_step,
         batch_size=128,
         lr=3e-4,
@@ -71,17 +75,33 @@ def main(argv: list[str] | None = None) -> dict:
             next_obs, reward, termination, truncation, info = env.step(action)
             steps += 1
             for a in agent_ids:
-                for field, x in (("states", obs[a]), ("actions", action[a]), ("log_probs", log_prob[a]),
-                                 ("rewards", reward[a]), ("dones", done[a]), ("values", value[a])):
+                for field, x in (
+                    ("states", obs[a]),
+                    ("actions", action[a]),
+                    ("log_probs", log_prob[a]),
+                    ("rewards", reward[a]),
+                    ("dones", done[a]),
+                    ("values", value[a]),
+                ):
                     rollout[field][a].append(x)
-            done = {a: np.logical_or(termination[a], truncation[a]).astype(float) for a in agent_ids}
+            done = {
+                a: np.logical_or(termination[a], truncation[a]).astype(float) for a in agent_ids
+            }
             if all(d.all() for d in done.values()):
                 games_ended += 1  # the vector env has reset the game: next_obs is the new deal
             obs = next_obs
-        agent.learn((
-            rollout["states"], rollout["actions"], rollout["log_probs"], rollout["rewards"],
-            rollout["dones"], rollout["values"], next_obs, done,
-        ))
+        agent.learn(
+            (
+                rollout["states"],
+                rollout["actions"],
+                rollout["log_probs"],
+                rollout["rewards"],
+                rollout["dones"],
+                rollout["values"],
+                next_obs,
+                done,
+            )
+        )
 
     result = {
         "example": "agilerl_ippo",
@@ -89,9 +109,13 @@ def main(argv: list[str] | None = None) -> dict:
         "actions_chosen": chosen,
         "illegal_chosen": illegal,
         "games_ended": games_ended,
-        "versions": {p: version(p) for p in ("agilerl", "pettingzoo", "tensordict", "torch", "gymnasium")},
+        "versions": {
+            p: version(p) for p in ("agilerl", "pettingzoo", "tensordict", "torch", "gymnasium")
+        },
     }
-    print(f"trained {steps} env steps ({chosen} actions, {illegal} illegal, {games_ended} games finished)")
+    print(
+        f"trained {steps} env steps ({chosen} actions, {illegal} illegal, {games_ended} games finished)"
+    )
     print("RESULT " + json.dumps(result))
     assert illegal == 0, f"{illegal} illegal actions chosen with masks on"
     return result
@@ -105,7 +129,9 @@ def masks_as_lists(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
     ambiguous"); plain lists pass, and it stacks them into the same tensor.
     """
     return {
-        a: {**i, "action_mask": np.asarray(i["action_mask"]).astype(int).tolist()} if "action_mask" in i else i
+        a: {**i, "action_mask": np.asarray(i["action_mask"]).astype(int).tolist()}
+        if "action_mask" in i
+        else i
         for a, i in infos.items()
     }
 

@@ -34,8 +34,15 @@ def main() -> None:
         .environment("speed_v0")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length="auto")
         .multi_agent(policies={"main"}, policy_mapping_fn=lambda agent_id, episode, **kw: "main")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            "main": RLModuleSpec(module_class=MaskedMLPModule, model_config={"hidden": [64, 64]})}))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={
+                    "main": RLModuleSpec(
+                        module_class=MaskedMLPModule, model_config={"hidden": [64, 64]}
+                    )
+                }
+            )
+        )
         .training(train_batch_size_per_learner=256, minibatch_size=64, num_epochs=1)
     )
     ray.init(address="local", num_cpus=1, include_dashboard=False, _node_ip_address="127.0.0.1")
@@ -44,8 +51,10 @@ def main() -> None:
         result = algo.train()
         sampled = result["env_runners"]["num_env_steps_sampled_lifetime"]
         learner = result["learners"]["main"]
-        print(f"one iteration: {sampled} env steps sampled; main's policy loss {learner['policy_loss']:.4f}, "
-              f"entropy {learner['entropy']:.3f}")
+        print(
+            f"one iteration: {sampled} env steps sampled; main's policy loss {learner['policy_loss']:.4f}, "
+            f"entropy {learner['entropy']:.3f}"
+        )
         algo.stop()
     finally:
         ray.shutdown()

@@ -65,11 +65,15 @@ def main(argv: list[str] | None = None) -> dict:
         "illegal_chosen": masked["illegal"],
         "games_ended": masked["games_ended"],
         "illegal_chosen_without_masks": unmasked["illegal"],
-        "versions": {p: version(p) for p in ("supersuit", "stable-baselines3", "sb3-contrib", "pettingzoo")},
+        "versions": {
+            p: version(p) for p in ("supersuit", "stable-baselines3", "sb3-contrib", "pettingzoo")
+        },
     }
-    print(f"trained {result['timesteps']} steps; with masks {masked['chosen']} actions chosen, "
-          f"{masked['illegal']} illegal, {masked['games_ended']} games finished; "
-          f"without masks {unmasked['illegal']} of {unmasked['chosen']} illegal")
+    print(
+        f"trained {result['timesteps']} steps; with masks {masked['chosen']} actions chosen, "
+        f"{masked['illegal']} illegal, {masked['games_ended']} games finished; "
+        f"without masks {unmasked['illegal']} of {unmasked['chosen']} illegal"
+    )
     print("RESULT " + json.dumps(result))
     assert masked["illegal"] == 0, f"{masked['illegal']} illegal actions chosen with masks on"
     return result

@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--epoch-steps", type=int, default=1000, help="env steps per epoch")
-    parser.add_argument("--eval-steps", type=int, default=1000, help="env steps collected after training")
+    parser.add_argument(
+        "--eval-steps", type=int, default=1000, help="env steps collected after training"
+    )
     parser.add_argument("--envs", type=int, default=4, help="games stepped side by side")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -59,7 +61,11 @@ def main(argv: list[str] | None = None) -> dict:
     obs_space = env.observation_space["observation"]
     learner = DQN(
         policy=DiscreteQLearningPolicy(
-            model=Net(state_shape=obs_space.shape, action_shape=int(env.action_space.n), hidden_sizes=[128, 128]),
+            model=Net(
+                state_shape=obs_space.shape,
+                action_shape=int(env.action_space.n),
+                hidden_sizes=[128, 128],
+            ),
             action_space=env.action_space,
             eps_training=0.1,
             eps_inference=0.0,
@@ -97,7 +103,9 @@ def main(argv: list[str] | None = None) -> dict:
     eval_envs = DummyVectorEnv([make_env for _ in range(args.envs)])
     eval_envs.seed(args.seed + 1)
     eval_buffer = VectorReplayBuffer(args.eval_steps + 1000, args.envs)
-    eval_collector = Collector[CollectStats](algorithm, eval_envs, eval_buffer, exploration_noise=False)
+    eval_collector = Collector[CollectStats](
+        algorithm, eval_envs, eval_buffer, exploration_noise=False
+    )
     eval_collector.reset()
     collected = eval_collector.collect(n_step=args.eval_steps)
     batch, _ = eval_buffer.sample(0)  # the whole buffer
@@ -112,8 +120,10 @@ def main(argv: list[str] | None = None) -> dict:
         "illegal_chosen": illegal,
         "versions": {p: version(p) for p in ("tianshou", "torch", "pettingzoo", "gymnasium")},
     }
-    print(f"trained {result['train_env_steps']} env steps; collected {result['eval_env_steps']} more, "
-          f"{result['eval_episodes']} games finished, {illegal} illegal actions")
+    print(
+        f"trained {result['train_env_steps']} env steps; collected {result['eval_env_steps']} more, "
+        f"{result['eval_episodes']} games finished, {illegal} illegal actions"
+    )
     print("RESULT " + json.dumps(result))
     assert illegal == 0, f"{illegal} illegal actions chosen with masks on"
     return result

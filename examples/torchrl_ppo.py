@@ -46,7 +46,9 @@ def make_env(seed: int) -> PettingZooWrapper:
 
 def mlp(n_in: int, n_out: int) -> nn.Module:
     """A small MLP applied to every agent's row."""
-    return nn.Sequential(nn.Linear(n_in, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, n_out))
+    return nn.Sequential(
+        nn.Linear(n_in, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, n_out)
+    )
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -65,7 +67,9 @@ def main(argv: list[str] | None = None) -> dict:
     n_actions = env.full_action_spec[env.action_key].space.n
 
     actor = ProbabilisticActor(
-        module=TensorDictModule(mlp(obs_dim, n_actions), in_keys=[obs_key], out_keys=[(GROUP, "logits")]),
+        module=TensorDictModule(
+            mlp(obs_dim, n_actions), in_keys=[obs_key], out_keys=[(GROUP, "logits")]
+        ),
         spec=env.full_action_spec[env.action_key],
         in_keys={"logits": (GROUP, "logits"), "mask": mask_key},
         out_keys=[env.action_key],
@@ -87,7 +91,10 @@ def main(argv: list[str] | None = None) -> dict:
     optim = torch.optim.Adam(loss.parameters(), lr=3e-4)
 
     collector = Collector(
-        env, actor, frames_per_batch=args.frames_per_batch, total_frames=args.frames,
+        env,
+        actor,
+        frames_per_batch=args.frames_per_batch,
+        total_frames=args.frames,
         auto_register_policy_transforms=False,  # the policy is feed-forward: no transforms needed
     )
     frames = illegal = chosen = games_ended = 0
@@ -99,7 +106,11 @@ def main(argv: list[str] | None = None) -> dict:
         games_ended += int(batch[("next", "done")].sum())
         frames += batch.numel()
         with torch.no_grad():
-            loss.value_estimator(batch, params=loss.critic_network_params, target_params=loss.target_critic_network_params)
+            loss.value_estimator(
+                batch,
+                params=loss.critic_network_params,
+                target_params=loss.target_critic_network_params,
+            )
         flat = batch.reshape(-1)
         for _ in range(args.epochs):
             for idx in torch.randperm(flat.numel()).split(250):
@@ -120,7 +131,9 @@ def main(argv: list[str] | None = None) -> dict:
         "final_loss": float(total.detach()),
         "versions": {p: version(p) for p in ("torchrl", "tensordict", "torch", "pettingzoo")},
     }
-    print(f"collected {frames} ticks ({chosen} actions, {illegal} illegal, {games_ended} games finished)")
+    print(
+        f"collected {frames} ticks ({chosen} actions, {illegal} illegal, {games_ended} games finished)"
+    )
     print("RESULT " + json.dumps(result))
     assert illegal == 0, f"{illegal} illegal actions chosen with masks on"
     assert torch.isfinite(total), "the PPO loss diverged"

@@ -99,8 +99,15 @@ class BatchEnv:
             raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
         self.copy = copy
-        self.games = Games(n, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action,
-                           threads=threads, **options)
+        self.games = Games(
+            n,
+            rules,
+            tick_ms=tick_ms,
+            reaction=reaction,
+            illegal_action=illegal_action,
+            threads=threads,
+            **options,
+        )
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions
@@ -113,7 +120,9 @@ class BatchEnv:
         self._started = False
         self._seeds: np.random.Generator | None = None  # draws unseeded resets' seeds
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, ...]:
         """Deal every game afresh: game ``i`` is the one seeded ``seed + i``.
 
         Returns ``(obs, mask)``, or ``(obs, {"action_mask": mask})`` with ``obs_format="box"``.
@@ -156,12 +165,18 @@ class BatchEnv:
         # One compiled pass steps and observes every game. With autoreset=False a
         # finished game stays over but reports its end only once.
         tick, n_over = self.games.step_observe(a, self._finished)
-        infos: dict[str, Any] = {"illegal": tick.illegal, "_final_obs": tick.over, "winner": tick.winner}
+        infos: dict[str, Any] = {
+            "illegal": tick.illegal,
+            "_final_obs": tick.over,
+            "winner": tick.winner,
+        }
         if n_over:
             done = np.flatnonzero(tick.over)
             final = _zeros_on_touch((2, self.n, self.obs_dim), np.float32)
             final[:, done] = tick.obs[:, done]
-            infos.update(final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms)
+            infos.update(
+                final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms
+            )
             points = self.games.match_points()
             if points is not None:
                 infos["points"] = np.where(tick.over[None], points, 0)

@@ -111,10 +111,14 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
     over its size, side piles in ``japanese``, a missing or empty centre pile.
     """
     if not isinstance(data, dict):
-        raise DealError(f"a deal must be a dict with hands, draw_piles, …, got {type(data).__name__}")
+        raise DealError(
+            f"a deal must be a dict with hands, draw_piles, …, got {type(data).__name__}"
+        )
     unknown = set(data) - {"hands", "draw_piles", "side_piles", "centre"}
     if unknown:
-        raise DealError(f"unknown deal key(s) {sorted(unknown)}; use hands, draw_piles, side_piles, centre")
+        raise DealError(
+            f"unknown deal key(s) {sorted(unknown)}; use hands, draw_piles, side_piles, centre"
+        )
     hands_raw = _pair(data, "hands", True)
     draws_raw = _pair(data, "draw_piles", True)
     sides_raw = _pair(data, "side_piles", not rules.is_japanese)
@@ -128,7 +132,9 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
             if not pile:
                 raise DealError(f"centre[{i}] is empty: each centre pile needs a top card")
     elif not rules.is_japanese:
-        raise DealError("deal is missing 'centre' (the two start cards); only 'japanese' may omit it")
+        raise DealError(
+            "deal is missing 'centre' (the two start cards); only 'japanese' may omit it"
+        )
     if centre is None:
         for i, stock in enumerate(draws):
             if not stock:
@@ -137,7 +143,9 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
                 )
     for i, hand in enumerate(hands):
         if len(hand) > rules.hand_size:
-            raise DealError(f"hands[{i}] has {len(hand)} cards; a {rules.preset!r} hand holds at most {rules.hand_size}")
+            raise DealError(
+                f"hands[{i}] has {len(hand)} cards; a {rules.preset!r} hand holds at most {rules.hand_size}"
+            )
     if rules.is_japanese and any(sides):
         raise DealError("'japanese' has no side piles: side_piles must be empty")
 
@@ -146,7 +154,9 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
     seen: set[int] = set()
     for c in every:
         if c not in full:
-            raise DealError(f"card {card_str(c)} is not in the {rules.preset!r} deck (jokers={rules.jokers})")
+            raise DealError(
+                f"card {card_str(c)} is not in the {rules.preset!r} deck (jokers={rules.jokers})"
+            )
         if c in seen:
             raise DealError(f"card {card_str(c)} is dealt more than once")
         seen.add(c)
@@ -154,6 +164,8 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
     if missing:
         names = ", ".join(card_str(c) for c in missing[:8])
         more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
-        raise DealError(f"deal is missing {len(missing)} card(s): {names}{more}; every card must be dealt exactly once")
+        raise DealError(
+            f"deal is missing {len(missing)} card(s): {names}{more}; every card must be dealt exactly once"
+        )
     padded = tuple(h + (-1,) * (rules.hand_size - len(h)) for h in hands)
     return Deal(hands=padded, draw_piles=draws, side_piles=sides, centre=centre)  # type: ignore[arg-type]

@@ -72,17 +72,38 @@ def state_dtype() -> np.dtype:
     h = HAND_SLOTS
     return np.dtype(
         [
-            ("seed", np.uint64), ("clock", np.int64), ("flip_at", np.int64), ("placed_at", np.int64),
-            ("phase", np.int8), ("winner", np.int8), ("truncated", np.bool_),
-            ("flips", np.int32), ("reshuffles", np.int32), ("ties", np.int32),
-            ("hand", np.int16, (2, h)), ("stk", np.int16, (2, h, STACK_DEPTH)), ("stk_n", np.int8, (2, h)),
-            ("draw", np.int16, (2, PILE)), ("draw_n", np.int16, (2,)),
-            ("side", np.int16, (2, PILE)), ("side_n", np.int16, (2,)),
-            ("centre", np.int16, (2, PILE)), ("centre_n", np.int16, (2,)), ("top_owner", np.int8, (2,)),
-            ("fl_kind", np.int8, (2,)), ("fl_cards", np.int16, (2, 4)), ("fl_slots", np.int8, (2, 4)),
-            ("fl_n", np.int8, (2,)), ("fl_pile", np.int8, (2,)), ("fl_land", np.int64, (2,)),
-            ("commits", np.int64, (2,)), ("played", np.int32, (2,)), ("bounced", np.int32, (2,)),
-            ("illegal", np.int32, (2,)), ("rebuilds", np.int32, (2,)), ("idle_rebuilds", np.int32, (2,)),
+            ("seed", np.uint64),
+            ("clock", np.int64),
+            ("flip_at", np.int64),
+            ("placed_at", np.int64),
+            ("phase", np.int8),
+            ("winner", np.int8),
+            ("truncated", np.bool_),
+            ("flips", np.int32),
+            ("reshuffles", np.int32),
+            ("ties", np.int32),
+            ("hand", np.int16, (2, h)),
+            ("stk", np.int16, (2, h, STACK_DEPTH)),
+            ("stk_n", np.int8, (2, h)),
+            ("draw", np.int16, (2, PILE)),
+            ("draw_n", np.int16, (2,)),
+            ("side", np.int16, (2, PILE)),
+            ("side_n", np.int16, (2,)),
+            ("centre", np.int16, (2, PILE)),
+            ("centre_n", np.int16, (2,)),
+            ("top_owner", np.int8, (2,)),
+            ("fl_kind", np.int8, (2,)),
+            ("fl_cards", np.int16, (2, 4)),
+            ("fl_slots", np.int8, (2, 4)),
+            ("fl_n", np.int8, (2,)),
+            ("fl_pile", np.int8, (2,)),
+            ("fl_land", np.int64, (2,)),
+            ("commits", np.int64, (2,)),
+            ("played", np.int32, (2,)),
+            ("bounced", np.int32, (2,)),
+            ("illegal", np.int32, (2,)),
+            ("rebuilds", np.int32, (2,)),
+            ("idle_rebuilds", np.int32, (2,)),
         ],
         align=True,
     )
@@ -669,7 +690,9 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
 
 
 @njit(cache=True)
-def step_all(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
+def step_all(
+    s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray
+) -> None:
     """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of games that ended."""
     for b in range(s.shape[0]):
         g = s[b]

@@ -45,7 +45,9 @@ def check_action(action: object, n_actions: int, who: str) -> int:
             f"of type {type(action).__name__}"
         )
     if not 0 <= value < n_actions:
-        raise ActionError(f"action {value} for {who} is outside the action space Discrete({n_actions})")
+        raise ActionError(
+            f"action {value} for {who} is outside the action space Discrete({n_actions})"
+        )
     return int(value)
 
 
@@ -57,7 +59,9 @@ def check_seed(seed: object) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a whole number or None, got {seed!r} of type {type(seed).__name__}")
+        raise TypeError(
+            f"seed must be a whole number or None, got {seed!r} of type {type(seed).__name__}"
+        )
     if not 0 <= int(seed) < 2**64:
         raise ValueError(f"seed must be between 0 and 2**64 - 1, got {int(seed)}")
     return int(seed)
@@ -104,7 +108,9 @@ class Games:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
         if illegal_action not in ILLEGAL_POLICIES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}")
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}"
+            )
         try:
             self.rules: Rules = make_rules(rules, **options)
         except TypeError as exc:  # pragma: no cover - make_rules names keys itself
@@ -127,13 +133,17 @@ class Games:
         self.mask_buf = np.zeros((2, self.n, self.n_actions), np.int8)
         self._synced = False
 
-    def set_reactions(self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)) -> None:
+    def set_reactions(
+        self, reactions: tuple[ReactionProfile, ReactionProfile], games: Any = slice(None)
+    ) -> None:
         """Give seats 0 and 1 of ``games`` (default all) these reaction profiles."""
         self.lat[games, 0] = reactions[0].params()
         self.lat[games, 1] = reactions[1].params()
 
     # ----------------------------------------------------------------- dealing
-    def deal_seeded(self, games: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
+    def deal_seeded(
+        self, games: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray
+    ) -> None:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` (Python ints or uint64)."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
         engine.deal_many(self.state, self.cfg, np.asarray(games, np.int64), seeds64)
@@ -172,9 +182,13 @@ class Games:
             p, b = divmod(at, self.n)
             legal = np.flatnonzero(row).tolist()
             who = AGENTS[p] if self.n == 1 else f"seat {p} in game {b}"
-            raise ActionError(f"action {int(actions[p, b])} of {who} is illegal now; legal: {legal}")
+            raise ActionError(
+                f"action {int(actions[p, b])} of {who} is illegal now; legal: {legal}"
+            )
 
-    def step_observe(self, actions: np.ndarray, finished: np.ndarray | None = None) -> tuple[Tick, int]:
+    def step_observe(
+        self, actions: np.ndarray, finished: np.ndarray | None = None
+    ) -> tuple[Tick, int]:
         """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
 
         The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
@@ -182,15 +196,26 @@ class Games:
         games whose end was already reported: they are not ``over`` again.
         """
         done = self._not_finished if finished is None else finished
-        tick, n_over = run_tick(self.state, self.cfg, self.lat, actions, done, not self._synced,
-                                self.obs_buf, self.mask_buf, self.threads)
+        tick, n_over = run_tick(
+            self.state,
+            self.cfg,
+            self.lat,
+            actions,
+            done,
+            not self._synced,
+            self.obs_buf,
+            self.mask_buf,
+            self.threads,
+        )
         self._synced = True
         return tick, n_over
 
     def restart_observe(self, games: np.ndarray, seeds: Sequence[int]) -> None:
         """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of the buffers."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
-        restart_observe(self.state, self.cfg, np.asarray(games, np.int64), seeds64, self.obs_buf, self.mask_buf)
+        restart_observe(
+            self.state, self.cfg, np.asarray(games, np.int64), seeds64, self.obs_buf, self.mask_buf
+        )
 
     def step(self, actions: np.ndarray) -> np.ndarray:
         """Advance every game one tick; return rewards (2, n) of games that ended on it."""

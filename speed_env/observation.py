@@ -122,8 +122,16 @@ _FIELDS = (
     ("idle_rebuilds", 2),
     ("since_placed", 1),
 )
-RULES_TAG = (*PRESETS, "wrap", "same_rank", "jokers", "play_out", "stack_layout",
-             "multi_play", "lock")
+RULES_TAG = (
+    *PRESETS,
+    "wrap",
+    "same_rank",
+    "jokers",
+    "play_out",
+    "stack_layout",
+    "multi_play",
+    "lock",
+)
 """Names of the entries of the observation's ``rules`` field, in order: the preset
 one-hot, then the rule flags (``lock``: ``reserve_rule == "lock"``)."""
 
@@ -162,15 +170,23 @@ def layout_for_dim(dim: int) -> dict[str, slice]:
         if max(s.stop for s in lay.values()) == dim:
             return lay
     sizes = " or ".join(str(max(s.stop for s in _layout(r).values())) for r in (13, 14))
-    raise ValueError(f"an observation of {dim} floats is not one of this speed_env ({sizes} floats)")
+    raise ValueError(
+        f"an observation of {dim} floats is not one of this speed_env ({sizes} floats)"
+    )
 
 
 def rules_tag(rules: Rules) -> np.ndarray:
     """The ``rules`` field of every observation of a game under ``rules`` (float32, :data:`RULES_TAG`)."""
-    flags = {**{p: rules.preset == p for p in PRESETS},
-             "wrap": rules.wrap, "same_rank": rules.same_rank, "jokers": rules.jokers,
-             "play_out": rules.play_out, "stack_layout": rules.stack_layout,
-             "multi_play": rules.multi_play, "lock": rules.reserve_rule == "lock"}
+    flags = {
+        **{p: rules.preset == p for p in PRESETS},
+        "wrap": rules.wrap,
+        "same_rank": rules.same_rank,
+        "jokers": rules.jokers,
+        "play_out": rules.play_out,
+        "stack_layout": rules.stack_layout,
+        "multi_play": rules.multi_play,
+        "lock": rules.reserve_rule == "lock",
+    }
     return np.array([flags[name] for name in RULES_TAG], np.float32)
 
 
@@ -182,7 +198,9 @@ def tag_label(tag: np.ndarray) -> str:
     if len(presets) != 1:
         return f"unknown rules (tag {np.asarray(tag).tolist()})"
     default = rules_tag(Rules(preset=presets[0])) > 0.5
-    diff = [name if on[j] else f"no {name}" for j, name in enumerate(RULES_TAG) if on[j] != default[j]]
+    diff = [
+        name if on[j] else f"no {name}" for j, name in enumerate(RULES_TAG) if on[j] != default[j]
+    ]
     return presets[0] + (f" ({', '.join(diff)})" if diff else "")
 
 
@@ -196,9 +214,27 @@ def field_starts(nr: int) -> tuple[int, ...]:
     The same sums as :func:`observation_layout`; a test checks that they agree.
     """
     return (
-        0, nr, 2 * nr, 4 * nr, 4 * nr + 4, 4 * nr + 6, 5 * nr + 9, 6 * nr + 12,
-        7 * nr + 12, 7 * nr + 15, 7 * nr + 18, 7 * nr + 20, 8 * nr + 20, 8 * nr + 22, 8 * nr + 23,
-        8 * nr + 24, 8 * nr + 34, 9 * nr + 34, 10 * nr + 34, 12 * nr + 34, 12 * nr + 36,
+        0,
+        nr,
+        2 * nr,
+        4 * nr,
+        4 * nr + 4,
+        4 * nr + 6,
+        5 * nr + 9,
+        6 * nr + 12,
+        7 * nr + 12,
+        7 * nr + 15,
+        7 * nr + 18,
+        7 * nr + 20,
+        8 * nr + 20,
+        8 * nr + 22,
+        8 * nr + 23,
+        8 * nr + 24,
+        8 * nr + 34,
+        9 * nr + 34,
+        10 * nr + 34,
+        12 * nr + 34,
+        12 * nr + 36,
     )
 
 
@@ -237,7 +273,9 @@ def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def _flight(obs: np.ndarray, q: int, b: int, at: int, nr: int, r: int, pile: int, land: float) -> None:
+def _flight(
+    obs: np.ndarray, q: int, b: int, at: int, nr: int, r: int, pile: int, land: float
+) -> None:
     """A card in flight at ``at`` of row ``obs[q, b]``: rank one-hot, pile one-hot (-1: none), time to land."""
     obs[q, b, at + r] = 1.0
     if pile >= 0:
@@ -274,9 +312,29 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
     fl_kind, fl_cards, fl_n, fl_pile, fl_land = g.fl_kind, g.fl_cards, g.fl_n, g.fl_pile, g.fl_land
     draw_n, side_n = g.draw_n, g.side_n
-    (_, at_stacked, at_top, at_joker, at_size, at_my_fl, at_opp_fl, at_layout,
-     at_cards, _, at_side, u, at_phase, at_seat, at_clock, at_rules, at_mine, at_opp_stk, at_known,
-     at_idle, at_since) = field_starts(nr)
+    (
+        _,
+        at_stacked,
+        at_top,
+        at_joker,
+        at_size,
+        at_my_fl,
+        at_opp_fl,
+        at_layout,
+        at_cards,
+        _,
+        at_side,
+        u,
+        at_phase,
+        at_seat,
+        at_clock,
+        at_rules,
+        at_mine,
+        at_opp_stk,
+        at_known,
+        at_idle,
+        at_since,
+    ) = field_starts(nr)
     for q in range(2):
         for j in range(obs.shape[2]):
             obs[q, b, j] = 0.0
@@ -400,8 +458,29 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     agree on every step of many games.
     """
     nr = cfg[C_NRANKS]
-    (_, _, _, _, _, at_my_fl, at_opp_fl, _, _, _, _, _, at_phase, _, at_clock, _, _, _, _, _,
-     at_since) = field_starts(nr)
+    (
+        _,
+        _,
+        _,
+        _,
+        _,
+        at_my_fl,
+        at_opp_fl,
+        _,
+        _,
+        _,
+        _,
+        _,
+        at_phase,
+        _,
+        at_clock,
+        _,
+        _,
+        _,
+        _,
+        _,
+        at_since,
+    ) = field_starts(nr)
     t = g.clock
     for q in range(2):
         if g.fl_kind[q] != K_NONE:
@@ -431,7 +510,9 @@ def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -
 
 
 @njit(cache=True)
-def observe_games(s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+def observe_games(
+    s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray, mask: np.ndarray
+) -> None:
     """Refill the rows of ``obs`` and ``mask`` for the listed games only."""
     for j in range(games.shape[0]):
         b = games[j]

@@ -104,7 +104,12 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 class SpeedParallelEnv(ParallelEnv, GamePickle):
     """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "speed_v0", "render_modes": list(RENDER_MODES), "render_fps": 20, "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "speed_v0",
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 20,
+        "is_parallelizable": True,
+    }
 
     def __init__(
         self,
@@ -119,14 +124,25 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         **options: Any,
     ) -> None:
         GamePickle.__init__(
-            self, rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-            illegal_action=illegal_action, obs_format=obs_format, max_cycles=max_cycles, **options,
+            self,
+            rules,
+            tick_ms=tick_ms,
+            reaction=reaction,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            obs_format=obs_format,
+            max_cycles=max_cycles,
+            **options,
         )
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
+            )
         self.obs_format = formats.check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
-        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options)
+        self.games = Games(
+            1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        )
         self.rules = self.games.rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -152,7 +168,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return self.action_spaces[agent]
 
     # ----------------------------------------------------------------- episode
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict, dict]:
         """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``.
 
         ``seed=s`` deals the game seeded ``s`` and seeds the generator that later
@@ -216,7 +234,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
             points = self.games.match_points()  # us/pagat match scoring; None for japanese
             for p, a in enumerate(AGENTS):
                 infos[a].update(
-                    winner=result, played=int(st["played"][0, p]), bounced=int(st["bounced"][0, p]),
+                    winner=result,
+                    played=int(st["played"][0, p]),
+                    bounced=int(st["bounced"][0, p]),
                     clock_ms=int(st["clock"][0]),
                 )
                 if points is not None:
@@ -260,7 +280,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     def render(self) -> Any:
         """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``: an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'"
+            )
             return None
         from speed_env import render  # only renderers pay for the drawing code
 
@@ -287,8 +309,13 @@ def parallel_env(
 ) -> SpeedParallelEnv:
     """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
     return SpeedParallelEnv(
-        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-        obs_format=obs_format, max_cycles=max_cycles, **options,
+        rules,
+        tick_ms=tick_ms,
+        reaction=reaction,
+        render_mode=render_mode,
+        obs_format=obs_format,
+        max_cycles=max_cycles,
+        **options,
     )
 
 
@@ -316,8 +343,13 @@ def env(
     from speed_env.aec import SpeedAECEnv
 
     par = parallel_env(
-        rules, tick_ms=tick_ms, reaction=reaction, render_mode=render_mode,
-        obs_format=obs_format, max_cycles=max_cycles, **options,
+        rules,
+        tick_ms=tick_ms,
+        reaction=reaction,
+        render_mode=render_mode,
+        obs_format=obs_format,
+        max_cycles=max_cycles,
+        **options,
     )
     return OrderEnforcingWrapper(SpeedAECEnv(par))
 
@@ -326,6 +358,12 @@ def _check_max_cycles(max_cycles: object) -> int | None:
     """``max_cycles`` as an int >= 1 (or None: no limit), else a ``ValueError`` naming it."""
     if max_cycles is None:
         return None
-    if isinstance(max_cycles, bool) or not isinstance(max_cycles, int | np.integer) or max_cycles < 1:
-        raise ValueError(f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}")
+    if (
+        isinstance(max_cycles, bool)
+        or not isinstance(max_cycles, int | np.integer)
+        or max_cycles < 1
+    ):
+        raise ValueError(
+            f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}"
+        )
     return int(max_cycles)

@@ -64,8 +64,12 @@ class ReactionProfile:
     def __post_init__(self) -> None:
         for field in ("mu", "sigma", "tau", "floor"):
             value = getattr(self, field)
-            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-                    or not 0 <= value <= MAX_REACTION_MS):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not 0 <= value <= MAX_REACTION_MS
+            ):
                 raise ReactionError(
                     f"reaction profile {field!r} must be a number of ms between 0 and {MAX_REACTION_MS}, "
                     f"got {value!r}"
@@ -147,13 +151,18 @@ def make_pair(reaction: object = None) -> tuple[ReactionProfile, ReactionProfile
         return p, p
     if isinstance(reaction, (tuple, list)):
         if len(reaction) != 2:
-            raise ReactionError(f"a reaction pair needs exactly 2 entries (player_0, player_1), got {len(reaction)}")
+            raise ReactionError(
+                f"a reaction pair needs exactly 2 entries (player_0, player_1), got {len(reaction)}"
+            )
         return make_profile(reaction[0]), make_profile(reaction[1])
     p = make_profile(reaction)  # type: ignore[arg-type]
     return p, p
 
 
-@njit(nb_types.int64(nb_types.float64[::1], nb_types.uint64, nb_types.int64, nb_types.int64), cache=True)
+@njit(
+    nb_types.int64(nb_types.float64[::1], nb_types.uint64, nb_types.int64, nb_types.int64),
+    cache=True,
+)
 def latency_ms(params: np.ndarray, seed: np.uint64, seat: int, n: int) -> int:
     """Latency in whole ms of seat ``seat``'s ``n``-th play under ``params``."""
     stream = rng.LATENCY + seat

@@ -73,7 +73,9 @@ def seed_to_u64(seed: int) -> np.uint64:
     return np.uint64(int(seed) & MASK64)
 
 
-@njit(nb_types.int64[::1](nb_types.uint64, nb_types.int64, nb_types.int64, nb_types.int64), cache=True)
+@njit(
+    nb_types.int64[::1](nb_types.uint64, nb_types.int64, nb_types.int64, nb_types.int64), cache=True
+)
 def shuffle_order(seed: np.uint64, stream: int, counter0: int, n: int) -> np.ndarray:
     """Order in which to take ``n`` items: a stable argsort of their random keys.
 

@@ -124,10 +124,14 @@ _INT_FIELDS = {n for n, f in _FIELDS.items() if f.type in ("int", int)}
 def check_rules(rules: Rules) -> None:
     """Raise :class:`RulesError` naming the first option of ``rules`` that is not valid."""
     if rules.preset not in PRESETS:
-        raise RulesError(f"unknown rules preset {rules.preset!r}; choose one of {', '.join(PRESETS)}")
+        raise RulesError(
+            f"unknown rules preset {rules.preset!r}; choose one of {', '.join(PRESETS)}"
+        )
     for name in _BOOL_FIELDS:
         if not isinstance(getattr(rules, name), bool):
-            raise RulesError(f"rule option {name!r} must be true or false, got {getattr(rules, name)!r}")
+            raise RulesError(
+                f"rule option {name!r} must be true or false, got {getattr(rules, name)!r}"
+            )
     for name in _INT_FIELDS:
         value = getattr(rules, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -143,7 +147,9 @@ def check_rules(rules: Rules) -> None:
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:
             if getattr(rules, name):
-                raise RulesError(f"rule option {name!r} belongs to the 'japanese' preset, not {rules.preset!r}")
+                raise RulesError(
+                    f"rule option {name!r} belongs to the 'japanese' preset, not {rules.preset!r}"
+                )
 
 
 TIME_OPTIONS = ("stuck_countdown_ms", "idle_flip_ms", "max_game_ms")

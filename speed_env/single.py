@@ -58,16 +58,27 @@ class SpeedGymEnv(gym.Env, GamePickle):
         **options: Any,
     ) -> None:
         GamePickle.__init__(
-            self, rules, opponent=opponent, seat=seat, tick_ms=tick_ms, reaction=reaction,
-            render_mode=render_mode, obs_format=obs_format, **options,
+            self,
+            rules,
+            opponent=opponent,
+            seat=seat,
+            tick_ms=tick_ms,
+            reaction=reaction,
+            render_mode=render_mode,
+            obs_format=obs_format,
+            **options,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
         self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
-            raise TypeError(f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}")
+            raise TypeError(
+                f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}"
+            )
         self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, **options)
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
@@ -75,12 +86,16 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        self.observation_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
+        self.observation_space = formats.observation_space(
+            self.obs_format, vector, self.games.n_actions
+        )
         self.action_space = spaces.Discrete(self.games.n_actions)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
         """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
@@ -135,7 +150,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
         assert self._obs is not None and self._mask is not None
-        return formats.package(self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy())
+        return formats.package(
+            self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy()
+        )
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a JSON-ready dict."""

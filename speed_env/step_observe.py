@@ -76,7 +76,9 @@ def in_parts(work: Callable[[int, int], Any], n: int, threads: int) -> list[Any]
         return [work(0, n)]
     pool = _POOLS.get(threads)
     if pool is None:
-        pool = _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="speed_env")
+        pool = _POOLS[threads] = ThreadPoolExecutor(
+            max_workers=threads, thread_name_prefix="speed_env"
+        )
     bounds = np.linspace(0, n, min(threads, n) + 1).astype(int).tolist()
     parts = [pool.submit(work, lo, hi) for lo, hi in pairwise(bounds)]
     return [p.result() for p in parts]
@@ -85,8 +87,17 @@ def in_parts(work: Callable[[int, int], Any], n: int, threads: int) -> list[Any]
 _POOLS: dict[int, ThreadPoolExecutor] = {}  # by size, made on first use; threads hold no game state
 
 
-def run_tick(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
-             full: bool, obs: np.ndarray, mask: np.ndarray, threads: int = 1) -> tuple[Tick, int]:
+def run_tick(
+    s: np.ndarray,
+    cfg: Config,
+    lat: np.ndarray,
+    actions: np.ndarray,
+    finished: np.ndarray,
+    full: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    threads: int = 1,
+) -> tuple[Tick, int]:
     """One tick of every game through :func:`step_observe`: the :class:`Tick` and how many are over.
 
     ``obs`` and ``mask`` are the games' buffers, updated in place; the rest of
@@ -100,11 +111,28 @@ def run_tick(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, f
     rewards = np.empty((2, n), np.float32)
     flags = np.empty((5, n), np.bool_)  # illegal (2 rows), over, terminated, truncated
     ends = np.empty((6, n), np.int64)  # winner, played (2), bounced (2), clock
-    n_over = sum(in_parts(
-        lambda lo, hi: step_observe(s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends, lo, hi),
-        n, threads))
-    tick = Tick(obs, mask, rewards, flags[0:2], flags[2], flags[3], flags[4], ends[0].astype(np.int8),
-                ends[1:3].astype(np.int32), ends[3:5].astype(np.int32), ends[5])
+    n_over = sum(
+        in_parts(
+            lambda lo, hi: step_observe(
+                s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends, lo, hi
+            ),
+            n,
+            threads,
+        )
+    )
+    tick = Tick(
+        obs,
+        mask,
+        rewards,
+        flags[0:2],
+        flags[2],
+        flags[3],
+        flags[4],
+        ends[0].astype(np.int8),
+        ends[1:3].astype(np.int32),
+        ends[3:5].astype(np.int32),
+        ends[5],
+    )
     return tick, n_over
 
 
@@ -117,14 +145,34 @@ def _events(g: Any) -> tuple[int, int, int, int, int]:
     every flip in ``flips``, every change of phase or countdown in ``phase``
     and ``flip_at``. The observation test checks it on every step of many games.
     """
-    counts = g.commits[0] + g.commits[1] + g.played[0] + g.played[1] + g.bounced[0] + g.bounced[1] + g.flips
+    counts = (
+        g.commits[0]
+        + g.commits[1]
+        + g.played[0]
+        + g.played[1]
+        + g.bounced[0]
+        + g.bounced[1]
+        + g.flips
+    )
     return (int(counts), int(g.phase), int(g.flip_at), int(g.fl_kind[0]), int(g.fl_kind[1]))
 
 
 @njit(cache=True, nogil=True)
-def step_observe(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, finished: np.ndarray,
-                 full: bool, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, flags: np.ndarray,
-                 ends: np.ndarray, lo: int, hi: int) -> int:
+def step_observe(
+    s: np.ndarray,
+    cfg: Config,
+    lat: np.ndarray,
+    actions: np.ndarray,
+    finished: np.ndarray,
+    full: bool,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    flags: np.ndarray,
+    ends: np.ndarray,
+    lo: int,
+    hi: int,
+) -> int:
     """Step every game with ``actions`` (2, B), update ``obs`` and ``mask`` and write every entry of
     ``rewards``, ``flags`` and ``ends`` (laid out as in :func:`run_tick`); return how many are over.
 
@@ -173,8 +221,14 @@ def step_observe(s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarra
 
 
 @njit(cache=True)
-def restart_observe(s: np.ndarray, cfg: Config, games: np.ndarray, seeds: np.ndarray, obs: np.ndarray,
-                    mask: np.ndarray) -> None:
+def restart_observe(
+    s: np.ndarray,
+    cfg: Config,
+    games: np.ndarray,
+    seeds: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
     """Deal game ``games[j]`` afresh from ``seeds[j]`` and rewrite its observation and mask rows."""
     for j in range(games.shape[0]):
         b = games[j]

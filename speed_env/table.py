@@ -52,7 +52,10 @@ def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
         return None
     h = rules.hand_size
     left = (
-        (s["hand"][:, :, :h] >= 0).sum(axis=2) + s["fl_n"] + s["draw_n"] + s["stk_n"][:, :, :h].sum(axis=2)
+        (s["hand"][:, :, :h] >= 0).sum(axis=2)
+        + s["fl_n"]
+        + s["draw_n"]
+        + s["stk_n"][:, :, :h].sum(axis=2)
     ).astype(np.int64)  # (B, 2)
     w = s["winner"].astype(np.int64)
     won = (s["phase"] == engine.OVER) & ((w == 0) | (w == 1))
@@ -100,8 +103,10 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
         # idle flips are off or the phase is not play (docs/rules.md "Idle").
         "idle_ms": int(g["placed_at"]) + idle if idle and g["phase"] == engine.PLAY else None,
         "centre": [
-            {"top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
-             "size": int(g["centre_n"][k])}
+            {
+                "top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
+                "size": int(g["centre_n"][k]),
+            }
             for k in range(2)
         ],
         "players": players,
@@ -135,7 +140,9 @@ def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
         players.append(
             {
                 "hand": [_tok(c) for c in g["hand"][p, :hand_size]],
-                "stacked": [_top_first(g["stk"][p, i], int(g["stk_n"][p, i])) for i in range(hand_size)],
+                "stacked": [
+                    _top_first(g["stk"][p, i], int(g["stk_n"][p, i])) for i in range(hand_size)
+                ],
                 "draw_pile": _top_first(g["draw"][p], int(g["draw_n"][p])),
                 "in_flight": flight,
                 "played": int(g["played"][p]),

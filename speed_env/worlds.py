@@ -121,7 +121,8 @@ def read_view(rules: Rules, row: np.ndarray) -> View:
         raise WorldError("the observation shows a centre pile without exactly one top card")
     tops = (int(top[0].argmax()), int(top[1].argmax()))
     joker_owner = tuple(
-        (me if cj[k, 0] > 0.5 else opp if cj[k, 1] > 0.5 else -1) if tops[k] == 13 else -1 for k in range(2)
+        (me if cj[k, 0] > 0.5 else opp if cj[k, 1] > 0.5 else -1) if tops[k] == 13 else -1
+        for k in range(2)
     )
     clock = round(float(f("clock")[0]) * rules.max_game_ms)
     phase = f("phase")
@@ -142,18 +143,29 @@ def read_view(rules: Rules, row: np.ndarray) -> View:
         fl = f(name)
         if fl[:nr].max() > 0.5:
             n = cards[2] - on_top - under - cards[1]
-            pile = int(fl[nr:nr + 2].argmax()) if fl[nr:nr + 2].max() > 0.5 else -1
+            pile = int(fl[nr : nr + 2].argmax()) if fl[nr : nr + 2].max() > 0.5 else -1
             flights[who] = (int(fl[:nr].argmax()), pile, n, round(float(fl[nr + 2]) * 1000))
     side_known = _counts(f("side_known"), 4).reshape(2, nr)
     return View(
-        seat=seat, clock=clock, stuck=bool(stuck), flip_at=flip_at, hand=hand, stacked=stacked, tops=tops,
-        joker_owner=joker_owner, centre_n=(int(size[0]), int(size[1])), flights=flights,  # type: ignore[arg-type]
-        layout=layout_all - opp_stacked, opp_stacked=opp_stacked,
+        seat=seat,
+        clock=clock,
+        stuck=bool(stuck),
+        flip_at=flip_at,
+        hand=hand,
+        stacked=stacked,
+        tops=tops,
+        joker_owner=joker_owner,
+        centre_n=(int(size[0]), int(size[1])),
+        flights=flights,  # type: ignore[arg-type]
+        layout=layout_all - opp_stacked,
+        opp_stacked=opp_stacked,
         in_hand=(my_cards[0], op_cards[0]) if me == 0 else (op_cards[0], my_cards[0]),
         draw_n=(my_cards[1], op_cards[1]) if me == 0 else (op_cards[1], my_cards[1]),
         side_n=tuple(int(x) for x in _counts(f("side_piles"), deck)),  # type: ignore[arg-type]
-        unknown=_counts(f("unknown"), 4), mine_unseen=_counts(f("my_colour_unseen"), 4),
-        side_known=(side_known[0], side_known[1]), idle=tuple(int(x > 0.5) for x in f("idle_rebuilds")),  # type: ignore[arg-type]
+        unknown=_counts(f("unknown"), 4),
+        mine_unseen=_counts(f("my_colour_unseen"), 4),
+        side_known=(side_known[0], side_known[1]),
+        idle=tuple(int(x > 0.5) for x in f("idle_rebuilds")),  # type: ignore[arg-type]
         placed_at=clock - round(float(f("since_placed")[0]) * rules.idle_flip_ms),
     )
 
@@ -183,7 +195,9 @@ class _Cards:
             while ids and len(out) < n:
                 out.append(ids.pop())
         if len(out) < n:
-            raise WorldError(f"the observation places more cards of rank index {r} ({what}) than the deck holds")
+            raise WorldError(
+                f"the observation places more cards of rank index {r} ({what}) than the deck holds"
+            )
         return out
 
     def take_counts(self, counts: np.ndarray, colour: int, what: str) -> list[int]:
@@ -196,27 +210,42 @@ class _Cards:
         return [c for k in keys for c in self.free[k]]
 
 
-def _place_slots(rec: np.ndarray, seat: int, cards: list[int], flight: tuple[int, int, int, int],
-                 stacked: np.ndarray, hs: int, rng: np.random.Generator, cards_pool: _Cards, colour: int,
-                 rank_of: np.ndarray) -> None:
+def _place_slots(
+    rec: np.ndarray,
+    seat: int,
+    cards: list[int],
+    flight: tuple[int, int, int, int],
+    stacked: np.ndarray,
+    hs: int,
+    rng: np.random.Generator,
+    cards_pool: _Cards,
+    colour: int,
+    rank_of: np.ndarray,
+) -> None:
     """Put ``seat``'s slot tops, its flight and its stacked cards into ``rec``."""
     r_fl, pile, n_fl, _ = flight
     slots = list(rng.permutation(hs))
     if len(cards) + n_fl > hs:
-        raise WorldError(f"seat {seat} would hold {len(cards)} slot cards and {n_fl} in flight: more than {hs} slots")
+        raise WorldError(
+            f"seat {seat} would hold {len(cards)} slot cards and {n_fl} in flight: more than {hs} slots"
+        )
     fl_slots = [int(slots.pop()) for _ in range(n_fl)]
     for c in cards:
         rec["hand"][seat, slots.pop()] = c
     # Stacked cards share their slot top's rank (or the rank of the card flying from that slot).
     for r in np.flatnonzero(stacked):
-        under = [i for i in range(hs) if rec["hand"][seat, i] >= 0 and rank_of[rec["hand"][seat, i]] == r]
+        under = [
+            i for i in range(hs) if rec["hand"][seat, i] >= 0 and rank_of[rec["hand"][seat, i]] == r
+        ]
         if r_fl == r and pile >= 0:
             under += fl_slots
         ids = cards_pool.take(int(r), int(stacked[r]), colour, "stacked")
         for c in ids:
             fit = [i for i in under if rec["stk_n"][seat, i] < engine.STACK_DEPTH]
             if not fit:
-                raise WorldError(f"seat {seat} has stacked cards of rank index {r} with no slot top of that rank")
+                raise WorldError(
+                    f"seat {seat} has stacked cards of rank index {r} with no slot top of that rank"
+                )
             i = fit[int(rng.integers(len(fit)))]
             rec["stk"][seat, i, rec["stk_n"][seat, i]] = c
             rec["stk_n"][seat, i] += 1
@@ -226,9 +255,15 @@ def _place_slots(rec: np.ndarray, seat: int, cards: list[int], flight: tuple[int
         rec["fl_cards"][seat, :n_fl] = ids
         rec["fl_slots"][seat, :n_fl] = fl_slots
         if pile < 0:  # a stack: it lands on a slot showing the same rank
-            same = [i for i in range(hs) if rec["hand"][seat, i] >= 0 and rank_of[rec["hand"][seat, i]] == r_fl]
+            same = [
+                i
+                for i in range(hs)
+                if rec["hand"][seat, i] >= 0 and rank_of[rec["hand"][seat, i]] == r_fl
+            ]
             if not same:
-                raise WorldError(f"seat {seat} stacks a card of rank index {r_fl} with no slot top of that rank")
+                raise WorldError(
+                    f"seat {seat} stacks a card of rank index {r_fl} with no slot top of that rank"
+                )
             rec["fl_kind"][seat] = engine.K_STACK
             rec["fl_pile"][seat] = same[int(rng.integers(len(same)))]
         else:
@@ -237,7 +272,9 @@ def _place_slots(rec: np.ndarray, seat: int, cards: list[int], flight: tuple[int
                 rec["fl_kind"][seat] = engine.K_FLIP
             else:
                 rec["fl_kind"][seat] = engine.K_MULTI if n_fl > 1 else engine.K_PLAY
-        rec["fl_land"][seat] = rec["flip_at"] if rec["fl_kind"][seat] == engine.K_FLIP else rec["clock"] + flight[3]
+        rec["fl_land"][seat] = (
+            rec["flip_at"] if rec["fl_kind"][seat] == engine.K_FLIP else rec["clock"] + flight[3]
+        )
 
 
 def _put_pile(rec: np.ndarray, field: str, k: int, top_first: list[int]) -> None:
@@ -245,8 +282,9 @@ def _put_pile(rec: np.ndarray, field: str, k: int, top_first: list[int]) -> None
     rec[field + "_n"][k] = len(top_first)
 
 
-def _template(rules: Rules, v: View, rng: np.random.Generator
-              ) -> tuple[np.ndarray, list[tuple[str, int, int]], list[list[int]]]:
+def _template(
+    rules: Rules, v: View, rng: np.random.Generator
+) -> tuple[np.ndarray, list[tuple[str, int, int]], list[list[int]]]:
     """The public part of a world, its hidden places ``(field, seat or pile, count)``, their card pools.
 
     One pool feeds every place, or in ``japanese`` one pool per stock (``pools[0]`` mine).
@@ -256,7 +294,17 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
     rank_of = np.array([c % 13 for c in range(52)] + [13, 13])
     cards = _Cards(rules, rng)
     rec = engine.new_state(1)[0]
-    for name in ("hand", "stk", "draw", "side", "centre", "fl_cards", "fl_slots", "top_owner", "fl_pile"):
+    for name in (
+        "hand",
+        "stk",
+        "draw",
+        "side",
+        "centre",
+        "fl_cards",
+        "fl_slots",
+        "top_owner",
+        "fl_pile",
+    ):
         rec[name] = -1
     rec["fl_kind"] = engine.K_NONE
     rec["fl_land"] = engine.NEVER
@@ -266,15 +314,31 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
     rec["flip_at"] = v.flip_at
     rec["placed_at"] = v.placed_at
     me, opp = v.seat, 1 - v.seat
-    colour = (me, opp) if jap else (-1, -1)  # in japanese, seat 0 holds red (colour 0), seat 1 black
-    _place_slots(rec, me, cards.take_counts(v.hand, colour[0], "my hand"), v.flights[me], v.stacked, hs, rng,
-                 cards, colour[0], rank_of)
+    colour = (
+        (me, opp) if jap else (-1, -1)
+    )  # in japanese, seat 0 holds red (colour 0), seat 1 black
+    _place_slots(
+        rec,
+        me,
+        cards.take_counts(v.hand, colour[0], "my hand"),
+        v.flights[me],
+        v.stacked,
+        hs,
+        rng,
+        cards,
+        colour[0],
+        rank_of,
+    )
     layout = cards.take_counts(v.layout, colour[1], "the opponent's layout") if jap else []
-    _place_slots(rec, opp, layout, v.flights[opp], v.opp_stacked, hs, rng, cards, colour[1], rank_of)
+    _place_slots(
+        rec, opp, layout, v.flights[opp], v.opp_stacked, hs, rng, cards, colour[1], rank_of
+    )
     for k, known in enumerate(v.side_known):
         if known.any():
             if known.sum() != v.side_n[k]:
-                raise WorldError(f"side pile {k} holds {v.side_n[k]} cards but {int(known.sum())} are known")
+                raise WorldError(
+                    f"side pile {k} holds {v.side_n[k]} cards but {int(known.sum())} are known"
+                )
             ids = cards.take_counts(known, -1, f"side pile {k}")
             _put_pile(rec, "side", k, [ids[i] for i in rng.permutation(len(ids))])
             rec["rebuilds"][k] = 1
@@ -287,16 +351,22 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
             mine = len(cards.free.get((me, r), [])) - int(v.mine_unseen[r])
             theirs = len(cards.free.get((opp, r), [])) - int(hidden[r] - v.mine_unseen[r])
             if min(mine, theirs) < 0:
-                raise WorldError(f"the observation's unseen counts of rank index {r} exceed the cards left")
+                raise WorldError(
+                    f"the observation's unseen counts of rank index {r} exceed the cards left"
+                )
             centre += cards.take(r, mine, me, "centre") + cards.take(r, theirs, opp, "centre")
         else:
             n = sum(len(ids) for (_, rr), ids in cards.free.items() if rr == r) - int(hidden[r])
             if n < 0:
-                raise WorldError(f"the observation's unseen counts of rank index {r} exceed the cards left")
+                raise WorldError(
+                    f"the observation's unseen counts of rank index {r} exceed the cards left"
+                )
             centre += cards.take(r, n, -1, "centre")
     if len(centre) != v.centre_n[0] + v.centre_n[1]:
-        raise WorldError(f"the centre piles hold {v.centre_n[0]} and {v.centre_n[1]} cards, but the observation "
-                         f"leaves {len(centre)} seen cards for them")
+        raise WorldError(
+            f"the centre piles hold {v.centre_n[0]} and {v.centre_n[1]} cards, but the observation "
+            f"leaves {len(centre)} seen cards for them"
+        )
     centre = [centre[i] for i in rng.permutation(len(centre))]
     tops = []
     for k in range(2):
@@ -320,20 +390,30 @@ def _template(rules: Rules, v: View, rng: np.random.Generator
         free = hs - int((rec["hand"][opp, :hs] >= 0).sum()) - int(max(rec["fl_n"][opp], 0))
         if v.in_hand[opp] > free:
             raise WorldError(f"the opponent holds {v.in_hand[opp]} cards but has {free} free slots")
-        places = [("hand", opp, v.in_hand[opp]), ("draw", me, v.draw_n[me]), ("draw", opp, v.draw_n[opp])]
+        places = [
+            ("hand", opp, v.in_hand[opp]),
+            ("draw", me, v.draw_n[me]),
+            ("draw", opp, v.draw_n[opp]),
+        ]
         places += [("side", k, v.side_n[k]) for k in range(2) if not v.side_known[k].any()]
         pools = [cards.remaining(-1)]
-    want = [sum(n for _, who, n in places if len(pools) == 1 or who == seat) for seat in (me, opp)[: len(pools)]]
+    want = [
+        sum(n for _, who, n in places if len(pools) == 1 or who == seat)
+        for seat in (me, opp)[: len(pools)]
+    ]
     if [len(p) for p in pools] != want:
-        raise WorldError(f"the observation has {want} hidden places but {[len(p) for p in pools]} unseen cards")
+        raise WorldError(
+            f"the observation has {want} hidden places but {[len(p) for p in pools]} unseen cards"
+        )
     return rec, places, pools
 
 
 _RED = frozenset(s * 13 + r for s in RED_SUITS for r in range(13)) | {52}
 
 
-def sample_worlds(rules: Rules, obs: np.ndarray, worlds: int, seed: int | np.random.Generator | None = None
-                  ) -> np.ndarray:
+def sample_worlds(
+    rules: Rules, obs: np.ndarray, worlds: int, seed: int | np.random.Generator | None = None
+) -> np.ndarray:
     """``worlds`` complete engine records per observation row, consistent with it.
 
     ``obs`` is one seat's observation, ``(obs_dim,)`` or ``(n, obs_dim)``;
@@ -345,15 +425,17 @@ def sample_worlds(rules: Rules, obs: np.ndarray, worlds: int, seed: int | np.ran
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     rows = np.atleast_2d(np.asarray(obs, np.float32))
     if rows.ndim != 2 or rows.shape[1] != obs_dim(rules):
-        raise WorldError(f"observations for rules {rules.preset!r} have length {obs_dim(rules)}; got shape "
-                         f"{np.shape(obs)}")
+        raise WorldError(
+            f"observations for rules {rules.preset!r} have length {obs_dim(rules)}; got shape "
+            f"{np.shape(obs)}"
+        )
     if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or worlds < 1:
         raise WorldError(f"worlds must be a whole number >= 1, got {worlds!r}")
     out = engine.new_state(rows.shape[0] * worlds)
     for i, row in enumerate(rows):
         view = read_view(rules, row)
         rec, places, pools = _template(rules, view, rng)
-        block = out[i * worlds:(i + 1) * worlds]
+        block = out[i * worlds : (i + 1) * worlds]
         block[:] = rec
         block["seed"] = rng.integers(0, 2**63, size=worlds, dtype=np.int64).astype(np.uint64)
         for g, pool in enumerate(pools):
@@ -363,11 +445,15 @@ def sample_worlds(rules: Rules, obs: np.ndarray, worlds: int, seed: int | np.ran
             for field, who, n in places:
                 if len(pools) > 1 and (who == view.seat) != (g == 0):
                     continue
-                cards = deal[:, at:at + n]
+                cards = deal[:, at : at + n]
                 at += n
                 if field == "hand":
                     taken = set(rec["fl_slots"][who].tolist())
-                    free = [i for i in range(rules.hand_size) if rec["hand"][who, i] < 0 and i not in taken]
+                    free = [
+                        i
+                        for i in range(rules.hand_size)
+                        if rec["hand"][who, i] < 0 and i not in taken
+                    ]
                     block["hand"][:, who, free[:n]] = cards
                 else:
                     block[field][:, who, :n] = cards[:, ::-1]

@@ -86,8 +86,10 @@ class ParallelDriver(Driver):
 
 def _aec_record(env: Any) -> Any:
     """Whose turn, who plays on, and what every agent left would read with ``last()``."""
-    seen = {a: [env.observe(a), env.rewards[a], env.terminations[a], env.truncations[a], env.infos[a]]
-            for a in env.agents}
+    seen = {
+        a: [env.observe(a), env.rewards[a], env.terminations[a], env.truncations[a], env.infos[a]]
+        for a in env.agents
+    }
     return plain([env.agent_selection, env.agents, seen])
 
 
@@ -121,8 +123,15 @@ class GymDriver(Driver):
         return plain(env.step(pick(rng, env.action_masks())))
 
     def view(self, env: Any) -> Any:
-        return plain([env.games.table(0), env.games.state, env.seat, env.np_random.bit_generator.state,
-                      env.opponent.rng.bit_generator.state])
+        return plain(
+            [
+                env.games.table(0),
+                env.games.state,
+                env.seat,
+                env.np_random.bit_generator.state,
+                env.opponent.rng.bit_generator.state,
+            ]
+        )
 
     def over(self, env: Any) -> bool:
         return bool(env.games.state["phase"][0] == 2)
@@ -174,8 +183,14 @@ class VintageSingleDriver(Driver):
         return plain(env.step(pick(rng, env.action_masks())))
 
     def view(self, env: Any) -> Any:
-        return plain([env.snapshot(), env.seat, env.np_random.bit_generator.state,
-                      env.opponents[0].rng.bit_generator.state])
+        return plain(
+            [
+                env.snapshot(),
+                env.seat,
+                env.np_random.bit_generator.state,
+                env.opponents[0].rng.bit_generator.state,
+            ]
+        )
 
     def over(self, env: Any) -> bool:
         return env.table.game.over

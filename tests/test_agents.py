@@ -11,8 +11,13 @@ from agents.chain import ChainWeights
 from speed_env.cards import card_str, parse_card
 
 BOTS = ["random", "greedy", "chain"]
-PRESETS = [("us", {}), ("pagat", {}), ("japanese", {}), ("japanese", {"jokers": True, "same_rank": True}),
-           ("japanese", {"stack_layout": True, "multi_play": True})]
+PRESETS = [
+    ("us", {}),
+    ("pagat", {}),
+    ("japanese", {}),
+    ("japanese", {"jokers": True, "same_rank": True}),
+    ("japanese", {"stack_layout": True, "multi_play": True}),
+]
 
 
 @pytest.mark.parametrize("spec", BOTS)
@@ -45,7 +50,9 @@ def _permuted_hidden_deal(seed: int, perm_seed: int) -> dict:
     """The seeded us deal with player_1's hand + draw pile and the side piles shuffled together."""
     rules = speed_env.make_rules("us")
     deal = speed_env.deal_from_seed(rules, seed).to_dict()
-    hidden = deal["hands"][1] + deal["draw_piles"][1] + deal["side_piles"][0] + deal["side_piles"][1]
+    hidden = (
+        deal["hands"][1] + deal["draw_piles"][1] + deal["side_piles"][0] + deal["side_piles"][1]
+    )
     rng = np.random.default_rng(perm_seed)
     hidden = [hidden[i] for i in rng.permutation(len(hidden))]
     deal["hands"][1], rest = hidden[:5], hidden[5:]
@@ -98,7 +105,9 @@ def test_chain_prefers_keeping_a_run_going():
     deal["draw_piles"] = [black, red]
     obs, _ = env.reset(seed=0, options={"deal": deal})
     bot = agents.make("chain", rules, seed=0)
-    action = int(bot.act(obs["player_0"]["observation"][None], obs["player_0"]["action_mask"][None])[0])
+    action = int(
+        bot.act(obs["player_0"]["observation"][None], obs["player_0"]["action_mask"][None])[0]
+    )
     assert action == 1 + 2 * 4 + 0  # rank index 4 is the 5, onto pile 0 (the 4)
 
 
@@ -122,8 +131,20 @@ def test_spec_strings():
         agents.make("chain:plan=0.5")
 
 
-def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny_w=0.5, plan=True,
-                            multi_w=1.0, stack_w=0.0, joker_w=0.0, keep_w=1.0, flip_w=0.5):
+def _chain_scores_reference(
+    rules,
+    obs,
+    n_actions,
+    run_w=0.3,
+    flying_w=6.0,
+    deny_w=0.5,
+    plan=True,
+    multi_w=1.0,
+    stack_w=0.0,
+    joker_w=0.0,
+    keep_w=1.0,
+    flip_w=0.5,
+):
     """``chain``'s scores written again, plainly, one row at a time (the bot's kernel is compiled).
 
     ``plan=False`` is the first ``chain``, blind to the japanese options' moves."""
@@ -180,8 +201,12 @@ def _chain_scores_reference(rules, obs, n_actions, run_w=0.3, flying_w=6.0, deny
                 elif choosing:
                     score = run_w * run[r] + deny_w * (before - options[r])
                 else:
-                    score = (run_w * run[r] - flying_w * flying[k] + deny_w * (before - options[r])
-                             - cover)
+                    score = (
+                        run_w * run[r]
+                        - flying_w * flying[k]
+                        + deny_w * (before - options[r])
+                        - cover
+                    )
                 out[i, 1 + 2 * r + k] = score
             if nr == 14:
                 if not plan:
@@ -226,8 +251,9 @@ ALL_OPTIONS = {"jokers": True, "stack_layout": True, "multi_play": True, "play_o
 
 @pytest.mark.slow
 @pytest.mark.parametrize("plan", [1, 0])
-@pytest.mark.parametrize("options", [ALL_OPTIONS, {"jokers": True, "play_out": True,
-                                                  "same_rank": True}])
+@pytest.mark.parametrize(
+    "options", [ALL_OPTIONS, {"jokers": True, "play_out": True, "same_rank": True}]
+)
 def test_chain_plans_the_japanese_options_as_the_reference_says(options, plan):
     # Whole games, so that the stock runs out and play-out flip choices come up; chain:plan=0
     # is the first chain, whose scores the reference gives with plan=False.
@@ -254,9 +280,14 @@ def test_chain_plans_the_japanese_options_as_the_reference_says(options, plan):
 
 # ----------------------------------------------------------------- the observation says its rules
 
-ALL_RULES = [("us", {}), ("us", {"wrap": False, "same_rank": True}), ("pagat", {"reserve_rule": "lock"}),
-             ("japanese", {}), ("japanese", {"jokers": True, "play_out": True}),
-             ("japanese", {"stack_layout": True, "multi_play": True, "same_rank": True})]
+ALL_RULES = [
+    ("us", {}),
+    ("us", {"wrap": False, "same_rank": True}),
+    ("pagat", {"reserve_rule": "lock"}),
+    ("japanese", {}),
+    ("japanese", {"jokers": True, "play_out": True}),
+    ("japanese", {"stack_layout": True, "multi_play": True, "same_rank": True}),
+]
 
 
 @pytest.mark.parametrize(("rules", "options"), ALL_RULES)
@@ -267,13 +298,17 @@ def test_every_observation_carries_its_rules(rules, options):
     obs, _ = env.reset(seed=2)
     lay = layout_for_dim(obs.shape[2])
     assert lay == speed_env.observation_layout(env.rules)
-    np.testing.assert_array_equal(obs[:, :, lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, len(RULES_TAG))))
+    np.testing.assert_array_equal(
+        obs[:, :, lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, len(RULES_TAG)))
+    )
     tag = dict(zip(RULES_TAG, rules_tag(env.rules), strict=True))
     assert tag[rules] == 1 and sum(tag[p] for p in speed_env.PRESETS) == 1
     assert all(tag[k] == v for k, v in options.items() if isinstance(v, bool))
     assert tag["lock"] == (options.get("reserve_rule") == "lock")
     for _ in range(50):  # restarts and every step keep it
-        np.testing.assert_array_equal(obs[..., lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, 10)))
+        np.testing.assert_array_equal(
+            obs[..., lay["rules"]], np.broadcast_to(rules_tag(env.rules), (2, 8, 10))
+        )
         obs, *_ = env.step(np.zeros((2, 8), np.int64))
 
 
@@ -286,27 +321,39 @@ def test_fields_appended_later_left_every_earlier_slice_where_it_was():
     old = json.loads(BUNDLED.read_text(encoding="utf-8"))["observation"]["layout"]
     now = speed_env.observation_layout(speed_env.make_rules("us"))
     assert [[name, s.start, s.stop] for name, s in now.items()][: len(old)] == old
-    assert list(now)[len(old):] == ["rules", "my_colour_unseen", "opp_stacked", "side_known", "idle_rebuilds",
-                                    "since_placed"]
+    assert list(now)[len(old) :] == [
+        "rules",
+        "my_colour_unseen",
+        "opp_stacked",
+        "side_known",
+        "idle_rebuilds",
+        "since_placed",
+    ]
 
 
 @pytest.mark.parametrize(("rules", "options"), ALL_RULES)
 def test_one_chain_bot_plays_every_rules_as_the_bot_built_for_them(rules, options):
     env = speed_env.BatchEnv(64, rules, **options)
-    built_for, built_for_us = agents.make("chain", env.rules, seed=4), agents.make("chain", "us", seed=4)
+    built_for, built_for_us = (
+        agents.make("chain", env.rules, seed=4),
+        agents.make("chain", "us", seed=4),
+    )
     obs, mask = env.reset(seed=6)
     for _ in range(150):
         actions = [built_for.act(obs[p], mask[p]) for p in range(2)]
         for p in range(2):
-            np.testing.assert_array_equal(built_for_us.scores(obs[p], mask.shape[2]),
-                                          built_for.scores(obs[p], mask.shape[2]))
+            np.testing.assert_array_equal(
+                built_for_us.scores(obs[p], mask.shape[2]), built_for.scores(obs[p], mask.shape[2])
+            )
             np.testing.assert_array_equal(built_for_us.act(obs[p], mask[p]), actions[p])
         obs, mask, *_ = env.step(np.stack(actions))
 
 
 def test_chain_refuses_an_observation_of_no_known_layout():
     bot = agents.make("chain", "japanese")
-    with pytest.raises(ValueError, match="an observation of 128 floats is not one of this speed_env"):
+    with pytest.raises(
+        ValueError, match="an observation of 128 floats is not one of this speed_env"
+    ):
         bot.act(np.zeros((1, 128), np.float32), np.ones((1, 27), np.int8))
 
 
@@ -329,7 +376,9 @@ def test_the_bundled_model_reads_the_observation_it_was_trained_on():
             obs, mask, *_ = env.step(actions)
     env = speed_env.BatchEnv(4, "pagat")
     obs, mask = env.reset(seed=0)
-    with pytest.raises(ModelFormatError, match="trained on japanese and us and cannot play an observation of pagat"):
+    with pytest.raises(
+        ModelFormatError, match="trained on japanese and us and cannot play an observation of pagat"
+    ):
         agents.make("trained", "us").act(obs[0], mask[0])
     with pytest.raises(ModelFormatError, match="trained on japanese and us, not on pagat"):
         agents.make("trained", "pagat")
@@ -347,8 +396,13 @@ def _bundle_for(folder, name, rules_list):
     folder.mkdir(exist_ok=True)
     blob = write_safetensors(folder / f"{name}.safetensors", tensors, {"format": "speed-rl-policy"})
     trained = [speed_env.make_rules(r).to_dict() for r in rules_list]
-    manifest = {**manifest, "weights": f"{name}.safetensors", "rules": trained[0],
-                "weights_sha256": hashlib.sha256(blob).hexdigest(), "trained_rules": trained}
+    manifest = {
+        **manifest,
+        "weights": f"{name}.safetensors",
+        "rules": trained[0],
+        "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        "trained_rules": trained,
+    }
     (folder / f"{name}.json").write_text(json.dumps(manifest), encoding="utf-8")
     return folder / f"{name}.json"
 
@@ -368,10 +422,12 @@ def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatc
     env = speed_env.BatchEnv(32, "pagat")
     obs, mask = env.reset(seed=1)
     assert (np.take_along_axis(mask[0], picked.act(obs[0], mask[0])[:, None], axis=1) == 1).all()
-    with pytest.raises(model_io.ModelFormatError,
-                       match=r"no bundled model .* plays us \(same_rank\): trained\.json was "
-                             r"trained on japanese and us, not on us \(same_rank\); "
-                             r"pagat_model\.json was trained on pagat, not on"):
+    with pytest.raises(
+        model_io.ModelFormatError,
+        match=r"no bundled model .* plays us \(same_rank\): trained\.json was "
+        r"trained on japanese and us, not on us \(same_rank\); "
+        r"pagat_model\.json was trained on pagat, not on",
+    ):
         agents.make("trained", speed_env.make_rules("us", same_rank=True))
 
 

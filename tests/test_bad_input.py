@@ -302,11 +302,20 @@ HUGE_TIMES = [
 
 
 @pytest.mark.parametrize(("option", "value"), HUGE_TIMES)
-@pytest.mark.parametrize("make", [speed_env.parallel_env, speed_env.SpeedGymEnv, speed_env.env,
-                                  lambda **kw: speed_env.BatchEnv(2, **kw)],
-                         ids=["parallel", "gym", "aec", "batch"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        speed_env.parallel_env,
+        speed_env.SpeedGymEnv,
+        speed_env.env,
+        lambda **kw: speed_env.BatchEnv(2, **kw),
+    ],
+    ids=["parallel", "gym", "aec", "batch"],
+)
 def test_a_time_option_out_of_bounds_is_a_rules_error_naming_it(make, option, value):
-    with pytest.raises(speed_env.RulesError, match=rf"'{option}' must be between \d+ and 1000000000000 ms"):
+    with pytest.raises(
+        speed_env.RulesError, match=rf"'{option}' must be between \d+ and 1000000000000 ms"
+    ):
         make(**{option: value})
 
 
@@ -344,8 +353,26 @@ def test_bad_illegal_action_policy():
 
 # Before: parallel_env took True and 1.0 as actions, SpeedGymEnv took 1.5, "3" and True,
 # and inf or 2**70 raised a bare OverflowError without the agent's name.
-BAD_ACTIONS = [-1, 27, 1000, 2**70, -(2**70), float("inf"), float("nan"), "a", 1.5, 1.0, "3",
-               True, False, [1], np.array([1]), np.float64(2.0), np.bool_(True), np.array(1.0)]
+BAD_ACTIONS = [
+    -1,
+    27,
+    1000,
+    2**70,
+    -(2**70),
+    float("inf"),
+    float("nan"),
+    "a",
+    1.5,
+    1.0,
+    "3",
+    True,
+    False,
+    [1],
+    np.array([1]),
+    np.float64(2.0),
+    np.bool_(True),
+    np.array(1.0),
+]
 
 
 @pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
@@ -355,7 +382,9 @@ def test_action_outside_the_action_space_is_refused(action):
     before = copy.deepcopy(env.unwrapped.table())
     with pytest.raises(speed_env.ActionError) as err:
         env.step({P0: action, P1: 0})
-    assert P0 in str(err.value) and (repr(action) in str(err.value) or str(action) in str(err.value))
+    assert P0 in str(err.value) and (
+        repr(action) in str(err.value) or str(action) in str(err.value)
+    )
     assert env.unwrapped.table() == before  # nothing happened
     env.step({P0: play("9", 0), P1: 0})  # and the game plays on
     assert env.unwrapped.table()["players"][0]["in_flight"] is not None
@@ -413,9 +442,18 @@ def test_integer_actions_of_any_integer_type_are_taken(action):
     gym_env.step(action)
 
 
-@pytest.mark.parametrize("actions", [np.full((2, 2), 1.0), np.ones((2, 2), bool), np.full((2, 2), 2**40),
-                                     np.array([[0, -1], [0, 0]]), np.zeros((2, 3), int), [["a", 0], [0, 0]]],
-                         ids=["float", "bool", "huge", "negative", "shape", "str"])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        np.full((2, 2), 1.0),
+        np.ones((2, 2), bool),
+        np.full((2, 2), 2**40),
+        np.array([[0, -1], [0, 0]]),
+        np.zeros((2, 3), int),
+        [["a", 0], [0, 0]],
+    ],
+    ids=["float", "bool", "huge", "negative", "shape", "str"],
+)
 def test_batch_env_refuses_actions_that_are_not_in_space_integers(actions):
     env = speed_env.BatchEnv(2)
     env.reset(seed=0)
@@ -459,7 +497,15 @@ def _game_of(env):
         ({"seed": -1}, ValueError, "-1"),
         ({"seed": 2**64}, ValueError, str(2**64)),
     ],
-    ids=["options-str", "options-list", "seed-float", "seed-str", "seed-bool", "seed-negative", "seed-huge"],
+    ids=[
+        "options-str",
+        "options-list",
+        "seed-float",
+        "seed-str",
+        "seed-bool",
+        "seed-negative",
+        "seed-huge",
+    ],
 )
 @pytest.mark.parametrize("name", ["parallel", "aec", "gym", "batch", "vintage", "vintage-single"])
 def test_bad_reset_arguments_are_refused_and_change_nothing(name, kwargs, error, named):

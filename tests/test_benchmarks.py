@@ -11,14 +11,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(script: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def test_vec_env_benchmark_reports_each_opponent():
-    out = _run("vec_env.py", "--n-envs", "8", "--steps", "3", "--opponents", "greedy,chain").splitlines()
+    out = _run(
+        "vec_env.py", "--n-envs", "8", "--steps", "3", "--opponents", "greedy,chain"
+    ).splitlines()
     assert out[0].split()[:2] == ["opponent", "timesteps/s"]
     rows = [line.split() for line in out[1:]]
     assert [r[0] for r in rows] == ["greedy", "chain"]
@@ -26,17 +34,38 @@ def test_vec_env_benchmark_reports_each_opponent():
 
 
 def test_chain_ablation_benchmark_prints_a_row_per_variant():
-    out = _run("chain_ablation.py", "--games", "8", "--workers", "1", "--presets", "us",
-               "--variants", "chain;chain:run=0").splitlines()
+    out = _run(
+        "chain_ablation.py",
+        "--games",
+        "8",
+        "--workers",
+        "1",
+        "--presets",
+        "us",
+        "--variants",
+        "chain;chain:run=0",
+    ).splitlines()
     assert [line.split()[:2] for line in out[1:]] == [["us", "chain"], ["us", "chain:run=0"]]
 
 
 def test_chain_options_benchmark_prints_a_row_per_option_set_and_variant():
-    out = _run("chain_options.py", "--games", "4", "--workers", "1", "--options",
-               "multi_play;jokers+play_out", "--variants", "chain;chain:multi=3").splitlines()
+    out = _run(
+        "chain_options.py",
+        "--games",
+        "4",
+        "--workers",
+        "1",
+        "--options",
+        "multi_play;jokers+play_out",
+        "--variants",
+        "chain;chain:multi=3",
+    ).splitlines()
     rows = [line.split()[:2] for line in out[1:]]
-    assert rows == [[options, variant] for options in ("multi_play", "jokers+play_out")
-                    for variant in ("chain", "chain:multi=3")]
+    assert rows == [
+        [options, variant]
+        for options in ("multi_play", "jokers+play_out")
+        for variant in ("chain", "chain:multi=3")
+    ]
 
 
 def test_doomed_race_benchmark_compares_both_ways():
@@ -47,15 +76,28 @@ def test_doomed_race_benchmark_compares_both_ways():
 
 
 def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
-    out = _run("rollout_gap.py", "--games", "40", "--continuations", "2", "--stop-chance", "0.2").splitlines()
+    out = _run(
+        "rollout_gap.py", "--games", "40", "--continuations", "2", "--stop-chance", "0.2"
+    ).splitlines()
     assert "decision states" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("rollout-best differs from chain's choice in")
     assert out[2].startswith("gain per decision, cross-fitted:")
 
 
 def test_search_gap_benchmark_reports_fair_and_perfect_gains():
-    out = _run("search_gap.py", "--games", "30", "--worlds", "2", "--depth", "8", "--score", "2",
-               "--stop-chance", "0.2").splitlines()
+    out = _run(
+        "search_gap.py",
+        "--games",
+        "30",
+        "--worlds",
+        "2",
+        "--depth",
+        "8",
+        "--score",
+        "2",
+        "--stop-chance",
+        "0.2",
+    ).splitlines()
     assert "decision states of seat 0" in out[0] and int(out[0].split()[1]) > 0
     assert out[1].startswith("fair search:") and "gain per decision" in out[1]
     assert out[2].startswith("perfect search:") and out[3].startswith("perfect - fair:")
@@ -64,16 +106,36 @@ def test_search_gap_benchmark_reports_fair_and_perfect_gains():
 def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
     """`speed bench --compare` in a short smoke form: every row measured, each comparison a ratio
     or a line saying which package is missing (no timing is asserted)."""
-    done = subprocess.run([sys.executable, "-m", "speed_cli", "bench", "--compare", "--sizes", "16",
-                           "--seconds", "0.3", "--rounds", "1", "--json"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "speed_cli",
+            "bench",
+            "--compare",
+            "--sizes",
+            "16",
+            "--seconds",
+            "0.3",
+            "--rounds",
+            "1",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     rows = {(r["env"], r["n"]): r for r in report["results"]}
     assert ("parallel_env", 1) in rows and ("BatchEnv", 16) in rows
     assert all(r["loop_steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows.values())
-    for kit, ref, package in (("parallel_env", "connect_four_v3", "connect_four_v3"),
-                              ("BatchEnv", "pgx connect_four", "pgx")):
+    for kit, ref, package in (
+        ("parallel_env", "connect_four_v3", "connect_four_v3"),
+        ("BatchEnv", "pgx connect_four", "pgx"),
+    ):
         kit_row = next(r for (env, _), r in rows.items() if env == kit)
         if any(env == ref for env, _ in rows):
             assert kit_row["vs"] == ref and kit_row["loop_ratio"] > 0 and kit_row["cpu_ratio"] > 0
@@ -90,6 +152,8 @@ def test_engine_kernels_benchmark_times_each_kernel():
 
 
 def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
-    out = _run("idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy").splitlines()
+    out = _run(
+        "idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy"
+    ).splitlines()
     assert out[0].split()[:3] == ["preset", "bot", "games"]
     assert out[1].split()[:3] == ["japanese", "greedy", "4"]

@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # ----------------------------------------------------------------- registries
 def test_pettingzoo_make_builds_each_env_with_its_kwargs():
-    par = pettingzoo.make("parallel", "speed_env/speed_v0", rules="pagat", obs_format="box", max_cycles=7)
+    par = pettingzoo.make(
+        "parallel", "speed_env/speed_v0", rules="pagat", obs_format="box", max_cycles=7
+    )
     assert isinstance(par, speed_env.SpeedParallelEnv)
     assert (par.rules.preset, par.obs_format, par.max_cycles) == ("pagat", "box", 7)
 
@@ -59,9 +61,17 @@ def test_gymnasium_make_builds_the_single_seat_envs_with_their_opponents():
 
 @pytest.mark.filterwarnings("error")
 def test_registering_again_changes_nothing_and_warns_nothing():
-    before = (dict(pettingzoo.parallel_registry), dict(pettingzoo.aec_registry), dict(gymnasium.registry))
+    before = (
+        dict(pettingzoo.parallel_registry),
+        dict(pettingzoo.aec_registry),
+        dict(gymnasium.registry),
+    )
     registration.register_all()
-    assert (dict(pettingzoo.parallel_registry), dict(pettingzoo.aec_registry), dict(gymnasium.registry)) == before
+    assert (
+        dict(pettingzoo.parallel_registry),
+        dict(pettingzoo.aec_registry),
+        dict(gymnasium.registry),
+    ) == before
 
 
 def test_a_pettingzoo_without_a_registry_is_skipped():
@@ -109,7 +119,9 @@ def _random_actions(rng: np.random.Generator, masks: dict[str, np.ndarray]) -> d
 def test_box_parallel_env_carries_the_dict_forms_numbers(rules):
     as_dict = speed_env.parallel_env(rules)
     as_box = speed_env.parallel_env(rules, obs_format="box")
-    assert as_box.observation_space("player_0") == as_dict.observation_space("player_0")["observation"]
+    assert (
+        as_box.observation_space("player_0") == as_dict.observation_space("player_0")["observation"]
+    )
     obs_d, _ = as_dict.reset(seed=3)
     obs_b, info_b = as_box.reset(seed=3)
     rng = np.random.default_rng(0)
@@ -210,15 +222,21 @@ def test_box_format_passes_pettingzoo_checkers():
 def test_dict_single_seat_passes_gymnasium_and_sb3_checkers():
     from gymnasium.utils.env_checker import check_env
 
-    check_env(speed_env.SpeedGymEnv(opponent=RandomPolicy(0), obs_format="dict"), skip_render_check=True)
+    check_env(
+        speed_env.SpeedGymEnv(opponent=RandomPolicy(0), obs_format="dict"), skip_render_check=True
+    )
     sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
     sb3.check_env(speed_env.SpeedGymEnv(opponent=RandomPolicy(0), obs_format="dict"), warn=True)
 
 
-@pytest.mark.parametrize("make", [speed_env.parallel_env, speed_env.env, speed_env.SpeedGymEnv, speed_env.BatchEnv])
+@pytest.mark.parametrize(
+    "make", [speed_env.parallel_env, speed_env.env, speed_env.SpeedGymEnv, speed_env.BatchEnv]
+)
 def test_an_unknown_obs_format_is_refused_by_name(make):
     args = (4,) if make is speed_env.BatchEnv else ()
-    with pytest.raises(ValueError, match=r"obs_format must be one of \('dict', 'box'\), got 'flat'"):
+    with pytest.raises(
+        ValueError, match=r"obs_format must be one of \('dict', 'box'\), got 'flat'"
+    ):
         make(*args, obs_format="flat")
 
 
@@ -290,7 +308,9 @@ def test_asking_for_spaces_does_not_keep_envs_alive():
 
 
 def test_py_typed_is_shipped_as_package_data():
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]
     for package in ("speed_env", "agents"):
         assert (ROOT / package / "py.typed").is_file()
         assert any(fnmatch("py.typed", pattern) for pattern in data["*"]), data

@@ -109,7 +109,11 @@ def test_observations_in_space_and_not_aliased(rules, options):
         actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
         obs, rewards, term, trunc, _ = env.step(actions)
         for agent in rewards:
-            assert type(rewards[agent]) is float and type(term[agent]) is bool and type(trunc[agent]) is bool
+            assert (
+                type(rewards[agent]) is float
+                and type(term[agent]) is bool
+                and type(trunc[agent]) is bool
+            )
     # A later step must never have written into an observation handed out earlier.
     for given, later in kept:
         for key in given:
@@ -139,13 +143,17 @@ def test_batch_game_i_is_parallel_game_seed_plus_i(rules, options):
         for i in range(n):
             if not alive[i]:
                 continue
-            obs_p[i], rew, term, trunc, _ = envs[i].step({"player_0": int(acts[0, i]), "player_1": int(acts[1, i])})
+            obs_p[i], rew, term, trunc, _ = envs[i].step(
+                {"player_0": int(acts[0, i]), "player_1": int(acts[1, i])}
+            )
             assert rew["player_0"] == rew_b[0, i] and rew["player_1"] == rew_b[1, i]
             assert term["player_0"] == term_b[i] and trunc["player_0"] == trunc_b[i]
             if term_b[i] or trunc_b[i]:
                 alive[i] = False
                 assert info["_final_obs"][i]
-                np.testing.assert_array_equal(info["final_obs"][0, i], obs_p[i]["player_0"]["observation"])
+                np.testing.assert_array_equal(
+                    info["final_obs"][0, i], obs_p[i]["player_0"]["observation"]
+                )
         if not alive.any():
             break
     assert not alive.any(), "every game should finish within the step budget"
@@ -217,7 +225,10 @@ def test_envs_pickle_mid_game(driver, route, point):
 
 
 def test_shared_action_space_and_obs_dim_across_presets():
-    dims = {speed_env.parallel_env(r).observation_space("player_0")["observation"].shape for r in speed_env.PRESETS}
+    dims = {
+        speed_env.parallel_env(r).observation_space("player_0")["observation"].shape
+        for r in speed_env.PRESETS
+    }
     acts = {speed_env.parallel_env(r).action_space("player_0").n for r in speed_env.PRESETS}
     assert dims == {(speed_env.obs_dim(speed_env.make_rules("us")),)} and acts == {27}
     assert speed_env.parallel_env("japanese", jokers=True).action_space("player_0").n == 29

@@ -46,7 +46,11 @@ def run_example(script: str, *args: str, python: Path | str = sys.executable) ->
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run(
         [str(python), str(EXAMPLES / script), *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert out.returncode == 0, f"{script} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
@@ -56,7 +60,9 @@ def run_example(script: str, *args: str, python: Path | str = sys.executable) ->
 
 def test_supersuit_to_sb3_maskable_ppo_chooses_no_illegal_action():
     need_modules("supersuit", "sb3_contrib")
-    result = run_example("supersuit_sb3_maskable.py", "--timesteps", "2048", "--eval-steps", "400", "--games", "4")
+    result = run_example(
+        "supersuit_sb3_maskable.py", "--timesteps", "2048", "--eval-steps", "400", "--games", "4"
+    )
     assert result["timesteps"] >= 2048
     assert result["actions_chosen"] == 400 * 4 * 2  # every tick, both seats of every game
     assert result["illegal_chosen"] == 0
@@ -73,15 +79,22 @@ def test_torchrl_pettingzoo_wrapper_ppo_chooses_no_illegal_action():
 
 def test_tianshou_pettingzoo_env_dqn_chooses_no_illegal_action():
     need_modules("tianshou")
-    result = run_example("tianshou_dqn.py", "--epochs", "1", "--epoch-steps", "1000", "--eval-steps", "1000")
+    result = run_example(
+        "tianshou_dqn.py", "--epochs", "1", "--epoch-steps", "1000", "--eval-steps", "1000"
+    )
     assert result["train_env_steps"] >= 1000 and result["eval_env_steps"] >= 1000
     assert result["illegal_chosen"] == 0
 
 
 def test_agilerl_ippo_with_masks_in_infos_chooses_no_illegal_action():
     if not AGILERL_PYTHON.exists():
-        missing("the AgileRL venv", "`make setup-agilerl` builds .venv-agilerl; AgileRL pins pettingzoo<1.27")
-    result = run_example("agilerl_ippo.py", "--steps", "1024", "--learn-step", "512", python=AGILERL_PYTHON)
+        missing(
+            "the AgileRL venv",
+            "`make setup-agilerl` builds .venv-agilerl; AgileRL pins pettingzoo<1.27",
+        )
+    result = run_example(
+        "agilerl_ippo.py", "--steps", "1024", "--learn-step", "512", python=AGILERL_PYTHON
+    )
     assert result["env_steps"] == 1024 and result["actions_chosen"] == 2048
     assert result["illegal_chosen"] == 0
     assert result["versions"]["pettingzoo"].startswith("1.26")

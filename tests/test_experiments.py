@@ -26,7 +26,9 @@ def test_fit_recovers_an_exact_logistic():
     n = np.full(5, 1000.0)
     fit = rs.fit_logistic(d, n, n * _logistic(0.6, -0.02, d))
     assert fit.converged
-    assert math.isclose(fit.intercept, 0.6, abs_tol=1e-9) and math.isclose(fit.slope, -0.02, abs_tol=1e-12)
+    assert math.isclose(fit.intercept, 0.6, abs_tol=1e-9) and math.isclose(
+        fit.slope, -0.02, abs_tol=1e-12
+    )
     assert math.isclose(fit.break_even_ms, 30.0, abs_tol=1e-6)
     assert math.isclose(fit.ms_per_ten_points, math.log(1.5) / 0.02, rel_tol=1e-9)
     assert fit.deviance < 1e-9 and fit.dof == 3
@@ -54,9 +56,13 @@ def test_fit_and_bootstrap_recover_a_known_curve_from_sampled_games():
 
 def test_fit_flags_a_step_and_refuses_what_it_cannot_fit():
     d = np.array([-50.0, -10.0, 10.0, 50.0])
-    separated = rs.fit_logistic(d, [100] * 4, [100, 100, 0, 0])  # every faster game won: no finite slope
+    separated = rs.fit_logistic(
+        d, [100] * 4, [100, 100, 0, 0]
+    )  # every faster game won: no finite slope
     assert not separated.converged
-    step = rs.fit_logistic(d, [1000] * 4, [950, 940, 60, 50])  # a step with plateaus: a poor logistic
+    step = rs.fit_logistic(
+        d, [1000] * 4, [950, 940, 60, 50]
+    )  # a step with plateaus: a poor logistic
     assert step.fit_p_value < 1e-3
     with pytest.raises(ValueError, match="two different latency differences"):
         rs.fit_logistic([0.0, 0.0], [10, 10], [5, 6])
@@ -96,18 +102,26 @@ def test_settings_refuse_a_latency_in_the_spec():
 
 def test_points_and_tournament_settings():
     s = rs.SweepSettings("chain", "greedy", ("150", "pro"), ("200", "250"), games=10, seed=4)
-    assert s.is_grid and s.points() == [("150", "200"), ("150", "250"), ("pro", "200"), ("pro", "250")]
+    assert s.is_grid and s.points() == [
+        ("150", "200"),
+        ("150", "250"),
+        ("pro", "200"),
+        ("pro", "250"),
+    ]
     ts = s.tournament_settings(("pro", "250"))
     assert ts.agents == ("chain@pro", "greedy@250") and ts.seed == 4 and ts.games == 10
     jit = rs.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human")
     ts = jit.tournament_settings(("190", "human"))
-    assert ts.agents == ("chain", "greedy@human") and ts.reaction.mu == 190 and ts.reaction.sigma == 40
+    assert (
+        ts.agents == ("chain", "greedy@human") and ts.reaction.mu == 190 and ts.reaction.sigma == 40
+    )
 
 
 # ------------------------------------------------------------- real games
 def _sweep(latencies, opponent, games, agent="greedy", jitter=None):
-    settings = rs.SweepSettings(agent, "greedy", latencies, opponent, games=games, rules=make_rules("us"),
-                                jitter=jitter)
+    settings = rs.SweepSettings(
+        agent, "greedy", latencies, opponent, games=games, rules=make_rules("us"), jitter=jitter
+    )
     results, complete = rs.run_sweep(settings)
     assert complete
     return settings, results
@@ -135,7 +149,9 @@ def test_win_rate_falls_as_the_agent_slows():
 
 @pytest.mark.slow
 def test_sweep_is_the_same_for_any_number_of_workers():
-    settings = rs.SweepSettings("greedy", "greedy", ("200", "300"), ("human",), games=20, jitter="human")
+    settings = rs.SweepSettings(
+        "greedy", "greedy", ("200", "300"), ("human",), games=20, jitter="human"
+    )
     one, _ = rs.run_sweep(settings, workers=1)
     two, _ = rs.run_sweep(settings, workers=2)
     assert [r.outcomes.tolist() for r in one] == [r.outcomes.tolist() for r in two]
@@ -149,7 +165,9 @@ def _synthetic_doc(grid=False):
     results = []
     for lat, o in settings.points():
         p = float(_logistic(0.2, -0.02, np.array(float(lat) - float(o))))
-        outcomes = rng.choice(np.array([1, 0, -1], np.int8), size=200, p=[p * 0.98, 0.02, (1 - p) * 0.98])
+        outcomes = rng.choice(
+            np.array([1, 0, -1], np.int8), size=200, p=[p * 0.98, 0.02, (1 - p) * 0.98]
+        )
         results.append(rs.PointResult(lat, o, outcomes))
     return rs.summarise(settings, results, bootstrap=100)
 
@@ -161,7 +179,9 @@ def test_summary_rows_csv_and_fit():
     assert [r["latency_ms"] for r in rows] == ["150", "250", "350"]
     for r, point in zip(rows, doc["points"]):
         assert int(r["wins"]) + int(r["losses"]) + int(r["draws"]) == int(r["games"]) == 200
-        assert math.isclose(float(r["win_rate"]), (point["wins"] + point["draws"] / 2) / 200, abs_tol=1e-6)
+        assert math.isclose(
+            float(r["win_rate"]), (point["wins"] + point["draws"] / 2) / 200, abs_tol=1e-6
+        )
         assert float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"])
     fit = doc["fit"]
     assert fit["break_even_ci"][0] <= fit["break_even_ms"] <= fit["break_even_ci"][1]
@@ -179,10 +199,28 @@ def test_plots_are_pngs():
 # -------------------------------------------------------------------- CLI
 def test_cli_writes_the_files(tmp_path, capsys):
     out = tmp_path / "rx"
-    argv = ["experiment", "reaction", "--agent", "greedy", "--opponent", "greedy", "--latencies", "200,300",
-            "--games", "40", "--bootstrap", "50", "--workers", "1"]
+    argv = [
+        "experiment",
+        "reaction",
+        "--agent",
+        "greedy",
+        "--opponent",
+        "greedy",
+        "--latencies",
+        "200,300",
+        "--games",
+        "40",
+        "--bootstrap",
+        "50",
+        "--workers",
+        "1",
+    ]
     assert cli([*argv, "--out", str(out)]) == 0
-    assert {p.name for p in out.iterdir()} == {"reaction.csv", "reaction.json", "winrate_vs_latency.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "reaction.csv",
+        "reaction.json",
+        "winrate_vs_latency.png",
+    }
     header = (out / "reaction.csv").read_text().splitlines()[0]
     assert header == ",".join(rs.CSV_COLUMNS)
     doc = json.loads((out / "reaction.json").read_text())
@@ -211,7 +249,9 @@ def test_cli_writes_the_files(tmp_path, capsys):
 )
 def test_cli_refuses_bad_input_with_exit_2(tmp_path, capsys, argv, message):
     out = tmp_path / "rx"
-    code = cli(["experiment", "reaction", "--games", "4", "--workers", "1", "--out", str(out), *argv])
+    code = cli(
+        ["experiment", "reaction", "--games", "4", "--workers", "1", "--out", str(out), *argv]
+    )
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
@@ -221,7 +261,19 @@ def test_cli_refuses_bad_input_with_exit_2(tmp_path, capsys, argv, message):
 def test_cli_refuses_an_unwritable_folder(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    code = cli(["experiment", "reaction", "--agent", "greedy", "--games", "4", "--workers", "1",
-                "--out", str(blocker / "sub")])
+    code = cli(
+        [
+            "experiment",
+            "reaction",
+            "--agent",
+            "greedy",
+            "--games",
+            "4",
+            "--workers",
+            "1",
+            "--out",
+            str(blocker / "sub"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "not writable" in err and len(err.strip().splitlines()) == 1

@@ -46,7 +46,9 @@ def test_without_the_idle_rule_a_waiter_stalls_the_game_to_the_cap():
     rules = idle_waiter.preset_rules("us", idle_flip_ms=0, max_game_ms=20_000)
     res = idle_waiter.waiter_games(rules, "greedy", deals=8, seed=1000)
     assert res["truncated"].all() and (res["winner"] == 0).all()
-    with_rule = idle_waiter.waiter_games(idle_waiter.preset_rules("us"), "greedy", deals=8, seed=1000)
+    with_rule = idle_waiter.waiter_games(
+        idle_waiter.preset_rules("us"), "greedy", deals=8, seed=1000
+    )
     assert (with_rule["winner"] == -1).all() and not with_rule["truncated"].any()
 
 

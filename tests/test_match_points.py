@@ -22,8 +22,10 @@ from speed_env import BatchEnv, make_rules
 
 def _cards_left(player: dict) -> int:
     flight = player["in_flight"]
-    return sum(c is not None for c in player["hand"]) + len(player["draw_pile"]) + (
-        len(flight["cards"]) if flight else 0
+    return (
+        sum(c is not None for c in player["hand"])
+        + len(player["draw_pile"])
+        + (len(flight["cards"]) if flight else 0)
     )
 
 
@@ -72,7 +74,9 @@ def _chunk(pair, start, points_a, points_b):
 
 
 def test_a_match_never_spans_a_chunk_lost_to_an_interrupt():
-    settings = tournament.Settings(agents=("random", "greedy"), games=12, rules=make_rules("us"), match=True)
+    settings = tournament.Settings(
+        agents=("random", "greedy"), games=12, rules=make_rules("us"), match=True
+    )
     # deals 0-1 and 4-5 finished, deals 2-3 did not: the match open at deal 1 is cut off there.
     results = [_chunk(0, 4, [30, 0, 0, 0], [0, 0, 0, 9]), _chunk(0, 0, [0, 20, 0, 0], [0, 0, 0, 3])]
     matches, left = tournament.pairing_matches(settings, results)[0]
@@ -84,8 +88,13 @@ def test_a_match_never_spans_a_chunk_lost_to_an_interrupt():
 
 def test_match_mode_is_the_same_for_any_workers_and_agrees_with_the_game_points():
     # 300 deals a pairing: two chunks each, so matches run across a chunk boundary.
-    settings = tournament.Settings(agents=("random", "greedy", "chain"), games=600, rules=make_rules("pagat"),
-                                   seed=5, match=True)
+    settings = tournament.Settings(
+        agents=("random", "greedy", "chain"),
+        games=600,
+        rules=make_rules("pagat"),
+        seed=5,
+        match=True,
+    )
     one, complete1 = tournament.run(settings, workers=1)
     two, complete2 = tournament.run(settings, workers=2)
     assert complete1 and complete2
@@ -97,7 +106,9 @@ def test_match_mode_is_the_same_for_any_workers_and_agrees_with_the_game_points(
         b = [x for r in chunks for x in r.points_b]
         assert len(a) == m["games"] == 600
         outcomes = [x for r in chunks for x in r.outcomes]
-        assert all((pa > 0) == (o == 1) and (pb > 0) == (o == -1) for pa, pb, o in zip(a, b, outcomes))
+        assert all(
+            (pa > 0) == (o == 1) and (pb > 0) == (o == -1) for pa, pb, o in zip(a, b, outcomes)
+        )
         # replay the matches by hand: running totals, reset when a seat reaches 25
         wins_a, games, score, count = 0, [], [0, 0], 0
         for pa, pb in zip(a, b):
@@ -108,19 +119,40 @@ def test_match_mode_is_the_same_for_any_workers_and_agrees_with_the_game_points(
                 games.append(count)
                 score, count = [0, 0], 0
         assert m["matches"] == len(games) > 10 and m["match_wins_a"] == wins_a
-        assert m["mean_games_per_match"] == pytest.approx(np.mean(games)) and m["games_left_over"] == count
+        assert (
+            m["mean_games_per_match"] == pytest.approx(np.mean(games))
+            and m["games_left_over"] == count
+        )
         assert m["match_win_rate_a_ci"][0] <= m["match_win_rate_a"] <= m["match_win_rate_a_ci"][1]
     for agent in s1["agents"]:
-        assert agent["matches"] == sum(m["matches"] for m in s1["matches"] if agent["name"] in (m["a"], m["b"]))
+        assert agent["matches"] == sum(
+            m["matches"] for m in s1["matches"] if agent["name"] in (m["a"], m["b"])
+        )
 
 
 def test_cli_match_reports_match_win_rates_beside_game_win_rates(tmp_path, capsys):
     out = tmp_path / "res"
-    code = cli(["tournament", "--agents", "random,chain", "--games", "60", "--seed", "2", "--match",
-                "--option", "match_target=10", "--out", str(out)])
+    code = cli(
+        [
+            "tournament",
+            "--agents",
+            "random,chain",
+            "--games",
+            "60",
+            "--seed",
+            "2",
+            "--match",
+            "--option",
+            "match_target=10",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "a's match win rate" in printed and "games / match" in printed and "matches won" in printed
+    assert (
+        "a's match win rate" in printed and "games / match" in printed and "matches won" in printed
+    )
     data = json.loads((out / "results.json").read_text())
     m = data["matches"][0]
     assert data["settings"]["match"] is True and data["settings"]["rules"]["match_target"] == 10
@@ -133,15 +165,34 @@ def test_cli_match_reports_match_win_rates_beside_game_win_rates(tmp_path, capsy
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--rules", "japanese"], "match scoring (match_target) exists for the us and pagat presets only"),
+        (
+            ["--rules", "japanese"],
+            "match scoring (match_target) exists for the us and pagat presets only",
+        ),
         (["--game", "vintage"], "--match scores real-time Speed"),
     ],
 )
 def test_cli_match_is_refused_where_there_is_no_match_scoring(tmp_path, capsys, argv, message):
-    code = cli(["tournament", "--agents", "random,greedy", "--games", "4", "--match", "--out",
-                str(tmp_path / "res"), *argv])
+    code = cli(
+        [
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "4",
+            "--match",
+            "--out",
+            str(tmp_path / "res"),
+            *argv,
+        ]
+    )
     err = capsys.readouterr().err
-    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert (
+        code == 2
+        and message in err
+        and "Traceback" not in err
+        and len(err.strip().splitlines()) == 1
+    )
 
 
 def test_aec_env_reports_the_points_at_the_end_as_the_snapshot_does():
@@ -158,6 +209,8 @@ def test_aec_env_reports_the_points_at_the_end_as_the_snapshot_does():
             continue
         plays = obs["action_mask"].copy()
         plays[0] = 0
-        env.step(int(plays.argmax()) if plays.any() else 0)  # both seats play their first legal card
+        env.step(
+            int(plays.argmax()) if plays.any() else 0
+        )  # both seats play their first legal card
     assert final == env.unwrapped.snapshot()["points"] and sorted(final.values())[0] == 0
     assert sum(final.values()) > 0

@@ -174,7 +174,9 @@ def _with_header(path, edit) -> None:
     crafted = struct.pack("<Q", len(text)) + text + blob[8 + n :]
     weights.write_bytes(crafted)
     manifest = json.loads(path.read_text())
-    manifest["weights_sha256"] = hashlib.sha256(crafted).hexdigest()  # the crafted file passes the checksum
+    manifest["weights_sha256"] = hashlib.sha256(
+        crafted
+    ).hexdigest()  # the crafted file passes the checksum
     path.write_text(json.dumps(manifest))
 
 
@@ -191,14 +193,26 @@ def _set(name, key, value):
     [
         (_set("pi.0.bias", "shape", ["8"]), r"tensor 'pi\.0\.bias': shape must be"),
         (_set("pi.0.bias", "shape", [-8]), r"tensor 'pi\.0\.bias': shape must be"),
-        (_set("pi.0.bias", "shape", [2**70, 2**70]), r"tensor 'pi\.0\.bias' of shape .* does not match"),
+        (
+            _set("pi.0.bias", "shape", [2**70, 2**70]),
+            r"tensor 'pi\.0\.bias' of shape .* does not match",
+        ),
         (_set("pi.0.bias", "shape", [8.0]), r"tensor 'pi\.0\.bias': shape must be"),
-        (_set("pi.0.bias", "data_offsets", [0, "32"]), r"tensor 'pi\.0\.bias': data_offsets must be"),
+        (
+            _set("pi.0.bias", "data_offsets", [0, "32"]),
+            r"tensor 'pi\.0\.bias': data_offsets must be",
+        ),
         (_set("pi.0.bias", "data_offsets", [32]), r"tensor 'pi\.0\.bias': data_offsets must be"),
-        (_set("pi.0.bias", "data_offsets", [-32, 0]), r"tensor 'pi\.0\.bias': data_offsets must be"),
+        (
+            _set("pi.0.bias", "data_offsets", [-32, 0]),
+            r"tensor 'pi\.0\.bias': data_offsets must be",
+        ),
         (_set("pi.0.bias", "dtype", ["F32"]), r"tensor 'pi\.0\.bias': dtype must be"),
         (_set("pi.0.bias", "dtype", "I64"), r"tensor 'pi\.0\.bias': dtype must be"),
-        (lambda h: {**h, "pi.0.bias": 3}, r"tensor 'pi\.0\.bias' has a header entry 3 that is not an object"),
+        (
+            lambda h: {**h, "pi.0.bias": 3},
+            r"tensor 'pi\.0\.bias' has a header entry 3 that is not an object",
+        ),
         (lambda h: {**h, "__metadata__": [1]}, r"__metadata__ must map names to strings"),
         (lambda h: {**h, "__metadata__": {"format": 1}}, r"__metadata__ must map names to strings"),
         (b"[" * 100_000, r"header is not valid JSON"),
@@ -218,22 +232,38 @@ def test_crafted_header_with_a_stale_checksum_fails_the_checksum_first(tmp_path)
     _with_header(path, _set("pi.0.bias", "shape", ["8"]))
     manifest = json.loads(path.read_text())
     path.write_text(json.dumps({**manifest, "weights_sha256": checksum}))
-    with pytest.raises(ModelFormatError, match=r"does not match the SHA-256 in m\.json.*shape must be"):
+    with pytest.raises(
+        ModelFormatError, match=r"does not match the SHA-256 in m\.json.*shape must be"
+    ):
         model_io.read_model(path)
 
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**80), 2**80) | st.floats(allow_nan=False) | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**80), 2**80)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=12,
 )
-_entry = st.fixed_dictionaries({}, optional={"dtype": st.sampled_from(["F32", "F16", "F64", "X"]) | _json,
-                                             "shape": st.lists(st.integers(-3, 5), max_size=3) | _json,
-                                             "data_offsets": st.lists(st.integers(-4, 40), max_size=3) | _json})
+_entry = st.fixed_dictionaries(
+    {},
+    optional={
+        "dtype": st.sampled_from(["F32", "F16", "F64", "X"]) | _json,
+        "shape": st.lists(st.integers(-3, 5), max_size=3) | _json,
+        "data_offsets": st.lists(st.integers(-4, 40), max_size=3) | _json,
+    },
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(header=st.dictionaries(st.text(max_size=6), _entry | _json, max_size=4), data=st.binary(max_size=40))
+@given(
+    header=st.dictionaries(st.text(max_size=6), _entry | _json, max_size=4),
+    data=st.binary(max_size=40),
+)
 def test_any_header_parses_or_is_refused_cleanly(header, data):
     text = json.dumps(header).encode()
     blob = struct.pack("<Q", len(text)) + text + data

@@ -14,10 +14,16 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 def _execute(name: str) -> list[str]:
     """Run a notebook in a fresh kernel; return the text it printed (a failing cell raises)."""
     book = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = nbclient.NotebookClient(book, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = nbclient.NotebookClient(
+        book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
     client.execute()
-    return [out.get("text", "") for cell in book.cells if cell.cell_type == "code" for out in cell.outputs]
+    return [
+        out.get("text", "")
+        for cell in book.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+    ]
 
 
 def test_quickstart_runs():
@@ -30,4 +36,7 @@ def test_reaction_delay_runs():
     text = "".join(_execute("reaction_delay.ipynb"))
     for agent in ("greedy", "chain"):
         assert f"{agent} (human-shaped) vs greedy@human: break-even" in text
-    assert "trained (human-shaped) vs greedy@human: break-even" in text or "NOTE: skipping 'trained'" in text
+    assert (
+        "trained (human-shaped) vs greedy@human: break-even" in text
+        or "NOTE: skipping 'trained'" in text
+    )

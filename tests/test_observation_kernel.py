@@ -93,7 +93,10 @@ def reference_observation(g: Any, rules: Rules, p: int) -> np.ndarray:
     out[lay["unknown"]] = [max(0, u) / 4.0 for u in unknown]
     if int(g["phase"]) == engine.STUCK:
         cd = rules.stuck_countdown_ms
-        out[lay["phase"]] = [1.0, 0.0 if cd <= 0 else min(1.0, max(0.0, (int(g["flip_at"]) - t) / cd))]
+        out[lay["phase"]] = [
+            1.0,
+            0.0 if cd <= 0 else min(1.0, max(0.0, (int(g["flip_at"]) - t) / cd)),
+        ]
     out[lay["seat"]] = p
     out[lay["clock"]] = min(1.0, t / rules.max_game_ms)
     out[lay["rules"]] = rules_tag(rules)
@@ -108,7 +111,9 @@ def reference_observation(g: Any, rules: Rules, p: int) -> np.ndarray:
                 out[lay["side_known"].start + k * nr + _rank(int(g["side"][k, j]))] += 0.25
         out[lay["idle_rebuilds"].start + k] = float(int(g["idle_rebuilds"][k]) > 0)
     idle = rules.idle_flip_ms
-    out[lay["since_placed"]] = 0.0 if idle == 0 else min(1.0, max(0.0, (t - int(g["placed_at"])) / idle))
+    out[lay["since_placed"]] = (
+        0.0 if idle == 0 else min(1.0, max(0.0, (t - int(g["placed_at"])) / idle))
+    )
     return out.astype(np.float32)
 
 
@@ -117,7 +122,9 @@ def _field_starts(nr: int) -> tuple[int, ...]:
     return field_starts(nr)
 
 
-@pytest.mark.parametrize("rules", [Rules(), make_rules("japanese", jokers=True)], ids=["R13", "R14"])
+@pytest.mark.parametrize(
+    "rules", [Rules(), make_rules("japanese", jokers=True)], ids=["R13", "R14"]
+)
 def test_kernel_field_offsets_are_the_published_layout(rules: Rules) -> None:
     starts = [s.start for s in observation_layout(rules).values()]
     assert list(_field_starts(rules.n_ranks)) == starts
@@ -150,13 +157,18 @@ def test_compiled_observation_is_the_plain_one(preset: str, options: dict[str, A
     assert {("phase", engine.PLAY), ("phase", engine.STUCK), ("flying", True)} <= seen
 
 
-@pytest.mark.parametrize(("preset", "options", "copy", "threads"), [
-    ("us", {}, True, 1), ("pagat", {"max_game_ms": 4000}, False, 2),
-    ("japanese", {"jokers": True, "play_out": True}, True, 3),
-    ("japanese", {"stack_layout": True, "multi_play": True}, False, 1),
-])
-def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: dict[str, Any], copy: bool,
-                                                         threads: int) -> None:
+@pytest.mark.parametrize(
+    ("preset", "options", "copy", "threads"),
+    [
+        ("us", {}, True, 1),
+        ("pagat", {"max_game_ms": 4000}, False, 2),
+        ("japanese", {"jokers": True, "play_out": True}, True, 3),
+        ("japanese", {"stack_layout": True, "multi_play": True}, False, 1),
+    ],
+)
+def test_fused_batch_step_is_the_plain_step_then_observe(
+    preset: str, options: dict[str, Any], copy: bool, threads: int
+) -> None:
     """BatchEnv.step (one pass that rewrites only what changed, restarts included, the games
     shared out among threads) against engine.step_all + a whole observe_all on every step."""
     n = 24
@@ -189,7 +201,9 @@ def test_fused_batch_step_is_the_plain_step_then_observe(preset: str, options: d
             ended += int(over.sum())
             for b in np.flatnonzero(over):
                 restarts[b] += 1
-                engine.deal_many(plain, g.cfg, np.array([b]), np.array([11 + b + restarts[b] * n], np.uint64))
+                engine.deal_many(
+                    plain, g.cfg, np.array([b]), np.array([11 + b + restarts[b] * n], np.uint64)
+                )
             observe_all(plain, g.cfg, want_obs, want_mask)
         np.testing.assert_array_equal(obs, want_obs)
         np.testing.assert_array_equal(mask, want_mask)

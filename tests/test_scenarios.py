@@ -1073,7 +1073,12 @@ def test_unequal_side_piles_that_cycle_with_no_play_lock_instead_of_running_to_t
     # out at different flips; once both have been rebuilt with no card placed since, the
     # next rebuild would only cycle the same cards again: the game locks.
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-    rest = [f"{r}{s}" for s in "SHDC" for r in ranks if r not in ("6", "7", "8") and f"{r}{s}" not in ("2C", "2D")]
+    rest = [
+        f"{r}{s}"
+        for s in "SHDC"
+        for r in ranks
+        if r not in ("6", "7", "8") and f"{r}{s}" not in ("2C", "2D")
+    ]
     deal = {
         "hands": [["7S", "7H"], ["7D", "7C"]],
         "draw_piles": [["6S", "6H", "6D", "6C", "8S", "8H", "8D", "8C"], []],
@@ -1225,7 +1230,10 @@ def test_japanese_idle_flip_turns_up_both_stocks():
     """player_0's 6♥ fits the 5♦ and waits: the idle flip at 6000 turns each stock's
     top onto its owner's pile, as when stuck; the 6♥ still fits (the 7♦)."""
     env = make_env("japanese")
-    start(env, build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D 7D", "QC 8S"]))
+    start(
+        env,
+        build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D 7D", "QC 8S"]),
+    )
     run(env, until=6000)
     assert show(env) == drawn("""
         clock 6000 play
@@ -1255,7 +1263,10 @@ def test_points_are_the_cards_the_loser_has_not_got_rid_of_in_flight_included():
     """player_0's last card lands at 100 while player_1's 9♥ is still in the air: the
     9♥ counts with player_1's 4 other hand cards and 15 draw cards: 20 points."""
     env = make_env("us")
-    start(env, build_deal("us", hands=["9D", "9H AH 2H 3H 4H"], draw_sizes=(0, 15), centre=["8C", "8S"]))
+    start(
+        env,
+        build_deal("us", hands=["9D", "9H AH 2H 3H 4H"], draw_sizes=(0, 15), centre=["8C", "8S"]),
+    )
     _, rew, _, _, info = run(env, "0 p0 9D->0 p1 9H->1", until=100)
     assert rew == {P0: 1.0, P1: -1.0}
     assert snap(env)["players"][1]["in_flight"]["card"] == "9H"
@@ -1272,6 +1283,8 @@ def test_points_are_0_for_both_in_a_drawn_lock():
 
 def test_japanese_has_no_match_points():
     env = make_env("japanese", max_game_ms=100)
-    start(env, build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D", "QC"]))
+    start(
+        env, build_deal("japanese", hands=["6H 2H 3H 4H", "AS 2S 3S 4S"], draw_piles=["5D", "QC"])
+    )
     _, _, _, _, info = run(env, until=100)
     assert "points" not in info[P0] and "points" not in snap(env)

@@ -28,8 +28,13 @@ def test_search_is_registered_and_its_spec_sets_the_budget():
         agents.make("search:depth=-1")
 
 
-@pytest.mark.parametrize(("rules", "options"), [("us", {}), ("japanese", {"jokers": True, "stack_layout": True,
-                                                                      "multi_play": True, "play_out": True})])
+@pytest.mark.parametrize(
+    ("rules", "options"),
+    [
+        ("us", {}),
+        ("japanese", {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}),
+    ],
+)
 def test_search_only_chooses_legal_actions(rules, options):
     env = speed_env.BatchEnv(6, rules, **options)
     bot = agents.make("search:worlds=2,depth=6", env.rules, seed=1)
@@ -49,15 +54,24 @@ def test_thinking_is_charged_to_the_seats_reaction():
     human = make_profile("human")
     bot = agents.make("search:worlds=4,ms_per_world=5")
     slow = agents.seat_reaction(bot, human)
-    assert (slow.mu, slow.sigma, slow.tau, slow.floor) == (human.mu + 20, human.sigma, human.tau, human.floor + 20)
+    assert (slow.mu, slow.sigma, slow.tau, slow.floor) == (
+        human.mu + 20,
+        human.sigma,
+        human.tau,
+        human.floor + 20,
+    )
     assert agents.seat_reaction(agents.make("chain"), human) is human
     assert agents.seat_reaction(agents.make("search:worlds=4"), human) is human
 
 
 def test_a_search_that_thinks_a_second_a_world_loses_to_chain_in_the_tournament():
     # The charge reaches the games: a second of thinking per play hands chain every race.
-    settings = tournament.Settings(agents=("search:worlds=1,depth=2,ms_per_world=1000", "chain"), games=8,
-                                   rules=speed_env.make_rules("us"), seed=1)
+    settings = tournament.Settings(
+        agents=("search:worlds=1,depth=2,ms_per_world=1000", "chain"),
+        games=8,
+        rules=speed_env.make_rules("us"),
+        seed=1,
+    )
     results, complete = tournament.run(settings)
     wins = sum(r.wins_a for r in results)
     losses = sum(r.wins_b for r in results)
@@ -75,7 +89,9 @@ def test_z_keeps_chains_choice_unless_the_lead_is_clear():
     deviations = {}
     for z in (0.0, 1e6):
         search = agents.make(f"search:worlds=6,depth=10,z={z}", rules, seed=4)
-        mine = agents.make("chain", rules, seed=4).act(obs[0], mask[0])  # the search's own chain, same seed
+        mine = agents.make("chain", rules, seed=4).act(
+            obs[0], mask[0]
+        )  # the search's own chain, same seed
         deviations[z] = int((search.act(obs[0], mask[0]) != mine)[rows].sum())
     # a huge z leaves chain's choice only where an action led in every world alike
     assert rows.sum() >= 3 and deviations[1e6] < deviations[0.0]

@@ -60,7 +60,9 @@ def _settings(**kw):
 def test_paired_deals_are_paired():
     settings = _settings(games=8)
     chunks = tournament.plan(settings)
-    assert [c.pair for c in chunks] == [0, 1, 2] and all(c.start == 0 and c.count == 4 for c in chunks)
+    assert [c.pair for c in chunks] == [0, 1, 2] and all(
+        c.start == 0 and c.count == 4 for c in chunks
+    )
     # The same deal seeds serve every pairing and both seatings.
     assert settings.deal_seed(0) == (3 << 32)
     # Both seatings of a deal start from the same table.
@@ -72,8 +74,12 @@ def test_paired_deals_are_paired():
         assert start_1 == start_2
     # A mirror match of a deterministic bot: each deal's second game is its first game with
     # the seats swapped, so every decided deal is split one win each.
-    agents.register("first-legal", "test bot: the first legal play", lambda rules, seed, arg: _FirstLegal())
-    mirror = tournament.Settings(agents=("first-legal", "first-legal:x"), games=80, rules=make_rules("japanese"))
+    agents.register(
+        "first-legal", "test bot: the first legal play", lambda rules, seed, arg: _FirstLegal()
+    )
+    mirror = tournament.Settings(
+        agents=("first-legal", "first-legal:x"), games=80, rules=make_rules("japanese")
+    )
     res = tournament.run_chunk(mirror, tournament.plan(mirror)[0])
     pairs = np.array(res.outcomes).reshape(-1, 2)
     decided = pairs[(pairs != 0).all(axis=1)]
@@ -113,12 +119,31 @@ def test_summary_shape():
 
 def test_cli_writes_every_file(tmp_path, capsys):
     out = tmp_path / "res"
-    code = cli(["tournament", "--agents", "random,greedy", "--games", "20", "--seed", "1", "--out", str(out),
-                "--save-replays", "1"])
+    code = cli(
+        [
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "20",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            "--save-replays",
+            "1",
+        ]
+    )
     assert code == 0
     names = {p.name for p in out.iterdir()}
-    assert {"results.json", "results.csv", "leaderboard.md", "winrate_heatmap.png", "ratings.png",
-            "replays.jsonl"} <= names
+    assert {
+        "results.json",
+        "results.csv",
+        "leaderboard.md",
+        "winrate_heatmap.png",
+        "ratings.png",
+        "replays.jsonl",
+    } <= names
     data = json.loads((out / "results.json").read_text())
     assert set(data) == {"settings", "agents", "matches"}
     assert "| greedy |" in capsys.readouterr().out
@@ -150,20 +175,46 @@ def test_cli_unwritable_output_folder(tmp_path):
     blocker.write_text("not a folder")
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.run(
-        [sys.executable, "-m", "speed_cli", "tournament", "--agents", "random,greedy", "--games", "4",
-         "--out", str(blocker / "sub")],
-        capture_output=True, text=True, env=env, check=False,
+        [
+            sys.executable,
+            "-m",
+            "speed_cli",
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "4",
+            "--out",
+            str(blocker / "sub"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 2
     assert "not writable" in proc.stderr and "Traceback" not in proc.stderr
     assert blocker.read_text() == "not a folder"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is not None,
-                    reason="ray is installed (tests/cluster covers the ray backend)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("ray") is not None,
+    reason="ray is installed (tests/cluster covers the ray backend)",
+)
 def test_the_ray_backend_without_the_ray_extra_is_a_clear_error(tmp_path, capsys):
-    code = cli(["tournament", "--agents", "random,greedy", "--games", "2", "--backend", "ray",
-                "--out", str(tmp_path / "t")])
+    code = cli(
+        [
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "2",
+            "--backend",
+            "ray",
+            "--out",
+            str(tmp_path / "t"),
+        ]
+    )
     assert code == 2 and "--backend ray needs the [ray] extra" in capsys.readouterr().err
     assert not (tmp_path / "t").exists(), "nothing is written"
 

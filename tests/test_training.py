@@ -46,7 +46,9 @@ def _masked_random(env, rng):
 
 # ---------------------------------------------------------------------- the VecEnv
 def test_vec_env_meets_sb3_expectations():
-    env = VecCheckNan(SpeedVecEnv(16, "japanese", opponent="greedy,random", seed=3), raise_exception=True)
+    env = VecCheckNan(
+        SpeedVecEnv(16, "japanese", opponent="greedy,random", seed=3), raise_exception=True
+    )
     assert is_masking_supported(env)
     obs = env.reset()
     assert obs.shape == (16, env.observation_space.shape[0]) and obs.dtype == np.float32
@@ -64,14 +66,24 @@ def test_vec_env_meets_sb3_expectations():
             assert rewards[i] in (-1.0, 0.0, 1.0) and info["episode"]["r"] == rewards[i]
             assert info["opponent"] in ("greedy", "random") and info["seat"] in (0, 1)
             ended += 1
-        assert not dones.any() or all(isinstance(infos[i]["episode"]["l"], int) for i in np.flatnonzero(dones))
+        assert not dones.any() or all(
+            isinstance(infos[i]["episode"]["l"], int) for i in np.flatnonzero(dones)
+        )
     assert ended > 10
 
 
 def test_short_maskable_ppo_learn_on_the_vec_env():
     env = VecCheckNan(SpeedVecEnv(8, "us", opponent="random", seed=0), raise_exception=True)
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [32]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [32]},
+    )
     model.learn(512)
     assert model.num_timesteps >= 512
 
@@ -97,7 +109,9 @@ def test_skipping_forced_waits_plays_the_same_games():
     obs, mask = batch.reset(seed=5)
     outcome = {}
     while not batch.all_finished:
-        obs, mask, rewards, term, trunc, info = batch.step(np.stack([bot.act(obs[p], mask[p]) for p in range(2)]))
+        obs, mask, rewards, term, trunc, info = batch.step(
+            np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
+        )
         for i in np.flatnonzero(term | trunc):
             outcome[int(i)] = (float(rewards[0, i]), int(info["clock_ms"][i]) // 50)
     assert results[True] == results[False] == outcome
@@ -135,7 +149,9 @@ def test_vec_env_refuses_bad_actions_and_settings():
 
 def test_wait_penalty_and_truncation_reward():
     rules = make_rules("us", max_game_ms=2000)
-    env = SpeedVecEnv(8, rules, opponent=FirstLegalPlay(), seed=0, wait_penalty=0.5, truncation_reward=-1.0)
+    env = SpeedVecEnv(
+        8, rules, opponent=FirstLegalPlay(), seed=0, wait_penalty=0.5, truncation_reward=-1.0
+    )
     env.reset()
     rewards_seen, truncated = [], 0
     for _ in range(200):
@@ -154,7 +170,10 @@ def test_wait_penalty_and_truncation_reward():
 
 def test_multi_rules_split_the_slots():
     env = SpeedVecEnv(10, "japanese,us", opponent="greedy")
-    assert [(g.lo, g.hi, g.games.rules.preset) for g in env.groups] == [(0, 5, "japanese"), (5, 10, "us")]
+    assert [(g.lo, g.hi, g.games.rules.preset) for g in env.groups] == [
+        (0, 5, "japanese"),
+        (5, 10, "us"),
+    ]
     obs = env.reset()
     opp_layout = speed_env.observation_layout(make_rules("us"))["opp_layout"]
     assert (obs[:5, opp_layout].sum(axis=1) > 0).all()  # japanese: the opponent's layout is face up
@@ -168,7 +187,9 @@ def test_opponent_pool_mix_and_self_play():
     mix = OpponentPool.from_spec("greedy,random,random", rules)
     drawn = mix.sample(3000, rng)
     shares = np.bincount(drawn, minlength=3) / 3000
-    assert np.allclose(shares, 1 / 3, atol=0.04)  # each listed spec equally, so repeating one weights it
+    assert np.allclose(
+        shares, 1 / 3, atol=0.04
+    )  # each listed spec equally, so repeating one weights it
     pool = OpponentPool.from_spec("self", rules, self_fraction=0.75, max_snapshots=2)
     assert [m.name for m in pool.members] == ["random", "greedy", "chain"] and pool.self_play
     assert np.allclose(pool.weights(), 1 / 3)  # no snapshot yet: the bots only
@@ -189,12 +210,26 @@ def test_opponent_pool_mix_and_self_play():
 def tiny_model(tmp_path_factory):
     """A tiny MaskablePPO model (a few updates, so the weights are not the initial ones) and its kit files."""
     env = SpeedVecEnv(8, "us,japanese", opponent="greedy", seed=1)
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=1, device="cpu",
-                        policy_kwargs={"net_arch": [64, 32]})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=16,
+        batch_size=64,
+        n_epochs=1,
+        seed=1,
+        device="cpu",
+        policy_kwargs={"net_arch": [64, 32]},
+    )
     model.learn(256)
     folder = tmp_path_factory.mktemp("model")
-    path = export_model(model, folder / "tiny", rules=env.rules_list, reaction={"learner": "human"}, tick_ms=50,
-                        training={"timesteps": 256})
+    path = export_model(
+        model,
+        folder / "tiny",
+        rules=env.rules_list,
+        reaction={"learner": "human"},
+        tick_ms=50,
+        training={"timesteps": 256},
+    )
     return model, path, env
 
 
@@ -219,7 +254,9 @@ def test_manifest_records_what_the_model_needs(tiny_model):
     assert manifest["observation"]["layout"][-1] == ["since_placed", 192, 193]
     assert manifest["rules"]["preset"] == "us" and manifest["net"]["hidden"] == [64, 32]
     assert [r["preset"] for r in manifest["trained_rules"]] == ["us", "japanese"]
-    assert {"python", "numpy", "torch", "stable-baselines3", "sb3-contrib"} <= set(manifest["versions"])
+    assert {"python", "numpy", "torch", "stable-baselines3", "sb3-contrib"} <= set(
+        manifest["versions"]
+    )
 
 
 def test_save_load_round_trip_gives_identical_actions(tiny_model):
@@ -231,23 +268,34 @@ def test_save_load_round_trip_gives_identical_actions(tiny_model):
     assert (mask[np.arange(len(mine)), mine] == 1).all()
     np.testing.assert_array_equal(mine, sb3)
     # by its weights file too, and for the other preset it was trained on
-    np.testing.assert_array_equal(agents.make(f"ppo:{path.with_suffix('.safetensors')}", "us").act(obs, mask), mine)
+    np.testing.assert_array_equal(
+        agents.make(f"ppo:{path.with_suffix('.safetensors')}", "us").act(obs, mask), mine
+    )
     obs_j, mask_j = _batch("japanese")
-    np.testing.assert_array_equal(agents.make(f"ppo:{path}", "japanese").act(obs_j, mask_j),
-                                  model.predict(obs_j, action_masks=mask_j, deterministic=True)[0])
+    np.testing.assert_array_equal(
+        agents.make(f"ppo:{path}", "japanese").act(obs_j, mask_j),
+        model.predict(obs_j, action_masks=mask_j, deterministic=True)[0],
+    )
 
 
 def test_a_model_refuses_rules_it_was_not_trained_on_naming_both(tiny_model):
     """Trained on us and japanese: pagat (same 193 floats, same 27 actions) is refused, at
     load and when an observation of it reaches the model, never silently misread."""
     _, path, _ = tiny_model
-    with pytest.raises(ModelFormatError, match=r"tiny\.json was trained on us and japanese, not on pagat"):
+    with pytest.raises(
+        ModelFormatError, match=r"tiny\.json was trained on us and japanese, not on pagat"
+    ):
         agents.make(f"ppo:{path}", "pagat")
-    with pytest.raises(ModelFormatError, match=r"trained on us and japanese, not on us \(no wrap\)"):
+    with pytest.raises(
+        ModelFormatError, match=r"trained on us and japanese, not on us \(no wrap\)"
+    ):
         agents.make(f"ppo:{path}", make_rules("us", wrap=False))
     bot = agents.make(f"ppo:{path}", "us")
     obs, mask = _batch("pagat")
-    with pytest.raises(ModelFormatError, match=r"trained on us and japanese and cannot play an observation of pagat"):
+    with pytest.raises(
+        ModelFormatError,
+        match=r"trained on us and japanese and cannot play an observation of pagat",
+    ):
         bot.act(obs, mask)
     mixed = np.concatenate([_batch("us")[0][:3], obs[:1]])  # one row of other rules is enough
     with pytest.raises(ModelFormatError, match=r"of pagat \(row 3\)"):
@@ -279,7 +327,9 @@ def test_corrupted_weights_are_refused(tiny_model, tmp_path):
     blob = bytearray(w.read_bytes())
     blob[-5] ^= 0xFF
     w.write_bytes(bytes(blob))
-    with pytest.raises(ModelFormatError, match=r"m\.safetensors does not match the SHA-256.*contents changed"):
+    with pytest.raises(
+        ModelFormatError, match=r"m\.safetensors does not match the SHA-256.*contents changed"
+    ):
         agents.make(f"ppo:{m}", "us")
 
 
@@ -287,7 +337,9 @@ def test_truncated_weights_are_refused(tiny_model, tmp_path):
     m = _copy(tiny_model[1], tmp_path)
     w = m.with_suffix(".safetensors")
     w.write_bytes(w.read_bytes()[:1000])
-    with pytest.raises(ModelFormatError, match=r"m\.safetensors does not match the SHA-256.*truncated"):
+    with pytest.raises(
+        ModelFormatError, match=r"m\.safetensors does not match the SHA-256.*truncated"
+    ):
         agents.make(f"ppo:{m}", "us")
     m.write_text(m.read_text()[:200])
     with pytest.raises(ModelFormatError, match=r"m\.json is not valid JSON"):
@@ -301,7 +353,9 @@ def test_missing_tensor_is_refused(tiny_model, tmp_path):
     del tensors["logits.bias"]
     blob = model_io.write_safetensors(w, tensors)
     manifest = json.loads(m.read_text())
-    manifest["weights_sha256"] = hashlib.sha256(blob).hexdigest()  # a consistent file, but incomplete
+    manifest["weights_sha256"] = hashlib.sha256(
+        blob
+    ).hexdigest()  # a consistent file, but incomplete
     m.write_text(json.dumps(manifest))
     with pytest.raises(ModelFormatError, match=r"m\.safetensors lacks the tensors logits\.bias"):
         agents.make(f"ppo:{m}", "us")
@@ -309,13 +363,19 @@ def test_missing_tensor_is_refused(tiny_model, tmp_path):
 
 def test_mismatched_rules_are_refused(tiny_model, tmp_path):
     _, path, _ = tiny_model
-    with pytest.raises(ModelFormatError, match=r"tiny\.json was trained for n_actions = 27 \(rules us\), but rules japanese \(jokers=True\) have n_actions = 29"):
+    with pytest.raises(
+        ModelFormatError,
+        match=r"tiny\.json was trained for n_actions = 27 \(rules us\), but rules japanese \(jokers=True\) have n_actions = 29",
+    ):
         agents.make(f"ppo:{path}", make_rules("japanese", jokers=True))
     m = _copy(path, tmp_path)
     manifest = json.loads(m.read_text())
     manifest["observation"]["layout"][0] = ["my_hand", 0, 13]
     m.write_text(json.dumps(manifest))
-    with pytest.raises(ModelFormatError, match="an observation layout this version of speed_env does not start with"):
+    with pytest.raises(
+        ModelFormatError,
+        match="an observation layout this version of speed_env does not start with",
+    ):
         agents.make(f"ppo:{m}", "us")
     with pytest.raises(ModelFormatError, match="does not exist"):
         agents.make(f"ppo:{tmp_path / 'nothing.json'}", "us")
@@ -325,11 +385,15 @@ def test_sb3_zip_needs_the_trust_flag(tiny_model, tmp_path):
     model, _, _ = tiny_model
     z = tmp_path / "plain.zip"
     model.save(z)
-    with pytest.raises(ModelFormatError, match=r"plain\.zip is a stable-baselines3 \.zip, which unpickles.*\?trust"):
+    with pytest.raises(
+        ModelFormatError, match=r"plain\.zip is a stable-baselines3 \.zip, which unpickles.*\?trust"
+    ):
         agents.make(f"ppo:{z}", "us")
     trusted = agents.make(f"ppo:{z}?trust", "us")
     obs, mask = _batch("us")
-    np.testing.assert_array_equal(trusted.act(obs, mask), model.predict(obs, action_masks=mask, deterministic=True)[0])
+    np.testing.assert_array_equal(
+        trusted.act(obs, mask), model.predict(obs, action_masks=mask, deterministic=True)[0]
+    )
     with pytest.raises(ModelFormatError, match="unknown option"):
         agents.make(f"ppo:{z}?trusted", "us")
 
@@ -360,40 +424,90 @@ def test_copy_model_rewrites_the_manifest(tiny_model, tmp_path, monkeypatch):
     assert json.loads(out.read_text())["weights"] == "trained.safetensors"
     monkeypatch.setattr(model_io, "BUNDLED", out)
     obs, mask = _batch("us")
-    np.testing.assert_array_equal(agents.make("trained", "us").act(obs, mask), agents.make(f"ppo:{path}", "us").act(obs, mask))
+    np.testing.assert_array_equal(
+        agents.make("trained", "us").act(obs, mask), agents.make(f"ppo:{path}", "us").act(obs, mask)
+    )
 
 
 def test_policy_tensors_name_the_kit_layout(tiny_model):
     tensors, hidden, activation = policy_tensors(tiny_model[0])
     assert hidden == [64, 32] and activation == "tanh"
-    assert {"pi.0.weight", "pi.1.bias", "logits.weight", "vf.0.weight", "value.bias"} <= set(tensors)
+    assert {"pi.0.weight", "pi.1.bias", "logits.weight", "vf.0.weight", "value.bias"} <= set(
+        tensors
+    )
 
 
 # ---------------------------------------------------------------------- speed train
-SMALL = ["--n-envs", "16", "--n-steps", "32", "--batch-size", "256", "--n-epochs", "1", "--net-arch", "32",
-         "--eval-games", "4", "--eval-opponents", "greedy", "--options", "max_game_ms=30000", "--no-progress"]
+SMALL = [
+    "--n-envs",
+    "16",
+    "--n-steps",
+    "32",
+    "--batch-size",
+    "256",
+    "--n-epochs",
+    "1",
+    "--net-arch",
+    "32",
+    "--eval-games",
+    "4",
+    "--eval-opponents",
+    "greedy",
+    "--options",
+    "max_game_ms=30000",
+    "--no-progress",
+]
 
 
 def test_speed_train_end_to_end_and_resume(tmp_path, capsys):
     out = tmp_path / "run"
-    code = cli(["train", "--rules", "japanese", "--opponent", "greedy,random", "--timesteps", "1024",
-                "--eval-every", "512", "--seed", "0", "--out", str(out), *SMALL, "--progress"])
+    code = cli(
+        [
+            "train",
+            "--rules",
+            "japanese",
+            "--opponent",
+            "greedy,random",
+            "--timesteps",
+            "1024",
+            "--eval-every",
+            "512",
+            "--seed",
+            "0",
+            "--out",
+            str(out),
+            *SMALL,
+            "--progress",
+        ]
+    )
     assert code == 0
     assert "train [" in capsys.readouterr().err  # the progress bar
-    for name in ("model.json", "model.safetensors", "eval.csv", "curves.png", "summary.json", "state.json",
-                 "logs/progress.csv", "pool.json"):
+    for name in (
+        "model.json",
+        "model.safetensors",
+        "eval.csv",
+        "curves.png",
+        "summary.json",
+        "state.json",
+        "logs/progress.csv",
+        "pool.json",
+    ):
         assert (out / name).exists(), name
     assert list((out / "logs").glob("events.out.tfevents.*"))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] and summary["throughput"]["timesteps"] >= 1024
     rows = (out / "eval.csv").read_text().splitlines()
-    assert rows[0].startswith("timesteps,rules,opponent") and len(rows) == 3  # evaluated at 512 and 1024
+    assert (
+        rows[0].startswith("timesteps,rules,opponent") and len(rows) == 3
+    )  # evaluated at 512 and 1024
     assert agents.make(f"ppo:{out / 'model.json'}", "japanese") is not None
 
     # Without --resume an existing run is refused; with it, training continues.
     assert cli(["train", "--out", str(out), "--timesteps", "2048", *SMALL]) == 2
     assert "already holds a training run" in capsys.readouterr().err
-    assert cli(["train", "--out", str(out), "--timesteps", "2048", "--resume", "--no-progress"]) == 0
+    assert (
+        cli(["train", "--out", str(out), "--timesteps", "2048", "--resume", "--no-progress"]) == 0
+    )
     state = json.loads((out / "state.json").read_text())
     assert state["timesteps"] >= 2048 and state["config"]["rules"] == "japanese"
     assert len((out / "eval.csv").read_text().splitlines()) == 5
@@ -401,13 +515,40 @@ def test_speed_train_end_to_end_and_resume(tmp_path, capsys):
 
 def test_speed_train_self_play_and_bc_warm_start(tmp_path):
     out = tmp_path / "sp"
-    code = cli(["train", "--rules", "us", "--opponent", "self,greedy", "--timesteps", "1024", "--snapshot-every",
-                "256", "--eval-every", "1024", "--init-bc", "chain", "--bc-decisions", "2000", "--bc-epochs", "2", "--bc-dagger", "1",
-                "--out", str(out), *SMALL])
+    code = cli(
+        [
+            "train",
+            "--rules",
+            "us",
+            "--opponent",
+            "self,greedy",
+            "--timesteps",
+            "1024",
+            "--snapshot-every",
+            "256",
+            "--eval-every",
+            "1024",
+            "--init-bc",
+            "chain",
+            "--bc-decisions",
+            "2000",
+            "--bc-epochs",
+            "2",
+            "--bc-dagger",
+            "1",
+            "--out",
+            str(out),
+            *SMALL,
+        ]
+    )
     assert code == 0
     pool = json.loads((out / "pool.json").read_text())
     names = [m["name"] for m in pool]
-    assert names[0] == "greedy" and "self@0" in names and sum(n.startswith("self@") for n in names) >= 3
+    assert (
+        names[0] == "greedy"
+        and "self@0" in names
+        and sum(n.startswith("self@") for n in names) >= 3
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["bc"]["teacher"] == "chain" and summary["bc"]["held_out_agreement"] > 0.5
     assert summary["bc"]["dagger_rounds"] == 1 and summary["bc"]["recorded_decisions"] > 3000
@@ -438,7 +579,10 @@ def test_bc_labels_every_best_action_of_a_scoring_teacher():
     mask = np.array([[1, 1, 1, 1, 0], [1, 0, 0, 1, 1]], np.int8)
     best = best_actions(Scorer(), np.zeros((2, 3), np.float32), mask, np.array([1, 4]))
     assert best.dtype == np.int8
-    assert best.tolist() == [[0, 1, 1, 0, 0], [0, 0, 0, 0, 1]]  # ties kept; illegal action 4 of row 0 is not
+    assert best.tolist() == [
+        [0, 1, 1, 0, 0],
+        [0, 0, 0, 0, 1],
+    ]  # ties kept; illegal action 4 of row 0 is not
     # A teacher without scores labels just the action it chose.
     plain = best_actions(object(), np.zeros((2, 3), np.float32), mask, np.array([3, 0]))
     assert plain.tolist() == [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]]
@@ -451,16 +595,24 @@ def test_bc_fit_spreads_over_the_teachers_ties():
     from train.vec_env import SpeedVecEnv
 
     env = SpeedVecEnv(4, "us", opponent="greedy")
-    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [16]}, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=8, batch_size=32, policy_kwargs={"net_arch": [16]}, device="cpu"
+    )
     rng = np.random.default_rng(0)
     n = 256
     mask = np.zeros((n, env.n_actions), np.int8)
     mask[:, [0, 1, 2, 3]] = 1
     best = np.zeros_like(mask)
     best[:, [1, 2]] = 1
-    data = {"obs": rng.random((n, env.obs_dim), dtype=np.float32), "mask": mask, "best": best,
-            "ret": np.zeros(n, np.float32)}
-    _fit(model.policy, data, np.arange(n), 30, BCConfig(batch_size=64, learning_rate=3e-3), rng, None)
+    data = {
+        "obs": rng.random((n, env.obs_dim), dtype=np.float32),
+        "mask": mask,
+        "best": best,
+        "ret": np.zeros(n, np.float32),
+    }
+    _fit(
+        model.policy, data, np.arange(n), 30, BCConfig(batch_size=64, learning_rate=3e-3), rng, None
+    )
     with torch.no_grad():
         log_p, _ = _forward(model.policy, torch.as_tensor(data["obs"]), mask)
     p = log_p.exp().numpy()

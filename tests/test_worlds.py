@@ -13,9 +13,14 @@ from speed_env.observation import observation_layout
 from speed_env.rules import make_rules
 from speed_env.worlds import WorldError, sample_worlds
 
-PRESETS = [("us", {}), ("pagat", {}), ("us", {"reserve_rule": "lock", "idle_flip_ms": 0}), ("japanese", {}),
-           ("japanese", {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}),
-           ("japanese", {"jokers": True, "same_rank": True, "wrap": False})]
+PRESETS = [
+    ("us", {}),
+    ("pagat", {}),
+    ("us", {"reserve_rule": "lock", "idle_flip_ms": 0}),
+    ("japanese", {}),
+    ("japanese", {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}),
+    ("japanese", {"jokers": True, "same_rank": True, "wrap": False}),
+]
 
 
 def _states(rules, games=12, seed=5, every=6):
@@ -31,7 +36,9 @@ def _states(rules, games=12, seed=5, every=6):
         if tick % every == 0:
             yield g.state[live].copy(), obs[:, live], mask[:, live]
         actions = np.stack([chain.act(obs[p], mask[p]) for p in range(2)])
-        keys = np.where(mask > 0, rng.random(mask.shape), -1)  # a random legal move a third of the time
+        keys = np.where(
+            mask > 0, rng.random(mask.shape), -1
+        )  # a random legal move a third of the time
         actions = np.where(rng.random(actions.shape) < 0.33, keys.argmax(axis=2), actions)
         g.step(actions)
         tick += 1
@@ -39,8 +46,14 @@ def _states(rules, games=12, seed=5, every=6):
 
 def _cards_of(rec, rules):
     """Every card id on the table of one record, wherever it lies."""
-    cards = [rec["hand"][:, : rules.hand_size].ravel(), rec["draw"].ravel(), rec["side"].ravel(),
-             rec["centre"].ravel(), rec["stk"].ravel(), rec["fl_cards"].ravel()]
+    cards = [
+        rec["hand"][:, : rules.hand_size].ravel(),
+        rec["draw"].ravel(),
+        rec["side"].ravel(),
+        rec["centre"].ravel(),
+        rec["stk"].ravel(),
+        rec["fl_cards"].ravel(),
+    ]
     out = np.concatenate(cards)
     return np.sort(out[out >= 0])
 
@@ -113,16 +126,34 @@ def _chi_square(counts, expected):
 
 # 99.9% quantiles of the chi-square distribution (df: critical value); a fair sampler
 # exceeds one with probability 0.001, the seed is fixed, and a biased one is caught below.
-CHI2_999 = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47, 5: 20.52, 6: 22.46, 7: 24.32, 8: 26.12, 9: 27.88,
-            10: 29.59, 11: 31.26, 12: 32.91, 13: 34.53}
+CHI2_999 = {
+    1: 10.83,
+    2: 13.82,
+    3: 16.27,
+    4: 18.47,
+    5: 20.52,
+    6: 22.46,
+    7: 24.32,
+    8: 26.12,
+    9: 27.88,
+    10: 29.59,
+    11: 31.26,
+    12: 32.91,
+    13: 34.53,
+}
 
 
 def _uniformity(places, pool_counts, n):
     """Chi-square statistic and df of the ranks found at each hidden place against the unseen counts."""
     expected = pool_counts / pool_counts.sum() * n
     keep = expected > 0
-    return [(_chi_square(np.bincount(ranks, minlength=len(pool_counts))[keep], expected[keep]), keep.sum() - 1)
-            for ranks in places]
+    return [
+        (
+            _chi_square(np.bincount(ranks, minlength=len(pool_counts))[keep], expected[keep]),
+            keep.sum() - 1,
+        )
+        for ranks in places
+    ]
 
 
 def test_hidden_cards_are_uniform_over_the_unseen_ones_in_us():
@@ -130,13 +161,17 @@ def test_hidden_cards_are_uniform_over_the_unseen_ones_in_us():
     lay = observation_layout(rules)
     records, obs, _ = list(_states(rules, games=4, seed=9))[30]
     row = obs[0][0]
-    unknown = np.rint(row[lay["unknown"]] * 4) - np.rint(row[lay["side_known"]] * 4).reshape(2, -1).sum(axis=0)
+    unknown = np.rint(row[lay["unknown"]] * 4) - np.rint(row[lay["side_known"]] * 4).reshape(
+        2, -1
+    ).sum(axis=0)
     n = 4000
     worlds = sample_worlds(rules, row, n, seed=11)
     rank = np.array([c % 13 for c in range(52)])
-    places = [rank[worlds["draw"][:, 0, worlds["draw_n"][0, 0] - 1]],      # the top of my own draw pile
-              rank[worlds["draw"][:, 1, 0]],                               # the bottom of theirs
-              rank[np.sort(worlds["hand"][:, 1, :5], axis=1)[:, -1]]]      # a card of their hidden hand
+    places = [
+        rank[worlds["draw"][:, 0, worlds["draw_n"][0, 0] - 1]],  # the top of my own draw pile
+        rank[worlds["draw"][:, 1, 0]],  # the bottom of theirs
+        rank[np.sort(worlds["hand"][:, 1, :5], axis=1)[:, -1]],
+    ]  # a card of their hidden hand
     if worlds["side_n"][0, 0] and not row[lay["side_known"]].any():
         places.append(rank[worlds["side"][:, 0, 0]])
     for stat, df in _uniformity(places[:2], unknown, n):
@@ -159,7 +194,7 @@ def test_in_japanese_each_stock_is_uniform_over_its_owner_colours_unseen_cards()
     rank = np.array([c % 13 for c in range(52)] + [13, 13])
     top = rank[worlds["draw"][np.arange(n), 1, worlds["draw_n"][:, 1] - 1]]
     bottom_theirs = rank[worlds["draw"][:, 0, 0]]
-    for (stat, df) in _uniformity([top], mine, n) + _uniformity([bottom_theirs], theirs, n):
+    for stat, df in _uniformity([top], mine, n) + _uniformity([bottom_theirs], theirs, n):
         assert stat < CHI2_999[df]
 
 
@@ -173,7 +208,9 @@ def test_observations_no_table_can_produce_are_refused():
     with pytest.raises(WorldError, match="have length"):
         sample_worlds(make_rules("japanese", jokers=True), row, 2)
     bad = row.copy()
-    bad[observation_layout(rules)["unknown"]] = 0.0  # nothing unseen: 47 cards for two 1-card centre piles
+    bad[observation_layout(rules)["unknown"]] = (
+        0.0  # nothing unseen: 47 cards for two 1-card centre piles
+    )
     with pytest.raises(WorldError, match="centre piles hold 1 and 1 cards"):
         sample_worlds(rules, bad, 2)
     with pytest.raises(WorldError, match="worlds must be"):

@@ -83,7 +83,9 @@ def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Te
     return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
 
 
-def returns_to_go(rew: np.ndarray, done: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def returns_to_go(
+    rew: np.ndarray, done: np.ndarray, gamma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)`` arrays.
 
     Computed backwards from each game's last step; the steps after an env's
@@ -103,8 +105,14 @@ def returns_to_go(rew: np.ndarray, done: np.ndarray, gamma: float) -> tuple[np.n
     return ret, known, game
 
 
-def record(env: Any, teacher: str, decisions: int, gamma: float, seed: int = 0,
-           student: Policy | None = None) -> dict[str, np.ndarray]:
+def record(
+    env: Any,
+    teacher: str,
+    decisions: int,
+    gamma: float,
+    seed: int = 0,
+    student: Policy | None = None,
+) -> dict[str, np.ndarray]:
     """Record about ``decisions`` steps of the learner's seat of ``env``, labelled by ``teacher``.
 
     The teacher plays, or with ``student`` the student plays and the teacher
@@ -131,7 +139,9 @@ def record(env: Any, teacher: str, decisions: int, gamma: float, seed: int = 0,
         labels = np.zeros(n, np.int64)
         for g, bot in zip(env.groups, bots, strict=True):
             labels[g.lo : g.hi] = bot.act(obs[g.lo : g.hi], mask[g.lo : g.hi])
-            best_buf[t, g.lo : g.hi] = best_actions(bot, obs[g.lo : g.hi], mask[g.lo : g.hi], labels[g.lo : g.hi])
+            best_buf[t, g.lo : g.hi] = best_actions(
+                bot, obs[g.lo : g.hi], mask[g.lo : g.hi], labels[g.lo : g.hi]
+            )
         obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
         actions = labels if student is None else student.act(obs, mask)
         obs, rew_buf[t], done_buf[t], _ = env.step(actions)
@@ -148,8 +158,15 @@ def record(env: Any, teacher: str, decisions: int, gamma: float, seed: int = 0,
     }
 
 
-def _fit(policy: Any, data: dict[str, np.ndarray], train_idx: np.ndarray, epochs: int, cfg: BCConfig,
-         rng: np.random.Generator, log: Any) -> list[float]:
+def _fit(
+    policy: Any,
+    data: dict[str, np.ndarray],
+    train_idx: np.ndarray,
+    epochs: int,
+    cfg: BCConfig,
+    rng: np.random.Generator,
+    log: Any,
+) -> list[float]:
     """Fit actor (cross-entropy) and critic (squared error) on ``train_idx`` for ``epochs`` passes."""
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
@@ -168,7 +185,9 @@ def _fit(policy: Any, data: dict[str, np.ndarray], train_idx: np.ndarray, epochs
             log_p, values = _forward(policy, obs[b], mask[b])
             # -log P(the teacher's best set): any of its equally good actions is right.
             log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
-            loss = -log_p_best.mean() + cfg.value_coef * torch.nn.functional.mse_loss(values, ret[b])
+            loss = -log_p_best.mean() + cfg.value_coef * torch.nn.functional.mse_loss(
+                values, ret[b]
+            )
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -176,7 +195,7 @@ def _fit(policy: Any, data: dict[str, np.ndarray], train_idx: np.ndarray, epochs
             schedule.step()
             losses.append(float(loss.detach()))
         if log is not None:
-            log(f"bc epoch loss {np.mean(losses[-max(1, len(idx) // cfg.batch_size):]):.4f}")
+            log(f"bc epoch loss {np.mean(losses[-max(1, len(idx) // cfg.batch_size) :]):.4f}")
     policy.set_training_mode(False)
     return losses
 
@@ -201,7 +220,9 @@ def clone(model: Any, env: Any, cfg: BCConfig, *, seed: int = 0, log: Any = None
     for r in range(cfg.dagger_rounds):
         t1 = time.perf_counter()
         student = snapshot_policy(model, sample=False, seed=seed)
-        more = record(env, cfg.teacher, cfg.decisions, model.gamma, seed=seed + 1 + r, student=student)
+        more = record(
+            env, cfg.teacher, cfg.decisions, model.gamma, seed=seed + 1 + r, student=student
+        )
         t_record += time.perf_counter() - t1
         held = np.concatenate([held, _split(more, cfg.holdout, rng)])
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
@@ -221,7 +242,9 @@ def clone(model: Any, env: Any, cfg: BCConfig, *, seed: int = 0, log: Any = None
         "choice_decisions": int((data["mask"].sum(axis=1) >= 2).sum()),
         "dagger_rounds": cfg.dagger_rounds,
         "held_out_agreement": agreement,
-        "held_out_value_mse": float(torch.mean((values - ret) ** 2)) if len(test_idx) else float("nan"),
+        "held_out_value_mse": float(torch.mean((values - ret) ** 2))
+        if len(test_idx)
+        else float("nan"),
         "final_loss": float(np.mean(losses[-10:])) if losses else float("nan"),
         "record_s": round(t_record, 2),
         "fit_s": round(time.perf_counter() - t0 - t_record, 2),

@@ -25,7 +25,9 @@ def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
     return sb3_policy_tensors(model.policy)
 
 
-def load_tensors_into(model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False) -> None:
+def load_tensors_into(
+    model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False
+) -> None:
     """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
     is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
     policy = model.policy
@@ -64,12 +66,27 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     return MLPPolicy(tensors, activation, sample=sample, seed=seed)
 
 
-def export_model(model: Any, path: str | Path, *, rules: Rules | Sequence[Rules], reaction: Any, tick_ms: int,
-                 training: dict[str, Any]) -> Path:
+def export_model(
+    model: Any,
+    path: str | Path,
+    *,
+    rules: Rules | Sequence[Rules],
+    reaction: Any,
+    tick_ms: int,
+    training: dict[str, Any],
+) -> Path:
     """Write the model in the kit's format (actor and critic); returns the manifest path."""
     tensors, hidden, activation = policy_tensors(model)
-    return save_model(path, tensors, rules=rules, hidden=hidden, activation=activation,
-                      reaction=reaction, tick_ms=tick_ms, training=training)
+    return save_model(
+        path,
+        tensors,
+        rules=rules,
+        hidden=hidden,
+        activation=activation,
+        reaction=reaction,
+        tick_ms=tick_ms,
+        training=training,
+    )
 
 
 def save_checkpoint(model: Any, stem: Path, **export_kwargs: Any) -> Path:

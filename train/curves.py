@@ -6,8 +6,19 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-EVAL_FIELDS = ["timesteps", "rules", "opponent", "games", "wins", "losses", "draws", "win_rate", "ci_low",
-               "ci_high", "wall_s"]
+EVAL_FIELDS = [
+    "timesteps",
+    "rules",
+    "opponent",
+    "games",
+    "wins",
+    "losses",
+    "draws",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "wall_s",
+]
 
 
 def read_eval(path: Path) -> list[dict[str, str]]:
@@ -53,7 +64,13 @@ def plot_curves(eval_csv: Path, png: Path, title: str = "") -> Path | None:
             pts.sort()
             x = [p[0] for p in pts]
             line = ax.plot(x, [100 * p[1] for p in pts], marker="o", ms=3, label=f"vs {opp}")[0]
-            ax.fill_between(x, [100 * p[2] for p in pts], [100 * p[3] for p in pts], color=line.get_color(), alpha=0.15)
+            ax.fill_between(
+                x,
+                [100 * p[2] for p in pts],
+                [100 * p[3] for p in pts],
+                color=line.get_color(),
+                alpha=0.15,
+            )
         ax.axhline(50, color="grey", lw=0.8, ls="--")
         ax.set_xlabel("timesteps (learner decisions)")
         ax.set_ylabel("win rate % (paired deals, 95% CI)")

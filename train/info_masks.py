@@ -92,7 +92,11 @@ class InfoMaskVecEnv(VecEnvWrapper):
         return attr_name == METHOD or self.venv.has_attr(attr_name)
 
     def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
     ) -> list[Any]:
         """``action_masks`` per sub-env from the kept infos; any other method goes to the wrapped env."""
         if method_name != METHOD:

@@ -44,14 +44,22 @@ class Member:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    window: dict[str, int] = field(default_factory=lambda: {"games": 0, "wins": 0, "losses": 0, "draws": 0})
+    window: dict[str, int] = field(
+        default_factory=lambda: {"games": 0, "wins": 0, "losses": 0, "draws": 0}
+    )
 
 
 class OpponentPool:
     """Opponents drawn per game, acting on a batch of rows each with its own member."""
 
-    def __init__(self, members: Sequence[Member], *, self_play: bool = False, self_fraction: float = 0.5,
-                 max_snapshots: int = 8) -> None:
+    def __init__(
+        self,
+        members: Sequence[Member],
+        *,
+        self_play: bool = False,
+        self_fraction: float = 0.5,
+        max_snapshots: int = 8,
+    ) -> None:
         if not members and not self_play:
             raise ValueError("an opponent pool needs at least one opponent")
         if not 0.0 <= self_fraction <= 1.0:
@@ -65,14 +73,17 @@ class OpponentPool:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_spec(cls, spec: str | Policy | OpponentPool, rules: Sequence[Rules], seed: int = 0,
-                  **kwargs: Any) -> OpponentPool:
+    def from_spec(
+        cls, spec: str | Policy | OpponentPool, rules: Sequence[Rules], seed: int = 0, **kwargs: Any
+    ) -> OpponentPool:
         """A pool from an opponent spec string (see the module docstring), a Policy, or a pool."""
         if isinstance(spec, OpponentPool):
             return spec
         if not isinstance(spec, str):
             if not isinstance(spec, Policy):
-                raise TypeError(f"opponent must be a spec string, a Policy or an OpponentPool, got {type(spec).__name__}")
+                raise TypeError(
+                    f"opponent must be a spec string, a Policy or an OpponentPool, got {type(spec).__name__}"
+                )
             return cls([Member(type(spec).__name__, [spec] * len(rules), "bot")])
         import agents
 
@@ -86,7 +97,10 @@ class OpponentPool:
         members = []
         for k, bot in enumerate(bots):
             parsed = agents.parse_spec(bot)
-            policies = [agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF) for g, r in enumerate(rules)]
+            policies = [
+                agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF)
+                for g, r in enumerate(rules)
+            ]
             members.append(Member(bot, policies, "bot", parsed.reaction))
         return cls(members, self_play=self_play, **kwargs)
 
@@ -110,7 +124,9 @@ class OpponentPool:
             pick = snaps or bots
             w[pick] = 1.0 / len(pick)
         else:
-            raise RuntimeError("self-play pool without bots has no snapshot yet; add one before the first reset")
+            raise RuntimeError(
+                "self-play pool without bots has no snapshot yet; add one before the first reset"
+            )
         return w
 
     def sample(self, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -126,7 +142,9 @@ class OpponentPool:
         out = np.zeros(len(who), np.int64)
         for m in np.unique(who):
             rows = np.flatnonzero(who == m)
-            out[rows] = np.asarray(self.members[m].policies[group].act(obs[rows], mask[rows])).reshape(-1)
+            out[rows] = np.asarray(
+                self.members[m].policies[group].act(obs[rows], mask[rows])
+            ).reshape(-1)
         return out
 
     def record(self, who: np.ndarray, outcome: np.ndarray) -> None:
@@ -160,7 +178,15 @@ class OpponentPool:
         """The pool's make-up (JSON-ready): each member's kind, whether drawn now, and its totals."""
         w = self.weights()
         return [
-            {"name": m.name, "kind": m.kind, "active": m.active, "p": float(w[i]), "games": m.games,
-             "wins": m.wins, "losses": m.losses, "draws": m.draws}
+            {
+                "name": m.name,
+                "kind": m.kind,
+                "active": m.active,
+                "p": float(w[i]),
+                "games": m.games,
+                "wins": m.wins,
+                "losses": m.losses,
+                "draws": m.draws,
+            }
             for i, m in enumerate(self.members)
         ]

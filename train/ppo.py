@@ -124,8 +124,20 @@ class Config(PPOHyperparams):
 
 def check_config(cfg: Config) -> None:
     """Refuse settings that cannot work, with a message naming the field."""
-    check_ppo(cfg, ("timesteps", "eval_every", "eval_games", "snapshot_every", "max_snapshots", "tick_ms",
-                    "eval_workers", "bc_decisions", "bc_epochs"))
+    check_ppo(
+        cfg,
+        (
+            "timesteps",
+            "eval_every",
+            "eval_games",
+            "snapshot_every",
+            "max_snapshots",
+            "tick_ms",
+            "eval_workers",
+            "bc_decisions",
+            "bc_epochs",
+        ),
+    )
     if cfg.bc_dagger < 0:
         raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
     if cfg.seat not in ("random", "alternate", "0", "1"):
@@ -171,19 +183,37 @@ def evaluate(model_path: Path, cfg: Config, rules_list: list[Any]) -> list[dict[
     rows = []
     for rules in rules_list:
         t0 = time.perf_counter()
-        settings = tournament.Settings(agents=(spec, *bots), games=cfg.eval_games, rules=rules,
-                                       reaction=make_profile(cfg.reaction), tick_ms=cfg.tick_ms,
-                                       seed=cfg.eval_seed, gauntlet=spec)
+        settings = tournament.Settings(
+            agents=(spec, *bots),
+            games=cfg.eval_games,
+            rules=rules,
+            reaction=make_profile(cfg.reaction),
+            tick_ms=cfg.tick_ms,
+            seed=cfg.eval_seed,
+            gauntlet=spec,
+        )
         results, _ = tournament.run(settings, workers=cfg.eval_workers)
         pairs = settings.pairings()
         for k, (_, j) in enumerate(pairs):
             mine = [r for r in results if r.chunk.pair == k]
-            wins, losses, draws = (sum(getattr(r, f) for r in mine) for f in ("wins_a", "wins_b", "draws"))
+            wins, losses, draws = (
+                sum(getattr(r, f) for r in mine) for f in ("wins_a", "wins_b", "draws")
+            )
             games = wins + losses + draws
             lo, hi = wilson_interval(wins + draws / 2, games)
-            rows.append({"rules": rules.preset, "opponent": settings.agents[j], "games": games, "wins": wins,
-                         "losses": losses, "draws": draws, "win_rate": round((wins + draws / 2) / max(games, 1), 4),
-                         "ci_low": round(lo, 4), "ci_high": round(hi, 4)})
+            rows.append(
+                {
+                    "rules": rules.preset,
+                    "opponent": settings.agents[j],
+                    "games": games,
+                    "wins": wins,
+                    "losses": losses,
+                    "draws": draws,
+                    "win_rate": round((wins + draws / 2) / max(games, 1), 4),
+                    "ci_low": round(lo, 4),
+                    "ci_high": round(hi, 4),
+                }
+            )
         wall = round(time.perf_counter() - t0, 2)
         for row in rows:
             row.setdefault("wall_s", wall)
@@ -224,19 +254,34 @@ class Run:
         c = self.cfg
         return {
             "rules": self.rules_list,  # every rules it trains under: the model plays only those
-            "reaction": {"learner": self.env.reactions[0].label(), "opponent": self.env.reactions[1].label()},
+            "reaction": {
+                "learner": self.env.reactions[0].label(),
+                "opponent": self.env.reactions[1].label(),
+            },
             "tick_ms": c.tick_ms,
-            "training": {"timesteps": steps, "opponent": c.opponent, "rules": c.rules, "seed": c.seed,
-                         "init_bc": c.init_bc, "skip_forced": c.skip_forced, "config": asdict(c)},
+            "training": {
+                "timesteps": steps,
+                "opponent": c.opponent,
+                "rules": c.rules,
+                "seed": c.seed,
+                "init_bc": c.init_bc,
+                "skip_forced": c.skip_forced,
+                "config": asdict(c),
+            },
         }
 
     def checkpoint(self, steps: int) -> Path:
         """Checkpoint at ``steps`` (kit model + optimizer) and point ``state.json`` at it."""
         from train.checkpoint import save_checkpoint
 
-        path = save_checkpoint(self.model, self.out / "checkpoints" / f"step_{steps:09d}", **self.model_info(steps))
-        self.state.update(timesteps=steps, n_updates=int(self.model._n_updates),
-                          checkpoint=str(path.relative_to(self.out)))
+        path = save_checkpoint(
+            self.model, self.out / "checkpoints" / f"step_{steps:09d}", **self.model_info(steps)
+        )
+        self.state.update(
+            timesteps=steps,
+            n_updates=int(self.model._n_updates),
+            checkpoint=str(path.relative_to(self.out)),
+        )
         self.write_state()
         return path
 
@@ -246,11 +291,17 @@ class Run:
         from agents.model_io import MLPPolicy
         from train.checkpoint import export_model
 
-        path = export_model(self.model, self.out / "pool" / f"self_{steps:09d}", **self.model_info(steps))
+        path = export_model(
+            self.model, self.out / "pool" / f"self_{steps:09d}", **self.model_info(steps)
+        )
         tensors, _, activation = _actor(self.model)
-        policy = MLPPolicy(tensors, activation, sample=self.cfg.snapshot_sample, seed=self.cfg.seed + steps)
+        policy = MLPPolicy(
+            tensors, activation, sample=self.cfg.snapshot_sample, seed=self.cfg.seed + steps
+        )
         self.env.pool.add_snapshot(f"self@{steps}", policy, len(self.env.groups))
-        self.state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": str(path.relative_to(self.out))})
+        self.state.setdefault("snapshots", []).append(
+            {"name": f"self@{steps}", "path": str(path.relative_to(self.out))}
+        )
 
     def evaluate(self, steps: int) -> list[dict[str, Any]]:
         """Checkpoint, play the gauntlet, append to eval.csv, log and redraw the curve."""
@@ -263,16 +314,27 @@ class Run:
             row["timesteps"] = steps
             self.model.logger.record(f"eval/{row['rules']}/{row['opponent']}", row["win_rate"])
         append_eval(self.out / "eval.csv", rows)
-        plot_curves(self.out / "eval.csv", self.out / "curves.png", title=f"{self.cfg.opponent} on {self.cfg.rules}")
-        (self.out / "pool.json").write_text(json.dumps(self.env.pool.describe(), indent=2) + "\n", encoding="utf-8")
+        plot_curves(
+            self.out / "eval.csv",
+            self.out / "curves.png",
+            title=f"{self.cfg.opponent} on {self.cfg.rules}",
+        )
+        (self.out / "pool.json").write_text(
+            json.dumps(self.env.pool.describe(), indent=2) + "\n", encoding="utf-8"
+        )
         self.state["last_eval"] = steps
         self.write_state()
         self.timing["eval_s"] += time.perf_counter() - t0
-        text = "  ".join(f"{r['rules']}/{r['opponent']} {100 * r['win_rate']:.1f}% "
-                         f"[{100 * r['ci_low']:.0f},{100 * r['ci_high']:.0f}]" for r in rows)
+        text = "  ".join(
+            f"{r['rules']}/{r['opponent']} {100 * r['win_rate']:.1f}% "
+            f"[{100 * r['ci_low']:.0f},{100 * r['ci_high']:.0f}]"
+            for r in rows
+        )
         self.bar.print(f"eval @ {steps:,}: {text}")
         main = [r for r in rows if r["opponent"] in ("greedy", "chain")] or rows
-        self.bar.note = " ".join(f"{r['opponent'][:6]} {100 * r['win_rate']:.0f}%" for r in main[:4])
+        self.bar.note = " ".join(
+            f"{r['opponent'][:6]} {100 * r['win_rate']:.0f}%" for r in main[:4]
+        )
         return rows
 
     def throughput(self, steps_done: int, wall: float) -> dict[str, Any]:
@@ -337,7 +399,10 @@ def _make_callback(run: Run) -> Any:
             for key in ("engine_s", "opponent_s", "step_wait_s"):
                 self.logger.record(f"time/env_{key}", tp[key])
             self.logger.record("time/update_s", run.timing["update_s"])
-            if run.env.pool.self_play and steps >= run.state.get("last_snapshot", 0) + cfg.snapshot_every:
+            if (
+                run.env.pool.self_play
+                and steps >= run.state.get("last_snapshot", 0) + cfg.snapshot_every
+            ):
                 run.snapshot(steps)
                 run.state["last_snapshot"] = steps
             if steps >= run.state.get("last_eval", 0) + cfg.eval_every:
@@ -357,10 +422,17 @@ def prepare(cfg: Config) -> Config:
         saved = json.loads(state.read_text(encoding="utf-8"))["config"]
         known = {f.name for f in dataclasses.fields(Config)}
         merged = Config(**{k: v for k, v in saved.items() if k in known})
-        merged.timesteps, merged.resume, merged.progress, merged.out = cfg.timesteps, True, cfg.progress, cfg.out
+        merged.timesteps, merged.resume, merged.progress, merged.out = (
+            cfg.timesteps,
+            True,
+            cfg.progress,
+            cfg.out,
+        )
         return merged
     if state.exists():
-        raise ValueError(f"{out} already holds a training run; pass --resume to continue it or choose another --out")
+        raise ValueError(
+            f"{out} already holds a training run; pass --resume to continue it or choose another --out"
+        )
     return cfg
 
 
@@ -390,11 +462,20 @@ def _train(run: Run) -> dict[str, Any]:
 
     # 3. Environment ---------------------------------------------------------------
     run.rules_list = parse_rules_options(cfg)
-    run.env = SpeedVecEnv(cfg.n_envs, run.rules_list, opponent=cfg.opponent, reaction=cfg.reaction,
-                          seat=cfg.seat if cfg.seat in ("random", "alternate") else int(cfg.seat),
-                          tick_ms=cfg.tick_ms, skip_forced=cfg.skip_forced, skip_tail=cfg.skip_tail,
-                          wait_penalty=cfg.wait_penalty, truncation_reward=cfg.truncation_reward, shaping=cfg.shaping,
-                          seed=seed)
+    run.env = SpeedVecEnv(
+        cfg.n_envs,
+        run.rules_list,
+        opponent=cfg.opponent,
+        reaction=cfg.reaction,
+        seat=cfg.seat if cfg.seat in ("random", "alternate") else int(cfg.seat),
+        tick_ms=cfg.tick_ms,
+        skip_forced=cfg.skip_forced,
+        skip_tail=cfg.skip_tail,
+        wait_penalty=cfg.wait_penalty,
+        truncation_reward=cfg.truncation_reward,
+        shaping=cfg.shaping,
+        seed=seed,
+    )
     pool = run.env.pool
     pool.self_fraction, pool.max_snapshots = cfg.self_fraction, cfg.max_snapshots
 
@@ -411,7 +492,9 @@ def _train(run: Run) -> dict[str, Any]:
             from agents.model_io import MLPPolicy
 
             tensors, manifest, _ = read_model(run.out / snap["path"])
-            policy = MLPPolicy(tensors, manifest["net"]["activation"], sample=cfg.snapshot_sample, seed=cfg.seed)
+            policy = MLPPolicy(
+                tensors, manifest["net"]["activation"], sample=cfg.snapshot_sample, seed=cfg.seed
+            )
             pool.add_snapshot(snap["name"], policy, len(run.env.groups))
         run.bar.print(f"resuming {run.out} at {model.num_timesteps:,} timesteps")
     else:
@@ -423,13 +506,23 @@ def _train(run: Run) -> dict[str, Any]:
 
             t0 = time.perf_counter()
             run.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
-            stats = clone(model, run.env, BCConfig(teacher=cfg.init_bc, decisions=cfg.bc_decisions,
-                                                    epochs=cfg.bc_epochs, dagger_rounds=cfg.bc_dagger),
-                          seed=cfg.seed)
+            stats = clone(
+                model,
+                run.env,
+                BCConfig(
+                    teacher=cfg.init_bc,
+                    decisions=cfg.bc_decisions,
+                    epochs=cfg.bc_epochs,
+                    dagger_rounds=cfg.bc_dagger,
+                ),
+                seed=cfg.seed,
+            )
             run.timing["bc_s"] = time.perf_counter() - t0
             run.state["bc"] = stats
-            run.bar.print(f"cloned {cfg.init_bc}: held-out agreement {100 * stats['held_out_agreement']:.1f}% "
-                          f"({stats['record_s']} s recording, {stats['fit_s']} s fitting)")
+            run.bar.print(
+                f"cloned {cfg.init_bc}: held-out agreement {100 * stats['held_out_agreement']:.1f}% "
+                f"({stats['record_s']} s recording, {stats['fit_s']} s fitting)"
+            )
         if pool.self_play and (cfg.init_bc or cfg.init_from):
             run.snapshot(0)  # the warm start is the pool's first snapshot
         run.state["timesteps"] = 0
@@ -445,8 +538,12 @@ def _train(run: Run) -> dict[str, Any]:
     interrupted = False
     try:
         if remaining > 0:
-            model.learn(total_timesteps=remaining, callback=_make_callback(run), reset_num_timesteps=False,
-                        progress_bar=False)
+            model.learn(
+                total_timesteps=remaining,
+                callback=_make_callback(run),
+                reset_num_timesteps=False,
+                progress_bar=False,
+            )
     except KeyboardInterrupt:
         interrupted = True
         run.bar.print("interrupted: saving what was trained")
@@ -460,7 +557,9 @@ def _train(run: Run) -> dict[str, Any]:
     else:
         run.checkpoint(steps)
     final = export_model(model, run.out / "model", **run.model_info(steps))
-    curves = plot_curves(run.out / "eval.csv", run.out / "curves.png", title=f"{cfg.opponent} on {cfg.rules}")
+    curves = plot_curves(
+        run.out / "eval.csv", run.out / "curves.png", title=f"{cfg.opponent} on {cfg.rules}"
+    )
     summary = {
         "model": str(final),
         "curves": str(curves) if curves else None,
@@ -473,7 +572,9 @@ def _train(run: Run) -> dict[str, Any]:
     run.state["done"] = summary["complete"]
     run.write_state()
     (run.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    run.bar.print(f"wrote {final} ({steps:,} timesteps, {summary['throughput']['timesteps_per_s']:,.0f} timesteps/s)")
+    run.bar.print(
+        f"wrote {final} ({steps:,} timesteps, {summary['throughput']['timesteps_per_s']:,.0f} timesteps/s)"
+    )
     return summary
 
 

@@ -60,7 +60,11 @@ def field_help(cls: type) -> dict[str, str]:
     for klass in reversed([k for k in cls.__mro__ if k is not object]):
         body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
         for node, nxt in itertools.pairwise(body):
-            if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+            ):
                 out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
     return out
 
@@ -70,7 +74,9 @@ def hidden(cfg: Any) -> list[int]:
     try:
         sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
     except ValueError:
-        raise ValueError(f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}") from None
+        raise ValueError(
+            f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}"
+        ) from None
     if not sizes or min(sizes) < 1:
         raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
     return sizes
@@ -89,7 +95,9 @@ def check_ppo(cfg: Any, positive: tuple[str, ...] = ()) -> None:
     if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
         raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
-        raise ValueError(f"batch_size {cfg.batch_size} exceeds a rollout (n_steps * n_envs = {cfg.n_steps * cfg.n_envs})")
+        raise ValueError(
+            f"batch_size {cfg.batch_size} exceeds a rollout (n_steps * n_envs = {cfg.n_steps * cfg.n_envs})"
+        )
     hidden(cfg)
 
 
@@ -114,12 +122,23 @@ def make_model(cfg: Any, env: Any) -> Any:
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     return MaskablePPO(
-        "MlpPolicy", env, learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
-        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
-        max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
+        "MlpPolicy",
+        env,
+        learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        target_kl=cfg.target_kl,
         policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
-        seed=cfg.seed, device="cpu", verbose=0,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
     )
 
 
@@ -143,7 +162,9 @@ class ProgressBar:
         eta = max(0.0, (self.total - steps) / rate) if rate > 0 else None
         eta_s = f"{int(eta // 60)}m{int(eta % 60):02d}s" if eta is not None else "?"
         bar = "#" * int(30 * done) + "." * (30 - int(30 * done))
-        sys.stderr.write(f"\r\033[Ktrain [{bar}] {steps:,}/{self.total:,} {rate:,.0f} steps/s eta {eta_s} {self.note}")
+        sys.stderr.write(
+            f"\r\033[Ktrain [{bar}] {steps:,}/{self.total:,} {rate:,.0f} steps/s eta {eta_s} {self.note}"
+        )
         sys.stderr.flush()
 
     def print(self, line: str) -> None:

@@ -70,7 +70,15 @@ from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
 
 CSV_COLUMNS = (
-    "latency_ms", "opponent_latency_ms", "games", "wins", "losses", "draws", "win_rate", "ci_low", "ci_high",
+    "latency_ms",
+    "opponent_latency_ms",
+    "games",
+    "wins",
+    "losses",
+    "draws",
+    "win_rate",
+    "ci_low",
+    "ci_high",
 )
 LN_1_5 = math.log(1.5)
 """logit(0.6) - logit(0.5): the log-odds of ten points of win rate above even."""
@@ -100,8 +108,10 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
     """
     items = [item.strip() for item in str(text).split(",")]
     if not text or not str(text).strip() or any(not item for item in items):
-        raise SweepError(f"{what} takes latencies in ms or profile names separated by commas "
-                         f"(e.g. 150,200,250), got {text!r}")
+        raise SweepError(
+            f"{what} takes latencies in ms or profile names separated by commas "
+            f"(e.g. 150,200,250), got {text!r}"
+        )
     out = []
     for item in items:
         try:
@@ -118,11 +128,15 @@ def shifted_profile(mu: float, preset: str = "human") -> ReactionProfile:
     """The preset's ex-Gaussian shape moved so that its Gaussian mean is ``mu`` (its floor moves with it)."""
     base = make_profile(preset)
     if base.is_fixed or not base.name:
-        raise SweepError(f"jitter takes a jittered preset name (superhuman, pro, human, casual), got {preset!r}")
+        raise SweepError(
+            f"jitter takes a jittered preset name (superhuman, pro, human, casual), got {preset!r}"
+        )
     shift = float(mu) - base.mu
     if base.floor + shift < 1:
-        raise SweepError(f"latency {mu:g} is too fast for the {preset} shape (its floor would be "
-                         f"{base.floor + shift:g} ms); give at least {base.mu - base.floor + 1:g}")
+        raise SweepError(
+            f"latency {mu:g} is too fast for the {preset} shape (its floor would be "
+            f"{base.floor + shift:g} ms); give at least {base.mu - base.floor + 1:g}"
+        )
     return ReactionProfile(float(mu), base.sigma, base.tau, base.floor + shift)
 
 
@@ -164,15 +178,21 @@ class SweepSettings:
     def __post_init__(self) -> None:
         if self.jitter is not None:
             for lat in self.latencies:
-                profile_for(lat, self.jitter)  # refuses a bad preset or a latency below the shape's floor
+                profile_for(
+                    lat, self.jitter
+                )  # refuses a bad preset or a latency below the shape's floor
         for who, spec in (("agent", self.agent), ("opponent", self.opponent)):
             if "@" in spec:
-                raise SweepError(f"the {who} spec {spec!r} carries a latency; give the spec without @ "
-                                 f"and the latencies with --latencies / --opponent-latency")
+                raise SweepError(
+                    f"the {who} spec {spec!r} carries a latency; give the spec without @ "
+                    f"and the latencies with --latencies / --opponent-latency"
+                )
         if not self.latencies or not self.opponent_latencies:
             raise SweepError("a sweep needs at least one agent latency and one opponent latency")
         if self.games < 2:
-            raise SweepError(f"games per point must be at least 2 (each deal is played twice), got {self.games}")
+            raise SweepError(
+                f"games per point must be at least 2 (each deal is played twice), got {self.games}"
+            )
 
     @property
     def is_grid(self) -> bool:
@@ -187,14 +207,23 @@ class SweepSettings:
         """The two-agent tournament that plays one point."""
         lat, opp = point
         profile = profile_for(lat, self.jitter)
-        if self.jitter and not profile.name:  # a shifted shape has no spec string: it rides on Settings
+        if (
+            self.jitter and not profile.name
+        ):  # a shifted shape has no spec string: it rides on Settings
             return tournament.Settings(
-                agents=(self.agent, f"{self.opponent}@{opp}"), games=self.games, rules=self.rules,
-                reaction=profile, tick_ms=self.tick_ms, seed=self.seed,
+                agents=(self.agent, f"{self.opponent}@{opp}"),
+                games=self.games,
+                rules=self.rules,
+                reaction=profile,
+                tick_ms=self.tick_ms,
+                seed=self.seed,
             )
         return tournament.Settings(
-            agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"), games=self.games, rules=self.rules,
-            tick_ms=self.tick_ms, seed=self.seed,
+            agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"),
+            games=self.games,
+            rules=self.rules,
+            tick_ms=self.tick_ms,
+            seed=self.seed,
         )
 
     def agent_label(self, latency: str) -> str:
@@ -206,11 +235,19 @@ class SweepSettings:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
         return {
-            "agent": self.agent, "opponent": self.opponent, "latencies": list(self.latencies),
-            "opponent_latencies": list(self.opponent_latencies), "grid": self.is_grid,
-            "games_per_point": 2 * max(1, self.games // 2), "rules": self.rules.to_dict(),
-            "tick_ms": self.tick_ms, "seed": self.seed, "paired_deals": True, "same_deals_every_point": True,
-            "jitter": self.jitter, "latency_axis": "fixed latencies at their value, jittered profiles at their median",
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "latencies": list(self.latencies),
+            "opponent_latencies": list(self.opponent_latencies),
+            "grid": self.is_grid,
+            "games_per_point": 2 * max(1, self.games // 2),
+            "rules": self.rules.to_dict(),
+            "tick_ms": self.tick_ms,
+            "seed": self.seed,
+            "paired_deals": True,
+            "same_deals_every_point": True,
+            "jitter": self.jitter,
+            "latency_axis": "fixed latencies at their value, jittered profiles at their median",
         }
 
 
@@ -247,17 +284,23 @@ class PointResult:
 
 def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
     """The chunks of one point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
-    return [tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
-            for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))]
+    return [
+        tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
+        for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
+    ]
 
 
-def _run_job(job: tuple[int, tournament.Settings, tournament.Chunk]) -> tuple[int, tournament.ChunkResult]:
+def _run_job(
+    job: tuple[int, tournament.Settings, tournament.Chunk],
+) -> tuple[int, tournament.ChunkResult]:
     point, settings, chunk = job
     return point, tournament.run_chunk(settings, chunk)
 
 
 def run_sweep(
-    settings: SweepSettings, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+    settings: SweepSettings,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
 ) -> tuple[list[PointResult], bool]:
     """Play every point; returns the points with games, in ``settings.points()`` order, and whether all finished.
@@ -299,7 +342,9 @@ class LogisticFit:
 
     def win_rate(self, diff: np.ndarray | float) -> np.ndarray:
         """The fitted win rate at latency difference(s) ``diff`` (ms)."""
-        return 1.0 / (1.0 + np.exp(-(self.intercept + self.slope * np.asarray(diff, dtype=np.float64))))
+        return 1.0 / (
+            1.0 + np.exp(-(self.intercept + self.slope * np.asarray(diff, dtype=np.float64)))
+        )
 
     @property
     def break_even_ms(self) -> float:
@@ -340,7 +385,9 @@ def _check(d: np.ndarray, n: np.ndarray, s: np.ndarray) -> None:
         raise ValueError("a logistic fit needs at least two different latency differences")
 
 
-def _fit_many(d: np.ndarray, n: np.ndarray, scores: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, ...]:
+def _fit_many(
+    d: np.ndarray, n: np.ndarray, scores: np.ndarray, max_iter: int = 100
+) -> tuple[np.ndarray, ...]:
     """Maximum-likelihood ``(intercept, slope, converged, log_likelihood)`` for each row of ``scores``.
 
     Newton's method on all rows at once, with step halving per row, on a
@@ -378,13 +425,17 @@ def _fit_many(d: np.ndarray, n: np.ndarray, scores: np.ndarray, max_iter: int = 
             converged |= (np.abs(t[:, None] * step).max(axis=1) < 1e-10) | (np.abs(gain) < 1e-13)
             if converged.all():
                 break
-    converged &= np.abs(beta[:, 1]) <= 30  # the curve has become a step: separated data, no finite slope
+    converged &= (
+        np.abs(beta[:, 1]) <= 30
+    )  # the curve has become a step: separated data, no finite slope
     slope = beta[:, 1] / scale
     return beta[:, 0] - slope * centre, slope, converged, ll
 
 
 def fit_logistic(
-    diff: Sequence[float] | np.ndarray, games: Sequence[float] | np.ndarray, score: Sequence[float] | np.ndarray,
+    diff: Sequence[float] | np.ndarray,
+    games: Sequence[float] | np.ndarray,
+    score: Sequence[float] | np.ndarray,
     max_iter: int = 100,
 ) -> LogisticFit:
     """Maximum-likelihood logistic fit of win rate against latency difference.
@@ -405,8 +456,14 @@ def fit_logistic(
         q = s / n
         sat = np.where(s > 0, s * np.log(q), 0.0) + np.where(n - s > 0, (n - s) * np.log1p(-q), 0.0)
     deviance = float(2 * (sat.sum() - ll[0]))
-    return LogisticFit(float(intercept[0]), float(slope[0]), bool(converged[0]), float(ll[0]),
-                       max(0.0, deviance), len(d) - 2)
+    return LogisticFit(
+        float(intercept[0]),
+        float(slope[0]),
+        bool(converged[0]),
+        float(ll[0]),
+        max(0.0, deviance),
+        len(d) - 2,
+    )
 
 
 def deal_scores(outcomes: np.ndarray) -> np.ndarray:
@@ -434,7 +491,10 @@ class Bootstrap:
 
 
 def bootstrap_fit(
-    diff: Sequence[float] | np.ndarray, outcomes: Sequence[np.ndarray], samples: int = 1000, seed: int = 0
+    diff: Sequence[float] | np.ndarray,
+    outcomes: Sequence[np.ndarray],
+    samples: int = 1000,
+    seed: int = 0,
 ) -> Bootstrap:
     """Bootstrap intervals of the break-even difference, ms per ten points and slope.
 
@@ -454,7 +514,9 @@ def bootstrap_fit(
     rng = np.random.default_rng(seed)
     if joint:
         deals = sizes.pop()
-        counts = rng.multinomial(deals, np.full(deals, 1.0 / deals), size=samples)  # (samples, deals)
+        counts = rng.multinomial(
+            deals, np.full(deals, 1.0 / deals), size=samples
+        )  # (samples, deals)
         scores = counts @ np.stack(per_deal).T  # (samples, points)
     else:
         scores = np.empty((samples, len(per_deal)))
@@ -472,8 +534,14 @@ def bootstrap_fit(
         return (float(lo), float(hi))
 
     sl = slope[used]
-    return Bootstrap(interval(-intercept[used] / sl), interval(LN_1_5 / np.abs(sl)), interval(sl),
-                     int(used.sum()), int(samples - used.sum()), joint)
+    return Bootstrap(
+        interval(-intercept[used] / sl),
+        interval(LN_1_5 / np.abs(sl)),
+        interval(sl),
+        int(used.sum()),
+        int(samples - used.sum()),
+        joint,
+    )
 
 
 # -------------------------------------------------------------- summaries
@@ -489,12 +557,21 @@ def summarise(
     for r in results:
         score = r.wins + r.draws / 2
         lo, hi = wilson_interval(score, r.games)
-        rows.append({
-            "latency_ms": axis[r.latency], "opponent_latency_ms": opp_axis[r.opponent_latency], "games": r.games,
-            "wins": r.wins, "losses": r.losses, "draws": r.draws, "win_rate": score / r.games,
-            "ci_low": lo, "ci_high": hi,
-            "agent": settings.agent_label(r.latency), "opponent": f"{settings.opponent}@{r.opponent_latency}",
-        })
+        rows.append(
+            {
+                "latency_ms": axis[r.latency],
+                "opponent_latency_ms": opp_axis[r.opponent_latency],
+                "games": r.games,
+                "wins": r.wins,
+                "losses": r.losses,
+                "draws": r.draws,
+                "win_rate": score / r.games,
+                "ci_low": lo,
+                "ci_high": hi,
+                "agent": settings.agent_label(r.latency),
+                "opponent": f"{settings.opponent}@{r.opponent_latency}",
+            }
+        )
     doc: dict[str, Any] = {"settings": settings.to_dict(), "points": rows, "fit": None}
     diffs = np.array([row["latency_ms"] - row["opponent_latency_ms"] for row in rows])
     if len(np.unique(diffs)) < 2:
@@ -503,19 +580,32 @@ def summarise(
     fit = fit_logistic(diffs, [r.games for r in results], [r.wins + r.draws / 2 for r in results])
     out: dict[str, Any] = {
         "model": "P(win) = 1 / (1 + exp(-(intercept + slope * d))), d = latency_ms - opponent_latency_ms",
-        "intercept": fit.intercept, "slope_per_ms": fit.slope, "converged": fit.converged,
-        "log_likelihood": fit.log_likelihood, "deviance": fit.deviance, "dof": fit.dof,
+        "intercept": fit.intercept,
+        "slope_per_ms": fit.slope,
+        "converged": fit.converged,
+        "log_likelihood": fit.log_likelihood,
+        "deviance": fit.deviance,
+        "dof": fit.dof,
         "fit_p_value": fit.fit_p_value,
         "win_rate_at_equal_latency": float(fit.win_rate(0.0)),
-        "break_even_ms": fit.break_even_ms, "ms_per_ten_points": fit.ms_per_ten_points,
+        "break_even_ms": fit.break_even_ms,
+        "ms_per_ten_points": fit.ms_per_ten_points,
     }
     if bootstrap > 0:
-        boot = bootstrap_fit(diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed)
+        boot = bootstrap_fit(
+            diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed
+        )
         out |= {
-            "break_even_ci": list(boot.break_even_ms), "ms_per_ten_points_ci": list(boot.ms_per_ten_points),
-            "slope_ci": list(boot.slope), "bootstrap": {
-                "samples": bootstrap, "used": boot.samples, "dropped": boot.dropped,
-                "resampling": "deals, the same draw at every point" if boot.joint else "deals, per point",
+            "break_even_ci": list(boot.break_even_ms),
+            "ms_per_ten_points_ci": list(boot.ms_per_ten_points),
+            "slope_ci": list(boot.slope),
+            "bootstrap": {
+                "samples": bootstrap,
+                "used": boot.samples,
+                "dropped": boot.dropped,
+                "resampling": "deals, the same draw at every point"
+                if boot.joint
+                else "deals, per point",
             },
         }
     opponent_ms = {row["opponent_latency_ms"] for row in rows}
@@ -534,9 +624,19 @@ def rows_csv(doc: dict[str, Any]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for row in doc["points"]:
-        w.writerow([f"{row['latency_ms']:g}", f"{row['opponent_latency_ms']:g}", row["games"], row["wins"],
-                    row["losses"], row["draws"], f"{row['win_rate']:.6f}", f"{row['ci_low']:.6f}",
-                    f"{row['ci_high']:.6f}"])
+        w.writerow(
+            [
+                f"{row['latency_ms']:g}",
+                f"{row['opponent_latency_ms']:g}",
+                row["games"],
+                row["wins"],
+                row["losses"],
+                row["draws"],
+                f"{row['win_rate']:.6f}",
+                f"{row['ci_low']:.6f}",
+                f"{row['ci_high']:.6f}",
+            ]
+        )
     return buf.getvalue()
 
 
@@ -553,18 +653,22 @@ def headline(doc: dict[str, Any]) -> str:
         return f" [95% CI {lo:.1f}, {hi:.1f}]"
 
     be = fit["break_even_ms"]
-    text = (f"{_label(doc)}: break-even at {be:+.1f} ms{ci('break_even_ci')} "
-            f"(the agent wins half its games when {abs(be):.1f} ms {'slower' if be >= 0 else 'faster'} "
-            f"than its opponent); {fit['ms_per_ten_points']:.1f} ms{ci('ms_per_ten_points_ci')} "
-            f"of reaction = 10 points of win rate; at equal latency it wins "
-            f"{100 * fit['win_rate_at_equal_latency']:.1f}%")
+    text = (
+        f"{_label(doc)}: break-even at {be:+.1f} ms{ci('break_even_ci')} "
+        f"(the agent wins half its games when {abs(be):.1f} ms {'slower' if be >= 0 else 'faster'} "
+        f"than its opponent); {fit['ms_per_ten_points']:.1f} ms{ci('ms_per_ten_points_ci')} "
+        f"of reaction = 10 points of win rate; at equal latency it wins "
+        f"{100 * fit['win_rate_at_equal_latency']:.1f}%"
+    )
     if "break_even_latency_ms" in fit:
         text += f"; break-even latency {fit['break_even_latency_ms']:.1f} ms"
     if not fit["converged"]:
         text += " (WARNING: the fit did not converge; the data may be separated)"
     elif fit.get("fit_p_value", 1.0) < 1e-3:  # nan compares false: no warning without dof
-        text += (f" (WARNING: the points are far from a logistic curve, deviance {fit['deviance']:.0f} on "
-                 f"{fit['dof']} dof; read the points, not the fit)")
+        text += (
+            f" (WARNING: the points are far from a logistic curve, deviance {fit['deviance']:.0f} on "
+            f"{fit['dof']} dof; read the points, not the fit)"
+        )
     return text
 
 
@@ -580,12 +684,17 @@ def _label(doc: dict[str, Any]) -> str:
     opp = s["opponent_latencies"]
     opp_text = f"@{opp[0]}" if len(opp) == 1 else "@grid"
     agent = f"{s['agent']} ({s['jitter']}-shaped)" if s.get("jitter") else s["agent"]
-    fixed = all(make_profile(v).is_fixed for v in s["opponent_latencies"]) and not s.get("jitter") and all(
-        make_profile(v).is_fixed for v in s["latencies"])
+    fixed = (
+        all(make_profile(v).is_fixed for v in s["opponent_latencies"])
+        and not s.get("jitter")
+        and all(make_profile(v).is_fixed for v in s["latencies"])
+    )
     return f"{agent} vs {s['opponent']}{opp_text}" + (" (fixed latencies)" if fixed else "")
 
 
-def curve_png(docs: Sequence[dict[str, Any]], labels: Sequence[str] | None = None, title: str | None = None) -> bytes:
+def curve_png(
+    docs: Sequence[dict[str, Any]], labels: Sequence[str] | None = None, title: str | None = None
+) -> bytes:
     """Win rate against latency difference for one or more sweeps.
 
     Each sweep's points carry their Wilson 95% intervals (a shaded band when
@@ -624,8 +733,16 @@ def curve_png(docs: Sequence[dict[str, Any]], labels: Sequence[str] | None = Non
             if math.isfinite(be) and x.min() - 100 <= be <= x.max() + 100:
                 ci = fit.get("break_even_ci")
                 xerr = [[be - ci[0]], [ci[1] - be]] if ci and all(map(math.isfinite, ci)) else None
-                ax.errorbar([be], [0.5], xerr=xerr, fmt="D", color=colour, markersize=6, capsize=4,
-                            markeredgecolor="black")
+                ax.errorbar(
+                    [be],
+                    [0.5],
+                    xerr=xerr,
+                    fmt="D",
+                    color=colour,
+                    markersize=6,
+                    capsize=4,
+                    markeredgecolor="black",
+                )
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_ylim(0, 1)
@@ -660,8 +777,15 @@ def grid_png(doc: dict[str, Any], title: str | None = None) -> bytes:
         for j in range(len(xs)):
             if not np.isnan(grid[i, j]):
                 dark = abs(grid[i, j] - 0.5) > 0.3  # white text on the deep colours
-                ax.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", fontsize=8,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * grid[i, j]:.0f}%",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if dark else "black",
+                )
     s = doc["settings"]
     ax.set_xlabel(f"opponent ({s['opponent']}) latency, ms")
     ax.set_ylabel(f"agent ({s['agent']}) latency, ms")
@@ -679,7 +803,9 @@ def load(folder: str | Path) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise SweepError(f"cannot read an earlier sweep from {str(path)!r}: {exc.strerror or exc}") from None
+        raise SweepError(
+            f"cannot read an earlier sweep from {str(path)!r}: {exc.strerror or exc}"
+        ) from None
     except json.JSONDecodeError:
         raise SweepError(f"{str(path)!r} is not a sweep's JSON") from None
     if not isinstance(doc, dict) or "points" not in doc or "settings" not in doc:
@@ -687,7 +813,9 @@ def load(folder: str | Path) -> dict[str, Any]:
     return doc
 
 
-def write_outputs(out: Path, doc: dict[str, Any], compare: Sequence[dict[str, Any]] = ()) -> list[Path]:
+def write_outputs(
+    out: Path, doc: dict[str, Any], compare: Sequence[dict[str, Any]] = ()
+) -> list[Path]:
     """Write the CSV, the JSON and the figures of a sweep into ``out`` (atomically); return their paths.
 
     ``compare`` holds earlier sweeps' documents drawn beside this one on the curve.
@@ -710,10 +838,14 @@ def write_outputs(out: Path, doc: dict[str, Any], compare: Sequence[dict[str, An
 
 def table(doc: dict[str, Any]) -> str:
     """The points as a fixed-width table for the terminal."""
-    lines = [f"{'latency':>8} {'opponent':>8} {'games':>6} {'wins':>6} {'losses':>6} {'draws':>5} "
-             f"{'win %':>6}  95% CI"]
+    lines = [
+        f"{'latency':>8} {'opponent':>8} {'games':>6} {'wins':>6} {'losses':>6} {'draws':>5} "
+        f"{'win %':>6}  95% CI"
+    ]
     for r in doc["points"]:
-        lines.append(f"{r['latency_ms']:>8g} {r['opponent_latency_ms']:>8g} {r['games']:>6} {r['wins']:>6} "
-                     f"{r['losses']:>6} {r['draws']:>5} {100 * r['win_rate']:>6.1f}  "
-                     f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]")
+        lines.append(
+            f"{r['latency_ms']:>8g} {r['opponent_latency_ms']:>8g} {r['games']:>6} {r['wins']:>6} "
+            f"{r['losses']:>6} {r['draws']:>5} {100 * r['win_rate']:>6.1f}  "
+            f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+        )
     return "\n".join(lines)

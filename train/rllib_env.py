@@ -39,15 +39,19 @@ ENV_NAME = "speed_v0"
 
 def env_options(env_config: dict[str, Any]) -> dict[str, Any]:
     """``rules``, ``tick_ms`` and ``reaction`` from an RLlib ``env_config`` (with the kit's defaults)."""
-    return {"rules": env_config.get("rules", "us"), "tick_ms": int(env_config.get("tick_ms", 50)),
-            "reaction": env_config.get("reaction")}
+    return {
+        "rules": env_config.get("rules", "us"),
+        "tick_ms": int(env_config.get("tick_ms", 50)),
+        "reaction": env_config.get("reaction"),
+    }
 
 
 def make_game_env(env_config: dict[str, Any]) -> MultiAgentEnv:
     """One game: ``speed_env.parallel_env`` in RLlib's ``ParallelPettingZooEnv`` (the ``games`` runner)."""
     opts = env_options(env_config)
-    return ParallelPettingZooEnv(speed_env.parallel_env(opts["rules"], tick_ms=opts["tick_ms"],
-                                                        reaction=opts["reaction"]))
+    return ParallelPettingZooEnv(
+        speed_env.parallel_env(opts["rules"], tick_ms=opts["tick_ms"], reaction=opts["reaction"])
+    )
 
 
 class _Spaces(MultiAgentEnv):
@@ -69,10 +73,12 @@ class BatchVectorEnv(VectorMultiAgentEnv):
         opts = env_options(env_config)
         self.batch = BatchEnv(n, opts["rules"], tick_ms=opts["tick_ms"], reaction=opts["reaction"])
         self.num_envs = n
-        obs_space: gym.Space = gym.spaces.Dict({
-            "observation": gym.spaces.Box(0.0, 1.0, (self.batch.obs_dim,), np.float32),
-            "action_mask": gym.spaces.Box(0, 1, (self.batch.n_actions,), np.int8),
-        })
+        obs_space: gym.Space = gym.spaces.Dict(
+            {
+                "observation": gym.spaces.Box(0.0, 1.0, (self.batch.obs_dim,), np.float32),
+                "action_mask": gym.spaces.Box(0, 1, (self.batch.n_actions,), np.int8),
+            }
+        )
         act_space: gym.Space = gym.spaces.Discrete(self.batch.n_actions)
         self.single_observation_spaces: dict[str, gym.Space] = dict.fromkeys(AGENTS, obs_space)
         self.single_action_spaces: dict[str, gym.Space] = dict.fromkeys(AGENTS, act_space)
@@ -86,13 +92,20 @@ class BatchVectorEnv(VectorMultiAgentEnv):
         self._wait_only[0] = 1
 
     def _obs(self, obs: np.ndarray, mask: np.ndarray, i: int) -> dict[str, dict[str, np.ndarray]]:
-        return {a: {"observation": obs[s, i].copy(), "action_mask": mask[s, i].copy()} for s, a in enumerate(AGENTS)}
+        return {
+            a: {"observation": obs[s, i].copy(), "action_mask": mask[s, i].copy()}
+            for s, a in enumerate(AGENTS)
+        }
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[list, list]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[list, list]:
         """Deal every game (game ``i`` seeded ``seed + i``)."""
         obs, mask = self.batch.reset(seed=seed)
         self._restarting[:] = False
-        return [self._obs(obs, mask, i) for i in range(self.num_envs)], [{} for _ in range(self.num_envs)]
+        return [self._obs(obs, mask, i) for i in range(self.num_envs)], [
+            {} for _ in range(self.num_envs)
+        ]
 
     def step(self, actions: list[dict[str, Any]]) -> tuple[list, list, list, list, list]:
         """One tick of every game; a game that ended last step reports its restart instead."""
@@ -114,11 +127,20 @@ class BatchVectorEnv(VectorMultiAgentEnv):
                 done = False
             else:
                 final = info["final_obs"]
-                out_obs.append({a_: {"observation": final[s, i].copy(), "action_mask": self._wait_only.copy()}
-                                for s, a_ in enumerate(AGENTS)})
+                out_obs.append(
+                    {
+                        a_: {
+                            "observation": final[s, i].copy(),
+                            "action_mask": self._wait_only.copy(),
+                        }
+                        for s, a_ in enumerate(AGENTS)
+                    }
+                )
                 done = True
             restarting = bool(self._restarting[i])
-            out_rew.append({a_: 0.0 if restarting else float(rewards[s, i]) for s, a_ in enumerate(AGENTS)})
+            out_rew.append(
+                {a_: 0.0 if restarting else float(rewards[s, i]) for s, a_ in enumerate(AGENTS)}
+            )
             t, u = done and bool(term[i]), done and bool(trunc[i])
             out_term.append({**dict.fromkeys(AGENTS, t), "__all__": t})
             out_trunc.append({**dict.fromkeys(AGENTS, u), "__all__": u})
@@ -138,7 +160,9 @@ class BatchEnvRunner(MultiAgentEnvRunner):
         old: Any = getattr(self, "env", None)
         if old is not None:
             old.close()
-        vector: Any = BatchVectorEnv(self.config.num_envs_per_env_runner, dict(self.config.env_config))
+        vector: Any = BatchVectorEnv(
+            self.config.num_envs_per_env_runner, dict(self.config.env_config)
+        )
         self.env = vector
         self.num_envs = vector.num_envs
         self._needs_initial_reset = True

@@ -78,7 +78,9 @@ def kit_tensors(state: dict[str, Any]) -> dict[str, np.ndarray]:
         indices = sorted({int(k.split(".")[1]) for k in state if k.startswith(prefix + ".")})
         for k, index in enumerate(indices):  # Linear, activation, Linear, …: the Linears only
             for part in ("weight", "bias"):
-                out[f"{prefix}.{k}.{part}"] = np.asarray(state[f"{prefix}.{index}.{part}"], np.float32)
+                out[f"{prefix}.{k}.{part}"] = np.asarray(
+                    state[f"{prefix}.{index}.{part}"], np.float32
+                )
     for head in ("logits", "value"):
         for part in ("weight", "bias"):
             out[f"{head}.{part}"] = np.asarray(state[f"{head}.{part}"], np.float32)
@@ -93,7 +95,9 @@ class BotModule(RLModule):
         import agents
 
         cfg = self.model_config or {}
-        self.bot = agents.make(str(cfg["spec"]), cfg.get("rules", "us"), seed=int(cfg.get("seed", 0)))
+        self.bot = agents.make(
+            str(cfg["spec"]), cfg.get("rules", "us"), seed=int(cfg.get("seed", 0))
+        )
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
@@ -102,7 +106,9 @@ class BotModule(RLModule):
         return {Columns.ACTIONS: np.asarray(self.bot.act(x, mask), np.int64)}
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        raise NotImplementedError("a bot opponent is never trained (keep it out of policies_to_train)")
+        raise NotImplementedError(
+            "a bot opponent is never trained (keep it out of policies_to_train)"
+        )
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Nothing to compile (RLlib calls this on torch modules)."""

@@ -94,16 +94,27 @@ def check(cfg: Config) -> list[str]:
     """Refuse settings that cannot work, naming the field; returns the opponent list."""
     import agents
 
-    for name in ("iterations", "snapshot_every", "games_per_runner", "train_batch_size",
-                 "minibatch_size", "num_epochs", "checkpoint_every"):
+    for name in (
+        "iterations",
+        "snapshot_every",
+        "games_per_runner",
+        "train_batch_size",
+        "minibatch_size",
+        "num_epochs",
+        "checkpoint_every",
+    ):
         if getattr(cfg, name) < 1:
             raise ValueError(f"{name} must be at least 1, got {getattr(cfg, name)}")
     if cfg.num_env_runners < 0:
         raise ValueError(f"num_env_runners must be 0 or more, got {cfg.num_env_runners}")
     if cfg.env_runner not in ENV_RUNNERS:
-        raise ValueError(f"env_runner must be one of {', '.join(ENV_RUNNERS)}, got {cfg.env_runner!r}")
+        raise ValueError(
+            f"env_runner must be one of {', '.join(ENV_RUNNERS)}, got {cfg.env_runner!r}"
+        )
     if cfg.minibatch_size > cfg.train_batch_size:
-        raise ValueError(f"minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size ({cfg.train_batch_size})")
+        raise ValueError(
+            f"minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size ({cfg.train_batch_size})"
+        )
     hidden(cfg)
     opponents = [s.strip() for s in cfg.opponents.split(",") if s.strip()]
     if not opponents:
@@ -153,27 +164,43 @@ def build_config(cfg: Config) -> Any:
     register_env(rllib_env.ENV_NAME, rllib_env.make_game_env)
     env_config = {"rules": rules, "tick_ms": cfg.tick_ms, "reaction": cfg.reaction}
     net = {"hidden": hidden(cfg), "activation": cfg.activation}
-    specs = {"main": RLModuleSpec(module_class=rllib_module.MaskedMLPModule, model_config=net),
-             "snapshot": RLModuleSpec(module_class=rllib_module.MaskedMLPModule, model_config=net)}
+    specs = {
+        "main": RLModuleSpec(module_class=rllib_module.MaskedMLPModule, model_config=net),
+        "snapshot": RLModuleSpec(module_class=rllib_module.MaskedMLPModule, model_config=net),
+    }
     for spec in opponents:
         if spec not in ("self", "snapshot"):
             specs[opponent_module(spec)] = RLModuleSpec(
                 module_class=rllib_module.BotModule,
-                model_config={"spec": spec, "rules": rules, "seed": cfg.seed})
+                model_config={"spec": spec, "rules": rules, "seed": cfg.seed},
+            )
     runner_kwargs: dict[str, Any] = {}
     if cfg.env_runner == "batch":
         runner_kwargs["env_runner_cls"] = rllib_env.BatchEnvRunner
     return (
         PPOConfig()
         .environment(rllib_env.ENV_NAME, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.games_per_runner,
-                     rollout_fragment_length="auto", **runner_kwargs)
-        .multi_agent(policies=set(specs), policy_mapping_fn=seat_mapping(opponents, cfg.seed),
-                     policies_to_train=["main"])
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            num_envs_per_env_runner=cfg.games_per_runner,
+            rollout_fragment_length="auto",
+            **runner_kwargs,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=seat_mapping(opponents, cfg.seed),
+            policies_to_train=["main"],
+        )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=cfg.train_batch_size, minibatch_size=cfg.minibatch_size,
-                  num_epochs=cfg.num_epochs, lr=cfg.lr, gamma=cfg.gamma, lambda_=cfg.lambda_,
-                  entropy_coeff=cfg.entropy_coeff)
+        .training(
+            train_batch_size_per_learner=cfg.train_batch_size,
+            minibatch_size=cfg.minibatch_size,
+            num_epochs=cfg.num_epochs,
+            lr=cfg.lr,
+            gamma=cfg.gamma,
+            lambda_=cfg.lambda_,
+            entropy_coeff=cfg.entropy_coeff,
+        )
         .debugging(seed=cfg.seed)
     )
 
@@ -181,8 +208,9 @@ def build_config(cfg: Config) -> Any:
 def refresh_snapshot(algo: Any) -> None:
     """Copy ``main``'s weights into the frozen ``snapshot`` opponent on every env runner."""
     state = algo.get_module("main").get_state()
-    algo.env_runner_group.foreach_env_runner(lambda runner: runner.module["snapshot"].set_state(state),
-                                             local_env_runner=True)
+    algo.env_runner_group.foreach_env_runner(
+        lambda runner: runner.module["snapshot"].set_state(state), local_env_runner=True
+    )
 
 
 def export(algo: Any, cfg: Config, path: Path, training: dict[str, Any]) -> Path:
@@ -193,21 +221,42 @@ def export(algo: Any, cfg: Config, path: Path, training: dict[str, Any]) -> Path
 
     module = algo.get_module("main")
     state = {k: v.detach().cpu().numpy() for k, v in module.state_dict().items()}
-    return save_model(path, kit_tensors(state), rules=make_rules(cfg.rules), hidden=module.hidden,
-                      activation=module.activation, reaction=cfg.reaction, tick_ms=cfg.tick_ms,
-                      training={"recipe": "train/rllib_ppo.py", **training})
+    return save_model(
+        path,
+        kit_tensors(state),
+        rules=make_rules(cfg.rules),
+        hidden=module.hidden,
+        activation=module.activation,
+        reaction=cfg.reaction,
+        tick_ms=cfg.tick_ms,
+        training={"recipe": "train/rllib_ppo.py", **training},
+    )
 
 
-PROGRESS_COLUMNS = ("iteration", "env_steps", "episodes", "main_return_mean", "wall_s", "steps_per_s")
+PROGRESS_COLUMNS = (
+    "iteration",
+    "env_steps",
+    "episodes",
+    "main_return_mean",
+    "wall_s",
+    "steps_per_s",
+)
 
 
 def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict[str, Any]:
     runners = result.get("env_runners", {})
     steps = int(runners.get("num_env_steps_sampled_lifetime", 0))
     returns = runners.get("module_episode_returns_mean", {})
-    return {"iteration": i, "env_steps": steps, "episodes": int(runners.get("num_episodes_lifetime", 0)),
-            "main_return_mean": round(float(returns.get("main", float("nan"))), 4), "wall_s": round(wall, 2),
-            "steps_per_s": round((steps - steps_before) / max(float(result.get("time_this_iter_s", 0)), 1e-9), 1)}
+    return {
+        "iteration": i,
+        "env_steps": steps,
+        "episodes": int(runners.get("num_episodes_lifetime", 0)),
+        "main_return_mean": round(float(returns.get("main", float("nan"))), 4),
+        "wall_s": round(wall, 2),
+        "steps_per_s": round(
+            (steps - steps_before) / max(float(result.get("time_this_iter_s", 0)), 1e-9), 1
+        ),
+    }
 
 
 def train(cfg: Config) -> dict[str, Any]:
@@ -234,8 +283,11 @@ def train(cfg: Config) -> dict[str, Any]:
                     rows.append(row)
                     writer.writerow(row)
                     f.flush()
-                    print(f"iteration {i}/{cfg.iterations}: {row['env_steps']} env steps, main's return "
-                          f"{row['main_return_mean']}, {row['steps_per_s']} steps/s", file=sys.stderr)
+                    print(
+                        f"iteration {i}/{cfg.iterations}: {row['env_steps']} env steps, main's return "
+                        f"{row['main_return_mean']}, {row['steps_per_s']} steps/s",
+                        file=sys.stderr,
+                    )
                     if i % cfg.snapshot_every == 0:
                         refresh_snapshot(algo)
                     if i % cfg.checkpoint_every == 0 and i < cfg.iterations:
@@ -249,12 +301,26 @@ def train(cfg: Config) -> dict[str, Any]:
             checkpoint = out / "checkpoints" / f"iter_{done}"
             if done:
                 algo.save_to_path(str(checkpoint.resolve()))
-            manifest = export(algo, cfg, out / "model", {"iterations": done, "env_steps": rows[-1]["env_steps"]
-                                                        if rows else 0, "seed": cfg.seed,
-                                                        "opponents": cfg.opponents})
+            manifest = export(
+                algo,
+                cfg,
+                out / "model",
+                {
+                    "iterations": done,
+                    "env_steps": rows[-1]["env_steps"] if rows else 0,
+                    "seed": cfg.seed,
+                    "opponents": cfg.opponents,
+                },
+            )
             algo.stop()
-    summary = {"config": dataclasses.asdict(cfg), "complete": complete, "iterations": len(rows),
-               "model": str(manifest), "checkpoint": str(checkpoint) if rows else None,
-               "wall_s": round(time.perf_counter() - t0, 2), "progress": rows}
+    summary = {
+        "config": dataclasses.asdict(cfg),
+        "complete": complete,
+        "iterations": len(rows),
+        "model": str(manifest),
+        "checkpoint": str(checkpoint) if rows else None,
+        "wall_s": round(time.perf_counter() - t0, 2),
+        "progress": rows,
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

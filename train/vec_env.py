@@ -75,8 +75,14 @@ from train.pool import OpponentPool
 
 
 @njit(cache=True)
-def _step_games(s: np.ndarray, cfg: tuple, lat: np.ndarray, games: np.ndarray, actions: np.ndarray,
-                over: np.ndarray) -> None:
+def _step_games(
+    s: np.ndarray,
+    cfg: tuple,
+    lat: np.ndarray,
+    games: np.ndarray,
+    actions: np.ndarray,
+    over: np.ndarray,
+) -> None:
     """One tick of the listed games only (``actions`` (2, len(games))); flag those that ended on it."""
     for j in range(games.shape[0]):
         b = games[j]
@@ -86,7 +92,9 @@ def _step_games(s: np.ndarray, cfg: tuple, lat: np.ndarray, games: np.ndarray, a
         over[j] = (not was_over) and g.phase == engine.OVER
 
 
-def parse_rules_list(rules: str | os.PathLike[str] | Rules | Sequence[Any], **options: Any) -> list[Rules]:
+def parse_rules_list(
+    rules: str | os.PathLike[str] | Rules | Sequence[Any], **options: Any
+) -> list[Rules]:
     """One or several rules (``"japanese,us"`` or a list), each with the same overrides."""
     if isinstance(rules, str) and "," in rules:
         items: Sequence[Any] = [r.strip() for r in rules.split(",") if r.strip()]
@@ -141,17 +149,23 @@ class SpeedVecEnv(VecEnv):
             raise ValueError(f"skip_tail must lie in [0, 1), got {skip_tail!r}")
         self.rules_list = parse_rules_list(rules, **options)
         if len(self.rules_list) > n_envs:
-            raise ValueError(f"{len(self.rules_list)} rules need at least as many envs, got n_envs={n_envs}")
+            raise ValueError(
+                f"{len(self.rules_list)} rules need at least as many envs, got n_envs={n_envs}"
+            )
         # The learner's profile, and the opponent's unless its spec names one (chain@pro).
         self.reactions = make_pair(reaction)
         bounds = np.linspace(0, n_envs, len(self.rules_list) + 1).round().astype(int)
         self.groups = [
-            _Group(int(lo), int(hi), Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions))
+            _Group(
+                int(lo), int(hi), Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions)
+            )
             for lo, hi, r in zip(bounds[:-1], bounds[1:], self.rules_list, strict=True)
         ]
         sigs = {(g.games.obs_dim, g.games.n_actions) for g in self.groups}
         if len(sigs) != 1:
-            raise ValueError(f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: {sigs}")
+            raise ValueError(
+                f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: {sigs}"
+            )
         obs_dim, n_actions = sigs.pop()
         self.obs_dim, self.n_actions = obs_dim, n_actions
         self.tick_ms = tick_ms
@@ -166,7 +180,9 @@ class SpeedVecEnv(VecEnv):
         self.base_seed = int(seed)
         self.n = int(n_envs)
         self.render_mode = None
-        super().__init__(self.n, spaces.Box(0.0, 1.0, (obs_dim,), np.float32), spaces.Discrete(n_actions))
+        super().__init__(
+            self.n, spaces.Box(0.0, 1.0, (obs_dim,), np.float32), spaces.Discrete(n_actions)
+        )
         self.rng = np.random.default_rng(seed)
         self.seat = np.zeros(self.n, np.int64)
         self.member = np.zeros(self.n, np.int64)
@@ -184,7 +200,14 @@ class SpeedVecEnv(VecEnv):
         self._seed = int(seed)
         self._resets = 0
         self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0}
-        self.counters = {"ticks": 0, "loop_ticks": 0, "decisions": 0, "forced": 0, "games": 0, "illegal": 0}
+        self.counters = {
+            "ticks": 0,
+            "loop_ticks": 0,
+            "decisions": 0,
+            "forced": 0,
+            "games": 0,
+            "illegal": 0,
+        }
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
@@ -203,7 +226,13 @@ class SpeedVecEnv(VecEnv):
             obs, mask = g.games.observe()
             g.obs[:], g.mask[:] = obs, mask
             if self.skip_forced:
-                self._run(g, None, np.zeros(self.n, np.float32), np.zeros(self.n, bool), [{} for _ in range(self.n)])
+                self._run(
+                    g,
+                    None,
+                    np.zeros(self.n, np.float32),
+                    np.zeros(self.n, bool),
+                    [{} for _ in range(self.n)],
+                )
             self._gather(g)
         self.ep_return[:] = 0
         self.ep_len[:] = 0
@@ -223,7 +252,9 @@ class SpeedVecEnv(VecEnv):
         bad = (a < 0) | (a >= self.n_actions)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ActionError(f"action {int(a[i])} of env {i} is outside the action space Discrete({self.n_actions})")
+            raise ActionError(
+                f"action {int(a[i])} of env {i} is outside the action space Discrete({self.n_actions})"
+            )
         self._actions = a
 
     def step_wait(self) -> VecEnvStepReturn:
@@ -276,8 +307,13 @@ class SpeedVecEnv(VecEnv):
         """Set an attribute of the env (shared by all slots)."""
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
         """``action_masks`` per slot (what MaskablePPO calls); any other method once per slot."""
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
@@ -320,7 +356,11 @@ class SpeedVecEnv(VecEnv):
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if it has one.
         for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
             opp_profile = self.pool.members[self.member[s]].reaction or self.reactions[1]
-            pair = (self.reactions[0], opp_profile) if self.seat[s] == 0 else (opp_profile, self.reactions[0])
+            pair = (
+                (self.reactions[0], opp_profile)
+                if self.seat[s] == 0
+                else (opp_profile, self.reactions[0])
+            )
             g.games.set_reactions(pair, games=r)
 
     def _gather(self, g: _Group) -> None:
@@ -328,8 +368,14 @@ class SpeedVecEnv(VecEnv):
         self.learner_obs[g.lo : g.hi] = g.obs[seat, g.rows]
         self.learner_mask[g.lo : g.hi] = g.mask[seat, g.rows]
 
-    def _run(self, g: _Group, actions: np.ndarray | None, rewards: np.ndarray, dones: np.ndarray,
-             infos: list[dict[str, Any]]) -> None:
+    def _run(
+        self,
+        g: _Group,
+        actions: np.ndarray | None,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict[str, Any]],
+    ) -> None:
         """Tick group ``g``'s games: the first tick with ``actions``, then (skipping) on to decisions."""
         games = g.games
         state = games.state
@@ -353,7 +399,9 @@ class SpeedVecEnv(VecEnv):
             choice = np.flatnonzero(opp_mask[:, 1:].any(axis=1))
             if choice.size:
                 a[1 - seat[choice], choice] = self.pool.act(
-                    g.obs[1 - seat[choice], pending[choice]], opp_mask[choice], self.member[slots[choice]],
+                    g.obs[1 - seat[choice], pending[choice]],
+                    opp_mask[choice],
+                    self.member[slots[choice]],
                     self.groups.index(g),
                 )
             t1 = time.perf_counter()
@@ -377,16 +425,23 @@ class SpeedVecEnv(VecEnv):
             if pending.size <= self.skip_tail * g.m:
                 break  # a few long waits (a stuck countdown) must not hold up the whole batch
 
-    def _finish(self, g: _Group, ended: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
-                infos: list[dict[str, Any]]) -> None:
+    def _finish(
+        self,
+        g: _Group,
+        ended: np.ndarray,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict[str, Any]],
+    ) -> None:
         """Pay and record the games that ended in rows ``ended``, then deal their slots new games."""
         st = g.games.state
         slots = ended + g.lo
         seat = self.seat[slots]
         winner = st["winner"][ended].astype(np.int64)
         truncated = st["truncated"][ended].astype(bool)
-        outcome = np.where(truncated | (winner < 0) | (winner == engine.DRAW), 0,
-                           np.where(winner == seat, 1, -1)).astype(np.float32)
+        outcome = np.where(
+            truncated | (winner < 0) | (winner == engine.DRAW), 0, np.where(winner == seat, 1, -1)
+        ).astype(np.float32)
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
@@ -402,7 +457,11 @@ class SpeedVecEnv(VecEnv):
             infos[s] = {
                 "terminal_observation": final_obs[seat[j], r].copy(),
                 "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
-                "episode": {"r": float(self.ep_return[s]), "l": int(self.ep_len[s]), "t": round(now - self.ep_start[s], 6)},
+                "episode": {
+                    "r": float(self.ep_return[s]),
+                    "l": int(self.ep_len[s]),
+                    "t": round(now - self.ep_start[s], 6),
+                },
                 "is_success": bool(outcome[j] > 0),
                 "opponent": self.pool.members[self.member[s]].name,
                 "seat": int(seat[j]),

@@ -109,17 +109,23 @@ def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field."""
     import agents
 
-    check_ppo(cfg, ("timesteps", "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs"))
+    check_ppo(
+        cfg, ("timesteps", "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs")
+    )
     if isinstance(cfg.players, bool) or not 2 <= cfg.players <= 10:
         raise ValueError(f"players must be 2–10, got {cfg.players!r}")
     if cfg.seat != "random" and not (cfg.seat.isdigit() and int(cfg.seat) < cfg.players):
         raise ValueError(f"seat must be random or a seat 0–{cfg.players - 1}, got {cfg.seat!r}")
     if cfg.eval_games < cfg.players:
-        raise ValueError(f"eval_games must be at least players ({cfg.players}): each deal is played once per seat")
+        raise ValueError(
+            f"eval_games must be at least players ({cfg.players}): each deal is played once per seat"
+        )
     for spec in [*specs(cfg.opponent), *specs(cfg.eval_opponents), *specs(cfg.init_bc or "")]:
         if not agents.parse_spec(spec).name.startswith("vintage-"):
-            raise ValueError(f"{spec!r} plays real-time Speed; vintage opponents are vintage-random, "
-                             f"vintage-greedy, vintage-tactician or vintage-ppo:PATH")
+            raise ValueError(
+                f"{spec!r} plays real-time Speed; vintage opponents are vintage-random, "
+                f"vintage-greedy, vintage-tactician or vintage-ppo:PATH"
+            )
     if not specs(cfg.opponent):
         raise ValueError("opponent must name at least one agent spec")
 
@@ -140,7 +146,9 @@ def config_from_flags(changed: dict[str, Any], players: int | None = None) -> Vi
     foreign = sorted(k for k in changed if k not in SHARED_FLAGS)
     if foreign:
         flags = ", ".join("--" + k.replace("_", "-") for k in foreign)
-        raise ValueError(f"{flags}: not a setting of the vintage recipe (train/vintage_ppo.py lists its settings)")
+        raise ValueError(
+            f"{flags}: not a setting of the vintage recipe (train/vintage_ppo.py lists its settings)"
+        )
     cfg = VintageConfig(**changed)
     if players is not None:
         cfg.players = players
@@ -179,12 +187,26 @@ def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict
     # W @ (scale * x) == (W * scale) @ x: the saved network takes raw observations.
     for name in ("pi.0.weight", "vf.0.weight"):
         tensors[name] = tensors[name] * scale[None, :]
-    return save_vintage_model(path, tensors, rules=rules, hidden=sizes, activation=activation, training=training)
+    return save_vintage_model(
+        path, tensors, rules=rules, hidden=sizes, activation=activation, training=training
+    )
 
 
-EVAL_FIELDS = ["timesteps", "opponent", "games", "win_rate", "win_ci_low", "win_ci_high", "mean_penalty",
-               "penalty_ci_low", "penalty_ci_high", "opponent_penalty", "ahead_rate", "ahead_ci_low",
-               "ahead_ci_high"]
+EVAL_FIELDS = [
+    "timesteps",
+    "opponent",
+    "games",
+    "win_rate",
+    "win_ci_low",
+    "win_ci_high",
+    "mean_penalty",
+    "penalty_ci_low",
+    "penalty_ci_high",
+    "opponent_penalty",
+    "ahead_rate",
+    "ahead_ci_low",
+    "ahead_ci_high",
+]
 
 
 def evaluate(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
@@ -193,29 +215,49 @@ def evaluate(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     from agents.ratings import wilson_interval
 
     me = f"vintage-ppo:{model_path}"
-    settings = vt.VintageSettings(agents=(me, *specs(cfg.eval_opponents)), players=cfg.players,
-                                  games=cfg.eval_games, seed=cfg.eval_seed, gauntlet=me)
+    settings = vt.VintageSettings(
+        agents=(me, *specs(cfg.eval_opponents)),
+        players=cfg.players,
+        games=cfg.eval_games,
+        seed=cfg.eval_seed,
+        gauntlet=me,
+    )
     results, _ = vt.run(settings, workers=cfg.eval_workers)
     summary = vt.summarise(settings, results, bootstrap=20)  # ratings are not reported here
     ahead = {m["b"]: m for m in summary["matches"] if m["a"] == me}
-    ahead.update({m["a"]: {**m, "win_rate_a": 1 - m["win_rate_a"],
-                           "win_rate_a_ci": [1 - m["win_rate_a_ci"][1], 1 - m["win_rate_a_ci"][0]]}
-                  for m in summary["matches"] if m["b"] == me})
+    ahead.update(
+        {
+            m["a"]: {
+                **m,
+                "win_rate_a": 1 - m["win_rate_a"],
+                "win_rate_a_ci": [1 - m["win_rate_a_ci"][1], 1 - m["win_rate_a_ci"][0]],
+            }
+            for m in summary["matches"]
+            if m["b"] == me
+        }
+    )
     rows = []
     for lu in summary["lineups"]:
         mine = next(r for r in lu["results"] if r["name"] == me)
         other = next(r for r in lu["results"] if r["name"] != me)
         lo, hi = wilson_interval(mine["wins"], mine["games"])
         m = ahead[other["name"]]
-        rows.append({
-            "opponent": other["name"], "games": mine["games"], "win_rate": round(mine["wins"] / mine["games"], 4),
-            "win_ci_low": round(lo, 4), "win_ci_high": round(hi, 4),
-            "mean_penalty": round(mine["mean_penalty"], 3), "penalty_ci_low": round(mine["mean_penalty_ci"][0], 3),
-            "penalty_ci_high": round(mine["mean_penalty_ci"][1], 3),
-            "opponent_penalty": round(other["mean_penalty"], 3),
-            "ahead_rate": round(m["win_rate_a"], 4), "ahead_ci_low": round(m["win_rate_a_ci"][0], 4),
-            "ahead_ci_high": round(m["win_rate_a_ci"][1], 4),
-        })
+        rows.append(
+            {
+                "opponent": other["name"],
+                "games": mine["games"],
+                "win_rate": round(mine["wins"] / mine["games"], 4),
+                "win_ci_low": round(lo, 4),
+                "win_ci_high": round(hi, 4),
+                "mean_penalty": round(mine["mean_penalty"], 3),
+                "penalty_ci_low": round(mine["mean_penalty_ci"][0], 3),
+                "penalty_ci_high": round(mine["mean_penalty_ci"][1], 3),
+                "opponent_penalty": round(other["mean_penalty"], 3),
+                "ahead_rate": round(m["win_rate_a"], 4),
+                "ahead_ci_low": round(m["win_rate_a_ci"][0], 4),
+                "ahead_ci_high": round(m["win_rate_a_ci"][1], 4),
+            }
+        )
     return rows
 
 
@@ -249,7 +291,13 @@ def plot_curves(eval_csv: Path, out: Path, title: str) -> Path | None:
         hi = np.array([float(r["penalty_ci_high"]) for r in mine])
         line = ax1.plot(t, pen, "o-", label=f"learner vs {opp}")[0]
         ax1.fill_between(t, lo, hi, alpha=0.2, color=line.get_color())
-        ax1.plot(t, [float(r["opponent_penalty"]) for r in mine], "--", color=line.get_color(), label=f"{opp}'s own")
+        ax1.plot(
+            t,
+            [float(r["opponent_penalty"]) for r in mine],
+            "--",
+            color=line.get_color(),
+            label=f"{opp}'s own",
+        )
         ax2.plot(t, [100 * float(r["win_rate"]) for r in mine], "o-", label=f"vs {opp}")
     ax1.set(xlabel="timesteps", ylabel="mean penalty per game (fewer is better)", title=title)
     ax2.set(xlabel="timesteps", ylabel="games won (%)", title="win rate")
@@ -263,8 +311,9 @@ def plot_curves(eval_csv: Path, out: Path, title: str) -> Path | None:
 
 
 # ---------------------------------------------------------------------- warm start
-def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: int, scale: np.ndarray,
-                    seed: int) -> dict[str, Any]:
+def behaviour_clone(
+    model: Any, env: Any, teacher: str, decisions: int, epochs: int, scale: np.ndarray, seed: int
+) -> dict[str, Any]:
     """Fit the policy, actor and critic, to ``teacher`` playing the learner's seat of ``env``.
 
     The teacher plays about ``decisions`` steps (it reads raw observations: the
@@ -314,7 +363,9 @@ def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: 
         rng.shuffle(train_idx)
         for start in range(0, len(train_idx), 1024):
             b = train_idx[start : start + 1024]
-            values, log_prob, _ = policy.evaluate_actions(obs_t[b], act_t[b], action_masks=mask_a[b])
+            values, log_prob, _ = policy.evaluate_actions(
+                obs_t[b], act_t[b], action_masks=mask_a[b]
+            )
             loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret_t[b])
             optimizer.zero_grad()
             loss.backward()
@@ -327,7 +378,9 @@ def behaviour_clone(model: Any, env: Any, teacher: str, decisions: int, epochs: 
     return {
         "teacher": teacher,
         "recorded_decisions": int(keep.sum()),
-        "held_out_agreement": float((pred == act_t[test_idx].numpy()).mean()) if len(test_idx) else float("nan"),
+        "held_out_agreement": float((pred == act_t[test_idx].numpy()).mean())
+        if len(test_idx)
+        else float("nan"),
         "record_s": round(record_s, 2),
         "fit_s": round(time.perf_counter() - t0 - record_s, 2),
     }
@@ -389,10 +442,14 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 
     def make_env(i: int) -> Any:
         def build() -> Any:
-            opponents = [agents.make(opp_specs[k % len(opp_specs)], seed=cfg.seed * 1000 + i * 10 + k)
-                         for k in range(cfg.players - 1)]
+            opponents = [
+                agents.make(opp_specs[k % len(opp_specs)], seed=cfg.seed * 1000 + i * 10 + k)
+                for k in range(cfg.players - 1)
+            ]
             seat: int | str = "random" if cfg.seat == "random" else int(cfg.seat)
-            return Monitor(VintageSingleEnv(cfg.players, opponents=opponents, seat=seat, obs_scale=scale))
+            return Monitor(
+                VintageSingleEnv(cfg.players, opponents=opponents, seat=seat, obs_scale=scale)
+            )
 
         return build
 
@@ -405,36 +462,65 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     eval_s = 0.0
 
     def training_notes(steps: int) -> dict[str, Any]:
-        return {"timesteps": steps, "opponent": cfg.opponent, "players": cfg.players, "seed": cfg.seed,
-                "recipe": "train/vintage_ppo.py", "config": asdict(cfg)}
+        return {
+            "timesteps": steps,
+            "opponent": cfg.opponent,
+            "players": cfg.players,
+            "seed": cfg.seed,
+            "recipe": "train/vintage_ppo.py",
+            "config": asdict(cfg),
+        }
 
     def evaluate_now(steps: int) -> list[dict[str, Any]]:
         nonlocal eval_s
         t0 = time.perf_counter()
-        path = export(model, out / "checkpoints" / f"step_{steps:09d}", scale, rules, training_notes(steps))
+        path = export(
+            model, out / "checkpoints" / f"step_{steps:09d}", scale, rules, training_notes(steps)
+        )
         rows = evaluate(path, cfg)
         for row in rows:
             row["timesteps"] = steps
             model.logger.record(f"eval/{row['opponent']}/mean_penalty", row["mean_penalty"])
             model.logger.record(f"eval/{row['opponent']}/win_rate", row["win_rate"])
         append_eval(out / "eval.csv", rows)
-        plot_curves(out / "eval.csv", out / "curves.png", f"{cfg.players} players, trained vs {cfg.opponent}")
+        plot_curves(
+            out / "eval.csv",
+            out / "curves.png",
+            f"{cfg.players} players, trained vs {cfg.opponent}",
+        )
         run["last_eval"], run["last_rows"] = steps, rows
         eval_s += time.perf_counter() - t0
-        bar.print(f"eval @ {steps:,}: " + "  ".join(
-            f"vs {r['opponent']}: penalty {r['mean_penalty']:.2f} [{r['penalty_ci_low']:.2f}, {r['penalty_ci_high']:.2f}]"
-            f" (theirs {r['opponent_penalty']:.2f}), won {100 * r['win_rate']:.1f}%" for r in rows))
-        bar.note = " ".join(f"{r['opponent'].removeprefix('vintage-')[:6]} {r['mean_penalty']:.1f}" for r in rows)
+        bar.print(
+            f"eval @ {steps:,}: "
+            + "  ".join(
+                f"vs {r['opponent']}: penalty {r['mean_penalty']:.2f} [{r['penalty_ci_low']:.2f}, {r['penalty_ci_high']:.2f}]"
+                f" (theirs {r['opponent_penalty']:.2f}), won {100 * r['win_rate']:.1f}%"
+                for r in rows
+            )
+        )
+        bar.note = " ".join(
+            f"{r['opponent'].removeprefix('vintage-')[:6]} {r['mean_penalty']:.1f}" for r in rows
+        )
         return rows
 
-    run: dict[str, Any] = {"cfg": cfg, "bar": bar, "last_eval": 0, "last_rows": [], "evaluate": evaluate_now,
-                           "recent": deque(maxlen=2000)}
+    run: dict[str, Any] = {
+        "cfg": cfg,
+        "bar": bar,
+        "last_eval": 0,
+        "last_rows": [],
+        "evaluate": evaluate_now,
+        "recent": deque(maxlen=2000),
+    }
     bc_stats = None
     if cfg.init_bc:
         bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
-        bc_stats = behaviour_clone(model, env, cfg.init_bc, cfg.bc_decisions, cfg.bc_epochs, scale, cfg.seed)
-        bar.print(f"cloned {cfg.init_bc}: held-out agreement {100 * bc_stats['held_out_agreement']:.1f}% "
-                  f"({bc_stats['record_s']} s recording, {bc_stats['fit_s']} s fitting)")
+        bc_stats = behaviour_clone(
+            model, env, cfg.init_bc, cfg.bc_decisions, cfg.bc_epochs, scale, cfg.seed
+        )
+        bar.print(
+            f"cloned {cfg.init_bc}: held-out agreement {100 * bc_stats['held_out_agreement']:.1f}% "
+            f"({bc_stats['record_s']} s recording, {bc_stats['fit_s']} s fitting)"
+        )
         evaluate_now(0)
 
     # 5. Loop ------------------------------------------------------------------------
@@ -468,23 +554,37 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     model.logger.close()
     env.close()
-    bar.print(f"wrote {final} ({steps:,} timesteps, {summary['timesteps_per_s']:,.0f} timesteps/s of training)")
+    bar.print(
+        f"wrote {final} ({steps:,} timesteps, {summary['timesteps_per_s']:,.0f} timesteps/s of training)"
+    )
     return summary
 
 
 # ---------------------------------------------------------------------- command line
 def parser() -> argparse.ArgumentParser:
     """One flag per field of :class:`VintageConfig`, its docstring as the help."""
-    p = argparse.ArgumentParser(prog="python -m train.vintage_ppo", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m train.vintage_ppo", description=__doc__.split("\n\n")[0]
+    )
     helps = field_help(VintageConfig)
     for f in dataclasses.fields(VintageConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = str(f.type)
         if kind == "bool":
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=helps[f.name])
+            p.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=f.default, help=helps[f.name]
+            )
             continue
-        convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[kind]
-        p.add_argument(flag, type=convert, default=f.default, help=f"{helps[f.name]} (default {f.default})")
+        convert = {
+            "int": int,
+            "float": float,
+            "str": str,
+            "str | None": str,
+            "float | None": float,
+        }[kind]
+        p.add_argument(
+            flag, type=convert, default=f.default, help=f"{helps[f.name]} (default {f.default})"
+        )
     return p
 
 

@@ -92,15 +92,23 @@ def fit_exgauss(latencies: Sequence[float]) -> dict[str, float] | None:
 def summarize(latencies: Sequence[float]) -> dict[str, Any]:
     """Count, median, quartiles and the ex-Gaussian fit of some latencies (ms), JSON-ready."""
     x = _kept(latencies)
-    out: dict[str, Any] = {"n": int(x.size), "outliers": len([v for v in latencies if v is not None]) - int(x.size)}
+    out: dict[str, Any] = {
+        "n": int(x.size),
+        "outliers": len([v for v in latencies if v is not None]) - int(x.size),
+    }
     if x.size == 0:
         out.update(median_ms=None, p25_ms=None, p75_ms=None, iqr_ms=None, min_ms=None, fit=None)
         return out
     p25, med, p75 = (float(v) for v in np.percentile(x, [25, 50, 75]))
     out.update(
-        median_ms=round(med, 1), p25_ms=round(p25, 1), p75_ms=round(p75, 1), iqr_ms=round(p75 - p25, 1),
+        median_ms=round(med, 1),
+        p25_ms=round(p25, 1),
+        p75_ms=round(p75, 1),
+        iqr_ms=round(p75 - p25, 1),
         min_ms=round(float(x.min()), 1),
-        fit=None if (fit := fit_exgauss(x.tolist())) is None else {k: round(v, 1) for k, v in fit.items()},
+        fit=None
+        if (fit := fit_exgauss(x.tolist())) is None
+        else {k: round(v, 1) for k, v in fit.items()},
     )
     return out
 

@@ -144,7 +144,10 @@ class _Field:
 def _fields(hand_size: int) -> dict[str, tuple[type, dict[str, _Field]]]:
     return {
         "start": (Start, {"mirror": _Field("bool", required=False)}),
-        "play": (Play, {"slot": _Field("int", lo=0, hi=hand_size - 1), "pile": _Field("int", lo=0, hi=1)}),
+        "play": (
+            Play,
+            {"slot": _Field("int", lo=0, hi=hand_size - 1), "pile": _Field("int", lo=0, hi=1)},
+        ),
         "speed": (Speed, {"factor": _Field("number", choices=SPEED_FACTORS)}),
         "pause": (Pause, {"paused": _Field("bool")}),
         "ping": (Ping, {"t": _Field("number", required=False, lo=-1e15, hi=1e15)}),
@@ -166,22 +169,30 @@ def _check_value(kind: str, name: str, value: Any, spec: _Field, about: str) -> 
     # bool is a subclass of int in Python, but not a number in this protocol.
     if kind == "bool":
         if not isinstance(value, bool):
-            raise ProtocolError(INVALID, f"{about}.{name} must be true or false, got {_show(value)}", about)
+            raise ProtocolError(
+                INVALID, f"{about}.{name} must be true or false, got {_show(value)}", about
+            )
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ProtocolError(INVALID, f"{about}.{name} must be a number, got {_show(value)}", about)
     if kind == "int" and not isinstance(value, int):
-        raise ProtocolError(INVALID, f"{about}.{name} must be a whole number, got {_show(value)}", about)
+        raise ProtocolError(
+            INVALID, f"{about}.{name} must be a whole number, got {_show(value)}", about
+        )
     if isinstance(value, float) and not math.isfinite(value):
         raise ProtocolError(INVALID, f"{about}.{name} must be finite, got {value!r}", about)
     # Compared as they came (a JSON integer may have any number of digits: Python compares
     # it with a float exactly, where float(value) would overflow).
     if spec.choices is not None and value not in spec.choices:
         allowed = ", ".join(f"{c:g}" for c in spec.choices)
-        raise ProtocolError(INVALID, f"{about}.{name} must be one of {allowed}, got {_show(value)}", about)
+        raise ProtocolError(
+            INVALID, f"{about}.{name} must be one of {allowed}, got {_show(value)}", about
+        )
     if (spec.lo is not None and value < spec.lo) or (spec.hi is not None and value > spec.hi):
         raise ProtocolError(
-            INVALID, f"{about}.{name} must be between {spec.lo:g} and {spec.hi:g}, got {_show(value)}", about
+            INVALID,
+            f"{about}.{name} must be between {spec.lo:g} and {spec.hi:g}, got {_show(value)}",
+            about,
         )
     return float(value) if kind == "number" else value
 
@@ -204,7 +215,9 @@ def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> Client
     else:
         data = raw
     if not isinstance(data, Mapping):
-        raise ProtocolError(INVALID, f"message must be a JSON object with a \"type\", got {type(data).__name__}")
+        raise ProtocolError(
+            INVALID, f'message must be a JSON object with a "type", got {type(data).__name__}'
+        )
     kind = data.get("type")
     table = _fields(hand_size)
     if not isinstance(kind, str) or kind not in table:
@@ -216,7 +229,9 @@ def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> Client
     if extra:
         allowed = ", ".join(specs) or "none"
         names = ", ".join(_show(name) for name in extra)
-        raise ProtocolError(INVALID, f"{kind} has unknown field(s) {names}; allowed: {allowed}", kind)
+        raise ProtocolError(
+            INVALID, f"{kind} has unknown field(s) {names}; allowed: {allowed}", kind
+        )
     values: dict[str, Any] = {}
     for name, spec in specs.items():
         if name not in data:

@@ -116,12 +116,16 @@ def create_app(
         except Exception as exc:  # a bot that cannot be built: tell the page, keep serving
             log.exception("cannot start a table")
             with contextlib.suppress(Exception):
-                await websocket.send_json({"type": "fatal", "message": f"cannot start the table: {exc}"})
+                await websocket.send_json(
+                    {"type": "fatal", "message": f"cannot start the table: {exc}"}
+                )
                 await websocket.close(code=1011)
             return
         try:
             await play_connection(websocket, session)
-        except Exception as exc:  # the page went away while we were sending, or a bug: end this page only
+        except (
+            Exception
+        ) as exc:  # the page went away while we were sending, or a bug: end this page only
             if type(exc).__name__ not in ("WebSocketDisconnect", "ClientDisconnected"):
                 log.exception("table session ended by an error")
         with contextlib.suppress(Exception):
@@ -160,8 +164,14 @@ def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-def serve(cfg: TableConfig, *, sock: socket.socket | None = None, port: int = 0, open_browser: bool = True,
-          announce: Callable[[str], None] = print) -> None:
+def serve(
+    cfg: TableConfig,
+    *,
+    sock: socket.socket | None = None,
+    port: int = 0,
+    open_browser: bool = True,
+    announce: Callable[[str], None] = print,
+) -> None:
     """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not to.
 
     ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
@@ -173,7 +183,10 @@ def serve(cfg: TableConfig, *, sock: socket.socket | None = None, port: int = 0,
         sock = listen("127.0.0.1", port)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     config = uvicorn.Config(
-        create_app(cfg), log_level="warning", ws="websockets-sansio", lifespan="off",
+        create_app(cfg),
+        log_level="warning",
+        ws="websockets-sansio",
+        lifespan="off",
         ws_max_size=protocol.MAX_MESSAGE_BYTES * 4,
     )
     server = uvicorn.Server(config)

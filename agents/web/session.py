@@ -83,8 +83,10 @@ class TableConfig:
         if not isinstance(self.tick_ms, int) or not 1 <= self.tick_ms <= 1000:
             raise ValueError(f"tick_ms must be a whole number from 1 to 1000, got {self.tick_ms!r}")
         if not isinstance(self.countdown_ms, int) or not 0 <= self.countdown_ms <= MAX_COUNTDOWN_MS:
-            raise ValueError(f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
-                             f"got {self.countdown_ms!r}")
+            raise ValueError(
+                f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
+                f"got {self.countdown_ms!r}"
+            )
         if len(self.agents) != 2:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
@@ -104,7 +106,9 @@ def build_bots(cfg: TableConfig) -> dict[int, Any]:
     seats = [1] if cfg.mode == "play" else [0, 1]
     bots: dict[int, Any] = {}
     for seat in seats:
-        bot: Any = agents.make(cfg.agents[seat], cfg.rules, seed=None if cfg.seed is None else cfg.seed + 1000 * seat)
+        bot: Any = agents.make(
+            cfg.agents[seat], cfg.rules, seed=None if cfg.seed is None else cfg.seed + 1000 * seat
+        )
         if getattr(bot, "reaction", None) is None:
             bot.reaction = cfg.reaction
         bots[seat] = bot
@@ -127,7 +131,9 @@ class GameSession:
     def __init__(self, cfg: TableConfig, bots: dict[int, Any] | None = None) -> None:
         self.cfg = cfg
         self.bots = bots if bots is not None else build_bots(cfg)
-        self.base_seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        self.base_seed = (
+            cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        )
         self.state = "idle"  # idle → countdown → running → over → countdown …
         self.game = -1
         self.env: Any = None
@@ -154,10 +160,18 @@ class GameSession:
         """The first message of a visit: what this table is."""
         seats = self._seat_names(self.profiles)
         return {
-            "type": "welcome", "mode": self.cfg.mode, "seat": self.cfg.human_seat, "seats": seats,
-            "rules": self.cfg.rules.preset, "tick_ms": self.cfg.tick_ms, "hand_size": self.hand_size,
-            "reaction": [p.label() for p in self.profiles], "countdown_ms": self.cfg.countdown_ms,
-            "min_plays_for_profile": latency.MIN_PLAYS, "speed": self.speed, "paused": self.paused,
+            "type": "welcome",
+            "mode": self.cfg.mode,
+            "seat": self.cfg.human_seat,
+            "seats": seats,
+            "rules": self.cfg.rules.preset,
+            "tick_ms": self.cfg.tick_ms,
+            "hand_size": self.hand_size,
+            "reaction": [p.label() for p in self.profiles],
+            "countdown_ms": self.cfg.countdown_ms,
+            "min_plays_for_profile": latency.MIN_PLAYS,
+            "speed": self.speed,
+            "paused": self.paused,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
@@ -169,7 +183,9 @@ class GameSession:
         if isinstance(msg, protocol.Play):
             return [self._play(msg.slot, msg.pile, now)]
         if self.cfg.mode != "watch":
-            raise ProtocolError(WRONG_MODE, "speed and pause are for watching bots (speed watch), not playing")
+            raise ProtocolError(
+                WRONG_MODE, "speed and pause are for watching bots (speed watch), not playing"
+            )
         if isinstance(msg, protocol.Speed):
             if self.state == "running" and not self.paused:
                 # Keep the time already waited for the next tick in proportion.
@@ -197,16 +213,21 @@ class GameSession:
 
     def _start(self, mirror: bool, now: float) -> list[dict[str, Any]]:
         if self.state in ("countdown", "running"):
-            raise ProtocolError(OUT_OF_TURN, "a game is already under way; start a new one when it ends", "start")
+            raise ProtocolError(
+                OUT_OF_TURN, "a game is already under way; start a new one when it ends", "start"
+            )
         profiles = list(self.profiles)
         if mirror:
             if self.cfg.mode != "play":
-                raise ProtocolError(WRONG_MODE, "a mirror game needs your reaction times: play, not watch", "start")
+                raise ProtocolError(
+                    WRONG_MODE, "a mirror game needs your reaction times: play, not watch", "start"
+                )
             you = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
             if you is None:
                 n = latency.count_timed(self.latencies)
                 raise ProtocolError(
-                    NO_PROFILE, f"need at least {latency.MIN_PLAYS} timed plays to fit your profile, have {n}",
+                    NO_PROFILE,
+                    f"need at least {latency.MIN_PLAYS} timed plays to fit your profile, have {n}",
                     "start",
                 )
             profiles[1] = you
@@ -215,7 +236,9 @@ class GameSession:
         self.profiles = profiles
         self.game += 1
         self.seats = self._seat_names(profiles)
-        self.env = speed_env.parallel_env(self.cfg.rules, tick_ms=self.cfg.tick_ms, reaction=tuple(profiles))
+        self.env = speed_env.parallel_env(
+            self.cfg.rules, tick_ms=self.cfg.tick_ms, reaction=tuple(profiles)
+        )
         options = {"deal": self.cfg.deal} if self.cfg.deal is not None else None
         self.obs, _ = self.env.reset(seed=self.base_seed + self.game, options=options)
         self.frames = [self._frame()]
@@ -225,8 +248,13 @@ class GameSession:
         self.state = "countdown"
         self.start_at = now + self.cfg.countdown_ms / 1000.0
         self.next_tick_at = self.start_at
-        countdown = {"type": "countdown", "game": self.game, "ms": self.cfg.countdown_ms, "seats": self.seats,
-                     "reaction": [p.label() for p in profiles]}
+        countdown = {
+            "type": "countdown",
+            "game": self.game,
+            "ms": self.cfg.countdown_ms,
+            "seats": self.seats,
+            "reaction": [p.label() for p in profiles],
+        }
         return [countdown, self._state_message()]
 
     def _play(self, slot: int, pile: int, now: float) -> dict[str, Any]:
@@ -237,12 +265,20 @@ class GameSession:
             left = max(0.0, self.start_at - now)
             raise ProtocolError(OUT_OF_TURN, f"the game starts in {left:.1f} s", "play")
         if self.state != "running":
-            what = "is over: start a new one" if self.state == "over" else "has not started: send start"
+            what = (
+                "is over: start a new one"
+                if self.state == "over"
+                else "has not started: send start"
+            )
             raise ProtocolError(OUT_OF_TURN, f"the game {what}", "play")
         if slot >= self.hand_size:
-            raise ProtocolError(ILLEGAL, f"slot {slot} is outside a hand of {self.hand_size}", "play")
+            raise ProtocolError(
+                ILLEGAL, f"slot {slot} is outside a hand of {self.hand_size}", "play"
+            )
         if self.pending is not None:
-            raise ProtocolError(OUT_OF_TURN, "you already played this tick: wait for that card to land", "play")
+            raise ProtocolError(
+                OUT_OF_TURN, "you already played this tick: wait for that card to land", "play"
+            )
         snap = self.env.snapshot()
         me = snap["players"][seat]
         if me["in_flight"] is not None:
@@ -263,8 +299,13 @@ class GameSession:
         if ms is not None:
             self.latencies.append(ms)
             self.game_latencies.append(ms)
-        return {"type": "played", "slot": slot, "pile": pile, "card": card,
-                "latency_ms": None if ms is None else round(ms, 1)}
+        return {
+            "type": "played",
+            "slot": slot,
+            "pile": pile,
+            "card": card,
+            "latency_ms": None if ms is None else round(ms, 1),
+        }
 
     # ------------------------------------------------------------------ the clock
     def _interval(self) -> float:
@@ -292,7 +333,9 @@ class GameSession:
         for seat, agent in enumerate(("player_0", "player_1")):
             if seat in self.bots:
                 o = self.obs[agent]
-                actions[agent] = int(self.bots[seat].act(o["observation"][None], o["action_mask"][None])[0])
+                actions[agent] = int(
+                    self.bots[seat].act(o["observation"][None], o["action_mask"][None])[0]
+                )
             else:
                 actions[agent] = self.pending or 0
         self.pending = None
@@ -325,8 +368,14 @@ class GameSession:
         snap = self.env.snapshot()
         if self.cfg.human_seat is not None and snap["phase"] != "over":
             snap = protocol.hide_hand(snap, self.cfg.human_seat)
-        return {"type": "state", "game": self.game, "status": self.state, "snapshot": snap,
-                "speed": self.speed, "paused": self.paused}
+        return {
+            "type": "state",
+            "game": self.game,
+            "status": self.state,
+            "snapshot": snap,
+            "speed": self.speed,
+            "paused": self.paused,
+        }
 
     def _has_a_play(self) -> bool:
         """Whether this game is worth a replay: you played a card (watching: either bot did).
@@ -356,15 +405,29 @@ class GameSession:
         you = None
         if self.cfg.human_seat is not None:
             me = f"player_{self.cfg.human_seat}"
-            you = "none" if winner is None else "draw" if winner == "draw" else "win" if winner == me else "loss"
+            you = (
+                "none"
+                if winner is None
+                else "draw"
+                if winner == "draw"
+                else "win"
+                if winner == me
+                else "loss"
+            )
         mirror = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
         return {
-            "type": "result", "game": self.game, "winner": winner, "you": you, "seats": self.seats,
-            "snapshot": snap, "latencies_ms": [round(x, 1) for x in self.game_latencies],
+            "type": "result",
+            "game": self.game,
+            "winner": winner,
+            "you": you,
+            "seats": self.seats,
+            "snapshot": snap,
+            "latencies_ms": [round(x, 1) for x in self.game_latencies],
             "game_profile": latency.summarize(self.game_latencies),
             "profile": latency.summarize(self.latencies),
             "mirror": None if mirror is None else mirror.label(),
-            "replay": path, "replay_error": problem,
+            "replay": path,
+            "replay_error": problem,
         }
 
     def close(self) -> str | None:
@@ -383,4 +446,3 @@ def now() -> float:
 
 
 __all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots", "now"]
-

@@ -68,14 +68,22 @@ class VintageSingleEnv(gym.Env, GamePickle):
         **options: Any,
     ) -> None:
         GamePickle.__init__(
-            self, num_players, opponents=opponents, seat=seat, obs_scale=obs_scale,
-            illegal=illegal, render_mode=render_mode, **options,
+            self,
+            num_players,
+            opponents=opponents,
+            seat=seat,
+            obs_scale=obs_scale,
+            illegal=illegal,
+            render_mode=render_mode,
+            **options,
         )
         self.table = raw_env(num_players=num_players, games=1, render_mode=render_mode, **options)
         """The AEC env underneath (its ``game`` is the engine state)."""
         self.rules = self.table.rules
         n = self.rules.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+        ):
             raise ValueError(f"seat must be 'random' or a seat 0–{n - 1}, got {seat!r}")
         if illegal not in ("noop", "raise"):
             raise ValueError(f"illegal must be 'noop' or 'raise', got {illegal!r}")
@@ -88,8 +96,14 @@ class VintageSingleEnv(gym.Env, GamePickle):
         high = layout.high(self.rules).astype(np.float32)
         if obs_scale is not None:
             scale = np.asarray(obs_scale, dtype=np.float32)
-            if scale.shape != (layout.size,) or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
-                raise ValueError(f"obs_scale must be {layout.size} positive finite numbers, got shape {scale.shape}")
+            if (
+                scale.shape != (layout.size,)
+                or not np.all(np.isfinite(scale))
+                or np.any(scale <= 0)
+            ):
+                raise ValueError(
+                    f"obs_scale must be {layout.size} positive finite numbers, got shape {scale.shape}"
+                )
             self.obs_scale: np.ndarray | None = scale
             high = high * scale
         else:
@@ -100,7 +114,9 @@ class VintageSingleEnv(gym.Env, GamePickle):
 
     # -- Gymnasium API -----------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
         """Deal a new game and play the other seats up to the learner's first turn.
 
         ``options={"deal": {...}}`` starts from an explicit deal (the AEC env's
@@ -157,7 +173,9 @@ class VintageSingleEnv(gym.Env, GamePickle):
             points = penalties(game)
             if terminated:
                 reward = 1.0 if game.winner == self.seat else -points[self.seat] / 100.0
-            info.update(winner=game.winner, status=game.status, penalties=points, penalty=points[self.seat])
+            info.update(
+                winner=game.winner, status=game.status, penalties=points, penalty=points[self.seat]
+            )
         return self._observe(), float(reward), bool(terminated), bool(truncated), info
 
     def action_masks(self) -> np.ndarray:
@@ -210,11 +228,17 @@ def _opponent_list(opponents: Policy | Sequence[Policy] | None, n: int) -> list[
     if isinstance(opponents, Policy):
         return [opponents] * (n - 1)
     if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
-        raise TypeError(f"opponents must be a Policy or a list of Policies, got {type(opponents).__name__}")
+        raise TypeError(
+            f"opponents must be a Policy or a list of Policies, got {type(opponents).__name__}"
+        )
     ops = list(opponents)
     if len(ops) != n - 1:
-        raise ValueError(f"opponents lists {len(ops)} policies; a {n}-player table needs one or {n - 1}")
+        raise ValueError(
+            f"opponents lists {len(ops)} policies; a {n}-player table needs one or {n - 1}"
+        )
     for p in ops:
         if not isinstance(p, Policy):
-            raise TypeError(f"each opponent must have act(obs, mask) -> actions (a Policy), got {type(p).__name__}")
+            raise TypeError(
+                f"each opponent must have act(obs, mask) -> actions (a Policy), got {type(p).__name__}"
+            )
     return ops

@@ -61,14 +61,17 @@ def sample_world(
     layout = ObservationLayout(pack)
     obs = np.asarray(obs)
     if obs.shape != (layout.size,):
-        raise WorldError(f"expected one observation of {layout.size} entries for the pack "
-                         f"{pack.name!r}; got shape {obs.shape}")
+        raise WorldError(
+            f"expected one observation of {layout.size} entries for the pack "
+            f"{pack.name!r}; got shape {obs.shape}"
+        )
     players = round(float(obs[layout["seated"]].sum())) + 1
     if rules is None:
         rules = _default_rules(players, pack)
     elif rules.num_players != players:
-        raise WorldError(f"the observation seats {players} players; the rules given seat "
-                         f"{rules.num_players}")
+        raise WorldError(
+            f"the observation seats {players} players; the rules given seat {rules.num_players}"
+        )
     hand = _ints(obs[layout["hand"]])
     discard_counts = _ints(obs[layout["discard"]])
     sizes = _ints(obs[layout["hand_sizes"]][: players - 1])
@@ -77,12 +80,16 @@ def sample_world(
     unseen_counts = [t - h - d for t, h, d in zip(in_play, hand, discard_counts, strict=True)]
     if min(unseen_counts) < 0:
         kind = int(np.argmin(unseen_counts))
-        raise WorldError(f"the observation shows {hand[kind] + discard_counts[kind]} of "
-                         f"{pack.tokens[kind]}; only {in_play[kind]} are in play")
+        raise WorldError(
+            f"the observation shows {hand[kind] + discard_counts[kind]} of "
+            f"{pack.tokens[kind]}; only {in_play[kind]} are in play"
+        )
     unseen = [k for k, c in enumerate(unseen_counts) for _ in range(c)]
     if len(unseen) != sum(sizes) + pack_count:
-        raise WorldError(f"{len(unseen)} cards are unseen, but the other hands hold {sum(sizes)} "
-                         f"and the pack {pack_count}")
+        raise WorldError(
+            f"{len(unseen)} cards are unseen, but the other hands hold {sum(sizes)} "
+            f"and the pack {pack_count}"
+        )
     order = rng.permutation(len(unseen))
     shuffled = [unseen[i] for i in order]
     hands = [hand]

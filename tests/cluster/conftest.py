@@ -18,7 +18,9 @@ if importlib.util.find_spec("ray") is not None:
     # Before Ray is first imported (it reads these once): every cluster the tests start, in this
     # process or as `ray start`, shares one fresh token, so nothing is read from or written to
     # ~/.ray; no usage statistics; no cluster named from outside.
-    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16), RAY_USAGE_STATS_ENABLED="0")
+    os.environ.update(
+        RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16), RAY_USAGE_STATS_ENABLED="0"
+    )
     os.environ.pop("RAY_ADDRESS", None)
 
 
@@ -28,7 +30,12 @@ def local_cluster() -> Iterator[object]:
     import ray
 
     assert not ray.is_initialized()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             logging_level="WARNING")
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level="WARNING",
+    )
     yield ray
     ray.shutdown()

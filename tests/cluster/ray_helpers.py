@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-SKIP_REASON = "the [ray] extra is not installed in this venv; `make test` runs tests/cluster in .venv-ray"
+SKIP_REASON = (
+    "the [ray] extra is not installed in this venv; `make test` runs tests/cluster in .venv-ray"
+)
 
 # Ray rewrites a bootstrap address of 127.0.0.1 to the machine's outward IP (so that a real
 # cluster's nodes can reach it). These tests keep every node and every connection on loopback,
@@ -49,8 +51,17 @@ def _listening(port: int) -> bool:
 def ray_start(args: list[str], log: Path, timeout: float = 120.0) -> subprocess.Popen[bytes]:
     """``ray start --block`` with one CPU on 127.0.0.1 in a new process group; a head is
     returned once its port answers."""
-    cmd = [sys.executable, "-c", _LAUNCHER, "start", "--block", "--node-ip-address=127.0.0.1",
-           "--num-cpus=1", "--disable-usage-stats", *args]
+    cmd = [
+        sys.executable,
+        "-c",
+        _LAUNCHER,
+        "start",
+        "--block",
+        "--node-ip-address=127.0.0.1",
+        "--num-cpus=1",
+        "--disable-usage-stats",
+        *args,
+    ]
     if "--head" in args:
         cmd.append("--include-dashboard=false")
     with log.open("wb") as out:

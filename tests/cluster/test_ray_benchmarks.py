@@ -17,8 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(script: str, *args: str) -> list[str]:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.splitlines()
 

@@ -60,8 +60,19 @@ def test_a_tournament_writes_the_same_files_on_ray_as_locally(tmp_path, capsys):
 
 
 def test_a_vintage_tournament_writes_the_same_files_on_ray_as_locally(tmp_path, local_cluster):
-    argv = ["tournament", "--game", "vintage", "--agents", "vintage-random,vintage-greedy", "--players", "3",
-            "--games", "120", "--seed", "5"]
+    argv = [
+        "tournament",
+        "--game",
+        "vintage",
+        "--agents",
+        "vintage-random,vintage-greedy",
+        "--players",
+        "3",
+        "--games",
+        "120",
+        "--seed",
+        "5",
+    ]
     assert cli([*argv, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
     assert cli([*argv, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
     assert ray.is_initialized(), "a Ray session the caller opened is left open"
@@ -69,17 +80,45 @@ def test_a_vintage_tournament_writes_the_same_files_on_ray_as_locally(tmp_path, 
 
 
 @pytest.mark.parametrize("grid", [False, True], ids=["sweep", "grid"])
-def test_a_reaction_experiment_writes_the_same_files_on_ray_as_locally(tmp_path, local_cluster, grid):
-    argv = ["experiment", "reaction", "--agent", "greedy", "--opponent", "random", "--latencies", "150,300",
-            "--games", "300", "--bootstrap", "40", "--seed", "2", *(["--grid"] if grid else [])]
+def test_a_reaction_experiment_writes_the_same_files_on_ray_as_locally(
+    tmp_path, local_cluster, grid
+):
+    argv = [
+        "experiment",
+        "reaction",
+        "--agent",
+        "greedy",
+        "--opponent",
+        "random",
+        "--latencies",
+        "150,300",
+        "--games",
+        "300",
+        "--bootstrap",
+        "40",
+        "--seed",
+        "2",
+        *(["--grid"] if grid else []),
+    ]
     assert cli([*argv, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
     assert cli([*argv, "--workers", "1", "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
     assert_same_files(tmp_path / "local", tmp_path / "ray")
 
 
 def test_the_cli_refuses_a_ray_address_without_the_ray_backend(tmp_path, capsys):
-    code = cli(["tournament", "--agents", "random,greedy", "--games", "2", "--ray-address", "auto",
-                "--out", str(tmp_path)])
+    code = cli(
+        [
+            "tournament",
+            "--agents",
+            "random,greedy",
+            "--games",
+            "2",
+            "--ray-address",
+            "auto",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 2 and "--ray-address needs --backend ray" in capsys.readouterr().err
 
 
@@ -131,7 +170,11 @@ def test_ctrl_c_keeps_what_finished_and_cancels_the_rest(local_cluster):
 
 
 def test_run_jobs_imports_no_ray_on_the_local_backend():
-    code = ("import sys, agents, speed_env, agents.jobs as j; j.run_jobs(abs, [-1, 2]); "
-            "print('ray' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    code = (
+        "import sys, agents, speed_env, agents.jobs as j; j.run_jobs(abs, [-1, 2]); "
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
     assert out.stdout.strip() == "False"

@@ -23,7 +23,9 @@ from speed_env.rules import make_rules  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-pytest.importorskip("ray.cloudpickle").register_pickle_by_value(sys.modules[__name__])  # workers cannot import this module
+pytest.importorskip("ray.cloudpickle").register_pickle_by_value(
+    sys.modules[__name__]
+)  # workers cannot import this module
 
 
 def _node_of(job: float) -> str:
@@ -47,13 +49,16 @@ def test_two_nodes_share_the_chunks_and_the_results_are_the_local_ones(tmp_path,
             while len([n for n in ray.nodes() if n["Alive"]]) < 2:
                 log = (tmp_path / "worker.log").read_text()[-2000:]
                 assert worker.poll() is None, f"the worker node stopped: {log}"
-                assert time.monotonic() < deadline, f"the worker node did not join within 120 s: {log}"
+                assert time.monotonic() < deadline, (
+                    f"the worker node did not join within 120 s: {log}"
+                )
                 time.sleep(1)
             # One CPU a node and six one-second tasks: both nodes must take some.
             nodes, complete = run_jobs(_node_of, [1.0] * 6, backend=Backend("ray"))
             assert complete and len(set(nodes)) == 2
-            settings = tournament.Settings(agents=("random", "greedy"), games=1000, rules=make_rules("us"),
-                                           seed=11)
+            settings = tournament.Settings(
+                agents=("random", "greedy"), games=1000, rules=make_rules("us"), seed=11
+            )
             on_ray, complete = tournament.run(settings, backend=Backend("ray"))
             assert complete and len(on_ray) == 2
         finally:

@@ -45,8 +45,15 @@ def test_the_batch_env_plays_the_pettingzoo_games_and_restarts_on_the_next_step(
             for a in AGENTS:
                 np.testing.assert_array_equal(obs[i][a]["observation"], ref[i][a]["observation"])
                 np.testing.assert_array_equal(obs[i][a]["action_mask"], ref[i][a]["action_mask"])
-        actions = [{a: int(greedy.act(obs[i][a]["observation"][None], obs[i][a]["action_mask"][None])[0])
-                    for a in AGENTS} for i in range(2)]
+        actions = [
+            {
+                a: int(
+                    greedy.act(obs[i][a]["observation"][None], obs[i][a]["action_mask"][None])[0]
+                )
+                for a in AGENTS
+            }
+            for i in range(2)
+        ]
         obs, rewards, term, trunc, _ = env.step(actions)
         steps = [g.step(act) for g, act in zip(games, actions)]
         ref = [s[0] for s in steps]
@@ -60,11 +67,17 @@ def test_the_batch_env_plays_the_pettingzoo_games_and_restarts_on_the_next_step(
     i = ended
     assert term[i] == {AGENTS[0]: True, AGENTS[1]: True, "__all__": True}
     assert sorted(rewards[i].values()) == [-1.0, 1.0]
-    assert all(obs[i][a]["action_mask"].tolist() == [1] + [0] * (len(obs[i][a]["action_mask"]) - 1)
-               for a in AGENTS), "nothing is acted on a finished game's last observation"
+    assert all(
+        obs[i][a]["action_mask"].tolist() == [1] + [0] * (len(obs[i][a]["action_mask"]) - 1)
+        for a in AGENTS
+    ), "nothing is acted on a finished game's last observation"
     # The next step brings the restart: no reward, not done, legal moves again.
     obs, rewards, term, trunc, _ = env.step([dict.fromkeys(AGENTS, 0)] * 2)
-    assert rewards[i] == dict.fromkeys(AGENTS, 0.0) and not term[i]["__all__"] and not trunc[i]["__all__"]
+    assert (
+        rewards[i] == dict.fromkeys(AGENTS, 0.0)
+        and not term[i]["__all__"]
+        and not trunc[i]["__all__"]
+    )
     assert all(obs[i][a]["action_mask"][0] == 1 for a in AGENTS)
 
 
@@ -82,24 +95,56 @@ def test_the_recipe_refuses_bad_settings_naming_them():
 def test_a_short_rllib_run_exports_a_model_that_loads_and_plays(tmp_path):
     """Two PPO iterations, one remote env runner on BatchEnv, opponents self, snapshot and greedy."""
     out = tmp_path / "run"
-    code = cli(["train-rllib", "--out", str(out), "--iterations", "2", "--num-env-runners", "1",
-                "--games-per-runner", "8", "--train-batch-size", "256", "--minibatch-size", "64",
-                "--num-epochs", "1", "--net-arch", "32,32", "--snapshot-every", "1", "--checkpoint-every", "1",
-                "--opponents", "self,snapshot,greedy", "--seed", "3"])
+    code = cli(
+        [
+            "train-rllib",
+            "--out",
+            str(out),
+            "--iterations",
+            "2",
+            "--num-env-runners",
+            "1",
+            "--games-per-runner",
+            "8",
+            "--train-batch-size",
+            "256",
+            "--minibatch-size",
+            "64",
+            "--num-epochs",
+            "1",
+            "--net-arch",
+            "32,32",
+            "--snapshot-every",
+            "1",
+            "--checkpoint-every",
+            "1",
+            "--opponents",
+            "self,snapshot,greedy",
+            "--seed",
+            "3",
+        ]
+    )
     assert code == 0
     assert not ray.is_initialized(), "the cluster started for the run is stopped after it"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] and summary["iterations"] == 2
     assert [r["iteration"] for r in summary["progress"]] == [1, 2]
     assert summary["progress"][-1]["env_steps"] >= 2 * 256
-    assert (out / "progress.csv").read_text().splitlines()[0].split(",") == list(rllib_ppo.PROGRESS_COLUMNS)
+    assert (out / "progress.csv").read_text().splitlines()[0].split(",") == list(
+        rllib_ppo.PROGRESS_COLUMNS
+    )
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["net"] == {**manifest["net"], "hidden": [32, 32], "activation": "relu"}
-    assert manifest["training"]["recipe"] == "train/rllib_ppo.py" and manifest["training"]["iterations"] == 2
+    assert (
+        manifest["training"]["recipe"] == "train/rllib_ppo.py"
+        and manifest["training"]["iterations"] == 2
+    )
 
     # The exported network is the trained module: same logits on the same observations.
     checkpoint = Path(summary["checkpoint"])
-    module = RLModule.from_checkpoint(checkpoint / "learner_group" / "learner" / "rl_module" / "main")
+    module = RLModule.from_checkpoint(
+        checkpoint / "learner_group" / "learner" / "rl_module" / "main"
+    )
     policy = load_policy(out / "model.json", make_rules("us"))
     env = speed_env.parallel_env("us")
     rows, masks = [], []
@@ -109,8 +154,9 @@ def test_a_short_rllib_run_exports_a_model_that_loads_and_plays(tmp_path):
         masks += [obs[a]["action_mask"] for a in AGENTS]
     x, m = np.stack(rows), np.stack(masks)
     with torch.no_grad():
-        out_rllib = module.forward_inference({Columns.OBS: {"observation": torch.from_numpy(x),
-                                                            "action_mask": torch.from_numpy(m)}})
+        out_rllib = module.forward_inference(
+            {Columns.OBS: {"observation": torch.from_numpy(x), "action_mask": torch.from_numpy(m)}}
+        )
     theirs = out_rllib[Columns.ACTION_DIST_INPUTS].numpy()
     ours = policy.logits(x)
     legal = m > 0
@@ -119,15 +165,34 @@ def test_a_short_rllib_run_exports_a_model_that_loads_and_plays(tmp_path):
 
     # It plays as ppo:PATH in a tournament.
     spec = f"ppo:{out / 'model.json'}"
-    assert cli(["tournament", "--agents", f"{spec},greedy", "--games", "4", "--out", str(tmp_path / "t")]) == 0
+    assert (
+        cli(
+            [
+                "tournament",
+                "--agents",
+                f"{spec},greedy",
+                "--games",
+                "4",
+                "--out",
+                str(tmp_path / "t"),
+            ]
+        )
+        == 0
+    )
     results = json.loads((tmp_path / "t" / "results.json").read_text())
     assert results["matches"][0]["games"] == 4
 
 
 @pytest.mark.slow
 def test_the_rllib_example_script_trains_one_iteration():
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "rllib_ppo_masking.py")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "rllib_ppo_masking.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     line = [s for s in done.stdout.splitlines() if s.startswith("one iteration:")]
     assert line and int(float(line[0].split()[2])) >= 256, done.stdout

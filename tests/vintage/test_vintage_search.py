@@ -22,8 +22,19 @@ from speed_env.vintage.worlds import WorldError, sample_world
 PACK = default_pack()
 LAYOUT = ObservationLayout(PACK)
 # Everything the observation says about the table (scores and match progress are the env's).
-TABLE_SLICES = ("hand", "top", "lead", "called", "extra", "discard", "pack", "hand_sizes",
-                "seated", "stuck", "passes")
+TABLE_SLICES = (
+    "hand",
+    "top",
+    "lead",
+    "called",
+    "extra",
+    "discard",
+    "pack",
+    "hand_sizes",
+    "seated",
+    "stuck",
+    "passes",
+)
 
 
 def decisions(num_players: int, seeds: range, every: int = 3):
@@ -151,7 +162,7 @@ def test_search_decisions_are_unchanged_when_hidden_cards_are_permuted() -> None
         before = [h[:] for h in env.game.hands], env.game.pack[:]
         first = VintageSearch(SearchSettings(worlds=4), seed=7).act(obs[None], mask[None])
         permute_hidden_cards(env.game, rng, seat)
-        changed += (before != ([h[:] for h in env.game.hands], env.game.pack))
+        changed += before != ([h[:] for h in env.game.hands], env.game.pack)
         view = env.observe(env.agent_selection)
         assert np.array_equal(view["observation"], obs)
         second = VintageSearch(SearchSettings(worlds=4), seed=7).act(
@@ -179,19 +190,30 @@ def test_spec_carries_the_worlds_budget_and_options() -> None:
     assert settings_of("vintage-search:z=0+rollout=tactician@8") == SearchSettings(
         worlds=8, z=0.0, rollout="tactician"
     )
-    for bad, what in [("vintage-search@many", "whole number"), ("vintage-search@0", "at least 1"),
-                      ("vintage-search:rollout=mcts", "rollout"), ("vintage-search:depth=3", "depth"),
-                      ("vintage-search:z=-1", "at least 0"), ("vintage-search:z=big", "number")]:
+    for bad, what in [
+        ("vintage-search@many", "whole number"),
+        ("vintage-search@0", "at least 1"),
+        ("vintage-search:rollout=mcts", "rollout"),
+        ("vintage-search:depth=3", "depth"),
+        ("vintage-search:z=-1", "at least 0"),
+        ("vintage-search:z=big", "number"),
+    ]:
         with pytest.raises(AgentSpecError, match=what):
             agents.make(bad)
 
 
 def test_a_short_game_against_the_bots_finishes_with_legal_actions() -> None:
-    bots: list[Policy] = [VintageSearch(SearchSettings(worlds=2), seed=0), VintageGreedy(), VintageTactician()]
+    bots: list[Policy] = [
+        VintageSearch(SearchSettings(worlds=2), seed=0),
+        VintageGreedy(),
+        VintageTactician(),
+    ]
     results = play_games(bots, 3, seed=5)
     assert results.games == 3 and results.truncated == 0
     assert sum(results.wins) + results.draws == 3
-    tactician_rollouts = VintageSearch(SearchSettings(worlds=2, rollout="tactician", score="reward"))
+    tactician_rollouts = VintageSearch(
+        SearchSettings(worlds=2, rollout="tactician", score="reward")
+    )
     for _env, obs, mask in decisions(3, range(1), every=1):
         assert mask[tactician_rollouts.act(obs[None], mask[None])[0]] == 1
 

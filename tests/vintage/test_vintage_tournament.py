@@ -86,7 +86,9 @@ def test_every_line_up_and_rotation_plays_the_same_deals():
 def test_mirror_match_is_exactly_even():
     # Two copies of a deterministic bot: each deal's rotations swap their results, so the
     # pairwise record is symmetric and the ratings equal.
-    settings = vt.VintageSettings(agents=("vintage-greedy", "vintage-greedy:twin"), players=2, games=40, seed=2)
+    settings = vt.VintageSettings(
+        agents=("vintage-greedy", "vintage-greedy:twin"), players=2, games=40, seed=2
+    )
     results, complete = vt.run(settings)
     assert complete
     summary = vt.summarise(settings, results, bootstrap=20)
@@ -103,7 +105,9 @@ def test_workers_do_not_change_results(monkeypatch):
     one, c1 = vt.run(settings, workers=1)
     two, c2 = vt.run(settings, workers=2)
     assert c1 and c2
-    assert [(r.seating, r.penalty, r.winner) for r in one] == [(r.seating, r.penalty, r.winner) for r in two]
+    assert [(r.seating, r.penalty, r.winner) for r in one] == [
+        (r.seating, r.penalty, r.winner) for r in two
+    ]
     assert vt.summarise(settings, one, bootstrap=30) == vt.summarise(settings, two, bootstrap=30)
 
 
@@ -113,19 +117,29 @@ def _synthetic(settings, rows):
     out = []
     for i, (lu, deal, rot, seating, pen, win) in enumerate(rows):
         r = vt.ChunkResult(vt.Chunk(i, lu, deal, 1))
-        r.deal, r.rotation, r.seating, r.penalty, r.winner, r.turns = [deal], [rot], [seating], [pen], [win], [10]
+        r.deal, r.rotation, r.seating, r.penalty, r.winner, r.turns = (
+            [deal],
+            [rot],
+            [seating],
+            [pen],
+            [win],
+            [10],
+        )
         out.append(r)
     return out
 
 
 def test_pairwise_compares_every_pair_of_seats():
     settings = _settings()
-    res = _synthetic(settings, [
-        # Agent 0 went out (0 points) and also sat in seat 3 holding 7; agents 1 and 2 tie on 5.
-        (0, 0, 0, [0, 1, 2, 0], [0, 5, 5, 7], 0),
-        # A truncated game: every comparison a tie, whatever is held.
-        (0, 1, 0, [0, 1, 2, 0], [3, 9, 1, 2], -2),
-    ])
+    res = _synthetic(
+        settings,
+        [
+            # Agent 0 went out (0 points) and also sat in seat 3 holding 7; agents 1 and 2 tie on 5.
+            (0, 0, 0, [0, 1, 2, 0], [0, 5, 5, 7], 0),
+            # A truncated game: every comparison a tie, whatever is held.
+            (0, 1, 0, [0, 1, 2, 0], [3, 9, 1, 2], -2),
+        ],
+    )
     wins, draws, games = vt.pairwise(vt.game_table(res, settings.deals), 3)
     assert games[0, 1] == games[1, 0] == 4 and games[0, 2] == 4 and games[1, 2] == 2
     # Game 1: seat 0 (agent 0, 0 points) beats 1 and 2; seat 3 (agent 0, 7 points) loses to both.
@@ -142,7 +156,9 @@ def test_clustered_mean_interval():
     # Clusters of one: the usual standard error.
     mean, lo, hi = vt.clustered_mean(x, np.arange(400))
     se = x.std(ddof=1) / math.sqrt(400)
-    assert math.isclose(mean, x.mean()) and math.isclose(hi - mean, 1.959963984540054 * se, rel_tol=1e-9)
+    assert math.isclose(mean, x.mean()) and math.isclose(
+        hi - mean, 1.959963984540054 * se, rel_tol=1e-9
+    )
     # Every value repeated 4 times in its own cluster (rotations that agree): the interval is that of
     # the 400 distinct values (up to the C/(C-1) factor), not one twice as narrow.
     rep = np.repeat(x, 4)
@@ -157,23 +173,34 @@ def test_clustered_mean_interval():
 
 def test_summary_from_synthetic_results():
     settings = _settings(players=2, agents=("vintage-random", "vintage-greedy"), games=4)
-    res = _synthetic(settings, [
-        (0, 0, 0, [0, 1], [0, 10], 0),   # random went out
-        (0, 0, 1, [1, 0], [0, 20], 0),   # greedy went out
-        (0, 1, 0, [0, 1], [12, 0], 1),   # greedy went out
-        (0, 1, 1, [1, 0], [6, 6], -1),   # locked, drawn
-    ])
+    res = _synthetic(
+        settings,
+        [
+            (0, 0, 0, [0, 1], [0, 10], 0),  # random went out
+            (0, 0, 1, [1, 0], [0, 20], 0),  # greedy went out
+            (0, 1, 0, [0, 1], [12, 0], 1),  # greedy went out
+            (0, 1, 1, [1, 0], [6, 6], -1),  # locked, drawn
+        ],
+    )
     s = vt.summarise(settings, res, bootstrap=50)
     agents = {a["name"]: a for a in s["agents"]}
     r, g = agents["vintage-random"], agents["vintage-greedy"]
     assert r["games"] == g["games"] == 4
     assert r["wins"] == 1 and g["wins"] == 2
-    assert math.isclose(r["mean_penalty"], (0 + 20 + 12 + 6) / 4) and math.isclose(g["mean_penalty"], 16 / 4)
+    assert math.isclose(r["mean_penalty"], (0 + 20 + 12 + 6) / 4) and math.isclose(
+        g["mean_penalty"], 16 / 4
+    )
     for a in (r, g):
         assert a["mean_penalty_ci"][0] <= a["mean_penalty"] <= a["mean_penalty_ci"][1]
         assert a["rating_ci"][0] <= a["rating"] <= a["rating_ci"][1]
     (m,) = s["matches"]
-    assert (m["a"], m["games"], m["wins_a"], m["wins_b"], m["draws"]) == ("vintage-random", 4, 1, 2, 1)
+    assert (m["a"], m["games"], m["wins_a"], m["wins_b"], m["draws"]) == (
+        "vintage-random",
+        4,
+        1,
+        2,
+        1,
+    )
     assert math.isclose(m["win_rate_a"], 1.5 / 4)
     # Clustered by deal: deal 0 holds games 1-2 (random scores 1, 0), deal 1 games 3-4 (0, 0.5).
     _, lo, hi = vt.clustered_mean(np.array([1.0, 0.0, 0.0, 0.5]), np.array([0, 0, 1, 1]))
@@ -193,7 +220,10 @@ def test_truncated_games_count_as_ties_and_hold_no_penalty():
     res = _synthetic(settings, [(0, 0, 0, [0, 1], [30, 1], -2), (0, 0, 1, [1, 0], [0, 9], 0)])
     s = vt.summarise(settings, res, bootstrap=10)
     agents = {a["name"]: a for a in s["agents"]}
-    assert agents["vintage-random"]["mean_penalty"] == 9 and agents["vintage-greedy"]["mean_penalty"] == 0
+    assert (
+        agents["vintage-random"]["mean_penalty"] == 9
+        and agents["vintage-greedy"]["mean_penalty"] == 0
+    )
     (m,) = s["matches"]
     assert m["draws"] == 1 and m["wins_b"] == 1 and s["settings"]["truncated"] == 1
 
@@ -216,18 +246,50 @@ def test_bad_settings_are_refused():
 # ---------------------------------------------------------------------- the CLI
 def test_cli_writes_every_file(tmp_path, capsys):
     out = tmp_path / "res"
-    code = cli(["tournament", "--game", "vintage", "--agents", "vintage-random,vintage-greedy,vintage-tactician",
-                "--players", "4", "--games", "8", "--seed", "0", "--workers", "1", "--out", str(out)])
+    code = cli(
+        [
+            "tournament",
+            "--game",
+            "vintage",
+            "--agents",
+            "vintage-random,vintage-greedy,vintage-tactician",
+            "--players",
+            "4",
+            "--games",
+            "8",
+            "--seed",
+            "0",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     names = {p.name for p in out.iterdir()}
-    assert {"results.json", "results.csv", "leaderboard.md", "winrate_heatmap.png", "ratings.png",
-            "agents.csv", "penalties.png"} <= names
+    assert {
+        "results.json",
+        "results.csv",
+        "leaderboard.md",
+        "winrate_heatmap.png",
+        "ratings.png",
+        "agents.csv",
+        "penalties.png",
+    } <= names
     data = json.loads((out / "results.json").read_text())
     assert {"settings", "agents", "matches", "lineups"} <= set(data)
     assert data["settings"]["game"] == "vintage" and data["settings"]["players"] == 4
     assert data["settings"]["games_played"] == 3 * 8
     for a in data["agents"]:
-        assert {"name", "rating", "rating_ci", "games", "wins", "mean_penalty", "mean_penalty_ci"} <= set(a)
+        assert {
+            "name",
+            "rating",
+            "rating_ci",
+            "games",
+            "wins",
+            "mean_penalty",
+            "mean_penalty_ci",
+        } <= set(a)
     assert len(data["matches"]) == 3
     assert (out / "results.csv").read_text().startswith("a,b,games,wins_a")
     assert "| vintage-greedy |" in capsys.readouterr().out
@@ -237,13 +299,19 @@ def test_cli_writes_every_file(tmp_path, capsys):
     ("argv", "message"),
     [
         (["--game", "vintage", "--agents", "vintage-greedy,greedy"], "plays real-time Speed"),
-        (["--game", "vintage", "--agents", "vintage-greedy,vintage-nope"], "unknown agent 'vintage-nope'"),
+        (
+            ["--game", "vintage", "--agents", "vintage-greedy,vintage-nope"],
+            "unknown agent 'vintage-nope'",
+        ),
         (["--game", "vintage", "--players", "11"], "players must be 2–10"),
         (["--game", "vintage", "--option", "colour=red"], "colour"),
         (["--game", "vintage", "--gauntlet", "chain"], "gauntlet 'chain'"),
         (["--game", "vintage", "--save-replays", "2"], "--save-replays"),
         (["--game", "vintage", "--rules", "japanese"], "--rules is for real-time"),
-        (["--game", "vintage", "--agents", "vintage-greedy,vintage-ppo:missing.json"], "missing.json"),
+        (
+            ["--game", "vintage", "--agents", "vintage-greedy,vintage-ppo:missing.json"],
+            "missing.json",
+        ),
         (["--players", "4"], "real-time Speed has two players"),
         (["--game", "texas"], None),
     ],
@@ -269,13 +337,19 @@ def test_intervals_widen_when_the_rotations_of_a_deal_agree():
 
     rng = np.random.default_rng(3)
     deal_scores = (rng.random(40) < 0.6).astype(float)
-    comp = vt.Comparisons(a=np.zeros(160, np.int64), b=np.ones(160, np.int64),
-                          score_a=np.repeat(deal_scores, 4), cluster=np.repeat(np.arange(40), 4))
+    comp = vt.Comparisons(
+        a=np.zeros(160, np.int64),
+        b=np.ones(160, np.int64),
+        score_a=np.repeat(deal_scores, 4),
+        cluster=np.repeat(np.arange(40), 4),
+    )
     mean, lo, hi = vt.clustered_mean(comp.score_a, comp.cluster)
     wlo, whi = wilson_interval(comp.score_a.sum(), 160)
     assert hi - lo > 1.8 * (whi - wlo)
     once_lo, once_hi = wilson_interval(deal_scores.sum(), 40)
-    assert abs((hi - lo) - (once_hi - once_lo)) < 0.25 * (once_hi - once_lo)  # about 40 games' worth
+    assert abs((hi - lo) - (once_hi - once_lo)) < 0.25 * (
+        once_hi - once_lo
+    )  # about 40 games' worth
     # Ratings: redrawing whole deals gives the same spread as 40 games, not 160.
     points, games = vt._per_cluster(comp, 2)
     assert points.shape == (40, 2, 2) and games.sum() == 320

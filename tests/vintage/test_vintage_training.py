@@ -32,7 +32,9 @@ def test_wrapper_with_scaled_observations_passes_the_checkers():
     from train.vintage_ppo import observation_scale
 
     scale = observation_scale(make_rules(4, 1))
-    check_env(VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), skip_render_check=True)
+    check_env(
+        VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), skip_render_check=True
+    )
     sb3.check_env(VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), warn=True)
 
 
@@ -55,8 +57,9 @@ def test_every_step_is_the_learners_and_the_reward_is_the_aec_envs():
     for seed in range(20):
         trace, reward, info = _play(env, seed, lambda m: int(np.flatnonzero(m)[-1]))
         game = env.table.game
-        assert game.over and info["penalties"] == [sum(c * p for c, p in zip(h, game.rules.pack.penalties))
-                                                 for h in game.hands]
+        assert game.over and info["penalties"] == [
+            sum(c * p for c, p in zip(h, game.rules.pack.penalties)) for h in game.hands
+        ]
         if game.winner == env.seat:
             assert reward == 1.0
         else:
@@ -117,8 +120,15 @@ def test_export_folds_the_scale_into_the_first_layer(tmp_path):
     rules = make_rules(4, 1)
     scale = observation_scale(rules)
     env = VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale)
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}},
+    )
     path = export(model, tmp_path / "m", scale, rules, {"note": "test"})
     manifest = json.loads(path.read_text())
     assert manifest["game"] == "vintage" and manifest["observation"]["obs_dim"] == 174
@@ -149,13 +159,48 @@ def test_short_training_run_end_to_end(tmp_path, capsys):
     from speed_cli import main as cli
 
     out = tmp_path / "run"
-    code = cli(["train", "--game", "vintage", "--players", "3", "--opponent", "vintage-greedy",
-                "--timesteps", "2048", "--n-envs", "4", "--n-steps", "128", "--batch-size", "128",
-                "--net-arch", "64,64", "--eval-every", "1024", "--eval-games", "6",
-                "--eval-opponents", "vintage-greedy", "--seed", "0", "--out", str(out), "--no-progress"])
+    code = cli(
+        [
+            "train",
+            "--game",
+            "vintage",
+            "--players",
+            "3",
+            "--opponent",
+            "vintage-greedy",
+            "--timesteps",
+            "2048",
+            "--n-envs",
+            "4",
+            "--n-steps",
+            "128",
+            "--batch-size",
+            "128",
+            "--net-arch",
+            "64,64",
+            "--eval-every",
+            "1024",
+            "--eval-games",
+            "6",
+            "--eval-opponents",
+            "vintage-greedy",
+            "--seed",
+            "0",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 0
-    for name in ("model.json", "model.safetensors", "eval.csv", "curves.png", "summary.json", "config.json",
-                 "logs/progress.csv"):
+    for name in (
+        "model.json",
+        "model.safetensors",
+        "eval.csv",
+        "curves.png",
+        "summary.json",
+        "config.json",
+        "logs/progress.csv",
+    ):
         assert (out / name).exists(), name
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] and summary["timesteps"] >= 2048
@@ -165,14 +210,22 @@ def test_short_training_run_end_to_end(tmp_path, capsys):
     assert rows[0].startswith("timesteps,opponent") and len(rows) >= 3
     # The saved model plays in the N-player harness.
     spec = f"vintage-ppo:{out / 'model.json'}"
-    settings = vt.VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
+    settings = vt.VintageSettings(
+        agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec
+    )
     results, complete = vt.run(settings)
-    assert complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
+    assert (
+        complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
+    )
     # The same folder again is refused (one line, exit 2).
     capsys.readouterr()
-    again = cli(["train", "--game", "vintage", "--timesteps", "64", "--out", str(out), "--no-progress"])
+    again = cli(
+        ["train", "--game", "vintage", "--timesteps", "64", "--out", str(out), "--no-progress"]
+    )
     err = capsys.readouterr().err
-    assert again == 2 and "already holds a trained model" in err and len(err.strip().splitlines()) == 1
+    assert (
+        again == 2 and "already holds a trained model" in err and len(err.strip().splitlines()) == 1
+    )
 
 
 @pytest.mark.parametrize(

@@ -23,8 +23,16 @@ import pytest
 from web_helpers import short_deal
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -33,7 +41,10 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 IN_CI = os.environ.get("CI", "").strip().lower() == "true"
 NO_BROWSER = "/usr/bin/chromium is absent: apt-get install -y chromium (.ci/run does) to run the browser test"
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists() and not IN_CI, reason=NO_BROWSER)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists() and not IN_CI, reason=NO_BROWSER),
+]
 pytest.importorskip("starlette", reason="the [web] extra is not installed")
 pytest.importorskip("uvicorn", reason="the [web] extra is not installed")
 
@@ -48,10 +59,31 @@ def server(tmp_path):
     replays = tmp_path / "replays"
     log = open(tmp_path / "server.log", "w", encoding="utf-8")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, "-m", "speed_cli", "play", "--no-browser", "--opponent", "greedy", "--reaction", "600",
-         "--deal", str(deal), "--countdown-ms", "2500", "--replays-dir", str(replays), "--seed", "1",
-         "--tick-ms", "50"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
+        [
+            sys.executable,
+            "-m",
+            "speed_cli",
+            "play",
+            "--no-browser",
+            "--opponent",
+            "greedy",
+            "--reaction",
+            "600",
+            "--deal",
+            str(deal),
+            "--countdown-ms",
+            "2500",
+            "--replays-dir",
+            str(replays),
+            "--seed",
+            "1",
+            "--tick-ms",
+            "50",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
     )
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True)
@@ -102,15 +134,21 @@ def test_play_a_short_game_by_keyboard_in_chromium(server):
             expect(page.locator("#seat-top .hand .card.back")).to_have_count(3)
             expect(page.locator("#pile-0")).to_have_attribute("data-top", "5C")
             # The bot plays: its 6S flies (600 ms), then lands on pile 0.
-            expect(page.locator("#pile-0 .flight.theirs .card[data-card='6S']")).to_be_visible(timeout=5000)
+            expect(page.locator("#pile-0 .flight.theirs .card[data-card='6S']")).to_be_visible(
+                timeout=5000
+            )
             expect(page.locator("#pile-0")).to_have_attribute("data-top", "6S", timeout=5000)
             expect(page.locator("#seat-top .hand .card.back")).to_have_count(2)
             # You play 7H by keyboard: 1 picks it, A plays it on pile 0.
             page.keyboard.press("1")
-            expect(page.locator("#seat-bottom .hand-slot.selected .card[data-card='7H']")).to_be_visible()
+            expect(
+                page.locator("#seat-bottom .hand-slot.selected .card[data-card='7H']")
+            ).to_be_visible()
             page.keyboard.press("a")
             expect(page.locator("#pile-0")).to_have_attribute("data-top", "7H")
-            expect(page.locator("#reaction-line")).to_contain_text(re.compile(r"your last reaction \d+ ms"))
+            expect(page.locator("#reaction-line")).to_contain_text(
+                re.compile(r"your last reaction \d+ ms")
+            )
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             shot = ARTIFACTS / "web_midgame.png"
             page.screenshot(path=str(shot))
@@ -128,7 +166,9 @@ def test_play_a_short_game_by_keyboard_in_chromium(server):
             expect(panel).to_contain_text("Your reaction time")
             expect(panel).to_contain_text(re.compile(r"median [\d.]+ ms"))
             expect(page.locator("#rematch-btn")).to_be_visible()
-            expect(page.locator("#mirror-btn")).to_be_disabled()  # two plays are too few to fit a profile
+            expect(
+                page.locator("#mirror-btn")
+            ).to_be_disabled()  # two plays are too few to fit a profile
             page.screenshot(path=str(ARTIFACTS / "web_result.png"))
             page.close()
             # The tab is gone; the server goes on: a new tab gets a new table, and a rematch starts.
@@ -136,7 +176,9 @@ def test_play_a_short_game_by_keyboard_in_chromium(server):
             again.goto(url)
             expect(again.locator("#start-btn")).to_be_visible()
             again.keyboard.press("Enter")
-            expect(again.locator("body")).to_have_attribute("data-status", re.compile("countdown|running"))
+            expect(again.locator("body")).to_have_attribute(
+                "data-status", re.compile("countdown|running")
+            )
             again.close()
         finally:
             browser.close()

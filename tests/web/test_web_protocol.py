@@ -39,10 +39,10 @@ BAD = [
     ("null", "JSON object"),
     ("{}", "unknown message type null"),
     ('{"type": 3}', "unknown message type 3"),
-    ('{"type": "shuffle"}', "unknown message type \"shuffle\""),
+    ('{"type": "shuffle"}', 'unknown message type "shuffle"'),
     ('{"type": "play", "slot": 0}', "needs the field 'pile'"),
     ('{"type": "play", "pile": 0}', "needs the field 'slot'"),
-    ('{"type": "play", "slot": 0, "pile": 0, "card": "7H"}', "unknown field(s) \"card\""),
+    ('{"type": "play", "slot": 0, "pile": 0, "card": "7H"}', 'unknown field(s) "card"'),
     ('{"type": "play", "slot": "0", "pile": 0}', "play.slot must be a number"),
     ('{"type": "play", "slot": true, "pile": 0}', "play.slot must be a number"),
     ('{"type": "play", "slot": 1.0, "pile": 0}', "play.slot must be a whole number"),
@@ -60,10 +60,16 @@ BAD = [
     ('{"type": "ping", "t": Infinity}', "must be finite"),
     ('{"type": "ping", "t": 1e300}', "between"),
     # Integers of any length (JSON has no limit): refused by range, never overflowing a float.
-    ('{"type": "ping", "t": 1' + "0" * 400 + "}", "ping.t must be between -1e+15 and 1e+15, got 1000"),
+    (
+        '{"type": "ping", "t": 1' + "0" * 400 + "}",
+        "ping.t must be between -1e+15 and 1e+15, got 1000",
+    ),
     ('{"type": "ping", "t": -' + "9" * 400 + "}", "ping.t must be between"),
     ('{"type": "speed", "factor": 1' + "0" * 400 + "}", "speed.factor must be one of 0.5, 1, 2"),
-    ('{"type": "play", "slot": 1' + "0" * 400 + ', "pile": 0}', "play.slot must be between 0 and 4"),
+    (
+        '{"type": "play", "slot": 1' + "0" * 400 + ', "pile": 0}',
+        "play.slot must be between 0 and 4",
+    ),
     # A field name or a value with a lone surrogate (valid JSON, not encodable as UTF-8) is
     # named as an ASCII escape, so the reply can be sent.
     ('{"type": "ping", "\\ud800": 1}', 'unknown field(s) "\\ud800"'),
@@ -79,7 +85,11 @@ def test_malformed_messages_are_refused_with_a_reason(raw, fragment):
     assert info.value.code == INVALID
     assert fragment in info.value.message
     reply = info.value.reply()
-    assert reply["type"] == "error" and reply["code"] == INVALID and reply["message"] == info.value.message
+    assert (
+        reply["type"] == "error"
+        and reply["code"] == INVALID
+        and reply["message"] == info.value.message
+    )
     json.dumps(reply).encode("utf-8")  # the reply is JSON-ready
     reply["message"].encode("ascii")  # and names what came from the page in ASCII
 
@@ -114,7 +124,11 @@ def test_hide_hand_shows_backs_for_the_opponent_only():
         "preset": "us",
         "players": [
             {"name": "player_0", "hand": ["7H", None], "in_flight": None},
-            {"name": "player_1", "hand": ["6S", None, "3C"], "in_flight": {"card": "9D", "pile": 0, "lands_ms": 9}},
+            {
+                "name": "player_1",
+                "hand": ["6S", None, "3C"],
+                "in_flight": {"card": "9D", "pile": 0, "lands_ms": 9},
+            },
         ],
     }
     seen = protocol.hide_hand(snap, 0)

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("starlette", reason="the [web] extra is not installed")
-pytest.importorskip("starlette.testclient", reason="Starlette's TestClient needs httpx2 (the [web] extra)")
+pytest.importorskip(
+    "starlette.testclient", reason="Starlette's TestClient needs httpx2 (the [web] extra)"
+)
 
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
@@ -25,8 +27,17 @@ HOSTS = ("testserver", "127.0.0.1", "localhost")
 
 
 def make_client(tmp_path=None, **kw) -> TestClient:
-    base = dict(mode="play", agents=("you", "greedy"), rules=make_rules("us"), tick_ms=20,
-                reaction=make_profile(200), seed=1, deal=short_deal(), countdown_ms=0, replays_dir=tmp_path)
+    base = dict(
+        mode="play",
+        agents=("you", "greedy"),
+        rules=make_rules("us"),
+        tick_ms=20,
+        reaction=make_profile(200),
+        seed=1,
+        deal=short_deal(),
+        countdown_ms=0,
+        replays_dir=tmp_path,
+    )
     base.update(kw)
     return TestClient(create_app(TableConfig(**base), allowed_hosts=HOSTS))
 
@@ -50,8 +61,10 @@ def test_a_foreign_host_name_is_refused():
 
 def test_a_cross_origin_websocket_is_refused_and_the_own_origin_accepted():
     with make_client() as client:
-        with pytest.raises(WebSocketDisconnect) as info, \
-                client.websocket_connect("/ws", headers={"origin": "http://evil.example"}) as ws:
+        with (
+            pytest.raises(WebSocketDisconnect) as info,
+            client.websocket_connect("/ws", headers={"origin": "http://evil.example"}) as ws,
+        ):
             ws.receive_json()
         assert info.value.code == 1008
         with client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
@@ -140,14 +153,23 @@ def test_a_game_over_the_socket(tmp_path):
         # Too early: 7H does not go on 5C; the bot's 6S takes at least 200 ms to land.
         ws.send_json({"type": "play", "slot": 0, "pile": 0})
         error = receive_until(ws, "error")
-        assert error["code"] == protocol.ILLEGAL and "7H does not go on pile 0 (top 5C)" in error["message"]
+        assert (
+            error["code"] == protocol.ILLEGAL
+            and "7H does not go on pile 0 (top 5C)" in error["message"]
+        )
         ws.send_json({"type": "start"})
         assert receive_until(ws, "error")["code"] == protocol.OUT_OF_TURN
         receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "6S")
         ws.send_json({"type": "play", "slot": 0, "pile": 0})
         played = receive_until(ws, "played")
-        assert played["card"] == "7H" and played["latency_ms"] is not None and played["latency_ms"] >= 0
-        state = receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "7H")
+        assert (
+            played["card"] == "7H"
+            and played["latency_ms"] is not None
+            and played["latency_ms"] >= 0
+        )
+        state = receive_until(
+            ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "7H"
+        )
         assert state["snapshot"]["players"][0]["hand"][0] is None
         ws.send_json({"type": "play", "slot": 1, "pile": 0})
         assert receive_until(ws, "played")["card"] == "8H"
@@ -155,8 +177,12 @@ def test_a_game_over_the_socket(tmp_path):
         assert result["winner"] == "player_0" and result["you"] == "win"
         assert len(result["latencies_ms"]) == 2 and result["profile"]["n"] == 2
         assert result["snapshot"]["players"][1]["hand"][1:3] == ["3S", "3C"]  # revealed at the end
-        frames = [json.loads(x) for x in Path(result["replay"]).read_text(encoding="utf-8").splitlines()]
-        assert {"game", "seats", "snapshot"} <= set(frames[0]) and frames[-1]["snapshot"]["phase"] == "over"
+        frames = [
+            json.loads(x) for x in Path(result["replay"]).read_text(encoding="utf-8").splitlines()
+        ]
+        assert {"game", "seats", "snapshot"} <= set(frames[0]) and frames[-1]["snapshot"][
+            "phase"
+        ] == "over"
         ws.send_json({"type": "start", "mirror": True})
         assert receive_until(ws, "error")["code"] == protocol.NO_PROFILE
         ws.send_json({"type": "start"})
@@ -164,8 +190,10 @@ def test_a_game_over_the_socket(tmp_path):
 
 
 def test_watch_mode_speed_and_pause():
-    with make_client(mode="watch", agents=("greedy", "chain"), deal=None) as client, \
-            client.websocket_connect("/ws") as ws:
+    with (
+        make_client(mode="watch", agents=("greedy", "chain"), deal=None) as client,
+        client.websocket_connect("/ws") as ws,
+    ):
         welcome = ws.receive_json()
         assert welcome["mode"] == "watch" and welcome["seat"] is None
         ws.send_json({"type": "play", "slot": 0, "pile": 0})
@@ -212,7 +240,9 @@ def test_dropped_connections_without_a_play_write_no_replay(tmp_path):
             with client.websocket_connect("/ws") as ws:  # start, watch the bot play, leave
                 ws.receive_json()
                 ws.send_json({"type": "start"})
-                receive_until(ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "6S")
+                receive_until(
+                    ws, "state", where=lambda m: m["snapshot"]["centre"][0]["top"] == "6S"
+                )
         with client.websocket_connect("/ws") as ws:  # the page still gets a table
             assert ws.receive_json()["type"] == "welcome"
     assert list(tmp_path.iterdir()) == []

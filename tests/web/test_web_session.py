@@ -21,9 +21,17 @@ from speed_env.rules import make_rules
 
 
 def play_cfg(tmp_path=None, **kw):
-    base = dict(mode="play", agents=("you", "greedy"), rules=make_rules("us"), tick_ms=50,
-                reaction=make_profile(300), seed=7, deal=short_deal(), countdown_ms=1000,
-                replays_dir=tmp_path)
+    base = dict(
+        mode="play",
+        agents=("you", "greedy"),
+        rules=make_rules("us"),
+        tick_ms=50,
+        reaction=make_profile(300),
+        seed=7,
+        deal=short_deal(),
+        countdown_ms=1000,
+        replays_dir=tmp_path,
+    )
     base.update(kw)
     return TableConfig(**base)
 
@@ -179,8 +187,15 @@ def test_mirror_rematch_needs_a_profile_then_gives_the_bot_yours():
 
 
 def watch_cfg(**kw):
-    base = dict(mode="watch", agents=("greedy", "chain"), rules=make_rules("us"), tick_ms=50,
-                reaction=make_profile("pro"), seed=3, countdown_ms=0)
+    base = dict(
+        mode="watch",
+        agents=("greedy", "chain"),
+        rules=make_rules("us"),
+        tick_ms=50,
+        reaction=make_profile("pro"),
+        seed=3,
+        countdown_ms=0,
+    )
     base.update(kw)
     return TableConfig(**base)
 
@@ -286,7 +301,9 @@ def test_the_replay_folder_keeps_the_newest_files_up_to_the_count(tmp_path):
 
 def test_the_replay_folder_keeps_the_newest_files_up_to_the_size(tmp_path):
     old = _old_replays(tmp_path, 5, size=10_000)
-    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(max_bytes=30_000)))
+    path = _win_a_game(
+        play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(max_bytes=30_000))
+    )
     new_size = Path(path).stat().st_size
     kept = sorted([*old[5 - (30_000 - new_size) // 10_000 :], Path(path).name, "notes.jsonl"])
     assert _replay_names(tmp_path) == kept
@@ -295,7 +312,9 @@ def test_the_replay_folder_keeps_the_newest_files_up_to_the_size(tmp_path):
 
 def test_the_newest_replay_is_kept_even_past_the_bounds(tmp_path):
     _old_replays(tmp_path, 2)
-    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=1, max_bytes=1)))
+    path = _win_a_game(
+        play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=1, max_bytes=1))
+    )
     assert _replay_names(tmp_path) == sorted([Path(path).name, "notes.jsonl"])
 
 
@@ -322,14 +341,23 @@ def test_unwritable_replay_folder_is_reported_not_fatal(tmp_path):
 def test_config_refuses_moves_the_page_cannot_make():
     with pytest.raises(ValueError, match="stack_layout and multi_play"):
         TableConfig(mode="play", rules=make_rules("japanese", stack_layout=True))
-    TableConfig(mode="watch", agents=("greedy", "chain"), rules=make_rules("japanese", stack_layout=True))
+    TableConfig(
+        mode="watch", agents=("greedy", "chain"), rules=make_rules("japanese", stack_layout=True)
+    )
     with pytest.raises(ValueError, match="mode"):
         TableConfig(mode="spectate")
 
 
 def test_japanese_layouts_are_face_up_and_slots_follow_the_layout():
-    s = GameSession(TableConfig(mode="play", agents=("you", "greedy"), rules=make_rules("japanese"),
-                                seed=1, countdown_ms=0))
+    s = GameSession(
+        TableConfig(
+            mode="play",
+            agents=("you", "greedy"),
+            rules=make_rules("japanese"),
+            seed=1,
+            countdown_ms=0,
+        )
+    )
     assert s.welcome()["hand_size"] == 4
     out = s.handle(protocol.Start(), 0.0)
     bot = out[-1]["snapshot"]["players"][1]
@@ -352,7 +380,9 @@ def test_summary_and_mirror_profile():
     assert latency.mirror_profile([200] * 3, 50) is None
     summary = latency.summarize([100, 200, 300, 400, 9000])
     assert summary["n"] == 4 and summary["outliers"] == 1 and summary["median_ms"] == 250
-    assert summary["p25_ms"] == 175 and summary["p75_ms"] == 325 and summary["fit"] is None  # under MIN_PLAYS
+    assert (
+        summary["p25_ms"] == 175 and summary["p75_ms"] == 325 and summary["fit"] is None
+    )  # under MIN_PLAYS
     assert latency.summarize([100, 200, 300, 400, 500, 700])["fit"] is not None
     assert latency.summarize([])["median_ms"] is None
     same = latency.mirror_profile([250] * 6, 50)
@@ -369,7 +399,9 @@ def test_legal_since_tracks_when_each_play_became_legal():
     legal.update(mask, 1.0)
     mask[7] = 1
     legal.update(mask, 1.5)
-    assert legal.latency_ms(5, 2.0) == pytest.approx(1000) and legal.latency_ms(7, 2.0) == pytest.approx(500)
+    assert legal.latency_ms(5, 2.0) == pytest.approx(1000) and legal.latency_ms(
+        7, 2.0
+    ) == pytest.approx(500)
     mask[5] = 0
     legal.update(mask, 2.0)
     assert legal.latency_ms(5, 2.1) is None and legal.latency_ms(0, 2.1) is None
