@@ -175,6 +175,8 @@ def _fit(
     obs = torch.as_tensor(data["obs"])
     mask = data["mask"]
     not_best = torch.as_tensor(data["best"]) == 0
+    # A float "target" distribution (search targets, train/vintage_expert.py) replaces the best set.
+    target = torch.as_tensor(data["target"]) if "target" in data else None
     ret = torch.as_tensor(data["ret"])
     losses: list[float] = []
     idx = train_idx.copy()
@@ -183,11 +185,13 @@ def _fit(
         for start in range(0, len(idx), cfg.batch_size):
             b = idx[start : start + cfg.batch_size]
             log_p, values = _forward(policy, obs[b], mask[b])
-            # -log P(the teacher's best set): any of its equally good actions is right.
-            log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
-            loss = -log_p_best.mean() + cfg.value_coef * torch.nn.functional.mse_loss(
-                values, ret[b]
-            )
+            if target is None:
+                # -log P(the teacher's best set): any of its equally good actions is right.
+                log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
+                actor_loss = -log_p_best.mean()
+            else:  # cross-entropy to the target distribution (0 on illegal actions)
+                actor_loss = -(target[b] * log_p).sum(dim=1).mean()
+            loss = actor_loss + cfg.value_coef * torch.nn.functional.mse_loss(values, ret[b])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)

@@ -1,0 +1,145 @@
+"""Vintage expert iteration: search targets are a pure function of the seed (the same file for any
+number of workers), they say what the search saw, and a tiny run writes a model that loads and plays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+from agents.model_io import ModelFormatError
+from agents.vintage_search import SearchSettings, VintageSearch
+from agents.vintage_tournament import VintageSettings, run
+from train.vintage_expert_targets import (
+    TargetSettings,
+    distribution,
+    generate,
+    read_targets,
+    write_targets,
+)
+
+pytest.importorskip("sb3_contrib")
+
+SMALL = TargetSettings(games=6, chunk_games=2, worlds=4, seed=3)
+
+
+def write(tmp_path, name, settings=SMALL, workers=1):
+    targets, complete = generate(settings, workers=workers)
+    assert complete
+    return write_targets(tmp_path / name / "targets.safetensors", targets, settings)
+
+
+def test_the_same_seed_writes_the_same_target_file_for_any_number_of_workers(tmp_path):
+    one = write(tmp_path, "one", workers=1)
+    two = write(tmp_path, "two", workers=2)
+    assert one.read_bytes() == two.read_bytes()
+    other = write(tmp_path, "other", TargetSettings(games=6, chunk_games=2, worlds=4, seed=4))
+    assert other.read_bytes() != one.read_bytes(), "another seed plays other games"
+
+
+def test_targets_record_the_search_at_the_learners_choice_decisions(tmp_path):
+    targets, settings = read_targets(write(tmp_path, "t"))
+    assert settings["worlds"] == 4 and settings["games"] == 6
+    assert len(targets) > 0 and set(np.unique(targets.game)) <= set(range(6))
+    rows = np.arange(len(targets))
+    # Only decisions with a choice; values exactly on the legal actions; both actions legal.
+    assert (targets.mask.sum(axis=1) >= 2).all()
+    assert (np.isnan(targets.values) == (targets.mask == 0)).all()
+    assert (targets.mask[rows, targets.choice] == 1).all()
+    assert (targets.mask[rows, targets.prior] == 1).all()
+    # The values are shares of the other seats finished ahead of.
+    legal = targets.values[targets.mask > 0]
+    assert ((legal >= 0) & (legal <= 1)).all()
+    # Rows that differ from the prior chose an action of best value.
+    moved = targets.choice != targets.prior
+    best = np.nanmax(targets.values, axis=1)
+    assert (targets.values[rows, targets.choice][moved] == best[moved]).all()
+    # Every row of one game carries that game's reward.
+    for g in np.unique(targets.game):
+        assert len(set(targets.ret[targets.game == g].tolist())) == 1
+
+
+def test_target_distributions_put_mass_on_legal_actions_only(tmp_path):
+    targets, _ = read_targets(write(tmp_path, "t"))
+    for kind in ("choice", "soft"):
+        dist = distribution(targets, kind)
+        assert np.allclose(dist.sum(axis=1), 1.0)
+        assert (dist[targets.mask == 0] == 0).all()
+    one_hot = distribution(targets, "choice")
+    assert (one_hot.argmax(axis=1) == targets.choice).all()
+    soft = distribution(targets, "soft")
+    assert (soft.argmax(axis=1) == np.nanargmax(targets.values, axis=1)).all()
+
+
+def test_the_search_keeps_the_prior_it_is_given_unless_beaten(tmp_path):
+    class First:
+        """Always the first legal action."""
+
+        def act(self, obs, mask):
+            return np.asarray(mask).argmax(axis=1)
+
+    search = VintageSearch(SearchSettings(worlds=4, z=1e9), seed=0, prior=First())
+    targets, _ = read_targets(write(tmp_path, "t"))
+    for obs, mask in zip(targets.obs, targets.mask, strict=True):
+        found = search.evaluate(obs, mask)
+        assert found.default == found.choice == int(np.flatnonzero(mask)[0])
+
+
+def test_bad_settings_and_files_are_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="acting must be"):
+        TargetSettings(acting="oracle")
+    with pytest.raises(ValueError, match="plays real-time Speed"):
+        TargetSettings(opponents=("chain",))
+    with pytest.raises(ValueError, match="needs one"):
+        generate(TargetSettings(games=1, acting="network"))
+    bogus = tmp_path / "bogus.safetensors"
+    bogus.write_bytes(b"not a file of targets")
+    with pytest.raises(ModelFormatError, match="bogus.safetensors"):
+        read_targets(bogus)
+
+
+@pytest.mark.slow
+def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_path, capsys):
+    from train.vintage_expert import main
+
+    out = tmp_path / "run"
+    argv = ["--rounds", "2", "--games", "8", "--worlds", "4", "--chunk-games", "4"]
+    argv += ["--bc-decisions", "600", "--bc-epochs", "1", "--epochs", "2", "--eval-games", "8"]
+    argv += ["--prior", "network", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [r["round"] for r in summary["rounds"]] == [0, 1]
+    first, second = summary["rounds"]
+    assert (first["acting"], first["prior"]) == ("search", "tactician")
+    assert (second["acting"], second["prior"]) == ("network", "network")
+    for r in summary["rounds"]:
+        assert (out / f"round_{r['round']}" / "targets.safetensors").exists()
+        assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
+    spec = f"vintage-ppo:{out / 'model.json'}"
+    assert summary["play_with"] == spec
+    agents.make(spec)  # loads
+    settings = VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
+    results, complete = run(settings)
+    assert complete and sum(len(r.deal) for r in results) == 6
+    assert main(argv) == 2, "a finished run is not overwritten"
+    assert "already holds a finished run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--target", "oracle", "target must be one of choice, soft"),
+        ("--prior", "chain", "prior must be one of tactician, network"),
+        ("--rounds", "0", "rounds must be a whole number"),
+        ("--opponents", "chain", "plays real-time Speed"),
+        ("--backend", "slurm", "backend must be one of local, ray"),
+    ],
+)
+def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
+    from train.vintage_expert import main
+
+    assert main([flag, value, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
