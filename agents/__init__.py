@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from speed_env.policy import Policy
@@ -164,6 +165,23 @@ register(
 
 
 register("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo)
+
+VINTAGE_EXPERT = Path(__file__).parent / "models" / "vintage" / "expert.json"
+"""The bundled network of vintage expert iteration (``train/vintage_expert.py``)."""
+
+
+def _vintage_expert(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``vintage-expert`` (``?sample`` samples): the bundled expert-iteration network."""
+    from agents.vintage_tournament import load_vintage_policy
+
+    return load_vintage_policy(f"{VINTAGE_EXPERT}{'?' + arg if arg else ''}", seed)
+
+
+register(
+    "vintage-expert",
+    "vintage Speed: the bundled network trained by expert iteration on vintage-search targets",
+    _vintage_expert,
+)
 
 
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:

@@ -76,6 +76,8 @@ class ExpertConfig:
     """Softmax temperature of the soft targets (values are shares in [0, 1])."""
     init_bc: str | None = "vintage-tactician"
     """Warm start: clone this vintage bot before round 0 (empty: start from random weights)."""
+    init_model: str | None = None
+    """Warm start from a saved vintage model (its net_arch and activation) instead of init_bc."""
     bc_decisions: int = 40_000
     """Teacher decisions recorded for the warm start."""
     bc_epochs: int = 8
@@ -225,6 +227,48 @@ def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray
     }
 
 
+def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> None:
+    """Load a saved vintage model (``vintage-ppo`` format) into a MaskablePPO ``policy``.
+
+    The inverse of :func:`train.vintage_ppo.export`: the observation scale folded into
+    the first layers is taken out again. A model of another shape or activation is
+    refused, naming it.
+    """
+    import torch
+
+    from agents.model_io import ModelFormatError, read_model
+    from agents.vintage_tournament import load_vintage_policy
+
+    net = load_vintage_policy(path)  # checks the file and its vintage signature
+    tensors, _, where = read_model(path)
+    if net.activation != activation:
+        raise ModelFormatError(
+            f"{where} uses {net.activation}, these settings {activation}; give --activation"
+        )
+    extractor = policy.mlp_extractor
+    targets = {"logits": policy.action_net, "value": policy.value_net}
+    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
+        linears = [m for m in seq if isinstance(m, torch.nn.Linear)]
+        targets |= {f"{prefix}.{k}": lin for k, lin in enumerate(linears)}
+    if set(targets) != {name.rsplit(".", 1)[0] for name in tensors}:
+        raise ModelFormatError(
+            f"{where} has layers {sorted({n.rsplit('.', 1)[0] for n in tensors})}; the network "
+            f"of these settings (net_arch, activation {net.activation}) has {sorted(targets)}"
+        )
+    with torch.no_grad():
+        for name, layer in targets.items():
+            weight = np.asarray(tensors[f"{name}.weight"], np.float32)
+            if name in ("pi.0", "vf.0"):
+                weight = weight / scale[None, :]
+            if weight.shape != tuple(layer.weight.shape):
+                raise ModelFormatError(
+                    f"{where}: layer {name} is {weight.shape}, the network here "
+                    f"{tuple(layer.weight.shape)}; give the model's --net-arch"
+                )
+            layer.weight.copy_(torch.as_tensor(weight))
+            layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"{name}.bias"], np.float32)))
+
+
 def _log(cfg: ExpertConfig, text: str) -> None:
     if cfg.progress:
         print(text, file=sys.stderr, flush=True)
@@ -323,7 +367,12 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
 
     interrupted = False
     try:
-        if cfg.init_bc:
+        if cfg.init_model:
+            load_network(model.policy, cfg.init_model, scale, cfg.activation)
+            _, measured = export_and_measure("round_init", -1)
+            summary["init"] = {"from": cfg.init_model, **measured}
+            network = current_network()
+        elif cfg.init_bc:
             _log(cfg, f"cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
             stats = behaviour_clone(
                 model, env, cfg.init_bc, cfg.bc_decisions, cfg.bc_epochs, scale, cfg.seed
@@ -388,7 +437,7 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
         _log(cfg, "interrupted: keeping what finished")
 
     # 4. Finish --------------------------------------------------------------------
-    candidates = list(summary["rounds"]) + ([summary["bc"]] if "bc" in summary else [])
+    candidates = [summary[k] for k in ("init", "bc") if k in summary] + list(summary["rounds"])
     if candidates:
         best = max(candidates, key=lambda c: c["eval"][0]["ahead_rate"])
         summary["best_model"] = best["model"]

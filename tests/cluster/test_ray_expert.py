@@ -21,11 +21,11 @@ def test_search_targets_are_the_same_file_on_ray_as_locally(tmp_path, local_clus
     settings = TargetSettings(games=5, chunk_games=2, worlds=4, seed=11)
     files = []
     for name, backend in (("local", None), ("ray", Backend("ray"))):
-        progress: list[tuple[int, int]] = []
+        seen: list[tuple[int, int]] = []
         targets, complete = generate(
-            settings, workers=2, backend=backend, progress=lambda d, t: progress.append((d, t))
+            settings, workers=2, backend=backend, progress=lambda d, t, s=seen: s.append((d, t))
         )
-        assert complete and progress[-1] == (3, 3)
+        assert complete and seen[-1] == (3, 3)
         files.append(write_targets(tmp_path / name / "targets.safetensors", targets, settings))
     assert len(targets) > 0
     assert files[0].read_bytes() == files[1].read_bytes()

@@ -96,7 +96,7 @@ def test_bad_settings_and_files_are_refused_by_name(tmp_path):
         generate(TargetSettings(games=1, acting="network"))
     bogus = tmp_path / "bogus.safetensors"
     bogus.write_bytes(b"not a file of targets")
-    with pytest.raises(ModelFormatError, match="bogus.safetensors"):
+    with pytest.raises(ModelFormatError, match=r"bogus\.safetensors"):
         read_targets(bogus)
 
 
@@ -143,3 +143,35 @@ def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, mes
     assert main([flag, value, "--out", str(tmp_path / "x")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
+
+
+def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.model_io import read_model
+    from speed_env.vintage import make_rules
+    from speed_env.vintage.single import VintageSingleEnv
+    from train.ppo_common import make_model
+    from train.vintage_expert import ExpertConfig, load_network, ppo_config
+    from train.vintage_ppo import export, observation_scale
+
+    rules = make_rules(4, 1)
+    scale = observation_scale(rules)
+    env = DummyVecEnv([lambda: VintageSingleEnv(4, obs_scale=scale)])
+
+    def model(seed):
+        return make_model(ppo_config(ExpertConfig(net_arch="16,8", seed=seed)), env)
+
+    saved = export(model(1), tmp_path / "a", scale, rules, {})
+    other = model(2)
+    load_network(other.policy, str(saved), scale, "tanh")
+    again = export(other, tmp_path / "b", scale, rules, {})
+    first, second = read_model(saved)[0], read_model(again)[0]
+    assert sorted(first) == sorted(second)
+    for name in first:
+        assert np.allclose(first[name], second[name], atol=1e-6), name
+    with pytest.raises(ModelFormatError, match="uses tanh"):
+        load_network(other.policy, str(saved), scale, "relu")
+    narrower = make_model(ppo_config(ExpertConfig(net_arch="12,8")), env)
+    with pytest.raises(ModelFormatError, match=r"layer pi\.0"):
+        load_network(narrower.policy, str(saved), scale, "tanh")
