@@ -17,7 +17,8 @@ What a run does, in order (each step is a section of :func:`train`):
    or ``ray``, the same file for one seed on either): the learner's seat plays
    the search's choice in round 0 and the network's after it (``acting``);
    the search's prior (the choice it must beat by ``z`` standard errors) is
-   the tactician or the current network (``prior``). The network is then
+   the tactician or the current network (``prior``; the tactician while
+there is no network yet). The network is then
    fitted (train/bc.py's fit: cross-entropy to the targets, the critic to the
    game's reward) on the targets of every round so far, a share of the games
    held out to measure agreement, exported to ``round_R/model.json`` and
@@ -67,7 +68,7 @@ class ExpertConfig:
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than z standard errors."""
     prior: str = "tactician"
-    """The search's prior from round 1 on: tactician, or network (the current network)."""
+    """The search's prior: tactician, or network (the current network, once there is one)."""
     acting: str = "network"
     """Who plays the learner's seat from round 1 on: network (DAgger-style) or search."""
     target: str = "choice"
@@ -156,7 +157,7 @@ def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSett
         rollout=cfg.rollout,
         z=cfg.z,
         acting=cfg.acting if network and round_ > 0 else "search",
-        prior=cfg.prior if network and round_ > 0 else "tactician",
+        prior=cfg.prior if network else "tactician",
         seed=cfg.seed,
         round=round_,
         chunk_games=cfg.chunk_games,

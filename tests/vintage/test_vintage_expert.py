@@ -112,7 +112,7 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
     summary = json.loads((out / "summary.json").read_text())
     assert [r["round"] for r in summary["rounds"]] == [0, 1]
     first, second = summary["rounds"]
-    assert (first["acting"], first["prior"]) == ("search", "tactician")
+    assert (first["acting"], first["prior"]) == ("search", "network")
     assert (second["acting"], second["prior"]) == ("network", "network")
     for r in summary["rounds"]:
         assert (out / f"round_{r['round']}" / "targets.safetensors").exists()
@@ -175,3 +175,16 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     narrower = make_model(ppo_config(ExpertConfig(net_arch="12,8")), env)
     with pytest.raises(ModelFormatError, match=r"layer pi\.0"):
         load_network(narrower.policy, str(saved), scale, "tanh")
+
+
+def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
+    assert "vintage-expert" in agents.available()
+    for players in (2, 4, 7):
+        spec = "vintage-expert"
+        settings = VintageSettings(
+            agents=(spec, "vintage-tactician"), players=players, games=players, gauntlet=spec
+        )
+        results, complete = run(settings)
+        assert complete and all(w >= -1 for r in results for w in r.winner)
+    sampled = agents.make("vintage-expert:sample", seed=1)
+    assert sampled.sample
