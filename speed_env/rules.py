@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
+import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,3 +216,25 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
     if base is None:
         return Rules(**options)
     return dataclasses.replace(base, **options) if options else base
+
+
+def parse_overrides(pairs: Iterable[str], what: str = "--option") -> dict[str, Any]:
+    """``KEY=VALUE`` texts as typed keyword overrides for :func:`make_rules`.
+
+    ``true``/``false`` become bools, whole numbers ints, anything else stays text (the rules
+    check each value by its option). ``what`` names the source in the error: the ``--option``
+    flag of the ``speed`` commands, the ``options`` setting of a training run.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not key:
+            raise RulesError(f"{what} takes KEY=VALUE, got {pair!r}")
+        low = value.lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+        elif re.fullmatch(r"-?\d+", low):
+            out[key] = int(low)
+        else:
+            out[key] = value
+    return out
