@@ -8,15 +8,11 @@ import copy
 
 import numpy as np
 import pytest
+from helpers_deal import build_deal, make_env, play, start
 
 import speed_env
 from speed_env.policy import RandomPolicy
 from speed_env.vintage.single import VintageSingleEnv
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import build_deal, make_env, play, start
-except ImportError:  # pragma: no cover
-    from helpers_deal import build_deal, make_env, play, start  # type: ignore[no-redef]
 
 P0, P1 = "player_0", "player_1"
 

@@ -7,15 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
+from helpers_copy import DRIVERS
 from pettingzoo.test import api_test, parallel_api_test
 
 import speed_env
 from speed_env.policy import RandomPolicy
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_copy import DRIVERS
-except ImportError:  # pragma: no cover
-    from helpers_copy import DRIVERS  # type: ignore[no-redef]
 
 OPTION_SETS = [
     ("us", {}),

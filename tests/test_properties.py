@@ -19,15 +19,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from helpers_deal import AGENTS, all_cards, full_deck, rank_index
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import speed_env
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import AGENTS, all_cards, full_deck, rank_index
-except ImportError:  # pragma: no cover
-    from helpers_deal import AGENTS, all_cards, full_deck, rank_index  # type: ignore[no-redef]
 
 OPTION_SETS = [
     ("us", {}),

@@ -16,37 +16,21 @@ flight, ``[..]`` lists the cards stacked under a layout card.
 from __future__ import annotations
 
 import pytest
+from helpers_deal import (
+    AGENTS,
+    build_deal,
+    drawn,
+    make_env,
+    multi,
+    play,
+    run,
+    show,
+    stack,
+    start,
+    tops,
+)
 
 import speed_env
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import (
-        AGENTS,
-        build_deal,
-        drawn,
-        make_env,
-        multi,
-        play,
-        run,
-        show,
-        stack,
-        start,
-        tops,
-    )
-except ImportError:  # pragma: no cover
-    from helpers_deal import (  # type: ignore[no-redef]
-        AGENTS,
-        build_deal,
-        drawn,
-        make_env,
-        multi,
-        play,
-        run,
-        show,
-        stack,
-        start,
-        tops,
-    )
 
 P0, P1 = AGENTS
 
