@@ -1,6 +1,6 @@
 """The rules of real-time Speed as one frozen value, its presets and loaders.
 
-``Rules`` holds every option of RULES.md §1. Build one with
+``Rules`` holds every option of ``docs/rules.md``. Build one with
 :func:`make_rules` from a preset name (``us``, ``pagat``, ``japanese``), an
 existing ``Rules``, or the path of a TOML file, plus keyword overrides::
 
@@ -11,7 +11,7 @@ A TOML file holds top-level keys: ``preset`` (optional, default ``us``) and
 any option below. Unknown keys and bad values are refused with a
 :class:`RulesError` that names the key (and the file).
 
-Decisions the seed documents leave open ([assumption] in RULES.md) are
+Decisions the rule sources leave open ([assumption] in ``docs/rules.md``) are
 options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
 lock, and the play-out default flip; ``docs/rules.md`` lists them.
 """
@@ -43,7 +43,7 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule option of real-time Speed (RULES.md §1). Immutable and hashable."""
+    """Every rule option of real-time Speed (docs/rules.md). Immutable and hashable."""
 
     preset: str = "us"
     """Deal: ``us`` (hand 5 + draw 15, side piles 5), ``pagat`` (hand 5 + draw 10,

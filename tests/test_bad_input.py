@@ -1,5 +1,5 @@
 """Bad input is refused with a clear error that names what is wrong
-(RULES.md §1 "Cards and notation", DESIGN.md "Contracts" and "Conventions"),
+(docs/rules.md "Cards, deals, seeds"; the README on envs, deals and rules),
 and never corrupts a running game."""
 
 from __future__ import annotations

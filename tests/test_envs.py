@@ -47,7 +47,7 @@ def test_parallel_api(rules, options):
 
 # api_test warns about Dict observations and exempts only PettingZoo's own
 # classic envs, by name; the {"observation", "action_mask"} Dict *is* the classic
-# convention DESIGN.md asks for (api_test still checks both parts inside it).
+# convention the README documents (api_test still checks both parts inside it).
 # Every other warning stays an error.
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")

@@ -110,7 +110,7 @@ def has_ordinary_play(rules, t, p: int) -> bool:
 
 
 def brute_mask(rules, t, p: int) -> list[int]:
-    """The action mask of seat ``p``, from RULES.md §1 / docs/rules.md and ``table()`` only."""
+    """The action mask of seat ``p``, from docs/rules.md and ``table()`` only."""
     nr = rules.n_ranks
     n = 1 + 2 * nr + (nr if rules.stack_layout else 0) + (2 * nr if rules.multi_play else 0)
     m = [0] * n
