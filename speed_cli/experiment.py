@@ -6,15 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from speed_cli import specs
-from speed_cli.common import (
-    UsageError,
-    add_backend_flags,
-    add_rule_flags,
-    backend,
-    finish,
-    run_chunks,
-)
+from speed_cli import common, specs
+from speed_cli.common import UsageError
 
 
 def register(sub: Any) -> None:
@@ -62,7 +55,7 @@ def register(sub: Any) -> None:
     )
     rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
     rx.add_argument("--seed", type=int, default=0)
-    add_backend_flags(rx, workers=2)
+    common.add_backend_flags(rx, workers=2)
     rx.add_argument(
         "--bootstrap",
         type=int,
@@ -75,7 +68,7 @@ def register(sub: Any) -> None:
         metavar="DIR[,DIR]",
         help="earlier sweeps' output folders to draw beside this one on the curve",
     )
-    add_rule_flags(rx)
+    common.add_rule_flags(rx)
     rx.add_argument("--out", default="results/reaction", help="output folder")
     rx.set_defaults(func=run_reaction)
 
@@ -117,9 +110,9 @@ def run_reaction(args: argparse.Namespace) -> int:
     # An unknown agent or a missing model fails here, before any work.
     specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
     compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
-    jobs = backend(args)
+    jobs = common.backend(args)
     out = report.check_writable(args.out)
-    done = run_chunks(
+    done = common.run_chunks(
         "reaction sweep",
         lambda progress: rs.run_sweep(
             settings, workers=args.workers, progress=progress, backend=jobs
@@ -139,4 +132,6 @@ def run_reaction(args: argparse.Namespace) -> int:
     print(rs.table(doc))
     print(rs.headline(doc))
     games = sum(r["games"] for r in doc["points"])
-    return finish(complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}")
+    return common.finish(
+        complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}"
+    )
