@@ -83,22 +83,21 @@ def backend(args: argparse.Namespace) -> Any:
 
 @contextmanager
 def chunk_progress(label: str) -> Iterator[Progress]:
-    """A tqdm bar on stderr counting finished chunks, closed when the run ends or stops."""
+    """A tqdm bar on stderr counting finished chunks (rate and time left), closed when the run
+    ends or stops. It starts with the run; the number of chunks comes with the first report."""
     from tqdm import tqdm
 
-    bar: Any = None
+    bar = tqdm(desc=label, unit="chunk", file=sys.stderr)
 
     def update(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, desc=label, unit="chunk", file=sys.stderr)
+        if bar.total != total:
+            bar.total = total
         bar.update(done - bar.n)
 
     try:
         yield update
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
 
 
 def run_chunks(
