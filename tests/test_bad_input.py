@@ -210,6 +210,37 @@ def test_japanese_only_option_on_another_preset(rules, option):
     assert option in str(err.value) and "japanese" in str(err.value)
 
 
+def test_key_value_overrides_are_typed_like_the_rules_want_them():
+    from speed_env.rules import parse_overrides
+
+    overrides = parse_overrides(
+        ["wrap=False", " stuck_countdown_ms = 500 ", "reserve_rule=lock", "match_target=-3"]
+    )
+    assert overrides == {
+        "wrap": False,
+        "stuck_countdown_ms": 500,
+        "reserve_rule": "lock",
+        "match_target": -3,
+    }
+    assert speed_env.make_rules("us", **parse_overrides(["wrap=false"])).wrap is False
+
+
+@pytest.mark.parametrize("pair", ["wrap", "=true", " =1"])
+def test_an_override_without_key_and_value_is_refused_naming_it(pair):
+    from speed_env.rules import parse_overrides
+
+    with pytest.raises(speed_env.RulesError, match=f"--option takes KEY=VALUE, got {pair!r}"):
+        parse_overrides([pair])
+
+
+def test_speed_option_without_a_value_is_one_line_naming_it(capsys):
+    from speed_cli import main
+
+    assert main(["demo", "--option", "wrap"]) == 2
+    err = capsys.readouterr().err
+    assert err == "speed demo: error: --option takes KEY=VALUE, got 'wrap'\n"
+
+
 def test_toml_file_with_an_unknown_key_names_key_and_file(tmp_path):
     path = tmp_path / "house.toml"
     path.write_text('preset = "us"\nwrap = false\nwarp = true\n', encoding="utf-8")
