@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     import speed_env
     from speed_env.render import render_ansi
 
-    names = specs.agent_specs(args.agents, exactly=2)
+    names = specs.agent_specs(args.agents, pair=True)
     env = speed_env.parallel_env(
         args.rules,
         tick_ms=args.tick_ms,

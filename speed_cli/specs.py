@@ -19,11 +19,11 @@ def split_list(text: str) -> list[str]:
     return [s.strip() for s in text.split(",") if s.strip()]
 
 
-def agent_specs(text: str, flag: str = "--agents", *, exactly: int | None = None) -> list[str]:
-    """The agent specs of a comma-separated ``flag`` value; ``exactly`` two for a single game."""
+def agent_specs(text: str, *, pair: bool = False) -> list[str]:
+    """The agent specs of an ``--agents`` value; with ``pair``, exactly two (one game's seats)."""
     specs = split_list(text)
-    if exactly == 2 and len(specs) != 2:
-        raise UsageError(f"{flag} takes two agent specs separated by a comma, got {text!r}")
+    if pair and len(specs) != 2:
+        raise UsageError(f"--agents takes two agent specs separated by a comma, got {text!r}")
     return specs
 
 

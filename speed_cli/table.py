@@ -102,7 +102,7 @@ def run_play(args: argparse.Namespace) -> int:
 def run_watch(args: argparse.Namespace) -> int:
     """Two bots play live in the browser, with speed controls."""
     return _serve_table(
-        _table_config(args, "watch", specs.agent_specs(args.agents, exactly=2)), args
+        _table_config(args, "watch", specs.agent_specs(args.agents, pair=True)), args
     )
 
 
