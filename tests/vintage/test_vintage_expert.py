@@ -102,13 +102,17 @@ def test_bad_settings_and_files_are_refused_by_name(tmp_path):
 
 @pytest.mark.slow
 def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_path, capsys):
-    from train.vintage_expert import main
+    from speed_cli import main as cli
+
+    def main(argv):
+        return cli(["train-expert", "--game", "vintage", *argv])
 
     out = tmp_path / "run"
     argv = ["--rounds", "2", "--games", "8", "--worlds", "4", "--chunk-games", "4"]
     argv += ["--bc-decisions", "600", "--bc-epochs", "1", "--epochs", "2", "--eval-games", "8"]
     argv += ["--prior", "network", "--no-progress", "--out", str(out)]
     assert main(argv) == 0
+    assert f"play it with vintage-ppo:{out / 'model.json'}" in capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     assert [r["round"] for r in summary["rounds"]] == [0, 1]
     first, second = summary["rounds"]
@@ -138,9 +142,12 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
     ],
 )
 def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
+    from speed_cli import main as cli
     from train.vintage_expert import main
 
     assert main([flag, value, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert cli(["train-expert", flag, value, "--out", str(tmp_path / "x")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
 
