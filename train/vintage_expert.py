@@ -143,6 +143,10 @@ def check_config(cfg: ExpertConfig) -> None:
     if not specs(cfg.eval_opponents):
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
+    if cfg.init_model:
+        from agents.vintage_tournament import load_vintage_policy
+
+        load_vintage_policy(cfg.init_model)  # a missing or foreign model file fails here
     target_settings(cfg, 0, network=False)  # players, opponents, worlds, rollout, z
     ppo_config(cfg)  # net_arch, activation, eval settings
 

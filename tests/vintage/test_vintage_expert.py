@@ -139,6 +139,7 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
         ("--rounds", "0", "rounds must be a whole number"),
         ("--opponents", "chain", "plays real-time Speed"),
         ("--backend", "slurm", "backend must be one of local, ray"),
+        ("--init-model", "nowhere/model.json", "nowhere/model.json"),
     ],
 )
 def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
