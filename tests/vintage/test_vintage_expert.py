@@ -31,16 +31,22 @@ def write(tmp_path, name, settings=SMALL, workers=1):
     return write_targets(tmp_path / name / "targets.safetensors", targets, settings)
 
 
-def test_the_same_seed_writes_the_same_target_file_for_any_number_of_workers(tmp_path):
-    one = write(tmp_path, "one", workers=1)
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory):
+    """The target file of SMALL, written once for the tests that read it."""
+    return write(tmp_path_factory.mktemp("targets"), "small")
+
+
+def test_the_same_seed_writes_the_same_target_file_for_any_number_of_workers(tmp_path, small_file):
+    one = small_file
     two = write(tmp_path, "two", workers=2)
     assert one.read_bytes() == two.read_bytes()
     other = write(tmp_path, "other", TargetSettings(games=6, chunk_games=2, worlds=4, seed=4))
     assert other.read_bytes() != one.read_bytes(), "another seed plays other games"
 
 
-def test_targets_record_the_search_at_the_learners_choice_decisions(tmp_path):
-    targets, settings = read_targets(write(tmp_path, "t"))
+def test_targets_record_the_search_at_the_learners_choice_decisions(small_file):
+    targets, settings = read_targets(small_file)
     assert settings["worlds"] == 4 and settings["games"] == 6
     assert len(targets) > 0 and set(np.unique(targets.game)) <= set(range(6))
     rows = np.arange(len(targets))
@@ -61,8 +67,8 @@ def test_targets_record_the_search_at_the_learners_choice_decisions(tmp_path):
         assert len(set(targets.ret[targets.game == g].tolist())) == 1
 
 
-def test_target_distributions_put_mass_on_legal_actions_only(tmp_path):
-    targets, _ = read_targets(write(tmp_path, "t"))
+def test_target_distributions_put_mass_on_legal_actions_only(small_file):
+    targets, _ = read_targets(small_file)
     for kind in ("choice", "soft"):
         dist = distribution(targets, kind)
         assert np.allclose(dist.sum(axis=1), 1.0)
@@ -73,7 +79,7 @@ def test_target_distributions_put_mass_on_legal_actions_only(tmp_path):
     assert (soft.argmax(axis=1) == np.nanargmax(targets.values, axis=1)).all()
 
 
-def test_the_search_keeps_the_prior_it_is_given_unless_beaten(tmp_path):
+def test_the_search_keeps_the_prior_it_is_given_unless_beaten(small_file):
     class First:
         """Always the first legal action."""
 
@@ -81,7 +87,7 @@ def test_the_search_keeps_the_prior_it_is_given_unless_beaten(tmp_path):
             return np.asarray(mask).argmax(axis=1)
 
     search = VintageSearch(SearchSettings(worlds=4, z=1e9), seed=0, prior=First())
-    targets, _ = read_targets(write(tmp_path, "t"))
+    targets, _ = read_targets(small_file)
     for obs, mask in zip(targets.obs, targets.mask, strict=True):
         found = search.evaluate(obs, mask)
         assert found.default == found.choice == int(np.flatnonzero(mask)[0])
