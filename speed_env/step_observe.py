@@ -15,7 +15,11 @@ what a tick changed is rewritten: most ticks of a game move nothing but the
 clock (a card is in the air, or nobody can play), and then only the entries
 that depend on the clock are (:func:`~speed_env.observation.observe_clock`);
 a game where anything happened is observed whole. ``_events`` tells the two
-apart. The rules and the observation are exactly those of
+apart. Where the caller wants fresh arrays (``BatchEnv``'s default), each
+game's updated rows are copied into them in the same pass, while they are
+still in the cache, instead of copying the whole buffers afterwards; and the
+match points of a game that ended are counted here too, not by a numpy pass
+over every game of the batch. The rules and the observation are exactly those of
 :mod:`speed_env.engine` and :mod:`speed_env.observation`: this module only
 orders their calls, and ``tests/test_observation_kernel.py`` checks the
 result against a whole observation on every step of many games."""
