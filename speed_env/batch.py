@@ -31,8 +31,8 @@ two arrays on every call, updated in place by the next ``step`` or ``reset``.
 Only the entries a tick changed are rewritten (where nothing but the clock
 moved, the clock entries alone), so anything written into them carries over:
 read them, copy what you keep, never write into them. Everything else
-(rewards, flags, ``infos``) stays fresh. At n = 4096 this saves copying
-about 4.5 MB a step.
+(rewards, flags, ``infos``) stays fresh. At n = 4096 this saves writing
+about 6.5 MB a step.
 
 Observation formats. With the default ``obs_format="dict"`` the two fields of
 the classic ``{"observation", "action_mask"}`` dict come back side by side as
