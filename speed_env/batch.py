@@ -61,6 +61,7 @@ from gymnasium.utils import seeding
 from speed_env.game import Games, check_options, check_seed
 from speed_env.obs_format import check_obs_format
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 
 
 def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
@@ -99,15 +100,10 @@ class BatchEnv:
             raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
         self.copy = copy
-        self.games = Games(
-            n,
-            rules,
-            tick_ms=tick_ms,
-            reaction=reaction,
-            illegal_action=illegal_action,
-            threads=threads,
-            **options,
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.games = Games(n, settings, threads=threads)
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions

@@ -706,6 +706,25 @@ def step_all(
             rewards[1 - w, b] = -1.0
 
 
+@njit(cache=True)
+def step_some(
+    s: np.ndarray,
+    cfg: Config,
+    lat: np.ndarray,
+    games: np.ndarray,
+    actions: np.ndarray,
+    ended: np.ndarray,
+) -> None:
+    """Step only games ``games[j]``, with ``actions`` (2, len(games)); flag in ``ended[j]`` those
+    that ended on this tick."""
+    for j in range(games.shape[0]):
+        b = games[j]
+        g = s[b]
+        was_over = g.phase == OVER
+        step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
+        ended[j] = (not was_over) and g.phase == OVER
+
+
 # ------------------------------------------------------------------------- dealing
 
 

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from speed_env import engine
 from speed_env.deal import Deal, parse_deal
 from speed_env.observation import obs_dim, observe_all, observe_games
-from speed_env.reaction import ReactionProfile, make_pair
+from speed_env.reaction import ReactionProfile
 from speed_env.rng import MASK64
-from speed_env.rules import Rules, RulesError, check_ms, make_rules
+from speed_env.rules import Rules
+from speed_env.settings import TableSettings, table_settings
 from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
-
-ILLEGAL_POLICIES = ("wait", "raise")
 
 
 class ActionError(ValueError):
@@ -88,37 +87,47 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
     return options
 
 
+class GameStats(NamedTuple):
+    """Running counts of every game of a batch (read-only views, seat-major)."""
+
+    played: np.ndarray
+    """int32 (2, n): cards each seat has played (landed on a centre pile)."""
+    bounced: np.ndarray
+    """int32 (2, n): cards each seat has had bounce back."""
+    illegal: np.ndarray
+    """int32 (2, n): illegal actions each seat has given (each taken as a wait)."""
+    clock_ms: np.ndarray
+    """int64 (n,): the game's clock (its length once it is over)."""
+
+
 class Games:
-    """``n`` games under one set of rules, tick and reaction profiles."""
+    """``n`` games under one :class:`~speed_env.settings.TableSettings`.
+
+    ``Games(n, rules, tick_ms=..., reaction=..., illegal_action=..., **options)``
+    takes the settings as :func:`~speed_env.settings.table_settings` does, or
+    one ``TableSettings``; ``threads`` shares each step out among that many
+    threads.
+    """
 
     def __init__(
         self,
         n: int,
-        rules: str | os.PathLike[str] | Rules = "us",
+        rules: str | os.PathLike[str] | Rules | TableSettings = "us",
         *,
-        tick_ms: int = 50,
-        reaction: Any = None,
-        illegal_action: str = "wait",
         threads: int = 1,
-        **options: Any,
+        **settings: Any,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
         self.threads = int(threads)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
-        if illegal_action not in ILLEGAL_POLICIES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}"
-            )
-        try:
-            self.rules: Rules = make_rules(rules, **options)
-        except TypeError as exc:  # pragma: no cover - make_rules names keys itself
-            raise RulesError(str(exc)) from None
+        self.settings = table_settings(rules, **settings)
+        self.rules: Rules = self.settings.rules
         self.n = int(n)
-        self.tick_ms = check_ms("tick_ms", tick_ms, low=1)
-        self.reactions: tuple[ReactionProfile, ReactionProfile] = make_pair(reaction)
-        self.illegal_action = illegal_action
+        self.tick_ms = self.settings.tick_ms
+        self.reactions: tuple[ReactionProfile, ReactionProfile] = self.settings.reactions
+        self.illegal_action = self.settings.illegal_action
         self.n_actions = engine.n_actions(self.rules)
         self.obs_dim = obs_dim(self.rules)
         self.cfg = engine.config(self.rules, self.tick_ms)
@@ -223,6 +232,22 @@ class Games:
         self._synced = False
         return self._rewards.copy()
 
+    def step_games(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Advance only the listed games one tick; bool ``(len(games),)``: it ended on this tick.
+
+        ``games`` are distinct game indices, ``actions`` int64 ``(2, len(games))``
+        their seats' actions (checked by the caller: an illegal in-space action is a
+        wait, counted in :attr:`stats`). A game already over stays as it is.
+        The other games do not move, so games can run at their own pace (the
+        training env plays a game on to the learner's next decision); read what
+        changed with :meth:`observe_games`.
+        """
+        rows = np.asarray(games, np.int64)
+        ended = np.zeros(rows.shape[0], np.bool_)
+        engine.step_some(self.state, self.cfg, self.lat, rows, actions, ended)
+        self._synced = False
+        return ended
+
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
         observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)
@@ -244,6 +269,42 @@ class Games:
         """Rewrite, in place, the rows of ``obs``/``mask`` of the listed games (after restarts)."""
         observe_games(self.state, self.cfg, np.asarray(games, np.int64), obs, mask)
 
+    # ----------------------------------------------------------------- results
+    @property
+    def over(self) -> np.ndarray:
+        """bool ``(n,)``: the game has ended, with a result or truncated (a fresh array)."""
+        return self.state["phase"] == engine.OVER
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """bool ``(n,)``: the game was cut at ``max_game_ms`` (then ``over``, winner -1)."""
+        return _read_only(self.state["truncated"])
+
+    @property
+    def winner(self) -> np.ndarray:
+        """int8 ``(n,)``: 0 / 1 the winning seat, 2 a draw, -1 running or truncated."""
+        return _read_only(self.state["winner"])
+
+    @property
+    def stats(self) -> GameStats:
+        """Each game's counts so far: played, bounced, illegal (seat-major) and its clock."""
+        s = self.state
+        return GameStats(
+            played=_read_only(s["played"].T),
+            bounced=_read_only(s["bounced"].T),
+            illegal=_read_only(s["illegal"].T),
+            clock_ms=_read_only(s["clock"]),
+        )
+
+    def outcome(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float32: +1 where ``seats[j]`` won game ``games[j]``, -1 where it lost, else 0.
+
+        0 covers a draw, a truncated game and a game still running.
+        """
+        winner = self.state["winner"][games].astype(np.int64)
+        won = ~self.state["truncated"][games] & ((winner == 0) | (winner == 1))
+        return np.where(won, np.where(winner == seats, 1, -1), 0).astype(np.float32)
+
     # ----------------------------------------------------------------- views
     def snapshot(self, game: int = 0) -> dict[str, Any]:
         """The public JSON-ready table of ``game``."""
@@ -256,3 +317,9 @@ class Games:
     def table(self, game: int = 0) -> dict[str, Any]:
         """The full table of ``game``, hidden piles included (for tests and debugging)."""
         return full_table(self.state, game, self.rules.hand_size)
+
+
+def _read_only(view: np.ndarray) -> np.ndarray:
+    """``view`` of the engine's records, marked read-only: results are the engine's to write."""
+    view.flags.writeable = False
+    return view

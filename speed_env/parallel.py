@@ -93,9 +93,17 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env import obs_format as formats
-from speed_env.game import ActionError, Games, check_action, check_options, check_seed
+from speed_env.game import (
+    ActionError,
+    Games,
+    GameStats,
+    check_action,
+    check_options,
+    check_seed,
+)
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -140,9 +148,10 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
             )
         self.obs_format = formats.check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
-        self.games = Games(
-            1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.games = Games(1, settings)
         self.rules = self.games.rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -215,7 +224,6 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self._cycles += 1
         self._obs, self._mask = tick.obs, tick.mask
         illegal = tick.illegal[:, 0].tolist()
-        st = self.games.state
         over = bool(tick.over[0])
         trunc = bool(tick.truncated[0])
         # max_cycles cuts the episode short of the game's end: a truncation paying 0.
@@ -224,23 +232,16 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc or cut)
-        totals = st["illegal"][0].tolist()
+        stats = self.games.stats
+        totals = stats.illegal[:, 0].tolist()
         for p, a in enumerate(AGENTS):
             infos[a].update(illegal=illegal[p], illegal_total=totals[p])
         if cut:
             self.agents = []
         if over:
-            result = self.games.snapshot(0)["winner"]
-            points = self.games.match_points()  # us/pagat match scoring; None for japanese
+            end = _game_end(self.games, stats)
             for p, a in enumerate(AGENTS):
-                infos[a].update(
-                    winner=result,
-                    played=int(st["played"][0, p]),
-                    bounced=int(st["bounced"][0, p]),
-                    clock_ms=int(st["clock"][0]),
-                )
-                if points is not None:
-                    infos[a]["points"] = int(points[p, 0])
+                infos[a].update(end[p])
             self.agents = []
         self._render_human()
         return observations, rewards, terminations, truncations, infos
@@ -367,3 +368,22 @@ def _check_max_cycles(max_cycles: object) -> int | None:
             f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}"
         )
     return int(max_cycles)
+
+
+def _game_end(games: Games, stats: GameStats) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each seat's end-of-game infos of game 0: the result, its counts and, under ``us`` and
+    ``pagat`` match scoring, its match points (docs/rules.md)."""
+    result = games.snapshot(0)["winner"]
+    points = games.match_points()  # None for japanese
+    ends = []
+    for p in range(2):
+        end = {
+            "winner": result,
+            "played": int(stats.played[p, 0]),
+            "bounced": int(stats.bounced[p, 0]),
+            "clock_ms": int(stats.clock_ms[0]),
+        }
+        if points is not None:
+            end["points"] = int(points[p, 0])
+        ends.append(end)
+    return ends[0], ends[1]

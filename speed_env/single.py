@@ -38,6 +38,7 @@ from speed_env.game import Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -79,7 +80,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
             raise TypeError(
                 f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}"
             )
-        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, **options)
+        self.games = Games(1, table_settings(rules, tick_ms=tick_ms, reaction=reaction, **options))
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
         self.seat_choice = seat
@@ -134,9 +135,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
-        st = self.games.state
-        over = bool(st["phase"][0] == 2)
-        truncated = bool(st["truncated"][0])
+        over = bool(self.games.over[0])
+        truncated = bool(self.games.truncated[0])
         obs, info = self._view(me)
         info.update(illegal=illegal, seat=me)
         if over:
