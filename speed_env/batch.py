@@ -65,7 +65,7 @@ from speed_env.settings import table_settings
 
 
 def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
-    """A zeroed array in a fresh anonymous mapping: the system zeroes a page when it is first touched.
+    """A zeroed array in a fresh anonymous mapping: the system zeroes a page when first touched.
 
     ``final_obs`` is (2, n, obs_dim) but holds only the few games that ended on
     a step; ``np.zeros`` would clear all of it (the allocator hands back reused
@@ -189,7 +189,7 @@ class BatchEnv:
         return obs, mask, tick.rewards, tick.terminated, tick.truncated, infos
 
     def _hand_out(self) -> tuple[np.ndarray, np.ndarray]:
-        """The current observations and masks: copies, or with ``copy=False`` the buffers themselves."""
+        """The current observations and masks: copies, or with ``copy=False`` the buffers."""
         return self.games.copy_buffers() if self.copy else (self.games.obs_buf, self.games.mask_buf)
 
     @property

@@ -30,7 +30,8 @@ class ActionError(ValueError):
 
 
 def check_action(action: object, n_actions: int, who: str) -> int:
-    """One agent's action as a Python int in ``[0, n_actions)``, or an :class:`ActionError` naming ``who``.
+    """One agent's action as a Python int in ``[0, n_actions)``, else an :class:`ActionError`
+    naming ``who``.
 
     The one check of a single action every Speed env uses: a Python or numpy
     integer, or a 0-d integer array, is taken; a bool, a float (even ``1.0``),
@@ -67,7 +68,8 @@ def check_seed(seed: object) -> int | None:
 
 
 def check_options(options: object, *, deal: bool = True, env: str = "this env") -> dict[str, Any]:
-    """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers send some).
+    """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers
+    send some).
 
     Anything but a dict or None is refused, and so is a ``deal`` where the env
     cannot start from one (``deal=False``).
@@ -81,8 +83,8 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
         )
     if not deal and options.get("deal") is not None:
         raise ValueError(
-            f"{env} does not start from an explicit deal (options['deal']); use parallel_env, env() "
-            f"or SpeedGymEnv for that"
+            f"{env} does not start from an explicit deal (options['deal']); use parallel_env, "
+            f"env() or SpeedGymEnv for that"
         )
     return options
 
@@ -198,7 +200,8 @@ class Games:
     def step_observe(
         self, actions: np.ndarray, finished: np.ndarray | None = None
     ) -> tuple[Tick, int]:
-        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
+        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how
+        many are over.
 
         The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
         updated in place (copy them to keep them). ``finished`` (n,) bool marks
@@ -255,7 +258,7 @@ class Games:
         return self.obs_buf.copy(), self.mask_buf.copy()
 
     def copy_buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (by parts in ``threads`` threads)."""
+        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (in ``threads`` threads)."""
         obs, mask = np.empty_like(self.obs_buf), np.empty_like(self.mask_buf)
 
         def part(lo: int, hi: int) -> None:  # numpy copies release the GIL

@@ -180,7 +180,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
-        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``.
+        """Deal a new game (seeded, or ``options={"deal": {...}}``); ``(observations, infos)``.
 
         ``seed=s`` deals the game seeded ``s`` and seeds the generator that later
         unseeded resets draw their games' seeds from (Gymnasium's convention);
@@ -247,7 +247,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return observations, rewards, terminations, truncations, infos
 
     def _observations(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Each agent's observation in ``obs_format`` and its infos (the mask there for ``"box"``)."""
+        """Each agent's observation in ``obs_format`` and infos (with the mask for ``"box"``)."""
         assert self._obs is not None and self._mask is not None
         observations: dict[str, Any] = {}
         infos: dict[str, dict[str, Any]] = {}
@@ -265,7 +265,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
 
     # ----------------------------------------------------------------- views
     def state(self) -> np.ndarray:
-        """Global state: player_0's observation then player_1's (together they see every open card)."""
+        """Global state: player_0's observation then player_1's (together: every open card)."""
         if self._obs is None:
             raise RuntimeError("call reset() before state()")
         return np.concatenate([self._obs[0, 0], self._obs[1, 0]]).astype(np.float32)
@@ -279,10 +279,12 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return self.games.table(0)
 
     def render(self) -> Any:
-        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``: an (H, W, 3) uint8 frame."""
+        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``:
+        an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'"
+                "render() called without a render_mode; pass render_mode='human', 'ansi' or "
+                "'rgb_array'"
             )
             return None
         from speed_env import render  # only renderers pay for the drawing code
@@ -290,7 +292,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return render.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
-        """In ``human`` mode the table is printed after every reset and step (Gymnasium's convention)."""
+        """In ``human`` mode the table is printed after every reset and step (as in Gymnasium)."""
         if self.render_mode == "human":
             self.render()
 

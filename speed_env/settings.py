@@ -22,7 +22,7 @@ ILLEGAL_POLICIES = ("wait", "raise")
 
 @dataclass(frozen=True)
 class TableSettings:
-    """The settings of a table of real-time Speed (checked: build it with :func:`table_settings`)."""
+    """The settings of a real-time Speed table (checked: build it with :func:`table_settings`)."""
 
     rules: Rules
     """The rules, single-rule options applied."""

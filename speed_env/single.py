@@ -71,14 +71,16 @@ class SpeedGymEnv(gym.Env, GamePickle):
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
             raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}"
+                f"opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(opponent).__name__}"
             )
         self.games = Games(1, table_settings(rules, tick_ms=tick_ms, reaction=reaction, **options))
         self.rules = self.games.rules
@@ -97,7 +99,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
-        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
+        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's
+        RNG."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
         super().reset(seed=seed)
@@ -159,7 +162,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         return self.games.snapshot(0)
 
     def render(self) -> Any:
-        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``: a frame."""
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``:
+        a frame."""
         if self.render_mode is None:
             return None
         from speed_env import render

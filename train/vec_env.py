@@ -1,4 +1,4 @@
-"""``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``, the opponents inside.
+"""``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``, opponents inside.
 
 Each of the ``n_envs`` slots is one game on the batched engine (the same
 :class:`speed_env.game.Games` that ``BatchEnv`` steps), with the learner in
@@ -99,7 +99,7 @@ class _Group:
 
 
 class SpeedVecEnv(VecEnv):
-    """``n_envs`` games with the learner in one seat and pool opponents in the other (module docstring)."""
+    """``n_envs`` games, the learner in one seat, pool opponents in the other (module docstring)."""
 
     def __init__(
         self,
@@ -144,7 +144,8 @@ class SpeedVecEnv(VecEnv):
         sigs = {(g.games.obs_dim, g.games.n_actions) for g in self.groups}
         if len(sigs) != 1:
             raise ValueError(
-                f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: {sigs}"
+                f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: "
+                f"{sigs}"
             )
         obs_dim, n_actions = sigs.pop()
         self.obs_dim, self.n_actions = obs_dim, n_actions
@@ -191,7 +192,8 @@ class SpeedVecEnv(VecEnv):
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        """Deal every slot a new game (slot ``i``: the deal seeded ``seed + i``) and run it to a decision."""
+        """Deal every slot a new game (slot ``i``: the deal seeded ``seed + i``) and run it to a
+        decision."""
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
         elif self._resets:
@@ -233,12 +235,14 @@ class SpeedVecEnv(VecEnv):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ActionError(
-                f"action {int(a[i])} of env {i} is outside the action space Discrete({self.n_actions})"
+                f"action {int(a[i])} of env {i} is outside the action space "
+                f"Discrete({self.n_actions})"
             )
         self._actions = a
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Apply the actions, run every game to the learner's next decision; ``(obs, rewards, dones, infos)``."""
+        """Apply the actions, run every game to the learner's next decision; ``(obs, rewards,
+        dones, infos)``."""
         if self._actions is None:
             raise RuntimeError("call step_async() (or step()) after reset() first")
         t0 = time.perf_counter()
@@ -333,7 +337,7 @@ class SpeedVecEnv(VecEnv):
         else:
             self.seat[slots] = int(self.seat_choice)
         self.member[slots] = self.pool.sample(len(slots), self.rng)
-        # Seat reactions follow who sits where: the learner's profile, the opponent's own if it has one.
+        # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
             opp_profile = self.pool.members[self.member[s]].reaction or self.reactions[1]
             pair = (
@@ -356,7 +360,7 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Tick group ``g``'s games: the first tick with ``actions``, then (skipping) on to decisions."""
+        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions."""
         games = g.games
         pending = g.rows
         first = actions is not None
@@ -411,7 +415,7 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Pay and record the games that ended in rows ``ended``, then deal their slots new games."""
+        """Pay and record the games that ended in rows ``ended``; deal their slots new games."""
         slots = ended + g.lo
         seat = self.seat[slots]
         truncated = g.games.truncated[ended]
