@@ -83,8 +83,10 @@ Version history
 
 from __future__ import annotations
 
+import inspect
 import os
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, ParamSpec
 
 import gymnasium
 import numpy as np
@@ -107,6 +109,7 @@ from speed_env.settings import table_settings
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
+P = ParamSpec("P")
 
 
 class SpeedParallelEnv(ParallelEnv, GamePickle):
@@ -322,39 +325,33 @@ def parallel_env(
     )
 
 
-def env(
-    rules: str | os.PathLike[str] | Rules = "us",
-    *,
-    tick_ms: int = 50,
-    reaction: Any = None,
-    render_mode: str | None = None,
-    obs_format: str = "dict",
-    max_cycles: int | None = None,
-    **options: Any,
-) -> AECEnv:
-    """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
+def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]:
+    """The AEC factory over ``make_parallel``: the same arguments (for mypy, ``inspect`` and
+    the docs alike), the parallel env it makes, one seat's turn at a time."""
 
-    Each tick becomes two AEC turns, player_0 then player_1; the tick is
-    resolved once both have acted. An action is checked when it is given
-    (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
-    ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
-    order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
-    parallel env.
-    """
-    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+    def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
+        """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
-    from speed_env.aec import SpeedAECEnv
+        It takes :func:`parallel_env`'s arguments. Each tick becomes two AEC
+        turns, player_0 then player_1; the tick is resolved once both have
+        acted. An action is checked when it is given
+        (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
+        ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
+        order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
+        parallel env.
+        """
+        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-    par = parallel_env(
-        rules,
-        tick_ms=tick_ms,
-        reaction=reaction,
-        render_mode=render_mode,
-        obs_format=obs_format,
-        max_cycles=max_cycles,
-        **options,
-    )
-    return OrderEnforcingWrapper(SpeedAECEnv(par))
+        from speed_env.aec import SpeedAECEnv
+
+        return OrderEnforcingWrapper(SpeedAECEnv(make_parallel(*args, **kwargs)))
+
+    signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
+    env.__signature__ = signature  # type: ignore[attr-defined]
+    return env
+
+
+env = _as_aec(parallel_env)
 
 
 def _check_max_cycles(max_cycles: object) -> int | None:
