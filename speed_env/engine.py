@@ -54,12 +54,17 @@ K_NONE, K_PLAY, K_STACK, K_MULTI, K_FLIP = -1, 0, 1, 2, 3
 NEVER = np.int64(1) << 62
 
 
-class Config(NamedTuple):
-    """The rules and tick as the ints the kernels read (built by :func:`config`).
+class ConfigFields(NamedTuple):
+    """The names of the ints the kernels read, in the order of the config tuple (:func:`config`).
 
-    A named tuple of ints, not an array or a record: numba passes it by value,
-    so the many small kernel calls pay no reference counting for it, and a
-    field read (``cfg.wrap``) compiles to reading a register.
+    The kernels get a plain tuple of ints and read a field as ``cfg[C.wrap]``,
+    ``C`` holding each field's index: a constant, so that read compiles to
+    reading one register. A tuple, not an array or a record: numba passes it
+    by value, so the many small kernel calls pay no reference counting for
+    it; a plain one, not this named tuple: numba types a plain tuple of ints
+    in C, a named tuple in Python (about 1.5 us more a kernel call, which a
+    batch of one, or of a few hundred games, would feel).
+    ``ConfigFields(*cfg)`` names a config's values in Python.
     """
 
     japanese: int
@@ -100,9 +105,12 @@ class Config(NamedTuple):
     """The idle rule's period (0: off)."""
 
 
-N_CFG = len(Config._fields)
+N_CFG = len(ConfigFields._fields)
+C = ConfigFields(*range(N_CFG))
+"""Each config field's index in the tuple: ``cfg[C.wrap]``."""
+Config = tuple[int, ...]
 
-HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg.hand_size slots are used
+HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg[C.hand_size] are used
 
 
 def state_dtype() -> np.dtype:
@@ -154,7 +162,7 @@ def state_dtype() -> np.dtype:
 # (lazily typed calls would compile a new version for every literal argument,
 # e.g. seat 0 and seat 1, multiplying the first-run compile time).
 GAME = from_dtype(state_dtype())
-CFG = nb_types.NamedUniTuple(nb_types.int64, N_CFG, Config)
+CFG = nb_types.UniTuple(nb_types.int64, N_CFG)
 LAT = nb_types.float64[:, ::1]
 MASK_ROW = nb_types.int8[::1]
 i64, u64, b1, none = nb_types.int64, nb_types.uint64, nb_types.boolean, nb_types.none
@@ -172,8 +180,8 @@ def n_actions(rules: Rules) -> int:
 
 
 def config(rules: Rules, tick_ms: int) -> Config:
-    """The rules and tick as the :class:`Config` the kernels read."""
-    return Config(
+    """The rules and tick as the tuple of ints the kernels read (:class:`ConfigFields`)."""
+    named = ConfigFields(
         japanese=int(rules.is_japanese),
         wrap=int(rules.wrap),
         same_rank=int(rules.same_rank),
@@ -193,6 +201,7 @@ def config(rules: Rules, tick_ms: int) -> Config:
         deck_size=int(rules.deck_size),
         idle_flip_ms=int(rules.idle_flip_ms),
     )
+    return tuple(named)
 
 
 # --------------------------------------------------------------------------- rules
@@ -227,9 +236,9 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
         bits |= 1 << (tr - 1)
     if tr < 12:
         bits |= 1 << (tr + 1)
-    if cfg.wrap != 0 and (tr == 0 or tr == 12):
+    if cfg[C.wrap] != 0 and (tr == 0 or tr == 12):
         bits |= 1 << (12 - tr)  # K–A–2: A accepts K, K accepts A
-    if cfg.same_rank != 0:
+    if cfg[C.same_rank] != 0:
         bits |= 1 << tr
     return bits
 
@@ -244,7 +253,7 @@ def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
 def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
-    for i in range(cfg.hand_size):
+    for i in range(cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0:
             once |= 1 << rank(c)
@@ -256,7 +265,7 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
     twice = 0
-    for i in range(cfg.hand_size):
+    for i in range(cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0 and c < 52:
             bit = 1 << (c % 13)
@@ -283,14 +292,14 @@ def legal_bits(g: Any, cfg: Config, p: int) -> tuple[int, int, int, int, int]:
     once = hand_ranks(g, cfg, p)
     if g.phase == STUCK:
         # play-out: a stockless player picks the card to put down at the flip (either pile)
-        if cfg.play_out != 0 and g.draw_n[p] == 0:
+        if cfg[C.play_out] != 0 and g.draw_n[p] == 0:
             return once, once, 0, 0, 0
         return 0, 0, 0, 0, 0
     acc0 = pile_accepts(g, cfg, p, 0)
     acc1 = pile_accepts(g, cfg, p, 1)
-    twice = hand_pairs(g, cfg, p) if cfg.stack_layout != 0 or cfg.multi_play != 0 else 0
-    stack = twice if cfg.stack_layout != 0 and g.draw_n[p] > 0 else 0
-    multi = twice if cfg.multi_play != 0 else 0
+    twice = hand_pairs(g, cfg, p) if cfg[C.stack_layout] != 0 or cfg[C.multi_play] != 0 else 0
+    stack = twice if cfg[C.stack_layout] != 0 and g.draw_n[p] > 0 else 0
+    multi = twice if cfg[C.multi_play] != 0 else 0
     return once & acc0, once & acc1, stack, multi & acc0, multi & acc1
 
 
@@ -300,16 +309,16 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
     out[:] = 0
     out[0] = 1
-    nr = cfg.n_ranks
+    nr = cfg[C.n_ranks]
     for r in range(nr):
         out[1 + 2 * r] = (on0 >> r) & 1
         out[2 + 2 * r] = (on1 >> r) & 1
     base = 1 + 2 * nr
-    if cfg.stack_layout != 0:
+    if cfg[C.stack_layout] != 0:
         for r in range(13):
             out[base + r] = (stack >> r) & 1
         base += nr
-    if cfg.multi_play != 0:
+    if cfg[C.multi_play] != 0:
         for r in range(13):
             out[base + 2 * r] = (multi0 >> r) & 1
             out[base + 2 * r + 1] = (multi1 >> r) & 1
@@ -321,12 +330,12 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     if a == 0:
         return True
     on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
-    nr = cfg.n_ranks
+    nr = cfg[C.n_ranks]
     base = 1 + 2 * nr
     if a < base:
         r = (a - 1) // 2
         return ((on0 if (a - 1) % 2 == 0 else on1) >> r) & 1 != 0
-    if cfg.stack_layout != 0:
+    if cfg[C.stack_layout] != 0:
         if a < base + nr:
             return (stack >> (a - base)) & 1 != 0
         base += nr
@@ -338,7 +347,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
 def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
-    for i in range(cfg.hand_size):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0:
             n += 1
         n += g.stk_n[p, i]
@@ -350,7 +359,7 @@ def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
         return False
-    for i in range(cfg.hand_size):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0 or g.stk_n[p, i] > 0:
             return False
     return True
@@ -419,7 +428,7 @@ def lock_game(g: Any, cfg: Config) -> None:
 @njit(i64(GAME, CFG, i64, i64, i64), cache=True)
 def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
-    for i in range(start, cfg.hand_size):
+    for i in range(start, cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0 and rank(c) == r:
             return i
@@ -429,9 +438,9 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
 @njit(none(GAME, CFG, LAT, i64, i64, i64), cache=True)
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
-    nr = cfg.n_ranks
+    nr = cfg[C.n_ranks]
     base_stack = 1 + 2 * nr
-    base_multi = base_stack + (nr if cfg.stack_layout != 0 else 0)
+    base_multi = base_stack + (nr if cfg[C.stack_layout] != 0 else 0)
     if a < base_stack:
         r = (a - 1) // 2
         i = leftmost(g, cfg, p, r, 0)
@@ -459,7 +468,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
         m = a - base_multi
         r = m // 2
         n = 0
-        for i in range(cfg.hand_size):
+        for i in range(cfg[C.hand_size]):
             c = g.hand[p, i]
             if c >= 0 and rank(c) == r:
                 g.fl_cards[p, n] = c
@@ -510,10 +519,10 @@ def land(g: Any, cfg: Config, p: int, e: int) -> None:
             clear_flight(g, p)
             return
     # Win checks for the landing player.
-    if cfg.japanese == 0:
+    if cfg[C.japanese] == 0:
         if g.draw_n[p] == 0 and layout_empty(g, cfg, p):
             end_game(g, p)
-    elif cfg.play_out == 0:
+    elif cfg[C.play_out] == 0:
         if emptied:
             end_game(g, p)
     elif g.draw_n[p] == 0 and layout_empty(g, cfg, p):
@@ -544,7 +553,7 @@ def rebuild(g: Any, k: int) -> None:
 @njit(none(GAME, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
-    if cfg.lock != 0:
+    if cfg[C.lock] != 0:
         if g.side_n[0] == 0 and g.side_n[1] == 0:
             lock_game(g, cfg)
             return
@@ -572,7 +581,7 @@ def flip_side_piles(g: Any, cfg: Config) -> None:
 @njit(i64(GAME, CFG, i64), cache=True)
 def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     """Leftmost slot of seat ``p`` holding a card, or -1."""
-    for i in range(cfg.hand_size):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0:
             return i
     return -1
@@ -588,7 +597,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
             push_centre(g, p, g.draw[p, g.draw_n[p]], p)
             g.draw[p, g.draw_n[p]] = -1
             emptied[p] = g.draw_n[p] == 0
-        elif cfg.play_out != 0:
+        elif cfg[C.play_out] != 0:
             if g.fl_kind[p] == K_FLIP:
                 card, i, k = g.fl_cards[p, 0], g.fl_slots[p, 0], g.fl_pile[p]
                 clear_flight(g, p)
@@ -600,7 +609,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
                 g.hand[p, i] = -1
             push_centre(g, k, card, p)
             refill_slot(g, p, i)
-    if cfg.play_out == 0:
+    if cfg[C.play_out] == 0:
         won0, won1 = emptied[0], emptied[1]
     else:
         won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
@@ -624,7 +633,7 @@ def flip(g: Any, cfg: Config) -> None:
     g.placed_at = g.flip_at
     g.phase = PLAY
     g.flip_at = -1
-    if cfg.japanese != 0:
+    if cfg[C.japanese] != 0:
         flip_stocks(g, cfg)
     else:
         flip_side_piles(g, cfg)
@@ -641,9 +650,9 @@ def flying(g: Any) -> bool:
 @njit(i64(GAME, CFG), cache=True)
 def idle_due(g: Any, cfg: Config) -> int:
     """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
-    if cfg.idle_flip_ms == 0 or g.phase != PLAY or flying(g):
+    if cfg[C.idle_flip_ms] == 0 or g.phase != PLAY or flying(g):
         return int(NEVER)
-    return g.placed_at + cfg.idle_flip_ms
+    return g.placed_at + cfg[C.idle_flip_ms]
 
 
 @njit(none(GAME, CFG, i64), cache=True)
@@ -653,12 +662,12 @@ def stuck_test(g: Any, cfg: Config, e: int) -> None:
     if g.phase == OVER:
         return
     stuck = not flying(g) and (
-        (cfg.idle_flip_ms != 0 and e >= g.placed_at + cfg.idle_flip_ms)
+        (cfg[C.idle_flip_ms] != 0 and e >= g.placed_at + cfg[C.idle_flip_ms])
         or (not has_play(g, cfg, 0) and not has_play(g, cfg, 1))
     )
     if stuck and g.phase == PLAY:
         g.phase = STUCK
-        g.flip_at = e + cfg.countdown_ms
+        g.flip_at = e + cfg[C.countdown_ms]
     elif not stuck and g.phase == STUCK:
         g.phase = PLAY
         g.flip_at = -1
@@ -717,10 +726,10 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
                 commit(g, cfg, lat, p, a, t)
             else:
                 g.illegal[p] += 1
-    t_end = t + cfg.tick_ms
+    t_end = t + cfg[C.tick_ms]
     advance(g, cfg, t_end)
     g.clock = t_end
-    if g.phase != OVER and t_end >= cfg.max_game_ms:
+    if g.phase != OVER and t_end >= cfg[C.max_game_ms]:
         g.phase = OVER
         g.truncated = True
         g.flip_at = -1
@@ -823,8 +832,8 @@ def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
 def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)
-    hs = cfg.hand_size
-    if cfg.japanese != 0:
+    hs = cfg[C.hand_size]
+    if cfg[C.japanese] != 0:
         for p in range(2):
             red = p == 0
             cards = np.empty(27, np.int16)
@@ -833,7 +842,7 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
                 for r in range(13):
                     cards[n] = suit * 13 + r
                     n += 1
-            if cfg.jokers != 0:
+            if cfg[C.jokers] != 0:
                 cards[n] = 52 if red else 53
                 n += 1
             cards = np.sort(cards[:n])
@@ -846,7 +855,7 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
         return
     order = rng.shuffle_order(seed, rng.DEAL, 0, 52)
     d = order.astype(np.int16)  # the canonical deck is 0..51, so deck[order] == order
-    ds, ss = cfg.draw_size, cfg.side_size
+    ds, ss = cfg[C.draw_size], cfg[C.side_size]
     for p in range(2):
         for i in range(hs):
             g.hand[p, i] = d[p * hs + i]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -89,17 +89,34 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
     return options
 
 
-class GameStats(NamedTuple):
-    """Running counts of every game of a batch (read-only views, seat-major)."""
+class GameStats:
+    """Running counts of every game of a batch, seat-major: each a fresh array, read from the
+    engine's records when it is asked for (so reading one costs one copy)."""
 
-    played: np.ndarray
-    """int32 (2, n): cards each seat has played (landed on a centre pile)."""
-    bounced: np.ndarray
-    """int32 (2, n): cards each seat has had bounce back."""
-    illegal: np.ndarray
-    """int32 (2, n): illegal actions each seat has given (each taken as a wait)."""
-    clock_ms: np.ndarray
-    """int64 (n,): the game's clock (its length once it is over)."""
+    __slots__ = ("_state",)
+
+    def __init__(self, state: np.ndarray) -> None:
+        self._state = state
+
+    @property
+    def played(self) -> np.ndarray:
+        """int32 (2, n): cards each seat has played (landed on a centre pile)."""
+        return self._state["played"].T.copy()
+
+    @property
+    def bounced(self) -> np.ndarray:
+        """int32 (2, n): cards each seat has had bounce back."""
+        return self._state["bounced"].T.copy()
+
+    @property
+    def illegal(self) -> np.ndarray:
+        """int32 (2, n): illegal actions each seat has given (each taken as a wait)."""
+        return self._state["illegal"].T.copy()
+
+    @property
+    def clock_ms(self) -> np.ndarray:
+        """int64 (n,): the game's clock (its length once it is over)."""
+        return self._state["clock"].copy()
 
 
 class Games:
@@ -280,24 +297,18 @@ class Games:
 
     @property
     def truncated(self) -> np.ndarray:
-        """bool ``(n,)``: the game was cut at ``max_game_ms`` (then ``over``, winner -1)."""
-        return _read_only(self.state["truncated"])
+        """bool ``(n,)``: the game was cut at ``max_game_ms`` (then ``over``, winner -1); fresh."""
+        return self.state["truncated"].copy()
 
     @property
     def winner(self) -> np.ndarray:
-        """int8 ``(n,)``: 0 / 1 the winning seat, 2 a draw, -1 running or truncated."""
-        return _read_only(self.state["winner"])
+        """int8 ``(n,)``: 0 / 1 the winning seat, 2 a draw, -1 running or truncated; fresh."""
+        return self.state["winner"].copy()
 
     @property
     def stats(self) -> GameStats:
         """Each game's counts so far: played, bounced, illegal (seat-major) and its clock."""
-        s = self.state
-        return GameStats(
-            played=_read_only(s["played"].T),
-            bounced=_read_only(s["bounced"].T),
-            illegal=_read_only(s["illegal"].T),
-            clock_ms=_read_only(s["clock"]),
-        )
+        return GameStats(self.state)
 
     def outcome(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """float32: +1 where ``seats[j]`` won game ``games[j]``, -1 where it lost, else 0.
@@ -320,9 +331,3 @@ class Games:
     def table(self, game: int = 0) -> dict[str, Any]:
         """The full table of ``game``, hidden piles included (for tests and debugging)."""
         return full_table(self.state, game, self.rules.hand_size)
-
-
-def _read_only(view: np.ndarray) -> np.ndarray:
-    """``view`` of the engine's records, marked read-only: results are the engine's to write."""
-    view.flags.writeable = False
-    return view

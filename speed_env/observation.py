@@ -75,6 +75,7 @@ from speed_env.engine import (
     K_NONE,
     K_STACK,
     STUCK,
+    C,
     Config,
     legal_row,
     rank,
@@ -229,19 +230,19 @@ _US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 
 @njit(cache=True, inline="always")
 def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
     """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the config the kernels play by."""
-    if cfg.japanese != 0:
+    if cfg[C.japanese] != 0:
         obs[q, b, at + 2] = 1.0
-    elif cfg.side_size == _US_SIDE:
+    elif cfg[C.side_size] == _US_SIDE:
         obs[q, b, at] = 1.0
     else:
         obs[q, b, at + 1] = 1.0
-    obs[q, b, at + 3] = cfg.wrap != 0
-    obs[q, b, at + 4] = cfg.same_rank != 0
-    obs[q, b, at + 5] = cfg.jokers != 0
-    obs[q, b, at + 6] = cfg.play_out != 0
-    obs[q, b, at + 7] = cfg.stack_layout != 0
-    obs[q, b, at + 8] = cfg.multi_play != 0
-    obs[q, b, at + 9] = cfg.lock != 0
+    obs[q, b, at + 3] = cfg[C.wrap] != 0
+    obs[q, b, at + 4] = cfg[C.same_rank] != 0
+    obs[q, b, at + 5] = cfg[C.jokers] != 0
+    obs[q, b, at + 6] = cfg[C.play_out] != 0
+    obs[q, b, at + 7] = cfg[C.stack_layout] != 0
+    obs[q, b, at + 8] = cfg[C.multi_play] != 0
+    obs[q, b, at + 9] = cfg[C.lock] != 0
 
 
 @njit(cache=True, inline="always")
@@ -259,7 +260,7 @@ def _flight(
 def _since_placed(g: Any, cfg: Config) -> float:
     """The idle clock as a fraction of ``idle_flip_ms``; past 1 the idle flip is due (it
     waits only for cards in flight), so the cap loses nothing."""
-    idle = cfg.idle_flip_ms
+    idle = cfg[C.idle_flip_ms]
     return 0.0 if idle == 0 else min(1.0, max(0.0, (g.clock - g.placed_at) / idle))
 
 
@@ -275,10 +276,10 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     fields are bound once: both keep numba from reference-counting views
     inside the loops, which cost more than the writes themselves.
     """
-    nr = cfg.n_ranks
-    hs = cfg.hand_size
-    deck = float(cfg.deck_size)
-    jap = cfg.japanese != 0
+    nr = cfg[C.n_ranks]
+    hs = cfg[C.hand_size]
+    deck = float(cfg[C.deck_size])
+    jap = cfg[C.japanese] != 0
     t = g.clock
     hand, stk, stk_n = g.hand, g.stk, g.stk_n
     centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
@@ -392,9 +393,9 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             obs[q, b, at_size + k] = size
             obs[q, b, at_side + k] = side
     stuck = g.phase == STUCK
-    cd = cfg.countdown_ms
+    cd = cfg[C.countdown_ms]
     left_ms = 0.0 if not stuck or cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
-    clock = min(1.0, t / cfg.max_game_ms)
+    clock = min(1.0, t / cfg[C.max_game_ms])
     for q in range(2):
         if stuck:
             obs[q, b, at_phase] = 1.0
@@ -429,7 +430,7 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     rewrites the rows with :func:`observe_game`; a test checks the two ways
     agree on every step of many games.
     """
-    nr = cfg.n_ranks
+    nr = cfg[C.n_ranks]
     (
         _,
         _,
@@ -460,11 +461,11 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             obs[q, b, at_my_fl + nr + 2] = land
             obs[1 - q, b, at_opp_fl + nr + 2] = land
     if g.phase == STUCK:
-        cd = cfg.countdown_ms
+        cd = cfg[C.countdown_ms]
         left_ms = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
         obs[0, b, at_phase + 1] = left_ms
         obs[1, b, at_phase + 1] = left_ms
-    clock = min(1.0, t / cfg.max_game_ms)
+    clock = min(1.0, t / cfg[C.max_game_ms])
     obs[0, b, at_clock] = clock
     obs[1, b, at_clock] = clock
     since = _since_placed(g, cfg)
