@@ -126,15 +126,16 @@ def _pillow() -> tuple[Any, Any, Any]:
 
 
 _FONTS: dict[int, Any] = {}  # by scale: loading a font costs more than drawing a frame
+_CARDS: dict[tuple[Any, ...], Any] = {}  # card images by (card, scale): drawn once, then pasted
 
 
 class _Canvas:
     """One frame being drawn at its final scale, in base-pixel coordinates."""
 
-    def __init__(self, scale: int) -> None:
+    def __init__(self, scale: int, size: tuple[int, int] = (_W, _H)) -> None:
         image_mod, draw_mod, font_mod = _pillow()
         self.scale = scale
-        self.image = image_mod.new("RGB", (_W * scale, _H * scale), _FELT)
+        self.image = image_mod.new("RGB", (size[0] * scale, size[1] * scale), _FELT)
         self.draw = draw_mod.Draw(self.image)
         if scale not in _FONTS:
             _FONTS[scale] = font_mod.load_default(size=_FONT_EM * scale)
@@ -165,39 +166,58 @@ class _Canvas:
         top = y * s - round(0.2 * _FONT_EM * s)
         self.draw.text((x * s, top), text, fill=colour, font=self.font, anchor=anchor)
 
+    def paste(self, card: tuple[Any, ...], x: int, y: int) -> None:
+        """The card image ``card`` (see :func:`_draw_card`) with its top-left at ``(x, y)``."""
+        key = (*card, self.scale)
+        if key not in _CARDS:
+            sprite = _Canvas(self.scale, (_CW, _CH))
+            _draw_card(sprite, card)
+            _CARDS[key] = sprite.image
+        self.image.paste(_CARDS[key], (x * self.scale, y * self.scale))
+
     def text_width(self, text: str) -> float:
         """Width of ``text`` in base pixels."""
         return float(self.draw.textlength(text, font=self.font)) / self.scale
 
     def pixels(self) -> np.ndarray:
         """The frame as a fresh ``(H, W, 3)`` uint8 array."""
-        return np.asarray(self.image, dtype=np.uint8).copy()
+        return np.array(self.image, dtype=np.uint8)  # writable, the caller's
 
 
 # ----------------------------------------------------------------------------- cards and piles
 
 
 def _face(canvas: _Canvas, card: Card, x: int, y: int) -> None:
-    canvas.rect(x, y, _CW, _CH, _CARD_EDGE)
-    canvas.rect(x + 1, y + 1, _CW - 2, _CH - 2, _CARD_WHITE)
-    ink = _INK_RED if card.red else _INK_BLACK
-    canvas.text(card.rank, x + 2, y + 2, ink)
-    joker = card.token in ("RJ", "BJ")
-    for shape in _PIPS["joker" if joker else card.suit]:
-        canvas.polygon(shape, x + _CW - 8, y + _CH - 8, 6, ink)
+    canvas.paste(("face", card.token, card.red), x, y)
 
 
 def _back(canvas: _Canvas, x: int, y: int, count: int | None = None) -> None:
-    canvas.rect(x, y, _CW, _CH, _BACK_LIGHT)
-    canvas.rect(x + 1, y + 1, _CW - 2, _CH - 2, _BACK)
+    canvas.paste(("back", count is not None), x, y)
+    if count is not None:
+        canvas.text(str(count), x + _CW // 2, y + _COUNT_DY, _LABEL, "ma")
+
+
+def _draw_card(canvas: _Canvas, key: tuple[Any, ...]) -> None:
+    """Draw the card ``key`` names (a face, or a back with or without a band for a count) at
+    (0, 0) of a card-sized canvas: each is drawn once per scale, then pasted."""
+    if key[0] == "face":
+        _, token, red = key
+        canvas.rect(0, 0, _CW, _CH, _CARD_EDGE)
+        canvas.rect(1, 1, _CW - 2, _CH - 2, _CARD_WHITE)
+        ink = _INK_RED if red else _INK_BLACK
+        joker = token in ("RJ", "BJ")
+        canvas.text("JK" if joker else token[:-1], 2, 2, ink)
+        for shape in _PIPS["joker" if joker else token[-1]]:
+            canvas.polygon(shape, _CW - 8, _CH - 8, 6, ink)
+        return
+    canvas.rect(0, 0, _CW, _CH, _BACK_LIGHT)
+    canvas.rect(1, 1, _CW - 2, _CH - 2, _BACK)
     # A dotted lattice reads as a card back even at scale 1; a count leaves it a band.
-    band = range(_COUNT_DY - 1, _COUNT_DY + _TEXT_H + 1) if count is not None else range(0)
+    band = range(_COUNT_DY - 1, _COUNT_DY + _TEXT_H + 1) if key[1] else range(0)
     for dy in range(3, _CH - 2, 3):
         if dy not in band:
             for dx in range(3, _CW - 2, 3):
-                canvas.rect(x + dx, y + dy, 1, 1, _BACK_LIGHT)
-    if count is not None:
-        canvas.text(str(count), x + _CW // 2, y + _COUNT_DY, _LABEL, "ma")
+                canvas.rect(dx, dy, 1, 1, _BACK_LIGHT)
 
 
 def _empty(canvas: _Canvas, x: int, y: int, count: int | None = None) -> None:
