@@ -1,9 +1,14 @@
 """``Games``: a batch of real-time Speed games with their settings, over the engine.
 
-This is the one place that turns user-facing settings (rules, tick, reaction
-profiles, the illegal-action policy) into the engine's arrays, and that
-checks actions before they reach the compiled kernels. ``BatchEnv`` and the
-PettingZoo env are thin layers over it.
+This is the one place that turns the settings (a
+:class:`~speed_env.settings.TableSettings`: rules, tick, reaction profiles,
+the illegal-action policy) into the engine's arrays, that checks actions
+before they reach the compiled kernels, and that reads the engine's records:
+callers ask by name (:attr:`Games.over`, :attr:`Games.truncated`,
+:attr:`Games.winner`, :attr:`Games.stats`, :meth:`Games.outcome`) and step
+every game (:meth:`Games.step_observe`, :meth:`Games.step`) or chosen ones
+(:meth:`Games.step_games`). ``BatchEnv``, the PettingZoo and Gymnasium envs
+and the training env (``train/vec_env.py``) are thin layers over it.
 """
 
 from __future__ import annotations
