@@ -1,8 +1,8 @@
 """Tests for speed_env.render: text and RGB tables drawn from snapshot() dicts.
 
 Most tests use hand-written snapshots, so the renderers are checked against the
-snapshot contract on their own; one test also draws real env snapshots. The RGB
-frames are drawn with Pillow (the ``[render]`` extra).
+snapshot contract (README, ``snapshot()``) on their own; one test also draws real env
+snapshots. The RGB frames are drawn with Pillow (the ``[render]`` extra).
 """
 
 from __future__ import annotations
