@@ -274,11 +274,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return np.concatenate([self._obs[0, 0], self._obs[1, 0]]).astype(np.float32)
 
     def snapshot(self) -> dict[str, Any]:
-<<<<<<< HEAD
-        """The whole table as a JSON-ready dict (what :mod:`speed_env.render_snapshot` reads)."""
-=======
         """The whole table as a JSON-ready dict (README, ``snapshot()``)."""
->>>>>>> main
         return self.games.snapshot(0)
 
     def table(self) -> dict[str, Any]:
