@@ -347,7 +347,7 @@ def render_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarray:
     Hidden hands are drawn as blue backs, empty slots as dark outlines, red suits
     and the red joker in red.
 
-    The shape is :func:`rgb_shape` ``(scale)`` (``(280, 320, 3)`` at the default
+    The shape is :func:`rgb_shape` ``(scale)`` (``(284, 320, 3)`` at the default
     ``scale=2``) whatever the snapshot holds, so frames can be stacked into a
     video; drawing is deterministic. The layout scales with ``scale`` and the
     text is drawn at that size, so a larger scale gives crisper text.
