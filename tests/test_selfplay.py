@@ -1,4 +1,5 @@
-"""The bundled ``selfplay`` agent: learned from reward alone, plays legal moves, refuses other rules."""
+"""The bundled ``selfplay`` agent: learned from reward alone, plays legal moves only, refuses
+other rules."""
 
 from __future__ import annotations
 
