@@ -39,3 +39,27 @@ def test_selfplay_refuses_rules_it_was_not_trained_on():
     """``pagat`` is not among its training rules: refused, naming both."""
     with pytest.raises(ModelFormatError, match="not on pagat"):
         agents.make("selfplay", "pagat")
+
+
+def test_the_probe_measures_the_policy_among_the_legal_plays_only():
+    """Equal logits over two legal plays: entropy ln 2, top play 1/2, whatever the illegal
+    actions' logits say."""
+    from train.selfplay_probe import _among_plays
+
+    logits = np.array([[9.0, 1.0, 1.0, 50.0]])
+    plays = np.array([[0, 1, 1, 0]], np.int8)
+    entropy, top = _among_plays(logits, plays)
+    assert entropy[0] == pytest.approx(np.log(2))
+    assert top[0] == pytest.approx(0.5)
+
+
+def test_the_probe_reports_the_bundled_models_decisions():
+    """A short probe of the bundled model: rates are fractions, the entropy among plays is at
+    most the uniform policy's."""
+    from train.selfplay_probe import probe
+
+    out = probe(str(SELFPLAY), "japanese", steps=20, envs=16)
+    assert out["decisions"] > 0 and out["states_with_2_plays"] > 0
+    for key in ("wait_with_play", "agrees_with_chain", "greedy_agrees_with_chain"):
+        assert 0.0 <= out[key] <= 1.0
+    assert 0.0 <= out["entropy_among_plays"] <= out["uniform_entropy"] + 1e-9
