@@ -174,7 +174,7 @@ class VintageSearch(_VintageBot):
         return SearchResult(legal, means, legal[best], default)
 
     def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
-        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (the player to act)."""
+        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (who acts)."""
         scores = np.zeros((len(worlds), len(legal)))
         for w, world in enumerate(worlds):
             for i, action in enumerate(legal):

@@ -292,7 +292,8 @@ def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
 
 
 def train(cfg: ExpertConfig) -> dict[str, Any]:
-    """Run the recipe (module docstring); returns the summary also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); returns the summary also written to
+    ``out/summary.json``."""
     # 1. Settings ------------------------------------------------------------------
     check_config(cfg)
     out = Path(cfg.out)

@@ -1,4 +1,4 @@
-"""Search targets for vintage expert iteration: games played in chunks, the search's values recorded.
+"""Search targets for vintage expert iteration: games played in chunks, the search's values kept.
 
 One round of targets is ``games`` games of Vintage Speed at a ``players``
 table. The learner sits in seat ``g % players`` of game ``g``; the other
@@ -7,11 +7,10 @@ learner by ``opponents[(g + k - 1) % len(opponents)]``, so every bot meets
 every position). At each decision of the learner's seat with two or more
 legal actions, :class:`agents.vintage_search.VintageSearch` (``worlds``
 sampled worlds per decision, greedy or tactician rollouts, its ``prior``
-the current network after round 0) (``prior``: the tactician or the network) values every legal action; the
-observation, the mask, the values, the search's choice and its prior's are
-recorded. The learner then plays the search's choice (``acting="search"``)
-or the network's (``acting="network"``: states the network reaches, as in
-DAgger).
+the tactician or the network) values every legal action; the observation,
+the mask, the values, the search's choice and its prior's are recorded.
+The learner then plays the search's choice (``acting="search"``) or the
+network's (``acting="network"``: states the network reaches, as in DAgger).
 
 The games are cut into chunks of ``chunk_games``; a chunk is a pure function
 of the settings, its index and the network (every generator is seeded from

@@ -1,5 +1,6 @@
-"""Vintage expert iteration: search targets are a pure function of the seed (the same file for any
-number of workers), they say what the search saw, and a tiny run writes a model that loads and plays."""
+"""Vintage expert iteration: search targets are a pure function of the seed (the same file for
+any number of workers), they say what the search saw, and a tiny run writes a model that loads
+and plays."""
 
 from __future__ import annotations
 
