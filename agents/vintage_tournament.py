@@ -19,7 +19,7 @@ line-up's). Deal ``d`` is the game reset with seed ``(seed << 32) + d``
 (cut, deal and pack rebuilds), the same deal for every rotation and every
 line-up, so the luck of the cards cancels out of every comparison.
 
-**Statistics** (pure functions over the per-game table, tested on synthetic results):
+**Statistics** (pure functions over the per-game table, in :mod:`agents.vintage_stats`):
 
 - *Mean penalty* per agent: the penalty points it was left holding, per
   seat it filled in a finished game (truncated games are left out). Its 95%
@@ -40,9 +40,11 @@ line-up, so the luck of the cards cancels out of every comparison.
   per-game bootstrap) would make the intervals too narrow.
 
 **Determinism.** The work is cut into chunks (a line-up and a range of
-deals); each chunk is a pure function of the settings and its index (the
-policies' seeds included), so results are identical for any number of
-worker processes, and an interrupted run keeps every finished chunk.
+deals) and run by :mod:`agents.tournament_harness`, shared with the
+real-time tournament; each chunk is a pure function of the settings and its
+index (the policies' seeds included), so results are identical for any
+number of worker processes, and an interrupted run keeps every finished
+chunk.
 
 The last section saves and loads learned vintage agents in the kit's model
 format (``agents.model_io``) with the vintage observation signature: the
@@ -51,7 +53,6 @@ format (``agents.model_io``) with the vintage observation signature: the
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
@@ -60,15 +61,23 @@ from typing import Any
 
 import numpy as np
 
-from agents.jobs import Backend, run_jobs
+from agents import tournament_harness as harness
+from agents.jobs import Backend
+from agents.tournament_harness import Chunk
+from agents.vintage_stats import (
+    agent_rows,
+    clustered_mean,
+    comparisons,
+    game_table,
+    pairwise_counts,
+    per_cluster,
+)
 from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import TRUNCATED, penalties
 
 CHUNK_DEALS = 50
 """Deals per chunk of work (times ``players`` rotations: 200 games at 4 players)."""
-
-Z95 = 1.959963984540054
 
 
 class VintageTournamentError(ValueError):
@@ -170,16 +179,6 @@ def check_settings(s: VintageSettings) -> None:
 
 
 # ---------------------------------------------------------------------- playing
-@dataclass(frozen=True)
-class Chunk:
-    """One unit of work: deals ``start .. start + count`` of line-up ``lineup``, every rotation."""
-
-    index: int
-    lineup: int
-    start: int
-    count: int
-
-
 @dataclass
 class ChunkResult:
     """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
@@ -201,11 +200,7 @@ class ChunkResult:
 
 def plan(settings: VintageSettings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
-    chunks: list[Chunk] = []
-    for lu in range(len(settings.lineups())):
-        for start in range(0, settings.deals, CHUNK_DEALS):
-            chunks.append(Chunk(len(chunks), lu, start, min(CHUNK_DEALS, settings.deals - start)))
-    return chunks
+    return harness.plan(len(settings.lineups()), settings.deals, CHUNK_DEALS)
 
 
 def policy_seed(settings: VintageSettings, chunk: Chunk, position: int) -> int:
@@ -213,12 +208,15 @@ def policy_seed(settings: VintageSettings, chunk: Chunk, position: int) -> int:
     return (settings.seed * 1_000_003 + chunk.index * 101 + position) & 0x7FFFFFFF
 
 
-def run_chunk(settings: VintageSettings, chunk: Chunk) -> ChunkResult:
+def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> ChunkResult:
     """Play one chunk: each of its deals once per seat rotation, all games side by side.
 
     Each position of the line-up is its own policy instance; it acts on all its
-    pending decisions at once (one batch per position per round).
+    pending decisions at once (one batch per position per round). ``record``
+    must be 0: vintage games keep no replays.
     """
+    if record:
+        raise VintageTournamentError("a vintage tournament records no replays (record must be 0)")
     import agents
 
     n = settings.players
@@ -264,10 +262,6 @@ def run_chunk(settings: VintageSettings, chunk: Chunk) -> ChunkResult:
     return out
 
 
-def _run_chunk_job(args: tuple[VintageSettings, Chunk]) -> ChunkResult:
-    return run_chunk(*args)
-
-
 def run(
     settings: VintageSettings,
     workers: int = 1,
@@ -279,170 +273,9 @@ def run(
     Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
     on Ray (``agents.jobs``); the results are the same on every backend.
     """
-    chunks = plan(settings)
-    jobs = [(settings, c) for c in chunks]
-    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress, backend)
-    return [r for r in results if r is not None], complete
-
-
-# ---------------------------------------------------------------------- statistics
-@dataclass(frozen=True)
-class GameTable:
-    """Every game of a tournament as arrays, one row per game."""
-
-    seating: np.ndarray
-    """``(games, players)`` agent index in each seat."""
-    penalty: np.ndarray
-    """``(games, players)`` penalty points held at the end."""
-    winner: np.ndarray
-    """``(games,)`` winning seat, -1 drawn lock, -2 truncated."""
-    cluster: np.ndarray
-    """``(games,)`` id of the (line-up, deal) the game belongs to."""
-    lineup: np.ndarray
-    """``(games,)`` line-up index."""
-
-    @property
-    def truncated(self) -> np.ndarray:
-        """``(games,)`` True for games cut off at ``max_turns``."""
-        return self.winner == -2
-
-
-def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTable:
-    """Stack chunk results into one :class:`GameTable`."""
-    seating: list[list[int]] = []
-    pen: list[list[int]] = []
-    win: list[int] = []
-    cluster: list[int] = []
-    lineup: list[int] = []
-    for r in results:
-        seating.extend(r.seating)
-        pen.extend(r.penalty)
-        win.extend(r.winner)
-        lineup.extend([r.chunk.lineup] * len(r.deal))
-        cluster.extend(r.chunk.lineup * deals_per_lineup + d for d in r.deal)
-    return GameTable(
-        seating=np.asarray(seating, np.int64).reshape(len(win), -1),
-        penalty=np.asarray(pen, np.float64).reshape(len(win), -1),
-        winner=np.asarray(win, np.int64),
-        cluster=np.asarray(cluster, np.int64),
-        lineup=np.asarray(lineup, np.int64),
+    return harness.run(
+        run_chunk, settings, plan(settings), workers=workers, progress=progress, backend=backend
     )
-
-
-@dataclass(frozen=True)
-class Comparisons:
-    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, one per row."""
-
-    a: np.ndarray
-    """The agent in the lower seat."""
-    b: np.ndarray
-    """The agent in the higher seat."""
-    score_a: np.ndarray
-    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated game."""
-    cluster: np.ndarray
-    """The (line-up, deal) cluster of the game."""
-
-
-def comparisons(table: GameTable) -> Comparisons:
-    """Compare every pair of seats held by different agents, game by game."""
-    parts: list[tuple[np.ndarray, ...]] = []
-    players = table.seating.shape[1] if table.seating.ndim == 2 else 0
-    trunc = table.truncated
-    for s, t in combinations(range(players), 2):
-        a, b = table.seating[:, s], table.seating[:, t]
-        ps, pt = table.penalty[:, s], table.penalty[:, t]
-        differ = a != b
-        score = np.where(trunc | (ps == pt), 0.5, (ps < pt).astype(np.float64))
-        parts.append((a[differ], b[differ], score[differ], table.cluster[differ]))
-    if not parts:
-        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0, np.float64)
-        return Comparisons(empty_i, empty_i, empty_f, empty_i)
-    a, b, score, cluster = (np.concatenate(x) for x in zip(*parts, strict=True))
-    return Comparisons(a, b, score, cluster)
-
-
-def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(wins, draws, games)``, each ``(n_agents, n_agents)``: seat-by-seat comparisons.
-
-    ``wins[a, b]`` counts comparisons where ``a`` held fewer penalty points than
-    ``b``; ``draws`` (symmetric) equal points or a truncated game; ``games``
-    (symmetric) every comparison. Seats of the same agent are not compared.
-    """
-    return pairwise_counts(comparisons(table), n_agents)
-
-
-def pairwise_counts(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`pairwise` from comparisons already made."""
-    wins = np.zeros((n_agents, n_agents))
-    draws = np.zeros((n_agents, n_agents))
-    games = np.zeros((n_agents, n_agents))
-    tie = c.score_a == 0.5
-    np.add.at(games, (c.a, c.b), 1)
-    np.add.at(games, (c.b, c.a), 1)
-    np.add.at(draws, (c.a[tie], c.b[tie]), 1)
-    np.add.at(draws, (c.b[tie], c.a[tie]), 1)
-    np.add.at(wins, (c.a[c.score_a == 1], c.b[c.score_a == 1]), 1)
-    np.add.at(wins, (c.b[c.score_a == 0], c.a[c.score_a == 0]), 1)
-    return wins, draws, games
-
-
-def _per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, games)``, each ``(clusters, n_agents, n_agents)``, for the cluster bootstrap."""
-    _, idx = np.unique(c.cluster, return_inverse=True)
-    n_clusters = int(idx.max()) + 1 if idx.size else 0
-    points = np.zeros((n_clusters, n_agents, n_agents))
-    games = np.zeros((n_clusters, n_agents, n_agents))
-    np.add.at(points, (idx, c.a, c.b), c.score_a)
-    np.add.at(points, (idx, c.b, c.a), 1.0 - c.score_a)
-    np.add.at(games, (idx, c.a, c.b), 1.0)
-    np.add.at(games, (idx, c.b, c.a), 1.0)
-    return points, games
-
-
-def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% interval, robust to correlation within ``clusters``.
-
-    The standard error is the cluster-robust (sandwich) one of a ratio estimate,
-    ``sqrt(C / (C - 1) * sum_c (Y_c - mean * m_c)^2) / M`` with ``Y_c`` the sum and
-    ``m_c`` the count of cluster ``c``. With fewer than two clusters it falls
-    back to treating the values as independent; with fewer than two values the
-    interval is the mean itself.
-    """
-    values = np.asarray(values, np.float64)
-    if values.size == 0:
-        return (0.0, 0.0, 0.0)
-    mean = float(values.mean())
-    ids, inverse = np.unique(np.asarray(clusters), return_inverse=True)
-    c = len(ids)
-    if c >= 2:
-        sums = np.bincount(inverse, weights=values, minlength=c)
-        counts = np.bincount(inverse, minlength=c).astype(np.float64)
-        se = math.sqrt(c / (c - 1) * float(((sums - mean * counts) ** 2).sum())) / values.size
-    elif values.size >= 2:
-        se = float(values.std(ddof=1)) / math.sqrt(values.size)
-    else:
-        se = 0.0
-    return (mean, mean - Z95 * se, mean + Z95 * se)
-
-
-def _agent_rows(
-    table: GameTable, n_agents: int, lineups: np.ndarray | None = None
-) -> list[dict[str, Any]]:
-    """Per agent: seat-games, wins, mean penalty with its interval (over the games selected)."""
-    rows = []
-    sel = np.ones(len(table.winner), bool) if lineups is None else np.isin(table.lineup, lineups)
-    finished = sel & ~table.truncated
-    seat_idx = np.arange(table.seating.shape[1] if table.seating.ndim == 2 else 0)
-    for a in range(n_agents):
-        mine = table.seating == a
-        games = int(mine[sel].sum())
-        wins = int((mine[sel] & (table.winner[sel, None] == seat_idx[None, :])).sum())
-        g_idx, s_idx = np.nonzero(mine & finished[:, None])
-        mean, lo, hi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
-        rows.append(
-            {"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]}
-        )
-    return rows
 
 
 def summarise(
@@ -457,7 +290,7 @@ def summarise(
     comp = comparisons(table)
     wins, draws, games = pairwise_counts(comp, k)
     ratings = cluster_bootstrap_ratings(
-        *_per_cluster(comp, k), samples=bootstrap, seed=settings.seed
+        *per_cluster(comp, k), samples=bootstrap, seed=settings.seed
     )
     matches = []
     for a, b in combinations(range(k), 2):
@@ -483,7 +316,7 @@ def summarise(
             }
         )
     agents_out = []
-    for i, row in enumerate(_agent_rows(table, k)):
+    for i, row in enumerate(agent_rows(table, k)):
         agents_out.append(
             {
                 "name": settings.agents[i],
@@ -495,7 +328,7 @@ def summarise(
     agents_out.sort(key=lambda x: -x["rating"])
     lineups_out = []
     for li, lineup in enumerate(settings.lineups()):
-        rows = _agent_rows(table, k, np.array([li]))
+        rows = agent_rows(table, k, np.array([li]))
         present = sorted(set(lineup))
         n_games = int((table.lineup == li).sum())
         lineups_out.append(
