@@ -49,12 +49,14 @@ class Settings:
     gauntlet: str | None = None
     """Only pairings of this spec against each other agent (else a full round robin)."""
     match: bool = False
-    """Also score matches: consecutive games of a pairing until a seat has ``rules.match_target`` points."""
+    """Also score matches: consecutive games of a pairing until a seat has
+    ``rules.match_target`` points."""
 
     def __post_init__(self) -> None:
         if self.match and self.rules.is_japanese:
             raise ValueError(
-                "match scoring (match_target) exists for the us and pagat presets only, not japanese"
+                "match scoring (match_target) exists for the us and pagat presets only, "
+                "not japanese"
             )
 
     @property
@@ -125,7 +127,7 @@ def _play(
     policy_seed: int,
     record: int,
 ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; return per-game results."""
+    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results."""
     import agents
 
     bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
@@ -301,7 +303,8 @@ class Match:
 
 @dataclass
 class MatchScore:
-    """One pairing's matches (``--match``): consecutive games until a seat has ``match_target`` points."""
+    """One pairing's matches (``--match``): consecutive games until a seat has
+    ``match_target`` points."""
 
     matches: int
     match_wins_a: int

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 from agents.jobs import Backend, run_jobs
 
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,14 @@ def plan(lineups: int, deals: int, chunk_deals: int) -> list[Chunk]:
     return chunks
 
 
-class PlayChunk(Protocol[R]):
+class PlayChunk(Protocol[R_co]):
     """How a game plays one chunk: ``play(settings, chunk, record) -> result``.
 
     ``record`` is how many of the chunk's games to keep as replays (0 for every
     chunk but the first, and for a game that records none).
     """
 
-    def __call__(self, settings: Any, chunk: Chunk, record: int, /) -> R: ...
+    def __call__(self, settings: Any, chunk: Chunk, record: int, /) -> R_co: ...
 
 
 def _play_job(job: tuple[PlayChunk[R], Any, Chunk, int]) -> R:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from speed_env.policy import RandomPolicy
 from speed_env.vintage import ObservationLayout, Pack, default_pack
 from speed_env.vintage.actions import Actions
 
@@ -56,18 +57,18 @@ class _VintageBot:
             )
 
 
-class VintageRandom(_VintageBot):
-    """A uniformly random legal action per row, from its own seeded generator."""
+class VintageRandom(_VintageBot, RandomPolicy):
+    """A uniformly random legal action per row (:class:`~speed_env.policy.RandomPolicy`), its
+    input checked against the pack."""
 
     def __init__(self, seed: int | None = None, pack: Pack | None = None) -> None:
-        super().__init__(pack)
-        self.rng = np.random.default_rng(seed)
+        _VintageBot.__init__(self, pack)
+        RandomPolicy.__init__(self, seed)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row."""
         self._check(obs, mask)
-        keys = np.where(mask > 0, self.rng.random(mask.shape), -1.0)
-        return keys.argmax(axis=1).astype(np.int64)
+        return RandomPolicy.act(self, obs, mask)
 
 
 class VintageGreedy(_VintageBot):

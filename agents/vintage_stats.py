@@ -73,14 +73,16 @@ def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTab
 
 @dataclass(frozen=True)
 class Comparisons:
-    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, one per row."""
+    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, a row
+    each."""
 
     a: np.ndarray
     """The agent in the lower seat."""
     b: np.ndarray
     """The agent in the higher seat."""
     score_a: np.ndarray
-    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated game."""
+    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated
+    game."""
     cluster: np.ndarray
     """The (line-up, deal) cluster of the game."""
 

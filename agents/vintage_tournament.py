@@ -45,15 +45,11 @@ real-time tournament; each chunk is a pure function of the settings and its
 index (the policies' seeds included), so results are identical for any
 number of worker processes, and an interrupted run keeps every finished
 chunk.
-
-The last section saves and loads learned vintage agents in the kit's model
-format (``agents.model_io``) with the vintage observation signature: the
-``vintage-ppo:PATH`` agent spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -72,8 +68,7 @@ from agents.vintage_stats import (
     pairwise_counts,
     per_cluster,
 )
-from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
-from speed_env.vintage.actions import Actions
+from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
 
 CHUNK_DEALS = 50
@@ -112,7 +107,7 @@ class VintageSettings:
     @property
     def rules(self) -> VintageRules:
         """The rules of every game (a match of one game)."""
-        return make_rules(self.players, 1, **dict(self.options))
+        return make_vintage_rules(self.players, 1, **dict(self.options))
 
     def lineups(self) -> list[tuple[int, ...]]:
         """Agent indices at each position of each line-up, in a fixed order."""
@@ -153,6 +148,7 @@ def _jsonable(value: Any) -> Any:
 def check_settings(s: VintageSettings) -> None:
     """Refuse settings that cannot be played, naming what is wrong."""
     import agents
+    from agents import vintage_agents
 
     if len(s.agents) < 2:
         raise VintageTournamentError(
@@ -161,21 +157,22 @@ def check_settings(s: VintageSettings) -> None:
     if len(set(s.agents)) != len(s.agents):
         raise VintageTournamentError(f"an agent is listed twice: {list(s.agents)}")
     for spec in s.agents:
-        name = agents.parse_spec(spec).name
-        if not name.startswith("vintage-"):
-            known = ", ".join(n for n in agents.available() if n.startswith("vintage-"))
+        if agents.REALTIME.knows(spec):
             raise VintageTournamentError(
-                f"{spec!r} plays real-time Speed, not Vintage Speed; vintage agents are {known}"
+                f"{spec!r} plays real-time Speed, not Vintage Speed; vintage agents are "
+                + ", ".join(vintage_agents.available())
             )
+        vintage_agents.parse_spec(spec)
     if isinstance(s.players, bool) or not isinstance(s.players, int) or not 2 <= s.players <= 10:
         raise VintageTournamentError(f"players must be 2–10, got {s.players!r}")
     if s.gauntlet is not None and s.gauntlet not in s.agents:
         raise VintageTournamentError(f"gauntlet {s.gauntlet!r} is not one of the agents")
     if s.games < s.players:
         raise VintageTournamentError(
-            f"games must be at least players ({s.players}): each deal is played once per seat rotation"
+            f"games must be at least players ({s.players}): each deal is played once per seat "
+            "rotation"
         )
-    make_rules(s.players, 1, **dict(s.options))  # a bad option fails here, naming it
+    make_vintage_rules(s.players, 1, **dict(s.options))  # a bad option fails here, naming it
 
 
 # ---------------------------------------------------------------------- playing
@@ -187,7 +184,8 @@ class ChunkResult:
     deal: list[int] = field(default_factory=list)
     """Deal index of each game."""
     rotation: list[int] = field(default_factory=list)
-    """Rotation of each game (the agent at line-up position ``p`` sat in seat ``(p + r) % players``)."""
+    """Rotation of each game (the agent at line-up position ``p`` sat in seat
+    ``(p + r) % players``)."""
     seating: list[list[int]] = field(default_factory=list)
     """Agent index in each seat, per game."""
     penalty: list[list[int]] = field(default_factory=list)
@@ -204,7 +202,8 @@ def plan(settings: VintageSettings) -> list[Chunk]:
 
 
 def policy_seed(settings: VintageSettings, chunk: Chunk, position: int) -> int:
-    """Seed of the policy at ``position`` of the chunk's line-up (a function of the settings only)."""
+    """Seed of the policy at ``position`` of the chunk's line-up (a function of the settings
+    only)."""
     return (settings.seed * 1_000_003 + chunk.index * 101 + position) & 0x7FFFFFFF
 
 
@@ -217,12 +216,12 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     """
     if record:
         raise VintageTournamentError("a vintage tournament records no replays (record must be 0)")
-    import agents
+    from agents import vintage_agents
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
     bots = [
-        agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
+        vintage_agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
         for p, a in enumerate(lineup)
     ]
     options = dict(settings.options)
@@ -281,7 +280,8 @@ def run(
 def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: settings, agents with ratings and penalties, matches, line-ups."""
+    """The ``results.json`` document: settings, agents with ratings and penalties, matches,
+    line-ups."""
     from agents.ratings import cluster_bootstrap_ratings
 
     results = list(results)
@@ -418,7 +418,8 @@ def agents_csv(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
-    """Every output file: the real-time tournament's set, plus ``agents.csv`` and ``penalties.png``."""
+    """Every output file: the real-time tournament's set, plus ``agents.csv`` and
+    ``penalties.png``."""
     from agents import report
 
     return report.write_outputs(
@@ -428,84 +429,4 @@ def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
             "agents.csv": agents_csv(summary).encode(),
             "penalties.png": penalties_png(summary),
         },
-    )
-
-
-# ---------------------------------------------------------------------- learned agents
-def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
-    """The observation/action signature a vintage model must match (any table size: the layout is padded)."""
-    rules = rules or make_rules(4, 1)
-    layout = ObservationLayout(rules.pack)
-    return {
-        "game": "vintage",
-        "obs_dim": layout.size,
-        "n_actions": Actions(rules.pack).n,
-        "layout": [[name, s.start, s.stop] for name, s in layout.slices.items()],
-        "pack": rules.pack.name,
-    }
-
-
-def save_vintage_model(
-    path: str | Path,
-    tensors: Mapping[str, np.ndarray],
-    *,
-    rules: VintageRules,
-    hidden: list[int],
-    activation: str,
-    training: dict[str, Any] | None = None,
-) -> Path:
-    """Write ``PATH.safetensors`` and the manifest ``PATH.json`` (the kit's format, vintage signature).
-
-    The same two files as :func:`agents.model_io.save_model` (so ``read_model``
-    checks them), with ``rules`` holding the vintage options and ``observation``
-    the vintage signature; returns the manifest's path.
-    """
-    from agents import model_io
-
-    manifest = {
-        "game": "vintage",
-        "rules": {
-            "game": "vintage",
-            "num_players": rules.num_players,
-            "may_draw_when_able": rules.may_draw_when_able,
-            "rebuild_pack": rules.rebuild_pack,
-            "max_turns": rules.max_turns,
-            "pack": rules.pack.name,
-        },
-        "observation": vintage_signature(rules),
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
-        "versions": model_io.library_versions(),
-        "training": training or {},
-    }
-    return model_io.write_model(path, tensors, manifest)
-
-
-def load_vintage_policy(arg: str, seed: int | None = None) -> Any:
-    """The ``vintage-ppo:PATH[?sample]`` agent: a saved vintage model as a batch Policy (numpy only)."""
-    from agents import model_io
-
-    path, _, query = arg.partition("?")
-    flags = {f for f in query.replace("&", "?").split("?") if f}
-    if flags - {"sample"}:
-        raise model_io.ModelFormatError(
-            f"unknown option(s) {', '.join(sorted(flags - {'sample'}))} in "
-            f"vintage-ppo:{arg}; known: sample"
-        )
-    if not path:
-        raise model_io.ModelFormatError("vintage-ppo needs a model path: vintage-ppo:PATH.json")
-    tensors, manifest, where = model_io.read_model(path)
-    have, want = manifest["observation"], vintage_signature()
-    for key in ("obs_dim", "n_actions", "layout"):
-        if have.get(key) != want[key]:
-            raise model_io.ModelFormatError(
-                f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
-                f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
-            )
-    return model_io.MLPPolicy(
-        tensors,
-        manifest["net"]["activation"],
-        sample="sample" in flags,
-        seed=seed,
-        manifest=manifest,
-        source=str(where),
     )

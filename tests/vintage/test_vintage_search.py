@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents import AgentSpecError
+from agents import AgentSpecError, vintage_agents
 from agents import vintage_tournament as vt
 from agents.vintage import VintageGreedy, VintageTactician
 from agents.vintage_search import SearchSettings, VintageSearch
@@ -180,7 +180,7 @@ def settings_of(spec: str) -> SearchSettings:
 
 
 def test_spec_carries_the_worlds_budget_and_options() -> None:
-    assert "vintage-search" in agents.available()
+    assert "vintage-search" in vintage_agents.available()
     assert settings_of("vintage-search@32") == SearchSettings(worlds=32)
     assert getattr(agents.make("vintage-search@32"), "reaction", None) is None
     assert settings_of("vintage-search:rollout=tactician,score=ahead@4") == SearchSettings(

@@ -8,8 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agents import report
-from agents import vintage_stats
+from agents import report, vintage_stats
 from agents import vintage_tournament as vt
 from agents.ratings import wilson_interval
 from agents.vintage import VintageGreedy
