@@ -403,6 +403,19 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
     return tensors, manifest, manifest_path
 
 
+def _playing(
+    tensors: dict[str, np.ndarray],
+    manifest: dict[str, Any],
+    where: Path,
+    *,
+    seed: int | None,
+    sample: bool,
+) -> MLPPolicy:
+    """A model read from ``where`` as a Policy."""
+    act, source = manifest["net"]["activation"], str(where)
+    return MLPPolicy(tensors, act, sample=sample, seed=seed, manifest=manifest, source=source)
+
+
 def load_policy(
     path: str | os.PathLike[str],
     rules: Rules,
@@ -420,14 +433,7 @@ def load_policy(
         return load_sb3_zip(p, rules, seed=seed, sample=sample, trust_pickle=trust_pickle)
     tensors, manifest, manifest_path = read_model(p)
     check_signature(manifest, rules, str(manifest_path))
-    return MLPPolicy(
-        tensors,
-        manifest["net"]["activation"],
-        sample=sample,
-        seed=seed,
-        manifest=manifest,
-        source=str(manifest_path),
-    )
+    return _playing(tensors, manifest, manifest_path, seed=seed, sample=sample)
 
 
 # ----------------------------------------------------------------- vintage models
@@ -490,11 +496,4 @@ def load_vintage_policy(
                 f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
                 f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
             )
-    return MLPPolicy(
-        tensors,
-        manifest["net"]["activation"],
-        sample=sample,
-        seed=seed,
-        manifest=manifest,
-        source=str(where),
-    )
+    return _playing(tensors, manifest, where, seed=seed, sample=sample)
