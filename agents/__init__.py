@@ -152,8 +152,8 @@ def make(
     if vintage_agents.is_vintage(spec):
         if rules is not None:
             raise AgentSpecError(
-                f"{spec!r} plays Vintage Speed, not real-time Speed (rules {rules!r}); real-time "
-                f"agents are {', '.join(available())}"
+                f"{spec!r} plays Vintage Speed, not real-time Speed, and takes no rules; "
+                f"real-time agents are {', '.join(available())}"
             )
         return vintage_agents.make(spec, seed)
     policy: Policy = REALTIME.make(spec, make_rules("us" if rules is None else rules), seed)

@@ -18,14 +18,14 @@ from speed_env.observation import rules_tag, tag_label
 from speed_env.rules import Rules
 
 
-def _flags(arg: str, spec: str, known: set[str]) -> tuple[str, set[str]]:
+def _flags(arg: str, spec: str, known: tuple[str, ...]) -> tuple[str, set[str]]:
     """``PATH`` and the options after ``?`` (joined by ``&`` or ``?``) of a spec's argument."""
     path, _, query = arg.partition("?")
     flags = {f for f in query.replace("&", "?").split("?") if f}
-    if flags - known:
+    if flags - set(known):
         raise ModelFormatError(
-            f"unknown option(s) {', '.join(sorted(flags - known))} in {spec}:{arg}; "
-            f"known: {', '.join(sorted(known))}"
+            f"unknown option(s) {', '.join(sorted(flags - set(known)))} in {spec}:{arg}; "
+            f"known: {', '.join(known)}"
         )
     return path, flags
 
@@ -33,7 +33,7 @@ def _flags(arg: str, spec: str, known: set[str]) -> tuple[str, set[str]]:
 def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
     """Build the ``ppo:PATH[?trust][?sample]`` agent (options after ``?``, joined by ``&``
     or ``?``)."""
-    path, flags = _flags(arg, "ppo", {"trust", "sample"})
+    path, flags = _flags(arg, "ppo", ("trust", "sample"))
     if not path:
         raise ModelFormatError(
             "ppo needs a model path: ppo:PATH.json (or ppo:PATH.zip?trust for an SB3 file)"
@@ -45,7 +45,7 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
 
 def vintage_policy_from_spec_arg(arg: str, seed: int | None = None) -> MLPPolicy:
     """The ``vintage-ppo:PATH[?sample]`` agent: a saved vintage model as a batch Policy."""
-    path, flags = _flags(arg, "vintage-ppo", {"sample"})
+    path, flags = _flags(arg, "vintage-ppo", ("sample",))
     if not path:
         raise ModelFormatError("vintage-ppo needs a model path: vintage-ppo:PATH.json")
     return load_vintage_policy(path, seed=seed, sample="sample" in flags)
