@@ -109,6 +109,22 @@ register(
 )
 
 
+def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """The bundled agent PPO learned from reward alone (no cloning; the README says how):
+    ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
+    from agents.model_io import BUNDLED, load_policy
+
+    path = BUNDLED.parent / "selfplay" / "selfplay.json"
+    return load_policy(path, rules, seed=seed, sample=arg == "sample")
+
+
+register(
+    "selfplay",
+    "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
+    _selfplay,
+)
+
+
 def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
     """The reaction profile a seat plays with: the policy's own (``@`` in its spec) or ``default``,
     moved later by the policy's ``think_ms`` (time charged for thinking, as by ``search``)."""

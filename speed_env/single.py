@@ -7,7 +7,10 @@ ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
 sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
 it too. Rewards are Python floats, flags Python bools. An action must be an
 integer in the space (numpy integers are fine); anything else raises
-:class:`~speed_env.ActionError` and changes nothing. ``copy.deepcopy`` and
+:class:`~speed_env.ActionError` and changes nothing. An in-space action that
+is illegal now is a wait (``info["illegal"]``), or with
+``illegal_action="raise"`` an :class:`~speed_env.ActionError` naming the
+legal ones, the game unchanged. ``copy.deepcopy`` and
 ``pickle`` keep the whole game, the opponent and its generator included.
 
 ``obs_format`` is ``"box"`` here by default (this env's observation has
@@ -38,6 +41,7 @@ from speed_env.game import Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -55,6 +59,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         reaction: Any = None,
         render_mode: str | None = None,
         obs_format: str = "box",
+        illegal_action: str = "wait",
         **options: Any,
     ) -> None:
         GamePickle.__init__(
@@ -66,20 +71,26 @@ class SpeedGymEnv(gym.Env, GamePickle):
             reaction=reaction,
             render_mode=render_mode,
             obs_format=obs_format,
+            illegal_action=illegal_action,
             **options,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
             raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}"
+                f"opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(opponent).__name__}"
             )
-        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, **options)
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        )
+        self.games = Games(1, settings)
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
         self.seat_choice = seat
@@ -96,7 +107,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
-        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
+        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's
+        RNG."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
         super().reset(seed=seed)
@@ -132,11 +144,11 @@ class SpeedGymEnv(gym.Env, GamePickle):
         opp_action = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0]
         raw[opp, 0] = check_action(opp_action, self.games.n_actions, f"the opponent (seat {opp})")
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
+        self.games.check_legal(raw)  # raises only with illegal_action="raise"
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
-        st = self.games.state
-        over = bool(st["phase"][0] == 2)
-        truncated = bool(st["truncated"][0])
+        over = bool(self.games.over[0])
+        truncated = bool(self.games.truncated[0])
         obs, info = self._view(me)
         info.update(illegal=illegal, seat=me)
         if over:
@@ -159,7 +171,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         return self.games.snapshot(0)
 
     def render(self) -> Any:
-        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``: a frame."""
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``:
+        a frame."""
         if self.render_mode is None:
             return None
         from speed_env import render
