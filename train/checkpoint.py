@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
+from agents.model_io import MLPPolicy, read_model, save_model
+from agents.sb3_import import sb3_policy_tensors
 from speed_env.rules import Rules
 
 

@@ -144,7 +144,7 @@ def check_config(cfg: ExpertConfig) -> None:
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
     if cfg.init_model:
-        from agents.vintage_tournament import load_vintage_policy
+        from agents.model_io import load_vintage_policy
 
         load_vintage_policy(cfg.init_model)  # a missing or foreign model file fails here
     target_settings(cfg, 0, network=False)  # players, opponents, worlds, rollout, z
@@ -241,8 +241,7 @@ def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> 
     """
     import torch
 
-    from agents.model_io import ModelFormatError, read_model
-    from agents.vintage_tournament import load_vintage_policy
+    from agents.model_io import ModelFormatError, load_vintage_policy, read_model
 
     net = load_vintage_policy(path)  # checks the file and its vintage signature
     tensors, _, where = read_model(path)
@@ -302,11 +301,11 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import agents
+    from agents import vintage_agents
     from agents.jobs import Backend
     from agents.model_io import copy_model
     from agents.report import check_writable
-    from speed_env.vintage import make_rules
+    from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
     from train import bc
     from train import vintage_expert_targets as vet
@@ -321,14 +320,14 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     backend = Backend(cfg.backend, cfg.ray_address)
 
     # 2. Network -------------------------------------------------------------------
-    rules = make_rules(cfg.players, 1)
+    rules = make_vintage_rules(cfg.players, 1)
     scale = observation_scale(rules)
     opp = specs(cfg.opponents)
 
     def make_env(i: int) -> Any:
         def build() -> Any:
             bots = [
-                agents.make(opp[k % len(opp)], seed=cfg.seed * 1000 + i * 10 + k)
+                vintage_agents.make(opp[k % len(opp)], seed=cfg.seed * 1000 + i * 10 + k)
                 for k in range(cfg.players - 1)
             ]
             return VintageSingleEnv(cfg.players, opponents=bots, obs_scale=scale)
@@ -364,7 +363,7 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
         return path, measured
 
     def current_network() -> vet.Network:
-        from agents.model_io import sb3_policy_tensors
+        from agents.sb3_import import sb3_policy_tensors
 
         tensors, _, activation = sb3_policy_tensors(model.policy)
         # The targets' observations are raw: fold the scale into the first layer, as export does.

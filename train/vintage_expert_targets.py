@@ -94,7 +94,7 @@ class TargetSettings:
     """Games per chunk of work."""
 
     def __post_init__(self) -> None:
-        import agents
+        from agents import vintage_agents
         from agents.vintage_search import SearchSettings
 
         if isinstance(self.players, bool) or not 2 <= self.players <= 10:
@@ -106,8 +106,8 @@ class TargetSettings:
         if not self.opponents:
             raise ValueError("opponents must name at least one vintage agent spec")
         for spec in self.opponents:
-            if not agents.parse_spec(spec).name.startswith("vintage-"):
-                raise ValueError(f"opponent {spec!r} plays real-time Speed, not Vintage Speed")
+            if not vintage_agents.is_vintage(spec):
+                raise ValueError(f"opponent {spec!r} is no Vintage Speed agent")
         if self.acting not in ACTING:
             raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {self.acting!r}")
         if self.prior not in PRIORS:
@@ -169,7 +169,7 @@ def _seeds(settings: TargetSettings, chunk: int, n: int) -> list[int]:
 
 def run_chunk(chunk: TargetChunk) -> Targets:
     """Play one chunk's games and record the learner's searched decisions."""
-    import agents
+    from agents import vintage_agents
     from agents.model_io import MLPPolicy
     from agents.vintage_search import SearchSettings, VintageSearch
     from speed_env.vintage import raw_env
@@ -184,7 +184,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
         seed=seeds[0],
         prior=net if s.prior == "network" else None,
     )
-    bots = [agents.make(spec, seed=seeds[1 + k]) for k, spec in enumerate(s.opponents)]
+    bots = [vintage_agents.make(spec, seed=seeds[1 + k]) for k, spec in enumerate(s.opponents)]
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "values", "choice", "prior")}
     ret: list[float] = []
     game_ids: list[int] = []

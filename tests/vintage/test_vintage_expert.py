@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-import agents
+from agents import vintage_agents
 from agents.model_io import ModelFormatError
 from agents.vintage_search import SearchSettings, VintageSearch
 from agents.vintage_tournament import VintageSettings, run
@@ -97,7 +97,7 @@ def test_the_search_keeps_the_prior_it_is_given_unless_beaten(small_file):
 def test_bad_settings_and_files_are_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="acting must be"):
         TargetSettings(acting="oracle")
-    with pytest.raises(ValueError, match="plays real-time Speed"):
+    with pytest.raises(ValueError, match="is no Vintage Speed agent"):
         TargetSettings(opponents=("chain",))
     with pytest.raises(ValueError, match="needs one"):
         generate(TargetSettings(games=1, acting="network"))
@@ -130,7 +130,7 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
         assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
     spec = f"vintage-ppo:{out / 'model.json'}"
     assert summary["play_with"] == spec
-    agents.make(spec)  # loads
+    vintage_agents.make(spec)  # loads
     settings = VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
     results, complete = run(settings)
     assert complete and sum(len(r.deal) for r in results) == 6
@@ -144,7 +144,7 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
         ("--target", "oracle", "target must be one of choice, soft"),
         ("--prior", "chain", "prior must be one of tactician, network"),
         ("--rounds", "0", "rounds must be a whole number"),
-        ("--opponents", "chain", "plays real-time Speed"),
+        ("--opponents", "chain", "is no Vintage Speed agent"),
         ("--backend", "slurm", "backend must be one of local, ray"),
         ("--init-model", "nowhere/model.json", "nowhere/model.json"),
     ],
@@ -164,13 +164,13 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.model_io import read_model
-    from speed_env.vintage import make_rules
+    from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
     from train.ppo_common import make_model
     from train.vintage_expert import ExpertConfig, load_network, ppo_config
     from train.vintage_ppo import export, observation_scale
 
-    rules = make_rules(4, 1)
+    rules = make_vintage_rules(4, 1)
     scale = observation_scale(rules)
     env = DummyVecEnv([lambda: VintageSingleEnv(4, obs_scale=scale)])
 
@@ -193,7 +193,7 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
 
 
 def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
-    assert "vintage-expert" in agents.available()
+    assert "vintage-expert" in vintage_agents.available()
     for players in (2, 4, 7):
         spec = "vintage-expert"
         settings = VintageSettings(
@@ -201,5 +201,5 @@ def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
         )
         results, complete = run(settings)
         assert complete and all(w >= -1 for r in results for w in r.winner)
-    sampled = agents.make("vintage-expert:sample", seed=1)
+    sampled = vintage_agents.make("vintage-expert:sample", seed=1)
     assert sampled.sample
