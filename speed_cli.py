@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import importlib.util
 import json
 import sys
@@ -706,100 +705,25 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------- train
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train a MaskablePPO agent (train/ppo.py): logs, evaluations, checkpoints, curves, the model."""
-    import dataclasses
+    """Train a MaskablePPO agent: ``speed train {realtime,vintage} FLAGS`` (train/cli_args.py)."""
+    if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
+        raise UsageError("speed train needs the [train] extra (pip install 'speed-rl[train]')")
+    from train.cli_args import run
 
-    import agents
-
-    try:
-        from train import ppo
-    except ImportError as exc:  # pragma: no cover - the [train] extra is missing
-        raise UsageError(
-            f"speed train needs the [train] extra (pip install 'speed-rl[train]'): {exc}"
-        ) from None
-    if args.game == "vintage":  # train/vintage_ppo.py; the flags given override its own defaults
-        from train import vintage_ppo
-
-        changed = {
-            f.name: getattr(args, f.name)
-            for f in dataclasses.fields(ppo.Config)
-            if getattr(args, f.name) != f.default
-        }
-        summary = vintage_ppo.train(vintage_ppo.config_from_flags(changed, players=args.players))
-        return 0 if summary["complete"] else 130
-    if args.players not in (None, 2):
-        raise UsageError(
-            f"--players {args.players}: real-time Speed has two players; use --game vintage"
-        )
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ppo.Config)}
-    cfg = ppo.Config(**values)
-    for spec in [s.strip() for s in cfg.opponent.split(",") if s.strip() and s.strip() != "self"]:
-        agents.parse_spec(spec)  # an unknown opponent fails here, before any work
-    for spec in [s.strip() for s in cfg.eval_opponents.split(",") if s.strip()]:
-        agents.parse_spec(spec)
-    if cfg.init_bc:
-        agents.parse_spec(cfg.init_bc)
-    summary = ppo.train(cfg)
-    return 0 if summary["complete"] else 130
-
-
-def _train_args(p: argparse.ArgumentParser) -> None:
-    """One flag per field of ``train.ppo.Config``, its docstring as the help."""
-    import dataclasses
-
-    from train.ppo import Config, field_help
-    from train.ppo_common import PPOHyperparams
-
-    helps = field_help(Config)
-    ppo_names = {f.name for f in dataclasses.fields(PPOHyperparams)}
-    ppo_group = p.add_argument_group("PPO settings (train/ppo_common.py)")
-    fields = dataclasses.fields(Config)
-    # The recipe's own settings first, then PPO's (the dataclass lists its base's fields first).
-    for f in [f for f in fields if f.name not in ppo_names] + [
-        f for f in fields if f.name in ppo_names
-    ]:
-        _field_flag(ppo_group if f.name in ppo_names else p, f, helps.get(f.name, ""))
-
-
-def _field_flag(where: Any, f: Any, text: str) -> None:
-    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes ``--lambda``)."""
-    flag = "--" + f.name.rstrip("_").replace("_", "-")
-    kind = str(f.type)
-    text = text.replace("%", "%%")  # argparse formats help with %
-    if kind == "bool":
-        where.add_argument(
-            flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text
-        )
-        return
-    convert = {"int": int, "float": float, "str": str, "str | None": str, "float | None": float}[
-        kind
-    ]
-    default = f.default
-    shown = f" (default {default})" if default not in (None, "") else ""
-    where.add_argument(
-        flag,
-        dest=f.name,
-        type=convert,
-        default=default,
-        help=text + shown,
-        metavar=f.name.rstrip("_").upper() if convert is str else None,
-    )
+    return run(args.argv)
 
 
 def cmd_train_rllib(args: argparse.Namespace) -> int:
     """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
-    import dataclasses
-
     if importlib.util.find_spec("ray") is None:
         raise UsageError(
             "speed train-rllib needs the [ray] extra (pip install 'speed-rl[ray]', "
             "or `make setup-ray`, which makes .venv-ray)"
         )
     from train import rllib_ppo
+    from train.settings import from_args
 
-    cfg = rllib_ppo.Config(
-        **{f.name: getattr(args, f.name) for f in dataclasses.fields(rllib_ppo.Config)}
-    )
+    cfg = from_args(rllib_ppo.Config, args)
     rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
     summary = rllib_ppo.train(cfg)
     print(
@@ -1028,27 +952,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     watch.set_defaults(func=cmd_watch, countdown_ms=1000)
 
+    # Every argument goes to train/cli_args.py, which holds the game subcommands and their flags
+    # (made from each recipe's settings) and the older spellings.
     tr = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent (logs, gauntlet evaluations, checkpoints, curves, model)",
-        description="Train with sb3-contrib's MaskablePPO (train/ppo.py). One timestep is one decision of the "
-        "learner. Writes OUT/logs (TensorBoard, CSV), OUT/eval.csv, OUT/curves.png, OUT/checkpoints, "
-        "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json).",
+        help="train a MaskablePPO agent: speed train {realtime,vintage} FLAGS (--help for each)",
+        add_help=False,
+        prefix_chars="\x00",
     )
-    with contextlib.suppress(
-        ImportError
-    ):  # without the [train] extra, `speed train` says so when run
-        _train_args(tr)
-    tr.add_argument(
-        "--game",
-        choices=("realtime", "vintage"),
-        default="realtime",
-        help="vintage: train/vintage_ppo.py (MaskablePPO at an N-player table; its own defaults "
-        "for any flag not given; writes OUT/model.json, play it with vintage-ppo:OUT/model.json)",
-    )
-    tr.add_argument(
-        "--players", type=int, default=None, help="vintage: players at the table, 2-10 (default 4)"
-    )
+    tr.add_argument("argv", nargs=argparse.REMAINDER)
     tr.set_defaults(func=cmd_train)
 
     trl = sub.add_parser(
@@ -1059,12 +971,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), OUT/model.json + model.safetensors "
         "(play it with ppo:OUT/model.json) and OUT/summary.json.",
     )
-    from train.ppo_common import field_help
     from train.rllib_ppo import Config as RLlibConfig
+    from train.settings import add_flags
 
-    rllib_helps = field_help(RLlibConfig)
-    for f in dataclasses.fields(RLlibConfig):
-        _field_flag(trl, f, rllib_helps.get(f.name, ""))
+    add_flags(trl, RLlibConfig)
     trl.set_defaults(func=cmd_train_rllib)
 
     exp = sub.add_parser(

@@ -9,6 +9,7 @@ containers). Resuming never loads an SB3 ``.zip``.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.files import write_atomic
 from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
 from speed_env.rules import Rules
 
@@ -89,21 +91,24 @@ def export_model(
     )
 
 
-def save_checkpoint(model: Any, stem: Path, **export_kwargs: Any) -> Path:
-    """Kit model at ``stem`` plus ``stem.optim.pt``; returns the manifest path."""
-    manifest = export_model(model, stem, **export_kwargs)
-    optim = stem.with_name(stem.name + ".optim.pt")
-    tmp = optim.with_name("." + optim.name + ".tmp")
-    torch.save(model.policy.optimizer.state_dict(), tmp)
-    tmp.replace(optim)
-    return manifest
+def optimizer_path(manifest: Path) -> Path:
+    """``STEM.optim.pt`` beside a checkpoint's ``STEM.json``."""
+    return manifest.with_name(manifest.with_suffix("").name + ".optim.pt")
+
+
+def save_optimizer(model: Any, manifest: Path) -> Path:
+    """Save the optimizer's state beside the checkpoint ``manifest`` (atomically); its path."""
+    buf = io.BytesIO()
+    torch.save(model.policy.optimizer.state_dict(), buf)
+    return write_atomic(optimizer_path(manifest), buf.getvalue())
 
 
 def load_checkpoint(model: Any, manifest: str | Path) -> None:
-    """Restore the policy (actor and critic) and the optimizer from :func:`save_checkpoint`'s files."""
+    """Restore the policy (actor and critic) and the optimizer of a checkpoint (the kit model
+    and :func:`save_optimizer`'s file)."""
     tensors, _, path = read_model(manifest)
     load_tensors_into(model, tensors, str(path), need_value=True)
-    optim = path.with_suffix("").with_name(path.with_suffix("").name + ".optim.pt")
+    optim = optimizer_path(path)
     if optim.exists():
         state = torch.load(optim, map_location="cpu", weights_only=True)
         model.policy.optimizer.load_state_dict(state)
