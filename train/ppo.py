@@ -220,7 +220,6 @@ def train(cfg: Config) -> dict[str, Any]:
 
     import agents
     from agents.model_io import MLPPolicy, read_model
-    from train import bc
     from train.checkpoint import export_model, load_checkpoint, load_tensors_into, snapshot_policy
     from train.run import Curves, Run
     from train.settings import make_model
@@ -328,25 +327,16 @@ def train(cfg: Config) -> dict[str, Any]:
                 tensors, _, where = read_model(cfg.init_from)
                 load_tensors_into(run.model, tensors, str(where))
             if cfg.init_bc:
-                t0 = time.perf_counter()
-                run.bar.print(
-                    f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ..."
-                )
-                import agents
+                spec = cfg.init_bc
 
                 def teachers(seed: int) -> list[tuple[int, int, Any]]:
                     # one bot per rules preset, over that preset's slots
                     return [
-                        (g.lo, g.hi, agents.make(cfg.init_bc, g.games.rules, seed=seed + k))
+                        (g.lo, g.hi, agents.make(spec, g.games.rules, seed=seed + k))
                         for k, g in enumerate(env.groups)
                     ]
 
-                bc_cfg = bc.BCConfig(
-                    cfg.init_bc, cfg.bc_decisions, cfg.bc_epochs, dagger_rounds=cfg.bc_dagger
-                )
-                state["bc"] = bc.clone(run.model, env, bc_cfg, teachers, seed=cfg.seed)
-                run.timing["bc_s"] = time.perf_counter() - t0
-                run.bar.print(bc.describe(state["bc"]))
+                run.behaviour_clone(env, teachers, dagger_rounds=cfg.bc_dagger)
             if pool.self_play and (cfg.init_bc or cfg.init_from):
                 snapshot(0)  # the warm start is the pool's first snapshot
             state["timesteps"] = 0

@@ -173,6 +173,35 @@ class Run:
             self.out / "eval.csv", self.out / "curves.png", c.title, c.panels, c.split
         )
 
+    def behaviour_clone(
+        self,
+        env: Any,
+        teachers: Any,
+        *,
+        dagger_rounds: int = 0,
+        teacher_view: Callable[[Any], Any] | None = None,
+    ) -> dict[str, Any]:
+        """The warm start ``init_bc``: :func:`train.bc.clone` of the model to the teachers
+        playing in ``env``, timed, reported and kept in ``state.json``; its stats."""
+        from train import bc
+
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        self.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
+        bc_cfg = bc.BCConfig(
+            teacher=str(cfg.init_bc),
+            decisions=cfg.bc_decisions,
+            epochs=cfg.bc_epochs,
+            dagger_rounds=dagger_rounds,
+        )
+        stats = bc.clone(
+            self.model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=teacher_view
+        )
+        self.timing["bc_s"] = time.perf_counter() - t0
+        self.state["bc"] = stats
+        self.bar.print(bc.describe(stats))
+        return stats
+
     # ------------------------------------------------------------------ the loop and the finish
     def learn(self) -> tuple[int, int, float, bool]:
         """Train up to ``timesteps``: (timesteps at the start, at the end, wall s, interrupted)."""

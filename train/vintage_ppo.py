@@ -37,7 +37,6 @@ What a run does, in order (each step is a section of :func:`train`):
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -239,7 +238,6 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     import agents
     from speed_env.vintage import make_rules
     from speed_env.vintage.single import VintageSingleEnv
-    from train import bc
     from train.run import Curves, Run
     from train.settings import make_model
 
@@ -308,20 +306,15 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     run.attach(make_model(cfg, env))
     try:
         if cfg.init_bc:
-            t0 = time.perf_counter()
-            run.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
-            teacher = cfg.init_bc
+            spec = cfg.init_bc
 
             def teachers(seed: int) -> list[tuple[int, int, Any]]:
-                return [(0, env.num_envs, agents.make(teacher, seed=seed))]  # one bot, every table
+                return [(0, env.num_envs, agents.make(spec, seed=seed))]  # one bot, every table
 
-            bc_cfg = bc.BCConfig(teacher=teacher, decisions=cfg.bc_decisions, epochs=cfg.bc_epochs)
-            raw = lambda obs: np.rint(obs / scale).astype(np.float32)  # noqa: E731 - bots read counts
-            folder.state["bc"] = bc.clone(
-                run.model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=raw
-            )
-            run.timing["bc_s"] = time.perf_counter() - t0
-            run.bar.print(bc.describe(folder.state["bc"]))
+            def raw(obs: np.ndarray) -> np.ndarray:
+                return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
+
+            run.behaviour_clone(env, teachers, teacher_view=raw)
             run.evaluate(0)
 
         # 5. Loop ------------------------------------------------------------------------
