@@ -44,22 +44,29 @@ from speed_env.policy import Policy
 class BCConfig:
     """Hyperparameters of the behaviour-cloning warm start."""
 
+    # ---- the recording
     teacher: str = "chain"
     """Agent spec of the bot to imitate."""
     decisions: int = 300_000
     """Teacher decisions to record (forced waits are not recorded)."""
-    epochs: int = 12
-    """Passes over the recorded decisions (held-out agreement with chain: 99.3% after 16 on 1M)."""
-    batch_size: int = 512
-    """Decisions per gradient step (small batches fit the teacher much better than large ones)."""
-    learning_rate: float = 1e-3
-    """Adam step size at the start, decayed to 0 along a cosine (a fresh optimizer; PPO keeps its own)."""
-    value_coef: float = 0.5
-    """Weight of the critic's squared error next to the actor's cross-entropy."""
     holdout: float = 0.05
     """Share of the recorded games kept out of training to measure agreement."""
+    # ---- the fit
+    epochs: int = 12
+    """Passes over the recorded decisions (held-out agreement with chain: 99.3% after 16 on
+    1M)."""
+    batch_size: int = 512
+    """Decisions per gradient step (small batches fit the teacher much better than large
+    ones)."""
+    learning_rate: float = 1e-3
+    """Adam step size at the start, decayed to 0 along a cosine (a fresh optimizer; PPO keeps
+    its own)."""
+    value_coef: float = 0.5
+    """Weight of the critic's squared error next to the actor's cross-entropy."""
+    # ---- DAgger
     dagger_rounds: int = 0
-    """Rounds of DAgger after the first fit: the student plays, the teacher labels, the fit continues."""
+    """Rounds of DAgger after the first fit: the student plays, the teacher labels, the fit
+    continues."""
     dagger_epochs: int = 4
     """Passes over all data so far after each DAgger round."""
 
@@ -81,7 +88,8 @@ def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.nda
 
 
 def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """Masked log-probabilities of every action and the value, in one pass of a MaskablePPO policy."""
+    """Masked log-probabilities of every action and the value, in one pass of a MaskablePPO
+    policy."""
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     logits = policy.action_net(latent_pi).masked_fill(torch.as_tensor(mask) == 0, -1e8)
     return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
@@ -90,7 +98,7 @@ def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Te
 def returns_to_go(
     rew: np.ndarray, done: np.ndarray, gamma: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)`` arrays.
+    """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)``.
 
     Computed backwards from each game's last step; the steps after an env's
     last finished game have an unknown return (``known`` False). Game ids are
@@ -179,7 +187,7 @@ def _fit(
     rng: np.random.Generator,
     log: Any,
 ) -> list[float]:
-    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx`` for ``epochs`` passes."""
+    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx``, ``epochs`` passes."""
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     n_batches = epochs * -(-len(train_idx) // cfg.batch_size)

@@ -52,7 +52,8 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
         description="Train with sb3-contrib's MaskablePPO. One timestep is one decision of the "
         "learner. Writes OUT/config.json, OUT/state.json, OUT/logs, OUT/eval.csv, OUT/curves.png, "
         "OUT/checkpoints, OUT/model.json + model.safetensors and OUT/summary.json. The older "
-        "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` work too.",
+        "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` "
+        "work too.",
     )
     games = parser.add_subparsers(dest="game", required=True, metavar="{realtime,vintage}")
     for game in GAMES:
@@ -67,49 +68,37 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
     return parser
 
 
-def _legacy(argv: list[str]) -> list[str]:
-    """The older spellings as a subcommand: ``[--game G] FLAGS`` -> ``G FLAGS``."""
-    game = "realtime"
+def _pop(argv: list[str], flag: str) -> tuple[str | None, list[str]]:
+    """The value of ``flag`` (``--flag V`` or ``--flag=V``; the last one given) and the
+    arguments without it."""
+    value: str | None = None
     rest: list[str] = []
     i = 0
     while i < len(argv):
-        arg = argv[i]
-        if arg == "--game" or arg.startswith("--game="):
-            value = (
-                arg.partition("=")[2] if "=" in arg else (argv[i + 1] if i + 1 < len(argv) else "")
-            )
-            i += 1 if "=" in arg else 2
-            if value not in GAMES:
-                raise ValueError(f"--game must be realtime or vintage, got {value!r}")
-            game = value
+        name, eq, given = argv[i].partition("=")
+        if name != flag:
+            rest.append(argv[i])
+            i += 1
             continue
-        rest.append(arg)
-        i += 1
-    if game == "realtime":  # --players had a meaning only for --game vintage
-        rest = _drop_two_players(rest)
+        value = given if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+        i += 1 if eq else 2
+    return value, rest
+
+
+def _legacy(argv: list[str]) -> list[str]:
+    """The older spellings as a subcommand: ``[--game G] FLAGS`` is ``G FLAGS``."""
+    game, rest = _pop(argv, "--game")
+    if game is None:
+        game = "realtime"
+    if game not in GAMES:
+        raise ValueError(f"--game must be realtime or vintage, got {game!r}")
+    if game == "realtime":  # --players had a meaning only for --game vintage: 2 is accepted
+        players, rest = _pop(rest, "--players")
+        if players not in (None, "2"):
+            raise ValueError(
+                f"--players {players}: real-time Speed has two players; use speed train vintage"
+            )
     return [game, *rest]
-
-
-def _drop_two_players(argv: list[str]) -> list[str]:
-    """Real-time Speed has two players: ``--players 2`` is accepted (and dropped), any other
-    count refused."""
-    out: list[str] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--players" or arg.startswith("--players="):
-            value = (
-                arg.partition("=")[2] if "=" in arg else (argv[i + 1] if i + 1 < len(argv) else "")
-            )
-            i += 1 if "=" in arg else 2
-            if value != "2":
-                raise ValueError(
-                    f"--players {value}: real-time Speed has two players; use speed train vintage"
-                )
-            continue
-        out.append(arg)
-        i += 1
-    return out
 
 
 def parse(argv: Sequence[str], prog: str = "speed train") -> tuple[str, Any]:

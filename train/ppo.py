@@ -146,7 +146,7 @@ PANELS = (
 
 
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
-    """The saved policy against each gauntlet bot on paired deals, per rules preset: one row each."""
+    """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents import tournament
     from agents.ratings import wilson_interval
     from speed_env.reaction import make_profile
@@ -209,7 +209,7 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe (module docstring); returns the summary also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``."""
     from train.run_folder import RunFolder
 
     # 1. Settings ------------------------------------------------------------------

@@ -106,7 +106,8 @@ class RunSettings(PPOSettings):
     eval_every: int = 250_000
     """Timesteps between evaluations (each also writes a checkpoint)."""
     eval_games: int = 400
-    """Games per evaluation line-up (the same deals at every evaluation, seats swapped or rotated)."""
+    """Games per evaluation line-up (the same deals at every evaluation, seats swapped or
+    rotated)."""
     eval_opponents: str = "random,greedy,chain"
     """The bots the learner is measured against, one line-up each."""
     eval_seed: int = 12_345

@@ -1,6 +1,6 @@
 """Train a Vintage Speed agent with sb3-contrib's MaskablePPO: the recipe, top to bottom.
 
-    python -m train.vintage_ppo --players 4 --opponent vintage-greedy --timesteps 300000 --out runs/NAME
+    python -m train.vintage_ppo --players 4 --opponent vintage-greedy --timesteps 300000
     speed train vintage --players 4 --opponent vintage-greedy ...     (the same flags)
 
 What a run does, in order (each step is a section of :func:`train`):
@@ -63,10 +63,13 @@ class VintageConfig(RunSettings):
     cycle through."""
     timesteps: int = 300_000
     n_envs: int = 16
+    """Tables played side by side (each an env of the DummyVecEnv)."""
     out: str = "runs/vintage_ppo"
     bc_decisions: int = 40_000
     bc_epochs: int = 8
     n_steps: int = 256
+    """Steps per table per rollout (longer than real-time Speed's: fewer envs, 4,096 decisions a
+    rollout with the default 16)."""
     batch_size: int = 512
     n_epochs: int = 6
     gamma: float = 0.995
@@ -75,7 +78,7 @@ class VintageConfig(RunSettings):
     activation: str = "tanh"
     eval_every: int = 100_000
     eval_opponents: str = "vintage-greedy,vintage-tactician"
-
+    """The bots the learner is measured against, one line-up each (``players - 1`` copies)."""
 
 def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
@@ -88,7 +91,8 @@ def check_config(cfg: VintageConfig) -> None:
         raise ValueError(f"seat must be random or a seat 0–{cfg.players - 1}, got {cfg.seat!r}")
     if cfg.eval_games < cfg.players:
         raise ValueError(
-            f"eval_games must be at least players ({cfg.players}): each deal is played once per seat"
+            f"eval_games must be at least players ({cfg.players}): "
+            "each deal is played once per seat"
         )
     for spec in [*specs(cfg.opponent), *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         if not agents.parse_spec(spec).name.startswith("vintage-"):
@@ -224,7 +228,7 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: VintageConfig) -> dict[str, Any]:
-    """Run the recipe (module docstring); returns the summary also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``."""
     from train.run_folder import RunFolder
 
     # 1. Settings ------------------------------------------------------------------
