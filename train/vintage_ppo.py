@@ -80,6 +80,7 @@ class VintageConfig(RunSettings):
     eval_opponents: str = "vintage-greedy,vintage-tactician"
     """The bots the learner is measured against, one line-up each (``players - 1`` copies)."""
 
+
 def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
