@@ -66,7 +66,7 @@ class Progress:
             unit="step",
             file=sys.stderr,
             mininterval=0.5,
-            bar_format="{desc} [{bar:30}] {n:,}/{total:,} {rate_fmt} eta {remaining} {postfix}",
+            bar_format="{desc} [{bar:30}] {n:,}/{total:,} {rate_fmt} eta {remaining}{postfix}",
         )
 
     def update(self, steps: int) -> None:
