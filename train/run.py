@@ -247,7 +247,9 @@ class Run:
         return summary
 
     def close(self) -> None:
-        """Flush and close SB3's log files (CSV, TensorBoard)."""
+        """Close the progress bar and SB3's log files (CSV, TensorBoard), flushing them."""
+        if hasattr(self, "bar"):
+            self.bar.bar.close()
         model = getattr(self, "model", None)
         if model is not None:
             model.logger.close()
