@@ -1,0 +1,36 @@
+"""``speed train``: MaskablePPO with the game as a subcommand, ``speed train realtime FLAGS``
+(train/ppo.py) or ``speed train vintage FLAGS`` (train/vintage_ppo.py), each with its recipe's
+own flags; the older ``speed train FLAGS`` and ``speed train --game vintage FLAGS`` keep working.
+
+Every argument goes to :mod:`train.cli_args`, which makes the flags from each recipe's settings
+dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag the
+chosen game's recipe does not have."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from typing import Any
+
+from speed_cli.common import UsageError
+
+
+def register(sub: Any) -> None:
+    """Add ``speed train`` to the subcommands ``sub`` (its arguments are parsed by the toolkit)."""
+    tr = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent: speed train {realtime,vintage} FLAGS (--help for each)",
+        add_help=False,  # `speed train --help` is the toolkit's: its games and their flags
+        prefix_chars="\x00",  # nothing is an option here: every argument goes to the toolkit
+    )
+    tr.add_argument("argv", nargs=argparse.REMAINDER)
+    tr.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train (train/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
+    if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
+        raise UsageError("speed train needs the [train] extra (pip install 'speed-rl[train]')")
+    from train.cli_args import run as train
+
+    return train(args.argv)
