@@ -10,7 +10,6 @@ containers). Resuming never loads an SB3 ``.zip``.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ import torch
 
 from agents.files import write_atomic
 from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
-from speed_env.rules import Rules
 
 
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
@@ -68,27 +66,13 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     return MLPPolicy(tensors, activation, sample=sample, seed=seed)
 
 
-def export_model(
-    model: Any,
-    path: str | Path,
-    *,
-    rules: Rules | Sequence[Rules],
-    reaction: Any,
-    tick_ms: int,
-    training: dict[str, Any],
-) -> Path:
-    """Write the model in the kit's format (actor and critic); returns the manifest path."""
+def export_model(model: Any, path: str | Path, **manifest: Any) -> Path:
+    """Write the model in the kit's format (actor and critic); returns the manifest path.
+
+    ``manifest``: what :func:`agents.model_io.save_model` records beside the weights
+    (``rules``, ``reaction``, ``tick_ms``, ``training``)."""
     tensors, hidden, activation = policy_tensors(model)
-    return save_model(
-        path,
-        tensors,
-        rules=rules,
-        hidden=hidden,
-        activation=activation,
-        reaction=reaction,
-        tick_ms=tick_ms,
-        training=training,
-    )
+    return save_model(path, tensors, hidden=hidden, activation=activation, **manifest)
 
 
 def optimizer_path(manifest: Path) -> Path:
