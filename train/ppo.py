@@ -321,9 +321,10 @@ def train(cfg: Config) -> dict[str, Any]:
 
                 def teachers(seed: int) -> list[tuple[int, int, Any]]:
                     # one bot per rules preset, over that preset's slots
+                    groups = zip(env.groups, env.rules_list, strict=True)
                     return [
-                        (g.lo, g.hi, agents.make(spec, g.games.rules, seed=seed + k))
-                        for k, g in enumerate(env.groups)
+                        (g.lo, g.hi, agents.make(spec, rules, seed=seed + k))
+                        for k, (g, rules) in enumerate(groups)
                     ]
 
                 run.behaviour_clone(env, teachers, dagger_rounds=cfg.bc_dagger)
