@@ -17,7 +17,8 @@ import numpy as np
 import torch
 
 from agents.files import write_atomic
-from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
+from agents.model_io import MLPPolicy, read_model, save_model
+from agents.sb3_import import sb3_policy_tensors
 
 
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:

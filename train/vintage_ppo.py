@@ -127,8 +127,8 @@ def observation_scale(rules: Any) -> np.ndarray:
 
 def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict[str, Any]) -> Path:
     """Save the policy in the kit's format, the observation scale folded into the first layers."""
-    from agents.model_io import sb3_policy_tensors
-    from agents.vintage_tournament import save_vintage_model
+    from agents.model_io import save_vintage_model
+    from agents.sb3_import import sb3_policy_tensors
 
     tensors, sizes, activation = sb3_policy_tensors(model.policy)
     # W @ (scale * x) == (W * scale) @ x: the saved network takes raw observations.
@@ -241,7 +241,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import agents
-    from speed_env.vintage import make_rules
+    from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
     from train.run import Curves, Run
     from train.settings import make_model
@@ -253,7 +253,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     torch.set_num_threads(cfg.torch_threads)
 
     # 3. Environment ---------------------------------------------------------------
-    rules = make_rules(cfg.players, 1)
+    rules = make_vintage_rules(cfg.players, 1)
     scale = observation_scale(rules)
     opp_specs = specs(cfg.opponent)
 

@@ -10,7 +10,7 @@ import pytest
 import agents
 from agents.vintage import VintageGreedy, VintageRandom
 from speed_env.policy import Policy
-from speed_env.vintage import make_rules
+from speed_env.vintage import make_vintage_rules
 from speed_env.vintage.single import VintageSingleEnv
 
 pytest.importorskip("sb3_contrib")
@@ -31,7 +31,7 @@ def test_wrapper_with_scaled_observations_passes_the_checkers():
 
     from train.vintage_ppo import observation_scale
 
-    scale = observation_scale(make_rules(4, 1))
+    scale = observation_scale(make_vintage_rules(4, 1))
     check_env(
         VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), skip_render_check=True
     )
@@ -117,7 +117,7 @@ def test_export_folds_the_scale_into_the_first_layer(tmp_path):
 
     from train.vintage_ppo import export, observation_scale
 
-    rules = make_rules(4, 1)
+    rules = make_vintage_rules(4, 1)
     scale = observation_scale(rules)
     env = VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale)
     model = MaskablePPO(
