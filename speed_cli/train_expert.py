@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
-from speed_cli.common import UsageError, config_from_args, field_flag, need_ray
+from speed_cli.common import UsageError, need_ray
 
 
 def register(sub: Any) -> None:
     """Add ``speed train-expert`` to the subcommands ``sub``, one flag per setting."""
-    from train.ppo_common import field_help
+    from train.settings import add_flags
     from train.vintage_expert import ExpertConfig
 
     p = sub.add_parser(
@@ -29,17 +28,16 @@ def register(sub: Any) -> None:
         default="vintage",
         help="the game (expert iteration is built for Vintage Speed only)",
     )
-    helps = field_help(ExpertConfig)
-    for f in dataclasses.fields(ExpertConfig):
-        field_flag(p, f, helps.get(f.name, ""))
+    add_flags(p, ExpertConfig)  # one flag per setting, its docstring as the help
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run expert iteration; print where the model is and how to play it."""
     from train import vintage_expert
+    from train.settings import from_args
 
-    cfg = config_from_args(vintage_expert.ExpertConfig, args)
+    cfg = from_args(vintage_expert.ExpertConfig, args)
     if cfg.backend == "local" and cfg.ray_address is not None:
         raise UsageError("--ray-address needs --backend ray")
     if cfg.backend == "ray":

@@ -31,8 +31,6 @@ there is no network yet). The network is then
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -43,7 +41,6 @@ from typing import Any
 
 import numpy as np
 
-from train.ppo_common import field_help
 from train.vintage_expert_targets import ACTING, PRIORS, Targets, TargetSettings, distribution
 
 TARGETS = ("choice", "soft")
@@ -309,8 +306,8 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     from speed_env.vintage.single import VintageSingleEnv
     from train import bc
     from train import vintage_expert_targets as vet
-    from train.ppo_common import make_model
-    from train.vintage_ppo import behaviour_clone, evaluate, export, observation_scale
+    from train.settings import make_model
+    from train.vintage_ppo import export, observation_scale, score
 
     check_writable(out)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
@@ -347,7 +344,7 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     def export_and_measure(name: str, round_: int) -> tuple[Path, dict[str, Any]]:
         t0 = time.perf_counter()
         path = export(model, out / name / "model", scale, rules, notes(round_))
-        rows = evaluate(path, vc)
+        rows = score(path, vc)
         measured = {
             "model": str(path),
             "eval": rows,
@@ -378,10 +375,18 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
             summary["init"] = {"from": cfg.init_model, **measured}
             network = current_network()
         elif cfg.init_bc:
-            _log(cfg, f"cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
-            stats = behaviour_clone(
-                model, env, cfg.init_bc, cfg.bc_decisions, cfg.bc_epochs, scale, cfg.seed
-            )
+            spec = cfg.init_bc
+
+            def teachers(seed: int) -> list[tuple[int, int, Any]]:
+                return [(0, env.num_envs, vintage_agents.make(spec, seed=seed))]  # every table
+
+            def raw(obs: np.ndarray) -> np.ndarray:
+                return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
+
+            _log(cfg, f"cloning {spec} ({cfg.bc_decisions:,} decisions) ...")
+            bc_cfg = bc.BCConfig(teacher=spec, decisions=cfg.bc_decisions, epochs=cfg.bc_epochs)
+            stats = bc.clone(model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=raw)
+            _log(cfg, bc.describe(stats))
             _, measured = export_and_measure("round_bc", -1)
             summary["bc"] = {**stats, **measured}
             network = current_network()
@@ -456,42 +461,17 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- command line
-def parser(prog: str = "python -m train.vintage_expert") -> argparse.ArgumentParser:
-    """One flag per field of :class:`ExpertConfig`, its docstring as the help."""
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    add_flags(p)
-    return p
-
-
-def add_flags(p: argparse.ArgumentParser) -> None:
-    """Add :class:`ExpertConfig`'s flags to ``p`` (shared with the ``speed`` command)."""
-    helps = field_help(ExpertConfig)
-    convert = {"int": int, "float": float, "str": str, "str | None": str}
-    for f in dataclasses.fields(ExpertConfig):
-        flag = "--" + f.name.replace("_", "-")
-        if str(f.type) == "bool":
-            p.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=f.default, help=helps[f.name]
-            )
-        else:
-            p.add_argument(
-                flag,
-                type=convert[str(f.type)],
-                default=f.default,
-                help=f"{helps[f.name]} (default {f.default})",
-            )
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run from the command line; bad settings print one line and return 2."""
-    args = parser().parse_args(argv)
-    try:
-        summary = train(ExpertConfig(**vars(args)))
-    except (ValueError, OSError) as exc:
-        print(f"vintage_expert: error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps({k: summary.get(k) for k in ("model", "play_with", "wall_s")}))
-    return 0 if summary["complete"] else 130
+    """``python -m train.vintage_expert``: bad settings print one line and return 2."""
+    from train.settings import recipe_main
+
+    return recipe_main(
+        ExpertConfig,
+        train,
+        argv,
+        prog="python -m train.vintage_expert",
+        description=__doc__ or "",
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

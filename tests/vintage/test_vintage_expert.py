@@ -166,7 +166,7 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     from agents.model_io import read_model
     from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
-    from train.ppo_common import make_model
+    from train.settings import make_model
     from train.vintage_expert import ExpertConfig, load_network, ppo_config
     from train.vintage_ppo import export, observation_scale
 
