@@ -253,7 +253,7 @@ def _scores(
 
 @functools.cache
 def _slices(dim: int) -> tuple[np.ndarray, int]:
-    """Starts of the fields the bot reads, and the number of ranks, for observations of ``dim`` floats."""
+    """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations."""
     lay = layout_for_dim(dim)
     return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay[
         "hand"
@@ -261,7 +261,7 @@ def _slices(dim: int) -> tuple[np.ndarray, int]:
 
 
 class ChainAgent:
-    """Scores every legal play by run kept, races avoided and plays denied (see the module docstring).
+    """Scores every legal play by run kept, races avoided and plays denied (see module docstring).
 
     It plays any rules: each observation says which (its ``rules`` field), so
     ``rules`` is taken only for the signature every agent builder shares.
@@ -290,7 +290,7 @@ class ChainAgent:
         return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag, self._w)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The highest-scoring legal play per row (random tie-break); wait only when none is legal."""
+        """The highest-scoring legal play per row (random tie-break); wait only if none is legal."""
         scores = self.scores(obs, mask.shape[1])
         scores += self.rng.random(scores.shape) * 1e-3
         scores = np.where(mask > 0, scores, -np.inf)

@@ -37,7 +37,8 @@ def _import_ray() -> Any:
         import ray
     except ImportError:
         raise ImportError(
-            "--backend ray needs the [ray] extra (pip install 'speed-rl[ray]', or `make setup-ray`, "
+            "--backend ray needs the [ray] extra (pip install 'speed-rl[ray]', "
+            "or `make setup-ray`, "
             "which makes .venv-ray)"
         ) from None
     return ray
@@ -90,7 +91,7 @@ def run_on_ray(
     address: str | None = None,
     max_retries: int = 3,
 ) -> None:
-    """Run ``fn(job)`` for every job as a Ray task, calling ``record(index, result)`` as each finishes.
+    """Run ``fn(job)`` for every job as a Ray task; ``record(index, result)`` as each one finishes.
 
     A task whose worker or node is lost runs again, up to ``max_retries`` times;
     an exception raised by ``fn`` is raised here (not retried). On Ctrl-C (or

@@ -56,14 +56,14 @@ class SearchSettings:
     worlds: int = 16
     """Worlds sampled per decision; every legal action is continued on each."""
     depth: int = 40
-    """Ticks each continuation runs before it is scored by the card lead; 0 runs to the game's end."""
+    """Ticks each continuation runs before the card lead scores it; 0 runs to the game's end."""
     scale: float = 4.0
     """Card lead worth tanh(1) of the way from a draw to a win, at the depth cut."""
     z: float = 0.0
     """Leave ``chain``'s choice only for an action whose mean lead over it, paired world by world,
     is at least ``z`` standard errors (0: the best mean wins)."""
     ms_per_world: float = 0.0
-    """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each of this seat's plays."""
+    """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each play of this seat."""
     reaction: str = "human"
     """Reaction profile both seats get inside the sampled worlds."""
     tick_ms: int = 50
@@ -220,7 +220,7 @@ class SearchAgent:
 
     @property
     def think_ms(self) -> float:
-        """Milliseconds of thinking charged to each of this agent's plays (see the module docstring)."""
+        """Milliseconds of thinking charged to each play of this agent (see module docstring)."""
         return self.settings.think_ms
 
     def reseed(self, seed: int) -> None:

@@ -1,4 +1,4 @@
-"""How a tournament scales on Ray: 1 vs 2 workers, per-chunk and merge costs, an estimate for N nodes.
+"""How a tournament scales on Ray: 1 vs 2 workers, per-chunk and merge costs, a guess for N nodes.
 
 Plays one tournament on a local Ray cluster of 1 and of 2 CPUs, alternating
 (1, 2, 1, 2 …, ``--repeats`` each, every run on a cluster started for it, as
@@ -93,7 +93,8 @@ def main() -> None:
         f"efficiency {w1 / w2 / 2:.2f}"
     )
     print(
-        f"chunk: {chunk_cpu:.2f} CPU s (median of {len(cpu)}); {len(jobs)} chunks = {len(jobs) * chunk_cpu:.1f} "
+        f"chunk: {chunk_cpu:.2f} CPU s (median of {len(cpu)}); "
+        f"{len(jobs)} chunks = {len(jobs) * chunk_cpu:.1f} "
         f"CPU s; merge {merge:.2f} s in the driver"
     )
     per_chunk = games / len(jobs)
@@ -102,7 +103,8 @@ def main() -> None:
         cpus = nodes * args.cpus_per_node
         wall = math.ceil(len(jobs) / cpus) * chunk_cpu + merge
         print(
-            f"{nodes:>6}{cpus:>6}{wall:>12.1f}{games / wall:>10,.0f}{cpus * per_chunk / chunk_cpu:>22,.0f}"
+            f"{nodes:>6}{cpus:>6}{wall:>12.1f}{games / wall:>10,.0f}"
+            f"{cpus * per_chunk / chunk_cpu:>22,.0f}"
         )
 
 

@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> dict:
         },
     }
     print(
-        f"trained {steps} env steps ({chosen} actions, {illegal} illegal, {games_ended} games finished)"
+        f"trained {steps} env steps ({chosen} actions, {illegal} illegal, "
+        f"{games_ended} games finished)"
     )
     print("RESULT " + json.dumps(result))
     assert illegal == 0, f"{illegal} illegal actions chosen with masks on"

@@ -52,7 +52,8 @@ def main() -> None:
         sampled = result["env_runners"]["num_env_steps_sampled_lifetime"]
         learner = result["learners"]["main"]
         print(
-            f"one iteration: {sampled} env steps sampled; main's policy loss {learner['policy_loss']:.4f}, "
+            f"one iteration: {sampled} env steps sampled; "
+            f"main's policy loss {learner['policy_loss']:.4f}, "
             f"entropy {learner['entropy']:.3f}"
         )
         algo.stop()

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def play(model: MaskablePPO, venv: InfoMaskVecEnv, steps: int, use_masks: bool) -> dict[str, int]:
-    """Play ``steps`` ticks of every game; count actions chosen, illegal ones, and games finished."""
+    """Play ``steps`` ticks of every game; count actions chosen, illegal ones and games finished."""
     obs = venv.reset()
     chosen = illegal = games_ended = 0
     for _ in range(steps):

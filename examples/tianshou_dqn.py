@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> dict:
         "versions": {p: version(p) for p in ("tianshou", "torch", "pettingzoo", "gymnasium")},
     }
     print(
-        f"trained {result['train_env_steps']} env steps; collected {result['eval_env_steps']} more, "
+        f"trained {result['train_env_steps']} env steps; "
+        f"collected {result['eval_env_steps']} more, "
         f"{result['eval_episodes']} games finished, {illegal} illegal actions"
     )
     print("RESULT " + json.dumps(result))

@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> dict:
         "versions": {p: version(p) for p in ("torchrl", "tensordict", "torch", "pettingzoo")},
     }
     print(
-        f"collected {frames} ticks ({chosen} actions, {illegal} illegal, {games_ended} games finished)"
+        f"collected {frames} ticks ({chosen} actions, {illegal} illegal, "
+        f"{games_ended} games finished)"
     )
     print("RESULT " + json.dumps(result))
     assert illegal == 0, f"{illegal} illegal actions chosen with masks on"

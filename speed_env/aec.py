@@ -18,7 +18,7 @@ from speed_env.game import ActionError, check_action
 
 
 class SpeedAECEnv(parallel_to_aec_wrapper):
-    """PettingZoo's parallel-to-AEC converter over ``SpeedParallelEnv``, refusing bad actions at once."""
+    """PettingZoo's parallel-to-AEC converter over ``SpeedParallelEnv``; bad actions fail now."""
 
     def step(self, action: Any) -> None:
         """Take ``action`` for ``agent_selection``; a bad one is refused now, naming that agent."""

@@ -139,12 +139,14 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         for i, stock in enumerate(draws):
             if not stock:
                 raise DealError(
-                    f"draw_piles[{i}] is empty: without 'centre' the opening flip needs a card in each stock"
+                    f"draw_piles[{i}] is empty: without 'centre' the opening flip needs a card "
+                    "in each stock"
                 )
     for i, hand in enumerate(hands):
         if len(hand) > rules.hand_size:
             raise DealError(
-                f"hands[{i}] has {len(hand)} cards; a {rules.preset!r} hand holds at most {rules.hand_size}"
+                f"hands[{i}] has {len(hand)} cards; "
+                f"a {rules.preset!r} hand holds at most {rules.hand_size}"
             )
     if rules.is_japanese and any(sides):
         raise DealError("'japanese' has no side piles: side_piles must be empty")
@@ -165,7 +167,8 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         names = ", ".join(card_str(c) for c in missing[:8])
         more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
         raise DealError(
-            f"deal is missing {len(missing)} card(s): {names}{more}; every card must be dealt exactly once"
+            f"deal is missing {len(missing)} card(s): {names}{more}; "
+            "every card must be dealt exactly once"
         )
     padded = tuple(h + (-1,) * (rules.hand_size - len(h)) for h in hands)
     return Deal(hands=padded, draw_piles=draws, side_piles=sides, centre=centre)  # type: ignore[arg-type]

@@ -589,7 +589,7 @@ def leftmost_card(g: Any, cfg: Config, p: int) -> int:
 
 @njit(none(GAME, CFG), cache=True)
 def flip_stocks(g: Any, cfg: Config) -> None:
-    """``japanese`` flip: each player's stock top onto their own pile (or a layout card in play-out)."""
+    """``japanese`` flip: each stock's top onto its owner's pile (or a layout card in play-out)."""
     emptied = np.zeros(2, np.bool_)
     for p in range(2):
         if g.draw_n[p] > 0:
@@ -739,7 +739,7 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
 def step_all(
     s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray
 ) -> None:
-    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of games that ended."""
+    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of ended games."""
     for b in range(s.shape[0]):
         g = s[b]
         was_over = g.phase == OVER
@@ -809,7 +809,7 @@ def clear_game(g: Any, seed: np.uint64) -> None:
 
 @njit(cache=True)
 def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
-    """Store ``cards[lo:hi]`` (listed top first) into a bottom-first pile array; return the count."""
+    """Store ``cards[lo:hi]`` (listed top first) in a bottom-first pile array; return the count."""
     n = hi - lo
     for i in range(n):
         dst[i] = cards[hi - 1 - i]

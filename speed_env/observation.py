@@ -229,7 +229,7 @@ _US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 
 
 @njit(cache=True, inline="always")
 def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
-    """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the config the kernels play by."""
+    """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the kernels' config."""
     if cfg[C.japanese] != 0:
         obs[q, b, at + 2] = 1.0
     elif cfg[C.side_size] == _US_SIDE:
@@ -249,7 +249,10 @@ def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
 def _flight(
     obs: np.ndarray, q: int, b: int, at: int, nr: int, r: int, pile: int, land: float
 ) -> None:
-    """A card in flight at ``at`` of row ``obs[q, b]``: rank one-hot, pile one-hot (-1: none), time to land."""
+    """A card in flight at ``at`` of row ``obs[q, b]``.
+
+    Rank one-hot, pile one-hot (-1: none), time to land.
+    """
     obs[q, b, at + r] = 1.0
     if pile >= 0:
         obs[q, b, at + nr + pile] = 1.0

@@ -71,7 +71,8 @@ class ReactionProfile:
                 or not 0 <= value <= MAX_REACTION_MS
             ):
                 raise ReactionError(
-                    f"reaction profile {field!r} must be a number of ms between 0 and {MAX_REACTION_MS}, "
+                    f"reaction profile {field!r} must be a number of ms "
+                    f"between 0 and {MAX_REACTION_MS}, "
                     f"got {value!r}"
                 )
         if self.mu < 1 and self.sigma == 0 and self.tau == 0:
@@ -136,7 +137,8 @@ def make_profile(spec: ReactionSpec) -> ReactionProfile:
         if ms is not None:
             return fixed(ms)  # a number out of range says so (ReactionError), not "unknown"
     raise ReactionError(
-        f"unknown reaction {spec!r}: give milliseconds (e.g. 250) or a profile name ({', '.join(PRESETS)})"
+        f"unknown reaction {spec!r}: give milliseconds (e.g. 250) "
+        f"or a profile name ({', '.join(PRESETS)})"
     )
 
 

@@ -47,7 +47,7 @@ GYMNASIUM_ENVS: dict[str, str] = {
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:
-    """Add :data:`PETTINGZOO_ENVS` to ``pettingzoo``'s registry; False (nothing done) if it has none."""
+    """Add :data:`PETTINGZOO_ENVS` to ``pettingzoo``'s registry; False (no-op) if it has none."""
     register = getattr(pettingzoo, "register", None)
     registries: dict[str, Any] = {
         "parallel": getattr(pettingzoo, "parallel_registry", None),

@@ -144,7 +144,8 @@ def check_rules(rules: Rules) -> None:
         raise RulesError("rule option 'match_target' must be > 0")
     if rules.reserve_rule not in RESERVE_RULES:
         raise RulesError(
-            f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, got {rules.reserve_rule!r}"
+            f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, "
+            f"got {rules.reserve_rule!r}"
         )
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:
@@ -159,7 +160,7 @@ TIME_OPTIONS = ("stuck_countdown_ms", "idle_flip_ms", "max_game_ms")
 
 
 def check_ms(name: str, value: object, *, low: int = 0, high: int = MAX_MS) -> int:
-    """``value`` as an int number of ms in ``[low, high]``, or a :class:`RulesError` naming option ``name``.
+    """``value`` as an int number of ms in ``[low, high]``, else a :class:`RulesError` on ``name``.
 
     Every time option the engine reads (rule options, ``tick_ms``) passes through here:
     numpy integers are taken, bools and fractions are not.
@@ -210,7 +211,8 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
         base = load_rules_file(rules)
     else:
         raise RulesError(
-            f"unknown rules {rules!r}: give a preset ({', '.join(PRESETS)}), a Rules object, or a .toml file"
+            f"unknown rules {rules!r}: give a preset ({', '.join(PRESETS)}), "
+            "a Rules object, or a .toml file"
         )
     _check_keys(options, "")
     if base is None:

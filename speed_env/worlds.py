@@ -172,7 +172,7 @@ def read_view(rules: Rules, row: np.ndarray) -> View:
 
 
 class _Cards:
-    """The card ids still free, per rank (and per colour in ``japanese``), taken in a random order."""
+    """The card ids still free, per rank (and per colour in ``japanese``), taken in random order."""
 
     def __init__(self, rules: Rules, rng: np.random.Generator) -> None:
         self.japanese = rules.is_japanese
@@ -228,7 +228,8 @@ def _place_slots(
     slots = list(rng.permutation(hs))
     if len(cards) + n_fl > hs:
         raise WorldError(
-            f"seat {seat} would hold {len(cards)} slot cards and {n_fl} in flight: more than {hs} slots"
+            f"seat {seat} would hold {len(cards)} slot cards and {n_fl} in flight: "
+            f"more than {hs} slots"
         )
     fl_slots = [int(slots.pop()) for _ in range(n_fl)]
     for c in cards:
@@ -286,7 +287,7 @@ def _put_pile(rec: np.ndarray, field: str, k: int, top_first: list[int]) -> None
 def _template(
     rules: Rules, v: View, rng: np.random.Generator
 ) -> tuple[np.ndarray, list[tuple[str, int, int]], list[list[int]]]:
-    """The public part of a world, its hidden places ``(field, seat or pile, count)``, their card pools.
+    """A world's public part, its hidden places ``(field, seat or pile, count)``, their card pools.
 
     One pool feeds every place, or in ``japanese`` one pool per stock (``pools[0]`` mine).
     """

@@ -22,7 +22,7 @@ from speed_env.vintage.single import VintageSingleEnv
 
 
 def plain(x: Any) -> Any:
-    """``x`` with numpy arrays and scalars turned into lists and Python numbers (comparable with ``==``)."""
+    """``x`` with numpy arrays and scalars made lists and Python numbers (comparable by ``==``)."""
     if isinstance(x, np.ndarray):
         if x.dtype.names:  # a structured array (the engine's state): field by field
             return {name: x[name].tolist() for name in x.dtype.names}

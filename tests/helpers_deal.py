@@ -270,7 +270,8 @@ def run(
             for a, act in acts.items():
                 legal = [i for i, m in enumerate(obs[a]["action_mask"]) if m]
                 assert act in legal, (
-                    f"clock {t}: scripted action {act} of {a} is not legal; legal: {legal}\n{show(env)}"
+                    f"clock {t}: scripted action {act} of {a} is not legal; "
+                    f"legal: {legal}\n{show(env)}"
                 )
         last = env.step(acts)
         obs = last[0]
@@ -292,8 +293,8 @@ def show(env) -> str:
         p1 8S 8D 8H 9C 9H draw 14 played 1
 
     A centre pile is ``top/size``; an empty hand slot, or one whose card is in
-    flight, shows ``--``; the card in flight is ``flying 9D->0@100``; ``[7D]`` after a layout card lists
-    the cards stacked under it; ``bounced``/``illegal`` appear when not 0.
+    flight, shows ``--``; the card in flight is ``flying 9D->0@100``; ``[7D]`` after a layout
+    card lists the cards stacked under it; ``bounced``/``illegal`` appear when not 0.
     """
     t = env.unwrapped.table()
     head = f"clock {t['clock_ms']} {t['phase']}"

@@ -336,7 +336,7 @@ class Referee:
                 self.stuck_test(e)
 
     def _idle_runs_out(self) -> int:
-        """When the idle period ends, while it can start a countdown (no card flying), else never."""
+        """When the idle period ends, while it can start a countdown (no card flying); or never."""
         idle = self.rules.idle_flip_ms
         flying = self._next_landing(0) != _NEVER or self._next_landing(1) != _NEVER
         if not idle or self.phase != PLAY or flying:

@@ -313,7 +313,7 @@ def test_every_observation_carries_its_rules(rules, options):
 
 
 def test_fields_appended_later_left_every_earlier_slice_where_it_was():
-    """The bundled model's manifest holds the layout from before ``rules`` and the sampler's fields."""
+    """The bundled model's manifest holds the layout from before ``rules`` and sampler fields."""
     import json
 
     from agents.model_io import BUNDLED

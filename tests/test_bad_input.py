@@ -54,7 +54,7 @@ def test_malformed_card_in_a_deal_names_the_token(token):
     assert repr(token) in str(err.value)
 
 
-# ----------------------------------------------------------------- deals that are not a partition of the deck
+# ------------------------------------------------------ deals that are not a partition of the deck
 
 
 def us_deal():

@@ -128,9 +128,11 @@ def rules_of(name: str) -> Rules:
 # ----------------------------------------------------------------------------- signatures
 
 SIGNATURE_FIELDS = (
-    "clock_ms phase flip_ms placed_ms centre_size[2] centre_top[2] top_owner[2] side_size[2] side_top[2] "
+    "clock_ms phase flip_ms placed_ms centre_size[2] centre_top[2] top_owner[2] side_size[2] "
+    "side_top[2] "
     "hand[2][H] stacked_size[2][H] draw_size[2] draw_top[2] flight_kind[2] flight_lands[2] "
-    "flight_pile[2] flight_first_card[2] played[2] bounced[2] illegal[2] commits[2] flips reshuffles "
+    "flight_pile[2] flight_first_card[2] played[2] bounced[2] illegal[2] commits[2] flips "
+    "reshuffles "
     "ties rebuilds[2] idle_rebuilds[2] winner truncated"
 )
 
@@ -284,7 +286,10 @@ def first_difference(ref: Any, eng: Any, path: str = "table") -> str | None:
             if diff:
                 return diff
         if len(ref) != len(eng):
-            return f"{path}: referee has {len(ref)} entries {ref!r} != engine {len(eng)} entries {eng!r}"
+            return (
+                f"{path}: referee has {len(ref)} entries {ref!r} "
+                f"!= engine {len(eng)} entries {eng!r}"
+            )
         return None
     if ref != eng:
         return f"{path}: referee {ref!r} != engine {eng!r}"
@@ -366,7 +371,8 @@ def run_batch(
         raise Mismatch(
             f"engine != referee: option set {name!r} (rules {changed}), "
             f"reaction ({reactions[0].label()}, {reactions[1].label()}), tick {tick_ms} ms, "
-            f"seed {ref.seed} (slot {i}, restart {restarts[i]} of a BatchEnv({n}) reset with seed {seed}), "
+            f"seed {ref.seed} (slot {i}, restart {restarts[i]} of a BatchEnv({n}) "
+            f"reset with seed {seed}), "
             f"step {len(history[i])} of that game (referee clock {ref.clock} ms), "
             f"last actions {history[i][-3:]}:\n  {what}\n"
             f"  all its actions are in {path}; replay with tests.test_differential.replay(path)"
@@ -442,15 +448,18 @@ def run_batch(
             if [r0, r1] != [rew[0][i], rew[1][i]] or ref_term != term[i] or ref_trunc != trunc[i]:
                 fail(
                     i,
-                    f"step result: referee rewards {(r0, r1)} terminated {ref_term} truncated {ref_trunc} "
+                    f"step result: referee rewards {(r0, r1)} "
+                    f"terminated {ref_term} truncated {ref_trunc} "
                     f"(winner {ref.winner!r}) != engine rewards {(rew[0][i], rew[1][i])} "
-                    f"terminated {term[i]} truncated {trunc[i]} (engine winner code {int(infos['winner'][i])})",
+                    f"terminated {term[i]} truncated {trunc[i]} "
+                    f"(engine winner code {int(infos['winner'][i])})",
                 )
             for p in (0, 1):
                 if (ref.illegal[p] - before[p] == 1) != illegal[p][i]:
                     fail(
                         i,
-                        f"infos['illegal'][{p}]: engine {illegal[p][i]}, referee counted {ref.illegal[p] - before[p]}",
+                        f"infos['illegal'][{p}]: engine {illegal[p][i]}, "
+                        f"referee counted {ref.illegal[p] - before[p]}",
                     )
             if not ref.done:
                 sig = referee_view(i)[3]
@@ -459,7 +468,8 @@ def run_batch(
                     diff = first_difference(ref.table(), env.table(i))
                     fail(
                         i,
-                        f"signature {sig_names[j]}: referee {sig[j]} != engine {sigs[i][j]}; table: {diff}",
+                        f"signature {sig_names[j]}: referee {sig[j]} != engine {sigs[i][j]}; "
+                        f"table: {diff}",
                     )
                 if i < FULL_EACH_STEP or (step + i) % full_every == 0:
                     compare_tables(i)
@@ -692,7 +702,10 @@ def test_explicit_deals_match_in_parallel_env(deal_name):
         ref = Referee(rules, reactions, tick_ms, seed, deal=parse_deal(rules, deal))
         gen = np.random.default_rng(seed)
         step = 0
-        where = f"deal {deal_name!r}, seed {seed}, reaction ({reactions[0].label()}, {reactions[1].label()}), tick {tick_ms}"
+        where = (
+            f"deal {deal_name!r}, seed {seed}, "
+            f"reaction ({reactions[0].label()}, {reactions[1].label()}), tick {tick_ms}"
+        )
         while True:
             diff = (
                 first_difference(ref.table(), env.unwrapped.table())

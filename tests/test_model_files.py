@@ -165,7 +165,7 @@ def test_manifest_field_of_the_wrong_type_is_named(tmp_path, field, value):
 
 
 def _with_header(path, edit) -> None:
-    """Rewrite a saved model's safetensors header with ``edit(header)``; the checksum made to match."""
+    """Rewrite a saved model's safetensors header with ``edit(header)``, fixing its checksum."""
     weights = path.with_suffix(".safetensors")
     blob = weights.read_bytes()
     (n,) = struct.unpack("<Q", blob[:8])

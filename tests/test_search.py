@@ -1,4 +1,4 @@
-"""``search``: a fair, plain Policy over sampled worlds, its spec, and its thinking charged as latency."""
+"""``search``: a fair, plain Policy over sampled worlds, its spec, thinking charged as latency."""
 
 from __future__ import annotations
 

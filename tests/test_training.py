@@ -1,4 +1,4 @@
-"""Training: the VecEnv against SB3's expectations, opponent pools, the model format, `speed train`."""
+"""Training: the VecEnv against SB3's expectations, opponent pools, model format, `speed train`."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ torch.set_num_threads(1)
 
 
 class FirstLegalPlay:
-    """Deterministic test bot: the lowest legal play, else wait (no generator, so call order is free)."""
+    """Deterministic test bot: the lowest legal play, else wait (no generator: any call order)."""
 
     def act(self, obs, mask):
         plays = mask.copy()
@@ -208,7 +208,7 @@ def test_opponent_pool_mix_and_self_play():
 # ---------------------------------------------------------------------- the model format
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    """A tiny MaskablePPO model (a few updates, so the weights are not the initial ones) and its kit files."""
+    """A tiny MaskablePPO model and its kit files (a few updates: not the initial weights)."""
     env = SpeedVecEnv(8, "us,japanese", opponent="greedy", seed=1)
     model = MaskablePPO(
         "MlpPolicy",
@@ -365,7 +365,10 @@ def test_mismatched_rules_are_refused(tiny_model, tmp_path):
     _, path, _ = tiny_model
     with pytest.raises(
         ModelFormatError,
-        match=r"tiny\.json was trained for n_actions = 27 \(rules us\), but rules japanese \(jokers=True\) have n_actions = 29",
+        match=(
+            r"tiny\.json was trained for n_actions = 27 \(rules us\), "
+            r"but rules japanese \(jokers=True\) have n_actions = 29"
+        ),
     ):
         agents.make(f"ppo:{path}", make_rules("japanese", jokers=True))
     m = _copy(path, tmp_path)

@@ -1,4 +1,4 @@
-"""Sampled worlds: legal tables that agree with one seat's view, hidden cards uniform over the unseen."""
+"""Sampled worlds: legal tables agreeing with a seat's view, hidden cards uniform on the unseen."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ PRESETS = [
 
 
 def _states(rules, games=12, seed=5, every=6):
-    """Observations (both seats) of mid-game states of chain games with some random moves mixed in."""
+    """Observations (both seats) of mid-game states of chain games, some random moves mixed in."""
     g = Games(games, rules)
     g.deal_seeded(np.arange(games), np.arange(games) + seed)
     chain = agents.make("chain", rules, seed=seed)
@@ -144,7 +144,7 @@ CHI2_999 = {
 
 
 def _uniformity(places, pool_counts, n):
-    """Chi-square statistic and df of the ranks found at each hidden place against the unseen counts."""
+    """Chi-square statistic and df of the ranks found at each hidden place vs the unseen counts."""
     expected = pool_counts / pool_counts.sum() * n
     keep = expected > 0
     return [

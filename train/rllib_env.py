@@ -1,4 +1,4 @@
-"""Real-time Speed for RLlib's multi-agent env runners: one game per env, or a batch on ``BatchEnv``.
+"""Real-time Speed for RLlib's multi-agent env runners: a game per env, or a batch on ``BatchEnv``.
 
 Two ways to feed RLlib 2.60's ``MultiAgentEnvRunner`` (the ``[ray]`` extra):
 
@@ -38,7 +38,7 @@ ENV_NAME = "speed_v0"
 
 
 def env_options(env_config: dict[str, Any]) -> dict[str, Any]:
-    """``rules``, ``tick_ms`` and ``reaction`` from an RLlib ``env_config`` (with the kit's defaults)."""
+    """``rules``, ``tick_ms`` and ``reaction`` from an RLlib ``env_config`` (else kit defaults)."""
     return {
         "rules": env_config.get("rules", "us"),
         "tick_ms": int(env_config.get("tick_ms", 50)),
@@ -47,7 +47,7 @@ def env_options(env_config: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_game_env(env_config: dict[str, Any]) -> MultiAgentEnv:
-    """One game: ``speed_env.parallel_env`` in RLlib's ``ParallelPettingZooEnv`` (the ``games`` runner)."""
+    """One game: ``speed_env.parallel_env`` in RLlib's ``ParallelPettingZooEnv`` (games)."""
     opts = env_options(env_config)
     return ParallelPettingZooEnv(
         speed_env.parallel_env(opts["rules"], tick_ms=opts["tick_ms"], reaction=opts["reaction"])
@@ -66,7 +66,7 @@ class _Spaces(MultiAgentEnv):
 
 
 class BatchVectorEnv(VectorMultiAgentEnv):
-    """``n`` games of one ``BatchEnv`` as an RLlib ``VectorMultiAgentEnv`` (``next_step`` autoreset)."""
+    """``n`` games of one ``BatchEnv`` as an RLlib ``VectorMultiAgentEnv`` (``next_step`` reset)."""
 
     def __init__(self, n: int, env_config: dict[str, Any]) -> None:
         super().__init__()
@@ -153,7 +153,10 @@ class BatchVectorEnv(VectorMultiAgentEnv):
 
 
 class BatchEnvRunner(MultiAgentEnvRunner):
-    """RLlib's multi-agent env runner over a :class:`BatchVectorEnv` of ``num_envs_per_env_runner`` games."""
+    """RLlib's multi-agent env runner over a :class:`BatchVectorEnv`.
+
+    The batch holds ``num_envs_per_env_runner`` games.
+    """
 
     def make_env(self) -> None:
         """Build the batch of games (instead of ``num_envs_per_env_runner`` separate envs)."""

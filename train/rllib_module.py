@@ -71,8 +71,11 @@ class MaskedMLPModule(TorchRLModule, ValueFunctionAPI):
 
 
 def kit_tensors(state: dict[str, Any]) -> dict[str, np.ndarray]:
-    """A :class:`MaskedMLPModule`'s state dict as the kit's tensors (``pi.K.*``, ``logits.*``, ``vf.K.*``,
-    ``value.*``): the ``K``-th ``Linear`` of each ``nn.Sequential`` is layer ``K``."""
+    """A :class:`MaskedMLPModule`'s state dict as the kit's tensors.
+
+    The names are ``pi.K.*``, ``logits.*``, ``vf.K.*`` and ``value.*``: the ``K``-th ``Linear``
+    of each ``nn.Sequential`` is layer ``K``.
+    """
     out: dict[str, np.ndarray] = {}
     for prefix in ("pi", "vf"):
         indices = sorted({int(k.split(".")[1]) for k in state if k.startswith(prefix + ".")})
@@ -88,7 +91,7 @@ def kit_tensors(state: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 class BotModule(RLModule):
-    """A kit agent (``model_config["spec"]``, rules ``model_config["rules"]``) as a frozen RLlib opponent."""
+    """A kit agent (``model_config["spec"]``, rules ``model_config["rules"]``) frozen."""
 
     def setup(self) -> None:
         """Build the agent once per env runner."""

@@ -1,4 +1,4 @@
-"""Multi-agent PPO with RLlib on ``speed_v0``: action masking, self-play, checkpoints, the kit's model.
+"""Multi-agent PPO with RLlib on ``speed_v0``: action masking, self-play, checkpoints, kit model.
 
 Run it as ``speed train-rllib --out runs/rllib`` (the ``[ray]`` extra; see the
 README, "Past one machine"). What it does, top to bottom:
@@ -113,7 +113,8 @@ def check(cfg: Config) -> list[str]:
         )
     if cfg.minibatch_size > cfg.train_batch_size:
         raise ValueError(
-            f"minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size ({cfg.train_batch_size})"
+            f"minibatch_size ({cfg.minibatch_size}) exceeds "
+            f"train_batch_size ({cfg.train_batch_size})"
         )
     hidden(cfg)
     opponents = [s.strip() for s in cfg.opponents.split(",") if s.strip()]
@@ -126,15 +127,17 @@ def check(cfg: Config) -> list[str]:
 
 
 def opponent_module(spec: str) -> str:
-    """The module id of an opponent: ``main``, ``snapshot`` or ``bot_SPEC`` (RLlib's ids are file names,
-    so the spec's ``:``, ``/``, ``@`` … become ``_``)."""
+    """The module id of an opponent: ``main``, ``snapshot`` or ``bot_SPEC``.
+
+    RLlib's ids are file names, so the spec's ``:``, ``/``, ``@`` … become ``_``.
+    """
     if spec in ("self", "snapshot"):
         return {"self": "main", "snapshot": "snapshot"}[spec]
     return "bot_" + "".join(c if c.isalnum() or c in "-_" else "_" for c in spec)
 
 
 def seat_mapping(opponents: list[str], seed: int) -> Any:
-    """RLlib's agent-to-module mapping: per episode, ``main`` in one seat and a drawn opponent in the other.
+    """Agent-to-module mapping: each episode, ``main`` in a seat, a drawn opponent in the other.
 
     Drawn from a hash of the episode id (stable across processes, unlike ``hash``),
     so both seats of one episode agree.
@@ -284,7 +287,8 @@ def train(cfg: Config) -> dict[str, Any]:
                     writer.writerow(row)
                     f.flush()
                     print(
-                        f"iteration {i}/{cfg.iterations}: {row['env_steps']} env steps, main's return "
+                        f"iteration {i}/{cfg.iterations}: {row['env_steps']} env steps, "
+                        "main's return "
                         f"{row['main_return_mean']}, {row['steps_per_s']} steps/s",
                         file=sys.stderr,
                     )

@@ -71,7 +71,12 @@ class Actions:
     def index(self, name: str) -> int:
         """Action id of a published name; case and spacing are forgiven."""
         words = name.strip().lower().split() if isinstance(name, str) else []
-        hint = f"names look like 'play {self.pack.tokens[0]}', 'play L call A', 'play X', 'draw', 'pass'"
+        hint = (
+            f"names look like 'play {self.pack.tokens[0]}', 'play L call A', 'play X', "
+            "'draw', 'pass'"
+            "'draw', 'pass'"
+            "'draw', 'pass'"
+        )
         if words == ["draw"]:
             return self.draw
         if words == ["pass"]:

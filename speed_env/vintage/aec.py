@@ -109,7 +109,7 @@ order of the actions: 40 numbered, then `L` = 40, `X` = 41; S = 5 sets):
 | 133      | `pack`       | cards in the face-down pack                                 |
 | 134–142  | `hand_sizes` | cards held by the next 9 seats in turn order (0 past table) |
 | 143–151  | `seated`     | 1 for each of those slots that is at the table              |
-| 152–160  | `stuck`      | 1 for each of those seats whose last turn ended without a card placed (drew, or passed) |
+| 152–160  | `stuck`      | 1 for each of those seats whose last turn placed no card    |
 | 161–170  | `scores`     | match penalty points so far: mine, then in turn order       |
 | 171–172  | `game`       | games of the match finished before this one; match length   |
 | 173      | `passes`     | passes in a row so far                                      |

@@ -131,7 +131,8 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     for kind in range(pack.n_kinds):
         if have[kind] != want[kind]:
             problems.append(
-                f"{pack.tokens[kind]} appears {have[kind]} time(s), the {rules.packs} pack(s) in play hold {want[kind]}"
+                f"{pack.tokens[kind]} appears {have[kind]} time(s), "
+                f"the {rules.packs} pack(s) in play hold {want[kind]}"
             )
     if problems:
         shown = "; ".join(problems[:6]) + ("; …" if len(problems) > 6 else "")

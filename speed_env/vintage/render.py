@@ -32,7 +32,8 @@ def render_text(game: Game, scores: list[int], game_number: int) -> str:
         extra = "  (may add X)" if marker == ">" and game.extra_pending else ""
         cards = " ".join(hand_tokens(game, seat)) or "-"
         lines.append(
-            f"{marker} player_{seat}: {cards}   [{points[seat]} in hand, match {scores[seat]}]{extra}"
+            f"{marker} player_{seat}: {cards}   "
+            f"[{points[seat]} in hand, match {scores[seat]}]{extra}"
         )
     if game.status == OUT:
         lines.append(f"player_{game.winner} went out")

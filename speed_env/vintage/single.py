@@ -102,7 +102,8 @@ class VintageSingleEnv(gym.Env, GamePickle):
                 or np.any(scale <= 0)
             ):
                 raise ValueError(
-                    f"obs_scale must be {layout.size} positive finite numbers, got shape {scale.shape}"
+                    f"obs_scale must be {layout.size} positive finite numbers, "
+                    f"got shape {scale.shape}"
                 )
             self.obs_scale: np.ndarray | None = scale
             high = high * scale
@@ -141,7 +142,8 @@ class VintageSingleEnv(gym.Env, GamePickle):
                 break
             if deal is not None:
                 raise ValueError(f"the deal ends before the learner (seat {self.seat}) has a turn")
-            # A seeded deal never ends in the first round (every hand holds 5+ cards); draw another if it did.
+            # A seeded deal never ends in the first round (every hand holds 5+ cards);
+            # draw another if it did.
         self._started = True
         return self._observe(), self._info()
 
@@ -181,7 +183,8 @@ class VintageSingleEnv(gym.Env, GamePickle):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (int8), as sb3-contrib's MaskablePPO asks for.
 
-        Once the game is over only ``pass`` is marked, as in the AEC env, so the mask is never empty.
+        Once the game is over only ``pass`` is marked, as in the AEC env, so the mask is never
+        empty.
         """
         if not self._started:
             raise RuntimeError("call reset() before action_masks()")
@@ -239,6 +242,7 @@ def _opponent_list(opponents: Policy | Sequence[Policy] | None, n: int) -> list[
     for p in ops:
         if not isinstance(p, Policy):
             raise TypeError(
-                f"each opponent must have act(obs, mask) -> actions (a Policy), got {type(p).__name__}"
+                "each opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(p).__name__}"
             )
     return ops

@@ -23,7 +23,8 @@ from speed_cli import main as cli  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-# The job functions below live in this test module, which Ray workers cannot import: send them by value.
+# The job functions below live in this test module, which Ray workers cannot import:
+# send them by value.
 pytest.importorskip("ray.cloudpickle").register_pickle_by_value(sys.modules[__name__])
 
 TIMING = ("wall_s",)

@@ -1,4 +1,4 @@
-"""RLlib: the batch env is the PettingZoo game, a short PPO run exports a model that loads and plays.
+"""RLlib: the batch env is the PettingZoo game; a short PPO run exports a model that loads, plays.
 
 The RLlib runs start a two-CPU cluster on 127.0.0.1 and stop it after.
 """
@@ -93,7 +93,7 @@ def test_the_recipe_refuses_bad_settings_naming_them():
 
 @pytest.mark.slow
 def test_a_short_rllib_run_exports_a_model_that_loads_and_plays(tmp_path):
-    """Two PPO iterations, one remote env runner on BatchEnv, opponents self, snapshot and greedy."""
+    """Two PPO iterations, a remote env runner on BatchEnv, opponents self, snapshot and greedy."""
     out = tmp_path / "run"
     code = cli(
         [

@@ -1,4 +1,4 @@
-"""The N-player vintage tournament: line-ups, seat rotation, shared deals, workers, statistics, the CLI."""
+"""The N-player vintage tournament: line-ups, seat rotation, shared deals, workers, stats, CLI."""
 
 from __future__ import annotations
 
@@ -159,8 +159,8 @@ def test_clustered_mean_interval():
     assert math.isclose(mean, x.mean()) and math.isclose(
         hi - mean, 1.959963984540054 * se, rel_tol=1e-9
     )
-    # Every value repeated 4 times in its own cluster (rotations that agree): the interval is that of
-    # the 400 distinct values (up to the C/(C-1) factor), not one twice as narrow.
+    # Every value repeated 4 times in its own cluster (rotations that agree): the interval is
+    # that of the 400 distinct values (up to the C/(C-1) factor), not one twice as narrow.
     rep = np.repeat(x, 4)
     m2, lo2, hi2 = vintage_stats.clustered_mean(rep, np.repeat(np.arange(400), 4))
     assert math.isclose(m2, mean) and math.isclose(hi2 - lo2, hi - lo, rel_tol=1e-9)

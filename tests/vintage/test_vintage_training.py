@@ -1,4 +1,4 @@
-"""Training on Vintage Speed: the single-agent Gymnasium wrapper, the model format, a short run end to end."""
+"""Training on Vintage Speed: the single-agent Gymnasium wrapper, model format, a short run."""
 
 from __future__ import annotations
 
