@@ -134,17 +134,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         max_cycles: int | None = None,
         **options: Any,
     ) -> None:
-        GamePickle.__init__(
-            self,
-            rules,
-            tick_ms=tick_ms,
-            reaction=reaction,
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-            obs_format=obs_format,
-            max_cycles=max_cycles,
-            **options,
-        )
+        GamePickle.__init__(self, locals())
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"

@@ -23,6 +23,12 @@ _EZPICKLE_KEYS = ("_ezpickle_args", "_ezpickle_kwargs")
 class GamePickle(EzPickle):
     """``EzPickle`` plus the instance state: pickling and deep-copying keep the game in play."""
 
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        """Keep the constructor's ``arguments`` for the copy: its ``locals()``, taken first thing
+        in ``__init__`` (every named parameter, passed again by keyword; ``**options`` spread)."""
+        named = {k: v for k, v in arguments.items() if k not in ("self", "__class__", "options")}
+        EzPickle.__init__(self, **named, **arguments.get("options", {}))
+
     def __getstate__(self) -> dict[str, Any]:
         """EzPickle's constructor arguments and every other attribute of the env."""
         state = EzPickle.__getstate__(self)

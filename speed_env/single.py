@@ -62,18 +62,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         illegal_action: str = "wait",
         **options: Any,
     ) -> None:
-        GamePickle.__init__(
-            self,
-            rules,
-            opponent=opponent,
-            seat=seat,
-            tick_ms=tick_ms,
-            reaction=reaction,
-            render_mode=render_mode,
-            obs_format=obs_format,
-            illegal_action=illegal_action,
-            **options,
-        )
+        GamePickle.__init__(self, locals())
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -192,10 +192,8 @@ class raw_env(AECEnv, GamePickle):
     def __init__(
         self, num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
     ) -> None:
-        GamePickle.__init__(
-            self, num_players=num_players, games=games, render_mode=render_mode, **options
-        )
-        super().__init__()
+        GamePickle.__init__(self, locals())
+        AECEnv.__init__(self)  # explicit: GamePickle.__init__ takes the arguments
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
         self.render_mode = render_mode

@@ -67,16 +67,7 @@ class VintageSingleEnv(gym.Env, GamePickle):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        GamePickle.__init__(
-            self,
-            num_players,
-            opponents=opponents,
-            seat=seat,
-            obs_scale=obs_scale,
-            illegal=illegal,
-            render_mode=render_mode,
-            **options,
-        )
+        GamePickle.__init__(self, locals())
         self.table = raw_env(num_players=num_players, games=1, render_mode=render_mode, **options)
         """The AEC env underneath (its ``game`` is the engine state)."""
         self.rules = self.table.rules
