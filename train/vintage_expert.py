@@ -36,6 +36,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -303,11 +304,10 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     from agents.model_io import copy_model
     from agents.report import check_writable
     from speed_env.vintage import make_vintage_rules
-    from speed_env.vintage.single import VintageSingleEnv
     from train import bc
     from train import vintage_expert_targets as vet
     from train.settings import make_model
-    from train.vintage_ppo import export, observation_scale, score
+    from train.vintage_ppo import export, observation_scale, score, table_env
 
     check_writable(out)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
@@ -321,17 +321,12 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     scale = observation_scale(rules)
     opp = specs(cfg.opponents)
 
-    def make_env(i: int) -> Any:
-        def build() -> Any:
-            bots = [
-                vintage_agents.make(opp[k % len(opp)], seed=cfg.seed * 1000 + i * 10 + k)
-                for k in range(cfg.players - 1)
-            ]
-            return VintageSingleEnv(cfg.players, opponents=bots, obs_scale=scale)
-
-        return build
-
-    env = DummyVecEnv([make_env(i) for i in range(vc.n_envs)])
+    env = DummyVecEnv(
+        [
+            partial(table_env, cfg.players, opp, cfg.seed, i, scale, "random")
+            for i in range(vc.n_envs)
+        ]
+    )
     env.seed(cfg.seed)
     model = make_model(vc, env)
     summary: dict[str, Any] = {"config": asdict(cfg), "rounds": [], "complete": False}

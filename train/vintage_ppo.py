@@ -125,6 +125,21 @@ def observation_scale(rules: Any) -> np.ndarray:
     return (1.0 / div).astype(np.float32)
 
 
+def table_env(
+    players: int, opponents: list[str], seed: int, i: int, scale: np.ndarray, seat: int | str
+) -> Any:
+    """Training env number ``i``: the learner at ``seat`` of a ``players`` table, the other seats
+    vintage bots cycled from the specs ``opponents``, each seeded from ``seed``, ``i`` and its seat."""
+    from agents import vintage_agents
+    from speed_env.vintage.single import VintageSingleEnv
+
+    bots = [
+        vintage_agents.make(opponents[k % len(opponents)], seed=seed * 1000 + i * 10 + k)
+        for k in range(players - 1)
+    ]
+    return VintageSingleEnv(players, opponents=bots, seat=seat, obs_scale=scale)
+
+
 def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict[str, Any]) -> Path:
     """Save the policy in the kit's format, the observation scale folded into the first layers."""
     from agents.model_io import save_vintage_model
@@ -242,7 +257,6 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 
     import agents
     from speed_env.vintage import make_vintage_rules
-    from speed_env.vintage.single import VintageSingleEnv
     from train.run import Curves, Run
     from train.settings import make_model
 
@@ -257,18 +271,10 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     scale = observation_scale(rules)
     opp_specs = specs(cfg.opponent)
 
-    def make_env(i: int) -> Any:
-        def build() -> Any:
-            opponents = [
-                agents.make(opp_specs[k % len(opp_specs)], seed=cfg.seed * 1000 + i * 10 + k)
-                for k in range(cfg.players - 1)
-            ]
-            seat: int | str = "random" if cfg.seat == "random" else int(cfg.seat)
-            return Monitor(
-                VintageSingleEnv(cfg.players, opponents=opponents, seat=seat, obs_scale=scale)
-            )
+    seat: int | str = "random" if cfg.seat == "random" else int(cfg.seat)
 
-        return build
+    def make_env(i: int) -> Any:
+        return lambda: Monitor(table_env(cfg.players, opp_specs, cfg.seed, i, scale, seat))
 
     env = DummyVecEnv([make_env(i) for i in range(cfg.n_envs)])
 
