@@ -1,6 +1,6 @@
-"""What several ``speed`` commands share: the usage error, the rule and job-runner flags, the
-chunked run with its progress bar (flags made from a settings dataclass are
-:func:`train.settings.add_flags`)."""
+"""What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
+command whose flags are made from a settings dataclass (:func:`train.settings.add_flags`), the
+chunked run with its progress bar."""
 
 from __future__ import annotations
 
@@ -27,6 +27,25 @@ def add_rule_flags(p: argparse.ArgumentParser, tick_help: str | None = None) -> 
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule"
     )
     p.add_argument("--tick-ms", type=int, default=50, help=tick_help)
+
+
+def add_settings_command(
+    sub: Any,
+    name: str,
+    settings: type,
+    run: Callable[[argparse.Namespace], int],
+    *,
+    summary: str,
+    description: str,
+) -> argparse.ArgumentParser:
+    """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
+    ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
+    from train.settings import add_flags
+
+    p = sub.add_parser(name, help=summary, description=description)
+    add_flags(p, settings)
+    p.set_defaults(func=run)
+    return p
 
 
 def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:

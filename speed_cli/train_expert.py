@@ -5,17 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from speed_cli.common import UsageError, need_ray
+from speed_cli.common import UsageError, add_settings_command, need_ray
 
 
 def register(sub: Any) -> None:
     """Add ``speed train-expert`` to the subcommands ``sub``, one flag per setting."""
-    from train.settings import add_flags
     from train.vintage_expert import ExpertConfig
 
-    p = sub.add_parser(
+    p = add_settings_command(
+        sub,
         "train-expert",
-        help="expert iteration: vintage-search targets distilled into a network, in rounds",
+        ExpertConfig,
+        run,
+        summary="expert iteration: vintage-search targets distilled into a network, in rounds",
         description="Expert iteration for Vintage Speed (train/vintage_expert.py): each round "
         "plays games of search targets (chunked jobs: --workers, --backend local|ray, the same "
         "OUT/round_R/targets.safetensors for one --seed), fits the network to them and measures "
@@ -28,8 +30,6 @@ def register(sub: Any) -> None:
         default="vintage",
         help="the game (expert iteration is built for Vintage Speed only)",
     )
-    add_flags(p, ExpertConfig)  # one flag per setting, its docstring as the help
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

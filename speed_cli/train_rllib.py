@@ -5,25 +5,25 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from speed_cli.common import need_ray
+from speed_cli.common import add_settings_command, need_ray
 
 
 def register(sub: Any) -> None:
     """Add ``speed train-rllib`` to the subcommands ``sub``, one flag per setting."""
     from train.rllib_ppo import Config
-    from train.settings import add_flags
 
-    trl = sub.add_parser(
+    add_settings_command(
+        sub,
         "train-rllib",
-        help="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
+        Config,
+        run,
+        summary="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
         description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] "
         "extra): one module 'main' trained against itself, a frozen snapshot of itself and kit "
         "bots, illegal actions masked. Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), "
         "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json) and "
         "OUT/summary.json.",
     )
-    add_flags(trl, Config)  # one flag per setting, its docstring as the help
-    trl.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
