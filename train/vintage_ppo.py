@@ -128,8 +128,8 @@ def observation_scale(rules: Any) -> np.ndarray:
 def table_env(
     players: int, opponents: list[str], seed: int, i: int, scale: np.ndarray, seat: int | str
 ) -> Any:
-    """Training env number ``i``: the learner at ``seat`` of a ``players`` table, the other seats
-    vintage bots cycled from the specs ``opponents``, each seeded from ``seed``, ``i`` and its seat."""
+    """Training env number ``i``: the learner at ``seat`` of a ``players`` table, the other
+    seats vintage bots cycled from the specs ``opponents``, seeded by ``seed``, ``i`` and seat."""
     from agents import vintage_agents
     from speed_env.vintage.single import VintageSingleEnv
 
