@@ -44,9 +44,7 @@ def measure(n: int, reps: int) -> str:
     kernels = {
         "step_all": lambda i: engine.step_all(g.state, g.cfg, g.lat, actions[i % 8], rewards),
         "observe_all": lambda i: observe_all(g.state, g.cfg, obs, masks),
-        "step_observe": lambda i: run_tick(
-            g.state, g.cfg, g.lat, actions[i % 8], finished, False, g.obs_buf, g.mask_buf
-        ),
+        "step_observe": lambda i: run_tick(g, actions[i % 8], finished, False),
     }
     cells = []
     for name, kernel in kernels.items():

@@ -231,18 +231,7 @@ class Games:
         bool marks games whose end was already reported: they are not ``over`` again.
         """
         done = self._not_finished if finished is None else finished
-        tick, n_over = run_tick(
-            self.state,
-            self.cfg,
-            self.lat,
-            actions,
-            done,
-            not self._synced,
-            self.obs_buf,
-            self.mask_buf,
-            self.threads,
-            fresh,
-        )
+        tick, n_over = run_tick(self, actions, done, not self._synced, fresh)
         self._synced = True
         return tick, n_over
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 from numba import njit
@@ -108,30 +108,35 @@ def in_parts(work: Callable[[int, int], Any], n: int, threads: int) -> list[Any]
 _POOLS: dict[int, ThreadPoolExecutor] = {}  # by size, made on first use; threads hold no game state
 
 
-def run_tick(
-    s: np.ndarray,
-    cfg: Config,
-    lat: np.ndarray,
-    actions: np.ndarray,
-    finished: np.ndarray,
-    full: bool,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    threads: int = 1,
-    fresh: bool = False,
-) -> tuple[Tick, int]:
-    """One tick of every game through :func:`step_observe`: the :class:`Tick` and how many are over.
+class Batch(Protocol):
+    """What :func:`run_tick` reads of a batch of games (a :class:`~speed_env.game.Games`)."""
 
-    ``obs`` and ``mask`` are the games' buffers, updated in place; the rest of
-    the tick is fresh. With ``fresh`` the tick's ``obs`` and ``mask`` are new
-    arrays, each game's rows copied there in the same pass right after they
-    are updated (cheaper than copying the buffers afterwards: the rows are
-    still in the cache). The kernel gets a few plain arrays, not the named
-    tuple: numba types plain arrays in C, a named tuple in Python (tens of
-    microseconds a call, which a batch of one would feel). With ``threads``
-    above 1 the games are shared out among that many threads (each game is
-    stepped by one of them, so the results are the same whatever the number).
+    state: np.ndarray
+    cfg: Config
+    lat: np.ndarray
+    obs_buf: np.ndarray
+    mask_buf: np.ndarray
+    threads: int
+
+
+def run_tick(
+    g: Batch, actions: np.ndarray, finished: np.ndarray, full: bool, fresh: bool = False
+) -> tuple[Tick, int]:
+    """One tick of every game of ``g`` through :func:`step_observe`: the :class:`Tick` and how
+    many are over.
+
+    ``g.obs_buf`` and ``g.mask_buf`` are the games' buffers, updated in place
+    (all rewritten when ``full``); the rest of the tick is fresh. With
+    ``fresh`` the tick's ``obs`` and ``mask`` are new arrays, each game's rows
+    copied there in the same pass right after they are updated (cheaper than
+    copying the buffers afterwards: the rows are still in the cache). The
+    kernel gets a few plain arrays, not ``g`` or the named tuple: numba types
+    plain arrays in C, a named tuple in Python (tens of microseconds a call,
+    which a batch of one would feel). With ``g.threads`` above 1 the games are
+    shared out among that many threads (each game is stepped by one of them,
+    so the results are the same whatever the number).
     """
+    s, obs, mask = g.state, g.obs_buf, g.mask_buf
     n = s.shape[0]
     rewards = np.empty((2, n), np.float32)
     flags = np.empty((5, n), np.bool_)  # illegal (2 rows), over, terminated, truncated
@@ -141,8 +146,8 @@ def run_tick(
         in_parts(
             lambda lo, hi: step_observe(
                 s,
-                cfg,
-                lat,
+                g.cfg,
+                g.lat,
                 actions,
                 finished,
                 full,
@@ -158,7 +163,7 @@ def run_tick(
                 out_mask,
             ),
             n,
-            threads,
+            g.threads,
         )
     )
     tick = Tick(
