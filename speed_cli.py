@@ -594,10 +594,10 @@ def _table_config(args: argparse.Namespace, mode: str, specs: Sequence[str]) -> 
     from pathlib import Path
 
     import agents
-    from agents.web.replays import ReplayLimits
-    from agents.web.session import TableConfig
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
+    from speed_table.replays import ReplayLimits
+    from speed_table.session import TableConfig
 
     _check_table_numbers(args)
     reactions = [r.strip() for r in (args.reaction or "human").split(",")]
@@ -667,7 +667,7 @@ def _check_table_numbers(args: argparse.Namespace) -> None:
 
 def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
     try:
-        from agents.web import server
+        from speed_table import app as server
     except ImportError as exc:  # pragma: no cover - the [web] extra is missing
         raise UsageError(
             f"speed {cfg.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}"

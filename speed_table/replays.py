@@ -8,7 +8,7 @@ deleted, never the one just written. Only files named like a table's replays
 are counted or deleted, so other files in the folder are left alone.
 
 Which games are written at all is the session's choice
-(:mod:`agents.web.session`: games with at least one play).
+(:mod:`speed_table.session`: games with at least one play).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``GET /`` serves the page (``static/index.html``, ``app.js``, ``style.css``,
 no build step); ``/ws`` is the WebSocket a page plays through, one
-:class:`agents.web.session.GameSession` per connection. One asyncio task per
+:class:`speed_table.session.GameSession` per connection. One asyncio task per
 connection waits for whichever comes first, a message from the page or the
 next tick of the clock, so the game runs on wall time whether or not the page
 says anything, and every message is sent in order from that one task.
@@ -37,8 +37,9 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from agents.web import protocol
-from agents.web.session import GameSession, TableConfig, build_bots, now
+from speed_table import protocol
+from speed_table.clock import now
+from speed_table.session import GameSession, TableConfig, build_bots
 
 STATIC = Path(__file__).with_name("static")
 LOCAL_HOSTS = ("127.0.0.1", "localhost")

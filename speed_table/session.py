@@ -1,7 +1,7 @@
 """One browser table: a real-time game of Speed that a person plays (or watches) through messages.
 
 This is the game logic of the web table without any networking, so it can be
-tested on a fake clock: :mod:`agents.web.server` calls :meth:`GameSession.tick`
+tested on a fake clock: :mod:`speed_table.app` calls :meth:`GameSession.tick`
 every ``tick_ms`` of wall time (divided by the watch speed) and hands each
 message from the page to :meth:`GameSession.handle`. Every method takes
 ``now``, a monotonic time in seconds, and returns the messages to send back.
@@ -13,20 +13,19 @@ one that arrived since the last tick. Your card lands after a fixed 1 ms
 time before the message arrived, so the env must not add a second one. The
 bot's cards land after a latency drawn from its reaction profile, so you face
 exactly what a bot faces. Your reaction times are measured as described in
-:mod:`agents.web.latency`.
+:mod:`speed_table.clock` and fitted as in :mod:`speed_env.latency_fit`.
 
 Games are recorded as JSON Lines replays, one frame per tick
 (``{"game": i, "seats": [...], "snapshot": {...}}``, the format of
 ``speed tournament --save-replays``, played back by ``speed replay``), one
 file per page visit, a game appended when it ends or is abandoned, but only
 a game with at least one play (yours; either bot's when watching). The
-folder is bounded (:mod:`agents.web.replays`: the oldest files pruned).
+folder is bounded (:mod:`speed_table.replays`: the oldest files pruned).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +34,14 @@ import numpy as np
 
 import agents
 import speed_env
-from agents.web import latency, protocol
-from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
-from agents.web.replays import ReplayFile, ReplayLimits
+from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
 from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
+from speed_table import protocol
+from speed_table.clock import LegalSince
+from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from speed_table.replays import ReplayFile, ReplayLimits
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
@@ -147,7 +148,7 @@ class GameSession:
         self.speed = 1.0
         self.paused = False
         self.n_plays = 2 * cfg.rules.n_ranks
-        self.legal = latency.LegalSince(self.n_plays)
+        self.legal = LegalSince(self.n_plays)
         self.latencies: list[float] = []  # the whole visit, for the profile
         self.game_latencies: list[float] = []
         self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
@@ -169,7 +170,7 @@ class GameSession:
             "hand_size": self.hand_size,
             "reaction": [p.label() for p in self.profiles],
             "countdown_ms": self.cfg.countdown_ms,
-            "min_plays_for_profile": latency.MIN_PLAYS,
+            "min_plays_for_profile": latency_fit.MIN_PLAYS,
             "speed": self.speed,
             "paused": self.paused,
         }
@@ -222,12 +223,12 @@ class GameSession:
                 raise ProtocolError(
                     WRONG_MODE, "a mirror game needs your reaction times: play, not watch", "start"
                 )
-            you = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
+            you = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
             if you is None:
-                n = latency.count_timed(self.latencies)
+                n = latency_fit.count_timed(self.latencies)
                 raise ProtocolError(
                     NO_PROFILE,
-                    f"need at least {latency.MIN_PLAYS} timed plays to fit your profile, have {n}",
+                    f"need at least {latency_fit.MIN_PLAYS} timed plays to fit your profile, have {n}",
                     "start",
                 )
             profiles[1] = you
@@ -414,7 +415,7 @@ class GameSession:
                 if winner == me
                 else "loss"
             )
-        mirror = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
+        mirror = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
         return {
             "type": "result",
             "game": self.game,
@@ -423,8 +424,8 @@ class GameSession:
             "seats": self.seats,
             "snapshot": snap,
             "latencies_ms": [round(x, 1) for x in self.game_latencies],
-            "game_profile": latency.summarize(self.game_latencies),
-            "profile": latency.summarize(self.latencies),
+            "game_profile": latency_fit.summarize(self.game_latencies),
+            "profile": latency_fit.summarize(self.latencies),
             "mirror": None if mirror is None else mirror.label(),
             "replay": path,
             "replay_error": problem,
@@ -440,9 +441,4 @@ class GameSession:
         return None
 
 
-def now() -> float:
-    """The session clock: monotonic seconds."""
-    return time.monotonic()
-
-
-__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots", "now"]
+__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots"]

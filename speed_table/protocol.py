@@ -10,7 +10,7 @@ nothing:
    fields that type allows (required ones present, no others); each of the
    right JSON type (``true`` is not a number, ``1.0`` is not an integer) and in
    range.
-2. **Timing** (the game session, :mod:`agents.web.session`): a shape-valid
+2. **Timing** (the game session, :mod:`speed_table.session`): a shape-valid
    message that cannot be used now, such as a play while your card is in
    flight, during the stuck countdown, before the game starts or after it
    ends, a play of an empty slot or of a card that does not go on that pile,
@@ -44,7 +44,7 @@ type            fields
                 time for it, ``null`` when it cannot be measured)
 ``result``      ``game``, ``winner``, ``you`` (``win``/``loss``/``draw``/``none``, ``null`` when
                 watching), ``snapshot`` (the whole table), ``latencies_ms`` (this game's),
-                ``profile`` (your session's profile, see :mod:`agents.web.latency`), ``replay``
+                ``profile`` (your session's profile, see :mod:`speed_env.latency_fit`), ``replay``
 ``error``       ``code`` (one of :data:`ERROR_CODES`), ``message`` (what was wrong), ``about``
                 (the type of the message refused, when known)
 ``pong``        ``t``

@@ -17,11 +17,11 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from web_helpers import receive_until, short_deal
 
-from agents.web import protocol
-from agents.web.server import create_app
-from agents.web.session import GameSession, TableConfig
 from speed_env.reaction import make_profile
 from speed_env.rules import make_rules
+from speed_table import protocol
+from speed_table.app import create_app
+from speed_table.session import GameSession, TableConfig
 
 HOSTS = ("testserver", "127.0.0.1", "localhost")
 

@@ -11,13 +11,15 @@ import pytest
 from web_helpers import short_deal
 
 import speed_cli
-from agents.web import latency, protocol
-from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
-from agents.web.replays import ReplayLimits
-from agents.web.session import HUMAN_LATENCY_MS, GameSession, TableConfig
+from speed_env import latency_fit
 from speed_env.reaction import latency_ms, make_profile
 from speed_env.rng import seed_to_u64
 from speed_env.rules import make_rules
+from speed_table import protocol
+from speed_table.clock import LegalSince
+from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from speed_table.replays import ReplayLimits
+from speed_table.session import HUMAN_LATENCY_MS, GameSession, TableConfig
 
 
 def play_cfg(tmp_path=None, **kw):
@@ -368,7 +370,7 @@ def test_japanese_layouts_are_face_up_and_slots_follow_the_layout():
 def test_fit_recovers_an_ex_gaussian():
     profile = make_profile("pro")
     draws = [latency_ms(profile.params(), seed_to_u64(5), 0, i) for i in range(20_000)]
-    fit = latency.fit_exgauss(draws)
+    fit = latency_fit.fit_exgauss(draws)
     assert fit["mu"] == pytest.approx(190, abs=10)
     assert fit["sigma"] == pytest.approx(25, abs=10)
     assert fit["tau"] == pytest.approx(45, abs=10)
@@ -376,23 +378,23 @@ def test_fit_recovers_an_ex_gaussian():
 
 
 def test_summary_and_mirror_profile():
-    assert latency.fit_exgauss([200, 210]) is None
-    assert latency.mirror_profile([200] * 3, 50) is None
-    summary = latency.summarize([100, 200, 300, 400, 9000])
+    assert latency_fit.fit_exgauss([200, 210]) is None
+    assert latency_fit.mirror_profile([200] * 3, 50) is None
+    summary = latency_fit.summarize([100, 200, 300, 400, 9000])
     assert summary["n"] == 4 and summary["outliers"] == 1 and summary["median_ms"] == 250
     assert (
         summary["p25_ms"] == 175 and summary["p75_ms"] == 325 and summary["fit"] is None
     )  # under MIN_PLAYS
-    assert latency.summarize([100, 200, 300, 400, 500, 700])["fit"] is not None
-    assert latency.summarize([])["median_ms"] is None
-    same = latency.mirror_profile([250] * 6, 50)
+    assert latency_fit.summarize([100, 200, 300, 400, 500, 700])["fit"] is not None
+    assert latency_fit.summarize([])["median_ms"] is None
+    same = latency_fit.mirror_profile([250] * 6, 50)
     assert same.is_fixed and same.mu == 275  # plus half a tick
-    varied = latency.mirror_profile([220, 240, 250, 260, 300, 380, 500], 40)
+    varied = latency_fit.mirror_profile([220, 240, 250, 260, 300, 380, 500], 40)
     assert not varied.is_fixed and varied.floor == 240  # the fastest play plus half a tick
 
 
 def test_legal_since_tracks_when_each_play_became_legal():
-    legal = latency.LegalSince(26)
+    legal = LegalSince(26)
     mask = np.zeros(27, np.int8)
     mask[0] = 1
     mask[5] = 1
