@@ -43,7 +43,7 @@ def count_timed(latencies: Sequence[float]) -> int:
 
 
 def fit_exgauss(latencies: Sequence[float]) -> dict[str, float] | None:
-    """Method-of-moments ex-Gaussian ``{mu, sigma, tau, floor}`` (ms), or ``None`` under :data:`MIN_PLAYS`."""
+    """Method-of-moments ex-Gaussian ``{mu, sigma, tau, floor}`` (ms); ``None`` under MIN_PLAYS."""
     x = _kept(latencies)
     if x.size < MIN_PLAYS:
         return None

@@ -63,7 +63,7 @@ async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) ->
 
 
 async def play_connection(websocket: WebSocket, session: GameSession) -> None:
-    """Run one page's session until the page goes away: messages in, ticks on the clock, messages out."""
+    """Run one page's session until the page goes away: messages in, ticks, messages out."""
     hand_size = session.hand_size
     await _send_all(websocket, [session.welcome()])
     receive: asyncio.Task[Any] = asyncio.ensure_future(websocket.receive())
@@ -142,7 +142,7 @@ def create_app(
 
 
 def warm_up(cfg: TableConfig) -> None:
-    """Build the bots and play a few ticks once, so compiled kernels are loaded before the page opens."""
+    """Build the bots and play a few ticks, so the compiled kernels load before the page opens."""
     session = GameSession(cfg, build_bots(cfg))
     session.handle(protocol.Start(), 0.0)
     t = session.start_at
@@ -173,7 +173,7 @@ def serve(
     open_browser: bool = True,
     announce: Callable[[str], None] = print,
 ) -> None:
-    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not to.
+    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not.
 
     ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
     0 for a free one).

@@ -47,7 +47,7 @@ HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
 
 MAX_CATCH_UP_TICKS = 5
-"""A loop this many ticks late (a stalled machine) restarts its schedule rather than race to catch up."""
+"""A loop this many ticks late (a stalled machine) restarts its schedule, not races to catch up."""
 
 MODES = ("play", "watch")
 
@@ -60,7 +60,7 @@ class TableConfig:
     """What a page visit plays: mode, seats, rules, clock, seed, replays."""
 
     mode: str = "play"
-    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` against ``agents[1]``."""
+    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``."""
     agents: tuple[str, str] = ("you", "chain")
     """Seat specs (``agents.make`` strings); seat 0 is ignored in ``play`` mode."""
     rules: Rules = field(default_factory=lambda: make_rules("us"))
@@ -70,7 +70,7 @@ class TableConfig:
     seed: int | None = None
     """Game ``i`` of a visit is seeded ``seed + i`` (a random base when ``None``)."""
     deal: dict[str, Any] | None = None
-    """An explicit deal (``reset(options={"deal": ...})``) for every game instead of a seeded one."""
+    """An explicit deal (``reset(options={"deal": ...})``) for every game, not a seeded one."""
     countdown_ms: int = 2000
     """Time between dealing and the first tick, to get ready."""
     replays_dir: Path | None = None
@@ -92,8 +92,8 @@ class TableConfig:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
             raise ValueError(
-                "the web table offers ordinary plays only; stack_layout and multi_play can be watched "
-                "(speed watch) but not played"
+                "the web table offers ordinary plays only; stack_layout and multi_play can be "
+                "watched (speed watch) but not played"
             )
 
     @property
@@ -103,7 +103,7 @@ class TableConfig:
 
 
 def build_bots(cfg: TableConfig) -> dict[int, Any]:
-    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never ``None``)."""
+    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never None)."""
     seats = [1] if cfg.mode == "play" else [0, 1]
     bots: dict[int, Any] = {}
     for seat in seats:
@@ -127,7 +127,7 @@ def _seat_name(spec: str, profile: ReactionProfile) -> str:
 
 
 class GameSession:
-    """One page visit: a series of games (rematches) at one table, driven by ``handle`` and ``tick``."""
+    """One page visit: games (rematches) at one table, driven by ``handle`` and ``tick``."""
 
     def __init__(self, cfg: TableConfig, bots: dict[int, Any] | None = None) -> None:
         self.cfg = cfg
@@ -176,7 +176,7 @@ class GameSession:
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
-        """Apply one checked message; returns the replies. Raises :class:`ProtocolError`, changing nothing."""
+        """Apply a checked message; the replies. Raises :class:`ProtocolError`, changing nothing."""
         if isinstance(msg, protocol.Ping):
             return [{"type": "pong", "t": msg.t}]
         if isinstance(msg, protocol.Start):
@@ -228,7 +228,8 @@ class GameSession:
                 n = latency_fit.count_timed(self.latencies)
                 raise ProtocolError(
                     NO_PROFILE,
-                    f"need at least {latency_fit.MIN_PLAYS} timed plays to fit your profile, have {n}",
+                    f"need at least {latency_fit.MIN_PLAYS} timed plays to fit your profile, "
+                    f"have {n}",
                     "start",
                 )
             profiles[1] = you
@@ -432,7 +433,7 @@ class GameSession:
         }
 
     def close(self) -> str | None:
-        """The page went away: keep an unfinished game's frames (if it had a play); the file's path."""
+        """The page went away: keep an unfinished game's frames (if it had a play); its path."""
         if self.state in ("countdown", "running") and len(self.frames) > 1:
             path, _ = self._save()
             self.frames = []

@@ -1,4 +1,4 @@
-"""`speed play` / `speed watch` refuse bad input with one line and exit code 2, before serving anything."""
+"""`speed play` / `speed watch` refuse bad input with one line and exit code 2, serving nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The page → server message checks (speed_table.protocol): every malformed message is refused by name."""
+"""The page → server message checks (speed_table.protocol): each malformed one refused by name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The web table's server through Starlette's TestClient: pages, hosts, origins, the WebSocket protocol."""
+"""The table's server through Starlette's TestClient: pages, hosts, origins, the WebSocket."""
 
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def test_the_server_survives_a_closed_tab_and_keeps_its_frames(tmp_path):
             ws.receive_json()
             ws.send_json({"type": "start"})
             receive_until(ws, "state", where=lambda m: _played(m) > 0)
-        # The tab is gone mid-game, after a play: its frames are kept, and a new tab gets a new table.
+        # The tab is gone mid-game, after a play: its frames are kept; a new tab gets a new table.
         deadline = time.monotonic() + 5
         while not list(tmp_path.glob("*.jsonl")) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -1,4 +1,4 @@
-"""The web table's game logic on a fake clock: timing, reaction measurement, out-of-turn refusals, replays."""
+"""The table's game logic on a fake clock: timing, reaction times, out-of-turn refusals, replays."""
 
 from __future__ import annotations
 

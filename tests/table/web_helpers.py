@@ -29,7 +29,7 @@ def short_deal() -> dict[str, Any]:
 
 
 def receive_until(ws: Any, kind: str, limit: int = 2000, where: Any = None) -> dict[str, Any]:
-    """Read messages until one of type ``kind`` (and ``where(msg)`` true); fail after ``limit`` messages."""
+    """Read messages until one of type ``kind`` (and ``where(msg)`` true), at most ``limit``."""
     for _ in range(limit):
         msg = ws.receive_json()
         if msg["type"] == kind and (where is None or where(msg)):
