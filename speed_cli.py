@@ -811,11 +811,11 @@ def cmd_train_rllib(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- experiment
 def cmd_experiment_reaction(args: argparse.Namespace) -> int:
-    """Win rate against reaction latency (train/reaction_sweep.py): CSV, JSON with the fit, plots."""
+    """Win rate against reaction latency (speed_lab/reaction_sweep): CSV, JSON with the fit, plots."""
     import agents
     from agents import report
     from speed_env.rules import make_rules
-    from train import reaction_sweep as rs
+    from speed_lab import reaction_sweep as rs
 
     latencies = rs.parse_latencies(args.latencies, "--latencies")
     if args.grid:

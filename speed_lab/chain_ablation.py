@@ -2,7 +2,7 @@
 
 Plays ``chain`` with each score term switched off in turn against ``greedy``
 on paired deals, for each preset, and prints win rates with Wilson 95%
-intervals. Run: python benchmarks/chain_ablation.py --games 8000 --workers 2
+intervals. Run: python -m speed_lab.chain_ablation --games 8000 --workers 2
 
 ``--opponent chain --variants "chain:deny=1;chain:run=0.1"`` asks the other
 question: do other weights beat ``chain`` itself?

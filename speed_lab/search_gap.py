@@ -19,7 +19,7 @@ estimates does not inflate the gain. The result, in points of win rate per
 decision with a 95% interval over states, is what playing that search's
 action once, then ``chain``, adds to ``chain``.
 
-Run: python benchmarks/search_gap.py --rules us --games 1500 --worlds 16 --depth 0 --score 16
+Run: python -m speed_lab.search_gap --rules us --games 1500 --worlds 16 --depth 0 --score 16
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import math
 import time
 
 import numpy as np
-from forks import continue_forks, find_forks  # benchmarks/forks.py, found via sys.path[0]
 
 from agents.search import SearchSettings, best_actions
 from speed_env.rules import make_rules
 from speed_env.worlds import sample_worlds
+from speed_lab.forks import continue_forks, find_forks
 
 
 def interval(x: np.ndarray) -> str:

@@ -4,7 +4,7 @@ Plays each variant against ``chain:plan=0`` (the first ``chain``: stack and
 multi-play moves scored 0, jokers played as plain cards, play-out flip
 choices scored as plays) on paired ``japanese`` deals, under each option alone
 and all four together, and prints win rates with Wilson 95% intervals (a draw
-counts half). Run: python benchmarks/chain_options.py --games 8000 --workers 2
+counts half). Run: python -m speed_lab.chain_options --games 8000 --workers 2
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ round). The result, in points of win rate per decision, is what a policy
 that improves on ``chain`` by one step of search could gain at each of its
 decisions; ``--continuations`` limits how much of it the search can see.
 
-Run: python benchmarks/rollout_gap.py --games 1500 --continuations 16
+Run: python -m speed_lab.rollout_gap --games 1500 --continuations 16
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import argparse
 import math
 
 import numpy as np
-from forks import continue_forks, find_forks  # benchmarks/forks.py, found via sys.path[0]
 
 from speed_env.rules import make_rules
+from speed_lab.forks import continue_forks, find_forks
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ races anyway (a play always beats waiting for it). This script plays
 with ``chain`` playing everything after that tick; both ways of one
 continuation share their random streams (``forks.py``).
 
-Run: python benchmarks/doomed_race.py --games 3000 --continuations 16
+Run: python -m speed_lab.doomed_race --games 3000 --continuations 16
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import argparse
 import math
 
 import numpy as np
-from forks import continue_forks, find_forks  # benchmarks/forks.py, found via sys.path[0]
 
 from speed_env.observation import observation_layout
 from speed_env.rules import make_rules
+from speed_lab.forks import continue_forks, find_forks
 
 
 def main() -> None:

@@ -1,0 +1,125 @@
+"""A reaction sweep's figures: win rate against latency difference, and the grid heatmap.
+
+matplotlib is imported only inside the functions (the ``[plot]`` extra).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from speed_lab.reaction_sweep.results import sweep_label
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def curve_png(
+    docs: Sequence[dict[str, Any]], labels: Sequence[str] | None = None, title: str | None = None
+) -> bytes:
+    """Win rate against latency difference for one or more sweeps.
+
+    Each sweep's points carry their Wilson 95% intervals (a shaded band when
+    each difference appears once, error bars otherwise); the fitted logistic
+    is a line, and the break-even difference a marker at 50% with its
+    bootstrap interval.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = list(labels) if labels is not None else [sweep_label(d) for d in docs]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    lo_x, hi_x = math.inf, -math.inf
+    for i, (doc, label) in enumerate(zip(docs, labels, strict=True)):
+        colour = f"C{i}"
+        rows = sorted(doc["points"], key=lambda r: r["latency_ms"] - r["opponent_latency_ms"])
+        x = np.array([r["latency_ms"] - r["opponent_latency_ms"] for r in rows])
+        y = np.array([r["win_rate"] for r in rows])
+        lo = np.array([r["ci_low"] for r in rows])
+        hi = np.array([r["ci_high"] for r in rows])
+        if len(x):
+            lo_x, hi_x = min(lo_x, x.min()), max(hi_x, x.max())
+        if len(np.unique(x)) == len(x) and len(x) > 1:
+            ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
+            ax.plot(x, y, "o", color=colour, label=label)
+        else:
+            ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o", color=colour, capsize=3, label=label)
+        fit = doc.get("fit")
+        if fit and len(x):
+            xs = np.linspace(x.min() - 20, x.max() + 20, 200)
+            ys = 1 / (1 + np.exp(-(fit["intercept"] + fit["slope_per_ms"] * xs)))
+            ax.plot(xs, ys, "-", color=colour, alpha=0.8)
+            be = fit["break_even_ms"]
+            if math.isfinite(be) and x.min() - 100 <= be <= x.max() + 100:
+                ci = fit.get("break_even_ci")
+                xerr = [[be - ci[0]], [ci[1] - be]] if ci and all(map(math.isfinite, ci)) else None
+                ax.errorbar(
+                    [be],
+                    [0.5],
+                    xerr=xerr,
+                    fmt="D",
+                    color=colour,
+                    markersize=6,
+                    capsize=4,
+                    markeredgecolor="black",
+                )
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    ax.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("latency difference, agent − opponent (ms; > 0: the agent is slower)")
+    ax.set_ylabel("agent's win rate (draws count half)")
+    ax.set_title(title or "win rate against reaction latency (paired deals, Wilson 95% bands)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    data = _png(fig)
+    plt.close(fig)
+    return data
+
+
+def grid_png(doc: dict[str, Any], title: str | None = None) -> bytes:
+    """Heatmap of the agent's win rate over its latency (rows) and the opponent's (columns)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = doc["points"]
+    ys = sorted({r["latency_ms"] for r in rows})
+    xs = sorted({r["opponent_latency_ms"] for r in rows})
+    grid = np.full((len(ys), len(xs)), np.nan)
+    for r in rows:
+        grid[ys.index(r["latency_ms"]), xs.index(r["opponent_latency_ms"])] = r["win_rate"]
+    fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)))
+    im = ax.imshow(grid, cmap="RdBu", vmin=0.0, vmax=1.0, origin="lower")
+    ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
+    ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            if not np.isnan(grid[i, j]):
+                dark = abs(grid[i, j] - 0.5) > 0.3  # white text on the deep colours
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * grid[i, j]:.0f}%",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if dark else "black",
+                )
+    s = doc["settings"]
+    ax.set_xlabel(f"opponent ({s['opponent']}) latency, ms")
+    ax.set_ylabel(f"agent ({s['agent']}) latency, ms")
+    ax.set_title(title or f"{s['agent']}'s win rate against {s['opponent']}")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="win rate")
+    data = _png(fig)
+    plt.close(fig)
+    return data
