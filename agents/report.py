@@ -1,8 +1,8 @@
 """Tournament outputs: the terminal leaderboard and the files in ``--out``.
 
-Files are written to a temporary name in the output folder and renamed into
-place, so an interrupted or failed write never leaves a half-written file
-over a good one.
+Files are written with :func:`agents.files.write_atomic` (a temporary name in
+the output folder, renamed into place), so an interrupted or failed write never
+leaves a half-written file over a good one.
 """
 
 from __future__ import annotations
@@ -10,42 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-
-def check_writable(folder: str | os.PathLike[str]) -> Path:
-    """Create ``folder`` if needed and prove it is writable; raise ``OSError`` naming it otherwise."""
-    path = Path(folder)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise OSError(
-            f"output folder {str(path)!r} is not writable: {exc.strerror or exc}"
-        ) from None
-    return path
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        # mkstemp makes the file private (0600); results are ordinary files, so honour the umask.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
+from agents.files import check_writable as check_writable  # re-exported: callers use report.*
+from agents.files import write_atomic
 
 # Per-agent columns after "win %": shown when the agents carry the key (the real-time
 # tournament reports cards played and bounces, the vintage one mean penalties).
