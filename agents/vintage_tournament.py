@@ -30,7 +30,7 @@ line-up, so the luck of the cards cancels out of every comparison.
   finished ahead when it was left holding fewer penalty points (the player
   who went out holds none); equal points, or a truncated game, are a tie and
   count half.
-- *Ratings*: Bradley–Terry on those pairwise results (:mod:`agents.ratings`,
+- *Ratings*: Bradley–Terry on those pairwise results (:mod:`agents.stats`,
   as the real-time tournament).
 - *Intervals* of pairwise win rates and ratings are clustered like the mean
   penalty's: the win rate's is the cluster-robust interval of the mean
@@ -51,7 +51,6 @@ format (``agents.model_io``) with the vintage observation signature: the
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
@@ -60,15 +59,15 @@ from typing import Any
 
 import numpy as np
 
+from agents import plotting
 from agents.jobs import Backend, run_jobs
+from agents.stats import clustered_mean
 from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import TRUNCATED, penalties
 
 CHUNK_DEALS = 50
 """Deals per chunk of work (times ``players`` rotations: 200 games at 4 players)."""
-
-Z95 = 1.959963984540054
 
 
 class VintageTournamentError(ValueError):
@@ -399,32 +398,6 @@ def _per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]
     return points, games
 
 
-def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% interval, robust to correlation within ``clusters``.
-
-    The standard error is the cluster-robust (sandwich) one of a ratio estimate,
-    ``sqrt(C / (C - 1) * sum_c (Y_c - mean * m_c)^2) / M`` with ``Y_c`` the sum and
-    ``m_c`` the count of cluster ``c``. With fewer than two clusters it falls
-    back to treating the values as independent; with fewer than two values the
-    interval is the mean itself.
-    """
-    values = np.asarray(values, np.float64)
-    if values.size == 0:
-        return (0.0, 0.0, 0.0)
-    mean = float(values.mean())
-    ids, inverse = np.unique(np.asarray(clusters), return_inverse=True)
-    c = len(ids)
-    if c >= 2:
-        sums = np.bincount(inverse, weights=values, minlength=c)
-        counts = np.bincount(inverse, minlength=c).astype(np.float64)
-        se = math.sqrt(c / (c - 1) * float(((sums - mean * counts) ** 2).sum())) / values.size
-    elif values.size >= 2:
-        se = float(values.std(ddof=1)) / math.sqrt(values.size)
-    else:
-        se = 0.0
-    return (mean, mean - Z95 * se, mean + Z95 * se)
-
-
 def _agent_rows(
     table: GameTable, n_agents: int, lineups: np.ndarray | None = None
 ) -> list[dict[str, Any]]:
@@ -449,7 +422,7 @@ def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings and penalties, matches, line-ups."""
-    from agents.ratings import cluster_bootstrap_ratings
+    from agents.stats import cluster_bootstrap_ratings
 
     results = list(results)
     k = len(settings.agents)
@@ -524,27 +497,12 @@ def summarise(
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
     """Mean penalty per game with 95% intervals, one row per agent (fewer is better)."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     agents = sorted(summary["agents"], key=lambda a: -a["mean_penalty"])
-    fig, ax = plt.subplots(figsize=(6, 0.6 + 0.5 * len(agents)))
-    y = range(len(agents))
-    m = [a["mean_penalty"] for a in agents]
-    lo = [a["mean_penalty"] - a["mean_penalty_ci"][0] for a in agents]
-    hi = [a["mean_penalty_ci"][1] - a["mean_penalty"] for a in agents]
-    ax.errorbar(m, y, xerr=[lo, hi], fmt="o", capsize=4, color="tab:red")
-    ax.set_yticks(list(y), [a["name"] for a in agents])
-    ax.set_xlabel("mean penalty points per game (fewer is better), 95% interval")
-    ax.grid(axis="x", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return plotting.interval_rows_png(
+        [(a["name"], a["mean_penalty"], *a["mean_penalty_ci"]) for a in agents],
+        "mean penalty points per game (fewer is better), 95% interval",
+        color="tab:red",
+    )
 
 
 def agents_csv(summary: dict[str, Any]) -> str:

@@ -175,7 +175,7 @@ def rule_options(cfg: Config) -> dict[str, Any]:
 def evaluate(model_path: Path, cfg: Config, rules_list: list[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: one row each."""
     from agents import tournament
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"

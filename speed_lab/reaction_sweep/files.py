@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.files import write_atomic
 from speed_lab.reaction_sweep.plots import curve_png, grid_png
 from speed_lab.reaction_sweep.results import rows_csv
 from speed_lab.reaction_sweep.sweep import SweepError
@@ -43,8 +44,6 @@ def write_outputs(
 
     ``compare`` holds earlier sweeps' documents drawn beside this one on the curve.
     """
-    from agents.report import write_atomic
-
     files = {
         FILES["csv"]: rows_csv(doc).encode(),
         FILES["json"]: json.dumps(doc, indent=2).encode(),

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.stats import percentile_interval
+
 LN_1_5 = math.log(1.5)
 """logit(0.6) - logit(0.5): the log-odds of ten points of win rate above even."""
 
@@ -221,7 +223,7 @@ def bootstrap_fit(
     def interval(values: np.ndarray) -> tuple[float, float]:
         if not values.size:
             return (math.nan, math.nan)
-        lo, hi = np.percentile(values, [2.5, 97.5])
+        lo, hi = percentile_interval(values)
         return (float(lo), float(hi))
 
     sl = slope[used]

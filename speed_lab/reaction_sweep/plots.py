@@ -1,24 +1,19 @@
 """A reaction sweep's figures: win rate against latency difference, and the grid heatmap.
 
-matplotlib is imported only inside the functions (the ``[plot]`` extra).
+Drawn with :mod:`agents.plotting` (matplotlib, the ``[plot]`` extra, is
+imported only when a figure is drawn).
 """
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from agents import plotting
 from speed_lab.reaction_sweep.results import sweep_label
-
-
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    return buf.getvalue()
 
 
 def curve_png(
@@ -31,13 +26,8 @@ def curve_png(
     is a line, and the break-even difference a marker at 50% with its
     bootstrap interval.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     labels = list(labels) if labels is not None else [sweep_label(d) for d in docs]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plotting.figure(7, 4.5)
     lo_x, hi_x = math.inf, -math.inf
     for i, (doc, label) in enumerate(zip(docs, labels, strict=True)):
         colour = f"C{i}"
@@ -80,46 +70,32 @@ def curve_png(
     ax.set_title(title or "win rate against reaction latency (paired deals, Wilson 95% bands)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
-    data = _png(fig)
-    plt.close(fig)
-    return data
+    return plotting.png_bytes(fig)
 
 
 def grid_png(doc: dict[str, Any], title: str | None = None) -> bytes:
     """Heatmap of the agent's win rate over its latency (rows) and the opponent's (columns)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = doc["points"]
     ys = sorted({r["latency_ms"] for r in rows})
     xs = sorted({r["opponent_latency_ms"] for r in rows})
     grid = np.full((len(ys), len(xs)), np.nan)
     for r in rows:
         grid[ys.index(r["latency_ms"]), xs.index(r["opponent_latency_ms"])] = r["win_rate"]
-    fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)))
-    im = ax.imshow(grid, cmap="RdBu", vmin=0.0, vmax=1.0, origin="lower")
-    ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
-    ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
-    for i in range(len(ys)):
-        for j in range(len(xs)):
-            if not np.isnan(grid[i, j]):
-                dark = abs(grid[i, j] - 0.5) > 0.3  # white text on the deep colours
-                ax.text(
-                    j,
-                    i,
-                    f"{100 * grid[i, j]:.0f}%",
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color="white" if dark else "black",
-                )
+    fig, ax, image = plotting.heatmap(
+        grid,
+        [f"{v:g}" for v in xs],
+        [f"{v:g}" for v in ys],
+        size=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)),
+        vmin=0.0,
+        vmax=1.0,
+        cell_text=lambda v: f"{100 * v:.0f}%",
+        dark_beyond=0.3,
+        fontsize=8,
+        origin="lower",
+    )
     s = doc["settings"]
     ax.set_xlabel(f"opponent ({s['opponent']}) latency, ms")
     ax.set_ylabel(f"agent ({s['agent']}) latency, ms")
     ax.set_title(title or f"{s['agent']}'s win rate against {s['opponent']}")
-    fig.colorbar(im, ax=ax, shrink=0.8, label="win rate")
-    data = _png(fig)
-    plt.close(fig)
-    return data
+    fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
+    return plotting.png_bytes(fig)

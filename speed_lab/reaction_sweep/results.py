@@ -35,7 +35,7 @@ def summarise(
     settings: SweepSettings, results: Sequence[PointResult], bootstrap: int = 1000
 ) -> dict[str, Any]:
     """The ``reaction.json`` document: settings, one row per point, and the fit with its intervals."""
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
 
     axis = {lat: latency_axis_ms(lat, settings.jitter) for lat in settings.latencies}
     opp_axis = {lat: latency_axis_ms(lat) for lat in settings.opponent_latencies}
