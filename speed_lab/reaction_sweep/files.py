@@ -40,7 +40,7 @@ def load(folder: str | Path) -> dict[str, Any]:
 def write_outputs(
     out: Path, doc: dict[str, Any], compare: Sequence[dict[str, Any]] = ()
 ) -> list[Path]:
-    """Write the CSV, the JSON and the figures of a sweep into ``out`` (atomically); return their paths.
+    """Write a sweep's CSV, JSON and figures into ``out`` (atomically); return their paths.
 
     ``compare`` holds earlier sweeps' documents drawn beside this one on the curve.
     """

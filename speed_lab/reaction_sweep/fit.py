@@ -22,7 +22,7 @@ LN_1_5 = math.log(1.5)
 
 @dataclass(frozen=True)
 class LogisticFit:
-    """``P(win) = 1 / (1 + exp(-(intercept + slope * d)))`` with ``d`` the latency difference in ms."""
+    """``P(win) = 1 / (1 + exp(-(intercept + slope * d)))``, ``d`` the latency difference in ms."""
 
     intercept: float
     slope: float
@@ -51,9 +51,10 @@ class LogisticFit:
 
     @property
     def fit_p_value(self) -> float:
-        """Chance of a deviance this large if the curve were right (chi-square, Wilson–Hilferty); nan with no dof.
+        """Chance of a deviance this large if the curve were right; nan with no dof.
 
-        Approximate: paired deals make games a little dependent. A tiny value
+        Chi-square by the Wilson–Hilferty approximation. Approximate: paired
+        deals make games a little dependent. A tiny value
         says the win rate is not logistic in the latency difference (a fixed
         latency, for one, makes it a step: only who is faster matters).
         """
@@ -81,7 +82,7 @@ def _check(d: np.ndarray, n: np.ndarray, s: np.ndarray) -> None:
 def _fit_many(
     d: np.ndarray, n: np.ndarray, scores: np.ndarray, max_iter: int = 100
 ) -> tuple[np.ndarray, ...]:
-    """Maximum-likelihood ``(intercept, slope, converged, log_likelihood)`` for each row of ``scores``.
+    """Maximum-likelihood ``(intercept, slope, converged, log_likelihood)`` per row of ``scores``.
 
     Newton's method on all rows at once, with step halving per row, on a
     centred and scaled difference (for conditioning). A row whose data
@@ -160,7 +161,10 @@ def fit_logistic(
 
 
 def deal_scores(outcomes: np.ndarray) -> np.ndarray:
-    """Per deal, the agent's points from both seatings (win 1, draw 0.5): ``outcomes`` in deal-then-seating order."""
+    """Per deal, the agent's points from both seatings (win 1, draw 0.5).
+
+    ``outcomes`` are in deal-then-seating order.
+    """
     o = np.asarray(outcomes, dtype=np.float64)
     per_game = (o + 1.0) / 2.0
     if o.size % 2:  # a lone game (odd count) is its own deal

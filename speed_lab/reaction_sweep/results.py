@@ -34,7 +34,7 @@ CSV_COLUMNS = (
 def summarise(
     settings: SweepSettings, results: Sequence[PointResult], bootstrap: int = 1000
 ) -> dict[str, Any]:
-    """The ``reaction.json`` document: settings, one row per point, and the fit with its intervals."""
+    """The ``reaction.json`` document: settings, a row per point, and the fit with its intervals."""
     from agents.stats import wilson_interval
 
     axis = {lat: latency_axis_ms(lat, settings.jitter) for lat in settings.latencies}
@@ -65,7 +65,8 @@ def summarise(
         return doc
     fit = fit_logistic(diffs, [r.games for r in results], [r.wins + r.draws / 2 for r in results])
     out: dict[str, Any] = {
-        "model": "P(win) = 1 / (1 + exp(-(intercept + slope * d))), d = latency_ms - opponent_latency_ms",
+        "model": "P(win) = 1 / (1 + exp(-(intercept + slope * d))), "
+        "d = latency_ms - opponent_latency_ms",
         "intercept": fit.intercept,
         "slope_per_ms": fit.slope,
         "converged": fit.converged,
@@ -152,8 +153,8 @@ def headline(doc: dict[str, Any]) -> str:
         text += " (WARNING: the fit did not converge; the data may be separated)"
     elif fit.get("fit_p_value", 1.0) < 1e-3:  # nan compares false: no warning without dof
         text += (
-            f" (WARNING: the points are far from a logistic curve, deviance {fit['deviance']:.0f} on "
-            f"{fit['dof']} dof; read the points, not the fit)"
+            " (WARNING: the points are far from a logistic curve, deviance "
+            f"{fit['deviance']:.0f} on {fit['dof']} dof; read the points, not the fit)"
         )
     return text
 

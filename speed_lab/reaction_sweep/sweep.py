@@ -25,7 +25,8 @@ from speed_env.rules import Rules
 CHUNK_DEALS = 500
 """Deals per unit of work. A batch runs until its longest game ends (games last 3 to 40 s), so
 bigger batches waste fewer steps on a few last games: 500-deal chunks play a chain-vs-greedy point
-about twice as fast as the tournament's 250, and still split a 5-point sweep evenly over 2 workers."""
+about twice as fast as the tournament's 250, and still split a 5-point sweep evenly over 2
+workers."""
 
 
 class SweepError(ValueError):
@@ -58,7 +59,7 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
 
 
 def shifted_profile(mu: float, preset: str = "human") -> ReactionProfile:
-    """The preset's ex-Gaussian shape moved so that its Gaussian mean is ``mu`` (its floor moves with it)."""
+    """The preset's ex-Gaussian shape moved so its Gaussian mean is ``mu`` (its floor moves too)."""
     base = make_profile(preset)
     if base.is_fixed or not base.name:
         raise SweepError(
@@ -74,7 +75,7 @@ def shifted_profile(mu: float, preset: str = "human") -> ReactionProfile:
 
 
 def profile_for(latency: str, jitter: str | None = None) -> ReactionProfile:
-    """The reaction profile a latency string stands for (a number is shifted ``jitter`` when given)."""
+    """The reaction profile a latency string stands for (a number shaped as ``jitter`` if given)."""
     profile = make_profile(latency)
     if jitter and profile.is_fixed:
         return shifted_profile(profile.mu, jitter)
@@ -106,7 +107,7 @@ class SweepSettings:
     seed: int = 0
     """Seed of the deals; the same deals at every point."""
     jitter: str | None = None
-    """A jittered preset name: the agent's numeric latencies become that shape moved to mean ``L``."""
+    """A jittered preset: the agent's numeric latencies ``L`` become that shape moved to mean L."""
 
     def __post_init__(self) -> None:
         if self.jitter is not None:
@@ -133,7 +134,7 @@ class SweepSettings:
         return len(self.opponent_latencies) > 1
 
     def points(self) -> list[tuple[str, str]]:
-        """``(agent latency, opponent latency)`` of every point, opponent latency varying fastest."""
+        """``(agent latency, opponent latency)`` of every point, the opponent's varying fastest."""
         return [(lat, opp) for lat in self.latencies for opp in self.opponent_latencies]
 
     def tournament_settings(self, point: tuple[str, str]) -> tournament.Settings:
@@ -216,7 +217,7 @@ class PointResult:
 
 
 def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
-    """The chunks of one point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
+    """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
     return [
         tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
         for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
@@ -236,7 +237,7 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
 ) -> tuple[list[PointResult], bool]:
-    """Play every point; returns the points with games, in ``settings.points()`` order, and whether all finished.
+    """Play every point; the points with games (``settings.points()`` order), whether all ended.
 
     The work is every point's chunks (``plan_chunks``, each played by the
     tournament harness's ``run_chunk``) in one pool, so the results are the
