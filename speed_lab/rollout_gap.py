@@ -19,33 +19,28 @@ from __future__ import annotations
 import numpy as np
 
 from speed_env.rules import make_rules
-from speed_lab.forks import (
-    add_stop_chance,
-    continue_forks,
-    find_forks,
-    points_interval,
-    random_decisions,
-    study_parser,
-)
+from speed_lab import forks
 
 
 def main() -> None:
     """Print the cross-fitted gain of the rollout-best action over ``chain``'s, and its interval."""
-    parser = study_parser(__doc__, games=1500, seed=200)
+    parser = forks.study_parser(__doc__, games=1500, seed=200)
     parser.add_argument("--continuations", type=int, default=16, help="per action (even)")
-    add_stop_chance(parser)
+    forks.add_stop_chance(parser)
     args = parser.parse_args()
     rules = make_rules(args.rules)
     rng = np.random.default_rng(args.seed)
-    forks = find_forks(rules, args.games, random_decisions(rng, args.stop_chance), args.seed)
+    states = forks.find_forks(
+        rules, args.games, forks.random_decisions(rng, args.stop_chance), args.seed
+    )
     k = args.continuations - args.continuations % 2
-    rows = [(f, int(a), c) for f in forks for a in np.flatnonzero(f.mask) for c in range(k)]
-    score = continue_forks(
+    rows = [(f, int(a), c) for f in states for a in np.flatnonzero(f.mask) for c in range(k)]
+    score = forks.continue_forks(
         rules, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], args.seed
     )
     gains, changed, oracle = [], 0, []
     at = 0
-    for f in forks:
+    for f in states:
         legal = np.flatnonzero(f.mask)
         q = score[at : at + legal.size * k].reshape(legal.size, k)
         at += legal.size * k
@@ -62,14 +57,14 @@ def main() -> None:
         full = q.mean(axis=1)
         oracle.append(full.max() - full[mine])
     print(
-        f"{args.rules}: {len(forks)} decision states, {len(rows):,} continuations ({k} per action)"
+        f"{args.rules}: {len(states)} decision states, {len(rows):,} continuations ({k} per action)"
     )
     print(
-        f"rollout-best differs from chain's choice in {100 * changed / (2 * len(forks)):.1f}% "
+        f"rollout-best differs from chain's choice in {100 * changed / (2 * len(states)):.1f}% "
         "of picks"
     )
     print(
-        f"gain per decision, cross-fitted: {points_interval(np.array(gains), 3)}; "
+        f"gain per decision, cross-fitted: {forks.points_interval(np.array(gains), 3)}; "
         f"best-of-estimates (biased up): {100 * np.mean(oracle):+.3f}"
     )
 

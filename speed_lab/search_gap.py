@@ -31,19 +31,12 @@ import numpy as np
 from agents.search import SearchSettings, best_actions
 from speed_env.rules import make_rules
 from speed_env.worlds import sample_worlds
-from speed_lab.forks import (
-    add_stop_chance,
-    continue_forks,
-    find_forks,
-    points_interval,
-    random_decisions,
-    study_parser,
-)
+from speed_lab import forks
 
 
 def main() -> None:
     """Print fair and perfect-information search's gain per decision over ``chain``."""
-    parser = study_parser(__doc__, games=1500, seed=300)
+    parser = forks.study_parser(__doc__, games=1500, seed=300)
     parser.add_argument(
         "--worlds", type=int, default=16, help="worlds (continuations) per action for the searches"
     )
@@ -59,22 +52,24 @@ def main() -> None:
     parser.add_argument(
         "--score", type=int, default=16, help="scoring continuations per chosen action"
     )
-    add_stop_chance(parser)
+    forks.add_stop_chance(parser)
     args = parser.parse_args()
     rules = make_rules(args.rules)
     rng = np.random.default_rng(args.seed)
     started = time.time()
-    forks = find_forks(rules, args.games, random_decisions(rng, args.stop_chance), args.seed)
+    states = forks.find_forks(
+        rules, args.games, forks.random_decisions(rng, args.stop_chance), args.seed
+    )
     settings = SearchSettings(worlds=args.worlds, depth=args.depth, z=args.z)
-    obs = np.stack([f.obs for f in forks])
-    masks = np.stack([f.mask for f in forks])
-    mine = np.array([f.actions[0] for f in forks], np.int64)
-    seats = np.zeros(len(forks), np.int64)
+    obs = np.stack([f.obs for f in states])
+    masks = np.stack([f.mask for f in states])
+    mine = np.array([f.actions[0] for f in states], np.int64)
+    seats = np.zeros(len(states), np.int64)
     w = args.worlds
     fair = best_actions(
         rules, sample_worlds(rules, obs, w, rng), w, seats, masks, mine, settings, args.seed + 1
     )
-    truth = np.repeat(np.stack([f.record for f in forks]), w)
+    truth = np.repeat(np.stack([f.record for f in states]), w)
     truth["seed"] = rng.integers(0, 2**63, size=truth.size, dtype=np.int64).astype(np.uint64)
     perfect = best_actions(rules, truth, w, seats, masks, mine, settings, args.seed + 2)
 
@@ -82,13 +77,13 @@ def main() -> None:
     k = args.score
     rows = [
         (j, int(a), c)
-        for j in range(len(forks))
+        for j in range(len(states))
         for a in sorted({mine[j], fair[j], perfect[j]})
         for c in range(k)
     ]
-    score = continue_forks(
+    score = forks.continue_forks(
         rules,
-        [forks[r[0]] for r in rows],
+        [states[r[0]] for r in rows],
         [r[1] for r in rows],
         [r[2] for r in rows],
         args.seed + 3,
@@ -100,12 +95,12 @@ def main() -> None:
 
     def gain(chosen: np.ndarray) -> np.ndarray:
         return np.array(
-            [mean[(j, int(chosen[j]))] - mean[(j, int(mine[j]))] for j in range(len(forks))]
+            [mean[(j, int(chosen[j]))] - mean[(j, int(mine[j]))] for j in range(len(states))]
         )
 
     gain_fair, gain_perfect = gain(fair), gain(perfect)
     print(
-        f"{args.rules}: {len(forks)} decision states of seat 0, search {w} worlds per action, "
+        f"{args.rules}: {len(states)} decision states of seat 0, search {w} worlds per action, "
         f"depth {args.depth or 'to the end'}, z {args.z:g}, scored on {k} continuations per "
         f"action ({len(rows):,} in all)"
     )
@@ -115,9 +110,9 @@ def main() -> None:
     ):
         print(
             f"{name} differs from chain in {100 * np.mean(chosen != mine):.1f}% of states; "
-            f"gain per decision {points_interval(gains)}"
+            f"gain per decision {forks.points_interval(gains)}"
         )
-    print(f"perfect - fair: {points_interval(gain_perfect - gain_fair)}")
+    print(f"perfect - fair: {forks.points_interval(gain_perfect - gain_fair)}")
     print(f"run time {time.time() - started:.0f} s")
 
 

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers_run import ROOT, run_python
 
 
 def _run(script: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_python(str(ROOT / "benchmarks" / script), *args)
 
 
 def test_vec_env_benchmark_reports_each_opponent():
@@ -36,29 +24,20 @@ def test_vec_env_benchmark_reports_each_opponent():
 def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
     """`speed bench --compare` in a short smoke form: every row measured, each comparison a ratio
     or a line saying which package is missing (no timing is asserted)."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "speed_cli",
-            "bench",
-            "--compare",
-            "--sizes",
-            "16",
-            "--seconds",
-            "0.3",
-            "--rounds",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    out = run_python(
+        "-m",
+        "speed_cli",
+        "bench",
+        "--compare",
+        "--sizes",
+        "16",
+        "--seconds",
+        "0.3",
+        "--rounds",
+        "1",
+        "--json",
     )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    report = json.loads(out)
     rows = {(r["env"], r["n"]): r for r in report["results"]}
     assert ("parallel_env", 1) in rows and ("BatchEnv", 16) in rows
     assert all(r["loop_steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows.values())

@@ -3,24 +3,11 @@ numbers they print are measured in the README)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers_run import run_python
 
 
 def _run(study: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", f"speed_lab.{study}", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_python("-m", f"speed_lab.{study}", *args)
 
 
 def test_chain_ablation_study_prints_a_row_per_variant():
