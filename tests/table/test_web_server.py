@@ -15,10 +15,9 @@ pytest.importorskip(
 
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from web_helpers import receive_until, short_deal
+from web_helpers import receive_until, table_config
 
 from speed_env.reaction import make_profile
-from speed_env.rules import make_rules
 from speed_table import protocol
 from speed_table.app import create_app
 from speed_table.session import GameSession, TableConfig
@@ -27,19 +26,9 @@ HOSTS = ("testserver", "127.0.0.1", "localhost")
 
 
 def make_client(tmp_path=None, **kw) -> TestClient:
-    base = dict(
-        mode="play",
-        agents=("you", "greedy"),
-        rules=make_rules("us"),
-        tick_ms=20,
-        reaction=make_profile(200),
-        seed=1,
-        deal=short_deal(),
-        countdown_ms=0,
-        replays_dir=tmp_path,
-    )
-    base.update(kw)
-    return TestClient(create_app(TableConfig(**base), allowed_hosts=HOSTS))
+    """A client of a quick table: 20 ms ticks, a 200 ms bot, no countdown."""
+    cfg = dict(tick_ms=20, reaction=make_profile(200), seed=1, countdown_ms=0)
+    return TestClient(create_app(table_config(tmp_path, **(cfg | kw)), allowed_hosts=HOSTS))
 
 
 def test_page_and_static_files_are_served():
