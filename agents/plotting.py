@@ -40,8 +40,6 @@ def pyplot() -> Any:
 
 def figure(width: float, height: float, ncols: int = 1, **kwargs: Any) -> tuple[Any, Any]:
     """A new figure of ``width`` x ``height`` inches and its axes (``ncols`` side by side)."""
-    if ncols == 1 and not kwargs:
-        return pyplot().subplots(figsize=(width, height))
     return pyplot().subplots(1, ncols, figsize=(width, height), **kwargs)
 
 
