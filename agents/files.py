@@ -21,7 +21,7 @@ __all__ = ["check_writable", "write_atomic", "write_json", "write_text"]
 
 
 def check_writable(folder: str | os.PathLike[str]) -> Path:
-    """Create ``folder`` if needed and prove it is writable; raise ``OSError`` naming it otherwise."""
+    """Create ``folder`` if needed and prove it writable; raise ``OSError`` naming it otherwise."""
     path = Path(folder)
     try:
         path.mkdir(parents=True, exist_ok=True)
