@@ -27,7 +27,8 @@ _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
         "mean_penalty",
         "mean penalty [95% CI]",
         lambda a: (
-            f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"
+            f"{a['mean_penalty']:.2f} "
+            f"[{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"
         ),
     ),
     (
@@ -86,7 +87,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
         score = (a["wins"] + a.get("draws", 0) / 2) / a["games"] if a["games"] else 0.0
         cells = "".join(f" {c[2](a)} |" for c in columns)
         lines.append(
-            f"| {rank} | {a['name']} | {a['rating']:.0f} | [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
+            f"| {rank} | {a['name']} | {a['rating']:.0f} "
+            f"| [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
             f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
     header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
