@@ -75,7 +75,7 @@ test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli.py
+	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli
 	$(BIN)/mypy
 
 bench: setup

@@ -9,7 +9,7 @@ number of worker processes, and an interrupted run keeps every finished chunk.
 With ``match=True`` (``us``/``pagat``) the games of each pairing, in deal
 order with the seats alternating (each deal's two seatings back to back), are
 also cut into matches: consecutive games until a seat has ``match_target``
-points (RULES.md "Match scoring"). Matches are read off the finished games'
+points (docs/rules.md, "Match points"). Matches are read off the finished games'
 points, so they too are the same for any number of workers.
 """
 

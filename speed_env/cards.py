@@ -14,7 +14,7 @@ id          card
 Suits never matter for play, so the engine mostly works on :func:`rank_of`,
 where both jokers have rank index 13.
 
-Notation (RULES.md): rank then suit, ``A 2 … 9 10 J Q K`` and ``S H D C``;
+Notation (docs/rules.md): rank then suit, ``A 2 … 9 10 J Q K`` and ``S H D C``;
 ``T`` is accepted for 10 and ``♠ ♥ ♦ ♣`` for the suits on input; output
 always uses ``10`` and the letters.
 """

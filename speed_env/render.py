@@ -10,7 +10,7 @@ re-drawn later without an engine:
   (a built-in 3x5 pixel font, no matplotlib or PIL), whose size depends only on
   ``scale``, so consecutive frames can go straight into a video.
 
-Both read only the snapshot, as DESIGN.md specifies it; the optional keys
+Both read only the snapshot, as the README describes it (`snapshot()`); the optional keys
 ``preset``, ``hand_visible`` (false draws a hand as card backs), ``flip_ms``,
 ``truncated`` and an in-flight move's ``cards`` are used when present. Player 0 sits at the
 bottom, player 1 at the top, and player *k*'s side pile is drawn beside centre

@@ -1,6 +1,6 @@
 """The rules of real-time Speed as one frozen value, its presets and loaders.
 
-``Rules`` holds every option of RULES.md §1. Build one with
+``Rules`` holds every option of ``docs/rules.md``. Build one with
 :func:`make_rules` from a preset name (``us``, ``pagat``, ``japanese``), an
 existing ``Rules``, or the path of a TOML file, plus keyword overrides::
 
@@ -11,7 +11,7 @@ A TOML file holds top-level keys: ``preset`` (optional, default ``us``) and
 any option below. Unknown keys and bad values are refused with a
 :class:`RulesError` that names the key (and the file).
 
-Decisions the seed documents leave open ([assumption] in RULES.md) are
+Decisions the rule sources leave open ([assumption] in ``docs/rules.md``) are
 options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
 lock, and the play-out default flip; ``docs/rules.md`` lists them.
 """
@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import os
+import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule option of real-time Speed (RULES.md §1). Immutable and hashable."""
+    """Every rule option of real-time Speed (docs/rules.md). Immutable and hashable."""
 
     preset: str = "us"
     """Deal: ``us`` (hand 5 + draw 15, side piles 5), ``pagat`` (hand 5 + draw 10,
@@ -214,3 +216,25 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
     if base is None:
         return Rules(**options)
     return dataclasses.replace(base, **options) if options else base
+
+
+def parse_overrides(pairs: Iterable[str], what: str = "--option") -> dict[str, Any]:
+    """``KEY=VALUE`` texts as typed keyword overrides for :func:`make_rules`.
+
+    ``true``/``false`` become bools, whole numbers ints, anything else stays text (the rules
+    check each value by its option). ``what`` names the source in the error: the ``--option``
+    flag of the ``speed`` commands, the ``options`` setting of a training run.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not key:
+            raise RulesError(f"{what} takes KEY=VALUE, got {pair!r}")
+        low = value.lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+        elif re.fullmatch(r"-?\d+", low):
+            out[key] = int(low)
+        else:
+            out[key] = value
+    return out

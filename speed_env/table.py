@@ -1,6 +1,6 @@
 """Readable views of one game of a :class:`~speed_env.engine.State`, and explicit deals.
 
-``snapshot`` is the public, JSON-ready view (DESIGN.md) that replays, the web
+``snapshot`` is the public, JSON-ready view (README, ``snapshot()``) that replays, the web
 table and tests read; ``full_table`` adds every hidden pile in order, for the
 differential tests against the reference referee (format in docs/rules.md).
 """
@@ -43,7 +43,7 @@ def _winner(g: Any, names: tuple[str, ...] | None) -> Any:
 def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
     """Each game's match points, int64 ``(2, B)`` seat-major; ``None`` for ``japanese``.
 
-    RULES.md "Match scoring" (``us``/``pagat``): the winner of a finished game
+    docs/rules.md "Match points" (``us``/``pagat``): the winner of a finished game
     scores one point per card the loser has not got rid of (hand, a card in
     flight, draw pile); the loser scores 0, and so do both seats of a running,
     drawn or truncated game.
@@ -66,7 +66,7 @@ def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
 
 
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
-    """The public JSON-ready table of game ``b`` (DESIGN.md ``snapshot()``)."""
+    """The public JSON-ready table of game ``b`` (README, ``snapshot()``)."""
     g = s[b]
     players = []
     for p in range(2):

@@ -501,7 +501,7 @@ class Referee:
             self.end(p)
 
     def points(self) -> tuple[int, int] | None:
-        """Match points of the game as it stands (RULES.md "Match scoring"): the winner's
+        """Match points of the game as it stands (docs/rules.md "Match points"): the winner's
         are the loser's cards left, hand (a flying card included) and draw pile; None in
         ``japanese``, which has no match scoring."""
         if self.japanese:

@@ -1,5 +1,5 @@
 """Bad input is refused with a clear error that names what is wrong
-(RULES.md §1 "Cards and notation", DESIGN.md "Contracts" and "Conventions"),
+(docs/rules.md "Cards, deals, seeds"; the README on envs, deals and rules),
 and never corrupts a running game."""
 
 from __future__ import annotations
@@ -8,15 +8,11 @@ import copy
 
 import numpy as np
 import pytest
+from helpers_deal import build_deal, make_env, play, start
 
 import speed_env
 from speed_env.policy import RandomPolicy
 from speed_env.vintage.single import VintageSingleEnv
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import build_deal, make_env, play, start
-except ImportError:  # pragma: no cover
-    from helpers_deal import build_deal, make_env, play, start  # type: ignore[no-redef]
 
 P0, P1 = "player_0", "player_1"
 
@@ -212,6 +208,37 @@ def test_japanese_only_option_on_another_preset(rules, option):
     with pytest.raises(ValueError) as err:
         speed_env.parallel_env(rules, **{option: True})
     assert option in str(err.value) and "japanese" in str(err.value)
+
+
+def test_key_value_overrides_are_typed_like_the_rules_want_them():
+    from speed_env.rules import parse_overrides
+
+    overrides = parse_overrides(
+        ["wrap=False", " stuck_countdown_ms = 500 ", "reserve_rule=lock", "match_target=-3"]
+    )
+    assert overrides == {
+        "wrap": False,
+        "stuck_countdown_ms": 500,
+        "reserve_rule": "lock",
+        "match_target": -3,
+    }
+    assert speed_env.make_rules("us", **parse_overrides(["wrap=false"])).wrap is False
+
+
+@pytest.mark.parametrize("pair", ["wrap", "=true", " =1"])
+def test_an_override_without_key_and_value_is_refused_naming_it(pair):
+    from speed_env.rules import parse_overrides
+
+    with pytest.raises(speed_env.RulesError, match=f"--option takes KEY=VALUE, got {pair!r}"):
+        parse_overrides([pair])
+
+
+def test_speed_option_without_a_value_is_one_line_naming_it(capsys):
+    from speed_cli import main
+
+    assert main(["demo", "--option", "wrap"]) == 2
+    err = capsys.readouterr().err
+    assert err == "speed demo: error: --option takes KEY=VALUE, got 'wrap'\n"
 
 
 def test_toml_file_with_an_unknown_key_names_key_and_file(tmp_path):

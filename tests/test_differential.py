@@ -38,16 +38,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from referee import OVER, STUCK, Referee
 
 import speed_env
 from speed_env import engine
 from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
-
-try:  # tests/ is a rootdir-relative folder, imported either way depending on pytest's mode
-    from tests.referee import OVER, STUCK, Referee
-except ImportError:  # pragma: no cover
-    from referee import OVER, STUCK, Referee  # type: ignore[no-redef]
 
 # ----------------------------------------------------------------------------- what is covered
 

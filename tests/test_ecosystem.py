@@ -110,6 +110,26 @@ def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
     assert out.stdout.strip() == "[]"
 
 
+def test_importing_the_cli_loads_no_kit_layer_and_no_heavy_package():
+    code = (
+        "import sys, speed_cli\n"
+        "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'ray', 'tqdm',\n"
+        "         'numpy', 'speed_env', 'agents', 'train')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_python_m_speed_cli_runs_the_speed_command():
+    out = subprocess.run(
+        [sys.executable, "-m", "speed_cli", "agents"], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "random" and "chain@pro" in out.stdout
+
+
 # ----------------------------------------------------------------- obs_format="box"
 def _random_actions(rng: np.random.Generator, masks: dict[str, np.ndarray]) -> dict[str, int]:
     return {a: int(rng.choice(np.flatnonzero(m))) for a, m in masks.items()}

@@ -7,15 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
+from helpers_copy import DRIVERS
 from pettingzoo.test import api_test, parallel_api_test
 
 import speed_env
 from speed_env.policy import RandomPolicy
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_copy import DRIVERS
-except ImportError:  # pragma: no cover
-    from helpers_copy import DRIVERS  # type: ignore[no-redef]
 
 OPTION_SETS = [
     ("us", {}),
@@ -51,7 +47,7 @@ def test_parallel_api(rules, options):
 
 # api_test warns about Dict observations and exempts only PettingZoo's own
 # classic envs, by name; the {"observation", "action_mask"} Dict *is* the classic
-# convention DESIGN.md asks for (api_test still checks both parts inside it).
+# convention the README documents (api_test still checks both parts inside it).
 # Every other warning stays an error.
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")

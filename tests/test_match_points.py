@@ -1,4 +1,4 @@
-"""Match points (RULES.md "Match scoring", seed 004 §5) and ``speed tournament --match``.
+"""Match points (docs/rules.md "Match points") and ``speed tournament --match``.
 
 Exact single games are in ``tests/test_scenarios.py`` ("Match points"); here:
 the points of whole batches agree with the final tables, and the tournament

@@ -19,15 +19,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from helpers_deal import AGENTS, all_cards, full_deck, rank_index
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import speed_env
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import AGENTS, all_cards, full_deck, rank_index
-except ImportError:  # pragma: no cover
-    from helpers_deal import AGENTS, all_cards, full_deck, rank_index  # type: ignore[no-redef]
 
 OPTION_SETS = [
     ("us", {}),
@@ -114,7 +110,7 @@ def has_ordinary_play(rules, t, p: int) -> bool:
 
 
 def brute_mask(rules, t, p: int) -> list[int]:
-    """The action mask of seat ``p``, from RULES.md §1 / docs/rules.md and ``table()`` only."""
+    """The action mask of seat ``p``, from docs/rules.md and ``table()`` only."""
     nr = rules.n_ranks
     n = 1 + 2 * nr + (nr if rules.stack_layout else 0) + (2 * nr if rules.multi_play else 0)
     m = [0] * n

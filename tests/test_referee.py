@@ -10,16 +10,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from referee import Referee
 
 from speed_env import rng
 from speed_env.deal import parse_deal
 from speed_env.reaction import fixed, make_profile
 from speed_env.rules import make_rules
-
-try:  # tests/ is a rootdir-relative folder, imported either way depending on pytest's mode
-    from tests.referee import Referee
-except ImportError:  # pragma: no cover
-    from referee import Referee  # type: ignore[no-redef]
 
 HUMAN_PRO = (make_profile("human"), make_profile("pro"))
 FIXED_250 = (fixed(250), fixed(250))

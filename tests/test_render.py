@@ -1,7 +1,7 @@
 """Tests for speed_env.render: text and RGB tables drawn from snapshot() dicts.
 
 Most tests use hand-written snapshots, so the renderers are checked against the
-DESIGN.md contract on their own; one test also draws real env snapshots.
+snapshot contract (README, ``snapshot()``) on their own; one test also draws real env snapshots.
 """
 
 from __future__ import annotations

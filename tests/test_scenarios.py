@@ -1,4 +1,4 @@
-"""Scenarios from the seed documents (RULES.md §1, docs/rules.md), played
+"""Scenarios of the rules (docs/rules.md, its sections named below), played
 through the public contract only: ``parallel_env``, ``reset`` with an
 explicit deal, ``step``, ``snapshot()`` and ``table()``.
 
@@ -16,37 +16,21 @@ flight, ``[..]`` lists the cards stacked under a layout card.
 from __future__ import annotations
 
 import pytest
+from helpers_deal import (
+    AGENTS,
+    build_deal,
+    drawn,
+    make_env,
+    multi,
+    play,
+    run,
+    show,
+    stack,
+    start,
+    tops,
+)
 
 import speed_env
-
-try:  # tests/ is imported either as a package or as a rootdir folder
-    from tests.helpers_deal import (
-        AGENTS,
-        build_deal,
-        drawn,
-        make_env,
-        multi,
-        play,
-        run,
-        show,
-        stack,
-        start,
-        tops,
-    )
-except ImportError:  # pragma: no cover
-    from helpers_deal import (  # type: ignore[no-redef]
-        AGENTS,
-        build_deal,
-        drawn,
-        make_env,
-        multi,
-        play,
-        run,
-        show,
-        stack,
-        start,
-        tops,
-    )
 
 P0, P1 = AGENTS
 
@@ -60,7 +44,7 @@ def snap(env):
 
 
 # =========================================================================
-# 004 §7: the worked hand
+# The worked hand (docs/rules.md "Legality of a play")
 # =========================================================================
 
 
@@ -192,7 +176,7 @@ def test_worked_hand_004():
 
 
 # =========================================================================
-# Races (001, 003 ⑤, 004 §3): the faster card stays, the slower bounces back
+# Races (docs/rules.md "Landing"): the faster card stays, the slower bounces back
 # =========================================================================
 
 RACE = {
@@ -335,7 +319,7 @@ def test_tie_with_same_rank_places_both_in_coin_order():
 
 
 # =========================================================================
-# Wrap (004 §3, §8; 003 ④; 001)
+# Wrap (docs/rules.md "Legality of a play")
 # =========================================================================
 
 
@@ -361,7 +345,7 @@ def test_wrap_connects_king_and_ace_only_when_on(wrap):
 
 
 # =========================================================================
-# Stuck: the countdown and the flip of the side piles (004 §3, 001)
+# Stuck: the countdown and the flip of the side piles (docs/rules.md "Flips")
 # =========================================================================
 
 QUIET = {"hands": ["AS 2S 3S 4S 5S", "AH 2H 3H 4H 5H"], "centre": ["8C", "8D"]}  # nobody can play
@@ -417,7 +401,7 @@ def test_countdown_starts_at_the_exact_landing_that_leaves_the_table_stuck():
 
 
 # =========================================================================
-# Reserves: rebuild and lock (004 §3, 001; RULES.md [assumption])
+# Reserves: rebuild and lock (docs/rules.md "Flips" [assumption])
 # =========================================================================
 
 
@@ -994,7 +978,7 @@ def test_multi_play_bounces_as_a_whole():
 
 
 def test_us_game_is_won_at_the_landing_of_the_last_card():
-    """004 §4: the game ends the moment a player has played every card of
+    """docs/rules.md "Winning": the game ends the moment a player has played every card of
     hand and draw pile; here player_0's last card, the 9♦, lands at 100."""
     env = make_env("us")
     start(
@@ -1098,7 +1082,7 @@ def test_unequal_side_piles_that_cycle_with_no_play_lock_instead_of_running_to_t
 
 
 # =========================================================================
-# Idle: nobody places a card for idle_flip_ms (RULES.md "Idle" [assumption])
+# Idle: nobody places a card for idle_flip_ms (docs/rules.md "Idle" [assumption])
 # =========================================================================
 
 # player_0 holds the 9♦ (playable on the 8♣) and only waits; player_1 has nothing.
@@ -1255,7 +1239,7 @@ def test_idle_flip_ms_0_keeps_a_held_play_waiting_until_the_game_is_truncated():
 
 
 # =========================================================================
-# Match points (004 §5, RULES.md "Match scoring")
+# Match points (docs/rules.md "Match points")
 # =========================================================================
 
 

@@ -155,20 +155,10 @@ def parse_rules_options(cfg: Config) -> list[Any]:
 
 
 def rule_options(cfg: Config) -> dict[str, Any]:
-    """``options`` as typed rule overrides (true/false, whole numbers, else text)."""
-    out: dict[str, Any] = {}
-    for pair in filter(None, (p.strip() for p in cfg.options.split(","))):
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"options takes KEY=VALUE pairs joined by commas, got {pair!r}")
-        low = value.strip().lower()
-        if low in ("true", "false"):
-            out[key.strip()] = low == "true"
-        elif low.lstrip("-").isdigit():
-            out[key.strip()] = int(low)
-        else:
-            out[key.strip()] = value.strip()
-    return out
+    """``options`` (KEY=VALUE pairs joined by commas) as typed rule overrides."""
+    from speed_env.rules import parse_overrides
+
+    return parse_overrides(filter(None, (p.strip() for p in cfg.options.split(","))), "options")
 
 
 # ---------------------------------------------------------------------- evaluation

@@ -1,4 +1,4 @@
-"""Vintage Speed: the 1930s turn-based shedding game (RULES.md §2) for 2–10 players.
+"""Vintage Speed: the 1930s turn-based shedding game for 2–10 players (rules in ``aec.py``).
 
 ``env(num_players=4, games=5, render_mode=None, **options)`` is its PettingZoo
 AEC environment; :mod:`speed_env.vintage.aec` is the documentation page

@@ -3,7 +3,7 @@
 
 A turn-based shedding game of the 1930s for 2–10 players, played with its own
 45-card pack (Aeroplane, Train, Ship, Motor, Horse, Lightning, Extra Turn), as a
-PettingZoo AEC environment. Rules: RULES.md §2 (seed 000).
+PettingZoo AEC environment. The rules: "Description" below.
 
 | Import             | `from speed_env.vintage import env`                    |
 |--------------------|--------------------------------------------------------|
@@ -42,7 +42,7 @@ total wins.
 * `options` (:mod:`speed_env.vintage.rules`): `may_draw_when_able=False`,
   `rebuild_pack=True`, `cut_horse="lower"`, `first_dealer=None` (cut),
   `max_turns=2000`, `pack=None` (the default `pack.toml`, or the path of your
-  own pack file). Each [assumption] of RULES.md §2 is one of these or an entry
+  own pack file). Each [assumption] of the rules is one of these or an entry
   of the pack file.
 
 ## Episodes and reset

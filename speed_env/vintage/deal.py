@@ -26,7 +26,7 @@ class DealError(ValueError):
 
 
 def cut_for_dealer(rules: VintageRules, rng: np.random.Generator) -> int:
-    """Seat of the first dealer, chosen by a cut (RULES.md §2).
+    """Seat of the first dealer, chosen by a cut (the rules: :mod:`speed_env.vintage.aec`).
 
     Each contender cuts a card from a shuffled pack; a two-number card counts
     its lower number (option ``cut_horse``). A contender who cuts Lightning or

@@ -8,7 +8,7 @@ names live only in the PettingZoo env). Three functions carry the rules:
   rebuild of an empty pack) comes from the ``rng`` passed in.
 - :func:`penalties`: points each seat's hand counts against it.
 
-How the rules of RULES.md §2 map onto the state:
+How the rules (the docstring of :mod:`speed_env.vintage.aec`) map onto the state:
 
 - ``discard`` empty: the player to act leads and may place any card but X.
 - ``called`` is the set index of the last Lightning's call, or -1. A call is
@@ -234,7 +234,7 @@ def _place(game: Game, kind: int) -> None:
 
 def _draw(game: Game, rng: np.random.Generator) -> None:
     if not game.pack:
-        # Rebuild from the discard pile except its top, shuffled (RULES.md §2 [assumption]).
+        # Rebuild from the discard pile except its top, shuffled ([assumption]: rebuild_pack).
         rest = game.discard[1:]
         order = rng.permutation(len(rest))
         game.pack = [rest[i] for i in order]

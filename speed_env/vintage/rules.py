@@ -2,8 +2,8 @@
 
 :func:`make_rules` builds a :class:`VintageRules` from ``num_players``,
 ``games`` and keyword options, refusing unknown options and bad values with
-a :class:`VintageRulesError` that names the option. Each decision the seed
-document leaves open ([assumption] in RULES.md §2) is an option here or an
+a :class:`VintageRulesError` that names the option. Each decision the 1930s
+rulebook leaves open (an [assumption], :mod:`speed_env.vintage.aec`) is an option here or an
 entry of the pack file (the card numbers, the Lightning penalty):
 
 ==========================  ========  ============================================
@@ -44,7 +44,7 @@ class VintageRulesError(ValueError):
 
 @dataclass(frozen=True)
 class VintageRules:
-    """Every option of Vintage Speed (RULES.md §2). Immutable and hashable."""
+    """Every option of Vintage Speed (rules in ``aec.py``). Immutable and hashable."""
 
     num_players: int = 4
     """Players at the table, 2–10, seated clockwise as ``player_0`` …"""

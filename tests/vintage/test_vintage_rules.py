@@ -1,4 +1,4 @@
-"""Each rule of Vintage Speed (RULES.md §2), played from an explicit deal.
+"""Each rule of Vintage Speed (speed_env/vintage/aec.py), played from an explicit deal.
 
 Every test draws its table as text (see ``vintage_helpers.parse_table``);
 cards not shown lie at the bottom of the pack.

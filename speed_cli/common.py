@@ -1,0 +1,153 @@
+"""What several ``speed`` commands share: the usage error, the rule and job-runner flags, the
+chunked run with its progress bar, and flags made from a dataclass's fields."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+Progress = Callable[[int, int], None]
+"""A ``progress(done, total)`` callback of the chunked job runner (agents/jobs.py)."""
+
+
+class UsageError(Exception):
+    """Bad user input: printed as one line, exit code 2."""
+
+
+def add_rule_flags(p: argparse.ArgumentParser, tick_help: str | None = None) -> None:
+    """``--rules``, ``--option KEY=VALUE`` (repeatable) and ``--tick-ms``."""
+    p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule"
+    )
+    p.add_argument("--tick-ms", type=int, default=50, help=tick_help)
+
+
+def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
+    """``--workers``, ``--backend``, ``--ray-address`` and ``--max-retries`` of the chunked job
+    runner."""
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=workers,
+        help="local processes (--backend local), or CPUs of the Ray cluster started for the run",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); "
+        "the result files are the same",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster "
+        "on 127.0.0.1 started for the run and stopped after it",
+    )
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        default=3,
+        help="ray: runs of a chunk whose worker or node died, before giving up",
+    )
+
+
+def need_ray(what: str) -> None:
+    """Refuse ``what`` (a flag or a command) when the [ray] extra is not installed."""
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError(
+            f"{what} needs the [ray] extra (pip install 'speed-rl[ray]', "
+            "or `make setup-ray`, which makes .venv-ray)"
+        )
+
+
+def backend(args: argparse.Namespace) -> Any:
+    """The job backend (agents/jobs.py) named by ``--backend`` / ``--ray-address`` /
+    ``--max-retries``."""
+    from agents.jobs import Backend
+
+    if args.backend == "local" and args.ray_address is not None:
+        raise UsageError("--ray-address needs --backend ray")
+    if args.backend == "ray":
+        need_ray("--backend ray")
+    return Backend(args.backend, address=args.ray_address, max_retries=args.max_retries)
+
+
+@contextmanager
+def chunk_progress(label: str) -> Iterator[Progress]:
+    """A tqdm bar on stderr counting finished chunks (rate and time left), closed when the run
+    ends or stops. It starts with the run; the number of chunks comes with the first report."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=label, unit="chunk", file=sys.stderr)
+
+    def update(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+
+def run_chunks(
+    label: str, run: Callable[[Progress], tuple[list[Any], bool]]
+) -> tuple[list[Any], bool, float] | None:
+    """``run(progress)`` under a progress bar: (results, complete, wall seconds), or None (said
+    on stderr) when it was interrupted before any chunk finished, so nothing is to be written."""
+    t0 = time.perf_counter()
+    with chunk_progress(label) as progress:
+        results, complete = run(progress)
+    if not results:
+        print("interrupted before any games finished; nothing written", file=sys.stderr)
+        return None
+    return results, complete, time.perf_counter() - t0
+
+
+def finish(complete: bool, line: str) -> int:
+    """Print the closing ``line`` of a chunked run (after a note if it was interrupted); the exit
+    code: 0, or 130 for an interrupted run whose finished chunks were written."""
+    if not complete:
+        print("interrupted: results cover the chunks that finished", file=sys.stderr)
+    print(line)
+    return 0 if complete else 130
+
+
+def field_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
+    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes
+    ``--lambda``)."""
+    flag = "--" + f.name.rstrip("_").replace("_", "-")
+    kind = str(f.type)
+    text = text.replace("%", "%%")  # argparse formats help with %
+    if kind == "bool":
+        where.add_argument(
+            flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text
+        )
+        return
+    types: dict[str, type] = {"int": int, "float": float, "str": str}
+    convert = types[kind.removesuffix(" | None")]
+    default = f.default
+    shown = f" (default {default})" if default not in (None, "") else ""
+    where.add_argument(
+        flag,
+        dest=f.name,
+        type=convert,
+        default=default,
+        help=text + shown,
+        metavar=f.name.rstrip("_").upper() if convert is str else None,
+    )
+
+
+def config_from_args(cls: Any, args: argparse.Namespace) -> Any:
+    """An instance of the dataclass ``cls`` from the flags :func:`field_flag` made for it."""
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})

@@ -1,0 +1,137 @@
+"""``speed experiment reaction``: win rate against reaction latency, a logistic fit and the
+break-even latency (speed_lab.reaction_sweep)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from speed_cli import common, specs
+from speed_cli.common import UsageError
+
+
+def register(sub: Any) -> None:
+    """Add ``speed experiment`` (and its ``reaction`` experiment) to the subcommands ``sub``."""
+    exp = sub.add_parser(
+        "experiment", help="experiments: reaction (win rate against reaction latency)"
+    )
+    exp_sub = exp.add_subparsers(dest="experiment", required=True)
+    rx = exp_sub.add_parser(
+        "reaction",
+        help="win rate against reaction latency, a logistic fit, the break-even latency",
+        description="Play --agent at each of --latencies against --opponent at "
+        "--opponent-latency on paired deals (the same deals at every point), fit a logistic "
+        "curve of win rate against the latency difference and report the break-even difference "
+        "and the ms worth ten points of win rate, with bootstrap intervals. Latencies are ms "
+        "(fixed) or profile names (superhuman, pro, human, casual: jittered ex-Gaussian, placed "
+        "on the axis at their median); with --jitter each numeric latency L of the agent is the "
+        "human shape (or --jitter PRESET's) moved to mean L. Writes OUT/reaction.csv, "
+        "OUT/reaction.json, OUT/winrate_vs_latency.png and, with --grid, OUT/latency_grid.png.",
+    )
+    rx.add_argument(
+        "--agent", default="chain", help="spec of the agent whose latency varies (no @)"
+    )
+    rx.add_argument("--opponent", default="greedy", help="spec of the opponent (no @)")
+    rx.add_argument(
+        "--latencies", default="150,200,250,300,350", help="the agent's latencies, comma-separated"
+    )
+    rx.add_argument(
+        "--opponent-latency",
+        default=None,
+        metavar="LATENCY",
+        help="the opponent's latency (default 250); with --grid a list (default: --latencies)",
+    )
+    rx.add_argument(
+        "--grid", action="store_true", help="play every pair of agent and opponent latencies"
+    )
+    rx.add_argument(
+        "--jitter",
+        nargs="?",
+        const="human",
+        default=None,
+        metavar="PRESET",
+        help="the agent's ms latencies jitter: PRESET's shape (default human) moved to mean L; "
+        "the opponent then defaults to that preset",
+    )
+    rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
+    rx.add_argument("--seed", type=int, default=0)
+    common.add_backend_flags(rx, workers=2)
+    rx.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="bootstrap resamples for the intervals (0: none)",
+    )
+    rx.add_argument(
+        "--compare",
+        default="",
+        metavar="DIR[,DIR]",
+        help="earlier sweeps' output folders to draw beside this one on the curve",
+    )
+    common.add_rule_flags(rx)
+    rx.add_argument("--out", default="results/reaction", help="output folder")
+    rx.set_defaults(func=run_reaction)
+
+
+def run_reaction(args: argparse.Namespace) -> int:
+    """Win rate against reaction latency (speed_lab.reaction_sweep): CSV, JSON with the fit,
+    plots."""
+    from agents import report
+    from speed_lab import reaction_sweep as rs
+
+    latencies = rs.parse_latencies(args.latencies, "--latencies")
+    if args.grid:
+        if args.jitter and not args.opponent_latency:
+            raise UsageError(
+                "--grid --jitter needs --opponent-latency (ms are fixed, names are presets)"
+            )
+        opponent = rs.parse_latencies(args.opponent_latency or args.latencies, "--opponent-latency")
+    else:
+        default = args.jitter or "250"  # a jittered agent meets the preset it is shaped like
+        opponent = rs.parse_latencies(args.opponent_latency or default, "--opponent-latency")
+        if len(opponent) != 1:
+            raise UsageError(
+                "--opponent-latency takes one latency without --grid, "
+                f"got {args.opponent_latency!r}"
+            )
+    if args.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 (no intervals) or more, got {args.bootstrap}")
+    settings = rs.SweepSettings(
+        agent=args.agent.strip(),
+        opponent=args.opponent.strip(),
+        latencies=latencies,
+        opponent_latencies=opponent,
+        games=args.games,
+        rules=specs.make_rules(args),
+        tick_ms=args.tick_ms,
+        seed=args.seed,
+        jitter=args.jitter,
+    )
+    # An unknown agent or a missing model fails here, before any work.
+    specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
+    compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
+    jobs = common.backend(args)
+    out = report.check_writable(args.out)
+    done = common.run_chunks(
+        "reaction sweep",
+        lambda progress: rs.run_sweep(
+            settings, workers=args.workers, progress=progress, backend=jobs
+        ),
+    )
+    if done is None:
+        return 130
+    results, complete, wall = done
+    doc = rs.summarise(settings, results, bootstrap=args.bootstrap)
+    doc["settings"] |= {
+        "complete": complete,
+        "wall_s": round(wall, 2),
+        "workers": args.workers,
+        "bootstrap": args.bootstrap,
+    }
+    paths = rs.write_outputs(out, doc, compare)
+    print(rs.table(doc))
+    print(rs.headline(doc))
+    games = sum(r["games"] for r in doc["points"])
+    return common.finish(
+        complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}"
+    )

@@ -1,0 +1,65 @@
+"""``speed replay``: play back a game recorded by ``speed tournament --save-replays`` (or the
+browser table) in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from speed_cli.common import UsageError
+
+
+def register(sub: Any) -> None:
+    """Add ``speed replay`` to the subcommands ``sub``."""
+    rep = sub.add_parser("replay", help="play back a recorded game in the terminal")
+    rep.add_argument("file")
+    rep.add_argument("--game", type=int, default=0)
+    rep.add_argument("--delay", type=float, default=0.0, help="seconds between frames")
+    rep.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play back a recorded game in the terminal."""
+    from speed_env.render import render_ansi
+
+    frames = read_frames(args.file, args.game)
+    seats = frames[0].get("seats", ["player_0", "player_1"])
+    print(f"game {args.game}: player_0 = {seats[0]}, player_1 = {seats[1]}; {len(frames)} frames")
+    last = None
+    for frame in frames:
+        text = render_ansi(frame["snapshot"])
+        body = text.split("\n", 1)[1] if "\n" in text else text
+        if body != last:
+            print(text, end="\n\n")
+            last = body
+            if args.delay:
+                time.sleep(args.delay)
+    return 0
+
+
+def read_frames(path: str, game: int) -> list[dict[str, Any]]:
+    """The frames of game number ``game`` in the JSON Lines replay file ``path`` (checked)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read replay file {path!r}: {exc.strerror}") from None
+    frames = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            frame = json.loads(line)
+        except json.JSONDecodeError:
+            raise UsageError(f"{path}:{n} is not a JSON line of a replay") from None
+        if not isinstance(frame, dict) or "snapshot" not in frame:
+            raise UsageError(
+                f"{path}:{n} has no 'snapshot': not a replay written by speed tournament"
+            )
+        if frame.get("game", 0) == game:
+            frames.append(frame)
+    if not frames:
+        raise UsageError(f"{path} holds no frames of game {game}")
+    return frames

@@ -1,0 +1,75 @@
+"""How every ``speed`` command reads agent specs, reaction profiles and rule overrides.
+
+One place for the comma-separated ``--agents`` lists, the ``--reaction`` texts and the
+``--option KEY=VALUE`` overrides, so that each command reads them the same way and an
+unknown agent fails before any work starts. The rule overrides are typed by the library
+(:func:`speed_env.rules.parse_overrides`), which training settings share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from speed_cli.common import UsageError
+
+
+def split_list(text: str) -> list[str]:
+    """The items of a comma-separated list, stripped, empty ones dropped."""
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def agent_specs(text: str, *, pair: bool = False) -> list[str]:
+    """The agent specs of an ``--agents`` value; with ``pair``, exactly two (one game's seats)."""
+    specs = split_list(text)
+    if pair and len(specs) != 2:
+        raise UsageError(f"--agents takes two agent specs separated by a comma, got {text!r}")
+    return specs
+
+
+def check_specs(
+    specs: Iterable[str], rules: Any = None, *, build: bool = False, skip: str = ""
+) -> None:
+    """Refuse an unknown agent (and with ``build``, a missing model file) before any work.
+
+    ``skip`` is a seat that is not an agent of the registry: ``you`` (the human seat of
+    ``speed play``), ``self`` (training against itself). ``rules=None`` builds a vintage agent.
+    """
+    import agents
+
+    for spec in specs:
+        if skip and spec == skip:
+            continue
+        agents.parse_spec(spec)
+        if build:
+            if rules is None:
+                agents.make(spec, seed=0)
+            else:
+                agents.make(spec, rules, seed=0)
+
+
+def rule_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """``--option wrap=false --option stuck_countdown_ms=500`` as typed rule overrides."""
+    from speed_env.rules import parse_overrides
+
+    return parse_overrides(pairs, "--option")
+
+
+def make_rules(args: Any) -> Any:
+    """The ``Rules`` of ``--rules`` with the ``--option`` overrides applied (checked)."""
+    from speed_env.rules import make_rules as build
+
+    return build(args.rules, **rule_overrides(args.option))
+
+
+def env_reaction(text: str | None) -> str | tuple[str, ...] | None:
+    """``--reaction``: one profile for both seats, or two separated by a comma (one a seat)."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def with_reaction(spec: str, reaction: str) -> str:
+    """``spec`` with the reaction profile ``reaction``, unless it names its own (``chain@pro``)."""
+    return spec if "@" in spec else f"{spec}@{reaction}"

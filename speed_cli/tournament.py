@@ -1,0 +1,177 @@
+"""``speed tournament``: a round robin (or gauntlet) of agents, real-time Speed on paired deals
+(agents/tournament.py) or vintage Speed at N-player tables (agents/vintage_tournament.py); a
+leaderboard, ratings, result files and plots."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from speed_cli import specs
+from speed_cli.common import (
+    UsageError,
+    add_backend_flags,
+    add_rule_flags,
+    backend,
+    finish,
+    run_chunks,
+)
+
+
+def register(sub: Any) -> None:
+    """Add ``speed tournament`` to the subcommands ``sub``."""
+    tour = sub.add_parser(
+        "tournament", help="round robin on paired deals: leaderboard, ratings, plots"
+    )
+    add_rule_flags(tour)
+    tour.add_argument(
+        "--reaction", default=None, help="ms or profile name, or two separated by a comma"
+    )
+    tour.set_defaults(reaction="human")
+    tour.add_argument(
+        "--agents", default="random,greedy,chain", help="agent specs, comma-separated"
+    )
+    tour.add_argument(
+        "--games", type=int, default=2000, help="games per pairing (half as many deals)"
+    )
+    tour.add_argument("--seed", type=int, default=0)
+    add_backend_flags(tour, workers=1)
+    tour.add_argument(
+        "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
+    )
+    tour.add_argument("--out", default="results", help="output folder")
+    tour.add_argument(
+        "--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines"
+    )
+    tour.add_argument(
+        "--match",
+        action="store_true",
+        help="us/pagat: also score matches, consecutive games of a pairing (seats alternating, "
+        "paired deals) until a seat has match_target points (--option match_target=N)",
+    )
+    tour.add_argument(
+        "--game",
+        choices=("realtime", "vintage"),
+        default="realtime",
+        help="realtime (two players, paired deals) or vintage (N players, seat rotation; "
+        "--games per line-up, rule options as --option)",
+    )
+    tour.add_argument(
+        "--players", type=int, default=None, help="vintage: players at each table, 2-10 (default 4)"
+    )
+    tour.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
+    if args.game == "vintage":
+        if args.match:
+            raise UsageError(
+                "--match scores real-time Speed (us/pagat); a vintage match is its option 'games'"
+            )
+        return run_vintage(args)
+    if args.players not in (None, 2):
+        raise UsageError(
+            f"--players {args.players}: real-time Speed has two players; use --game vintage"
+        )
+    from agents import report, tournament
+    from speed_env.reaction import make_profile
+
+    names = tuple(specs.agent_specs(args.agents))
+    if len(names) < 2:
+        raise UsageError(f"--agents needs at least two agent specs, got {args.agents!r}")
+    if len(set(names)) != len(names):
+        raise UsageError(f"--agents lists an agent twice: {args.agents!r}")
+    specs.check_specs(names)  # an unknown agent fails here, before any work
+    if args.gauntlet is not None and args.gauntlet not in names:
+        raise UsageError(f"--gauntlet {args.gauntlet!r} is not one of --agents")
+    if args.games < 2:
+        raise UsageError("--games must be at least 2 (each deal is played twice, seats swapped)")
+    rules = specs.make_rules(args)
+    if args.match and rules.is_japanese:
+        raise UsageError(
+            "--match: match scoring (match_target) exists for the us and pagat presets only, "
+            "not japanese"
+        )
+    settings = tournament.Settings(
+        agents=names,
+        games=args.games,
+        rules=rules,
+        reaction=make_profile(args.reaction),
+        tick_ms=args.tick_ms,
+        seed=args.seed,
+        gauntlet=args.gauntlet,
+        match=args.match,
+    )
+    specs.check_specs(names, settings.rules, build=True)  # a missing model file fails here
+    jobs = backend(args)
+    out = report.check_writable(args.out)
+    done = run_chunks(
+        "tournament",
+        lambda progress: tournament.run(
+            settings,
+            workers=args.workers,
+            record=args.save_replays,
+            progress=progress,
+            backend=jobs,
+        ),
+    )
+    if done is None:
+        return 130
+    results, complete, wall = done
+    summary = tournament.summarise(settings, results)
+    summary["settings"].update(complete=complete, wall_s=round(wall, 2))
+    replays = tournament.replay_lines(results) if args.save_replays else None
+    paths = report.write_outputs(out, summary, replays)
+    print(report.leaderboard(summary))
+    games = sum(m["games"] for m in summary["matches"])
+    return finish(complete, _written(games, summary, paths))
+
+
+def run_vintage(args: argparse.Namespace) -> int:
+    """Vintage Speed at N-player tables (agents/vintage_tournament.py): line-ups, seat rotation,
+    shared deals."""
+    from agents import report
+    from agents import vintage_tournament as vt
+
+    if args.save_replays:
+        raise UsageError("--save-replays records real-time games only")
+    if args.rules != "us":
+        raise UsageError(
+            "--rules is for real-time Speed; give vintage rule options as --option KEY=VALUE"
+        )
+    text = (
+        "vintage-random,vintage-greedy,vintage-tactician"
+        if args.agents == "random,greedy,chain"
+        else args.agents
+    )
+    names = tuple(specs.agent_specs(text))
+    settings = vt.VintageSettings(
+        agents=names,
+        players=4 if args.players is None else args.players,
+        games=args.games,
+        seed=args.seed,
+        gauntlet=args.gauntlet,
+        options=tuple(sorted(specs.rule_overrides(args.option).items())),
+    )
+    specs.check_specs(names, build=True)  # a missing model file fails here
+    jobs = backend(args)
+    out = report.check_writable(args.out)
+    done = run_chunks(
+        "vintage tournament",
+        lambda progress: vt.run(settings, workers=args.workers, progress=progress, backend=jobs),
+    )
+    if done is None:
+        return 130
+    results, complete, wall = done
+    summary = vt.summarise(settings, results)
+    summary["settings"].update(complete=complete, wall_s=round(wall, 2))
+    paths = vt.write_outputs(out, summary)
+    print(report.leaderboard(summary))
+    return finish(complete, _written(summary["settings"]["games_played"], summary, paths))
+
+
+def _written(games: int, summary: dict[str, Any], paths: Any) -> str:
+    """The closing line: games played, the wall time, the files written."""
+    wall = summary["settings"]["wall_s"]
+    return f"{games} games in {wall} s; wrote {', '.join(str(p) for p in paths)}"

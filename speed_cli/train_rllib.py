@@ -1,0 +1,44 @@
+"""``speed train-rllib``: multi-agent PPO with RLlib (train/rllib_ppo.py, the [ray] extra)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from speed_cli.common import config_from_args, field_flag, need_ray
+
+
+def register(sub: Any) -> None:
+    """Add ``speed train-rllib`` to the subcommands ``sub``, one flag per setting."""
+    from train.ppo_common import field_help
+    from train.rllib_ppo import Config
+
+    trl = sub.add_parser(
+        "train-rllib",
+        help="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
+        description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] "
+        "extra): one module 'main' trained against itself, a frozen snapshot of itself and kit "
+        "bots, illegal actions masked. Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), "
+        "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json) and "
+        "OUT/summary.json.",
+    )
+    helps = field_help(Config)
+    for f in dataclasses.fields(Config):
+        field_flag(trl, f, helps.get(f.name, ""))
+    trl.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
+    need_ray("speed train-rllib")
+    from train import rllib_ppo
+
+    cfg = config_from_args(rllib_ppo.Config, args)
+    rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
+    summary = rllib_ppo.train(cfg)
+    print(
+        f"{summary['iterations']} iterations in {summary['wall_s']} s; model {summary['model']} "
+        f"(play it with ppo:{summary['model']}); checkpoint {summary['checkpoint']}"
+    )
+    return 0 if summary["complete"] else 130
