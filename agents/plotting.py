@@ -11,8 +11,7 @@ reaction sweeps (``speed_lab``) build on:
   written atomically (:func:`agents.files.write_atomic`), the figure closed;
 - :func:`interval_rows_png`: one row per name, a point and its 95% interval;
 - :func:`heatmap`: a win-rate grid (red to blue) with each cell's value
-  written in it;
-- :func:`line_with_band`: a line and its interval as a shaded band.
+  written in it.
 """
 
 from __future__ import annotations
@@ -115,19 +114,3 @@ def heatmap(
                     color="white" if dark else "black",
                 )
     return fig, ax, image
-
-
-def line_with_band(
-    ax: Any,
-    x: Sequence[float],
-    y: Sequence[float],
-    low: Sequence[float],
-    high: Sequence[float],
-    fmt: str = "o-",
-    alpha: float = 0.2,
-    **style: Any,
-) -> Any:
-    """Plot ``y`` against ``x`` and shade ``low``..``high`` in the line's colour; the line."""
-    line = ax.plot(x, y, fmt, **style)[0]
-    ax.fill_between(x, low, high, color=line.get_color(), alpha=alpha)
-    return line

@@ -8,9 +8,9 @@ import stat
 import numpy as np
 import pytest
 
-to_rgb = pytest.importorskip("matplotlib.colors").to_rgb
+pytest.importorskip("matplotlib")
 
-from agents import plotting  # noqa: E402
+from agents import plotting
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
