@@ -187,13 +187,14 @@ class Games:
             )
 
     def step_observe(
-        self, actions: np.ndarray, finished: np.ndarray | None = None
+        self, actions: np.ndarray, finished: np.ndarray | None = None, fresh: bool = False
     ) -> tuple[Tick, int]:
         """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
 
         The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
-        updated in place (copy them to keep them). ``finished`` (n,) bool marks
-        games whose end was already reported: they are not ``over`` again.
+        updated in place (copy them to keep them), or with ``fresh`` new arrays
+        holding the same numbers, written in the same pass. ``finished`` (n,)
+        bool marks games whose end was already reported: they are not ``over`` again.
         """
         done = self._not_finished if finished is None else finished
         tick, n_over = run_tick(
@@ -206,15 +207,27 @@ class Games:
             self.obs_buf,
             self.mask_buf,
             self.threads,
+            fresh,
         )
         self._synced = True
         return tick, n_over
 
-    def restart_observe(self, games: np.ndarray, seeds: Sequence[int]) -> None:
-        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of the buffers."""
+    def restart_observe(
+        self, games: np.ndarray, seeds: Sequence[int], tick: Tick | None = None
+    ) -> None:
+        """Deal ``games[j]`` as the game seeded ``seeds[j]`` and rewrite its rows of the buffers
+        (and of ``tick``'s ``obs`` and ``mask`` when they are fresh arrays)."""
         seeds64 = np.array([int(x) & MASK64 for x in seeds], dtype=np.uint64)
+        obs, mask = (self.obs_buf, self.mask_buf) if tick is None else (tick.obs, tick.mask)
         restart_observe(
-            self.state, self.cfg, np.asarray(games, np.int64), seeds64, self.obs_buf, self.mask_buf
+            self.state,
+            self.cfg,
+            np.asarray(games, np.int64),
+            seeds64,
+            self.obs_buf,
+            self.mask_buf,
+            obs,
+            mask,
         )
 
     def step(self, actions: np.ndarray) -> np.ndarray:

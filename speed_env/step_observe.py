@@ -15,7 +15,11 @@ what a tick changed is rewritten: most ticks of a game move nothing but the
 clock (a card is in the air, or nobody can play), and then only the entries
 that depend on the clock are (:func:`~speed_env.observation.observe_clock`);
 a game where anything happened is observed whole. ``_events`` tells the two
-apart. The rules and the observation are exactly those of
+apart. Where the caller wants fresh arrays (``BatchEnv``'s default), each
+game's updated rows are copied into them in the same pass, while they are
+still in the cache, instead of copying the whole buffers afterwards; and the
+match points of a game that ended are counted here too, not by a numpy pass
+over every game of the batch. The rules and the observation are exactly those of
 :mod:`speed_env.engine` and :mod:`speed_env.observation`: this module only
 orders their calls, and ``tests/test_observation_kernel.py`` checks the
 result against a whole observation on every step of many games."""
@@ -30,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from speed_env.engine import DRAW, OVER, Config, deal_seeded, legal_row, step_game
+from speed_env.engine import DRAW, OVER, Config, cards_left, deal_seeded, legal_row, step_game
 from speed_env.observation import observe_clock, observe_game
 
 
@@ -42,13 +46,27 @@ def _observe(s: np.ndarray, cfg: Config, b: int, obs: np.ndarray, mask: np.ndarr
     legal_row(g, cfg, 1, mask[1, b])
 
 
+@njit(cache=True, inline="always")
+def _hand_out(
+    b: int, obs: np.ndarray, mask: np.ndarray, out_obs: np.ndarray, out_mask: np.ndarray
+) -> None:
+    """Copy game ``b``'s rows of the buffers into the fresh arrays, while they are in the cache."""
+    for q in range(2):
+        for j in range(obs.shape[2]):
+            out_obs[q, b, j] = obs[q, b, j]
+        for j in range(mask.shape[2]):
+            out_mask[q, b, j] = mask[q, b, j]
+
+
 class Tick(NamedTuple):
     """What one tick of a batch of ``n`` games gives back."""
 
     obs: np.ndarray
-    """float32 (2, n, obs_dim): both seats' observations after the tick (a buffer updated in place)."""
+    """float32 (2, n, obs_dim): both seats' observations after the tick (the buffer updated in
+    place, or with ``fresh`` a new array holding the same numbers)."""
     mask: np.ndarray
-    """int8 (2, n, n_actions): both seats' legal actions after the tick (a buffer updated in place)."""
+    """int8 (2, n, n_actions): both seats' legal actions after the tick (the buffer, or with
+    ``fresh`` a new array)."""
     rewards: np.ndarray
     """float32 (2, n): +1 / -1 to the seats of a game won on this tick, else 0."""
     illegal: np.ndarray
@@ -67,6 +85,9 @@ class Tick(NamedTuple):
     """int32 (2, n): cards each seat had bounce back in an ``over`` game; 0 for the others."""
     clock_ms: np.ndarray
     """int64 (n,): the length of an ``over`` game; 0 for the others."""
+    points: np.ndarray
+    """int64 (2, n): match points of an ``over`` game won by a seat (the winner scores the cards
+    the loser has left: :func:`~speed_env.table.match_points`); 0 for the others."""
 
 
 def in_parts(work: Callable[[int, int], Any], n: int, threads: int) -> list[Any]:
@@ -97,11 +118,15 @@ def run_tick(
     obs: np.ndarray,
     mask: np.ndarray,
     threads: int = 1,
+    fresh: bool = False,
 ) -> tuple[Tick, int]:
     """One tick of every game through :func:`step_observe`: the :class:`Tick` and how many are over.
 
     ``obs`` and ``mask`` are the games' buffers, updated in place; the rest of
-    the tick is fresh. The kernel gets a few plain arrays, not the named
+    the tick is fresh. With ``fresh`` the tick's ``obs`` and ``mask`` are new
+    arrays, each game's rows copied there in the same pass right after they
+    are updated (cheaper than copying the buffers afterwards: the rows are
+    still in the cache). The kernel gets a few plain arrays, not the named
     tuple: numba types plain arrays in C, a named tuple in Python (tens of
     microseconds a call, which a batch of one would feel). With ``threads``
     above 1 the games are shared out among that many threads (each game is
@@ -110,19 +135,35 @@ def run_tick(
     n = s.shape[0]
     rewards = np.empty((2, n), np.float32)
     flags = np.empty((5, n), np.bool_)  # illegal (2 rows), over, terminated, truncated
-    ends = np.empty((6, n), np.int64)  # winner, played (2), bounced (2), clock
+    ends = np.empty((8, n), np.int64)  # winner, played (2), bounced (2), clock, points (2)
+    out_obs, out_mask = (np.empty_like(obs), np.empty_like(mask)) if fresh else (obs, mask)
     n_over = sum(
         in_parts(
             lambda lo, hi: step_observe(
-                s, cfg, lat, actions, finished, full, obs, mask, rewards, flags, ends, lo, hi
+                s,
+                cfg,
+                lat,
+                actions,
+                finished,
+                full,
+                obs,
+                mask,
+                rewards,
+                flags,
+                ends,
+                lo,
+                hi,
+                fresh,
+                out_obs,
+                out_mask,
             ),
             n,
             threads,
         )
     )
     tick = Tick(
-        obs,
-        mask,
+        out_obs,
+        out_mask,
         rewards,
         flags[0:2],
         flags[2],
@@ -132,6 +173,7 @@ def run_tick(
         ends[1:3].astype(np.int32),
         ends[3:5].astype(np.int32),
         ends[5],
+        ends[6:8],
     )
     return tick, n_over
 
@@ -172,6 +214,9 @@ def step_observe(
     ends: np.ndarray,
     lo: int,
     hi: int,
+    fresh: bool,
+    out_obs: np.ndarray,
+    out_mask: np.ndarray,
 ) -> int:
     """Step every game with ``actions`` (2, B), update ``obs`` and ``mask`` and write every entry of
     ``rewards``, ``flags`` and ``ends`` (laid out as in :func:`run_tick`); return how many are over.
@@ -179,10 +224,12 @@ def step_observe(
     ``obs`` and ``mask`` must hold the games' rows from before the
     tick (unless ``full``): a game where only the clock moved gets only its
     clock entries rewritten (:func:`~speed_env.observation.observe_clock`), a
-    game where anything happened is observed whole. A game is ``over`` when
-    it is over and ``finished[b]`` does not say its end was reported already
-    (``BatchEnv(autoreset=False)`` reports an end once). Only games ``lo`` to
-    ``hi - 1`` are stepped: threads may share a batch out (the GIL is released).
+    game where anything happened is observed whole. With ``fresh`` each game's
+    updated rows are then copied into ``out_obs`` and ``out_mask``. A game is
+    ``over`` when it is over and ``finished[b]`` does not say its end was
+    reported already (``BatchEnv(autoreset=False)`` reports an end once). Only
+    games ``lo`` to ``hi - 1`` are stepped: threads may share a batch out (the
+    GIL is released).
     """
     n_over = 0
     for b in range(lo, hi):
@@ -211,12 +258,17 @@ def step_observe(
         for p in range(2):
             ends[1 + p, b] = g.played[p] if ended else 0
             ends[3 + p, b] = g.bounced[p] if ended else 0
+            # match points (us / pagat): the winner scores the cards the loser has left
+            won = ended and g.winner == p
+            ends[6 + p, b] = cards_left(g, cfg, 1 - p) if won else 0
         ends[5, b] = g.clock if ended else 0
         n_over += ended
         if full or _events(g) != before:
             _observe(s, cfg, b, obs, mask)
         else:
             observe_clock(g, cfg, obs, b)
+        if fresh:
+            _hand_out(b, obs, mask, out_obs, out_mask)
     return n_over
 
 
@@ -228,12 +280,16 @@ def restart_observe(
     seeds: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
+    out_obs: np.ndarray,
+    out_mask: np.ndarray,
 ) -> None:
-    """Deal game ``games[j]`` afresh from ``seeds[j]`` and rewrite its observation and mask rows."""
+    """Deal game ``games[j]`` afresh from ``seeds[j]`` and rewrite its observation and mask rows,
+    in the buffers ``obs`` and ``mask`` and in ``out_obs`` and ``out_mask`` (which may be them)."""
     for j in range(games.shape[0]):
         b = games[j]
         deal_seeded(s[b], cfg, seeds[j])
         _observe(s, cfg, b, obs, mask)
+        _hand_out(b, obs, mask, out_obs, out_mask)
 
 
 @njit(cache=True)

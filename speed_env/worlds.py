@@ -120,10 +120,11 @@ def read_view(rules: Rules, row: np.ndarray) -> View:
     if (top.sum(axis=1) != 1).any() or (size < 1).any():
         raise WorldError("the observation shows a centre pile without exactly one top card")
     tops = (int(top[0].argmax()), int(top[1].argmax()))
-    joker_owner = tuple(
+    owners = [
         (me if cj[k, 0] > 0.5 else opp if cj[k, 1] > 0.5 else -1) if tops[k] == 13 else -1
         for k in range(2)
-    )
+    ]
+    joker_owner = (int(owners[0]), int(owners[1]))
     clock = round(float(f("clock")[0]) * rules.max_game_ms)
     phase = f("phase")
     stuck = phase[0] > 0.5
