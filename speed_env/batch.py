@@ -61,10 +61,11 @@ from gymnasium.utils import seeding
 from speed_env.game import Games, check_options, check_seed
 from speed_env.obs_format import check_obs_format
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 
 
 def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
-    """A zeroed array in a fresh anonymous mapping: the system zeroes a page when it is first touched.
+    """A zeroed array in a fresh anonymous mapping: the system zeroes a page when first touched.
 
     ``final_obs`` is (2, n, obs_dim) but holds only the few games that ended on
     a step; ``np.zeros`` would clear all of it (the allocator hands back reused
@@ -99,15 +100,10 @@ class BatchEnv:
             raise TypeError(f"copy must be True or False, got {copy!r}")
         self.autoreset = autoreset
         self.copy = copy
-        self.games = Games(
-            n,
-            rules,
-            tick_ms=tick_ms,
-            reaction=reaction,
-            illegal_action=illegal_action,
-            threads=threads,
-            **options,
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.games = Games(n, settings, threads=threads)
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions
@@ -192,7 +188,7 @@ class BatchEnv:
         return obs, mask, tick.rewards, tick.terminated, tick.truncated, infos
 
     def _hand_out(self) -> tuple[np.ndarray, np.ndarray]:
-        """The current observations and masks: copies, or with ``copy=False`` the buffers themselves."""
+        """The current observations and masks: copies, or with ``copy=False`` the buffers."""
         return self.games.copy_buffers() if self.copy else (self.games.obs_buf, self.games.mask_buf)
 
     @property

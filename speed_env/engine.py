@@ -34,7 +34,7 @@ fl_*           (B,2,…)         each seat's card(s) in flight: kind, cards, slo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import from_dtype, njit
@@ -53,15 +53,64 @@ NONE, DRAW = -1, 2
 K_NONE, K_PLAY, K_STACK, K_MULTI, K_FLIP = -1, 0, 1, 2, 3
 NEVER = np.int64(1) << 62
 
-# Indices into the int64 config vector the kernels read (built by ``config``).
-C_JAP, C_WRAP, C_SAME, C_JOKERS, C_PLAYOUT, C_STACK, C_MULTI = 0, 1, 2, 3, 4, 5, 6
-C_LOCK, C_COUNTDOWN, C_MAXMS, C_TICK, C_HAND, C_NRANKS, C_NACT = 7, 8, 9, 10, 11, 12, 13
-C_DRAW, C_SIDE, C_DECK, C_IDLE = 14, 15, 16, 17
-N_CFG = 18
+
+class ConfigFields(NamedTuple):
+    """The names of the ints the kernels read, in the order of the config tuple (:func:`config`).
+
+    The kernels get a plain tuple of ints and read a field as ``cfg[C.wrap]``,
+    ``C`` holding each field's index: a constant, so that read compiles to
+    reading one register. A tuple, not an array or a record: numba passes it
+    by value, so the many small kernel calls pay no reference counting for
+    it; a plain one, not this named tuple: numba types a plain tuple of ints
+    in C, a named tuple in Python (about 1.5 us more a kernel call, which a
+    batch of one, or of a few hundred games, would feel).
+    ``ConfigFields(*cfg)`` names a config's values in Python.
+    """
+
+    japanese: int
+    """1 under the ``japanese`` preset (own stocks, no side piles), else 0."""
+    wrap: int
+    """1 when K-A-2 wraps."""
+    same_rank: int
+    """1 when a card goes on its own rank."""
+    jokers: int
+    """1 when the deck holds two jokers."""
+    play_out: int
+    """1 when the game ends only once a seat has no card at all."""
+    stack_layout: int
+    """1 when ``japanese`` layout cards stack."""
+    multi_play: int
+    """1 when several cards of one rank go in one move."""
+    lock: int
+    """1 when ``reserve_rule == "lock"``."""
+    countdown_ms: int
+    """``stuck_countdown_ms``."""
+    max_game_ms: int
+    """A game still running then is truncated."""
+    tick_ms: int
+    """Length of one step."""
+    hand_size: int
+    """Hand/layout slots used (at most :data:`HAND_SLOTS`)."""
+    n_ranks: int
+    """13, or 14 with jokers."""
+    n_actions: int
+    """Size of the action space (:func:`n_actions`)."""
+    draw_size: int
+    """Cards in each draw pile at the deal."""
+    side_size: int
+    """Cards in each side pile at the deal."""
+    deck_size: int
+    """Cards in the deck."""
+    idle_flip_ms: int
+    """The idle rule's period (0: off)."""
+
+
+N_CFG = len(ConfigFields._fields)
+C = ConfigFields(*range(N_CFG))
+"""Each config field's index in the tuple: ``cfg[C.wrap]``."""
 Config = tuple[int, ...]
 
-
-HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg[C_HAND] slots are used
+HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg[C.hand_size] are used
 
 
 def state_dtype() -> np.dtype:
@@ -131,31 +180,28 @@ def n_actions(rules: Rules) -> int:
 
 
 def config(rules: Rules, tick_ms: int) -> Config:
-    """The rules and tick as the tuple of ints the kernels read.
-
-    A tuple, not an array: numba passes it by value, so the many small kernel
-    calls pay no reference counting for it.
-    """
-    c = [0] * N_CFG
-    c[C_JAP] = rules.is_japanese
-    c[C_WRAP] = rules.wrap
-    c[C_SAME] = rules.same_rank
-    c[C_JOKERS] = rules.jokers
-    c[C_PLAYOUT] = rules.play_out
-    c[C_STACK] = rules.stack_layout
-    c[C_MULTI] = rules.multi_play
-    c[C_LOCK] = rules.reserve_rule == "lock"
-    c[C_COUNTDOWN] = rules.stuck_countdown_ms
-    c[C_MAXMS] = rules.max_game_ms
-    c[C_TICK] = tick_ms
-    c[C_HAND] = rules.hand_size
-    c[C_NRANKS] = rules.n_ranks
-    c[C_NACT] = n_actions(rules)
-    c[C_DRAW] = rules.draw_size
-    c[C_SIDE] = rules.side_size
-    c[C_DECK] = rules.deck_size
-    c[C_IDLE] = rules.idle_flip_ms
-    return tuple(int(x) for x in c)
+    """The rules and tick as the tuple of ints the kernels read (:class:`ConfigFields`)."""
+    named = ConfigFields(
+        japanese=int(rules.is_japanese),
+        wrap=int(rules.wrap),
+        same_rank=int(rules.same_rank),
+        jokers=int(rules.jokers),
+        play_out=int(rules.play_out),
+        stack_layout=int(rules.stack_layout),
+        multi_play=int(rules.multi_play),
+        lock=int(rules.reserve_rule == "lock"),
+        countdown_ms=int(rules.stuck_countdown_ms),
+        max_game_ms=int(rules.max_game_ms),
+        tick_ms=int(tick_ms),
+        hand_size=int(rules.hand_size),
+        n_ranks=int(rules.n_ranks),
+        n_actions=n_actions(rules),
+        draw_size=int(rules.draw_size),
+        side_size=int(rules.side_size),
+        deck_size=int(rules.deck_size),
+        idle_flip_ms=int(rules.idle_flip_ms),
+    )
+    return tuple(named)
 
 
 # --------------------------------------------------------------------------- rules
@@ -190,9 +236,9 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
         bits |= 1 << (tr - 1)
     if tr < 12:
         bits |= 1 << (tr + 1)
-    if cfg[C_WRAP] != 0 and (tr == 0 or tr == 12):
+    if cfg[C.wrap] != 0 and (tr == 0 or tr == 12):
         bits |= 1 << (12 - tr)  # K–A–2: A accepts K, K accepts A
-    if cfg[C_SAME] != 0:
+    if cfg[C.same_rank] != 0:
         bits |= 1 << tr
     return bits
 
@@ -207,7 +253,7 @@ def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
 def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
-    for i in range(cfg[C_HAND]):
+    for i in range(cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0:
             once |= 1 << rank(c)
@@ -219,7 +265,7 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
     twice = 0
-    for i in range(cfg[C_HAND]):
+    for i in range(cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0 and c < 52:
             bit = 1 << (c % 13)
@@ -246,14 +292,14 @@ def legal_bits(g: Any, cfg: Config, p: int) -> tuple[int, int, int, int, int]:
     once = hand_ranks(g, cfg, p)
     if g.phase == STUCK:
         # play-out: a stockless player picks the card to put down at the flip (either pile)
-        if cfg[C_PLAYOUT] != 0 and g.draw_n[p] == 0:
+        if cfg[C.play_out] != 0 and g.draw_n[p] == 0:
             return once, once, 0, 0, 0
         return 0, 0, 0, 0, 0
     acc0 = pile_accepts(g, cfg, p, 0)
     acc1 = pile_accepts(g, cfg, p, 1)
-    twice = hand_pairs(g, cfg, p) if cfg[C_STACK] != 0 or cfg[C_MULTI] != 0 else 0
-    stack = twice if cfg[C_STACK] != 0 and g.draw_n[p] > 0 else 0
-    multi = twice if cfg[C_MULTI] != 0 else 0
+    twice = hand_pairs(g, cfg, p) if cfg[C.stack_layout] != 0 or cfg[C.multi_play] != 0 else 0
+    stack = twice if cfg[C.stack_layout] != 0 and g.draw_n[p] > 0 else 0
+    multi = twice if cfg[C.multi_play] != 0 else 0
     return once & acc0, once & acc1, stack, multi & acc0, multi & acc1
 
 
@@ -263,16 +309,16 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
     out[:] = 0
     out[0] = 1
-    nr = cfg[C_NRANKS]
+    nr = cfg[C.n_ranks]
     for r in range(nr):
         out[1 + 2 * r] = (on0 >> r) & 1
         out[2 + 2 * r] = (on1 >> r) & 1
     base = 1 + 2 * nr
-    if cfg[C_STACK] != 0:
+    if cfg[C.stack_layout] != 0:
         for r in range(13):
             out[base + r] = (stack >> r) & 1
         base += nr
-    if cfg[C_MULTI] != 0:
+    if cfg[C.multi_play] != 0:
         for r in range(13):
             out[base + 2 * r] = (multi0 >> r) & 1
             out[base + 2 * r + 1] = (multi1 >> r) & 1
@@ -284,12 +330,12 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     if a == 0:
         return True
     on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
-    nr = cfg[C_NRANKS]
+    nr = cfg[C.n_ranks]
     base = 1 + 2 * nr
     if a < base:
         r = (a - 1) // 2
         return ((on0 if (a - 1) % 2 == 0 else on1) >> r) & 1 != 0
-    if cfg[C_STACK] != 0:
+    if cfg[C.stack_layout] != 0:
         if a < base + nr:
             return (stack >> (a - base)) & 1 != 0
         base += nr
@@ -301,7 +347,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
 def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
-    for i in range(cfg[C_HAND]):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0:
             n += 1
         n += g.stk_n[p, i]
@@ -313,7 +359,7 @@ def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
         return False
-    for i in range(cfg[C_HAND]):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0 or g.stk_n[p, i] > 0:
             return False
     return True
@@ -382,7 +428,7 @@ def lock_game(g: Any, cfg: Config) -> None:
 @njit(i64(GAME, CFG, i64, i64, i64), cache=True)
 def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
-    for i in range(start, cfg[C_HAND]):
+    for i in range(start, cfg[C.hand_size]):
         c = g.hand[p, i]
         if c >= 0 and rank(c) == r:
             return i
@@ -392,9 +438,9 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
 @njit(none(GAME, CFG, LAT, i64, i64, i64), cache=True)
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
-    nr = cfg[C_NRANKS]
+    nr = cfg[C.n_ranks]
     base_stack = 1 + 2 * nr
-    base_multi = base_stack + (nr if cfg[C_STACK] != 0 else 0)
+    base_multi = base_stack + (nr if cfg[C.stack_layout] != 0 else 0)
     if a < base_stack:
         r = (a - 1) // 2
         i = leftmost(g, cfg, p, r, 0)
@@ -422,7 +468,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
         m = a - base_multi
         r = m // 2
         n = 0
-        for i in range(cfg[C_HAND]):
+        for i in range(cfg[C.hand_size]):
             c = g.hand[p, i]
             if c >= 0 and rank(c) == r:
                 g.fl_cards[p, n] = c
@@ -473,10 +519,10 @@ def land(g: Any, cfg: Config, p: int, e: int) -> None:
             clear_flight(g, p)
             return
     # Win checks for the landing player.
-    if cfg[C_JAP] == 0:
+    if cfg[C.japanese] == 0:
         if g.draw_n[p] == 0 and layout_empty(g, cfg, p):
             end_game(g, p)
-    elif cfg[C_PLAYOUT] == 0:
+    elif cfg[C.play_out] == 0:
         if emptied:
             end_game(g, p)
     elif g.draw_n[p] == 0 and layout_empty(g, cfg, p):
@@ -507,7 +553,7 @@ def rebuild(g: Any, k: int) -> None:
 @njit(none(GAME, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
-    if cfg[C_LOCK] != 0:
+    if cfg[C.lock] != 0:
         if g.side_n[0] == 0 and g.side_n[1] == 0:
             lock_game(g, cfg)
             return
@@ -535,7 +581,7 @@ def flip_side_piles(g: Any, cfg: Config) -> None:
 @njit(i64(GAME, CFG, i64), cache=True)
 def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     """Leftmost slot of seat ``p`` holding a card, or -1."""
-    for i in range(cfg[C_HAND]):
+    for i in range(cfg[C.hand_size]):
         if g.hand[p, i] >= 0:
             return i
     return -1
@@ -551,7 +597,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
             push_centre(g, p, g.draw[p, g.draw_n[p]], p)
             g.draw[p, g.draw_n[p]] = -1
             emptied[p] = g.draw_n[p] == 0
-        elif cfg[C_PLAYOUT] != 0:
+        elif cfg[C.play_out] != 0:
             if g.fl_kind[p] == K_FLIP:
                 card, i, k = g.fl_cards[p, 0], g.fl_slots[p, 0], g.fl_pile[p]
                 clear_flight(g, p)
@@ -563,7 +609,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
                 g.hand[p, i] = -1
             push_centre(g, k, card, p)
             refill_slot(g, p, i)
-    if cfg[C_PLAYOUT] == 0:
+    if cfg[C.play_out] == 0:
         won0, won1 = emptied[0], emptied[1]
     else:
         won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
@@ -587,7 +633,7 @@ def flip(g: Any, cfg: Config) -> None:
     g.placed_at = g.flip_at
     g.phase = PLAY
     g.flip_at = -1
-    if cfg[C_JAP] != 0:
+    if cfg[C.japanese] != 0:
         flip_stocks(g, cfg)
     else:
         flip_side_piles(g, cfg)
@@ -604,9 +650,9 @@ def flying(g: Any) -> bool:
 @njit(i64(GAME, CFG), cache=True)
 def idle_due(g: Any, cfg: Config) -> int:
     """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
-    if cfg[C_IDLE] == 0 or g.phase != PLAY or flying(g):
+    if cfg[C.idle_flip_ms] == 0 or g.phase != PLAY or flying(g):
         return int(NEVER)
-    return g.placed_at + cfg[C_IDLE]
+    return g.placed_at + cfg[C.idle_flip_ms]
 
 
 @njit(none(GAME, CFG, i64), cache=True)
@@ -616,12 +662,12 @@ def stuck_test(g: Any, cfg: Config, e: int) -> None:
     if g.phase == OVER:
         return
     stuck = not flying(g) and (
-        (cfg[C_IDLE] != 0 and e >= g.placed_at + cfg[C_IDLE])
+        (cfg[C.idle_flip_ms] != 0 and e >= g.placed_at + cfg[C.idle_flip_ms])
         or (not has_play(g, cfg, 0) and not has_play(g, cfg, 1))
     )
     if stuck and g.phase == PLAY:
         g.phase = STUCK
-        g.flip_at = e + cfg[C_COUNTDOWN]
+        g.flip_at = e + cfg[C.countdown_ms]
     elif not stuck and g.phase == STUCK:
         g.phase = PLAY
         g.flip_at = -1
@@ -680,10 +726,10 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
                 commit(g, cfg, lat, p, a, t)
             else:
                 g.illegal[p] += 1
-    t_end = t + cfg[C_TICK]
+    t_end = t + cfg[C.tick_ms]
     advance(g, cfg, t_end)
     g.clock = t_end
-    if g.phase != OVER and t_end >= cfg[C_MAXMS]:
+    if g.phase != OVER and t_end >= cfg[C.max_game_ms]:
         g.phase = OVER
         g.truncated = True
         g.flip_at = -1
@@ -704,6 +750,25 @@ def step_all(
             w = g.winner
             rewards[w, b] = 1.0
             rewards[1 - w, b] = -1.0
+
+
+@njit(cache=True)
+def step_some(
+    s: np.ndarray,
+    cfg: Config,
+    lat: np.ndarray,
+    games: np.ndarray,
+    actions: np.ndarray,
+    ended: np.ndarray,
+) -> None:
+    """Step only games ``games[j]``, with ``actions`` (2, len(games)); flag in ``ended[j]`` those
+    that ended on this tick."""
+    for j in range(games.shape[0]):
+        b = games[j]
+        g = s[b]
+        was_over = g.phase == OVER
+        step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
+        ended[j] = (not was_over) and g.phase == OVER
 
 
 # ------------------------------------------------------------------------- dealing
@@ -767,8 +832,8 @@ def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
 def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)
-    hs = cfg[C_HAND]
-    if cfg[C_JAP] != 0:
+    hs = cfg[C.hand_size]
+    if cfg[C.japanese] != 0:
         for p in range(2):
             red = p == 0
             cards = np.empty(27, np.int16)
@@ -777,7 +842,7 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
                 for r in range(13):
                     cards[n] = suit * 13 + r
                     n += 1
-            if cfg[C_JOKERS] != 0:
+            if cfg[C.jokers] != 0:
                 cards[n] = 52 if red else 53
                 n += 1
             cards = np.sort(cards[:n])
@@ -790,7 +855,7 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
         return
     order = rng.shuffle_order(seed, rng.DEAL, 0, 52)
     d = order.astype(np.int16)  # the canonical deck is 0..51, so deck[order] == order
-    ds, ss = cfg[C_DRAW], cfg[C_SIDE]
+    ds, ss = cfg[C.draw_size], cfg[C.side_size]
     for p in range(2):
         for i in range(hs):
             g.hand[p, i] = d[p * hs + i]

@@ -1,9 +1,14 @@
 """``Games``: a batch of real-time Speed games with their settings, over the engine.
 
-This is the one place that turns user-facing settings (rules, tick, reaction
-profiles, the illegal-action policy) into the engine's arrays, and that
-checks actions before they reach the compiled kernels. ``BatchEnv`` and the
-PettingZoo env are thin layers over it.
+This is the one place that turns the settings (a
+:class:`~speed_env.settings.TableSettings`: rules, tick, reaction profiles,
+the illegal-action policy) into the engine's arrays, that checks actions
+before they reach the compiled kernels, and that reads the engine's records:
+callers ask by name (:attr:`Games.over`, :attr:`Games.truncated`,
+:attr:`Games.winner`, :attr:`Games.stats`, :meth:`Games.outcome`) and step
+every game (:meth:`Games.step_observe`, :meth:`Games.step`) or chosen ones
+(:meth:`Games.step_games`). ``BatchEnv``, the PettingZoo and Gymnasium envs
+and the training env (``train/vec_env.py``) are thin layers over it.
 """
 
 from __future__ import annotations
@@ -17,13 +22,12 @@ import numpy as np
 from speed_env import engine
 from speed_env.deal import Deal, parse_deal
 from speed_env.observation import obs_dim, observe_all, observe_games
-from speed_env.reaction import ReactionProfile, make_pair
+from speed_env.reaction import ReactionProfile
 from speed_env.rng import MASK64
-from speed_env.rules import Rules, RulesError, check_ms, make_rules
+from speed_env.rules import Rules
+from speed_env.settings import TableSettings, table_settings
 from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
-
-ILLEGAL_POLICIES = ("wait", "raise")
 
 
 class ActionError(ValueError):
@@ -31,7 +35,8 @@ class ActionError(ValueError):
 
 
 def check_action(action: object, n_actions: int, who: str) -> int:
-    """One agent's action as a Python int in ``[0, n_actions)``, or an :class:`ActionError` naming ``who``.
+    """One agent's action as a Python int in ``[0, n_actions)``, else an :class:`ActionError`
+    naming ``who``.
 
     The one check of a single action every Speed env uses: a Python or numpy
     integer, or a 0-d integer array, is taken; a bool, a float (even ``1.0``),
@@ -68,7 +73,8 @@ def check_seed(seed: object) -> int | None:
 
 
 def check_options(options: object, *, deal: bool = True, env: str = "this env") -> dict[str, Any]:
-    """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers send some).
+    """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers
+    send some).
 
     Anything but a dict or None is refused, and so is a ``deal`` where the env
     cannot start from one (``deal=False``).
@@ -82,43 +88,70 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
         )
     if not deal and options.get("deal") is not None:
         raise ValueError(
-            f"{env} does not start from an explicit deal (options['deal']); use parallel_env, env() "
-            f"or SpeedGymEnv for that"
+            f"{env} does not start from an explicit deal (options['deal']); use parallel_env, "
+            f"env() or SpeedGymEnv for that"
         )
     return options
 
 
+class GameStats:
+    """Running counts of every game of a batch, seat-major: each a fresh array, read from the
+    engine's records when it is asked for (so reading one costs one copy)."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: np.ndarray) -> None:
+        self._state = state
+
+    @property
+    def played(self) -> np.ndarray:
+        """int32 (2, n): cards each seat has played (landed on a centre pile)."""
+        return self._state["played"].T.copy()
+
+    @property
+    def bounced(self) -> np.ndarray:
+        """int32 (2, n): cards each seat has had bounce back."""
+        return self._state["bounced"].T.copy()
+
+    @property
+    def illegal(self) -> np.ndarray:
+        """int32 (2, n): illegal actions each seat has given (each taken as a wait)."""
+        return self._state["illegal"].T.copy()
+
+    @property
+    def clock_ms(self) -> np.ndarray:
+        """int64 (n,): the game's clock (its length once it is over)."""
+        return self._state["clock"].copy()
+
+
 class Games:
-    """``n`` games under one set of rules, tick and reaction profiles."""
+    """``n`` games under one :class:`~speed_env.settings.TableSettings`.
+
+    ``Games(n, rules, tick_ms=..., reaction=..., illegal_action=..., **options)``
+    takes the settings as :func:`~speed_env.settings.table_settings` does, or
+    one ``TableSettings``; ``threads`` shares each step out among that many
+    threads.
+    """
 
     def __init__(
         self,
         n: int,
-        rules: str | os.PathLike[str] | Rules = "us",
+        rules: str | os.PathLike[str] | Rules | TableSettings = "us",
         *,
-        tick_ms: int = 50,
-        reaction: Any = None,
-        illegal_action: str = "wait",
         threads: int = 1,
-        **options: Any,
+        **settings: Any,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
         self.threads = int(threads)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of games must be a whole number >= 1, got {n!r}")
-        if illegal_action not in ILLEGAL_POLICIES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}"
-            )
-        try:
-            self.rules: Rules = make_rules(rules, **options)
-        except TypeError as exc:  # pragma: no cover - make_rules names keys itself
-            raise RulesError(str(exc)) from None
+        self.settings = table_settings(rules, **settings)
+        self.rules: Rules = self.settings.rules
         self.n = int(n)
-        self.tick_ms = check_ms("tick_ms", tick_ms, low=1)
-        self.reactions: tuple[ReactionProfile, ReactionProfile] = make_pair(reaction)
-        self.illegal_action = illegal_action
+        self.tick_ms = self.settings.tick_ms
+        self.reactions: tuple[ReactionProfile, ReactionProfile] = self.settings.reactions
+        self.illegal_action = self.settings.illegal_action
         self.n_actions = engine.n_actions(self.rules)
         self.obs_dim = obs_dim(self.rules)
         self.cfg = engine.config(self.rules, self.tick_ms)
@@ -189,7 +222,8 @@ class Games:
     def step_observe(
         self, actions: np.ndarray, finished: np.ndarray | None = None, fresh: bool = False
     ) -> tuple[Tick, int]:
-        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how many are over.
+        """Advance every game one tick and observe it, in one pass; the :class:`Tick` and how
+        many are over.
 
         The tick's ``obs`` and ``mask`` are :attr:`obs_buf` and :attr:`mask_buf`,
         updated in place (copy them to keep them), or with ``fresh`` new arrays
@@ -236,6 +270,22 @@ class Games:
         self._synced = False
         return self._rewards.copy()
 
+    def step_games(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Advance only the listed games one tick; bool ``(len(games),)``: it ended on this tick.
+
+        ``games`` are distinct game indices, ``actions`` int64 ``(2, len(games))``
+        their seats' actions (checked by the caller: an illegal in-space action is a
+        wait, counted in :attr:`stats`). A game already over stays as it is.
+        The other games do not move, so games can run at their own pace (the
+        training env plays a game on to the learner's next decision); read what
+        changed with :meth:`observe_games`.
+        """
+        rows = np.asarray(games, np.int64)
+        ended = np.zeros(rows.shape[0], np.bool_)
+        engine.step_some(self.state, self.cfg, self.lat, rows, actions, ended)
+        self._synced = False
+        return ended
+
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
         observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)
@@ -243,7 +293,7 @@ class Games:
         return self.obs_buf.copy(), self.mask_buf.copy()
 
     def copy_buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (by parts in ``threads`` threads)."""
+        """Fresh copies of :attr:`obs_buf` and :attr:`mask_buf` (in ``threads`` threads)."""
         obs, mask = np.empty_like(self.obs_buf), np.empty_like(self.mask_buf)
 
         def part(lo: int, hi: int) -> None:  # numpy copies release the GIL
@@ -256,6 +306,36 @@ class Games:
     def observe_games(self, games: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         """Rewrite, in place, the rows of ``obs``/``mask`` of the listed games (after restarts)."""
         observe_games(self.state, self.cfg, np.asarray(games, np.int64), obs, mask)
+
+    # ----------------------------------------------------------------- results
+    @property
+    def over(self) -> np.ndarray:
+        """bool ``(n,)``: the game has ended, with a result or truncated (a fresh array)."""
+        return self.state["phase"] == engine.OVER
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """bool ``(n,)``: the game was cut at ``max_game_ms`` (then ``over``, winner -1); fresh."""
+        return self.state["truncated"].copy()
+
+    @property
+    def winner(self) -> np.ndarray:
+        """int8 ``(n,)``: 0 / 1 the winning seat, 2 a draw, -1 running or truncated; fresh."""
+        return self.state["winner"].copy()
+
+    @property
+    def stats(self) -> GameStats:
+        """Each game's counts so far: played, bounced, illegal (seat-major) and its clock."""
+        return GameStats(self.state)
+
+    def outcome(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float32: +1 where ``seats[j]`` won game ``games[j]``, -1 where it lost, else 0.
+
+        0 covers a draw, a truncated game and a game still running.
+        """
+        winner = self.state["winner"][games].astype(np.int64)
+        won = ~self.state["truncated"][games] & ((winner == 0) | (winner == 1))
+        return np.where(won, np.where(winner == seats, 1, -1), 0).astype(np.float32)
 
     # ----------------------------------------------------------------- views
     def snapshot(self, game: int = 0) -> dict[str, Any]:

@@ -70,26 +70,12 @@ from numba import njit
 from numba import types as nb_types
 
 from speed_env.engine import (
-    C_COUNTDOWN,
-    C_DECK,
-    C_HAND,
-    C_IDLE,
-    C_JAP,
-    C_JOKERS,
-    C_LOCK,
-    C_MAXMS,
-    C_MULTI,
-    C_NRANKS,
-    C_PLAYOUT,
-    C_SAME,
-    C_SIDE,
-    C_STACK,
-    C_WRAP,
     CFG,
     GAME,
     K_NONE,
     K_STACK,
     STUCK,
+    C,
     Config,
     legal_row,
     rank,
@@ -176,7 +162,8 @@ def layout_for_dim(dim: int) -> dict[str, slice]:
 
 
 def rules_tag(rules: Rules) -> np.ndarray:
-    """The ``rules`` field of every observation of a game under ``rules`` (float32, :data:`RULES_TAG`)."""
+    """The ``rules`` field of every observation of a game under ``rules`` (float32,
+    :data:`RULES_TAG`)."""
     flags = {
         **{p: rules.preset == p for p in PRESETS},
         "wrap": rules.wrap,
@@ -207,35 +194,21 @@ def tag_label(tag: np.ndarray) -> str:
 # --------------------------------------------------------------------------- kernels
 
 
+def _starts(n_ranks: int) -> tuple[int, ...]:
+    """Where each field of ``_FIELDS`` starts for ``R = n_ranks``, in the table's order."""
+    return tuple(s.start for s in _layout(n_ranks).values())
+
+
+# numba cannot read the layout dict, so the kernels get the starts as constant tuples,
+# computed here from the same table for both numbers of ranks there are (13, 14 with jokers).
+_STARTS_13, _STARTS_14 = _starts(13), _starts(14)
+
+
 @njit(cache=True, inline="always")
 def field_starts(nr: int) -> tuple[int, ...]:
-    """Where each field of ``_FIELDS`` starts, for ``R = nr`` (numba cannot read the layout dict).
-
-    The same sums as :func:`observation_layout`; a test checks that they agree.
-    """
-    return (
-        0,
-        nr,
-        2 * nr,
-        4 * nr,
-        4 * nr + 4,
-        4 * nr + 6,
-        5 * nr + 9,
-        6 * nr + 12,
-        7 * nr + 12,
-        7 * nr + 15,
-        7 * nr + 18,
-        7 * nr + 20,
-        8 * nr + 20,
-        8 * nr + 22,
-        8 * nr + 23,
-        8 * nr + 24,
-        8 * nr + 34,
-        9 * nr + 34,
-        10 * nr + 34,
-        12 * nr + 34,
-        12 * nr + 36,
-    )
+    """Where each field of ``_FIELDS`` starts, for ``R = nr`` (13 or 14), as
+    :func:`observation_layout` says."""
+    return _STARTS_14 if nr == 14 else _STARTS_13
 
 
 # Per-rank card counts are kept packed in one int64, four bits a rank (ranks
@@ -257,19 +230,19 @@ _US_SIDE = Rules(preset="us").side_size  # the deals differ by side piles: us 5 
 @njit(cache=True, inline="always")
 def _rules_tag(cfg: Config, obs: np.ndarray, q: int, b: int, at: int) -> None:
     """The ``rules`` field (RULES_TAG's order) of row ``obs[q, b]``, from the config the kernels play by."""
-    if cfg[C_JAP] != 0:
+    if cfg[C.japanese] != 0:
         obs[q, b, at + 2] = 1.0
-    elif cfg[C_SIDE] == _US_SIDE:
+    elif cfg[C.side_size] == _US_SIDE:
         obs[q, b, at] = 1.0
     else:
         obs[q, b, at + 1] = 1.0
-    obs[q, b, at + 3] = cfg[C_WRAP] != 0
-    obs[q, b, at + 4] = cfg[C_SAME] != 0
-    obs[q, b, at + 5] = cfg[C_JOKERS] != 0
-    obs[q, b, at + 6] = cfg[C_PLAYOUT] != 0
-    obs[q, b, at + 7] = cfg[C_STACK] != 0
-    obs[q, b, at + 8] = cfg[C_MULTI] != 0
-    obs[q, b, at + 9] = cfg[C_LOCK] != 0
+    obs[q, b, at + 3] = cfg[C.wrap] != 0
+    obs[q, b, at + 4] = cfg[C.same_rank] != 0
+    obs[q, b, at + 5] = cfg[C.jokers] != 0
+    obs[q, b, at + 6] = cfg[C.play_out] != 0
+    obs[q, b, at + 7] = cfg[C.stack_layout] != 0
+    obs[q, b, at + 8] = cfg[C.multi_play] != 0
+    obs[q, b, at + 9] = cfg[C.lock] != 0
 
 
 @njit(cache=True, inline="always")
@@ -287,7 +260,7 @@ def _flight(
 def _since_placed(g: Any, cfg: Config) -> float:
     """The idle clock as a fraction of ``idle_flip_ms``; past 1 the idle flip is due (it
     waits only for cards in flight), so the cap loses nothing."""
-    idle = cfg[C_IDLE]
+    idle = cfg[C.idle_flip_ms]
     return 0.0 if idle == 0 else min(1.0, max(0.0, (g.clock - g.placed_at) / idle))
 
 
@@ -303,10 +276,10 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     fields are bound once: both keep numba from reference-counting views
     inside the loops, which cost more than the writes themselves.
     """
-    nr = cfg[C_NRANKS]
-    hs = cfg[C_HAND]
-    deck = float(cfg[C_DECK])
-    jap = cfg[C_JAP] != 0
+    nr = cfg[C.n_ranks]
+    hs = cfg[C.hand_size]
+    deck = float(cfg[C.deck_size])
+    jap = cfg[C.japanese] != 0
     t = g.clock
     hand, stk, stk_n = g.hand, g.stk, g.stk_n
     centre, centre_n, top_owner = g.centre, g.centre_n, g.top_owner
@@ -420,9 +393,9 @@ def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             obs[q, b, at_size + k] = size
             obs[q, b, at_side + k] = side
     stuck = g.phase == STUCK
-    cd = cfg[C_COUNTDOWN]
+    cd = cfg[C.countdown_ms]
     left_ms = 0.0 if not stuck or cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
-    clock = min(1.0, t / cfg[C_MAXMS])
+    clock = min(1.0, t / cfg[C.max_game_ms])
     for q in range(2):
         if stuck:
             obs[q, b, at_phase] = 1.0
@@ -457,7 +430,7 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
     rewrites the rows with :func:`observe_game`; a test checks the two ways
     agree on every step of many games.
     """
-    nr = cfg[C_NRANKS]
+    nr = cfg[C.n_ranks]
     (
         _,
         _,
@@ -488,11 +461,11 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
             obs[q, b, at_my_fl + nr + 2] = land
             obs[1 - q, b, at_opp_fl + nr + 2] = land
     if g.phase == STUCK:
-        cd = cfg[C_COUNTDOWN]
+        cd = cfg[C.countdown_ms]
         left_ms = 0.0 if cd <= 0 else min(1.0, max(0.0, (g.flip_at - t) / cd))
         obs[0, b, at_phase + 1] = left_ms
         obs[1, b, at_phase + 1] = left_ms
-    clock = min(1.0, t / cfg[C_MAXMS])
+    clock = min(1.0, t / cfg[C.max_game_ms])
     obs[0, b, at_clock] = clock
     obs[1, b, at_clock] = clock
     since = _since_placed(g, cfg)

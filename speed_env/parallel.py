@@ -83,8 +83,10 @@ Version history
 
 from __future__ import annotations
 
+import inspect
 import os
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, ParamSpec
 
 import gymnasium
 import numpy as np
@@ -93,12 +95,21 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env import obs_format as formats
-from speed_env.game import ActionError, Games, check_action, check_options, check_seed
+from speed_env.game import (
+    ActionError,
+    Games,
+    GameStats,
+    check_action,
+    check_options,
+    check_seed,
+)
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
+P = ParamSpec("P")
 
 
 class SpeedParallelEnv(ParallelEnv, GamePickle):
@@ -140,9 +151,10 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
             )
         self.obs_format = formats.check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
-        self.games = Games(
-            1, rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.games = Games(1, settings)
         self.rules = self.games.rules
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -171,7 +183,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
-        """Deal a new game (seeded, or ``options={"deal": {...}}``); return ``(observations, infos)``.
+        """Deal a new game (seeded, or ``options={"deal": {...}}``); ``(observations, infos)``.
 
         ``seed=s`` deals the game seeded ``s`` and seeds the generator that later
         unseeded resets draw their games' seeds from (Gymnasium's convention);
@@ -215,7 +227,6 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self._cycles += 1
         self._obs, self._mask = tick.obs, tick.mask
         illegal = tick.illegal[:, 0].tolist()
-        st = self.games.state
         over = bool(tick.over[0])
         trunc = bool(tick.truncated[0])
         # max_cycles cuts the episode short of the game's end: a truncation paying 0.
@@ -224,29 +235,22 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc or cut)
-        totals = st["illegal"][0].tolist()
+        stats = self.games.stats
+        totals = stats.illegal[:, 0].tolist()
         for p, a in enumerate(AGENTS):
             infos[a].update(illegal=illegal[p], illegal_total=totals[p])
         if cut:
             self.agents = []
         if over:
-            result = self.games.snapshot(0)["winner"]
-            points = self.games.match_points()  # us/pagat match scoring; None for japanese
+            end = _game_end(self.games, stats)
             for p, a in enumerate(AGENTS):
-                infos[a].update(
-                    winner=result,
-                    played=int(st["played"][0, p]),
-                    bounced=int(st["bounced"][0, p]),
-                    clock_ms=int(st["clock"][0]),
-                )
-                if points is not None:
-                    infos[a]["points"] = int(points[p, 0])
+                infos[a].update(end[p])
             self.agents = []
         self._render_human()
         return observations, rewards, terminations, truncations, infos
 
     def _observations(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        """Each agent's observation in ``obs_format`` and its infos (the mask there for ``"box"``)."""
+        """Each agent's observation in ``obs_format`` and infos (with the mask for ``"box"``)."""
         assert self._obs is not None and self._mask is not None
         observations: dict[str, Any] = {}
         infos: dict[str, dict[str, Any]] = {}
@@ -264,7 +268,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
 
     # ----------------------------------------------------------------- views
     def state(self) -> np.ndarray:
-        """Global state: player_0's observation then player_1's (together they see every open card)."""
+        """Global state: player_0's observation then player_1's (together: every open card)."""
         if self._obs is None:
             raise RuntimeError("call reset() before state()")
         return np.concatenate([self._obs[0, 0], self._obs[1, 0]]).astype(np.float32)
@@ -278,10 +282,12 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return self.games.table(0)
 
     def render(self) -> Any:
-        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``: an (H, W, 3) uint8 frame."""
+        """``human``: print the table as text (returns None); ``ansi``: that text; ``rgb_array``:
+        an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='human', 'ansi' or 'rgb_array'"
+                "render() called without a render_mode; pass render_mode='human', 'ansi' or "
+                "'rgb_array'"
             )
             return None
         from speed_env import render  # only renderers pay for the drawing code
@@ -289,7 +295,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return render.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
-        """In ``human`` mode the table is printed after every reset and step (Gymnasium's convention)."""
+        """In ``human`` mode the table is printed after every reset and step (as in Gymnasium)."""
         if self.render_mode == "human":
             self.render()
 
@@ -319,39 +325,33 @@ def parallel_env(
     )
 
 
-def env(
-    rules: str | os.PathLike[str] | Rules = "us",
-    *,
-    tick_ms: int = 50,
-    reaction: Any = None,
-    render_mode: str | None = None,
-    obs_format: str = "dict",
-    max_cycles: int | None = None,
-    **options: Any,
-) -> AECEnv:
-    """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
+def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]:
+    """The AEC factory over ``make_parallel``: the same arguments (for mypy, ``inspect`` and
+    the docs alike), the parallel env it makes, one seat's turn at a time."""
 
-    Each tick becomes two AEC turns, player_0 then player_1; the tick is
-    resolved once both have acted. An action is checked when it is given
-    (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
-    ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
-    order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
-    parallel env.
-    """
-    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+    def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
+        """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
-    from speed_env.aec import SpeedAECEnv
+        It takes :func:`parallel_env`'s arguments. Each tick becomes two AEC
+        turns, player_0 then player_1; the tick is resolved once both have
+        acted. An action is checked when it is given
+        (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
+        ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
+        order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
+        parallel env.
+        """
+        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-    par = parallel_env(
-        rules,
-        tick_ms=tick_ms,
-        reaction=reaction,
-        render_mode=render_mode,
-        obs_format=obs_format,
-        max_cycles=max_cycles,
-        **options,
-    )
-    return OrderEnforcingWrapper(SpeedAECEnv(par))
+        from speed_env.aec import SpeedAECEnv
+
+        return OrderEnforcingWrapper(SpeedAECEnv(make_parallel(*args, **kwargs)))
+
+    signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
+    env.__signature__ = signature  # type: ignore[attr-defined]
+    return env
+
+
+env = _as_aec(parallel_env)
 
 
 def _check_max_cycles(max_cycles: object) -> int | None:
@@ -367,3 +367,22 @@ def _check_max_cycles(max_cycles: object) -> int | None:
             f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}"
         )
     return int(max_cycles)
+
+
+def _game_end(games: Games, stats: GameStats) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Each seat's end-of-game infos of game 0: the result, its counts and, under ``us`` and
+    ``pagat`` match scoring, its match points (docs/rules.md)."""
+    result = games.snapshot(0)["winner"]
+    points = games.match_points()  # None for japanese
+    ends = []
+    for p in range(2):
+        end = {
+            "winner": result,
+            "played": int(stats.played[p, 0]),
+            "bounced": int(stats.bounced[p, 0]),
+            "clock_ms": int(stats.clock_ms[0]),
+        }
+        if points is not None:
+            end["points"] = int(points[p, 0])
+        ends.append(end)
+    return ends[0], ends[1]

@@ -38,6 +38,7 @@ from speed_env.game import Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
+from speed_env.settings import table_settings
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -70,16 +71,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
         if seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if opponent is not None and not isinstance(opponent, Policy):
             raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), got {type(opponent).__name__}"
+                f"opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(opponent).__name__}"
             )
-        self.games = Games(1, rules, tick_ms=tick_ms, reaction=reaction, **options)
+        self.games = Games(1, table_settings(rules, tick_ms=tick_ms, reaction=reaction, **options))
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
         self.seat_choice = seat
@@ -96,7 +99,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
-        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's RNG."""
+        """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's
+        RNG."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
         super().reset(seed=seed)
@@ -134,9 +138,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
-        st = self.games.state
-        over = bool(st["phase"][0] == 2)
-        truncated = bool(st["truncated"][0])
+        over = bool(self.games.over[0])
+        truncated = bool(self.games.truncated[0])
         obs, info = self._view(me)
         info.update(illegal=illegal, seat=me)
         if over:
@@ -159,7 +162,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         return self.games.snapshot(0)
 
     def render(self) -> Any:
-        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``: a frame."""
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``:
+        a frame."""
         if self.render_mode is None:
             return None
         from speed_env import render

@@ -1,7 +1,8 @@
 """Tests for speed_env.render: text and RGB tables drawn from snapshot() dicts.
 
 Most tests use hand-written snapshots, so the renderers are checked against the
-snapshot contract (README, ``snapshot()``) on their own; one test also draws real env snapshots.
+snapshot contract (README, ``snapshot()``) on their own; one test also draws real env
+snapshots. The RGB frames are drawn with Pillow (the ``[render]`` extra).
 """
 
 from __future__ import annotations
@@ -165,9 +166,14 @@ def test_rgb_shape_is_fixed_and_uint8(scale: int) -> None:
         assert img.dtype == np.uint8
 
 
-def test_rgb_scale_repeats_pixels() -> None:
+def test_rgb_scale_keeps_the_layout() -> None:
+    # Every shape scales with ``scale``; only the text is drawn afresh at each size, so
+    # sampling a larger frame at the centre of each base pixel gives the small frame back
+    # except on the letters (a few percent of the pixels).
     small = render_rgb(_snapshot(), scale=1)
-    assert np.array_equal(render_rgb(_snapshot(), scale=3), small.repeat(3, 0).repeat(3, 1))
+    for scale in (2, 3):
+        sampled = render_rgb(_snapshot(), scale=scale)[scale // 2 :: scale, scale // 2 :: scale]
+        assert (sampled == small).all(axis=2).mean() > 0.9, scale
 
 
 def test_rgb_is_deterministic_and_json_safe() -> None:

@@ -1,4 +1,4 @@
-"""``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``, the opponents inside.
+"""``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``, opponents inside.
 
 Each of the ``n_envs`` slots is one game on the batched engine (the same
 :class:`speed_env.game.Games` that ``BatchEnv`` steps), with the learner in
@@ -21,8 +21,8 @@ costs more than the few wasted samples. The
 game is exactly the one a tick-by-tick player would see; only the samples
 where the learner had no choice are left out, so PPO's updates spend their
 time on decisions (a game is about 250 ticks but about 20 decisions per
-seat). Games advance independently, so this needs stepping a subset of the
-batch: a small compiled loop over the engine's own ``step_game`` does it.
+seat). Games advance independently, so this steps a subset of the batch
+(:meth:`speed_env.game.Games.step_games`).
 ``skip_forced=False`` makes every tick a step (as ``BatchEnv`` does).
 
 Finished games restart at once, as SB3 expects: the step that ends a game
@@ -62,34 +62,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from speed_env import engine
 from speed_env.game import ActionError, Games
 from speed_env.observation import observation_layout
 from speed_env.policy import Policy
 from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
-
-
-@njit(cache=True)
-def _step_games(
-    s: np.ndarray,
-    cfg: tuple,
-    lat: np.ndarray,
-    games: np.ndarray,
-    actions: np.ndarray,
-    over: np.ndarray,
-) -> None:
-    """One tick of the listed games only (``actions`` (2, len(games))); flag those that ended on it."""
-    for j in range(games.shape[0]):
-        b = games[j]
-        g = s[b]
-        was_over = g.phase == engine.OVER
-        engine.step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
-        over[j] = (not was_over) and g.phase == engine.OVER
 
 
 def parse_rules_list(
@@ -119,7 +99,7 @@ class _Group:
 
 
 class SpeedVecEnv(VecEnv):
-    """``n_envs`` games with the learner in one seat and pool opponents in the other (module docstring)."""
+    """``n_envs`` games, the learner in one seat, pool opponents in the other (module docstring)."""
 
     def __init__(
         self,
@@ -164,7 +144,8 @@ class SpeedVecEnv(VecEnv):
         sigs = {(g.games.obs_dim, g.games.n_actions) for g in self.groups}
         if len(sigs) != 1:
             raise ValueError(
-                f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: {sigs}"
+                f"rules {[r.preset for r in self.rules_list]} differ in observation/action size: "
+                f"{sigs}"
             )
         obs_dim, n_actions = sigs.pop()
         self.obs_dim, self.n_actions = obs_dim, n_actions
@@ -211,7 +192,8 @@ class SpeedVecEnv(VecEnv):
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        """Deal every slot a new game (slot ``i``: the deal seeded ``seed + i``) and run it to a decision."""
+        """Deal every slot a new game (slot ``i``: the deal seeded ``seed + i``) and run it to a
+        decision."""
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
         elif self._resets:
@@ -253,12 +235,14 @@ class SpeedVecEnv(VecEnv):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ActionError(
-                f"action {int(a[i])} of env {i} is outside the action space Discrete({self.n_actions})"
+                f"action {int(a[i])} of env {i} is outside the action space "
+                f"Discrete({self.n_actions})"
             )
         self._actions = a
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Apply the actions, run every game to the learner's next decision; ``(obs, rewards, dones, infos)``."""
+        """Apply the actions, run every game to the learner's next decision; ``(obs, rewards,
+        dones, infos)``."""
         if self._actions is None:
             raise RuntimeError("call step_async() (or step()) after reset() first")
         t0 = time.perf_counter()
@@ -353,7 +337,7 @@ class SpeedVecEnv(VecEnv):
         else:
             self.seat[slots] = int(self.seat_choice)
         self.member[slots] = self.pool.sample(len(slots), self.rng)
-        # Seat reactions follow who sits where: the learner's profile, the opponent's own if it has one.
+        # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
             opp_profile = self.pool.members[self.member[s]].reaction or self.reactions[1]
             pair = (
@@ -376,9 +360,8 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Tick group ``g``'s games: the first tick with ``actions``, then (skipping) on to decisions."""
+        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions."""
         games = g.games
-        state = games.state
         pending = g.rows
         first = actions is not None
         if not first:  # from a fresh deal: only the games where the learner has no choice yet
@@ -405,8 +388,7 @@ class SpeedVecEnv(VecEnv):
                     self.groups.index(g),
                 )
             t1 = time.perf_counter()
-            over = np.zeros(pending.size, np.bool_)
-            _step_games(state, games.cfg, games.lat, pending, a, over)
+            over = games.step_games(pending, a)
             self.counters["ticks"] += int(pending.size)
             ended = pending[over]
             if ended.size:
@@ -433,15 +415,12 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Pay and record the games that ended in rows ``ended``, then deal their slots new games."""
-        st = g.games.state
+        """Pay and record the games that ended in rows ``ended``; deal their slots new games."""
         slots = ended + g.lo
         seat = self.seat[slots]
-        winner = st["winner"][ended].astype(np.int64)
-        truncated = st["truncated"][ended].astype(bool)
-        outcome = np.where(
-            truncated | (winner < 0) | (winner == engine.DRAW), 0, np.where(winner == seat, 1, -1)
-        ).astype(np.float32)
+        truncated = g.games.truncated[ended]
+        outcome = g.games.outcome(ended, seat)
+        clock_ms = g.games.stats.clock_ms[ended]
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
@@ -465,7 +444,7 @@ class SpeedVecEnv(VecEnv):
                 "is_success": bool(outcome[j] > 0),
                 "opponent": self.pool.members[self.member[s]].name,
                 "seat": int(seat[j]),
-                "ticks": int(st["clock"][r] // self.tick_ms),
+                "ticks": int(clock_ms[j] // self.tick_ms),
             }
         self.pool.record(self.member[slots], outcome)
         self.counters["games"] += int(ended.size)
