@@ -20,7 +20,6 @@ import numpy as np
 
 import agents
 from agents.stats import mean_interval
-from speed_env import engine
 from speed_env.game import Games
 from speed_env.rules import Rules
 
@@ -84,10 +83,10 @@ def find_forks(rules: Rules, games: int, pick: Pick, seed: int) -> list[Fork]:
     taken = np.zeros(games, bool)
     found = []
     tick = 0
-    while not (g.state["phase"] == engine.OVER).all():
+    while not g.over.all():
         obs, mask = g.observe()
         actions = np.stack([bots[p].act(obs[p], mask[p]) for p in range(2)])
-        chosen = pick(obs, mask, tick) & ~taken & (g.state["phase"] != engine.OVER)
+        chosen = pick(obs, mask, tick) & ~taken & ~g.over
         for i in np.flatnonzero(chosen):
             found.append(
                 Fork(
@@ -127,12 +126,12 @@ def continue_forks(
     live = np.arange(n)
     while True:
         g.step(actions)
-        live = live[g.state["phase"][live] != engine.OVER]
+        live = live[~g.over[live]]
         if live.size == 0:
             break
         g.observe_games(live, obs, mask)
         actions = np.zeros((2, n), np.int64)
         for p in range(2):
             actions[p, live] = bots[p].act(obs[p, live], mask[p, live])
-    w = g.state["winner"].astype(np.int64)
+    w = g.winner.astype(np.int64)
     return np.where(w == 0, 1.0, np.where(w == 1, 0.0, 0.5))
