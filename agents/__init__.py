@@ -3,63 +3,38 @@
 ``make("greedy")``, ``make("chain@pro")``, ``make("random@200")``: a name, then
 optionally ``@`` and a reaction profile (ms or a preset name) that the
 tournament gives the bot's seat. ``available()`` lists the names with a
-one-line description each.
+one-line description each. This is the real-time game's registry
+(:mod:`agents.registry`); the vintage bots have their own,
+:mod:`agents.vintage_agents`, to which ``make`` hands a ``vintage-…`` spec.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from speed_env.policy import Policy
-from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+from agents.registry import AgentEntry, AgentSpec, AgentSpecError, Registry
+from speed_env.policy import Policy, RandomPolicy
+from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules, make_rules
 
-
-class AgentSpecError(ValueError):
-    """An agent spec string names no known agent, or carries a bad reaction profile."""
-
-
-@dataclass(frozen=True)
-class AgentEntry:
-    """How to build one kind of agent."""
-
-    name: str
-    description: str
-    build: Callable[[Rules, int | None, str], Policy]
-    budget: bool = False
-    """``@`` in its spec is a search budget (``vintage-search@32``), not a reaction profile."""
+REALTIME = Registry("real-time Speed")
+"""The real-time agent kinds; ``build(rules, seed, arg)``."""
+register = REALTIME.register
 
 
-def _heuristic(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
-    def build(rules: Rules, seed: int | None, arg: str) -> Policy:
-        from agents import heuristics
-
-        return getattr(heuristics, cls_name)(rules, seed)
-
-    return build
+def _random(rules: Rules, seed: int | None, arg: str) -> Policy:
+    return RandomPolicy(seed)
 
 
-_REGISTRY: dict[str, AgentEntry] = {}
+def _greedy(rules: Rules, seed: int | None, arg: str) -> Policy:
+    from agents.heuristics import GreedyAgent
+
+    return GreedyAgent(rules, seed)
 
 
-def register(
-    name: str,
-    description: str,
-    build: Callable[[Rules, int | None, str], Policy],
-    budget: bool = False,
-) -> None:
-    """Add an agent kind under ``name`` (``name:ARG`` specs pass ARG to ``build``).
-
-    With ``budget``, ``@K`` in a spec is the agent's search budget, passed to
-    ``build`` as the tail of its argument (``name:ARG@K`` gives ``ARG@K``)."""
-    _REGISTRY[name] = AgentEntry(name, description, build, budget)
-
-
-register("random", "uniform over legal actions, waiting included", _heuristic("RandomAgent"))
-register("greedy", "plays a legal card as soon as it can", _heuristic("GreedyAgent"))
+register("random", "uniform over legal actions, waiting included", _random)
+register("greedy", "plays a legal card as soon as it can", _greedy)
 
 
 def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
@@ -79,8 +54,8 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
             weights[key] = float(value)
         except ValueError:
             raise AgentSpecError(
-                f"bad chain weight {item!r}; give NAME=NUMBER with NAME one of {', '.join(sorted(names))}"
-                " (plan=0 or plan=1)"
+                f"bad chain weight {item!r}; give NAME=NUMBER with NAME one of "
+                f"{', '.join(sorted(names))} (plan=0 or plan=1)"
             ) from None
     return ChainAgent(rules, seed, ChainWeights(**weights))
 
@@ -111,73 +86,19 @@ register(
 )
 
 
-def _vintage(cls_name: str) -> Callable[[Rules, int | None, str], Policy]:
-    def build(rules: Rules, seed: int | None, arg: str) -> Policy:
-        from agents import vintage
-
-        cls = getattr(vintage, cls_name)
-        return cls(seed=seed) if cls_name == "VintageRandom" else cls()
-
-    return build
-
-
-register("vintage-random", "vintage Speed: uniform over legal actions", _vintage("VintageRandom"))
-register(
-    "vintage-greedy",
-    "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
-    _vintage("VintageGreedy"),
-)
-register(
-    "vintage-tactician",
-    "vintage Speed: greedy plus follow-keeping and endgame Lightning",
-    _vintage("VintageTactician"),
-)
-
-
-def _vintage_ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
-    from agents.vintage_tournament import load_vintage_policy
-
-    return load_vintage_policy(arg, seed)
-
-
-def _vintage_search(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
-    (:mod:`agents.vintage_search`)."""
-    from agents.vintage_search import VintageSearch, parse_settings
-
-    options, _, budget = arg.partition("@")
-    try:
-        settings = parse_settings(options, budget)
-    except ValueError as exc:
-        raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
-    return VintageSearch(settings, seed)
-
-
-register(
-    "vintage-search",
-    "vintage Speed: rollout search over worlds sampled from its own view "
-    "(vintage-search@K, K worlds per decision)",
-    _vintage_search,
-    budget=True,
-)
-
-
-register("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo)
-
-
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``, ``?sample``."""
-    from agents.model_io import policy_from_spec_arg
+    """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``,
+    ``?sample``."""
+    from agents.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)
 
 
 def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
     """The bundled learned agent trained on ``rules``: ``agents/models/trained.json``, or another
-    model bundled beside it (:func:`agents.model_io.bundled_models`); refused, naming each, when
+    model bundled beside it (:func:`agents.learned.bundled_models`); refused, naming each, when
     none was trained on them."""
-    from agents.model_io import bundled_policy
+    from agents.learned import bundled_policy
 
     return bundled_policy(rules, seed, arg)
 
@@ -185,6 +106,22 @@ def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
 register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
 register(
     "trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained
+)
+
+
+def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """The bundled agent PPO learned from reward alone (no cloning; the README says how):
+    ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
+    from agents.model_io import BUNDLED, load_policy
+
+    path = BUNDLED.parent / "selfplay" / "selfplay.json"
+    return load_policy(path, rules, seed=seed, sample=arg == "sample")
+
+
+register(
+    "selfplay",
+    "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
+    _selfplay,
 )
 
 
@@ -201,57 +138,47 @@ def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
 
 
 def available() -> dict[str, str]:
-    """Agent names and a one-line description of each."""
-    return {name: entry.description for name, entry in _REGISTRY.items()}
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """A parsed spec string: agent name, its argument (``ppo:PATH``) and reaction profile."""
-
-    text: str
-    name: str
-    arg: str
-    reaction: ReactionProfile | None
+    """Real-time agent names and a one-line description of each (the vintage ones:
+    :func:`agents.vintage_agents.available`)."""
+    return REALTIME.available()
 
 
 def parse_spec(spec: str) -> AgentSpec:
-    """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse unknown names and bad profiles."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
-    text = spec.strip()
-    body, _, reaction_text = text.partition("@")
-    name, _, arg = body.partition(":")
-    if name not in _REGISTRY:
-        raise AgentSpecError(
-            f"unknown agent {name!r} in spec {spec!r}; available: {', '.join(_REGISTRY)}"
-        )
-    reaction = None
-    if reaction_text and _REGISTRY[name].budget:
-        arg = f"{arg}@{reaction_text}"
-    elif reaction_text:
-        try:
-            reaction = make_profile(reaction_text)
-        except ReactionError as exc:
-            raise AgentSpecError(f"bad reaction in agent spec {spec!r}: {exc}") from None
-    return AgentSpec(text, name, arg, reaction)
+    """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse unknown
+    names and bad profiles. A vintage spec is parsed by the vintage registry."""
+    from agents import vintage_agents
+
+    if vintage_agents.is_vintage(spec):
+        return vintage_agents.parse_spec(spec)
+    return REALTIME.parse_spec(spec)
 
 
 def make(
-    spec: str, rules: str | os.PathLike[str] | Rules = "us", seed: int | None = None, **_: Any
+    spec: str, rules: str | os.PathLike[str] | Rules | None = None, seed: int | None = None
 ) -> Policy:
-    """Build the agent a spec string names (its reaction profile is on ``.reaction``)."""
-    parsed = parse_spec(spec)
-    policy = _REGISTRY[parsed.name].build(make_rules(rules), seed, parsed.arg)
-    try:
-        policy.reaction = parsed.reaction  # type: ignore[attr-defined]
-        policy.spec = parsed.text  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover - slotted third-party policies
-        pass
+    """Build the agent a spec string names (its reaction profile is on ``.reaction``).
+
+    A real-time agent plays ``rules`` (a preset name, a rules file or
+    :class:`~speed_env.rules.Rules`; ``None``: ``us``). A vintage spec
+    (``vintage-greedy`` …) is built by :func:`agents.vintage_agents.make`,
+    which needs no rules: giving it real-time rules is refused.
+    """
+    from agents import vintage_agents
+
+    if vintage_agents.is_vintage(spec):
+        if rules is not None:
+            raise AgentSpecError(
+                f"{spec!r} plays Vintage Speed, not real-time Speed, and takes no rules; "
+                f"real-time agents are {', '.join(available())}"
+            )
+        return vintage_agents.make(spec, seed)
+    policy: Policy = REALTIME.make(spec, make_rules("us" if rules is None else rules), seed)
     return policy
 
 
 __all__ = [
+    "REALTIME",
+    "AgentEntry",
     "AgentSpec",
     "AgentSpecError",
     "available",

@@ -3,42 +3,24 @@
 Each bot reads only its own observation (the published named slices of
 :func:`speed_env.observation_layout`) and mask, never hidden state, and acts
 on a whole batch with array code, so a tournament of heuristics runs at
-engine speed. ``random`` and ``greedy`` read the mask alone, so they play
-any rules as they are.
+engine speed. ``random`` (:class:`speed_env.policy.RandomPolicy`, the one
+uniform-random player of both games) and ``greedy`` read the mask alone, so
+they play any rules as they are.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from speed_env.policy import RandomPolicy
 from speed_env.rules import Rules
 
 
-class RandomAgent:
-    """Uniform over the legal actions, waiting included."""
-
-    def __init__(self, rules: Rules, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reseed(self, seed: int) -> None:
-        """Restart the generator from ``seed``."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """A uniformly random legal action per row."""
-        keys = np.where(mask > 0, self.rng.random(mask.shape), -1.0)
-        return keys.argmax(axis=1)
-
-
-class GreedyAgent:
+class GreedyAgent(RandomPolicy):
     """Plays a legal card as soon as it can (a random one among its legal plays)."""
 
     def __init__(self, rules: Rules, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reseed(self, seed: int) -> None:
-        """Restart the generator from ``seed``."""
-        self.rng = np.random.default_rng(seed)
+        super().__init__(seed)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """A random legal play per row; wait only when there is none."""

@@ -2,9 +2,10 @@
 
 Every pairing plays the same deals, and each deal twice with seats swapped,
 so the luck of the deal cancels out of every comparison. The work is cut
-into fixed chunks (a pairing and a range of deals); each chunk is a pure
-function of the settings and its index, so the results are identical for any
-number of worker processes, and an interrupted run keeps every finished chunk.
+into fixed chunks (a pairing, the line-up of :mod:`agents.tournament_harness`,
+and a range of deals) and run by that harness, shared with the vintage
+tournament: the results are identical for any number of worker processes, and
+an interrupted run keeps every finished chunk.
 
 With ``match=True`` (``us``/``pagat``) the games of each pairing, in deal
 order with the seats alternating (each deal's two seatings back to back), are
@@ -22,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.jobs import Backend, run_jobs
+from agents import tournament_harness as harness
+from agents.jobs import Backend
+from agents.tournament_harness import Chunk
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
@@ -46,12 +49,14 @@ class Settings:
     gauntlet: str | None = None
     """Only pairings of this spec against each other agent (else a full round robin)."""
     match: bool = False
-    """Also score matches: consecutive games of a pairing until a seat has ``rules.match_target`` points."""
+    """Also score matches: consecutive games of a pairing until a seat has
+    ``rules.match_target`` points."""
 
     def __post_init__(self) -> None:
         if self.match and self.rules.is_japanese:
             raise ValueError(
-                "match scoring (match_target) exists for the us and pagat presets only, not japanese"
+                "match scoring (match_target) exists for the us and pagat presets only, "
+                "not japanese"
             )
 
     @property
@@ -86,16 +91,6 @@ class Settings:
         }
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """One unit of work: deals ``start .. start + count`` of pairing ``pair``."""
-
-    index: int
-    pair: int
-    start: int
-    count: int
-
-
 @dataclass
 class ChunkResult:
     """Results of one chunk, from agent ``a``'s side of the pairing."""
@@ -121,11 +116,7 @@ class ChunkResult:
 
 def plan(settings: Settings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
-    chunks: list[Chunk] = []
-    for pair in range(len(settings.pairings())):
-        for start in range(0, settings.deals, CHUNK_DEALS):
-            chunks.append(Chunk(len(chunks), pair, start, min(CHUNK_DEALS, settings.deals - start)))
-    return chunks
+    return harness.plan(len(settings.pairings()), settings.deals, CHUNK_DEALS)
 
 
 def _play(
@@ -136,7 +127,7 @@ def _play(
     policy_seed: int,
     record: int,
 ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; return per-game results."""
+    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results."""
     import agents
 
     bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
@@ -179,8 +170,9 @@ def _play(
 
 
 def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
-    """Play one chunk: each of its deals with ``a`` in seat 0, then with seats swapped."""
-    a, b = settings.pairings()[chunk.pair]
+    """Play one chunk (``chunk.lineup`` is the pairing): each of its deals with ``a`` in seat 0,
+    then with seats swapped."""
+    a, b = settings.pairings()[chunk.lineup]
     specs = (settings.agents[a], settings.agents[b])
     out = ChunkResult(chunk)
     seat_results = []
@@ -212,10 +204,6 @@ def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
     return out
 
 
-def _run_chunk_job(args: tuple[Settings, Chunk, int]) -> ChunkResult:
-    return run_chunk(*args)
-
-
 def run(
     settings: Settings,
     workers: int = 1,
@@ -229,10 +217,15 @@ def run(
     run and returns what finished. ``backend`` runs the chunks on Ray
     (``agents.jobs``); the results are the same on every backend.
     """
-    chunks = plan(settings)
-    jobs = [(settings, c, record if c.index == 0 else 0) for c in chunks]
-    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress, backend)
-    return [r for r in results if r is not None], complete
+    return harness.run(
+        run_chunk,
+        settings,
+        plan(settings),
+        workers=workers,
+        record=record,
+        progress=progress,
+        backend=backend,
+    )
 
 
 # ---------------------------------------------------------------- matches
@@ -268,7 +261,7 @@ def pairing_matches(
     """
     by_pair: dict[int, list[ChunkResult]] = {}
     for r in results:
-        by_pair.setdefault(r.chunk.pair, []).append(r)
+        by_pair.setdefault(r.chunk.lineup, []).append(r)
     out: dict[int, tuple[list[tuple[int, int]], int]] = {}
     for pair, chunks in by_pair.items():
         chunks.sort(key=lambda r: r.chunk.start)
@@ -310,7 +303,8 @@ class Match:
 
 @dataclass
 class MatchScore:
-    """One pairing's matches (``--match``): consecutive games until a seat has ``match_target`` points."""
+    """One pairing's matches (``--match``): consecutive games until a seat has
+    ``match_target`` points."""
 
     matches: int
     match_wins_a: int
@@ -338,7 +332,7 @@ def summarise(
     bounced = np.zeros(n)
     n_games = np.zeros(n)
     for r in results:
-        a, b = pairs[r.chunk.pair]
+        a, b = pairs[r.chunk.lineup]
         wins[a, b] += r.wins_a
         wins[b, a] += r.wins_b
         draws[a, b] += r.draws

@@ -1,4 +1,4 @@
-"""Bots for Vintage Speed, and a small runner that plays them against each other.
+"""Bots for Vintage Speed, each a batch ``Policy`` over the vintage observation.
 
 Every bot satisfies the batch ``Policy`` protocol (``act(obs, mask) ->
 actions`` on ``(n, obs_dim)`` float32 and ``(n, n_actions)`` int8 arrays) and
@@ -16,23 +16,19 @@ nothing else about the game is hidden from it but the other hands.
   not seen and from a next player who just drew; it blocks a next player
   about to go out, and sheds Lightning once anyone is about to go out.
 
-:func:`play_games` seats a list of policies at one table for many games
-(rotating the seats so no policy keeps a lucky seat) and reports each
-policy's wins and mean penalty points.
+They play each other in :mod:`agents.vintage_tournament` (``speed tournament
+--game vintage``): line-ups, seat rotation, shared deals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from speed_env.policy import Policy
-from speed_env.vintage import ObservationLayout, Pack, default_pack, raw_env
+from speed_env.policy import RandomPolicy
+from speed_env.vintage import ObservationLayout, Pack, default_pack
 from speed_env.vintage.actions import Actions
-from speed_env.vintage.engine import penalties
 
 
 class _VintageBot:
@@ -61,18 +57,18 @@ class _VintageBot:
             )
 
 
-class VintageRandom(_VintageBot):
-    """A uniformly random legal action per row, from its own seeded generator."""
+class VintageRandom(_VintageBot, RandomPolicy):
+    """A uniformly random legal action per row (:class:`~speed_env.policy.RandomPolicy`), its
+    input checked against the pack."""
 
     def __init__(self, seed: int | None = None, pack: Pack | None = None) -> None:
-        super().__init__(pack)
-        self.rng = np.random.default_rng(seed)
+        _VintageBot.__init__(self, pack)
+        RandomPolicy.__init__(self, seed)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """A uniformly random legal action per row."""
         self._check(obs, mask)
-        keys = np.where(mask > 0, self.rng.random(mask.shape), -1.0)
-        return keys.argmax(axis=1).astype(np.int64)
+        return RandomPolicy.act(self, obs, mask)
 
 
 class VintageGreedy(_VintageBot):
@@ -132,7 +128,7 @@ class VintageTactician(_VintageBot):
     placed, unless someone is about to go out; its call goes to the set the
     others are least likely to hold, preferring sets I hold.
 
-    Measured with :func:`play_games` (10,000 games each, seed 0, against
+    Measured over 10,000 games each (seed 0, the seats rotating, against
     greedy bots in the other seats): 4 players, it wins 26.4% of games (fair
     share 25%) and is left holding 9.84 penalty points a game against their
     10.44; 6 players, 16.3% (16.7%) and 11.02 against 11.50; 2 players, 50.0%
@@ -263,96 +259,3 @@ class VintageTactician(_VintageBot):
             return 0.0
         can = (kept @ self.follows) > 0  # tops (numbered kinds) I could follow
         return float((answers * can).sum() / total)
-
-
-@dataclass
-class VintageResults:
-    """What :func:`play_games` measured, one entry per policy in the order given."""
-
-    games: int
-    """Games played."""
-    wins: list[int]
-    """Games each policy won (went out, or lowest penalty in a locked game)."""
-    penalties: list[float]
-    """Mean penalty points per game each policy was left holding."""
-    draws: int = 0
-    """Locked games with equal lowest penalties."""
-    truncated: int = 0
-    """Games cut off at ``max_turns``."""
-    names: list[str] = field(default_factory=list)
-    """Class names of the policies, for printing."""
-
-    @property
-    def win_rates(self) -> list[float]:
-        """Fraction of games each policy won."""
-        return [w / self.games for w in self.wins]
-
-    def table(self) -> str:
-        """A small text table: policy, wins, win rate, mean penalty."""
-        rows = [f"{'seat':<4} {'policy':<18} {'wins':>6} {'win %':>6} {'penalty':>8}"]
-        for i, (name, w, pen) in enumerate(zip(self.names, self.wins, self.penalties, strict=True)):
-            rows.append(f"{i:<4} {name:<18} {w:>6} {100 * w / self.games:>6.1f} {pen:>8.2f}")
-        rows.append(f"{self.games} games, {self.draws} drawn, {self.truncated} truncated")
-        return "\n".join(rows)
-
-
-def play_games(
-    policies: Sequence[Policy], n_games: int, *, seed: int = 0, batch: int = 128, **options: Any
-) -> VintageResults:
-    """Play ``n_games`` single games of Vintage Speed between ``policies`` (one per seat).
-
-    Game ``g`` is a new match reset with seed ``seed + g``, and policy ``i``
-    sits in seat ``(i + g) % n``, so every policy plays every seat equally
-    often. Up to ``batch`` games run side by side and each policy acts on all
-    of its pending decisions at once. ``options`` go to the env (``pack``,
-    ``may_draw_when_able`` …).
-    """
-    n = len(policies)
-    envs = [raw_env(num_players=n, games=1, **options) for _ in range(min(batch, n_games))]
-    wins = [0] * n
-    pen_sum = [0.0] * n
-    draws = truncated = 0
-    running: list[tuple[Any, int]] = []
-    started = 0
-    for e in envs:
-        e.reset(seed=seed + started)
-        running.append((e, started))
-        started += 1
-    while running:
-        by_policy: dict[int, list[int]] = {}
-        for slot, (e, g) in enumerate(running):
-            seat = e.game.current
-            by_policy.setdefault((seat - g) % n, []).append(slot)
-        for pol, slots in by_policy.items():
-            views = [running[s][0].observe(running[s][0].agent_selection) for s in slots]
-            obs = np.stack([v["observation"] for v in views])
-            mask = np.stack([v["action_mask"] for v in views])
-            acts = policies[pol].act(obs, mask)
-            for s, act in zip(slots, acts, strict=True):
-                running[s][0].step(int(act))
-        still: list[tuple[Any, int]] = []
-        for e, g in running:
-            game = e.game
-            if not game.over:
-                still.append((e, g))
-                continue
-            points = penalties(game)
-            for pol in range(n):
-                seat = (pol + g) % n
-                pen_sum[pol] += points[seat] if game.status != "truncated" else 0.0
-                wins[pol] += int(game.winner == seat)
-            draws += int(game.status == "locked" and game.winner is None)
-            truncated += int(game.status == "truncated")
-            if started < n_games:
-                e.reset(seed=seed + started)
-                still.append((e, started))
-                started += 1
-        running = still
-    return VintageResults(
-        games=n_games,
-        wins=wins,
-        penalties=[s / n_games for s in pen_sum],
-        draws=draws,
-        truncated=truncated,
-        names=[type(p).__name__ for p in policies],
-    )

@@ -7,8 +7,11 @@ shuffled uniformly into the other hands and the pack), plays every legal
 action in every world (the same worlds for every action, so the comparison
 is paired) and continues each to the end of the game with a rollout policy
 for every seat, then picks the action of best mean score for its seat. It keeps the
-tactician's choice when that is among the best, and (option ``z``) unless
-another action leads it by more than ``z`` paired standard errors.
+tactician's choice (or a given ``prior`` policy's, as expert iteration does)
+when that is among the best, and (option ``z``) unless another action leads
+it by more than ``z`` paired standard errors. :meth:`VintageSearch.evaluate`
+returns every legal action's mean score with the choice (the targets of
+``train.vintage_expert``).
 
 It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.vintage import VintageTactician, _VintageBot
+from speed_env.policy import Policy
 from speed_env.vintage import Pack
 from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
 from speed_env.vintage.observation import encode
@@ -95,6 +99,20 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     return SearchSettings(**values)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    """What one search found: each legal action's mean score and the action chosen."""
+
+    legal: list[int]
+    """The legal actions, in index order."""
+    means: np.ndarray
+    """Mean rollout score of each legal action over the worlds (``score`` setting's scale)."""
+    choice: int
+    """The action the search plays."""
+    default: int
+    """The prior's action (the tactician's unless another prior was given)."""
+
+
 class VintageSearch(_VintageBot):
     """Determinized rollout search over worlds sampled from its own observation."""
 
@@ -103,11 +121,15 @@ class VintageSearch(_VintageBot):
         settings: SearchSettings | None = None,
         seed: int | None = None,
         pack: Pack | None = None,
+        prior: Policy | None = None,
     ) -> None:
         super().__init__(pack)
         self.settings = settings or SearchSettings()
         self.rng = np.random.default_rng(seed)
         self._tactician = VintageTactician(self.pack)
+        # The default choice the search must beat by z standard errors (the tactician unless
+        # given: expert iteration puts its network here).
+        self.prior: Policy = prior if prior is not None else self._tactician
         p = self.pack
         # Greedy's priorities (as VintageGreedy): X, then numbered cards by penalty,
         # then a Lightning calling the set held most of, then draw, then pass.
@@ -127,26 +149,32 @@ class VintageSearch(_VintageBot):
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
         """The legal action of best mean rollout score over sampled worlds."""
+        return self.evaluate(obs, mask).choice
+
+    def evaluate(self, obs: np.ndarray, mask: np.ndarray) -> SearchResult:
+        """The search's values of every legal action for one observation, and its choice."""
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
-            return legal[0]
+            return SearchResult(legal, np.ones(1), legal[0], legal[0])
         worlds = [sample_world(obs, self.rng, pack=self.pack) for _ in range(self.settings.worlds)]
         scores = self.world_scores(worlds, legal)
         means = scores.mean(axis=0)
-        fallback = legal.index(self._tactician.choose(obs, mask))
+        default = int(self.prior.act(obs[None], np.asarray(mask, np.int8)[None])[0])
+        fallback = legal.index(default)
         best = int(np.argmax(means))
-        # Equal means (every action wins in every world, say) keep the tactician's choice.
+        result = SearchResult(legal, means, default, default)
+        # Equal means (every action wins in every world, say) keep the prior's choice.
         if means[best] <= means[fallback] + 1e-9:
-            return legal[fallback]
+            return result
         lead = scores[:, best] - scores[:, fallback]
         if self.settings.z > 0:
             spread = lead.std(ddof=1) / np.sqrt(len(lead)) if len(lead) > 1 else np.inf
             if lead.mean() <= self.settings.z * spread:
-                return legal[fallback]
-        return legal[best]
+                return result
+        return SearchResult(legal, means, legal[best], default)
 
     def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
-        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (the player to act)."""
+        """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (who acts)."""
         scores = np.zeros((len(worlds), len(legal)))
         for w, world in enumerate(worlds):
             for i, action in enumerate(legal):

@@ -19,7 +19,7 @@ line-up's). Deal ``d`` is the game reset with seed ``(seed << 32) + d``
 (cut, deal and pack rebuilds), the same deal for every rotation and every
 line-up, so the luck of the cards cancels out of every comparison.
 
-**Statistics** (pure functions over the per-game table, tested on synthetic results):
+**Statistics** (pure functions over the per-game table, in :mod:`agents.vintage_stats`):
 
 - *Mean penalty* per agent: the penalty points it was left holding, per
   seat it filled in a finished game (truncated games are left out). Its 95%
@@ -40,18 +40,16 @@ line-up, so the luck of the cards cancels out of every comparison.
   per-game bootstrap) would make the intervals too narrow.
 
 **Determinism.** The work is cut into chunks (a line-up and a range of
-deals); each chunk is a pure function of the settings and its index (the
-policies' seeds included), so results are identical for any number of
-worker processes, and an interrupted run keeps every finished chunk.
-
-The last section saves and loads learned vintage agents in the kit's model
-format (``agents.model_io``) with the vintage observation signature: the
-``vintage-ppo:PATH`` agent spec.
+deals) and run by :mod:`agents.tournament_harness`, shared with the
+real-time tournament; each chunk is a pure function of the settings and its
+index (the policies' seeds included), so results are identical for any
+number of worker processes, and an interrupted run keeps every finished
+chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -60,10 +58,18 @@ from typing import Any
 import numpy as np
 
 from agents import plotting
-from agents.jobs import Backend, run_jobs
-from agents.stats import clustered_mean
-from speed_env.vintage import ObservationLayout, VintageRules, make_rules, raw_env
-from speed_env.vintage.actions import Actions
+from agents import tournament_harness as harness
+from agents.jobs import Backend
+from agents.tournament_harness import Chunk
+from agents.vintage_stats import (
+    agent_rows,
+    clustered_mean,
+    comparisons,
+    game_table,
+    pairwise_counts,
+    per_cluster,
+)
+from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
 
 CHUNK_DEALS = 50
@@ -102,7 +108,7 @@ class VintageSettings:
     @property
     def rules(self) -> VintageRules:
         """The rules of every game (a match of one game)."""
-        return make_rules(self.players, 1, **dict(self.options))
+        return make_vintage_rules(self.players, 1, **dict(self.options))
 
     def lineups(self) -> list[tuple[int, ...]]:
         """Agent indices at each position of each line-up, in a fixed order."""
@@ -143,6 +149,7 @@ def _jsonable(value: Any) -> Any:
 def check_settings(s: VintageSettings) -> None:
     """Refuse settings that cannot be played, naming what is wrong."""
     import agents
+    from agents import vintage_agents
 
     if len(s.agents) < 2:
         raise VintageTournamentError(
@@ -151,34 +158,25 @@ def check_settings(s: VintageSettings) -> None:
     if len(set(s.agents)) != len(s.agents):
         raise VintageTournamentError(f"an agent is listed twice: {list(s.agents)}")
     for spec in s.agents:
-        name = agents.parse_spec(spec).name
-        if not name.startswith("vintage-"):
-            known = ", ".join(n for n in agents.available() if n.startswith("vintage-"))
+        if agents.REALTIME.knows(spec):
             raise VintageTournamentError(
-                f"{spec!r} plays real-time Speed, not Vintage Speed; vintage agents are {known}"
+                f"{spec!r} plays real-time Speed, not Vintage Speed; vintage agents are "
+                + ", ".join(vintage_agents.available())
             )
+        vintage_agents.parse_spec(spec)
     if isinstance(s.players, bool) or not isinstance(s.players, int) or not 2 <= s.players <= 10:
         raise VintageTournamentError(f"players must be 2–10, got {s.players!r}")
     if s.gauntlet is not None and s.gauntlet not in s.agents:
         raise VintageTournamentError(f"gauntlet {s.gauntlet!r} is not one of the agents")
     if s.games < s.players:
         raise VintageTournamentError(
-            f"games must be at least players ({s.players}): each deal is played once per seat rotation"
+            f"games must be at least players ({s.players}): each deal is played once per seat "
+            "rotation"
         )
-    make_rules(s.players, 1, **dict(s.options))  # a bad option fails here, naming it
+    make_vintage_rules(s.players, 1, **dict(s.options))  # a bad option fails here, naming it
 
 
 # ---------------------------------------------------------------------- playing
-@dataclass(frozen=True)
-class Chunk:
-    """One unit of work: deals ``start .. start + count`` of line-up ``lineup``, every rotation."""
-
-    index: int
-    lineup: int
-    start: int
-    count: int
-
-
 @dataclass
 class ChunkResult:
     """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
@@ -187,7 +185,8 @@ class ChunkResult:
     deal: list[int] = field(default_factory=list)
     """Deal index of each game."""
     rotation: list[int] = field(default_factory=list)
-    """Rotation of each game (the agent at line-up position ``p`` sat in seat ``(p + r) % players``)."""
+    """Rotation of each game (the agent at line-up position ``p`` sat in seat
+    ``(p + r) % players``)."""
     seating: list[list[int]] = field(default_factory=list)
     """Agent index in each seat, per game."""
     penalty: list[list[int]] = field(default_factory=list)
@@ -200,30 +199,30 @@ class ChunkResult:
 
 def plan(settings: VintageSettings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
-    chunks: list[Chunk] = []
-    for lu in range(len(settings.lineups())):
-        for start in range(0, settings.deals, CHUNK_DEALS):
-            chunks.append(Chunk(len(chunks), lu, start, min(CHUNK_DEALS, settings.deals - start)))
-    return chunks
+    return harness.plan(len(settings.lineups()), settings.deals, CHUNK_DEALS)
 
 
 def policy_seed(settings: VintageSettings, chunk: Chunk, position: int) -> int:
-    """Seed of the policy at ``position`` of the chunk's line-up (a function of the settings only)."""
+    """Seed of the policy at ``position`` of the chunk's line-up (a function of the settings
+    only)."""
     return (settings.seed * 1_000_003 + chunk.index * 101 + position) & 0x7FFFFFFF
 
 
-def run_chunk(settings: VintageSettings, chunk: Chunk) -> ChunkResult:
+def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> ChunkResult:
     """Play one chunk: each of its deals once per seat rotation, all games side by side.
 
     Each position of the line-up is its own policy instance; it acts on all its
-    pending decisions at once (one batch per position per round).
+    pending decisions at once (one batch per position per round). ``record``
+    must be 0: vintage games keep no replays.
     """
-    import agents
+    if record:
+        raise VintageTournamentError("a vintage tournament records no replays (record must be 0)")
+    from agents import vintage_agents
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
     bots = [
-        agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
+        vintage_agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
         for p, a in enumerate(lineup)
     ]
     options = dict(settings.options)
@@ -263,10 +262,6 @@ def run_chunk(settings: VintageSettings, chunk: Chunk) -> ChunkResult:
     return out
 
 
-def _run_chunk_job(args: tuple[VintageSettings, Chunk]) -> ChunkResult:
-    return run_chunk(*args)
-
-
 def run(
     settings: VintageSettings,
     workers: int = 1,
@@ -278,150 +273,16 @@ def run(
     Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
     on Ray (``agents.jobs``); the results are the same on every backend.
     """
-    chunks = plan(settings)
-    jobs = [(settings, c) for c in chunks]
-    results, complete = run_jobs(_run_chunk_job, jobs, workers, progress, backend)
-    return [r for r in results if r is not None], complete
-
-
-# ---------------------------------------------------------------------- statistics
-@dataclass(frozen=True)
-class GameTable:
-    """Every game of a tournament as arrays, one row per game."""
-
-    seating: np.ndarray
-    """``(games, players)`` agent index in each seat."""
-    penalty: np.ndarray
-    """``(games, players)`` penalty points held at the end."""
-    winner: np.ndarray
-    """``(games,)`` winning seat, -1 drawn lock, -2 truncated."""
-    cluster: np.ndarray
-    """``(games,)`` id of the (line-up, deal) the game belongs to."""
-    lineup: np.ndarray
-    """``(games,)`` line-up index."""
-
-    @property
-    def truncated(self) -> np.ndarray:
-        """``(games,)`` True for games cut off at ``max_turns``."""
-        return self.winner == -2
-
-
-def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTable:
-    """Stack chunk results into one :class:`GameTable`."""
-    seating: list[list[int]] = []
-    pen: list[list[int]] = []
-    win: list[int] = []
-    cluster: list[int] = []
-    lineup: list[int] = []
-    for r in results:
-        seating.extend(r.seating)
-        pen.extend(r.penalty)
-        win.extend(r.winner)
-        lineup.extend([r.chunk.lineup] * len(r.deal))
-        cluster.extend(r.chunk.lineup * deals_per_lineup + d for d in r.deal)
-    return GameTable(
-        seating=np.asarray(seating, np.int64).reshape(len(win), -1),
-        penalty=np.asarray(pen, np.float64).reshape(len(win), -1),
-        winner=np.asarray(win, np.int64),
-        cluster=np.asarray(cluster, np.int64),
-        lineup=np.asarray(lineup, np.int64),
+    return harness.run(
+        run_chunk, settings, plan(settings), workers=workers, progress=progress, backend=backend
     )
-
-
-@dataclass(frozen=True)
-class Comparisons:
-    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, one per row."""
-
-    a: np.ndarray
-    """The agent in the lower seat."""
-    b: np.ndarray
-    """The agent in the higher seat."""
-    score_a: np.ndarray
-    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated game."""
-    cluster: np.ndarray
-    """The (line-up, deal) cluster of the game."""
-
-
-def comparisons(table: GameTable) -> Comparisons:
-    """Compare every pair of seats held by different agents, game by game."""
-    parts: list[tuple[np.ndarray, ...]] = []
-    players = table.seating.shape[1] if table.seating.ndim == 2 else 0
-    trunc = table.truncated
-    for s, t in combinations(range(players), 2):
-        a, b = table.seating[:, s], table.seating[:, t]
-        ps, pt = table.penalty[:, s], table.penalty[:, t]
-        differ = a != b
-        score = np.where(trunc | (ps == pt), 0.5, (ps < pt).astype(np.float64))
-        parts.append((a[differ], b[differ], score[differ], table.cluster[differ]))
-    if not parts:
-        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0, np.float64)
-        return Comparisons(empty_i, empty_i, empty_f, empty_i)
-    a, b, score, cluster = (np.concatenate(x) for x in zip(*parts, strict=True))
-    return Comparisons(a, b, score, cluster)
-
-
-def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(wins, draws, games)``, each ``(n_agents, n_agents)``: seat-by-seat comparisons.
-
-    ``wins[a, b]`` counts comparisons where ``a`` held fewer penalty points than
-    ``b``; ``draws`` (symmetric) equal points or a truncated game; ``games``
-    (symmetric) every comparison. Seats of the same agent are not compared.
-    """
-    return pairwise_counts(comparisons(table), n_agents)
-
-
-def pairwise_counts(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`pairwise` from comparisons already made."""
-    wins = np.zeros((n_agents, n_agents))
-    draws = np.zeros((n_agents, n_agents))
-    games = np.zeros((n_agents, n_agents))
-    tie = c.score_a == 0.5
-    np.add.at(games, (c.a, c.b), 1)
-    np.add.at(games, (c.b, c.a), 1)
-    np.add.at(draws, (c.a[tie], c.b[tie]), 1)
-    np.add.at(draws, (c.b[tie], c.a[tie]), 1)
-    np.add.at(wins, (c.a[c.score_a == 1], c.b[c.score_a == 1]), 1)
-    np.add.at(wins, (c.b[c.score_a == 0], c.a[c.score_a == 0]), 1)
-    return wins, draws, games
-
-
-def _per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(points, games)``, each ``(clusters, n_agents, n_agents)``, for the cluster bootstrap."""
-    _, idx = np.unique(c.cluster, return_inverse=True)
-    n_clusters = int(idx.max()) + 1 if idx.size else 0
-    points = np.zeros((n_clusters, n_agents, n_agents))
-    games = np.zeros((n_clusters, n_agents, n_agents))
-    np.add.at(points, (idx, c.a, c.b), c.score_a)
-    np.add.at(points, (idx, c.b, c.a), 1.0 - c.score_a)
-    np.add.at(games, (idx, c.a, c.b), 1.0)
-    np.add.at(games, (idx, c.b, c.a), 1.0)
-    return points, games
-
-
-def _agent_rows(
-    table: GameTable, n_agents: int, lineups: np.ndarray | None = None
-) -> list[dict[str, Any]]:
-    """Per agent: seat-games, wins, mean penalty with its interval (over the games selected)."""
-    rows = []
-    sel = np.ones(len(table.winner), bool) if lineups is None else np.isin(table.lineup, lineups)
-    finished = sel & ~table.truncated
-    seat_idx = np.arange(table.seating.shape[1] if table.seating.ndim == 2 else 0)
-    for a in range(n_agents):
-        mine = table.seating == a
-        games = int(mine[sel].sum())
-        wins = int((mine[sel] & (table.winner[sel, None] == seat_idx[None, :])).sum())
-        g_idx, s_idx = np.nonzero(mine & finished[:, None])
-        mean, lo, hi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
-        rows.append(
-            {"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]}
-        )
-    return rows
 
 
 def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: settings, agents with ratings and penalties, matches, line-ups."""
+    """The ``results.json`` document: settings, agents with ratings and penalties, matches,
+    line-ups."""
     from agents.stats import cluster_bootstrap_ratings
 
     results = list(results)
@@ -430,7 +291,7 @@ def summarise(
     comp = comparisons(table)
     wins, draws, games = pairwise_counts(comp, k)
     ratings = cluster_bootstrap_ratings(
-        *_per_cluster(comp, k), samples=bootstrap, seed=settings.seed
+        *per_cluster(comp, k), samples=bootstrap, seed=settings.seed
     )
     matches = []
     for a, b in combinations(range(k), 2):
@@ -456,7 +317,7 @@ def summarise(
             }
         )
     agents_out = []
-    for i, row in enumerate(_agent_rows(table, k)):
+    for i, row in enumerate(agent_rows(table, k)):
         agents_out.append(
             {
                 "name": settings.agents[i],
@@ -468,7 +329,7 @@ def summarise(
     agents_out.sort(key=lambda x: -x["rating"])
     lineups_out = []
     for li, lineup in enumerate(settings.lineups()):
-        rows = _agent_rows(table, k, np.array([li]))
+        rows = agent_rows(table, k, np.array([li]))
         present = sorted(set(lineup))
         n_games = int((table.lineup == li).sum())
         lineups_out.append(
@@ -543,7 +404,8 @@ def agents_csv(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
-    """Every output file: the real-time tournament's set, plus ``agents.csv`` and ``penalties.png``."""
+    """Every output file: the real-time tournament's set, plus ``agents.csv`` and
+    ``penalties.png``."""
     from agents import report
 
     return report.write_outputs(
@@ -553,84 +415,4 @@ def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
             "agents.csv": agents_csv(summary).encode(),
             "penalties.png": penalties_png(summary),
         },
-    )
-
-
-# ---------------------------------------------------------------------- learned agents
-def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
-    """The observation/action signature a vintage model must match (any table size: the layout is padded)."""
-    rules = rules or make_rules(4, 1)
-    layout = ObservationLayout(rules.pack)
-    return {
-        "game": "vintage",
-        "obs_dim": layout.size,
-        "n_actions": Actions(rules.pack).n,
-        "layout": [[name, s.start, s.stop] for name, s in layout.slices.items()],
-        "pack": rules.pack.name,
-    }
-
-
-def save_vintage_model(
-    path: str | Path,
-    tensors: Mapping[str, np.ndarray],
-    *,
-    rules: VintageRules,
-    hidden: list[int],
-    activation: str,
-    training: dict[str, Any] | None = None,
-) -> Path:
-    """Write ``PATH.safetensors`` and the manifest ``PATH.json`` (the kit's format, vintage signature).
-
-    The same two files as :func:`agents.model_io.save_model` (so ``read_model``
-    checks them), with ``rules`` holding the vintage options and ``observation``
-    the vintage signature; returns the manifest's path.
-    """
-    from agents import model_io
-
-    manifest = {
-        "game": "vintage",
-        "rules": {
-            "game": "vintage",
-            "num_players": rules.num_players,
-            "may_draw_when_able": rules.may_draw_when_able,
-            "rebuild_pack": rules.rebuild_pack,
-            "max_turns": rules.max_turns,
-            "pack": rules.pack.name,
-        },
-        "observation": vintage_signature(rules),
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
-        "versions": model_io.library_versions(),
-        "training": training or {},
-    }
-    return model_io.write_model(path, tensors, manifest)
-
-
-def load_vintage_policy(arg: str, seed: int | None = None) -> Any:
-    """The ``vintage-ppo:PATH[?sample]`` agent: a saved vintage model as a batch Policy (numpy only)."""
-    from agents import model_io
-
-    path, _, query = arg.partition("?")
-    flags = {f for f in query.replace("&", "?").split("?") if f}
-    if flags - {"sample"}:
-        raise model_io.ModelFormatError(
-            f"unknown option(s) {', '.join(sorted(flags - {'sample'}))} in "
-            f"vintage-ppo:{arg}; known: sample"
-        )
-    if not path:
-        raise model_io.ModelFormatError("vintage-ppo needs a model path: vintage-ppo:PATH.json")
-    tensors, manifest, where = model_io.read_model(path)
-    have, want = manifest["observation"], vintage_signature()
-    for key in ("obs_dim", "n_actions", "layout"):
-        if have.get(key) != want[key]:
-            raise model_io.ModelFormatError(
-                f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
-                f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
-            )
-    return model_io.MLPPolicy(
-        tensors,
-        manifest["net"]["activation"],
-        sample="sample" in flags,
-        seed=seed,
-        manifest=manifest,
-        source=str(where),
     )

@@ -4,7 +4,8 @@ lazily.
 Each module of this package holds one command's parser (``register``) beside the function that
 runs it: :mod:`~speed_cli.demo`, :mod:`~speed_cli.tournament`, :mod:`~speed_cli.agents`,
 :mod:`~speed_cli.replay`, :mod:`~speed_cli.table` (``play`` and ``watch``),
-:mod:`~speed_cli.train`, :mod:`~speed_cli.train_rllib`, :mod:`~speed_cli.experiment` and
+:mod:`~speed_cli.train`, :mod:`~speed_cli.train_rllib`, :mod:`~speed_cli.train_expert`,
+:mod:`~speed_cli.experiment` and
 :mod:`~speed_cli.bench`; :mod:`~speed_cli.specs` reads agent specs, reaction profiles and rule
 overrides the same way for all of them. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
@@ -26,13 +27,25 @@ from speed_cli import (
     table,
     tournament,
     train,
+    train_expert,
     train_rllib,
 )
 from speed_cli.common import UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
-COMMANDS = (demo, tournament, agents, replay, table, train, train_rllib, experiment, bench)
+COMMANDS = (
+    demo,
+    tournament,
+    agents,
+    replay,
+    table,
+    train,
+    train_rllib,
+    train_expert,
+    experiment,
+    bench,
+)
 """The command modules, in the order ``speed --help`` lists them."""
 
 

@@ -14,8 +14,9 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """List the agent specs with a one-line description each."""
     import agents
+    from agents import vintage_agents
 
-    for name, text in agents.available().items():
+    for name, text in {**agents.available(), **vintage_agents.available()}.items():
         print(f"{name:<10} {text}")
     print(
         "\nappend @MS or @PROFILE to give an agent a reaction profile, e.g. chain@pro, greedy@200"

@@ -1,10 +1,10 @@
 """What several ``speed`` commands share: the usage error, the rule and job-runner flags, the
-chunked run with its progress bar, and flags made from a dataclass's fields."""
+chunked run with its progress bar (flags made from a settings dataclass are
+:func:`train.settings.add_flags`)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.util
 import sys
 import time
@@ -121,33 +121,3 @@ def finish(complete: bool, line: str) -> int:
         print("interrupted: results cover the chunks that finished", file=sys.stderr)
     print(line)
     return 0 if complete else 130
-
-
-def field_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
-    """One ``--flag`` for a dataclass field (its docstring as the help; ``lambda_`` becomes
-    ``--lambda``)."""
-    flag = "--" + f.name.rstrip("_").replace("_", "-")
-    kind = str(f.type)
-    text = text.replace("%", "%%")  # argparse formats help with %
-    if kind == "bool":
-        where.add_argument(
-            flag, dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=text
-        )
-        return
-    types: dict[str, type] = {"int": int, "float": float, "str": str}
-    convert = types[kind.removesuffix(" | None")]
-    default = f.default
-    shown = f" (default {default})" if default not in (None, "") else ""
-    where.add_argument(
-        flag,
-        dest=f.name,
-        type=convert,
-        default=default,
-        help=text + shown,
-        metavar=f.name.rstrip("_").upper() if convert is str else None,
-    )
-
-
-def config_from_args(cls: Any, args: argparse.Namespace) -> Any:
-    """An instance of the dataclass ``cls`` from the flags :func:`field_flag` made for it."""
-    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
-from speed_cli.common import config_from_args, field_flag, need_ray
+from speed_cli.common import need_ray
 
 
 def register(sub: Any) -> None:
     """Add ``speed train-rllib`` to the subcommands ``sub``, one flag per setting."""
-    from train.ppo_common import field_help
     from train.rllib_ppo import Config
+    from train.settings import add_flags
 
     trl = sub.add_parser(
         "train-rllib",
@@ -23,9 +22,7 @@ def register(sub: Any) -> None:
         "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json) and "
         "OUT/summary.json.",
     )
-    helps = field_help(Config)
-    for f in dataclasses.fields(Config):
-        field_flag(trl, f, helps.get(f.name, ""))
+    add_flags(trl, Config)  # one flag per setting, its docstring as the help
     trl.set_defaults(func=run)
 
 
@@ -33,8 +30,9 @@ def run(args: argparse.Namespace) -> int:
     """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
     need_ray("speed train-rllib")
     from train import rllib_ppo
+    from train.settings import from_args
 
-    cfg = config_from_args(rllib_ppo.Config, args)
+    cfg = from_args(rllib_ppo.Config, args)
     rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts
     summary = rllib_ppo.train(cfg)
     print(

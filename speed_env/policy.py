@@ -25,7 +25,10 @@ class Policy(Protocol):
 
 
 class RandomPolicy:
-    """Uniform over each row's legal actions, from its own seeded generator."""
+    """Uniform over each row's legal actions, from its own seeded generator.
+
+    The kit's one random player: the single-seat envs' default opponent, the
+    ``random`` agent, and (its input checked) ``vintage-random``."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -7,7 +7,10 @@ ego-centric vector (a ``Box``); ``action_masks()`` returns the int8 mask
 sb3-contrib's ``MaskablePPO`` asks for, and ``info["action_mask"]`` carries
 it too. Rewards are Python floats, flags Python bools. An action must be an
 integer in the space (numpy integers are fine); anything else raises
-:class:`~speed_env.ActionError` and changes nothing. ``copy.deepcopy`` and
+:class:`~speed_env.ActionError` and changes nothing. An in-space action that
+is illegal now is a wait (``info["illegal"]``), or with
+``illegal_action="raise"`` an :class:`~speed_env.ActionError` naming the
+legal ones, the game unchanged. ``copy.deepcopy`` and
 ``pickle`` keep the whole game, the opponent and its generator included.
 
 ``obs_format`` is ``"box"`` here by default (this env's observation has
@@ -56,6 +59,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         reaction: Any = None,
         render_mode: str | None = None,
         obs_format: str = "box",
+        illegal_action: str = "wait",
         **options: Any,
     ) -> None:
         GamePickle.__init__(
@@ -67,6 +71,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
             reaction=reaction,
             render_mode=render_mode,
             obs_format=obs_format,
+            illegal_action=illegal_action,
             **options,
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -82,7 +87,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 f"opponent must have act(obs, mask) -> actions (a Policy), "
                 f"got {type(opponent).__name__}"
             )
-        self.games = Games(1, table_settings(rules, tick_ms=tick_ms, reaction=reaction, **options))
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        )
+        self.games = Games(1, settings)
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
         self.seat_choice = seat
@@ -136,6 +144,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         opp_action = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0]
         raw[opp, 0] = check_action(opp_action, self.games.n_actions, f"the opponent (seat {opp})")
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
+        self.games.check_legal(raw)  # raises only with illegal_action="raise"
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
         over = bool(self.games.over[0])

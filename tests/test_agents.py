@@ -408,13 +408,13 @@ def _bundle_for(folder, name, rules_list):
 
 
 def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatch):
-    from agents import model_io
+    from agents import learned, model_io
 
     models = tmp_path / "models"
     default = _bundle_for(models, "trained", ["japanese", "us"])
     other = _bundle_for(models, "pagat_model", ["pagat"])
     monkeypatch.setattr(model_io, "BUNDLED", default)
-    assert model_io.bundled_models() == [default, other]
+    assert learned.bundled_models() == [default, other]
     assert agents.make("trained", "us").source == str(default)
     assert agents.make("trained", "japanese").source == str(default)
     picked = agents.make("trained", "pagat")

@@ -597,6 +597,26 @@ def test_illegal_action_raise_lists_the_legal_actions_and_changes_nothing():
     env.step({P0: legal[-1], P1: 0})  # a legal action still goes through
 
 
+def test_gym_env_illegal_action_raise_lists_the_legal_actions_and_changes_nothing():
+    env = speed_env.SpeedGymEnv("us", seat=0, illegal_action="raise")
+    env.reset(seed=0, options={"deal": us_deal()})
+    legal = np.flatnonzero(env.action_masks()).tolist()
+    before = copy.deepcopy(env.games.snapshot(0))
+    with pytest.raises(ValueError) as err:
+        env.step(play("K", 0))
+    assert str(legal) in str(err.value)
+    assert env.games.snapshot(0) == before
+    _obs, _r, _term, _trunc, info = env.step(legal[-1])  # a legal action still goes through
+    assert info["illegal"] is False
+
+
+def test_gym_env_takes_an_illegal_action_as_a_counted_wait_by_default():
+    env = speed_env.SpeedGymEnv("us", seat=0)
+    env.reset(seed=0, options={"deal": us_deal()})
+    _obs, _r, _term, _trunc, info = env.step(play("K", 0))
+    assert info["illegal"] is True
+
+
 def test_unknown_agent_in_actions():
     env = make_env("us")
     start(env, us_deal())

@@ -69,7 +69,7 @@ def test_split_matches_cuts_at_the_target_and_keeps_the_rest_apart():
 
 
 def _chunk(pair, start, points_a, points_b):
-    chunk = tournament.Chunk(index=0, pair=pair, start=start, count=len(points_a) // 2)
+    chunk = tournament.Chunk(index=0, lineup=pair, start=start, count=len(points_a) // 2)
     return tournament.ChunkResult(chunk, points_a=points_a, points_b=points_b)
 
 
@@ -101,7 +101,7 @@ def test_match_mode_is_the_same_for_any_workers_and_agrees_with_the_game_points(
     s1 = tournament.summarise(settings, one, bootstrap=20)
     assert s1 == tournament.summarise(settings, two, bootstrap=20)
     for k, m in enumerate(s1["matches"]):
-        chunks = sorted((r for r in one if r.chunk.pair == k), key=lambda r: r.chunk.start)
+        chunks = sorted((r for r in one if r.chunk.lineup == k), key=lambda r: r.chunk.start)
         a = [x for r in chunks for x in r.points_a]
         b = [x for r in chunks for x in r.points_b]
         assert len(a) == m["games"] == 600

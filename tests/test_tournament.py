@@ -60,7 +60,7 @@ def _settings(**kw):
 def test_paired_deals_are_paired():
     settings = _settings(games=8)
     chunks = tournament.plan(settings)
-    assert [c.pair for c in chunks] == [0, 1, 2] and all(
+    assert [c.lineup for c in chunks] == [0, 1, 2] and all(
         c.start == 0 and c.count == 4 for c in chunks
     )
     # The same deal seeds serve every pairing and both seatings.

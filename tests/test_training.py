@@ -633,3 +633,74 @@ def test_returns_to_go_per_game_and_unknown_tail():
     assert known[:, 0].all() and known[:3, 1].all() and not known[3, 1]
     assert game[:, 0].tolist() == [0, 0, 1, 1] and game[0, 1] == game[2, 1] != game[3, 1]
     assert set(game[:, 0]).isdisjoint(game[:, 1])
+
+
+# ---------------------------------------------------------------------- the toolkit
+def test_speed_train_spellings_give_the_same_settings(tmp_path):
+    import dataclasses
+
+    from train import ppo, vintage_ppo
+    from train.cli_args import parse
+
+    flags = ["--rules", "japanese", "--gamma", "0.99", "--no-skip-forced", "--out", "x"]
+    old = parse(flags)
+    assert old == parse(["--game", "realtime", *flags]) == parse(["realtime", *flags])
+    assert old == parse(["--players", "2", *flags])  # two players is real-time Speed
+    game, cfg = old
+    assert game == "realtime" and (cfg.rules, cfg.gamma, cfg.skip_forced) == (
+        "japanese",
+        0.99,
+        False,
+    )
+    # No flag given: every field takes its recipe's default (the flags are made from the dataclass).
+    assert parse(["realtime"])[1] == ppo.Config()
+    assert parse(["vintage"])[1] == vintage_ppo.VintageConfig()
+    assert {f.name for f in dataclasses.fields(ppo.Config)} >= {"rules", "n_steps", "eval_every"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "vintage", "--resume"], "--resume: not a setting of the vintage recipe"),
+        (["vintage", "--tick-ms", "20"], "--tick-ms: not a setting of the vintage recipe"),
+        (["--players", "4"], "--players 4: real-time Speed has two players"),
+        (["realtime", "--players", "2"], "--players: not a setting of the realtime recipe"),
+        (["vintage", "--game", "vintage"], "--game: the game is the subcommand"),
+        (["--game", "chess"], "--game must be realtime or vintage, got 'chess'"),
+    ],
+)
+def test_speed_train_refuses_flags_its_game_does_not_have(tmp_path, capsys, argv, message):
+    code = cli(["train", *argv, "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
+
+
+def test_recipes_run_as_modules_with_their_own_flags(capsys):
+    from train import ppo, vintage_ppo
+
+    for recipe, own, foreign in (
+        (ppo, "--rules", "--players"),
+        (vintage_ppo, "--players", "--rules"),
+    ):
+        with pytest.raises(SystemExit) as done:
+            recipe.main(["--help"])
+        text = capsys.readouterr().out
+        assert done.value.code == 0 and own in text and foreign not in text
+        assert "--n-envs" in text and "--learning-rate" in text
+
+
+def test_the_atomic_writer_honours_the_umask(tmp_path):
+    import os
+
+    from agents.files import write_atomic, write_json
+
+    old = os.umask(0o027)
+    try:
+        path = write_atomic(tmp_path / "sub" / "a.bin", b"data")
+        assert path.read_bytes() == b"data" and (path.stat().st_mode & 0o777) == 0o640
+        write_json(tmp_path / "a.json", {"k": 1})
+        assert json.loads((tmp_path / "a.json").read_text()) == {"k": 1}
+    finally:
+        os.umask(old)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.bin", "a.json", "sub"]  # no leftovers

@@ -4,9 +4,11 @@ PPO from scratch spends its first million decisions learning what any
 heuristic already knows (play when you can, keep runs going). Cloning a bot
 first, actor *and* critic, lets PPO start from that level:
 
-1. the teacher plays the learner's seat of a :class:`~train.vec_env.SpeedVecEnv`
-   against its opponents (the training run's), and every decision is recorded (observation,
-   mask, the teacher's action, the reward);
+1. the teacher plays the learner's seat of the training run's VecEnv (a
+   :class:`~train.vec_env.SpeedVecEnv` of real-time games, or a ``DummyVecEnv`` of
+   :class:`~speed_env.vintage.single.VintageSingleEnv` tables) against its
+   opponents, and every decision is recorded (observation, mask, the teacher's
+   action, the reward);
 2. the actor is fitted to the teacher's choices and the critic to the
    discounted returns the teacher got (so PPO's first advantages are not
    noise that undoes the cloning). A teacher that exposes ``scores(obs,
@@ -20,13 +22,15 @@ first, actor *and* critic, lets PPO start from that level:
 4. held-out agreement is reported: the share of choice decisions where the
    student's most likely action is one of the teacher's best.
 
-``speed train --init-bc chain`` runs this before PPO; ``clone`` is the
-function.
+Both recipes run this before PPO with ``--init-bc SPEC`` (``speed train
+realtime --init-bc chain``, ``speed train vintage --init-bc vintage-tactician``);
+:func:`clone` is the function.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,22 +44,29 @@ from speed_env.policy import Policy
 class BCConfig:
     """Hyperparameters of the behaviour-cloning warm start."""
 
+    # ---- the recording
     teacher: str = "chain"
     """Agent spec of the bot to imitate."""
     decisions: int = 300_000
     """Teacher decisions to record (forced waits are not recorded)."""
-    epochs: int = 12
-    """Passes over the recorded decisions (held-out agreement with chain: 99.3% after 16 on 1M)."""
-    batch_size: int = 512
-    """Decisions per gradient step (small batches fit the teacher much better than large ones)."""
-    learning_rate: float = 1e-3
-    """Adam step size at the start, decayed to 0 along a cosine (a fresh optimizer; PPO keeps its own)."""
-    value_coef: float = 0.5
-    """Weight of the critic's squared error next to the actor's cross-entropy."""
     holdout: float = 0.05
     """Share of the recorded games kept out of training to measure agreement."""
+    # ---- the fit
+    epochs: int = 12
+    """Passes over the recorded decisions (held-out agreement with chain: 99.3% after 16 on
+    1M)."""
+    batch_size: int = 512
+    """Decisions per gradient step (small batches fit the teacher much better than large
+    ones)."""
+    learning_rate: float = 1e-3
+    """Adam step size at the start, decayed to 0 along a cosine (a fresh optimizer; PPO keeps
+    its own)."""
+    value_coef: float = 0.5
+    """Weight of the critic's squared error next to the actor's cross-entropy."""
+    # ---- DAgger
     dagger_rounds: int = 0
-    """Rounds of DAgger after the first fit: the student plays, the teacher labels, the fit continues."""
+    """Rounds of DAgger after the first fit: the student plays, the teacher labels, the fit
+    continues."""
     dagger_epochs: int = 4
     """Passes over all data so far after each DAgger round."""
 
@@ -77,7 +88,8 @@ def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.nda
 
 
 def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """Masked log-probabilities of every action and the value, in one pass of a MaskablePPO policy."""
+    """Masked log-probabilities of every action and the value, in one pass of a MaskablePPO
+    policy."""
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
     logits = policy.action_net(latent_pi).masked_fill(torch.as_tensor(mask) == 0, -1e8)
     return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
@@ -86,7 +98,7 @@ def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Te
 def returns_to_go(
     rew: np.ndarray, done: np.ndarray, gamma: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)`` arrays.
+    """Discounted return, whether it is known, and a game id, per step of ``(steps, n_envs)``.
 
     Computed backwards from each game's last step; the steps after an env's
     last finished game have an unknown return (``known`` False). Game ids are
@@ -105,43 +117,51 @@ def returns_to_go(
     return ret, known, game
 
 
+# The teacher of slots lo..hi of the VecEnv: (lo, hi, bot). The real-time recipe has one per
+# rules preset of its SpeedVecEnv, the vintage one a single bot over all its envs.
+Teachers = Callable[[int], Sequence[tuple[int, int, Any]]]
+
+
 def record(
     env: Any,
-    teacher: str,
+    teachers: Teachers,
     decisions: int,
     gamma: float,
     seed: int = 0,
     student: Policy | None = None,
+    teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Record about ``decisions`` steps of the learner's seat of ``env``, labelled by ``teacher``.
+    """Record about ``decisions`` steps of the learner's seat of ``env``, labelled by the teachers.
 
-    The teacher plays, or with ``student`` the student plays and the teacher
-    only labels (DAgger). Returns ``obs``, ``mask``, ``action`` (the teacher's),
-    ``best`` (int8 flags of the teacher's best actions, see :func:`best_actions`),
+    ``teachers(seed)`` gives the bots and the slots they label; ``teacher_view``
+    turns the env's observations into the ones the teachers read (the vintage
+    recipe scales its observations; its bots read raw counts). The teacher
+    plays, or with ``student`` the student plays and the teacher only labels
+    (DAgger). Returns ``obs``, ``mask``, ``action`` (the teacher's), ``best``
+    (int8 flags of the teacher's best actions, see :func:`best_actions`),
     ``ret`` (discounted return to the end of the game) and ``game`` (an id per
     game, for a held-out split); steps of games still running at the end are
     dropped (their return is unknown).
     """
-    import agents
+    from sb3_contrib.common.maskable.utils import get_action_masks
 
-    bots = [agents.make(teacher, r, seed=seed + k) for k, r in enumerate(env.rules_list)]
-    n = env.num_envs
+    bots = teachers(seed)
+    n, obs_dim, n_actions = env.num_envs, env.observation_space.shape[0], env.action_space.n
     steps = max(1, -(-decisions // n))
-    obs_buf = np.zeros((steps, n, env.obs_dim), np.float32)
-    mask_buf = np.zeros((steps, n, env.n_actions), np.int8)
+    obs_buf = np.zeros((steps, n, obs_dim), np.float32)
+    mask_buf = np.zeros((steps, n, n_actions), np.int8)
     act_buf = np.zeros((steps, n), np.int64)
-    best_buf = np.zeros((steps, n, env.n_actions), np.int8)
+    best_buf = np.zeros((steps, n, n_actions), np.int8)
     rew_buf = np.zeros((steps, n), np.float32)
     done_buf = np.zeros((steps, n), bool)
     obs = env.reset()
     for t in range(steps):
-        mask = env.action_masks()
+        mask = get_action_masks(env).astype(np.int8)
+        seen = obs if teacher_view is None else teacher_view(obs)
         labels = np.zeros(n, np.int64)
-        for g, bot in zip(env.groups, bots, strict=True):
-            labels[g.lo : g.hi] = bot.act(obs[g.lo : g.hi], mask[g.lo : g.hi])
-            best_buf[t, g.lo : g.hi] = best_actions(
-                bot, obs[g.lo : g.hi], mask[g.lo : g.hi], labels[g.lo : g.hi]
-            )
+        for lo, hi, bot in bots:
+            labels[lo:hi] = bot.act(seen[lo:hi], mask[lo:hi])
+            best_buf[t, lo:hi] = best_actions(bot, seen[lo:hi], mask[lo:hi], labels[lo:hi])
         obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
         actions = labels if student is None else student.act(obs, mask)
         obs, rew_buf[t], done_buf[t], _ = env.step(actions)
@@ -149,10 +169,10 @@ def record(
     game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
     keep = known.reshape(-1)
     return {
-        "obs": obs_buf.reshape(-1, env.obs_dim)[keep],
-        "mask": mask_buf.reshape(-1, env.n_actions)[keep],
+        "obs": obs_buf.reshape(-1, obs_dim)[keep],
+        "mask": mask_buf.reshape(-1, n_actions)[keep],
         "action": act_buf.reshape(-1)[keep],
-        "best": best_buf.reshape(-1, env.n_actions)[keep],
+        "best": best_buf.reshape(-1, n_actions)[keep],
         "ret": ret.reshape(-1)[keep],
         "game": game.reshape(-1)[keep],
     }
@@ -167,7 +187,7 @@ def _fit(
     rng: np.random.Generator,
     log: Any,
 ) -> list[float]:
-    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx`` for ``epochs`` passes."""
+    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx``, ``epochs`` passes."""
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     n_batches = epochs * -(-len(train_idx) // cfg.batch_size)
@@ -175,6 +195,8 @@ def _fit(
     obs = torch.as_tensor(data["obs"])
     mask = data["mask"]
     not_best = torch.as_tensor(data["best"]) == 0
+    # A float "target" distribution (search targets, train/vintage_expert.py) replaces the best set.
+    target = torch.as_tensor(data["target"]) if "target" in data else None
     ret = torch.as_tensor(data["ret"])
     losses: list[float] = []
     idx = train_idx.copy()
@@ -183,11 +205,13 @@ def _fit(
         for start in range(0, len(idx), cfg.batch_size):
             b = idx[start : start + cfg.batch_size]
             log_p, values = _forward(policy, obs[b], mask[b])
-            # -log P(the teacher's best set): any of its equally good actions is right.
-            log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
-            loss = -log_p_best.mean() + cfg.value_coef * torch.nn.functional.mse_loss(
-                values, ret[b]
-            )
+            if target is None:
+                # -log P(the teacher's best set): any of its equally good actions is right.
+                log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
+                actor_loss = -log_p_best.mean()
+            else:  # cross-entropy to the target distribution (0 on illegal actions)
+                actor_loss = -(target[b] * log_p).sum(dim=1).mean()
+            loss = actor_loss + cfg.value_coef * torch.nn.functional.mse_loss(values, ret[b])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -207,13 +231,23 @@ def _split(data: dict[str, np.ndarray], holdout: float, rng: np.random.Generator
     return np.isin(data["game"], held)
 
 
-def clone(model: Any, env: Any, cfg: BCConfig, *, seed: int = 0, log: Any = None) -> dict[str, Any]:
-    """Fit ``model.policy`` (a MaskablePPO policy) to ``cfg.teacher`` playing in ``env``; return stats."""
+def clone(
+    model: Any,
+    env: Any,
+    cfg: BCConfig,
+    teachers: Teachers,
+    *,
+    seed: int = 0,
+    log: Any = None,
+    teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """Fit ``model.policy`` (a MaskablePPO policy) to ``cfg.teacher`` playing in ``env``
+    (``teachers`` and ``teacher_view`` as in :func:`record`); return stats."""
     from train.checkpoint import snapshot_policy
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    data = record(env, cfg.teacher, cfg.decisions, model.gamma, seed=seed)
+    data = record(env, teachers, cfg.decisions, model.gamma, seed, teacher_view=teacher_view)
     t_record = time.perf_counter() - t0
     held = _split(data, cfg.holdout, rng)
     losses = _fit(model.policy, data, np.flatnonzero(~held), cfg.epochs, cfg, rng, log)
@@ -221,7 +255,7 @@ def clone(model: Any, env: Any, cfg: BCConfig, *, seed: int = 0, log: Any = None
         t1 = time.perf_counter()
         student = snapshot_policy(model, sample=False, seed=seed)
         more = record(
-            env, cfg.teacher, cfg.decisions, model.gamma, seed=seed + 1 + r, student=student
+            env, teachers, cfg.decisions, model.gamma, seed + 1 + r, student, teacher_view
         )
         t_record += time.perf_counter() - t1
         held = np.concatenate([held, _split(more, cfg.holdout, rng)])
@@ -249,3 +283,11 @@ def clone(model: Any, env: Any, cfg: BCConfig, *, seed: int = 0, log: Any = None
         "record_s": round(t_record, 2),
         "fit_s": round(time.perf_counter() - t0 - t_record, 2),
     }
+
+
+def describe(stats: dict[str, Any]) -> str:
+    """One line on a finished cloning: the teacher, the held-out agreement, the time spent."""
+    return (
+        f"cloned {stats['teacher']}: held-out agreement {100 * stats['held_out_agreement']:.1f}% "
+        f"({stats['record_s']} s recording, {stats['fit_s']} s fitting)"
+    )

@@ -9,15 +9,16 @@ containers). Resuming never loads an SB3 ``.zip``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from agents.model_io import MLPPolicy, read_model, save_model, sb3_policy_tensors
-from speed_env.rules import Rules
+from agents.files import write_atomic
+from agents.model_io import MLPPolicy, read_model, save_model
+from agents.sb3_import import sb3_policy_tensors
 
 
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
@@ -66,44 +67,33 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     return MLPPolicy(tensors, activation, sample=sample, seed=seed)
 
 
-def export_model(
-    model: Any,
-    path: str | Path,
-    *,
-    rules: Rules | Sequence[Rules],
-    reaction: Any,
-    tick_ms: int,
-    training: dict[str, Any],
-) -> Path:
-    """Write the model in the kit's format (actor and critic); returns the manifest path."""
+def export_model(model: Any, path: str | Path, **manifest: Any) -> Path:
+    """Write the model in the kit's format (actor and critic); returns the manifest path.
+
+    ``manifest``: what :func:`agents.model_io.save_model` records beside the weights
+    (``rules``, ``reaction``, ``tick_ms``, ``training``)."""
     tensors, hidden, activation = policy_tensors(model)
-    return save_model(
-        path,
-        tensors,
-        rules=rules,
-        hidden=hidden,
-        activation=activation,
-        reaction=reaction,
-        tick_ms=tick_ms,
-        training=training,
-    )
+    return save_model(path, tensors, hidden=hidden, activation=activation, **manifest)
 
 
-def save_checkpoint(model: Any, stem: Path, **export_kwargs: Any) -> Path:
-    """Kit model at ``stem`` plus ``stem.optim.pt``; returns the manifest path."""
-    manifest = export_model(model, stem, **export_kwargs)
-    optim = stem.with_name(stem.name + ".optim.pt")
-    tmp = optim.with_name("." + optim.name + ".tmp")
-    torch.save(model.policy.optimizer.state_dict(), tmp)
-    tmp.replace(optim)
-    return manifest
+def optimizer_path(manifest: Path) -> Path:
+    """``STEM.optim.pt`` beside a checkpoint's ``STEM.json``."""
+    return manifest.with_name(manifest.with_suffix("").name + ".optim.pt")
+
+
+def save_optimizer(model: Any, manifest: Path) -> Path:
+    """Save the optimizer's state beside the checkpoint ``manifest`` (atomically); its path."""
+    buf = io.BytesIO()
+    torch.save(model.policy.optimizer.state_dict(), buf)
+    return write_atomic(optimizer_path(manifest), buf.getvalue())
 
 
 def load_checkpoint(model: Any, manifest: str | Path) -> None:
-    """Restore the policy (actor and critic) and the optimizer from :func:`save_checkpoint`'s files."""
+    """Restore the policy (actor and critic) and the optimizer of a checkpoint (the kit model
+    and :func:`save_optimizer`'s file)."""
     tensors, _, path = read_model(manifest)
     load_tensors_into(model, tensors, str(path), need_value=True)
-    optim = path.with_suffix("").with_name(path.with_suffix("").name + ".optim.pt")
+    optim = optimizer_path(path)
     if optim.exists():
         state = torch.load(optim, map_location="cpu", weights_only=True)
         model.policy.optimizer.load_state_dict(state)

@@ -82,7 +82,8 @@ class OpponentPool:
         if not isinstance(spec, str):
             if not isinstance(spec, Policy):
                 raise TypeError(
-                    f"opponent must be a spec string, a Policy or an OpponentPool, got {type(spec).__name__}"
+                    "opponent must be a spec string, a Policy or an OpponentPool, "
+                    f"got {type(spec).__name__}"
                 )
             return cls([Member(type(spec).__name__, [spec] * len(rules), "bot")])
         import agents
@@ -156,7 +157,8 @@ class OpponentPool:
             mem.window[key] += 1
 
     def report(self, reset: bool = True) -> dict[str, dict[str, float]]:
-        """Per member since the last report: share of games drawn, finished games, learner's win rate."""
+        """Per member since the last report: share of games drawn, finished games, the learner's
+        win rate."""
         total = sum(m.window["games"] for m in self.members) or 1
         out = {}
         for m in self.members:
@@ -175,7 +177,7 @@ class OpponentPool:
         return out
 
     def describe(self) -> list[dict[str, Any]]:
-        """The pool's make-up (JSON-ready): each member's kind, whether drawn now, and its totals."""
+        """The pool's make-up (JSON-ready): each member's kind, whether drawn now, its totals."""
         w = self.weights()
         return [
             {

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from train.ppo_common import hidden
+from train.settings import hidden
 
 ENV_RUNNERS = ("batch", "games")
 

@@ -20,7 +20,7 @@ from speed_env.vintage.aec import env, raw_env
 from speed_env.vintage.deal import DealError
 from speed_env.vintage.observation import ObservationLayout
 from speed_env.vintage.pack import Pack, PackError, VintageCardError, default_pack, load_pack
-from speed_env.vintage.rules import VintageRules, VintageRulesError, make_rules
+from speed_env.vintage.rules import VintageRules, VintageRulesError, make_vintage_rules
 from speed_env.vintage.worlds import WorldError, sample_world, sample_worlds
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "default_pack",
     "env",
     "load_pack",
-    "make_rules",
+    "make_vintage_rules",
     "raw_env",
     "sample_world",
     "sample_worlds",

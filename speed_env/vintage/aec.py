@@ -168,7 +168,7 @@ from speed_env.vintage.engine import (
 )
 from speed_env.vintage.observation import ObservationLayout, encode
 from speed_env.vintage.render import hand_tokens, render_text
-from speed_env.vintage.rules import VintageRules, make_rules
+from speed_env.vintage.rules import VintageRules, make_vintage_rules
 
 
 def env(
@@ -199,7 +199,7 @@ class raw_env(AECEnv, GamePickle):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
         self.render_mode = render_mode
-        self.rules: VintageRules = make_rules(num_players, games, **options)
+        self.rules: VintageRules = make_vintage_rules(num_players, games, **options)
         """Options and pack in use."""
         self.actions = Actions(self.rules.pack)
         """Action ids and names of this pack."""

@@ -1,6 +1,6 @@
 """The options of Vintage Speed as one frozen value.
 
-:func:`make_rules` builds a :class:`VintageRules` from ``num_players``,
+:func:`make_vintage_rules` builds a :class:`VintageRules` from ``num_players``,
 ``games`` and keyword options, refusing unknown options and bad values with
 a :class:`VintageRulesError` that names the option. Each decision the 1930s
 rulebook leaves open (an [assumption], :mod:`speed_env.vintage.aec`) is an option here or an
@@ -107,13 +107,13 @@ def check_rules(rules: VintageRules) -> None:
     if not is_int(rules.max_turns) or rules.max_turns < 1:
         raise bad("max_turns", "must be a whole number, at least 1")
     if not isinstance(rules.pack, Pack):
-        raise bad("pack", "must be a Pack (make_rules also takes a path)")
+        raise bad("pack", "must be a Pack (make_vintage_rules also takes a path)")
 
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(VintageRules))
 
 
-def make_rules(num_players: int = 4, games: int = 5, **options: Any) -> VintageRules:
+def make_vintage_rules(num_players: int = 4, games: int = 5, **options: Any) -> VintageRules:
     """A validated VintageRules; ``pack`` may be a Pack, a file path, or None."""
     unknown = sorted(set(options) - set(OPTION_NAMES))
     if unknown:

@@ -27,7 +27,7 @@ import numpy as np
 from speed_env.vintage.engine import Game
 from speed_env.vintage.observation import ObservationLayout
 from speed_env.vintage.pack import Pack, default_pack
-from speed_env.vintage.rules import VintageRules, make_rules
+from speed_env.vintage.rules import VintageRules, make_vintage_rules
 
 
 class WorldError(ValueError):
@@ -36,7 +36,7 @@ class WorldError(ValueError):
 
 @lru_cache(maxsize=64)
 def _default_rules(players: int, pack: Pack) -> VintageRules:
-    return make_rules(players, 1, pack=pack)
+    return make_vintage_rules(players, 1, pack=pack)
 
 
 def _ints(values: np.ndarray) -> list[int]:

@@ -6,13 +6,10 @@ import numpy as np
 import pytest
 from vintage_helpers import table
 
-from agents.vintage import (
-    VintageGreedy,
-    VintageRandom,
-    VintageResults,
-    VintageTactician,
-    play_games,
-)
+from agents import report
+from agents import vintage_tournament as vt
+from agents.tournament_harness import Chunk
+from agents.vintage import VintageGreedy, VintageRandom, VintageTactician
 from speed_env.policy import Policy
 from speed_env.vintage import raw_env
 
@@ -88,21 +85,31 @@ def test_tactician_goes_out_when_it_can() -> None:
     assert env.snapshot()["winner"] == "player_0"
 
 
-def test_play_games_counts_every_game() -> None:
-    result = play_games(
-        [VintageGreedy(), VintageRandom(seed=1), VintageTactician()], 30, seed=3, batch=8
+def test_a_tournament_of_the_bots_counts_every_game_and_repeats_itself() -> None:
+    settings = vt.VintageSettings(
+        agents=("vintage-greedy", "vintage-random", "vintage-tactician"),
+        players=3,
+        games=30,
+        seed=3,
     )
-    assert isinstance(result, VintageResults)
-    assert sum(result.wins) + result.draws + result.truncated == 30
-    assert len(result.penalties) == 3 and all(p >= 0 for p in result.penalties)
-    assert "VintageGreedy" in result.table()
-    again = play_games(
-        [VintageGreedy(), VintageRandom(seed=1), VintageTactician()], 30, seed=3, batch=8
-    )
-    assert again.wins == result.wins and again.penalties == result.penalties
+    results, complete = vt.run(settings)
+    summary = vt.summarise(settings, results, bootstrap=20)
+    games = summary["settings"]["games_played"]
+    assert complete and games == 30
+    wins = sum(a["wins"] for a in summary["agents"])
+    assert wins + summary["settings"]["drawn"] + summary["settings"]["truncated"] == games
+    assert all(a["mean_penalty"] >= 0 for a in summary["agents"])
+    assert "vintage-greedy" in report.leaderboard(summary)
+    again, _ = vt.run(settings)
+    assert vt.summarise(settings, again, bootstrap=20) == summary
 
 
-def test_deterministic_bots_give_the_same_results_whatever_the_batch() -> None:
-    one = play_games([VintageGreedy(), VintageTactician()], 12, seed=5, batch=1)
-    many = play_games([VintageGreedy(), VintageTactician()], 12, seed=5, batch=7)
-    assert one.wins == many.wins and one.penalties == many.penalties
+def test_deterministic_bots_give_the_same_results_whatever_the_chunks() -> None:
+    settings = vt.VintageSettings(
+        agents=("vintage-greedy", "vintage-tactician"), players=2, games=24, seed=5
+    )
+    whole = vt.run_chunk(settings, Chunk(0, 0, 0, 12))
+    parts = [vt.run_chunk(settings, Chunk(0, 0, 0, 5)), vt.run_chunk(settings, Chunk(1, 0, 5, 7))]
+    assert whole.deal == [d for p in parts for d in p.deal]
+    assert whole.penalty == [x for p in parts for x in p.penalty]
+    assert whole.winner == [w for p in parts for w in p.winner]

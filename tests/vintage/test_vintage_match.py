@@ -8,7 +8,7 @@ from vintage_helpers import parse_table, play
 
 from speed_env.vintage import raw_env
 from speed_env.vintage.deal import cut_for_dealer
-from speed_env.vintage.rules import make_rules
+from speed_env.vintage.rules import make_vintage_rules
 
 
 class FixedCuts:
@@ -24,7 +24,7 @@ class FixedCuts:
 
 def kinds(*tokens: str) -> list[int]:
     """Positions in the canonical card list (one pack) of these tokens."""
-    pack = make_rules(3).pack
+    pack = make_vintage_rules(3).pack
     cards = pack.cards()
     out = []
     for t in tokens:
@@ -34,23 +34,23 @@ def kinds(*tokens: str) -> list[int]:
 
 
 def test_the_lowest_cut_deals() -> None:
-    rules = make_rules(3)
+    rules = make_vintage_rules(3)
     # player_0 cuts A5, player_1 T2, player_2 S4: player_1 deals.
     assert cut_for_dealer(rules, FixedCuts(kinds("A5", "T2", "S4"))) == 1  # type: ignore[arg-type]
 
 
 def test_a_horse_cuts_its_lower_number_and_lightning_or_x_cut_again() -> None:
-    rules = make_rules(3)
+    rules = make_vintage_rules(3)
     # player_0 cuts L (again: X, again: M6), player_1 H2/5 counts 2, player_2 A3.
     order = kinds("L", "X", "M6", "H2/5", "A3")
     assert cut_for_dealer(rules, FixedCuts(order)) == 1  # type: ignore[arg-type]
-    rules_high = make_rules(3, cut_horse="higher")
+    rules_high = make_vintage_rules(3, cut_horse="higher")
     # Counting a Horse's higher number, H2/5 is 5: player_2's A3 is lowest.
     assert cut_for_dealer(rules_high, FixedCuts(order)) == 2  # type: ignore[arg-type]
 
 
 def test_ties_for_lowest_cut_again() -> None:
-    rules = make_rules(3)
+    rules = make_vintage_rules(3)
     # player_0 A2 and player_2 T2 tie (player_1 S7); they cut again: A9 and M1.
     cuts = FixedCuts(kinds("A2", "S7", "T2"), kinds("A9", "M1"))
     assert cut_for_dealer(rules, cuts) == 2  # type: ignore[arg-type]

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents import AgentSpecError
-from agents.vintage import VintageGreedy, VintageTactician, play_games
+from agents import AgentSpecError, vintage_agents
+from agents import vintage_tournament as vt
+from agents.vintage import VintageGreedy, VintageTactician
 from agents.vintage_search import SearchSettings, VintageSearch
-from speed_env.policy import Policy
 from speed_env.vintage import ObservationLayout, default_pack, raw_env
 from speed_env.vintage.engine import legal_mask
 from speed_env.vintage.observation import encode
@@ -180,7 +180,7 @@ def settings_of(spec: str) -> SearchSettings:
 
 
 def test_spec_carries_the_worlds_budget_and_options() -> None:
-    assert "vintage-search" in agents.available()
+    assert "vintage-search" in vintage_agents.available()
     assert settings_of("vintage-search@32") == SearchSettings(worlds=32)
     assert getattr(agents.make("vintage-search@32"), "reaction", None) is None
     assert settings_of("vintage-search:rollout=tactician,score=ahead@4") == SearchSettings(
@@ -203,14 +203,14 @@ def test_spec_carries_the_worlds_budget_and_options() -> None:
 
 
 def test_a_short_game_against_the_bots_finishes_with_legal_actions() -> None:
-    bots: list[Policy] = [
-        VintageSearch(SearchSettings(worlds=2), seed=0),
-        VintageGreedy(),
-        VintageTactician(),
-    ]
-    results = play_games(bots, 3, seed=5)
-    assert results.games == 3 and results.truncated == 0
-    assert sum(results.wins) + results.draws == 3
+    settings = vt.VintageSettings(
+        agents=("vintage-search@2", "vintage-greedy", "vintage-tactician"),
+        players=3,
+        games=3,
+        seed=5,
+    )
+    (chunk,) = vt.run(settings)[0]  # one deal, once per seat rotation
+    assert len(chunk.winner) == 3 and -2 not in chunk.winner  # none truncated
     tactician_rollouts = VintageSearch(
         SearchSettings(worlds=2, rollout="tactician", score="reward")
     )

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agents import report
+from agents import report, vintage_stats
 from agents import vintage_tournament as vt
 from agents.stats import wilson_interval
 from agents.vintage import VintageGreedy
@@ -140,7 +140,7 @@ def test_pairwise_compares_every_pair_of_seats():
             (0, 1, 0, [0, 1, 2, 0], [3, 9, 1, 2], -2),
         ],
     )
-    wins, draws, games = vt.pairwise(vt.game_table(res, settings.deals), 3)
+    wins, draws, games = vintage_stats.pairwise(vintage_stats.game_table(res, settings.deals), 3)
     assert games[0, 1] == games[1, 0] == 4 and games[0, 2] == 4 and games[1, 2] == 2
     # Game 1: seat 0 (agent 0, 0 points) beats 1 and 2; seat 3 (agent 0, 7 points) loses to both.
     assert wins[0, 1] == 1 and wins[1, 0] == 1 and wins[0, 2] == 1 and wins[2, 0] == 1
@@ -154,7 +154,7 @@ def test_clustered_mean_interval():
     rng = np.random.default_rng(0)
     x = rng.normal(10, 3, 400)
     # Clusters of one: the usual standard error.
-    mean, lo, hi = vt.clustered_mean(x, np.arange(400))
+    mean, lo, hi = vintage_stats.clustered_mean(x, np.arange(400))
     se = x.std(ddof=1) / math.sqrt(400)
     assert math.isclose(mean, x.mean()) and math.isclose(
         hi - mean, 1.959963984540054 * se, rel_tol=1e-9
@@ -162,13 +162,13 @@ def test_clustered_mean_interval():
     # Every value repeated 4 times in its own cluster (rotations that agree): the interval is that of
     # the 400 distinct values (up to the C/(C-1) factor), not one twice as narrow.
     rep = np.repeat(x, 4)
-    m2, lo2, hi2 = vt.clustered_mean(rep, np.repeat(np.arange(400), 4))
+    m2, lo2, hi2 = vintage_stats.clustered_mean(rep, np.repeat(np.arange(400), 4))
     assert math.isclose(m2, mean) and math.isclose(hi2 - lo2, hi - lo, rel_tol=1e-9)
     naive = rep.std(ddof=1) / math.sqrt(rep.size)
     assert hi2 - m2 > 1.9 * 1.959963984540054 * naive
     # Degenerate inputs.
-    assert vt.clustered_mean(np.array([4.0]), np.array([0])) == (4.0, 4.0, 4.0)
-    assert vt.clustered_mean(np.array([]), np.array([])) == (0.0, 0.0, 0.0)
+    assert vintage_stats.clustered_mean(np.array([4.0]), np.array([0])) == (4.0, 4.0, 4.0)
+    assert vintage_stats.clustered_mean(np.array([]), np.array([])) == (0.0, 0.0, 0.0)
 
 
 def test_summary_from_synthetic_results():
@@ -203,7 +203,7 @@ def test_summary_from_synthetic_results():
     )
     assert math.isclose(m["win_rate_a"], 1.5 / 4)
     # Clustered by deal: deal 0 holds games 1-2 (random scores 1, 0), deal 1 games 3-4 (0, 0.5).
-    _, lo, hi = vt.clustered_mean(np.array([1.0, 0.0, 0.0, 0.5]), np.array([0, 0, 1, 1]))
+    _, lo, hi = vintage_stats.clustered_mean(np.array([1.0, 0.0, 0.0, 0.5]), np.array([0, 0, 1, 1]))
     assert m["win_rate_a_ci"] == [max(0.0, lo), min(1.0, hi)]
     assert g["rating"] > r["rating"]
     assert s["settings"]["drawn"] == 1 and s["settings"]["games_played"] == 4
@@ -337,13 +337,13 @@ def test_intervals_widen_when_the_rotations_of_a_deal_agree():
 
     rng = np.random.default_rng(3)
     deal_scores = (rng.random(40) < 0.6).astype(float)
-    comp = vt.Comparisons(
+    comp = vintage_stats.Comparisons(
         a=np.zeros(160, np.int64),
         b=np.ones(160, np.int64),
         score_a=np.repeat(deal_scores, 4),
         cluster=np.repeat(np.arange(40), 4),
     )
-    mean, lo, hi = vt.clustered_mean(comp.score_a, comp.cluster)
+    mean, lo, hi = vintage_stats.clustered_mean(comp.score_a, comp.cluster)
     wlo, whi = wilson_interval(comp.score_a.sum(), 160)
     assert hi - lo > 1.8 * (whi - wlo)
     once_lo, once_hi = wilson_interval(deal_scores.sum(), 40)
@@ -351,7 +351,7 @@ def test_intervals_widen_when_the_rotations_of_a_deal_agree():
         once_hi - once_lo
     )  # about 40 games' worth
     # Ratings: redrawing whole deals gives the same spread as 40 games, not 160.
-    points, games = vt._per_cluster(comp, 2)
+    points, games = vintage_stats.per_cluster(comp, 2)
     assert points.shape == (40, 2, 2) and games.sum() == 320
     from agents.stats import bootstrap_ratings, cluster_bootstrap_ratings
 

@@ -10,7 +10,7 @@ import pytest
 import agents
 from agents.vintage import VintageGreedy, VintageRandom
 from speed_env.policy import Policy
-from speed_env.vintage import make_rules
+from speed_env.vintage import make_vintage_rules
 from speed_env.vintage.single import VintageSingleEnv
 
 pytest.importorskip("sb3_contrib")
@@ -31,7 +31,7 @@ def test_wrapper_with_scaled_observations_passes_the_checkers():
 
     from train.vintage_ppo import observation_scale
 
-    scale = observation_scale(make_rules(4, 1))
+    scale = observation_scale(make_vintage_rules(4, 1))
     check_env(
         VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale), skip_render_check=True
     )
@@ -117,7 +117,7 @@ def test_export_folds_the_scale_into_the_first_layer(tmp_path):
 
     from train.vintage_ppo import export, observation_scale
 
-    rules = make_rules(4, 1)
+    rules = make_vintage_rules(4, 1)
     scale = observation_scale(rules)
     env = VintageSingleEnv(4, opponents=VintageGreedy(), obs_scale=scale)
     model = MaskablePPO(
@@ -245,3 +245,41 @@ def test_train_cli_bad_input(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_every_flag_given_reaches_the_vintage_settings(tmp_path, monkeypatch):
+    """``--gamma 1.0 --n-envs 256 --timesteps 2000000`` equal the real-time defaults: the vintage
+    run must still get them as given (they were once silently replaced by its own defaults)."""
+    from speed_cli import main as cli
+    from train import vintage_ppo
+
+    seen = []
+    monkeypatch.setattr(vintage_ppo, "train", lambda cfg: seen.append(cfg) or {"complete": True})
+    flags = ["--gamma", "1.0", "--n-envs", "256", "--timesteps", "2000000", "--players", "3"]
+    assert cli(["train", "--game", "vintage", *flags, "--out", str(tmp_path / "a")]) == 0
+    cfg = seen[0]
+    assert (cfg.gamma, cfg.n_envs, cfg.timesteps, cfg.players) == (1.0, 256, 2_000_000, 3)
+    assert cfg.n_steps == vintage_ppo.VintageConfig.n_steps  # a flag not given: its default
+    # The subcommand and the recipe's own command line give the same settings.
+    assert cli(["train", "vintage", *flags, "--out", str(tmp_path / "a")]) == 0
+    assert vintage_ppo.main([*flags, "--out", str(tmp_path / "a")]) == 0
+    assert len(seen) == 3 and seen[0] == seen[1] == seen[2]
+
+
+@pytest.mark.slow
+def test_vintage_run_warm_starts_from_a_cloned_bot(tmp_path):
+    """``--init-bc``: the shared behaviour cloning fits the tactician (reading raw counts while
+    the learner sees scaled ones), and the clone is the curve's first point."""
+    from train import vintage_ppo
+
+    out = tmp_path / "bc"
+    flags = ["--players", "3", "--init-bc", "vintage-tactician", "--bc-decisions", "4000"]
+    flags += ["--bc-epochs", "3", "--timesteps", "256", "--n-envs", "4", "--n-steps", "64"]
+    flags += ["--batch-size", "128", "--net-arch", "64,64", "--eval-every", "256"]
+    flags += ["--eval-games", "6", "--eval-opponents", "vintage-greedy", "--no-progress"]
+    assert vintage_ppo.main([*flags, "--out", str(out)]) == 0
+    bc = json.loads((out / "summary.json").read_text())["bc"]
+    assert bc["teacher"] == "vintage-tactician" and bc["recorded_decisions"] > 3000
+    assert bc["held_out_agreement"] > 0.5  # 68.5% measured with these settings
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["0", "256"]

@@ -1,0 +1,217 @@
+"""The numpy MLP that plays a kit model (no torch): :class:`MLPPolicy`.
+
+Built from a model's tensors (:mod:`agents.model_io` reads and checks the
+files); it plays the rules it was trained under only, refusing an observation
+whose ``rules`` field names others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.tensor_file import ModelFormatError
+from speed_env.observation import layout_for_dim, rules_tag, tag_label
+from speed_env.rules import PRESETS, Rules, RulesError
+
+_RULE_KEYS = set(Rules().to_dict())
+ACTIVATIONS = ("tanh", "relu")
+"""The hidden layers' activations a kit model may use."""
+
+
+class _SingleThreadBlas:
+    """Run numpy's OpenBLAS on one thread inside a ``with`` block (restored after; best effort).
+
+    The policy's matrices are small: OpenBLAS's worker threads cost more than
+    they give, and on a busy machine (cores shared with other processes) they
+    make a forward pass 10-50 times slower. Finds the OpenBLAS numpy loaded and
+    its get/set thread-count entry points; does nothing where there is none.
+    """
+
+    _NAMES = (
+        ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+        ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+        ("openblas_get_num_threads", "openblas_set_num_threads"),
+    )
+
+    def __init__(self) -> None:
+        self.funcs: tuple[Any, Any] | None = None
+        self.prev = 1
+        try:
+            import ctypes
+            import re
+
+            with open("/proc/self/maps", encoding="utf-8") as f:
+                libs = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", f.read())))
+            for lib in libs:
+                dll = ctypes.CDLL(lib)
+                for get, set_ in self._NAMES:
+                    if hasattr(dll, get) and hasattr(dll, set_):
+                        getter, setter = getattr(dll, get), getattr(dll, set_)
+                        getter.restype = ctypes.c_int
+                        setter.argtypes = [ctypes.c_int]
+                        self.funcs = (getter, setter)
+                        return
+        except (OSError, AttributeError):  # not Linux, or no OpenBLAS: leave threads alone
+            self.funcs = None
+
+    def __enter__(self) -> None:
+        if self.funcs is not None:
+            self.prev = int(self.funcs[0]())
+            if self.prev != 1:
+                self.funcs[1](1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.funcs is not None and self.prev != 1:
+            self.funcs[1](self.prev)
+
+
+_BLAS: _SingleThreadBlas | None = None
+
+
+def _single_thread_blas() -> _SingleThreadBlas:
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = _SingleThreadBlas()
+    return _BLAS
+
+
+class MLPPolicy:
+    """A saved actor network as a batch :class:`~speed_env.policy.Policy` (numpy, no torch).
+
+    ``act`` plays the argmax of the logits over legal actions (deterministic),
+    or with ``sample=True`` draws from the masked softmax with its own seeded
+    generator (self-play opponents use that for variety).
+    """
+
+    def __init__(
+        self,
+        tensors: Mapping[str, np.ndarray],
+        activation: str = "tanh",
+        *,
+        sample: bool = False,
+        seed: int | None = None,
+        manifest: dict[str, Any] | None = None,
+        source: str = "<memory>",
+    ) -> None:
+        if activation not in ACTIVATIONS:
+            raise ModelFormatError(
+                f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
+            )
+        self.activation = activation
+        self.layers = []
+        k = 0
+        while f"pi.{k}.weight" in tensors:
+            w = np.asarray(tensors[f"pi.{k}.weight"], np.float32)
+            self.layers.append(
+                (np.ascontiguousarray(w.T), np.asarray(tensors[f"pi.{k}.bias"], np.float32))
+            )
+            k += 1
+        w = np.asarray(tensors["logits.weight"], np.float32)
+        self.head = (np.ascontiguousarray(w.T), np.asarray(tensors["logits.bias"], np.float32))
+        self.obs_dim = (self.layers[0][0] if self.layers else self.head[0]).shape[0]
+        self.n_actions = self.head[0].shape[1]
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        self.manifest = manifest or {}
+        self.source = source
+        self.trained_tags = trained_tags(self.manifest)
+        """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
+
+    def reseed(self, seed: int) -> None:
+        """Restart the sampling generator from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Raw logits ``(n, n_actions)`` for a batch of observations."""
+        with _single_thread_blas():
+            return self._logits(self.inputs(np.asarray(obs, np.float32)))
+
+    def inputs(self, obs: np.ndarray) -> np.ndarray:
+        """What the network reads of ``obs``: its first ``obs_dim`` floats, once the
+        observation's ``rules`` field is found among the rules it was trained under."""
+        width = obs.shape[-1]
+        if width == self.obs_dim and self.trained_tags is None:
+            return obs
+        try:
+            rules_at = layout_for_dim(width)["rules"]
+        except ValueError as exc:
+            raise ModelFormatError(f"{self.source}: {exc}") from None
+        if self.trained_tags is not None:
+            tags = obs[:, rules_at]
+            known = (tags[:, None, :] == self.trained_tags[None]).all(axis=2).any(axis=1)
+            if not known.all():
+                row = int(np.flatnonzero(~known)[0])
+                raise ModelFormatError(
+                    f"{self.source} was trained on {tags_label(self.trained_tags)} and cannot "
+                    f"play an observation of {tag_label(tags[row])} (row {row}); use a model "
+                    "trained on those rules"
+                )
+        return obs[:, : self.obs_dim]
+
+    def _logits(self, x: np.ndarray) -> np.ndarray:
+        for w, b in self.layers:
+            x = x @ w
+            x += b
+            if self.activation == "tanh":
+                np.tanh(x, out=x)
+            else:
+                np.maximum(x, 0.0, out=x)
+        return x @ self.head[0] + self.head[1]
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The best legal action per row (or a sample from the masked softmax with ``sample``)."""
+        z = self.logits(obs)
+        if self.sample:
+            z = z - np.log(
+                -np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12
+            )  # Gumbel
+        z = np.where(np.asarray(mask) > 0, z, -np.inf)
+        return z.argmax(axis=1).astype(np.int64)
+
+
+def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
+    """The observation ``rules`` fields of every rules a manifest says its model was trained
+    under (``trained_rules``, else ``rules``), one row each; None when it does not say."""
+    listed = manifest.get("trained_rules") or ([manifest["rules"]] if "rules" in manifest else [])
+    rows = []
+    for d in listed:
+        if not isinstance(d, dict) or d.get("preset") not in PRESETS:
+            return None  # e.g. an SB3 .zip: no record of its rules
+        try:
+            rows.append(rules_tag(Rules(**{k: v for k, v in d.items() if k in _RULE_KEYS})))
+        except (RulesError, TypeError) as exc:
+            raise ModelFormatError(f"the manifest's rules {d!r} are not valid: {exc}") from None
+    return np.array(rows, np.float32) if rows else None
+
+
+def tags_label(tags: np.ndarray) -> str:
+    """The rules of observation ``rules`` fields, one row each, in words."""
+    return " and ".join(tag_label(t) for t in tags)
+
+
+def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str) -> None:
+    """Refuse tensors that are missing or do not chain into the manifest's network."""
+    net = manifest["net"]
+    sig = manifest["observation"]
+    dims = [int(sig["obs_dim"]), *[int(h) for h in net["hidden"]]]
+    need: dict[str, tuple[int, ...]] = {}
+    for k in range(len(net["hidden"])):
+        need[f"pi.{k}.weight"] = (dims[k + 1], dims[k])
+        need[f"pi.{k}.bias"] = (dims[k + 1],)
+    need["logits.weight"] = (int(sig["n_actions"]), dims[-1])
+    need["logits.bias"] = (int(sig["n_actions"]),)
+    missing = [k for k in need if k not in tensors]
+    if missing:
+        raise ModelFormatError(
+            f"{where} lacks the tensors {', '.join(missing)} the manifest's network needs"
+        )
+    for name, shape in need.items():
+        if tuple(tensors[name].shape) != shape:
+            raise ModelFormatError(
+                f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}"
+            )
+        if not np.isfinite(tensors[name]).all():
+            raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")

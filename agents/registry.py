@@ -1,0 +1,109 @@
+"""A registry of agent kinds, one per game, and the spec strings that name them.
+
+A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
+(``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
+or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
+for an agent registered with ``budget``. :mod:`agents` holds the real-time
+registry, :mod:`agents.vintage_agents` the vintage one; each builds its own
+game's bots only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+
+
+class AgentSpecError(ValueError):
+    """An agent spec string names no known agent, or carries a bad reaction profile."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one kind of agent: ``build(context, seed, arg)``.
+
+    ``context`` is what the game's bots need to be built (the real-time rules;
+    nothing for a vintage bot).
+    """
+
+    name: str
+    description: str
+    build: Callable[..., Any]
+    budget: bool = False
+    """``@`` in its spec is a search budget (``vintage-search@32``), not a reaction profile."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec string: agent name, its argument (``ppo:PATH``) and reaction profile."""
+
+    text: str
+    name: str
+    arg: str
+    reaction: ReactionProfile | None
+
+
+class Registry:
+    """The agent kinds of one game, by name."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        """The game in words, for error messages (``real-time Speed``)."""
+        self.entries: dict[str, AgentEntry] = {}
+
+    def register(
+        self, name: str, description: str, build: Callable[..., Any], budget: bool = False
+    ) -> None:
+        """Add an agent kind under ``name`` (``name:ARG`` specs pass ARG to ``build``).
+
+        With ``budget``, ``@K`` in a spec is the agent's search budget, passed to
+        ``build`` as the tail of its argument (``name:ARG@K`` gives ``ARG@K``)."""
+        self.entries[name] = AgentEntry(name, description, build, budget)
+
+    def available(self) -> dict[str, str]:
+        """Agent names and a one-line description of each."""
+        return {name: entry.description for name, entry in self.entries.items()}
+
+    def knows(self, spec: str) -> bool:
+        """Whether ``spec`` names one of this game's agents (a malformed spec names none)."""
+        if not isinstance(spec, str):
+            return False
+        return spec.strip().partition("@")[0].partition(":")[0] in self.entries
+
+    def parse_spec(self, spec: str) -> AgentSpec:
+        """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse
+        unknown names and bad profiles."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
+        text = spec.strip()
+        body, _, reaction_text = text.partition("@")
+        name, _, arg = body.partition(":")
+        if name not in self.entries:
+            raise AgentSpecError(
+                f"unknown agent {name!r} in spec {spec!r}; {self.game} agents: "
+                f"{', '.join(self.entries)}"
+            )
+        reaction = None
+        if reaction_text and self.entries[name].budget:
+            arg = f"{arg}@{reaction_text}"
+        elif reaction_text:
+            try:
+                reaction = make_profile(reaction_text)
+            except ReactionError as exc:
+                raise AgentSpecError(f"bad reaction in agent spec {spec!r}: {exc}") from None
+        return AgentSpec(text, name, arg, reaction)
+
+    def make(self, spec: str, context: Any, seed: int | None) -> Any:
+        """Build the agent a spec names with the game's ``context``; its reaction profile is on
+        ``.reaction`` and its spec on ``.spec``."""
+        parsed = self.parse_spec(spec)
+        policy = self.entries[parsed.name].build(context, seed, parsed.arg)
+        try:
+            policy.reaction = parsed.reaction
+            policy.spec = parsed.text
+        except AttributeError:  # pragma: no cover - slotted third-party policies
+            pass
+        return policy

@@ -1,0 +1,125 @@
+"""Stable-baselines3 ``.zip`` models: load one (only when trusted), or convert it to a kit model.
+
+A plain SB3 ``.zip`` unpickles Python objects when loaded, which can run
+arbitrary code: :func:`load_sb3_zip` refuses it unless the caller says the
+file is trusted (``ppo:PATH.zip?trust``). Needs the ``[train]`` extra.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.mlp_policy import MLPPolicy
+from agents.tensor_file import ModelFormatError
+from speed_env.rules import Rules
+
+
+def load_sb3_zip(
+    path: Path, rules: Rules, *, seed: int | None, sample: bool, trust_pickle: bool
+) -> MLPPolicy:
+    """A trusted SB3 MaskablePPO ``.zip`` as a Policy for ``rules`` (refused without
+    ``trust_pickle``)."""
+    from agents.model_io import check_signature, check_tensors, signature
+
+    if not trust_pickle:
+        raise ModelFormatError(
+            f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run "
+            f"code) when loaded; pass ppo:{path}?trust (or trust_pickle=True) if you trust where "
+            "it came from, or convert it once to the kit's format with "
+            "agents.sb3_import.convert_sb3_zip"
+        )
+    if not path.exists():
+        raise ModelFormatError(f"model file {path} does not exist")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:  # pragma: no cover - the [train] extra is missing
+        raise ModelFormatError(
+            f"loading {path} needs sb3-contrib (pip install 'speed-rl[train]')"
+        ) from None
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as exc:  # any failure inside SB3's loader means a file it cannot read
+        raise ModelFormatError(
+            f"cannot load {path} as a MaskablePPO model: {type(exc).__name__}: {exc}"
+        ) from None
+    tensors, hidden, activation = sb3_policy_tensors(model.policy)
+    sig = signature(rules)
+    obs_shape = model.observation_space.shape or (0,)
+    manifest = {
+        "observation": {
+            **sig,
+            "obs_dim": int(obs_shape[0]),
+            "n_actions": int(getattr(model.action_space, "n", 0)),
+        },
+        "rules": {"preset": "?"},
+        "net": {"kind": "mlp", "hidden": hidden, "activation": activation},
+    }
+    check_signature(manifest, rules, str(path))
+    check_tensors(tensors, manifest, str(path))
+    return MLPPolicy(
+        tensors, activation, sample=sample, seed=seed, manifest=manifest, source=str(path)
+    )
+
+
+def convert_sb3_zip(
+    path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules
+) -> Path:
+    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to a kit
+    model."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.model_io import save_model
+
+    model = MaskablePPO.load(str(path), device="cpu")
+    tensors, hidden, activation = sb3_policy_tensors(model.policy)
+    return save_model(
+        out,
+        tensors,
+        rules=rules,
+        hidden=hidden,
+        activation=activation,
+        training={"converted_from": str(path)},
+    )
+
+
+def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
+    """An SB3 ``MaskableActorCriticPolicy``'s MLP as kit tensors, hidden sizes and activation.
+
+    Refuses anything but the plain ``MlpPolicy`` shape (Linear/activation
+    stacks for the actor and the critic, no shared layers).
+    """
+    import torch.nn as nn
+
+    extractor = policy.mlp_extractor
+    acts = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    out: dict[str, np.ndarray] = {}
+    hidden: list[int] = []
+    activation = None
+    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
+        k = 0
+        for mod in seq:
+            if isinstance(mod, nn.Linear):
+                out[f"{prefix}.{k}.weight"] = mod.weight.detach().cpu().numpy().astype(np.float32)
+                out[f"{prefix}.{k}.bias"] = mod.bias.detach().cpu().numpy().astype(np.float32)
+                if prefix == "pi":
+                    hidden.append(int(mod.out_features))
+                k += 1
+            elif type(mod) in acts:
+                if activation not in (None, acts[type(mod)]):
+                    raise ModelFormatError("the policy mixes activations; only one is supported")
+                activation = acts[type(mod)]
+            else:
+                raise ModelFormatError(
+                    f"unsupported layer {type(mod).__name__} in the policy network"
+                )
+    if getattr(extractor, "shared_net", None) is not None and len(list(extractor.shared_net)) > 0:
+        raise ModelFormatError("policies with shared layers are not supported")
+    out["logits.weight"] = policy.action_net.weight.detach().cpu().numpy().astype(np.float32)
+    out["logits.bias"] = policy.action_net.bias.detach().cpu().numpy().astype(np.float32)
+    out["value.weight"] = policy.value_net.weight.detach().cpu().numpy().astype(np.float32)
+    out["value.bias"] = policy.value_net.bias.detach().cpu().numpy().astype(np.float32)
+    return out, hidden, activation or "tanh"

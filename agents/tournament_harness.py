@@ -1,0 +1,92 @@
+"""The chunked tournament harness both games share: plan the work, play it anywhere, merge in order.
+
+A tournament seats line-ups of agents (a real-time pairing is a line-up of
+two) and plays each line-up on the same numbered deals. The work is cut into
+fixed chunks, a line-up and a range of its deals; a game plugs in only how a
+chunk is played (a module-level function, so it can be pickled to a worker
+process or a Ray task) and how the finished chunks are summarised. Each chunk
+is a pure function of the settings and its index (its policies' seeds
+included), so the results are identical for any number of workers and on
+either backend of :mod:`agents.jobs`, and an interrupted run keeps every
+finished chunk.
+
+- :mod:`agents.tournament`: real-time Speed, two seats, paired deals.
+- :mod:`agents.vintage_tournament`: Vintage Speed, N seats, seat rotation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from agents.jobs import Backend, run_jobs
+
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One unit of work: deals ``start .. start + count`` of line-up ``lineup``.
+
+    ``index`` is the chunk's place in :func:`plan`: results are merged in that
+    order, and a game derives its policies' seeds from it.
+    """
+
+    index: int
+    lineup: int
+    """Index into the settings' line-ups (the real-time tournament's pairings)."""
+    start: int
+    count: int
+
+    @property
+    def pair(self) -> int:
+        """The real-time tournament's name for :attr:`lineup` (a pairing is a line-up of two)."""
+        return self.lineup
+
+
+def plan(lineups: int, deals: int, chunk_deals: int) -> list[Chunk]:
+    """The chunks of a tournament, line-up by line-up, in the order their results are combined."""
+    chunks: list[Chunk] = []
+    for lineup in range(lineups):
+        for start in range(0, deals, chunk_deals):
+            chunks.append(Chunk(len(chunks), lineup, start, min(chunk_deals, deals - start)))
+    return chunks
+
+
+class PlayChunk(Protocol[R_co]):
+    """How a game plays one chunk: ``play(settings, chunk, record) -> result``.
+
+    ``record`` is how many of the chunk's games to keep as replays (0 for every
+    chunk but the first, and for a game that records none).
+    """
+
+    def __call__(self, settings: Any, chunk: Chunk, record: int, /) -> R_co: ...
+
+
+def _play_job(job: tuple[PlayChunk[R], Any, Chunk, int]) -> R:
+    """One job of :func:`run` (module level: pickled to worker processes and Ray tasks)."""
+    play, settings, chunk, record = job
+    return play(settings, chunk, record)
+
+
+def run(
+    play: PlayChunk[R],
+    settings: Any,
+    chunks: list[Chunk],
+    *,
+    workers: int = 1,
+    record: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+) -> tuple[list[R], bool]:
+    """``play`` every chunk; returns the finished results in plan order and whether all finished.
+
+    ``play`` must be a module-level function. ``record`` games of the first
+    chunk are kept as replays. Ctrl-C stops the run and returns what finished;
+    ``backend`` runs the chunks on Ray; the results are the same everywhere.
+    """
+    jobs = [(play, settings, c, record if c.index == 0 else 0) for c in chunks]
+    results, complete = run_jobs(_play_job, jobs, workers, progress, backend)
+    return [r for r in results if r is not None], complete

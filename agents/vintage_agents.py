@@ -1,0 +1,112 @@
+"""The Vintage Speed agents, built from spec strings: the vintage game's registry.
+
+``make("vintage-greedy")``, ``make("vintage-search@32", seed=0)``,
+``make("vintage-ppo:model.json?sample")``. ``available()`` lists the names
+with a one-line description each. A vintage bot reads the vintage observation
+of the default pack; building one never builds real-time rules.
+(``agents.make`` hands a vintage spec here.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agents.registry import AgentSpec, AgentSpecError, Registry
+from speed_env.policy import Policy
+
+VINTAGE = Registry("Vintage Speed")
+"""The vintage agent kinds; ``build(None, seed, arg)`` (a vintage bot needs no rules object)."""
+
+
+def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
+    def build(context: None, seed: int | None, arg: str) -> Policy:
+        from agents import vintage
+
+        cls = getattr(vintage, cls_name)
+        return cls(seed=seed) if cls_name == "VintageRandom" else cls()
+
+    return build
+
+
+def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
+    (:mod:`agents.vintage_search`)."""
+    from agents.vintage_search import VintageSearch, parse_settings
+
+    options, _, budget = arg.partition("@")
+    try:
+        settings = parse_settings(options, budget)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
+    return VintageSearch(settings, seed)
+
+
+def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
+    from agents.learned import vintage_policy_from_spec_arg
+
+    return vintage_policy_from_spec_arg(arg, seed)
+
+
+VINTAGE.register(
+    "vintage-random", "vintage Speed: uniform over legal actions", _bot("VintageRandom")
+)
+VINTAGE.register(
+    "vintage-greedy",
+    "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
+    _bot("VintageGreedy"),
+)
+VINTAGE.register(
+    "vintage-tactician",
+    "vintage Speed: greedy plus follow-keeping and endgame Lightning",
+    _bot("VintageTactician"),
+)
+VINTAGE.register(
+    "vintage-search",
+    "vintage Speed: rollout search over worlds sampled from its own view "
+    "(vintage-search@K, K worlds per decision)",
+    _vintage_search,
+    budget=True,
+)
+VINTAGE.register(
+    "vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo
+)
+
+EXPERT_MODEL = Path(__file__).parent / "models" / "vintage" / "expert.json"
+"""The bundled network of vintage expert iteration (``train/vintage_expert.py``)."""
+
+
+def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-expert`` (``?sample`` samples): the bundled expert-iteration network."""
+    from agents.learned import vintage_policy_from_spec_arg
+
+    return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
+
+
+VINTAGE.register(
+    "vintage-expert",
+    "vintage Speed: the bundled network trained by expert iteration on vintage-search targets",
+    _vintage_expert,
+)
+
+
+def available() -> dict[str, str]:
+    """Vintage agent names and a one-line description of each."""
+    return VINTAGE.available()
+
+
+def parse_spec(spec: str) -> AgentSpec:
+    """Split a vintage spec ``name[:arg][@K]``; refuse a name that is no vintage agent."""
+    return VINTAGE.parse_spec(spec)
+
+
+def is_vintage(spec: str) -> bool:
+    """Whether ``spec`` names a vintage agent (a malformed spec names none)."""
+    return VINTAGE.knows(spec)
+
+
+def make(spec: str, seed: int | None = None) -> Policy:
+    """Build the vintage agent a spec string names."""
+    policy: Policy = VINTAGE.make(spec, None, seed)
+    return policy

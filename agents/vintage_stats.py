@@ -1,0 +1,163 @@
+"""The statistics of a vintage tournament: pure functions over its per-game table.
+
+Tested on synthetic results (tests/vintage/test_vintage_tournament.py); what
+each number means is told in :mod:`agents.vintage_tournament`:
+
+- :class:`GameTable`: every game as arrays, one row per game.
+- :func:`comparisons` / :func:`pairwise`: every seat of one agent against every
+  seat of another, game by game (fewer penalty points finishes ahead).
+- :func:`agents.stats.clustered_mean` (imported here): a mean with its
+  cluster-robust 95% interval, the games of one (line-up, deal) forming a
+  cluster.
+- :func:`per_cluster`: the comparisons per cluster, for the cluster bootstrap
+  of the ratings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.stats import clustered_mean
+
+if TYPE_CHECKING:
+    from agents.vintage_tournament import ChunkResult
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """Every game of a tournament as arrays, one row per game."""
+
+    seating: np.ndarray
+    """``(games, players)`` agent index in each seat."""
+    penalty: np.ndarray
+    """``(games, players)`` penalty points held at the end."""
+    winner: np.ndarray
+    """``(games,)`` winning seat, -1 drawn lock, -2 truncated."""
+    cluster: np.ndarray
+    """``(games,)`` id of the (line-up, deal) the game belongs to."""
+    lineup: np.ndarray
+    """``(games,)`` line-up index."""
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """``(games,)`` True for games cut off at ``max_turns``."""
+        return self.winner == -2
+
+
+def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTable:
+    """Stack chunk results into one :class:`GameTable`."""
+    seating: list[list[int]] = []
+    pen: list[list[int]] = []
+    win: list[int] = []
+    cluster: list[int] = []
+    lineup: list[int] = []
+    for r in results:
+        seating.extend(r.seating)
+        pen.extend(r.penalty)
+        win.extend(r.winner)
+        lineup.extend([r.chunk.lineup] * len(r.deal))
+        cluster.extend(r.chunk.lineup * deals_per_lineup + d for d in r.deal)
+    return GameTable(
+        seating=np.asarray(seating, np.int64).reshape(len(win), -1),
+        penalty=np.asarray(pen, np.float64).reshape(len(win), -1),
+        winner=np.asarray(win, np.int64),
+        cluster=np.asarray(cluster, np.int64),
+        lineup=np.asarray(lineup, np.int64),
+    )
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, a row
+    each."""
+
+    a: np.ndarray
+    """The agent in the lower seat."""
+    b: np.ndarray
+    """The agent in the higher seat."""
+    score_a: np.ndarray
+    """1 when ``a`` held fewer penalty points, 0 when more, 0.5 on equal points or a truncated
+    game."""
+    cluster: np.ndarray
+    """The (line-up, deal) cluster of the game."""
+
+
+def comparisons(table: GameTable) -> Comparisons:
+    """Compare every pair of seats held by different agents, game by game."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    players = table.seating.shape[1] if table.seating.ndim == 2 else 0
+    trunc = table.truncated
+    for s, t in combinations(range(players), 2):
+        a, b = table.seating[:, s], table.seating[:, t]
+        ps, pt = table.penalty[:, s], table.penalty[:, t]
+        differ = a != b
+        score = np.where(trunc | (ps == pt), 0.5, (ps < pt).astype(np.float64))
+        parts.append((a[differ], b[differ], score[differ], table.cluster[differ]))
+    if not parts:
+        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        return Comparisons(empty_i, empty_i, empty_f, empty_i)
+    a, b, score, cluster = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return Comparisons(a, b, score, cluster)
+
+
+def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(wins, draws, games)``, each ``(n_agents, n_agents)``: seat-by-seat comparisons.
+
+    ``wins[a, b]`` counts comparisons where ``a`` held fewer penalty points than
+    ``b``; ``draws`` (symmetric) equal points or a truncated game; ``games``
+    (symmetric) every comparison. Seats of the same agent are not compared.
+    """
+    return pairwise_counts(comparisons(table), n_agents)
+
+
+def pairwise_counts(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pairwise` from comparisons already made."""
+    wins = np.zeros((n_agents, n_agents))
+    draws = np.zeros((n_agents, n_agents))
+    games = np.zeros((n_agents, n_agents))
+    tie = c.score_a == 0.5
+    np.add.at(games, (c.a, c.b), 1)
+    np.add.at(games, (c.b, c.a), 1)
+    np.add.at(draws, (c.a[tie], c.b[tie]), 1)
+    np.add.at(draws, (c.b[tie], c.a[tie]), 1)
+    np.add.at(wins, (c.a[c.score_a == 1], c.b[c.score_a == 1]), 1)
+    np.add.at(wins, (c.b[c.score_a == 0], c.a[c.score_a == 0]), 1)
+    return wins, draws, games
+
+
+def per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(points, games)``, each ``(clusters, n_agents, n_agents)``, for the cluster bootstrap."""
+    _, idx = np.unique(c.cluster, return_inverse=True)
+    n_clusters = int(idx.max()) + 1 if idx.size else 0
+    points = np.zeros((n_clusters, n_agents, n_agents))
+    games = np.zeros((n_clusters, n_agents, n_agents))
+    np.add.at(points, (idx, c.a, c.b), c.score_a)
+    np.add.at(points, (idx, c.b, c.a), 1.0 - c.score_a)
+    np.add.at(games, (idx, c.a, c.b), 1.0)
+    np.add.at(games, (idx, c.b, c.a), 1.0)
+    return points, games
+
+
+def agent_rows(
+    table: GameTable, n_agents: int, lineups: np.ndarray | None = None
+) -> list[dict[str, Any]]:
+    """Per agent: seat-games, wins, mean penalty with its interval (over the games selected)."""
+    rows = []
+    sel = np.ones(len(table.winner), bool) if lineups is None else np.isin(table.lineup, lineups)
+    finished = sel & ~table.truncated
+    seat_idx = np.arange(table.seating.shape[1] if table.seating.ndim == 2 else 0)
+    for a in range(n_agents):
+        mine = table.seating == a
+        games = int(mine[sel].sum())
+        wins = int((mine[sel] & (table.winner[sel, None] == seat_idx[None, :])).sum())
+        g_idx, s_idx = np.nonzero(mine & finished[:, None])
+        mean, lo, hi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
+        rows.append(
+            {"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]}
+        )
+    return rows

@@ -1,0 +1,47 @@
+"""One agent registry per game: a spec builds its own game's bot, never the other game's rules."""
+
+from __future__ import annotations
+
+import pytest
+
+import agents
+from agents import vintage_agents
+from agents.vintage import VintageRandom
+from speed_env.policy import RandomPolicy
+
+
+def test_each_game_lists_only_its_own_agents():
+    realtime, vintage = set(agents.available()), set(vintage_agents.available())
+    assert {"random", "greedy", "chain", "search", "ppo", "trained"} <= realtime
+    assert {"vintage-random", "vintage-greedy", "vintage-tactician", "vintage-search"} <= vintage
+    assert {"vintage-ppo"} <= vintage and not realtime & vintage
+
+
+def test_a_vintage_bot_is_built_without_real_time_rules(monkeypatch):
+    def no_rules(*args, **kwargs):
+        raise AssertionError("a vintage bot built real-time rules")
+
+    monkeypatch.setattr(agents, "make_rules", no_rules)
+    for spec in ("vintage-greedy", "vintage-tactician", "vintage-random", "vintage-search@2"):
+        assert agents.make(spec, seed=0).spec == spec
+        assert vintage_agents.make(spec, seed=0).spec == spec
+
+
+def test_a_bot_of_one_game_is_refused_by_the_other_naming_it():
+    with pytest.raises(agents.AgentSpecError, match="'vintage-greedy' plays Vintage Speed"):
+        agents.make("vintage-greedy", "us")
+    with pytest.raises(agents.AgentSpecError, match=r"unknown agent 'greedy'.*Vintage Speed"):
+        vintage_agents.make("greedy")
+
+
+def test_an_unknown_keyword_is_an_error_naming_it():
+    with pytest.raises(TypeError, match="'rulez'"):
+        agents.make("greedy", seed=0, rulez="us")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="'rules'"):
+        vintage_agents.make("vintage-greedy", rules="us")  # type: ignore[call-arg]
+
+
+def test_one_uniform_random_player_serves_both_games():
+    assert type(agents.make("random", seed=3)) is RandomPolicy
+    vintage = agents.make("vintage-random", seed=3)
+    assert isinstance(vintage, VintageRandom) and isinstance(vintage, RandomPolicy)

@@ -1,0 +1,65 @@
+"""The bundled ``selfplay`` agent: learned from reward alone, plays legal moves only, refuses
+other rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import speed_env
+from agents.model_io import BUNDLED, ModelFormatError, read_model
+
+SELFPLAY = BUNDLED.parent / "selfplay" / "selfplay.json"
+
+
+def test_the_selfplay_model_was_trained_without_cloning_or_a_warm_start():
+    """Its manifest records PPO from scratch: no behaviour cloning, no initial model."""
+    _, manifest, _ = read_model(SELFPLAY)
+    training = manifest["training"]
+    assert training["init_bc"] is None
+    assert training["config"]["init_from"] is None
+    assert training["timesteps"] > 0
+
+
+@pytest.mark.parametrize("rules", ["japanese", "us"])
+def test_selfplay_plays_only_legal_moves_on_the_rules_it_learned(rules):
+    """Every action it picks is allowed by the mask, in both seats, over a stretch of play."""
+    env = speed_env.BatchEnv(64, rules)
+    obs, mask = env.reset(seed=3)
+    bot = agents.make("selfplay", rules)
+    for _ in range(60):
+        actions = np.stack([np.asarray(bot.act(obs[p], mask[p])) for p in range(2)])
+        for p in range(2):
+            assert np.all(mask[p][np.arange(64), actions[p]] == 1)
+        obs, mask, *_ = env.step(actions)
+
+
+def test_selfplay_refuses_rules_it_was_not_trained_on():
+    """``pagat`` is not among its training rules: refused, naming both."""
+    with pytest.raises(ModelFormatError, match="not on pagat"):
+        agents.make("selfplay", "pagat")
+
+
+def test_the_probe_measures_the_policy_among_the_legal_plays_only():
+    """Equal logits over two legal plays: entropy ln 2, top play 1/2, whatever the illegal
+    actions' logits say."""
+    from train.selfplay_probe import _among_plays
+
+    logits = np.array([[9.0, 1.0, 1.0, 50.0]])
+    plays = np.array([[0, 1, 1, 0]], np.int8)
+    entropy, top = _among_plays(logits, plays)
+    assert entropy[0] == pytest.approx(np.log(2))
+    assert top[0] == pytest.approx(0.5)
+
+
+def test_the_probe_reports_the_bundled_models_decisions():
+    """A short probe of the bundled model: rates are fractions, the entropy among plays is at
+    most the uniform policy's."""
+    from train.selfplay_probe import probe
+
+    out = probe(str(SELFPLAY), "japanese", steps=20, envs=16)
+    assert out["decisions"] > 0 and out["states_with_2_plays"] > 0
+    for key in ("wait_with_play", "agrees_with_chain", "greedy_agrees_with_chain"):
+        assert 0.0 <= out[key] <= 1.0
+    assert 0.0 <= out["entropy_among_plays"] <= out["uniform_entropy"] + 1e-9

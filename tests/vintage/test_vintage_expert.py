@@ -1,0 +1,205 @@
+"""Vintage expert iteration: search targets are a pure function of the seed (the same file for
+any number of workers), they say what the search saw, and a tiny run writes a model that loads
+and plays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import vintage_agents
+from agents.model_io import ModelFormatError
+from agents.vintage_search import SearchSettings, VintageSearch
+from agents.vintage_tournament import VintageSettings, run
+from train.vintage_expert_targets import (
+    TargetSettings,
+    distribution,
+    generate,
+    read_targets,
+    write_targets,
+)
+
+pytest.importorskip("sb3_contrib")
+
+SMALL = TargetSettings(games=6, chunk_games=2, worlds=4, seed=3)
+
+
+def write(tmp_path, name, settings=SMALL, workers=1):
+    targets, complete = generate(settings, workers=workers)
+    assert complete
+    return write_targets(tmp_path / name / "targets.safetensors", targets, settings)
+
+
+@pytest.fixture(scope="module")
+def small_file(tmp_path_factory):
+    """The target file of SMALL, written once for the tests that read it."""
+    return write(tmp_path_factory.mktemp("targets"), "small")
+
+
+def test_the_same_seed_writes_the_same_target_file_for_any_number_of_workers(tmp_path, small_file):
+    one = small_file
+    two = write(tmp_path, "two", workers=2)
+    assert one.read_bytes() == two.read_bytes()
+    other = write(tmp_path, "other", TargetSettings(games=6, chunk_games=2, worlds=4, seed=4))
+    assert other.read_bytes() != one.read_bytes(), "another seed plays other games"
+
+
+def test_targets_record_the_search_at_the_learners_choice_decisions(small_file):
+    targets, settings = read_targets(small_file)
+    assert settings["worlds"] == 4 and settings["games"] == 6
+    assert len(targets) > 0 and set(np.unique(targets.game)) <= set(range(6))
+    rows = np.arange(len(targets))
+    # Only decisions with a choice; values exactly on the legal actions; both actions legal.
+    assert (targets.mask.sum(axis=1) >= 2).all()
+    assert (np.isnan(targets.values) == (targets.mask == 0)).all()
+    assert (targets.mask[rows, targets.choice] == 1).all()
+    assert (targets.mask[rows, targets.prior] == 1).all()
+    # The values are shares of the other seats finished ahead of.
+    legal = targets.values[targets.mask > 0]
+    assert ((legal >= 0) & (legal <= 1)).all()
+    # Rows that differ from the prior chose an action of best value.
+    moved = targets.choice != targets.prior
+    best = np.nanmax(targets.values, axis=1)
+    assert (targets.values[rows, targets.choice][moved] == best[moved]).all()
+    # Every row of one game carries that game's reward.
+    for g in np.unique(targets.game):
+        assert len(set(targets.ret[targets.game == g].tolist())) == 1
+
+
+def test_target_distributions_put_mass_on_legal_actions_only(small_file):
+    targets, _ = read_targets(small_file)
+    for kind in ("choice", "soft"):
+        dist = distribution(targets, kind)
+        assert np.allclose(dist.sum(axis=1), 1.0)
+        assert (dist[targets.mask == 0] == 0).all()
+    one_hot = distribution(targets, "choice")
+    assert (one_hot.argmax(axis=1) == targets.choice).all()
+    soft = distribution(targets, "soft")
+    assert (soft.argmax(axis=1) == np.nanargmax(targets.values, axis=1)).all()
+
+
+def test_the_search_keeps_the_prior_it_is_given_unless_beaten(small_file):
+    class First:
+        """Always the first legal action."""
+
+        def act(self, obs, mask):
+            return np.asarray(mask).argmax(axis=1)
+
+    search = VintageSearch(SearchSettings(worlds=4, z=1e9), seed=0, prior=First())
+    targets, _ = read_targets(small_file)
+    for obs, mask in zip(targets.obs, targets.mask, strict=True):
+        found = search.evaluate(obs, mask)
+        assert found.default == found.choice == int(np.flatnonzero(mask)[0])
+
+
+def test_bad_settings_and_files_are_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="acting must be"):
+        TargetSettings(acting="oracle")
+    with pytest.raises(ValueError, match="is no Vintage Speed agent"):
+        TargetSettings(opponents=("chain",))
+    with pytest.raises(ValueError, match="needs one"):
+        generate(TargetSettings(games=1, acting="network"))
+    bogus = tmp_path / "bogus.safetensors"
+    bogus.write_bytes(b"not a file of targets")
+    with pytest.raises(ModelFormatError, match=r"bogus\.safetensors"):
+        read_targets(bogus)
+
+
+@pytest.mark.slow
+def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_path, capsys):
+    from speed_cli import main as cli
+
+    def main(argv):
+        return cli(["train-expert", "--game", "vintage", *argv])
+
+    out = tmp_path / "run"
+    argv = ["--rounds", "2", "--games", "8", "--worlds", "4", "--chunk-games", "4"]
+    argv += ["--bc-decisions", "600", "--bc-epochs", "1", "--epochs", "2", "--eval-games", "8"]
+    argv += ["--prior", "network", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    assert f"play it with vintage-ppo:{out / 'model.json'}" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert [r["round"] for r in summary["rounds"]] == [0, 1]
+    first, second = summary["rounds"]
+    assert (first["acting"], first["prior"]) == ("search", "network")
+    assert (second["acting"], second["prior"]) == ("network", "network")
+    for r in summary["rounds"]:
+        assert (out / f"round_{r['round']}" / "targets.safetensors").exists()
+        assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
+    spec = f"vintage-ppo:{out / 'model.json'}"
+    assert summary["play_with"] == spec
+    vintage_agents.make(spec)  # loads
+    settings = VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
+    results, complete = run(settings)
+    assert complete and sum(len(r.deal) for r in results) == 6
+    assert main(argv) == 2, "a finished run is not overwritten"
+    assert "already holds a finished run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--target", "oracle", "target must be one of choice, soft"),
+        ("--prior", "chain", "prior must be one of tactician, network"),
+        ("--rounds", "0", "rounds must be a whole number"),
+        ("--opponents", "chain", "is no Vintage Speed agent"),
+        ("--backend", "slurm", "backend must be one of local, ray"),
+        ("--init-model", "nowhere/model.json", "nowhere/model.json"),
+    ],
+)
+def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
+    from speed_cli import main as cli
+    from train.vintage_expert import main
+
+    assert main([flag, value, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert cli(["train-expert", flag, value, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
+
+
+def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.model_io import read_model
+    from speed_env.vintage import make_vintage_rules
+    from speed_env.vintage.single import VintageSingleEnv
+    from train.settings import make_model
+    from train.vintage_expert import ExpertConfig, load_network, ppo_config
+    from train.vintage_ppo import export, observation_scale
+
+    rules = make_vintage_rules(4, 1)
+    scale = observation_scale(rules)
+    env = DummyVecEnv([lambda: VintageSingleEnv(4, obs_scale=scale)])
+
+    def model(seed):
+        return make_model(ppo_config(ExpertConfig(net_arch="16,8", seed=seed)), env)
+
+    saved = export(model(1), tmp_path / "a", scale, rules, {})
+    other = model(2)
+    load_network(other.policy, str(saved), scale, "tanh")
+    again = export(other, tmp_path / "b", scale, rules, {})
+    first, second = read_model(saved)[0], read_model(again)[0]
+    assert sorted(first) == sorted(second)
+    for name in first:
+        assert np.allclose(first[name], second[name], atol=1e-6), name
+    with pytest.raises(ModelFormatError, match="uses tanh"):
+        load_network(other.policy, str(saved), scale, "relu")
+    narrower = make_model(ppo_config(ExpertConfig(net_arch="12,8")), env)
+    with pytest.raises(ModelFormatError, match=r"layer pi\.0"):
+        load_network(narrower.policy, str(saved), scale, "tanh")
+
+
+def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
+    assert "vintage-expert" in vintage_agents.available()
+    for players in (2, 4, 7):
+        spec = "vintage-expert"
+        settings = VintageSettings(
+            agents=(spec, "vintage-tactician"), players=players, games=players, gauntlet=spec
+        )
+        results, complete = run(settings)
+        assert complete and all(w >= -1 for r in results for w in r.winner)
+    sampled = vintage_agents.make("vintage-expert:sample", seed=1)
+    assert sampled.sample

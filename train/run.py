@@ -1,0 +1,287 @@
+"""The mechanics of a training run, the same for both recipes.
+
+A recipe (``train/ppo.py``, ``train/vintage_ppo.py``) builds its env and its
+model and says three things about its game: how a model is saved (``save``),
+how a saved model is scored against the evaluation bots (``score``, rows of
+``eval.csv``) and how those rows read (``report``). :class:`Run` does the rest:
+
+- the run folder (:class:`~train.run_folder.RunFolder`: settings, state,
+  summary), SB3's logs, the progress bar (tqdm: rate, time left, the latest
+  evaluation as a note);
+- every ``eval_every`` timesteps a checkpoint (the model in the kit's format
+  plus the optimizer, :mod:`train.checkpoint`) and an evaluation of it,
+  appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.curves`);
+- the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C stops early
+  and the run still finishes) and the finish: a last evaluation, the final
+  model, ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+from tqdm import tqdm
+
+from train.curves import Panel, append_eval, last_rows, plot_curves
+from train.run_folder import RunFolder
+from train.settings import RunSettings
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass
+class Report:
+    """How an evaluation reads: a printed line, the bar's note and the scalars logged."""
+
+    line: str
+    note: str
+    scalars: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Curves:
+    """What ``eval.csv`` holds and ``curves.png`` draws for a recipe."""
+
+    fields: Sequence[str]
+    panels: Sequence[Panel]
+    title: str
+    split: str | None = None
+
+
+class Progress:
+    """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note."""
+
+    def __init__(self, total: int, enabled: bool, start: int = 0) -> None:
+        self.bar = tqdm(
+            total=total,
+            initial=start,
+            disable=not enabled,
+            desc="train",
+            unit="step",
+            file=sys.stderr,
+            mininterval=0.5,
+            bar_format="{desc} [{bar:30}] {n:,}/{total:,} {rate_fmt} eta {remaining}{postfix}",
+        )
+
+    def update(self, steps: int) -> None:
+        """Move the bar to ``steps`` timesteps."""
+        if steps > self.bar.n:
+            self.bar.update(steps - self.bar.n)
+
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar (the latest evaluation)."""
+        self.bar.set_postfix_str(text, refresh=False)
+
+    def print(self, line: str) -> None:
+        """A line of output (stdout) above the bar."""
+        tqdm.write(line, file=sys.stdout)
+
+    def close(self, steps: int) -> None:
+        """Final redraw and a newline."""
+        self.update(steps)
+        self.bar.close()
+
+
+class Run:
+    """One training run: its folder, model, bar, timing and evaluations (module docstring)."""
+
+    model: Any
+    bar: Progress
+
+    def __init__(
+        self,
+        cfg: RunSettings,
+        folder: RunFolder,
+        curves: Curves,
+        *,
+        save: Callable[[Path, int], Path],
+        score: Callable[[Path], Rows],
+        report: Callable[[Rows], Report],
+    ) -> None:
+        self.cfg, self.folder, self.curves = cfg, folder, curves
+        self.save, self.score, self.report = save, score, report
+        self.timing = {"rollout_s": 0.0, "update_s": 0.0, "eval_s": 0.0, "bc_s": 0.0}
+        self.last_eval: Rows = []
+        # Hooks of the recipe, called by TrainCallback: on each step (infos, dones) and at the
+        # end of each rollout (timesteps, SB3's logger).
+        self.on_step: Callable[[Sequence[dict[str, Any]], Any], None] | None = None
+        self.on_rollout_end: Callable[[int, Any], None] | None = None
+
+    @property
+    def out(self) -> Path:
+        """The run folder's path."""
+        return self.folder.path
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """``state.json``'s contents."""
+        return self.folder.state
+
+    def attach(self, model: Any, log_formats: Sequence[str] = ("csv",)) -> None:
+        """Take ``model``: its logs go to ``OUT/logs``; the progress bar starts."""
+        from stable_baselines3.common.logger import configure
+
+        model.set_logger(configure(str(self.out / "logs"), list(log_formats)))
+        self.model = model
+        start = int(self.state.get("timesteps", 0))
+        self.bar = Progress(self.cfg.timesteps, self.cfg.progress, start=start)
+
+    # ------------------------------------------------------------------ periodic work
+    def checkpoint(self, steps: int) -> Path:
+        """The model (``save``) and its optimizer at ``steps``; ``state.json`` points at it."""
+        from train.checkpoint import save_optimizer
+
+        path = self.save(self.out / "checkpoints" / f"step_{steps:09d}", steps)
+        save_optimizer(self.model, path)
+        self.state.update(
+            timesteps=steps,
+            n_updates=int(self.model._n_updates),
+            checkpoint=str(path.relative_to(self.out)),
+        )
+        self.folder.write_state()
+        return path
+
+    def evaluate(self, steps: int) -> Rows:
+        """Checkpoint, score, append to ``eval.csv``, log, redraw the curves, print."""
+        t0 = time.perf_counter()
+        rows = self.score(self.checkpoint(steps))
+        for row in rows:
+            row["timesteps"] = steps
+        said = self.report(rows)
+        for tag, value in said.scalars.items():
+            self.model.logger.record(tag, value)
+        append_eval(self.out / "eval.csv", rows, self.curves.fields)
+        self.plot()
+        self.state["last_eval"] = steps
+        self.folder.write_state()
+        self.last_eval = rows
+        self.timing["eval_s"] += time.perf_counter() - t0
+        self.bar.print(f"eval @ {steps:,}: {said.line}")
+        self.bar.note(said.note)
+        return rows
+
+    def plot(self) -> Path | None:
+        """Redraw ``curves.png`` from ``eval.csv``."""
+        c = self.curves
+        return plot_curves(
+            self.out / "eval.csv", self.out / "curves.png", c.title, c.panels, c.split
+        )
+
+    def behaviour_clone(
+        self,
+        env: Any,
+        teachers: Any,
+        *,
+        dagger_rounds: int = 0,
+        teacher_view: Callable[[Any], Any] | None = None,
+    ) -> dict[str, Any]:
+        """The warm start ``init_bc``: :func:`train.bc.clone` of the model to the teachers
+        playing in ``env``, timed, reported and kept in ``state.json``; its stats."""
+        from train import bc
+
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        self.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
+        bc_cfg = bc.BCConfig(
+            teacher=str(cfg.init_bc),
+            decisions=cfg.bc_decisions,
+            epochs=cfg.bc_epochs,
+            dagger_rounds=dagger_rounds,
+        )
+        stats = bc.clone(
+            self.model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=teacher_view
+        )
+        self.timing["bc_s"] = time.perf_counter() - t0
+        self.state["bc"] = stats
+        self.bar.print(bc.describe(stats))
+        return stats
+
+    # ------------------------------------------------------------------ the loop and the finish
+    def learn(self) -> tuple[int, int, float, bool]:
+        """Train up to ``timesteps``: (timesteps at the start, at the end, wall s, interrupted)."""
+        start = int(self.model.num_timesteps)
+        t0 = time.perf_counter()
+        interrupted = False
+        try:
+            if self.cfg.timesteps > start:
+                self.model.learn(
+                    total_timesteps=self.cfg.timesteps - start,
+                    callback=TrainCallback(self),
+                    reset_num_timesteps=False,
+                    progress_bar=False,
+                )
+        except KeyboardInterrupt:
+            interrupted = True
+            self.bar.print("interrupted: saving what was trained")
+        steps = int(self.model.num_timesteps)
+        self.bar.close(steps)
+        return start, steps, time.perf_counter() - t0, interrupted
+
+    def finish(self, steps: int, complete: bool, **extra: Any) -> dict[str, Any]:
+        """A last evaluation (or checkpoint), the final model, ``summary.json``; the summary."""
+        if self.state.get("last_eval") != steps:
+            self.evaluate(steps)
+        else:
+            self.checkpoint(steps)
+        final = self.save(self.out / "model", steps)
+        curves = self.plot()
+        summary = {
+            "model": str(final),
+            "curves": str(curves) if curves else None,
+            "complete": complete,
+            "timesteps": steps,
+            **extra,
+            "eval_s": round(self.timing["eval_s"], 2),
+            "bc": self.state.get("bc"),
+            "last_eval": self.last_eval if self.last_eval else last_rows(self.out / "eval.csv"),
+        }
+        self.state["done"] = complete
+        self.folder.write_state()
+        self.folder.write_summary(summary)
+        return summary
+
+    def close(self) -> None:
+        """Close the progress bar and SB3's log files (CSV, TensorBoard), flushing them."""
+        if hasattr(self, "bar"):
+            self.bar.bar.close()
+        model = getattr(self, "model", None)
+        if model is not None:
+            model.logger.close()
+
+
+class TrainCallback(BaseCallback):
+    """Around each rollout: the bar, the time split, the recipe's hooks and the evaluations."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
+        self.rollout_start = 0.0
+        self.rollout_end: float | None = None
+
+    def _on_rollout_start(self) -> None:
+        now = time.perf_counter()
+        if self.rollout_end is not None:
+            self.run.timing["update_s"] += now - self.rollout_end
+        self.rollout_start = now
+
+    def _on_step(self) -> bool:
+        if self.run.on_step is not None:
+            self.run.on_step(self.locals["infos"], self.locals["dones"])
+        self.run.bar.update(self.num_timesteps)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        run, steps = self.run, self.num_timesteps
+        run.timing["rollout_s"] += time.perf_counter() - self.rollout_start
+        self.logger.record("time/update_s", run.timing["update_s"])
+        if run.on_rollout_end is not None:
+            run.on_rollout_end(steps, self.logger)
+        if steps >= run.state.get("last_eval", 0) + run.cfg.eval_every:
+            run.evaluate(steps)
+        self.rollout_end = time.perf_counter()

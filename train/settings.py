@@ -1,0 +1,304 @@
+"""The settings of a training run, and the flags made from them.
+
+Every setting is a field of a dataclass with a docstring under it (the
+CleanRL way): :class:`PPOSettings` holds MaskablePPO's, :class:`RunSettings`
+adds what every recipe's run has (its length, opponents, folder, warm start and
+evaluation), and each recipe (``train/ppo.py``, ``train/vintage_ppo.py``)
+extends it with its game's own fields and re-declares only the defaults that
+differ for its game. The command-line flags are made from the dataclass
+(:func:`add_flags`): one ``--flag`` a field, its type, default and docstring as
+the help, so no flag is ever written out by hand and every flag given reaches
+the run as given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import itertools
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = [
+    "PPOSettings",
+    "RunSettings",
+    "add_flags",
+    "check_ppo",
+    "field_help",
+    "flag_name",
+    "from_args",
+    "hidden",
+    "make_model",
+    "recipe_main",
+    "settings_parser",
+    "specs",
+]
+
+S = TypeVar("S")
+
+
+@dataclass
+class PPOSettings:
+    """MaskablePPO's settings (defaults: the real-time recipe's)."""
+
+    n_steps: int = 64
+    """Steps per env per rollout (rollout = n_steps * n_envs decisions)."""
+    batch_size: int = 4096
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size at the start."""
+    anneal_lr: bool = True
+    """Decay the step size linearly to 10% of its start by the last timestep."""
+    gamma: float = 1.0
+    """Discount per decision. A game is ~20-35 decisions with the reward at its end; any discount
+    would make a postponed loss look better than a quick one (an incentive to stall)."""
+    gae_lambda: float = 0.95
+    """GAE's bias/variance trade-off."""
+    clip_range: float = 0.2
+    """PPO's policy ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this KL (None: never)."""
+    net_arch: str = "256,256"
+    """Hidden layer sizes of the actor and of the critic (separate networks)."""
+    activation: str = "relu"
+    """Hidden activation: ``tanh`` or ``relu``."""
+    torch_threads: int = 1
+    """Torch intra-op threads (1 is fastest on a small shared CPU)."""
+
+
+@dataclass
+class RunSettings(PPOSettings):
+    """What every recipe's run has (defaults: the real-time recipe's)."""
+
+    opponent: str = "greedy"
+    """Opponent: an agent spec, or a comma-separated mix (the recipe says how it is drawn)."""
+    timesteps: int = 2_000_000
+    """Learner decisions to train for (ticks where it can only wait are not counted)."""
+    n_envs: int = 256
+    """Games played side by side (each a slot of the VecEnv)."""
+    seed: int = 0
+    """Seed of the deals, seat and opponent draws, the networks and the opponents' generators."""
+    out: str = "runs/ppo"
+    """Output folder: config.json, state.json, logs, checkpoints, eval.csv, curves.png,
+    model.json/.safetensors, summary.json."""
+    seat: str = "random"
+    """The learner's seat per game: ``random`` (drawn per game), a seat number, or (real-time)
+    ``alternate``."""
+    init_bc: str | None = None
+    """Warm start: behaviour-clone this agent spec (e.g. ``chain``), actor and critic, before PPO
+    (train/bc.py)."""
+    bc_decisions: int = 300_000
+    """Teacher decisions recorded for ``init_bc``."""
+    bc_epochs: int = 12
+    """Passes over the recorded decisions for ``init_bc``."""
+    eval_every: int = 250_000
+    """Timesteps between evaluations (each also writes a checkpoint)."""
+    eval_games: int = 400
+    """Games per evaluation line-up (the same deals at every evaluation, seats swapped or
+    rotated)."""
+    eval_opponents: str = "random,greedy,chain"
+    """The bots the learner is measured against, one line-up each."""
+    eval_seed: int = 12_345
+    """Seed of the evaluation deals (the same deals at every evaluation)."""
+    eval_workers: int = 1
+    """Processes for evaluation games."""
+    progress: bool = True
+    """Draw a progress bar on stderr."""
+
+
+def specs(text: str | None) -> list[str]:
+    """A comma-separated list of agent specs (blanks dropped)."""
+    return [s.strip() for s in (text or "").split(",") if s.strip()]
+
+
+# ---------------------------------------------------------------------- checks and the model
+def field_help(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), a subclass's over its
+    bases' (a field re-declared without one keeps its base's)."""
+    out: dict[str, str] = {}
+    for klass in reversed([k for k in cls.__mro__ if k is not object]):
+        body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
+        for node, nxt in itertools.pairwise(body):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+            ):
+                out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
+    return out
+
+
+def hidden(cfg: Any) -> list[int]:
+    """``cfg.net_arch`` (comma-separated; any recipe's settings) as a list of layer sizes."""
+    try:
+        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(
+            f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}"
+        ) from None
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
+    return sizes
+
+
+def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
+    """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field."""
+    shared = ("n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "timesteps")
+    for name in (*shared, "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
+    for name in positive:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
+    if cfg.activation not in ("tanh", "relu"):
+        raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
+    if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
+        raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
+    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
+        raise ValueError(
+            f"batch_size {cfg.batch_size} exceeds a rollout "
+            f"(n_steps * n_envs = {cfg.n_steps * cfg.n_envs})"
+        )
+    if not specs(cfg.opponent):
+        raise ValueError("opponent must name at least one agent spec")
+    hidden(cfg)
+
+
+def linear_lr(start: float) -> Callable[[float], float]:
+    """SB3 learning-rate schedule: ``start`` decaying linearly to 10% of it by the last timestep."""
+
+    def schedule(progress_remaining: float) -> float:
+        # The last rollout can overshoot the target (progress < 0): never below 10%, never negative.
+        return start * (0.1 + 0.9 * min(1.0, max(0.0, progress_remaining)))
+
+    return schedule
+
+
+def make_model(cfg: RunSettings, env: Any) -> Any:
+    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    sizes = hidden(cfg)
+    act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        target_kl=cfg.target_kl,
+        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+# ---------------------------------------------------------------------- flags
+_CONVERT: dict[str, Callable[[str], Any]] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "str | None": str,
+    "float | None": float,
+}
+
+
+def flag_name(field: str) -> str:
+    """The flag of a field: ``n_envs`` is ``--n-envs`` (``lambda_`` is ``--lambda``)."""
+    return "--" + field.rstrip("_").replace("_", "-")
+
+
+def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One ``--flag`` for each field of the dataclass ``cls``: its type, its default, its
+    docstring as the help. The recipe's own fields come first, then :class:`RunSettings`'
+    and :class:`PPOSettings`' in their own groups (when ``cls`` extends them)."""
+    helps = field_help(cls)
+    groups: list[tuple[Any, set[str]]] = []
+    for base, title in ((PPOSettings, "PPO settings"), (RunSettings, "the run")):
+        if issubclass(cls, base):
+            names = {f.name for f in dataclasses.fields(base)} - {n for _, g in groups for n in g}
+            groups.append((parser.add_argument_group(f"{title} ({base.__name__})"), names))
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    own = [f for f in fields if not any(f.name in names for _, names in groups)]
+    for where, names in [(parser, set()), *reversed(groups)]:
+        for f in own if where is parser else [f for f in fields if f.name in names]:
+            _add_flag(where, f, helps.get(f.name, ""))
+
+
+def _add_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
+    text = text.replace("%", "%%")  # argparse formats help with %
+    if str(f.type) == "bool":
+        where.add_argument(
+            flag_name(f.name),
+            dest=f.name,
+            action=argparse.BooleanOptionalAction,
+            default=f.default,
+            help=text,
+        )
+        return
+    if str(f.type) not in _CONVERT:
+        raise TypeError(f"field {f.name!r}: no flag for a field of type {f.type!r}")
+    convert = _CONVERT[str(f.type)]
+    shown = f" (default {f.default})" if f.default not in (None, "") else ""
+    where.add_argument(
+        flag_name(f.name),
+        dest=f.name,
+        type=convert,
+        default=f.default,
+        help=text + shown,
+        metavar=f.name.rstrip("_").upper() if convert is str else None,
+    )
+
+
+def from_args(cls: Callable[..., S], args: argparse.Namespace) -> S:
+    """The settings ``cls`` from parsed flags (every field, as given or its default)."""
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+
+
+def settings_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser holding :func:`add_flags` of ``cls``."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_flags(parser, cls)
+    return parser
+
+
+def recipe_main(
+    cls: Callable[..., S],
+    train: Callable[[S], dict[str, Any]],
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    description: str,
+) -> int:
+    """``python -m train.<recipe>``: parse the flags of ``cls``, train; a bad setting prints one
+    line and returns 2, an interrupted run returns 130."""
+    args = settings_parser(cls, prog, description).parse_args(argv)  # type: ignore[arg-type]
+    try:
+        summary = train(from_args(cls, args))
+    except (ValueError, OSError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0 if summary["complete"] else 130

@@ -1,0 +1,478 @@
+"""Expert iteration for Vintage Speed: search targets distilled into a policy network, in rounds.
+
+    python -m train.vintage_expert --players 4 --rounds 3 --games 300 --worlds 32 \\
+        --init-bc vintage-tactician --seed 0 --workers 2 --out runs/vintage_expert
+
+What a run does, in order (each step is a section of :func:`train`):
+
+1. **Settings.** Every knob is a field of :class:`ExpertConfig` (``--help``
+   lists them with their docstrings).
+2. **Network.** A MaskablePPO actor-critic (the vintage PPO recipe's
+   network, :mod:`train.vintage_ppo`, so the result can go on training with
+   PPO); optionally warm-started by cloning a bot (``init_bc``, the vintage
+   behaviour cloning of :func:`train.vintage_ppo.behaviour_clone`), which is
+   cheap next to search.
+3. **Rounds.** Round ``r`` generates ``games`` games of search targets
+   (:mod:`train.vintage_expert_targets`, chunked jobs on ``--backend local``
+   or ``ray``, the same file for one seed on either): the learner's seat plays
+   the search's choice in round 0 and the network's after it (``acting``);
+   the search's prior (the choice it must beat by ``z`` standard errors) is
+   the tactician or the current network (``prior``; the tactician while
+there is no network yet). The network is then
+   fitted (train/bc.py's fit: cross-entropy to the targets, the critic to the
+   game's reward) on the targets of every round so far, a share of the games
+   held out to measure agreement, exported to ``round_R/model.json`` and
+   played against ``eval_opponents`` (the vintage tournament harness).
+4. **Finish.** The round with the best finished-ahead rate against the first
+   eval opponent is copied to ``model.json`` (+ ``.safetensors``), which plays
+   as ``vintage-ppo:OUT/model.json``; ``summary.json`` says what each round
+   measured. Ctrl-C stops after the current step and still writes the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from train.vintage_expert_targets import ACTING, PRIORS, Targets, TargetSettings, distribution
+
+TARGETS = ("choice", "soft")
+
+
+@dataclass
+class ExpertConfig:
+    """Every setting of an expert-iteration run."""
+
+    players: int = 4
+    """Players at the table (2-10); the learner takes one seat."""
+    opponents: str = "vintage-tactician,vintage-greedy"
+    """Comma-separated vintage bots of the other seats in target games, cycled through."""
+    rounds: int = 3
+    """Rounds of target generation and distillation."""
+    games: int = 300
+    """Games of search targets per round."""
+    worlds: int = 32
+    """Worlds the search samples per decision."""
+    rollout: str = "greedy"
+    """Rollout policy of the search: greedy or tactician."""
+    z: float = 1.5
+    """The search leaves its prior's choice only for a lead of more than z standard errors."""
+    prior: str = "tactician"
+    """The search's prior: tactician, or network (the current network, once there is one)."""
+    acting: str = "network"
+    """Who plays the learner's seat from round 1 on: network (DAgger-style) or search."""
+    target: str = "choice"
+    """What the network is fitted to: choice (the search's action) or soft (softmax of values)."""
+    temperature: float = 0.05
+    """Softmax temperature of the soft targets (values are shares in [0, 1])."""
+    init_bc: str | None = "vintage-tactician"
+    """Warm start: clone this vintage bot before round 0 (empty: start from random weights)."""
+    init_model: str | None = None
+    """Warm start from a saved vintage model (its net_arch and activation) instead of init_bc."""
+    bc_decisions: int = 40_000
+    """Teacher decisions recorded for the warm start."""
+    bc_epochs: int = 8
+    """Passes over the warm-start decisions."""
+    epochs: int = 6
+    """Passes over all targets so far, each round."""
+    batch_size: int = 256
+    """Decisions per gradient step of the distillation."""
+    learning_rate: float = 3e-4
+    """Adam step size of the distillation (cosine-decayed within a round)."""
+    net_arch: str = "256,256"
+    """Hidden layer sizes of actor and critic."""
+    activation: str = "tanh"
+    """Hidden activation: tanh or relu."""
+    holdout: float = 0.1
+    """Share of each round's games held out of fitting, to measure agreement."""
+    seed: int = 0
+    """Seed of the target games, the search, the network and the fits."""
+    chunk_games: int = 10
+    """Games per job of target generation."""
+    workers: int = 1
+    """Processes (local) or CPUs of a Ray cluster started for the run."""
+    backend: str = "local"
+    """Where target games run: local or ray."""
+    ray_address: str | None = None
+    """Ray cluster to join (else RAY_ADDRESS, else a local one for the run)."""
+    eval_games: int = 400
+    """Games per evaluation line-up (the network and players-1 copies of one bot)."""
+    eval_opponents: str = "vintage-tactician"
+    """Bots the network is measured against after each round (the first picks the best)."""
+    eval_seed: int = 12_345
+    """Seed of the evaluation deals."""
+    torch_threads: int = 1
+    """Threads torch may use."""
+    out: str = "runs/vintage_expert"
+    """Output folder: round_R/targets.safetensors and model, model.json, summary.json."""
+    progress: bool = True
+    """Print progress on stderr."""
+
+
+def specs(text: str | None) -> list[str]:
+    """A comma-separated list of agent specs."""
+    return [s.strip() for s in (text or "").split(",") if s.strip()]
+
+
+def check_config(cfg: ExpertConfig) -> None:
+    """Refuse settings that cannot work, naming the field."""
+    from agents.jobs import Backend
+
+    for name in ("rounds", "games", "epochs", "batch_size", "eval_games", "workers"):
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a whole number, at least 1; got {value!r}")
+    if cfg.prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {cfg.prior!r}")
+    if cfg.acting not in ACTING:
+        raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {cfg.acting!r}")
+    if cfg.target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {cfg.target!r}")
+    if not 0 < cfg.holdout < 1:
+        raise ValueError(f"holdout must be between 0 and 1, got {cfg.holdout!r}")
+    if not specs(cfg.eval_opponents):
+        raise ValueError("eval_opponents must name at least one vintage bot")
+    Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
+    if cfg.init_model:
+        from agents.model_io import load_vintage_policy
+
+        load_vintage_policy(cfg.init_model)  # a missing or foreign model file fails here
+    target_settings(cfg, 0, network=False)  # players, opponents, worlds, rollout, z
+    ppo_config(cfg)  # net_arch, activation, eval settings
+
+
+def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSettings:
+    """The target settings of round ``round_`` (``network``: a network exists to act)."""
+    return TargetSettings(
+        players=cfg.players,
+        opponents=tuple(specs(cfg.opponents)),
+        games=cfg.games,
+        worlds=cfg.worlds,
+        rollout=cfg.rollout,
+        z=cfg.z,
+        acting=cfg.acting if network and round_ > 0 else "search",
+        prior=cfg.prior if network else "tactician",
+        seed=cfg.seed,
+        round=round_,
+        chunk_games=cfg.chunk_games,
+    )
+
+
+def ppo_config(cfg: ExpertConfig) -> Any:
+    """The vintage PPO settings that build the network and run its evaluations."""
+    from train.vintage_ppo import VintageConfig, check_config
+
+    vc = VintageConfig(
+        players=cfg.players,
+        opponent=cfg.opponents,
+        seed=cfg.seed,
+        net_arch=cfg.net_arch,
+        activation=cfg.activation,
+        n_envs=4,
+        eval_games=cfg.eval_games,
+        eval_opponents=cfg.eval_opponents,
+        eval_seed=cfg.eval_seed,
+        eval_workers=cfg.workers,
+        torch_threads=cfg.torch_threads,
+        init_bc=cfg.init_bc or None,
+        bc_decisions=cfg.bc_decisions,
+        bc_epochs=cfg.bc_epochs,
+        out=cfg.out,
+    )
+    check_config(vc)
+    return vc
+
+
+def held_out(games: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """Flags of the rows whose game is in a seeded ``share`` of the games."""
+    ids = np.unique(games)
+    rng = np.random.default_rng(seed)
+    held = rng.choice(ids, size=max(1, round(len(ids) * share)), replace=False)
+    return np.isin(games, held)
+
+
+def fit_data(targets: Targets, scale: np.ndarray, cfg: ExpertConfig) -> dict[str, np.ndarray]:
+    """The columns train/bc.py's fit reads: scaled observations, mask, target, reward."""
+    dist = distribution(targets, cfg.target, cfg.temperature)
+    return {
+        "obs": targets.obs * scale[None, :],
+        "mask": targets.mask,
+        "best": (dist > 0).astype(np.int8),
+        "target": dist,
+        "ret": targets.ret,
+    }
+
+
+def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray) -> dict[str, Any]:
+    """Share of ``rows`` where the network's top action is the search's choice, or its prior's."""
+    import torch
+
+    from train.bc import _forward
+
+    if not len(rows):
+        return {"held_out_decisions": 0}
+    with torch.no_grad():
+        obs = torch.as_tensor(targets.obs[rows] * scale[None, :])
+        log_p, _ = _forward(policy, obs, targets.mask[rows])
+    top = log_p.argmax(dim=1).numpy()
+    return {
+        "held_out_decisions": len(rows),
+        "agrees_with_search": round(float((top == targets.choice[rows]).mean()), 4),
+        "agrees_with_prior": round(float((top == targets.prior[rows]).mean()), 4),
+    }
+
+
+def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> None:
+    """Load a saved vintage model (``vintage-ppo`` format) into a MaskablePPO ``policy``.
+
+    The inverse of :func:`train.vintage_ppo.export`: the observation scale folded into
+    the first layers is taken out again. A model of another shape or activation is
+    refused, naming it.
+    """
+    import torch
+
+    from agents.model_io import ModelFormatError, load_vintage_policy, read_model
+
+    net = load_vintage_policy(path)  # checks the file and its vintage signature
+    tensors, _, where = read_model(path)
+    if net.activation != activation:
+        raise ModelFormatError(
+            f"{where} uses {net.activation}, these settings {activation}; give --activation"
+        )
+    extractor = policy.mlp_extractor
+    targets = {"logits": policy.action_net, "value": policy.value_net}
+    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
+        linears = [m for m in seq if isinstance(m, torch.nn.Linear)]
+        targets |= {f"{prefix}.{k}": lin for k, lin in enumerate(linears)}
+    if set(targets) != {name.rsplit(".", 1)[0] for name in tensors}:
+        raise ModelFormatError(
+            f"{where} has layers {sorted({n.rsplit('.', 1)[0] for n in tensors})}; the network "
+            f"of these settings (net_arch, activation {net.activation}) has {sorted(targets)}"
+        )
+    with torch.no_grad():
+        for name, layer in targets.items():
+            weight = np.asarray(tensors[f"{name}.weight"], np.float32)
+            if name in ("pi.0", "vf.0"):
+                weight = weight / scale[None, :]
+            if weight.shape != tuple(layer.weight.shape):
+                raise ModelFormatError(
+                    f"{where}: layer {name} is {weight.shape}, the network here "
+                    f"{tuple(layer.weight.shape)}; give the model's --net-arch"
+                )
+            layer.weight.copy_(torch.as_tensor(weight))
+            layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"{name}.bias"], np.float32)))
+
+
+def _log(cfg: ExpertConfig, text: str) -> None:
+    if cfg.progress:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
+    t0 = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        if cfg.progress:
+            rate = f"{time.perf_counter() - t0:.0f} s"
+            end = "\n" if done == total else ""
+            print(f"\rround {round_}: {done}/{total} chunks, {rate}", end=end, file=sys.stderr)
+
+    return show
+
+
+def train(cfg: ExpertConfig) -> dict[str, Any]:
+    """Run the recipe (module docstring); returns the summary also written to
+    ``out/summary.json``."""
+    # 1. Settings ------------------------------------------------------------------
+    check_config(cfg)
+    out = Path(cfg.out)
+    if (out / "summary.json").exists():
+        raise ValueError(f"{out} already holds a finished run; choose another --out")
+    import torch
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents import vintage_agents
+    from agents.jobs import Backend
+    from agents.model_io import copy_model
+    from agents.report import check_writable
+    from speed_env.vintage import make_vintage_rules
+    from speed_env.vintage.single import VintageSingleEnv
+    from train import bc
+    from train import vintage_expert_targets as vet
+    from train.settings import make_model
+    from train.vintage_ppo import export, observation_scale, score
+
+    check_writable(out)
+    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
+    vc = ppo_config(cfg)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    backend = Backend(cfg.backend, cfg.ray_address)
+
+    # 2. Network -------------------------------------------------------------------
+    rules = make_vintage_rules(cfg.players, 1)
+    scale = observation_scale(rules)
+    opp = specs(cfg.opponents)
+
+    def make_env(i: int) -> Any:
+        def build() -> Any:
+            bots = [
+                vintage_agents.make(opp[k % len(opp)], seed=cfg.seed * 1000 + i * 10 + k)
+                for k in range(cfg.players - 1)
+            ]
+            return VintageSingleEnv(cfg.players, opponents=bots, obs_scale=scale)
+
+        return build
+
+    env = DummyVecEnv([make_env(i) for i in range(vc.n_envs)])
+    env.seed(cfg.seed)
+    model = make_model(vc, env)
+    summary: dict[str, Any] = {"config": asdict(cfg), "rounds": [], "complete": False}
+    network: vet.Network | None = None
+    t_start = time.perf_counter()
+
+    def notes(round_: int) -> dict[str, Any]:
+        return {"recipe": "train/vintage_expert.py", "round": round_, "config": asdict(cfg)}
+
+    def export_and_measure(name: str, round_: int) -> tuple[Path, dict[str, Any]]:
+        t0 = time.perf_counter()
+        path = export(model, out / name / "model", scale, rules, notes(round_))
+        rows = score(path, vc)
+        measured = {
+            "model": str(path),
+            "eval": rows,
+            "eval_s": round(time.perf_counter() - t0, 1),
+        }
+        for r in rows:
+            _log(
+                cfg,
+                f"{name}: vs {r['opponent']}: ahead {100 * r['ahead_rate']:.1f}% "
+                f"[{100 * r['ahead_ci_low']:.1f}, {100 * r['ahead_ci_high']:.1f}], penalty "
+                f"{r['mean_penalty']:.2f} (theirs {r['opponent_penalty']:.2f})",
+            )
+        return path, measured
+
+    def current_network() -> vet.Network:
+        from agents.sb3_import import sb3_policy_tensors
+
+        tensors, _, activation = sb3_policy_tensors(model.policy)
+        # The targets' observations are raw: fold the scale into the first layer, as export does.
+        tensors["pi.0.weight"] = tensors["pi.0.weight"] * scale[None, :]
+        return tensors, activation
+
+    interrupted = False
+    try:
+        if cfg.init_model:
+            load_network(model.policy, cfg.init_model, scale, cfg.activation)
+            _, measured = export_and_measure("round_init", -1)
+            summary["init"] = {"from": cfg.init_model, **measured}
+            network = current_network()
+        elif cfg.init_bc:
+            spec = cfg.init_bc
+
+            def teachers(seed: int) -> list[tuple[int, int, Any]]:
+                return [(0, env.num_envs, vintage_agents.make(spec, seed=seed))]  # every table
+
+            def raw(obs: np.ndarray) -> np.ndarray:
+                return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
+
+            _log(cfg, f"cloning {spec} ({cfg.bc_decisions:,} decisions) ...")
+            bc_cfg = bc.BCConfig(teacher=spec, decisions=cfg.bc_decisions, epochs=cfg.bc_epochs)
+            stats = bc.clone(model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=raw)
+            _log(cfg, bc.describe(stats))
+            _, measured = export_and_measure("round_bc", -1)
+            summary["bc"] = {**stats, **measured}
+            network = current_network()
+
+        # 3. Rounds ------------------------------------------------------------------
+        data: list[Targets] = []
+        held: list[np.ndarray] = []
+        rng = np.random.default_rng(cfg.seed)
+        fit_cfg = bc.BCConfig(batch_size=cfg.batch_size, learning_rate=cfg.learning_rate)
+        for r in range(cfg.rounds):
+            t0 = time.perf_counter()
+            settings = target_settings(cfg, r, network is not None)
+            targets, complete = vet.generate(
+                settings,
+                network,
+                workers=cfg.workers,
+                backend=backend,
+                progress=_chunks_progress(cfg, r),
+            )
+            path = vet.write_targets(out / f"round_{r}" / "targets.safetensors", targets, settings)
+            gen_s = time.perf_counter() - t0
+            data.append(targets)
+            held.append(held_out(targets.game, cfg.holdout, cfg.seed * 7919 + r))
+            every = Targets.concat(data)
+            flags = np.concatenate(held)
+            t1 = time.perf_counter()
+            bc._fit(
+                model.policy,
+                fit_data(every, scale, cfg),
+                np.flatnonzero(~flags),
+                cfg.epochs,
+                fit_cfg,
+                rng,
+                None,
+            )
+            fit_s = time.perf_counter() - t1
+            last = np.flatnonzero(held[-1]) + sum(len(t) for t in data[:-1])
+            network = current_network()
+            _, measured = export_and_measure(f"round_{r}", r)
+            summary["rounds"].append(
+                {
+                    "round": r,
+                    "targets": str(path),
+                    **vet.summary(targets),
+                    "acting": settings.acting,
+                    "prior": settings.prior,
+                    **agreement(model.policy, every, last, scale),
+                    "generate_s": round(gen_s, 1),
+                    "fit_s": round(fit_s, 1),
+                    **measured,
+                }
+            )
+            if not complete:
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        _log(cfg, "interrupted: keeping what finished")
+
+    # 4. Finish --------------------------------------------------------------------
+    candidates = [summary[k] for k in ("init", "bc") if k in summary] + list(summary["rounds"])
+    if candidates:
+        best = max(candidates, key=lambda c: c["eval"][0]["ahead_rate"])
+        summary["best_model"] = best["model"]
+        summary["model"] = str(copy_model(best["model"], out / "model"))
+        summary["play_with"] = f"vintage-ppo:{summary['model']}"
+    summary["complete"] = not interrupted
+    summary["wall_s"] = round(time.perf_counter() - t_start, 1)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    env.close()
+    return summary
+
+
+# ---------------------------------------------------------------------- command line
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m train.vintage_expert``: bad settings print one line and return 2."""
+    from train.settings import recipe_main
+
+    return recipe_main(
+        ExpertConfig,
+        train,
+        argv,
+        prog="python -m train.vintage_expert",
+        description=__doc__ or "",
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
