@@ -3,6 +3,7 @@
 Tested on synthetic results (tests/vintage/test_vintage_tournament.py); what
 each number means is told in :mod:`agents.vintage_tournament`:
 
+- :class:`ChunkResult`: what one chunk of games recorded (the harness's unit).
 - :class:`GameTable`: every game as arrays, one row per game.
 - :func:`comparisons` / :func:`pairwise`: every seat of one agent against every
   seat of another, game by game (fewer penalty points finishes ahead).
@@ -16,16 +17,34 @@ each number means is told in :mod:`agents.vintage_tournament`:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from agents.stats import clustered_mean
+from agents.tournament_harness import Chunk
 
-if TYPE_CHECKING:
-    from agents.vintage_tournament import ChunkResult
+
+@dataclass
+class ChunkResult:
+    """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
+
+    chunk: Chunk
+    deal: list[int] = field(default_factory=list)
+    """Deal index of each game."""
+    rotation: list[int] = field(default_factory=list)
+    """Rotation of each game (the agent at line-up position ``p`` sat in seat
+    ``(p + r) % players``)."""
+    seating: list[list[int]] = field(default_factory=list)
+    """Agent index in each seat, per game."""
+    penalty: list[list[int]] = field(default_factory=list)
+    """Penalty points left in each seat's hand at the end, per game."""
+    winner: list[int] = field(default_factory=list)
+    """Seat that won, -1 for a drawn lock, -2 for a truncated game."""
+    turns: list[int] = field(default_factory=list)
+    """Turns each game lasted."""
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ chunk.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ from agents import tournament_harness as harness
 from agents.jobs import Backend
 from agents.tournament_harness import Chunk
 from agents.vintage_stats import (
+    ChunkResult,
     agent_rows,
     clustered_mean,
     comparisons,
@@ -177,26 +178,6 @@ def check_settings(s: VintageSettings) -> None:
 
 
 # ---------------------------------------------------------------------- playing
-@dataclass
-class ChunkResult:
-    """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
-
-    chunk: Chunk
-    deal: list[int] = field(default_factory=list)
-    """Deal index of each game."""
-    rotation: list[int] = field(default_factory=list)
-    """Rotation of each game (the agent at line-up position ``p`` sat in seat
-    ``(p + r) % players``)."""
-    seating: list[list[int]] = field(default_factory=list)
-    """Agent index in each seat, per game."""
-    penalty: list[list[int]] = field(default_factory=list)
-    """Penalty points left in each seat's hand at the end, per game."""
-    winner: list[int] = field(default_factory=list)
-    """Seat that won, -1 for a drawn lock, -2 for a truncated game."""
-    turns: list[int] = field(default_factory=list)
-    """Turns each game lasted."""
-
-
 def plan(settings: VintageSettings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
     return harness.plan(len(settings.lineups()), settings.deals, CHUNK_DEALS)
