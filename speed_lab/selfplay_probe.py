@@ -1,7 +1,7 @@
 """What a learned policy does at its decisions: does it wait, and which card does it pick?
 
-    python -m train.selfplay_probe MODEL.json --rules japanese [--steps 200 --envs 128]
-    python -m train.selfplay_probe MODEL.json --rules us --bot chain
+    python -m speed_lab.selfplay_probe MODEL.json --rules japanese [--steps 200 --envs 128]
+    python -m speed_lab.selfplay_probe MODEL.json --rules us --bot chain
 
 The policy plays the learner's seat of :class:`~train.vec_env.SpeedVecEnv`
 against ``greedy`` (its argmax, as in tournaments). At every decision it
