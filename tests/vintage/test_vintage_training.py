@@ -217,15 +217,47 @@ def test_short_training_run_end_to_end(tmp_path, capsys):
     assert (
         complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
     )
-    # The same folder again is refused (one line, exit 2).
+    # Without --resume the used folder is refused (one line, exit 2, the real-time recipe's
+    # words); with it, training continues from the last checkpoint under the saved settings.
     capsys.readouterr()
     again = cli(
-        ["train", "--game", "vintage", "--timesteps", "64", "--out", str(out), "--no-progress"]
+        ["train", "--game", "vintage", "--timesteps", "3072", "--out", str(out), "--no-progress"]
     )
     err = capsys.readouterr().err
-    assert (
-        again == 2 and "already holds a trained model" in err and len(err.strip().splitlines()) == 1
-    )
+    assert again == 2 and "already holds a training run; pass --resume" in err
+    assert len(err.strip().splitlines()) == 1
+    resumed = ["train", "vintage", "--timesteps", "3072", "--resume", "--out", str(out)]
+    assert cli([*resumed, "--no-progress"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    state = json.loads((out / "state.json").read_text())
+    assert state["timesteps"] >= 3072 and state["config"]["players"] == 3
+    assert json.loads((out / "summary.json").read_text())["complete"]
+    evals = [r.split(",")[0] for r in (out / "eval.csv").read_text().splitlines()[1:]]
+    assert len(evals) == len(rows) and int(evals[-1]) >= 3072  # one more evaluation, at the end
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        (None, "holds no run to resume (no state.json)"),
+        ({"recipe": "train.ppo", "checkpoint": "c.json"}, "holds a run of train.ppo, not of"),
+        ({"recipe": "train.vintage_ppo", "timesteps": 0}, "holds no checkpoint yet"),
+    ],
+)
+def test_resume_refuses_a_folder_without_a_run_of_this_recipe(tmp_path, capsys, state, message):
+    """``--resume`` continues only a vintage run that reached a checkpoint (the shared
+    run folder's checks, before any work or any file is written)."""
+    from speed_cli import main as cli
+
+    out = tmp_path / "r"
+    out.mkdir()
+    if state is not None:
+        (out / "state.json").write_text(json.dumps({"config": {"players": 3}, **state}))
+    before = sorted(p.name for p in out.iterdir())
+    code = cli(["train", "vintage", "--resume", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 @pytest.mark.parametrize(
