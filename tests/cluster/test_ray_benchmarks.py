@@ -38,6 +38,15 @@ def test_the_scaling_benchmark_reports_both_cluster_sizes_and_the_estimates():
     assert [line.split()[:2] for line in out[-2:]] == [["2", "4"], ["4", "8"]]
 
 
+def test_the_scaling_benchmark_measures_search_target_generation():
+    out = _run(
+        "ray_scaling.py", "--job", "targets", "--games", "20", "--worlds", "2", "--repeats", "1"
+    )
+    assert out[0].startswith("games 20, chunks 2")  # chunks of 10 games
+    assert any(line.strip().startswith("2 worker(s):") for line in out)
+    assert any("efficiency" in line for line in out)
+
+
 def test_the_rllib_runner_benchmark_reports_each_kind():
     out = _run("rllib_runners.py", "--games", "2", "--steps", "64")
     assert out[0].split() == ["runner", "games", "env", "steps/s"]
