@@ -6,15 +6,15 @@ each number means is told in :mod:`agents.vintage_tournament`:
 - :class:`GameTable`: every game as arrays, one row per game.
 - :func:`comparisons` / :func:`pairwise`: every seat of one agent against every
   seat of another, game by game (fewer penalty points finishes ahead).
-- :func:`clustered_mean`: a mean with its cluster-robust 95% interval, the
-  games of one (line-up, deal) forming a cluster.
+- :func:`agents.stats.clustered_mean` (imported here): a mean with its
+  cluster-robust 95% interval, the games of one (line-up, deal) forming a
+  cluster.
 - :func:`per_cluster`: the comparisons per cluster, for the cluster bootstrap
   of the ratings.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.stats import clustered_mean
+
 if TYPE_CHECKING:
     from agents.vintage_tournament import ChunkResult
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -141,32 +141,6 @@ def per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
     np.add.at(games, (idx, c.a, c.b), 1.0)
     np.add.at(games, (idx, c.b, c.a), 1.0)
     return points, games
-
-
-def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% interval, robust to correlation within ``clusters``.
-
-    The standard error is the cluster-robust (sandwich) one of a ratio estimate,
-    ``sqrt(C / (C - 1) * sum_c (Y_c - mean * m_c)^2) / M`` with ``Y_c`` the sum and
-    ``m_c`` the count of cluster ``c``. With fewer than two clusters it falls
-    back to treating the values as independent; with fewer than two values the
-    interval is the mean itself.
-    """
-    values = np.asarray(values, np.float64)
-    if values.size == 0:
-        return (0.0, 0.0, 0.0)
-    mean = float(values.mean())
-    ids, inverse = np.unique(np.asarray(clusters), return_inverse=True)
-    c = len(ids)
-    if c >= 2:
-        sums = np.bincount(inverse, weights=values, minlength=c)
-        counts = np.bincount(inverse, minlength=c).astype(np.float64)
-        se = math.sqrt(c / (c - 1) * float(((sums - mean * counts) ** 2).sum())) / values.size
-    elif values.size >= 2:
-        se = float(values.std(ddof=1)) / math.sqrt(values.size)
-    else:
-        se = 0.0
-    return (mean, mean - Z95 * se, mean + Z95 * se)
 
 
 def agent_rows(

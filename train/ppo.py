@@ -135,7 +135,7 @@ PANELS = (
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents import tournament
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"

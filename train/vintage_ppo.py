@@ -161,7 +161,7 @@ PANELS = (
 def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     """The saved policy at a table with ``players - 1`` copies of each eval bot: one row per bot."""
     from agents import vintage_tournament as vt
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
 
     me = f"vintage-ppo:{model_path}"
     settings = vt.VintageSettings(

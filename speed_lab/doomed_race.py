@@ -7,35 +7,27 @@ races anyway (a play always beats waiting for it). This script plays
 ``chain`` against ``chain``, stops each game at its first such state of seat
 0, and continues it ``--continuations`` times both ways, racing and waiting,
 with ``chain`` playing everything after that tick; both ways of one
-continuation share their random streams (``forks.py``).
+continuation share their random streams (:mod:`speed_lab.forks`).
 
-Run: python benchmarks/doomed_race.py --games 3000 --continuations 16
+Run: python -m speed_lab.doomed_race --games 3000 --continuations 16
 """
 
 from __future__ import annotations
 
-import argparse
-import math
-
 import numpy as np
-from forks import continue_forks, find_forks  # benchmarks/forks.py, found via sys.path[0]
 
 from speed_env.observation import observation_layout
 from speed_env.rules import make_rules
+from speed_lab.forks import continue_forks, find_forks, points_interval, study_parser
 
 
 def main() -> None:
     """Print racing's and waiting's scores and their paired difference with a 95% interval."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--rules", default="us")
-    parser.add_argument("--games", type=int, default=3000)
+    parser = study_parser(__doc__, games=3000, seed=100)
     parser.add_argument("--continuations", type=int, default=16)
     parser.add_argument(
         "--within", type=float, default=150.0, help="ms: the opponent's card lands sooner than this"
     )
-    parser.add_argument("--seed", type=int, default=100)
     args = parser.parse_args()
     rules = make_rules(args.rules)
     at, nr = observation_layout(rules)["opp_flight"].start, rules.n_ranks
@@ -63,15 +55,10 @@ def main() -> None:
         args.seed,
     ).reshape(len(forks), k, 2)
     diff = (score[:, :, 0] - score[:, :, 1]).mean(axis=1)  # per state: states are independent
-    half = (
-        1.959963984540054 * diff.std(ddof=1) / math.sqrt(len(diff))
-        if len(diff) > 1
-        else float("nan")
-    )
     print(f"{args.rules}: {len(forks)} states x {k} continuations each way")
     print(
         f"race {100 * score[:, :, 0].mean():.2f}%  wait {100 * score[:, :, 1].mean():.2f}%  "
-        f"race - wait {100 * diff.mean():+.2f} points [{100 * (diff.mean() - half):+.2f}, {100 * (diff.mean() + half):+.2f}]"
+        f"race - wait {points_interval(diff)}"
     )
 
 

@@ -1,10 +1,10 @@
-"""Your reaction time at the browser table: when each play became possible, and a profile fitted to it.
+"""Fit a reaction profile to measured latencies: a person's at the browser table, or any others.
 
-A play's **latency** is the wall time from the tick at which that play (a rank
-onto a pile) became legal in your action mask, which is the moment the page
-was sent the table that allowed it, to the moment your ``play`` message
-reached the server. It is what a bot's reaction profile stands for: how long
-after a chance appears the card is down.
+A play's **latency** is the wall time from the moment that play became possible
+to the moment the card was committed (at the browser table,
+:class:`speed_table.clock.LegalSince` times it). It is what a bot's reaction
+profile (:mod:`speed_env.reaction`) stands for: how long after a chance appears
+the card is down.
 
 The profile is summarised by its median and spread (the interquartile range)
 and fitted as an ex-Gaussian with a floor (:class:`speed_env.reaction.ReactionProfile`),
@@ -32,34 +32,6 @@ OUTLIER_MS = 5000.0
 """Latencies above this are not counted as reactions."""
 
 
-class LegalSince:
-    """For each play action, the wall time (seconds) at which it last became legal.
-
-    ``update`` is called with your mask after every tick, ``latency_ms`` when a
-    play arrives. Wait (action 0) and actions beyond ``n_plays`` (the variant
-    moves the page does not offer) are not tracked.
-    """
-
-    def __init__(self, n_plays: int) -> None:
-        self.n_plays = n_plays
-        self.since: dict[int, float] = {}
-
-    def clear(self) -> None:
-        """Forget every action (a new game)."""
-        self.since.clear()
-
-    def update(self, mask: np.ndarray, now: float) -> None:
-        """Record the actions that became legal at ``now`` and drop those no longer legal."""
-        legal = np.flatnonzero(mask[1 : 1 + self.n_plays]) + 1
-        kept = {int(a): self.since.get(int(a), now) for a in legal}
-        self.since = kept
-
-    def latency_ms(self, action: int, now: float) -> float | None:
-        """Milliseconds since ``action`` became legal, or ``None`` if it is not legal now."""
-        start = self.since.get(action)
-        return None if start is None else max(0.0, (now - start) * 1000.0)
-
-
 def _kept(latencies: Sequence[float]) -> np.ndarray:
     arr = np.asarray([x for x in latencies if x is not None and math.isfinite(x)], dtype=np.float64)
     return arr[arr <= OUTLIER_MS]
@@ -71,7 +43,7 @@ def count_timed(latencies: Sequence[float]) -> int:
 
 
 def fit_exgauss(latencies: Sequence[float]) -> dict[str, float] | None:
-    """Method-of-moments ex-Gaussian ``{mu, sigma, tau, floor}`` (ms), or ``None`` under :data:`MIN_PLAYS`."""
+    """Method-of-moments ex-Gaussian ``{mu, sigma, tau, floor}`` (ms); ``None`` under MIN_PLAYS."""
     x = _kept(latencies)
     if x.size < MIN_PLAYS:
         return None

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from speed_env.cards import card_str, deck
+from speed_env.reaction import make_profile
+from speed_env.rules import make_rules
+from speed_table.session import TableConfig
 
 HUMAN = ["7H", "8H"]
 BOT = ["6S", "3S", "3C"]
@@ -28,8 +31,27 @@ def short_deal() -> dict[str, Any]:
     }
 
 
+def table_config(replays_dir=None, **changes: Any) -> TableConfig:
+    """A table of you against ``greedy`` on the short deal, with ``changes``.
+
+    ``us`` rules, 50 ms ticks, a fixed 300 ms bot, seed 7, a 1 s countdown.
+    """
+    base: dict[str, Any] = dict(
+        mode="play",
+        agents=("you", "greedy"),
+        rules=make_rules("us"),
+        tick_ms=50,
+        reaction=make_profile(300),
+        seed=7,
+        deal=short_deal(),
+        countdown_ms=1000,
+        replays_dir=replays_dir,
+    )
+    return TableConfig(**(base | changes))
+
+
 def receive_until(ws: Any, kind: str, limit: int = 2000, where: Any = None) -> dict[str, Any]:
-    """Read messages until one of type ``kind`` (and ``where(msg)`` true); fail after ``limit`` messages."""
+    """Read messages until one of type ``kind`` (and ``where(msg)`` true), at most ``limit``."""
     for _ in range(limit):
         msg = ws.receive_json()
         if msg["type"] == kind and (where is None or where(msg)):

@@ -1,4 +1,4 @@
-"""The page → server message checks (agents.web.protocol): every malformed message is refused by name."""
+"""The page → server message checks (speed_table.protocol): each malformed one refused by name."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agents.web import protocol
-from agents.web.protocol import INVALID, Pause, Ping, Play, ProtocolError, Speed, Start, parse
+from speed_table import protocol
+from speed_table.protocol import INVALID, Pause, Ping, Play, ProtocolError, Speed, Start, parse
 
 
 @pytest.mark.parametrize(

@@ -10,24 +10,24 @@ nothing:
    fields that type allows (required ones present, no others); each of the
    right JSON type (``true`` is not a number, ``1.0`` is not an integer) and in
    range.
-2. **Timing** (the game session, :mod:`agents.web.session`): a shape-valid
+2. **Timing** (the game session, :mod:`speed_table.session`): a shape-valid
    message that cannot be used now, such as a play while your card is in
    flight, during the stuck countdown, before the game starts or after it
    ends, a play of an empty slot or of a card that does not go on that pile,
    ``speed`` or ``pause`` while playing rather than watching.
 
 Page → server
-=========  ================================================  ===============================================
-type       fields                                            meaning
-=========  ================================================  ===============================================
-``start``  ``mirror``: bool, optional (default ``false``)    deal a new game (the first one, or a rematch);
-                                                             ``mirror`` gives the bot your measured profile
-``play``   ``slot``: int, 0 … hand size − 1;                 play the card in that slot of your hand (or
-           ``pile``: int, 0 or 1                             layout) onto centre pile ``pile``
-``speed``  ``factor``: one of 0.5, 1, 2                      watch mode: how fast the clock runs
-``pause``  ``paused``: bool                                  watch mode: stop or restart the clock
-``ping``   ``t``: number, optional                           answered by ``pong`` carrying the same ``t``
-=========  ================================================  ===============================================
+=========  ============================================  ===========================================
+type       fields                                        meaning
+=========  ============================================  ===========================================
+``start``  ``mirror``: bool, optional (default false)    deal a new game (the first, or a rematch);
+                                                         ``mirror`` gives the bot your profile
+``play``   ``slot``: int, 0 … hand size − 1;             play the card in that slot of your hand (or
+           ``pile``: int, 0 or 1                         layout) onto centre pile ``pile``
+``speed``  ``factor``: one of 0.5, 1, 2                  watch mode: how fast the clock runs
+``pause``  ``paused``: bool                              watch mode: stop or restart the clock
+``ping``   ``t``: number, optional                       answered by ``pong`` with the same ``t``
+=========  ============================================  ===========================================
 
 Server → page
 ==============  ================================================================================
@@ -35,7 +35,8 @@ type            fields
 ==============  ================================================================================
 ``welcome``     ``mode`` (``play``/``watch``), ``seat`` (your seat, ``null`` when watching),
                 ``seats`` (the two players' names), ``rules``, ``tick_ms``, ``hand_size``,
-                ``reaction`` (each seat's profile label), ``countdown_ms``, ``min_plays_for_profile``
+                ``reaction`` (each seat's profile label), ``countdown_ms``,
+                ``min_plays_for_profile``
 ``countdown``   ``game``, ``ms``: the game starts in ``ms`` milliseconds
 ``state``       ``game``, ``snapshot`` (the table as you may see it: ``snapshot()`` of the env, the
                 opponent's hidden hand shown as ``"?"`` per card with ``hand_visible: false``),
@@ -44,7 +45,7 @@ type            fields
                 time for it, ``null`` when it cannot be measured)
 ``result``      ``game``, ``winner``, ``you`` (``win``/``loss``/``draw``/``none``, ``null`` when
                 watching), ``snapshot`` (the whole table), ``latencies_ms`` (this game's),
-                ``profile`` (your session's profile, see :mod:`agents.web.latency`), ``replay``
+                ``profile`` (your session's profile, see :mod:`speed_env.latency_fit`), ``replay``
 ``error``       ``code`` (one of :data:`ERROR_CODES`), ``message`` (what was wrong), ``about``
                 (the type of the message refused, when known)
 ``pong``        ``t``
@@ -66,9 +67,9 @@ SPEED_FACTORS = (0.5, 1.0, 2.0)
 """Clock speeds ``speed watch`` offers."""
 
 INVALID = "invalid"
-"""The message is malformed: not JSON, not an object, unknown type, a missing, extra or ill-typed field."""
+"""Malformed: not JSON, not an object, unknown type, a missing, extra or ill-typed field."""
 OUT_OF_TURN = "out_of_turn"
-"""The message is well formed but cannot be used now (no game running, a card already in flight …)."""
+"""Well formed but not usable now (no game running, a card already in flight …)."""
 ILLEGAL = "illegal"
 """The play names an empty slot or a card that does not go on that pile."""
 WRONG_MODE = "wrong_mode"

@@ -1,7 +1,7 @@
 """One browser table: a real-time game of Speed that a person plays (or watches) through messages.
 
 This is the game logic of the web table without any networking, so it can be
-tested on a fake clock: :mod:`agents.web.server` calls :meth:`GameSession.tick`
+tested on a fake clock: :mod:`speed_table.app` calls :meth:`GameSession.tick`
 every ``tick_ms`` of wall time (divided by the watch speed) and hands each
 message from the page to :meth:`GameSession.handle`. Every method takes
 ``now``, a monotonic time in seconds, and returns the messages to send back.
@@ -13,20 +13,19 @@ one that arrived since the last tick. Your card lands after a fixed 1 ms
 time before the message arrived, so the env must not add a second one. The
 bot's cards land after a latency drawn from its reaction profile, so you face
 exactly what a bot faces. Your reaction times are measured as described in
-:mod:`agents.web.latency`.
+:mod:`speed_table.clock` and fitted as in :mod:`speed_env.latency_fit`.
 
 Games are recorded as JSON Lines replays, one frame per tick
 (``{"game": i, "seats": [...], "snapshot": {...}}``, the format of
 ``speed tournament --save-replays``, played back by ``speed replay``), one
 file per page visit, a game appended when it ends or is abandoned, but only
 a game with at least one play (yours; either bot's when watching). The
-folder is bounded (:mod:`agents.web.replays`: the oldest files pruned).
+folder is bounded (:mod:`speed_table.replays`: the oldest files pruned).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,18 +34,20 @@ import numpy as np
 
 import agents
 import speed_env
-from agents.web import latency, protocol
-from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
-from agents.web.replays import ReplayFile, ReplayLimits
+from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
 from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
+from speed_table import protocol
+from speed_table.clock import LegalSince
+from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from speed_table.replays import ReplayFile, ReplayLimits
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
 
 MAX_CATCH_UP_TICKS = 5
-"""A loop this many ticks late (a stalled machine) restarts its schedule rather than race to catch up."""
+"""A loop this many ticks late (a stalled machine) restarts its schedule, not races to catch up."""
 
 MODES = ("play", "watch")
 
@@ -59,7 +60,7 @@ class TableConfig:
     """What a page visit plays: mode, seats, rules, clock, seed, replays."""
 
     mode: str = "play"
-    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` against ``agents[1]``."""
+    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``."""
     agents: tuple[str, str] = ("you", "chain")
     """Seat specs (``agents.make`` strings); seat 0 is ignored in ``play`` mode."""
     rules: Rules = field(default_factory=lambda: make_rules("us"))
@@ -69,7 +70,7 @@ class TableConfig:
     seed: int | None = None
     """Game ``i`` of a visit is seeded ``seed + i`` (a random base when ``None``)."""
     deal: dict[str, Any] | None = None
-    """An explicit deal (``reset(options={"deal": ...})``) for every game instead of a seeded one."""
+    """An explicit deal (``reset(options={"deal": ...})``) for every game, not a seeded one."""
     countdown_ms: int = 2000
     """Time between dealing and the first tick, to get ready."""
     replays_dir: Path | None = None
@@ -91,8 +92,8 @@ class TableConfig:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
             raise ValueError(
-                "the web table offers ordinary plays only; stack_layout and multi_play can be watched "
-                "(speed watch) but not played"
+                "the web table offers ordinary plays only; stack_layout and multi_play can be "
+                "watched (speed watch) but not played"
             )
 
     @property
@@ -102,7 +103,7 @@ class TableConfig:
 
 
 def build_bots(cfg: TableConfig) -> dict[int, Any]:
-    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never ``None``)."""
+    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never None)."""
     seats = [1] if cfg.mode == "play" else [0, 1]
     bots: dict[int, Any] = {}
     for seat in seats:
@@ -126,7 +127,7 @@ def _seat_name(spec: str, profile: ReactionProfile) -> str:
 
 
 class GameSession:
-    """One page visit: a series of games (rematches) at one table, driven by ``handle`` and ``tick``."""
+    """One page visit: games (rematches) at one table, driven by ``handle`` and ``tick``."""
 
     def __init__(self, cfg: TableConfig, bots: dict[int, Any] | None = None) -> None:
         self.cfg = cfg
@@ -147,7 +148,7 @@ class GameSession:
         self.speed = 1.0
         self.paused = False
         self.n_plays = 2 * cfg.rules.n_ranks
-        self.legal = latency.LegalSince(self.n_plays)
+        self.legal = LegalSince(self.n_plays)
         self.latencies: list[float] = []  # the whole visit, for the profile
         self.game_latencies: list[float] = []
         self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
@@ -169,13 +170,13 @@ class GameSession:
             "hand_size": self.hand_size,
             "reaction": [p.label() for p in self.profiles],
             "countdown_ms": self.cfg.countdown_ms,
-            "min_plays_for_profile": latency.MIN_PLAYS,
+            "min_plays_for_profile": latency_fit.MIN_PLAYS,
             "speed": self.speed,
             "paused": self.paused,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
-        """Apply one checked message; returns the replies. Raises :class:`ProtocolError`, changing nothing."""
+        """Apply a checked message; the replies. Raises :class:`ProtocolError`, changing nothing."""
         if isinstance(msg, protocol.Ping):
             return [{"type": "pong", "t": msg.t}]
         if isinstance(msg, protocol.Start):
@@ -222,12 +223,13 @@ class GameSession:
                 raise ProtocolError(
                     WRONG_MODE, "a mirror game needs your reaction times: play, not watch", "start"
                 )
-            you = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
+            you = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
             if you is None:
-                n = latency.count_timed(self.latencies)
+                n = latency_fit.count_timed(self.latencies)
                 raise ProtocolError(
                     NO_PROFILE,
-                    f"need at least {latency.MIN_PLAYS} timed plays to fit your profile, have {n}",
+                    f"need at least {latency_fit.MIN_PLAYS} timed plays to fit your profile, "
+                    f"have {n}",
                     "start",
                 )
             profiles[1] = you
@@ -414,7 +416,7 @@ class GameSession:
                 if winner == me
                 else "loss"
             )
-        mirror = latency.mirror_profile(self.latencies, self.cfg.tick_ms)
+        mirror = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
         return {
             "type": "result",
             "game": self.game,
@@ -423,15 +425,15 @@ class GameSession:
             "seats": self.seats,
             "snapshot": snap,
             "latencies_ms": [round(x, 1) for x in self.game_latencies],
-            "game_profile": latency.summarize(self.game_latencies),
-            "profile": latency.summarize(self.latencies),
+            "game_profile": latency_fit.summarize(self.game_latencies),
+            "profile": latency_fit.summarize(self.latencies),
             "mirror": None if mirror is None else mirror.label(),
             "replay": path,
             "replay_error": problem,
         }
 
     def close(self) -> str | None:
-        """The page went away: keep an unfinished game's frames (if it had a play); the file's path."""
+        """The page went away: keep an unfinished game's frames (if it had a play); its path."""
         if self.state in ("countdown", "running") and len(self.frames) > 1:
             path, _ = self._save()
             self.frames = []
@@ -440,9 +442,4 @@ class GameSession:
         return None
 
 
-def now() -> float:
-    """The session clock: monotonic seconds."""
-    return time.monotonic()
-
-
-__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots", "now"]
+__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots"]

@@ -1,4 +1,4 @@
-"""The web table's game logic on a fake clock: timing, reaction measurement, out-of-turn refusals, replays."""
+"""The table's game logic on a fake clock: timing, reaction times, out-of-turn refusals, replays."""
 
 from __future__ import annotations
 
@@ -8,32 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from web_helpers import short_deal
+from web_helpers import short_deal, table_config
 
 import speed_cli
-from agents.web import latency, protocol
-from agents.web.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
-from agents.web.replays import ReplayLimits
-from agents.web.session import HUMAN_LATENCY_MS, GameSession, TableConfig
+from speed_env import latency_fit
 from speed_env.reaction import latency_ms, make_profile
 from speed_env.rng import seed_to_u64
 from speed_env.rules import make_rules
-
-
-def play_cfg(tmp_path=None, **kw):
-    base = dict(
-        mode="play",
-        agents=("you", "greedy"),
-        rules=make_rules("us"),
-        tick_ms=50,
-        reaction=make_profile(300),
-        seed=7,
-        deal=short_deal(),
-        countdown_ms=1000,
-        replays_dir=tmp_path,
-    )
-    base.update(kw)
-    return TableConfig(**base)
+from speed_table import protocol
+from speed_table.clock import LegalSince
+from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from speed_table.replays import ReplayLimits
+from speed_table.session import HUMAN_LATENCY_MS, GameSession, TableConfig
 
 
 def run_until(session, cond, t, limit=500):
@@ -48,7 +34,7 @@ def run_until(session, cond, t, limit=500):
 
 
 def test_welcome_describes_the_table():
-    s = GameSession(play_cfg())
+    s = GameSession(table_config())
     w = s.welcome()
     assert w["type"] == "welcome" and w["mode"] == "play" and w["seat"] == 0
     assert w["seats"] == ["you", "greedy@300ms"]
@@ -58,7 +44,7 @@ def test_welcome_describes_the_table():
 
 
 def test_a_whole_game_on_a_fake_clock_measures_each_reaction_exactly(tmp_path):
-    s = GameSession(play_cfg(tmp_path))
+    s = GameSession(table_config(tmp_path))
     out = s.handle(protocol.Start(), 10.0)
     assert [m["type"] for m in out] == ["countdown", "state"]
     with pytest.raises(ProtocolError) as info:  # during the countdown
@@ -105,7 +91,7 @@ def test_a_whole_game_on_a_fake_clock_measures_each_reaction_exactly(tmp_path):
 
 
 def test_the_replay_plays_back_in_the_terminal(tmp_path, capsys):
-    s = GameSession(play_cfg(tmp_path, countdown_ms=0))
+    s = GameSession(table_config(tmp_path, countdown_ms=0))
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
     t, _ = run_until(s, lambda snap: snap["centre"][0]["top"] == "6S", 0.0)
@@ -118,7 +104,7 @@ def test_the_replay_plays_back_in_the_terminal(tmp_path, capsys):
 
 
 def test_state_messages_never_show_the_bots_hidden_hand():
-    s = GameSession(play_cfg(countdown_ms=0))
+    s = GameSession(table_config(countdown_ms=0))
     msgs = s.handle(protocol.Start(), 0.0) + s.tick(0.0)
     t = 0.0
     for _ in range(5):
@@ -133,7 +119,7 @@ def test_state_messages_never_show_the_bots_hidden_hand():
 
 
 def test_empty_slot_stuck_and_wrong_mode_are_refused_without_change():
-    s = GameSession(play_cfg(countdown_ms=0))
+    s = GameSession(table_config(countdown_ms=0))
     with pytest.raises(ProtocolError) as info:
         s.handle(protocol.Play(0, 0), 0.0)
     assert info.value.code == OUT_OF_TURN and "has not started" in info.value.message
@@ -159,7 +145,7 @@ def test_plays_during_the_stuck_countdown_are_out_of_turn():
     deal = short_deal()
     deal["hands"] = [["7H", "8H"], ["3S", "3C"]]
     deal["side_piles"][1] = ["6S", *deal["side_piles"][1]]
-    s = GameSession(play_cfg(deal=deal, countdown_ms=0))
+    s = GameSession(table_config(deal=deal, countdown_ms=0))
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
     assert s.env.snapshot()["phase"] == "stuck"
@@ -169,7 +155,7 @@ def test_plays_during_the_stuck_countdown_are_out_of_turn():
 
 
 def test_mirror_rematch_needs_a_profile_then_gives_the_bot_yours():
-    s = GameSession(play_cfg(countdown_ms=0))
+    s = GameSession(table_config(countdown_ms=0))
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
     s.state = "over"
@@ -258,7 +244,7 @@ def test_a_game_without_a_play_writes_no_replay(tmp_path):
     assert _cards_played(s) == 0 and len(s.frames) == 2
     assert s.close() is None
     # Playing: the bot played its 6S, you played nothing, then the page went away.
-    s = GameSession(play_cfg(tmp_path, countdown_ms=0))
+    s = GameSession(table_config(tmp_path, countdown_ms=0))
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
     run_until(s, lambda snap: snap["centre"][0]["top"] == "6S", 0.0)
@@ -282,7 +268,8 @@ def _old_replays(folder, n, size=1000):
     return names
 
 
-def _win_a_game(cfg) -> str:
+def _win_a_game(cfg) -> dict:
+    """Play the short deal to your win: the bot's 6S, then your 7H and 8H; the result message."""
     s = GameSession(cfg)
     s.handle(protocol.Start(), 0.0)
     s.tick(0.0)
@@ -290,20 +277,22 @@ def _win_a_game(cfg) -> str:
     s.handle(protocol.Play(0, 0), t)
     s.tick(s.next_tick_at)
     s.handle(protocol.Play(1, 0), s.next_tick_at)
-    return s.tick(s.next_tick_at)[-1]["replay"]
+    return s.tick(s.next_tick_at)[-1]
 
 
 def test_the_replay_folder_keeps_the_newest_files_up_to_the_count(tmp_path):
     old = _old_replays(tmp_path, 5)
-    path = _win_a_game(play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=3)))
+    path = _win_a_game(table_config(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=3)))[
+        "replay"
+    ]
     assert _replay_names(tmp_path) == sorted([*old[3:], Path(path).name, "notes.jsonl"])
 
 
 def test_the_replay_folder_keeps_the_newest_files_up_to_the_size(tmp_path):
     old = _old_replays(tmp_path, 5, size=10_000)
     path = _win_a_game(
-        play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(max_bytes=30_000))
-    )
+        table_config(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(max_bytes=30_000))
+    )["replay"]
     new_size = Path(path).stat().st_size
     kept = sorted([*old[5 - (30_000 - new_size) // 10_000 :], Path(path).name, "notes.jsonl"])
     assert _replay_names(tmp_path) == kept
@@ -313,8 +302,8 @@ def test_the_replay_folder_keeps_the_newest_files_up_to_the_size(tmp_path):
 def test_the_newest_replay_is_kept_even_past_the_bounds(tmp_path):
     _old_replays(tmp_path, 2)
     path = _win_a_game(
-        play_cfg(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=1, max_bytes=1))
-    )
+        table_config(tmp_path, countdown_ms=0, replay_limits=ReplayLimits(keep=1, max_bytes=1))
+    )["replay"]
     assert _replay_names(tmp_path) == sorted([Path(path).name, "notes.jsonl"])
 
 
@@ -327,14 +316,7 @@ def test_replay_limits_are_checked():
 def test_unwritable_replay_folder_is_reported_not_fatal(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    s = GameSession(play_cfg(blocker / "sub", countdown_ms=0))
-    s.handle(protocol.Start(), 0.0)
-    s.tick(0.0)
-    t, _ = run_until(s, lambda snap: snap["centre"][0]["top"] == "6S", 0.0)
-    s.handle(protocol.Play(0, 0), t)
-    s.tick(s.next_tick_at)
-    s.handle(protocol.Play(1, 0), s.next_tick_at)
-    result = s.tick(s.next_tick_at)[-1]
+    result = _win_a_game(table_config(blocker / "sub", countdown_ms=0))
     assert result["replay"] is None and "replay not saved" in result["replay_error"]
 
 
@@ -368,7 +350,7 @@ def test_japanese_layouts_are_face_up_and_slots_follow_the_layout():
 def test_fit_recovers_an_ex_gaussian():
     profile = make_profile("pro")
     draws = [latency_ms(profile.params(), seed_to_u64(5), 0, i) for i in range(20_000)]
-    fit = latency.fit_exgauss(draws)
+    fit = latency_fit.fit_exgauss(draws)
     assert fit["mu"] == pytest.approx(190, abs=10)
     assert fit["sigma"] == pytest.approx(25, abs=10)
     assert fit["tau"] == pytest.approx(45, abs=10)
@@ -376,23 +358,23 @@ def test_fit_recovers_an_ex_gaussian():
 
 
 def test_summary_and_mirror_profile():
-    assert latency.fit_exgauss([200, 210]) is None
-    assert latency.mirror_profile([200] * 3, 50) is None
-    summary = latency.summarize([100, 200, 300, 400, 9000])
+    assert latency_fit.fit_exgauss([200, 210]) is None
+    assert latency_fit.mirror_profile([200] * 3, 50) is None
+    summary = latency_fit.summarize([100, 200, 300, 400, 9000])
     assert summary["n"] == 4 and summary["outliers"] == 1 and summary["median_ms"] == 250
     assert (
         summary["p25_ms"] == 175 and summary["p75_ms"] == 325 and summary["fit"] is None
     )  # under MIN_PLAYS
-    assert latency.summarize([100, 200, 300, 400, 500, 700])["fit"] is not None
-    assert latency.summarize([])["median_ms"] is None
-    same = latency.mirror_profile([250] * 6, 50)
+    assert latency_fit.summarize([100, 200, 300, 400, 500, 700])["fit"] is not None
+    assert latency_fit.summarize([])["median_ms"] is None
+    same = latency_fit.mirror_profile([250] * 6, 50)
     assert same.is_fixed and same.mu == 275  # plus half a tick
-    varied = latency.mirror_profile([220, 240, 250, 260, 300, 380, 500], 40)
+    varied = latency_fit.mirror_profile([220, 240, 250, 260, 300, 380, 500], 40)
     assert not varied.is_fixed and varied.floor == 240  # the fastest play plus half a tick
 
 
 def test_legal_since_tracks_when_each_play_became_legal():
-    legal = latency.LegalSince(26)
+    legal = LegalSince(26)
     mask = np.zeros(27, np.int8)
     mask[0] = 1
     mask[5] = 1

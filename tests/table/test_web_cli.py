@@ -1,4 +1,4 @@
-"""`speed play` / `speed watch` refuse bad input with one line and exit code 2, before serving anything."""
+"""`speed play` / `speed watch` refuse bad input with one line and exit code 2, serving nothing."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_a_bad_deal_or_replay_folder_is_refused(tmp_path, capsys):
 
 
 def test_a_port_in_use_is_refused(capsys):
-    from agents.web.server import listen
+    from speed_table.app import listen
 
     sock = listen("127.0.0.1", 0)
     try:

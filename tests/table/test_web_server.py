@@ -1,4 +1,4 @@
-"""The web table's server through Starlette's TestClient: pages, hosts, origins, the WebSocket protocol."""
+"""The table's server through Starlette's TestClient: pages, hosts, origins, the WebSocket."""
 
 from __future__ import annotations
 
@@ -15,31 +15,20 @@ pytest.importorskip(
 
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from web_helpers import receive_until, short_deal
+from web_helpers import receive_until, table_config
 
-from agents.web import protocol
-from agents.web.server import create_app
-from agents.web.session import GameSession, TableConfig
 from speed_env.reaction import make_profile
-from speed_env.rules import make_rules
+from speed_table import protocol
+from speed_table.app import create_app
+from speed_table.session import GameSession, TableConfig
 
 HOSTS = ("testserver", "127.0.0.1", "localhost")
 
 
 def make_client(tmp_path=None, **kw) -> TestClient:
-    base = dict(
-        mode="play",
-        agents=("you", "greedy"),
-        rules=make_rules("us"),
-        tick_ms=20,
-        reaction=make_profile(200),
-        seed=1,
-        deal=short_deal(),
-        countdown_ms=0,
-        replays_dir=tmp_path,
-    )
-    base.update(kw)
-    return TestClient(create_app(TableConfig(**base), allowed_hosts=HOSTS))
+    """A client of a quick table: 20 ms ticks, a 200 ms bot, no countdown."""
+    cfg = dict(tick_ms=20, reaction=make_profile(200), seed=1, countdown_ms=0)
+    return TestClient(create_app(table_config(tmp_path, **(cfg | kw)), allowed_hosts=HOSTS))
 
 
 def test_page_and_static_files_are_served():
@@ -224,7 +213,7 @@ def test_the_server_survives_a_closed_tab_and_keeps_its_frames(tmp_path):
             ws.receive_json()
             ws.send_json({"type": "start"})
             receive_until(ws, "state", where=lambda m: _played(m) > 0)
-        # The tab is gone mid-game, after a play: its frames are kept, and a new tab gets a new table.
+        # The tab is gone mid-game, after a play: its frames are kept; a new tab gets a new table.
         deadline = time.monotonic() + 5
         while not list(tmp_path.glob("*.jsonl")) and time.monotonic() < deadline:
             time.sleep(0.05)

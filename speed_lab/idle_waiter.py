@@ -5,7 +5,7 @@ A seat that only ever waits plays each deal against a bot, in both seats, on
 draws, the truncations at ``max_game_ms`` and percentiles of the game length.
 ``--idle-flip-ms 0`` shows the first release's behaviour (every game to the cap).
 
-Run: python benchmarks/idle_waiter.py --deals 256 --seed 1000
+Run: python -m speed_lab.idle_waiter --deals 256 --seed 1000
 """
 
 from __future__ import annotations

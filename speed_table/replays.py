@@ -8,7 +8,7 @@ deleted, never the one just written. Only files named like a table's replays
 are counted or deleted, so other files in the folder are left alone.
 
 Which games are written at all is the session's choice
-(:mod:`agents.web.session`: games with at least one play).
+(:mod:`speed_table.session`: games with at least one play).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class ReplayLimits:
 
 
 def prune(folder: Path, limits: ReplayLimits, current: Path | None = None) -> list[Path]:
-    """Delete the oldest table replays in ``folder`` beyond ``limits`` (never ``current``); those deleted."""
+    """Delete the oldest replays in ``folder`` past ``limits`` (never ``current``); the deleted."""
     files = []
     for path in folder.iterdir() if folder.is_dir() else ():
         if NAME.fullmatch(path.name):
@@ -67,7 +67,7 @@ def prune(folder: Path, limits: ReplayLimits, current: Path | None = None) -> li
 
 
 class ReplayFile:
-    """A visit's replay file, created when its first game is written; the folder pruned after each write."""
+    """A visit's replay file, created at its first game; the folder pruned after each write."""
 
     def __init__(self, folder: Path | None, mode: str, limits: ReplayLimits | None = None) -> None:
         self.limits = limits or ReplayLimits()
@@ -77,7 +77,7 @@ class ReplayFile:
             self.path = Path(folder) / f"{mode}-{stamp}-{uuid.uuid4().hex[:6]}.jsonl"
 
     def append(self, frames: Sequence[dict[str, Any]]) -> str | None:
-        """Append a game's frames; the file's path, or ``None`` when replays are off. May raise ``OSError``."""
+        """Append a game's frames; the file's path (None: replays off). May raise ``OSError``."""
         if self.path is None or not frames:
             return None if self.path is None else str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)

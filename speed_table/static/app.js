@@ -1,5 +1,5 @@
 // The Speed table in the browser: draws the server's `state` messages and sends your plays.
-// Protocol: agents/web/protocol.py. No build step, no dependencies.
+// Protocol: speed_table/protocol.py. No build step, no dependencies.
 "use strict";
 
 (function () {

@@ -1,4 +1,4 @@
-"""End to end in a real headless browser: `speed play` serves the page, a person's keys play a short game.
+"""End to end in a headless browser: `speed play` serves the page, a person's keys play a game.
 
 Playwright for Python drives Debian's Chromium (``/usr/bin/chromium``; no
 browser download). The server is the real command, ``python -m speed_cli
@@ -39,7 +39,9 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 # Without the browser the test is skipped on a developer's machine, but fails under CI=true
 # (.ci/run installs it): a green CI run has always played a game in Chromium.
 IN_CI = os.environ.get("CI", "").strip().lower() == "true"
-NO_BROWSER = "/usr/bin/chromium is absent: apt-get install -y chromium (.ci/run does) to run the browser test"
+NO_BROWSER = (
+    "/usr/bin/chromium is absent: apt-get install -y chromium (.ci/run does) for the browser test"
+)
 
 pytestmark = [
     pytest.mark.slow,

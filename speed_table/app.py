@@ -2,7 +2,7 @@
 
 ``GET /`` serves the page (``static/index.html``, ``app.js``, ``style.css``,
 no build step); ``/ws`` is the WebSocket a page plays through, one
-:class:`agents.web.session.GameSession` per connection. One asyncio task per
+:class:`speed_table.session.GameSession` per connection. One asyncio task per
 connection waits for whichever comes first, a message from the page or the
 next tick of the clock, so the game runs on wall time whether or not the page
 says anything, and every message is sent in order from that one task.
@@ -37,8 +37,9 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from agents.web import protocol
-from agents.web.session import GameSession, TableConfig, build_bots, now
+from speed_table import protocol
+from speed_table.clock import now
+from speed_table.session import GameSession, TableConfig, build_bots
 
 STATIC = Path(__file__).with_name("static")
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
@@ -62,7 +63,7 @@ async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) ->
 
 
 async def play_connection(websocket: WebSocket, session: GameSession) -> None:
-    """Run one page's session until the page goes away: messages in, ticks on the clock, messages out."""
+    """Run one page's session until the page goes away: messages in, ticks, messages out."""
     hand_size = session.hand_size
     await _send_all(websocket, [session.welcome()])
     receive: asyncio.Task[Any] = asyncio.ensure_future(websocket.receive())
@@ -141,7 +142,7 @@ def create_app(
 
 
 def warm_up(cfg: TableConfig) -> None:
-    """Build the bots and play a few ticks once, so compiled kernels are loaded before the page opens."""
+    """Build the bots and play a few ticks, so the compiled kernels load before the page opens."""
     session = GameSession(cfg, build_bots(cfg))
     session.handle(protocol.Start(), 0.0)
     t = session.start_at
@@ -172,7 +173,7 @@ def serve(
     open_browser: bool = True,
     announce: Callable[[str], None] = print,
 ) -> None:
-    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not to.
+    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not.
 
     ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
     0 for a free one).
