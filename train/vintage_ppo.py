@@ -8,6 +8,8 @@ What a run does, in order (each step is a section of :func:`train`):
 1. **Settings.** Every setting is a field of :class:`VintageConfig` (the
    flags are made from it, help text and all; the shared ones are in
    :mod:`train.settings`, with this game's defaults re-declared here).
+   ``--resume`` takes the saved settings of the run in ``--out`` and
+   continues it from its last checkpoint, as in real-time training.
 2. **Seeding.** One seed: the deals and the learner's seat (each env's
    generator), the opponents' generators, torch and the network's initial
    weights. Evaluation plays fixed deals (``eval_seed``), the same at every
@@ -234,7 +236,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 
     # 1. Settings ------------------------------------------------------------------
     folder = RunFolder(cfg.out)
-    cfg = folder.settings(cfg, resume=False, resumable=False)
+    cfg = folder.settings(cfg, resume=cfg.resume)
     check_config(cfg)
     import torch
     from stable_baselines3.common.monitor import Monitor
@@ -246,11 +248,12 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     from train.run import Curves, Run
     from train.settings import make_model
 
-    folder.start(cfg, resume=False)
+    folder.start(cfg, resume=cfg.resume)
 
     # 2. Seeding -------------------------------------------------------------------
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
+    seed = folder.seed(cfg.seed)  # fresh deals after a resume
 
     # 3. Environment ---------------------------------------------------------------
     rules = make_vintage_rules(cfg.players, 1)
@@ -260,7 +263,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     def make_env(i: int) -> Any:
         def build() -> Any:
             opponents = [
-                agents.make(opp_specs[k % len(opp_specs)], seed=cfg.seed * 1000 + i * 10 + k)
+                agents.make(opp_specs[k % len(opp_specs)], seed=seed * 1000 + i * 10 + k)
                 for k in range(cfg.players - 1)
             ]
             seat: int | str = "random" if cfg.seat == "random" else int(cfg.seat)
@@ -310,7 +313,9 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     # 4. Model -----------------------------------------------------------------------
     run.attach(make_model(cfg, env))
     try:
-        if cfg.init_bc:
+        if cfg.resume:
+            run.resume(seed)
+        elif cfg.init_bc:
             spec = cfg.init_bc
 
             def teachers(seed: int) -> list[tuple[int, int, Any]]:
