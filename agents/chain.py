@@ -14,7 +14,7 @@ The terms, each measured against ``greedy`` (see the README):
   compared with the old top, counted from their face-up layout in
   ``japanese`` and estimated from the cards whose place I cannot see otherwise.
 
-Measured with ``benchmarks/chain_ablation.py`` (8,000 paired games a row):
+Measured with ``speed_lab/chain_ablation.py`` (8,000 paired games a row):
 the flying and deny terms carry the edge (each, switched off, costs 3–6
 points); the run term helps only when weighted lightly; a fourth idea,
 avoiding the pile the opponent can play on now, cost about 2 points and was
@@ -37,7 +37,7 @@ the first ``chain``, which scored them blind; see :class:`ChainWeights`):
 - **stack moves** score ``stack`` (0: taken only when no play scores above
   it, as before).
 
-Measured with ``benchmarks/chain_options.py`` against ``chain:plan=0`` (see
+Measured with ``speed_lab/chain_options.py`` against ``chain:plan=0`` (see
 the README): multi-play and jokers gain, stacks and play-out flip choices
 show no difference. Tried and measured as no gain, so left out: preferring
 stacks to plays or avoiding them (``stack`` from -5 to 3), a bonus for a sure

@@ -3,8 +3,10 @@
 The numpy MLP that plays a model is :mod:`agents.mlp_policy`; the bytes of
 its weights file (safetensors) and the atomic commit of the two files,
 :mod:`agents.tensor_file`; the agents built from model files (``ppo:PATH``,
-``trained``, ``vintage-ppo:PATH``), :mod:`agents.learned`; SB3 ``.zip``
-files, :mod:`agents.sb3_import`.
+``trained``, ``vintage-ppo:PATH``), :mod:`agents.learned`; the signature a
+model must match, :mod:`agents.model_signature`; reading SB3 ``.zip`` files,
+:mod:`agents.sb3_import` (:func:`convert_sb3_zip` here writes one in the
+kit's format).
 
 A model is two files side by side:
 
@@ -79,7 +81,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_tensors, tags_label, trained_tags
+from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_tensors
+from agents.model_signature import check_signature as check_signature  # re-exported
+from agents.model_signature import signature as signature
+from agents.model_signature import signature_key as signature_key
 from agents.tensor_file import (
     ModelFormatError,
     commit,
@@ -88,8 +93,6 @@ from agents.tensor_file import (
     safetensors_bytes,
 )
 from agents.tensor_file import write_safetensors as write_safetensors  # the format's API
-from speed_env.observation import obs_dim as rules_obs_dim
-from speed_env.observation import observation_layout, rules_tag, tag_label
 from speed_env.rules import Rules
 
 if TYPE_CHECKING:
@@ -100,17 +103,6 @@ BUNDLED = Path(__file__).parent / "models" / "trained.json"
 
 
 # ----------------------------------------------------------------- manifest
-def signature(rules: Rules) -> dict[str, Any]:
-    """The observation/action signature of ``rules``: what a model must match to play them."""
-    from speed_env import engine
-
-    return {
-        "obs_dim": rules_obs_dim(rules),
-        "n_actions": engine.n_actions(rules),
-        "layout": [[name, s.start, s.stop] for name, s in observation_layout(rules).items()],
-    }
-
-
 def library_versions() -> dict[str, str]:
     """Versions of the libraries that matter for a saved model (those importable now)."""
     import importlib.metadata as md
@@ -286,64 +278,6 @@ def _field(manifest: dict[str, Any], dotted: str) -> Any:
     return value
 
 
-def signature_key(rules: Rules) -> tuple[int, int]:
-    """``(obs_dim, n_actions)`` of ``rules``: rules alike in it can share one network."""
-    from speed_env import engine
-
-    return rules_obs_dim(rules), engine.n_actions(rules)
-
-
-def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
-    """Refuse a model that cannot play ``rules``: other actions, an observation layout this
-    version does not start with, or rules it was not trained under (each named)."""
-    have, want = manifest["observation"], signature(rules)
-    trained = manifest.get("rules", {})
-    if have.get("n_actions") != want["n_actions"]:
-        raise ModelFormatError(
-            f"{where} was trained for n_actions = {have.get('n_actions')} (rules "
-            f"{_rules_label(trained)}), but rules {_rules_label(rules.to_dict())} have n_actions = "
-            f"{want['n_actions']}; load it with rules of the same observation/action signature"
-        )
-    # The model's layout must be where this version's starts, field by field (by name).
-    now = {name: (start, stop) for name, start, stop in want["layout"]}
-    old = have.get("layout")
-    dim = have.get("obs_dim")
-    try:
-        fields = {str(f[0]): (f[1], f[2]) for f in old} if isinstance(old, list) else None
-    except (TypeError, IndexError, KeyError):
-        fields = None
-    inside = {name for name, (_, stop) in now.items() if isinstance(dim, int) and stop <= dim}
-    if (
-        fields is None
-        or any(now.get(n) != span for n, span in fields.items())
-        or inside != set(fields)
-    ):
-        raise ModelFormatError(
-            f"{where} was trained for obs_dim = {dim} (rules {_rules_label(trained)}) with an "
-            "observation layout this version of speed_env does not start with, but rules "
-            f"{_rules_label(rules.to_dict())} have obs_dim = {want['obs_dim']} (layout {old!r} "
-            f"vs {want['layout']!r}); retrain or convert it"
-        )
-    tags = trained_tags(manifest)
-    if tags is not None and not (tags == rules_tag(rules)).all(axis=1).any():
-        raise ModelFormatError(
-            f"{where} was trained on {tags_label(tags)}, not on {tag_label(rules_tag(rules))}; "
-            f"load it with the rules it was trained on, or train one for these"
-        )
-
-
-def _rules_label(d: dict[str, Any]) -> str:
-    from speed_env.rules import Rules as R
-
-    default = (
-        R(preset=d.get("preset", "us")).to_dict()
-        if d.get("preset") in ("us", "pagat", "japanese")
-        else {}
-    )
-    extra = [f"{k}={v}" for k, v in d.items() if k != "preset" and default.get(k) != v]
-    return str(d.get("preset", "?")) + (f" ({', '.join(extra)})" if extra else "")
-
-
 def manifest_path_of(path: str | os.PathLike[str]) -> Path:
     """The manifest of a model named by its ``.json``, ``.safetensors``, stem, or folder."""
     p = Path(path)
@@ -434,6 +368,27 @@ def load_policy(
     tensors, manifest, manifest_path = read_model(p)
     check_signature(manifest, rules, str(manifest_path))
     return _playing(tensors, manifest, manifest_path, seed=seed, sample=sample)
+
+
+def convert_sb3_zip(
+    path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules
+) -> Path:
+    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to a kit
+    model."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.sb3_import import sb3_policy_tensors  # the [train] extra: torch, SB3
+
+    model = MaskablePPO.load(str(path), device="cpu")
+    tensors, hidden, activation = sb3_policy_tensors(model.policy)
+    return save_model(
+        out,
+        tensors,
+        rules=rules,
+        hidden=hidden,
+        activation=activation,
+        training={"converted_from": str(path)},
+    )
 
 
 # ----------------------------------------------------------------- vintage models

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents import plotting
 from agents.files import check_writable as check_writable  # re-exported: callers use report.*
 from agents.files import write_atomic
 
@@ -26,7 +27,8 @@ _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
         "mean_penalty",
         "mean penalty [95% CI]",
         lambda a: (
-            f"{a['mean_penalty']:.2f} [{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"
+            f"{a['mean_penalty']:.2f} "
+            f"[{a['mean_penalty_ci'][0]:.2f}, {a['mean_penalty_ci'][1]:.2f}]"
         ),
     ),
     (
@@ -85,7 +87,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
         score = (a["wins"] + a.get("draws", 0) / 2) / a["games"] if a["games"] else 0.0
         cells = "".join(f" {c[2](a)} |" for c in columns)
         lines.append(
-            f"| {rank} | {a['name']} | {a['rating']:.0f} | [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
+            f"| {rank} | {a['name']} | {a['rating']:.0f} "
+            f"| [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
             f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
     header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
@@ -164,18 +167,8 @@ def matches_csv(summary: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    return buf.getvalue()
-
-
 def heatmap_png(summary: dict[str, Any]) -> bytes:
     """Win rate of the row agent against the column agent."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
     names = summary["settings"]["agents"]
@@ -184,50 +177,29 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
     for m in summary["matches"]:
         grid[idx[m["a"]], idx[m["b"]]] = m["win_rate_a"]
         grid[idx[m["b"]], idx[m["a"]]] = 1 - m["win_rate_a"]
-    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(names), 1 + 0.9 * len(names)))
-    im = ax.imshow(grid, cmap="RdBu", vmin=0.3, vmax=0.7)
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-    ax.set_yticks(range(len(names)), names)
-    for i in range(len(names)):
-        for j in range(len(names)):
-            if not np.isnan(grid[i, j]):
-                dark = abs(grid[i, j] - 0.5) > 0.12  # white text on the deep colours
-                ax.text(
-                    j,
-                    i,
-                    f"{100 * grid[i, j]:.1f}%",
-                    ha="center",
-                    va="center",
-                    fontsize=9,
-                    color="white" if dark else "black",
-                )
+    fig, ax, image = plotting.heatmap(
+        grid,
+        names,
+        names,
+        size=(1.2 + 1.1 * len(names), 1 + 0.9 * len(names)),
+        vmin=0.3,
+        vmax=0.7,
+        cell_text=lambda v: f"{100 * v:.1f}%",
+        dark_beyond=0.12,
+        fontsize=9,
+        x_rotation=30,
+    )
     ax.set_title(_PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1])
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    data = _png(fig)
-    plt.close(fig)
-    return data
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    return plotting.png_bytes(fig)
 
 
 def ratings_png(summary: dict[str, Any]) -> bytes:
     """Ratings with their bootstrap 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    agents = summary["agents"][::-1]
-    fig, ax = plt.subplots(figsize=(6, 0.6 + 0.5 * len(agents)))
-    y = range(len(agents))
-    r = [a["rating"] for a in agents]
-    lo = [a["rating"] - a["rating_ci"][0] for a in agents]
-    hi = [a["rating_ci"][1] - a["rating"] for a in agents]
-    ax.errorbar(r, y, xerr=[lo, hi], fmt="o", capsize=4)
-    ax.set_yticks(list(y), [a["name"] for a in agents])
-    ax.set_xlabel("Bradley–Terry rating (Elo scale), 95% bootstrap interval")
-    ax.grid(axis="x", alpha=0.3)
-    data = _png(fig)
-    plt.close(fig)
-    return data
+    return plotting.interval_rows_png(
+        [(a["name"], a["rating"], *a["rating_ci"]) for a in summary["agents"][::-1]],
+        "Bradley–Terry rating (Elo scale), 95% bootstrap interval",
+    )
 
 
 def write_outputs(

@@ -1,19 +1,20 @@
-"""Stable-baselines3 ``.zip`` models: load one (only when trusted), or convert it to a kit model.
+"""Stable-baselines3 ``.zip`` models: load one (only when trusted) or read its network's tensors.
 
 A plain SB3 ``.zip`` unpickles Python objects when loaded, which can run
 arbitrary code: :func:`load_sb3_zip` refuses it unless the caller says the
-file is trusted (``ppo:PATH.zip?trust``). Needs the ``[train]`` extra.
+file is trusted (``ppo:PATH.zip?trust``); :func:`agents.model_io.convert_sb3_zip`
+converts one to the kit's format once. Needs the ``[train]`` extra.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.mlp_policy import MLPPolicy
+from agents.mlp_policy import MLPPolicy, check_tensors
+from agents.model_signature import check_signature, signature
 from agents.tensor_file import ModelFormatError
 from speed_env.rules import Rules
 
@@ -23,14 +24,12 @@ def load_sb3_zip(
 ) -> MLPPolicy:
     """A trusted SB3 MaskablePPO ``.zip`` as a Policy for ``rules`` (refused without
     ``trust_pickle``)."""
-    from agents.model_io import check_signature, check_tensors, signature
-
     if not trust_pickle:
         raise ModelFormatError(
             f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run "
             f"code) when loaded; pass ppo:{path}?trust (or trust_pickle=True) if you trust where "
             "it came from, or convert it once to the kit's format with "
-            "agents.sb3_import.convert_sb3_zip"
+            "agents.model_io.convert_sb3_zip"
         )
     if not path.exists():
         raise ModelFormatError(f"model file {path} does not exist")
@@ -62,27 +61,6 @@ def load_sb3_zip(
     check_tensors(tensors, manifest, str(path))
     return MLPPolicy(
         tensors, activation, sample=sample, seed=seed, manifest=manifest, source=str(path)
-    )
-
-
-def convert_sb3_zip(
-    path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules
-) -> Path:
-    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to a kit
-    model."""
-    from sb3_contrib import MaskablePPO
-
-    from agents.model_io import save_model
-
-    model = MaskablePPO.load(str(path), device="cpu")
-    tensors, hidden, activation = sb3_policy_tensors(model.policy)
-    return save_model(
-        out,
-        tensors,
-        rules=rules,
-        hidden=hidden,
-        activation=activation,
-        training={"converted_from": str(path)},
     )
 
 

@@ -31,7 +31,7 @@ experiments use too. So ``speed experiment reaction`` over ``search:...``
 specs asks what its thinking is worth in milliseconds.
 
 The perfect-information variant (the same continuations from the true hidden
-cards) is a benchmark only: ``benchmarks/search_gap.py``.
+cards) is a benchmark only: ``speed_lab/search_gap.py``.
 """
 
 from __future__ import annotations

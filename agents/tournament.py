@@ -320,7 +320,7 @@ def summarise(
     settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings, matches."""
-    from agents.ratings import bootstrap_ratings, wilson_interval
+    from agents.stats import bootstrap_ratings, wilson_interval
 
     results = list(results)
     n = len(settings.agents)

@@ -3,29 +3,48 @@
 Tested on synthetic results (tests/vintage/test_vintage_tournament.py); what
 each number means is told in :mod:`agents.vintage_tournament`:
 
+- :class:`ChunkResult`: what one chunk of games recorded (the harness's unit).
 - :class:`GameTable`: every game as arrays, one row per game.
 - :func:`comparisons` / :func:`pairwise`: every seat of one agent against every
   seat of another, game by game (fewer penalty points finishes ahead).
-- :func:`clustered_mean`: a mean with its cluster-robust 95% interval, the
-  games of one (line-up, deal) forming a cluster.
+- :func:`agents.stats.clustered_mean` (imported here): a mean with its
+  cluster-robust 95% interval, the games of one (line-up, deal) forming a
+  cluster.
 - :func:`per_cluster`: the comparisons per cluster, for the cluster bootstrap
   of the ratings.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from agents.vintage_tournament import ChunkResult
+from agents.stats import clustered_mean
+from agents.tournament_harness import Chunk
 
-Z95 = 1.959963984540054
+
+@dataclass
+class ChunkResult:
+    """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
+
+    chunk: Chunk
+    deal: list[int] = field(default_factory=list)
+    """Deal index of each game."""
+    rotation: list[int] = field(default_factory=list)
+    """Rotation of each game (the agent at line-up position ``p`` sat in seat
+    ``(p + r) % players``)."""
+    seating: list[list[int]] = field(default_factory=list)
+    """Agent index in each seat, per game."""
+    penalty: list[list[int]] = field(default_factory=list)
+    """Penalty points left in each seat's hand at the end, per game."""
+    winner: list[int] = field(default_factory=list)
+    """Seat that won, -1 for a drawn lock, -2 for a truncated game."""
+    turns: list[int] = field(default_factory=list)
+    """Turns each game lasted."""
 
 
 @dataclass(frozen=True)
@@ -141,32 +160,6 @@ def per_cluster(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
     np.add.at(games, (idx, c.a, c.b), 1.0)
     np.add.at(games, (idx, c.b, c.a), 1.0)
     return points, games
-
-
-def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% interval, robust to correlation within ``clusters``.
-
-    The standard error is the cluster-robust (sandwich) one of a ratio estimate,
-    ``sqrt(C / (C - 1) * sum_c (Y_c - mean * m_c)^2) / M`` with ``Y_c`` the sum and
-    ``m_c`` the count of cluster ``c``. With fewer than two clusters it falls
-    back to treating the values as independent; with fewer than two values the
-    interval is the mean itself.
-    """
-    values = np.asarray(values, np.float64)
-    if values.size == 0:
-        return (0.0, 0.0, 0.0)
-    mean = float(values.mean())
-    ids, inverse = np.unique(np.asarray(clusters), return_inverse=True)
-    c = len(ids)
-    if c >= 2:
-        sums = np.bincount(inverse, weights=values, minlength=c)
-        counts = np.bincount(inverse, minlength=c).astype(np.float64)
-        se = math.sqrt(c / (c - 1) * float(((sums - mean * counts) ** 2).sum())) / values.size
-    elif values.size >= 2:
-        se = float(values.std(ddof=1)) / math.sqrt(values.size)
-    else:
-        se = 0.0
-    return (mean, mean - Z95 * se, mean + Z95 * se)
 
 
 def agent_rows(

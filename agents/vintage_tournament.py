@@ -30,7 +30,7 @@ line-up, so the luck of the cards cancels out of every comparison.
   finished ahead when it was left holding fewer penalty points (the player
   who went out holds none); equal points, or a truncated game, are a tie and
   count half.
-- *Ratings*: Bradley–Terry on those pairwise results (:mod:`agents.ratings`,
+- *Ratings*: Bradley–Terry on those pairwise results (:mod:`agents.stats`,
   as the real-time tournament).
 - *Intervals* of pairwise win rates and ratings are clustered like the mean
   penalty's: the win rate's is the cluster-robust interval of the mean
@@ -50,17 +50,19 @@ chunk.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents import plotting
 from agents import tournament_harness as harness
 from agents.jobs import Backend
 from agents.tournament_harness import Chunk
 from agents.vintage_stats import (
+    ChunkResult,
     agent_rows,
     clustered_mean,
     comparisons,
@@ -176,26 +178,6 @@ def check_settings(s: VintageSettings) -> None:
 
 
 # ---------------------------------------------------------------------- playing
-@dataclass
-class ChunkResult:
-    """Per game of one chunk, in deal order then rotation: who sat where and what they held."""
-
-    chunk: Chunk
-    deal: list[int] = field(default_factory=list)
-    """Deal index of each game."""
-    rotation: list[int] = field(default_factory=list)
-    """Rotation of each game (the agent at line-up position ``p`` sat in seat
-    ``(p + r) % players``)."""
-    seating: list[list[int]] = field(default_factory=list)
-    """Agent index in each seat, per game."""
-    penalty: list[list[int]] = field(default_factory=list)
-    """Penalty points left in each seat's hand at the end, per game."""
-    winner: list[int] = field(default_factory=list)
-    """Seat that won, -1 for a drawn lock, -2 for a truncated game."""
-    turns: list[int] = field(default_factory=list)
-    """Turns each game lasted."""
-
-
 def plan(settings: VintageSettings) -> list[Chunk]:
     """The chunks of a tournament, in the order their results are combined."""
     return harness.plan(len(settings.lineups()), settings.deals, CHUNK_DEALS)
@@ -282,7 +264,7 @@ def summarise(
 ) -> dict[str, Any]:
     """The ``results.json`` document: settings, agents with ratings and penalties, matches,
     line-ups."""
-    from agents.ratings import cluster_bootstrap_ratings
+    from agents.stats import cluster_bootstrap_ratings
 
     results = list(results)
     k = len(settings.agents)
@@ -357,27 +339,12 @@ def summarise(
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
     """Mean penalty per game with 95% intervals, one row per agent (fewer is better)."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     agents = sorted(summary["agents"], key=lambda a: -a["mean_penalty"])
-    fig, ax = plt.subplots(figsize=(6, 0.6 + 0.5 * len(agents)))
-    y = range(len(agents))
-    m = [a["mean_penalty"] for a in agents]
-    lo = [a["mean_penalty"] - a["mean_penalty_ci"][0] for a in agents]
-    hi = [a["mean_penalty_ci"][1] - a["mean_penalty"] for a in agents]
-    ax.errorbar(m, y, xerr=[lo, hi], fmt="o", capsize=4, color="tab:red")
-    ax.set_yticks(list(y), [a["name"] for a in agents])
-    ax.set_xlabel("mean penalty points per game (fewer is better), 95% interval")
-    ax.grid(axis="x", alpha=0.3)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return plotting.interval_rows_png(
+        [(a["name"], a["mean_penalty"], *a["mean_penalty_ci"]) for a in agents],
+        "mean penalty points per game (fewer is better), 95% interval",
+        color="tab:red",
+    )
 
 
 def agents_csv(summary: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """``speed experiment reaction``: win rate against reaction latency, a logistic fit and the
-break-even latency (train/reaction_sweep.py)."""
+break-even latency (speed_lab.reaction_sweep)."""
 
 from __future__ import annotations
 
@@ -74,10 +74,10 @@ def register(sub: Any) -> None:
 
 
 def run_reaction(args: argparse.Namespace) -> int:
-    """Win rate against reaction latency (train/reaction_sweep.py): CSV, JSON with the fit,
+    """Win rate against reaction latency (speed_lab.reaction_sweep): CSV, JSON with the fit,
     plots."""
     from agents import report
-    from train import reaction_sweep as rs
+    from speed_lab import reaction_sweep as rs
 
     latencies = rs.parse_latencies(args.latencies, "--latencies")
     if args.grid:

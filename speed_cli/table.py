@@ -1,4 +1,4 @@
-"""``speed play`` and ``speed watch``: the browser table (agents/web) on 127.0.0.1, a bot
+"""``speed play`` and ``speed watch``: the browser table (speed_table) on 127.0.0.1, a bot
 against you with your reaction time measured, or two bots live with speed controls."""
 
 from __future__ import annotations
@@ -110,9 +110,9 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
     """The ``TableConfig`` of ``speed play`` / ``speed watch`` from the command line, checked."""
     from pathlib import Path
 
-    from agents.web.replays import ReplayLimits
-    from agents.web.session import TableConfig
     from speed_env.reaction import make_profile
+    from speed_table.replays import ReplayLimits
+    from speed_table.session import TableConfig
 
     _check_table_numbers(args)
     reactions = [r.strip() for r in (args.reaction or "human").split(",")]
@@ -171,15 +171,15 @@ def _check_table_numbers(args: argparse.Namespace) -> None:
 
 def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
     try:
-        from agents.web import server
+        from speed_table import app
     except ImportError as exc:  # pragma: no cover - the [web] extra is missing
         raise UsageError(
             f"speed {cfg.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}"
         ) from None
     print("loading the bots and the engine…", file=sys.stderr, flush=True)
-    server.warm_up(cfg)  # a missing model or a bad deal fails here, before the server starts
+    app.warm_up(cfg)  # a missing model or a bad deal fails here, before the server starts
     try:
-        sock = server.listen("127.0.0.1", args.port)
+        sock = app.listen("127.0.0.1", args.port)
     except OSError as exc:
         raise UsageError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
 
@@ -188,6 +188,6 @@ def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
 
     # uvicorn shuts down on Ctrl-C, then passes the signal on: the normal way out.
     with contextlib.suppress(KeyboardInterrupt):
-        server.serve(cfg, sock=sock, open_browser=not args.no_browser, announce=announce)
+        app.serve(cfg, sock=sock, open_browser=not args.no_browser, announce=announce)
     print("server stopped", file=sys.stderr)
     return 0

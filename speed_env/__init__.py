@@ -5,7 +5,8 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 (single agent, opponent inside, for stable-baselines3), and
 ``speed_env.vintage`` (the unrelated 1930s turn-based game). Rules:
 :class:`Rules` / :func:`make_rules`; reaction profiles:
-:mod:`speed_env.reaction`; worlds consistent with one seat's view, for fair
+:mod:`speed_env.reaction` (fitted to measured latencies by
+:mod:`speed_env.latency_fit`); worlds consistent with one seat's view, for fair
 search: :func:`sample_worlds`. Importing this package loads numpy, gymnasium,
 pettingzoo and numba only (no torch, no matplotlib), and registers the envs
 with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers_run import ROOT, run_python
 
 
 def _run(script: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_python(str(ROOT / "benchmarks" / script), *args)
 
 
 def test_vec_env_benchmark_reports_each_opponent():
@@ -33,102 +21,23 @@ def test_vec_env_benchmark_reports_each_opponent():
     assert all(float(r[1].replace(",", "")) > 0 for r in rows)
 
 
-def test_chain_ablation_benchmark_prints_a_row_per_variant():
-    out = _run(
-        "chain_ablation.py",
-        "--games",
-        "8",
-        "--workers",
-        "1",
-        "--presets",
-        "us",
-        "--variants",
-        "chain;chain:run=0",
-    ).splitlines()
-    assert [line.split()[:2] for line in out[1:]] == [["us", "chain"], ["us", "chain:run=0"]]
-
-
-def test_chain_options_benchmark_prints_a_row_per_option_set_and_variant():
-    out = _run(
-        "chain_options.py",
-        "--games",
-        "4",
-        "--workers",
-        "1",
-        "--options",
-        "multi_play;jokers+play_out",
-        "--variants",
-        "chain;chain:multi=3",
-    ).splitlines()
-    rows = [line.split()[:2] for line in out[1:]]
-    assert rows == [
-        [options, variant]
-        for options in ("multi_play", "jokers+play_out")
-        for variant in ("chain", "chain:multi=3")
-    ]
-
-
-def test_doomed_race_benchmark_compares_both_ways():
-    out = _run("doomed_race.py", "--games", "60", "--continuations", "2").splitlines()
-    states = int(out[0].split()[1])
-    assert states > 0 and "continuations each way" in out[0]
-    assert out[1].startswith("race ") and " wait " in out[1] and "race - wait" in out[1]
-
-
-def test_rollout_gap_benchmark_reports_a_cross_fitted_gain():
-    out = _run(
-        "rollout_gap.py", "--games", "40", "--continuations", "2", "--stop-chance", "0.2"
-    ).splitlines()
-    assert "decision states" in out[0] and int(out[0].split()[1]) > 0
-    assert out[1].startswith("rollout-best differs from chain's choice in")
-    assert out[2].startswith("gain per decision, cross-fitted:")
-
-
-def test_search_gap_benchmark_reports_fair_and_perfect_gains():
-    out = _run(
-        "search_gap.py",
-        "--games",
-        "30",
-        "--worlds",
-        "2",
-        "--depth",
-        "8",
-        "--score",
-        "2",
-        "--stop-chance",
-        "0.2",
-    ).splitlines()
-    assert "decision states of seat 0" in out[0] and int(out[0].split()[1]) > 0
-    assert out[1].startswith("fair search:") and "gain per decision" in out[1]
-    assert out[2].startswith("perfect search:") and out[3].startswith("perfect - fair:")
-
-
 def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
     """`speed bench --compare` in a short smoke form: every row measured, each comparison a ratio
     or a line saying which package is missing (no timing is asserted)."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "speed_cli",
-            "bench",
-            "--compare",
-            "--sizes",
-            "16",
-            "--seconds",
-            "0.3",
-            "--rounds",
-            "1",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    out = run_python(
+        "-m",
+        "speed_cli",
+        "bench",
+        "--compare",
+        "--sizes",
+        "16",
+        "--seconds",
+        "0.3",
+        "--rounds",
+        "1",
+        "--json",
     )
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    report = json.loads(out)
     rows = {(r["env"], r["n"]): r for r in report["results"]}
     assert ("parallel_env", 1) in rows and ("BatchEnv", 16) in rows
     assert all(r["loop_steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows.values())
@@ -149,11 +58,3 @@ def test_engine_kernels_benchmark_times_each_kernel():
     words = out[0].split(":", 1)[1].split()
     assert words[0:6:2] == ["step_all", "observe_all", "step_observe"]
     assert all(float(x) > 0 for x in words[1:6:2])
-
-
-def test_idle_waiter_benchmark_prints_a_row_per_preset_and_bot():
-    out = _run(
-        "idle_waiter.py", "--deals", "2", "--presets", "japanese", "--bots", "greedy"
-    ).splitlines()
-    assert out[0].split()[:3] == ["preset", "bot", "games"]
-    assert out[1].split()[:3] == ["japanese", "greedy", "4"]

@@ -6,21 +6,14 @@ table from ever being stuck: nothing flipped and the game ran to
 cards through plays and idle flips and wins, on every preset. Exact timings
 are in ``tests/test_scenarios.py`` ("Idle"); the engine and the referee agree
 on them in ``tests/test_differential.py`` (option sets ``*-idle``). The games
-are played by ``benchmarks/idle_waiter.py``, which measures the same on more deals.
+are played by ``speed_lab/idle_waiter.py``, which measures the same on more deals.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-_SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "idle_waiter.py"
-_spec = importlib.util.spec_from_file_location("idle_waiter", _SCRIPT)
-assert _spec is not None and _spec.loader is not None
-idle_waiter = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(idle_waiter)
+from speed_lab import idle_waiter
 
 
 @pytest.mark.slow

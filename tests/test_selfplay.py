@@ -44,7 +44,7 @@ def test_selfplay_refuses_rules_it_was_not_trained_on():
 def test_the_probe_measures_the_policy_among_the_legal_plays_only():
     """Equal logits over two legal plays: entropy ln 2, top play 1/2, whatever the illegal
     actions' logits say."""
-    from train.selfplay_probe import _among_plays
+    from speed_lab.selfplay_probe import _among_plays
 
     logits = np.array([[9.0, 1.0, 1.0, 50.0]])
     plays = np.array([[0, 1, 1, 0]], np.int8)
@@ -56,7 +56,7 @@ def test_the_probe_measures_the_policy_among_the_legal_plays_only():
 def test_the_probe_reports_the_bundled_models_decisions():
     """A short probe of the bundled model: rates are fractions, the entropy among plays is at
     most the uniform policy's."""
-    from train.selfplay_probe import probe
+    from speed_lab.selfplay_probe import probe
 
     out = probe(str(SELFPLAY), "japanese", steps=20, envs=16)
     assert out["decisions"] > 0 and out["states_with_2_plays"] > 0

@@ -14,7 +14,7 @@ import pytest
 
 import agents
 from agents import tournament
-from agents.ratings import ELO_SCALE, bootstrap_ratings, bradley_terry, wilson_interval
+from agents.stats import ELO_SCALE, bootstrap_ratings, bradley_terry, wilson_interval
 from speed_cli import main as cli
 from speed_env.rules import make_rules
 

@@ -664,7 +664,7 @@ def test_speed_train_spellings_give_the_same_settings(tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--game", "vintage", "--resume"], "--resume: not a setting of the vintage recipe"),
+        (["--game", "vintage", "--shaping"], "--shaping: not a setting of the vintage recipe"),
         (["vintage", "--tick-ms", "20"], "--tick-ms: not a setting of the vintage recipe"),
         (["--players", "4"], "--players 4: real-time Speed has two players"),
         (["realtime", "--players", "2"], "--players: not a setting of the realtime recipe"),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.files import write_atomic
+from agents import plotting
 
 __all__ = ["Panel", "append_eval", "last_rows", "plot_curves", "read_eval"]
 
@@ -71,16 +71,9 @@ def plot_curves(
     rows = read_eval(eval_csv)
     if not rows:
         return None
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     parts = sorted({r[split] for r in rows}) if split else [""]
     n = len(parts) * len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(5.6 * n, 4.0), squeeze=False)
+    fig, axes = plotting.figure(5.6 * n, 4.0, ncols=n, squeeze=False)
     plots = [(part, panel) for part in parts for panel in panels]
     for ax, (part, panel) in zip(axes[0], plots, strict=True):
         mine = [r for r in rows if not split or r[split] == part]
@@ -88,10 +81,7 @@ def plot_curves(
         heading = panel.title or title
         ax.set_title(f"{heading} — {part}" if part else heading)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return write_atomic(png, buf.getvalue())
+    return plotting.save_png(fig, png, dpi=110)
 
 
 def _draw(ax: Any, rows: list[dict[str, str]], panel: Panel) -> None:

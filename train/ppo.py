@@ -53,9 +53,6 @@ class Config(RunSettings):
     rules: str = "us"
     """Rules preset(s) to train on; several, comma-separated (``japanese,us``), split the envs
     evenly."""
-    resume: bool = False
-    """Continue the run in ``out`` from its last checkpoint (its saved settings are used;
-    ``timesteps`` may grow)."""
     bc_dagger: int = 0
     """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
     init_from: str | None = None
@@ -138,7 +135,7 @@ PANELS = (
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents import tournament
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"
@@ -210,7 +207,7 @@ def train(cfg: Config) -> dict[str, Any]:
 
     import agents
     from agents.model_io import MLPPolicy, read_model
-    from train.checkpoint import export_model, load_checkpoint, load_tensors_into, snapshot_policy
+    from train.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.run import Curves, Run
     from train.settings import make_model
     from train.vec_env import SpeedVecEnv
@@ -221,7 +218,7 @@ def train(cfg: Config) -> dict[str, Any]:
     # 2. Seeding -------------------------------------------------------------------
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    seed = cfg.seed + 1_000_003 * int(state.get("timesteps", 0))  # fresh deals after a resume
+    seed = folder.seed(cfg.seed)  # fresh deals after a resume
 
     # 3. Environment ---------------------------------------------------------------
     rules_list = parse_rules_options(cfg)
@@ -303,15 +300,12 @@ def train(cfg: Config) -> dict[str, Any]:
     run.attach(make_model(cfg, env), ("csv", "tensorboard"))
     try:
         if cfg.resume:
-            load_checkpoint(run.model, run.out / state["checkpoint"])
-            run.model.num_timesteps = int(state["timesteps"])
-            run.model._n_updates = int(state.get("n_updates", 0))
+            run.resume(seed)
             for snap in state.get("snapshots", []):
                 tensors, manifest, _ = read_model(run.out / snap["path"])
                 activation = manifest["net"]["activation"]
                 policy = MLPPolicy(tensors, activation, sample=cfg.snapshot_sample, seed=cfg.seed)
                 pool.add_snapshot(snap["name"], policy, len(env.groups))
-            run.bar.print(f"resuming {run.out} at {run.model.num_timesteps:,} timesteps")
         else:
             if cfg.init_from:
                 tensors, _, where = read_model(cfg.init_from)

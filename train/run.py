@@ -11,6 +11,7 @@ how a saved model is scored against the evaluation bots (``score``, rows of
 - every ``eval_every`` timesteps a checkpoint (the model in the kit's format
   plus the optimizer, :mod:`train.checkpoint`) and an evaluation of it,
   appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.curves`);
+- resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
 - the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C stops early
   and the run still finishes) and the finish: a last evaluation, the final
   model, ``summary.json``.
@@ -131,6 +132,18 @@ class Run:
         self.model = model
         start = int(self.state.get("timesteps", 0))
         self.bar = Progress(self.cfg.timesteps, self.cfg.progress, start=start)
+
+    def resume(self, seed: int) -> None:
+        """Continue the run in the folder: the last checkpoint's policy and optimizer, its
+        timestep and update counts, and the env re-seeded with ``seed`` (SB3 seeded it with the
+        run's first deals when the model was made)."""
+        from train.checkpoint import load_checkpoint
+
+        load_checkpoint(self.model, self.out / self.state["checkpoint"])
+        self.model.num_timesteps = int(self.state["timesteps"])
+        self.model._n_updates = int(self.state.get("n_updates", 0))
+        self.model.get_env().seed(seed)
+        self.bar.print(f"resuming {self.out} at {self.model.num_timesteps:,} timesteps")
 
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:

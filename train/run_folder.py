@@ -11,15 +11,17 @@
     OUT/model.json       the final model (+ model.safetensors)
 
 Every JSON file is written atomically (:mod:`agents.files`). A folder that
-already holds a run is refused unless the recipe is told to resume it; a
-resumed run takes its saved settings, except ``timesteps`` (which may grow),
-``progress`` and ``out``.
+already holds a run is refused unless the recipe is told to resume it
+(``--resume``, both recipes); a resumed run takes its saved settings, except
+``timesteps`` (which may grow), ``progress`` and ``out``, and only a run of the
+same recipe is resumed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,28 +49,40 @@ class RunFolder:
         """Whether a run was started here (its state, or a model a recipe left)."""
         return any((self.path / n).exists() for n in ("state.json", "model.json", "summary.json"))
 
-    def settings(self, cfg: C, *, resume: bool, resumable: bool = True) -> C:
+    def settings(self, cfg: C, *, resume: bool) -> C:
         """The settings the run will use: ``cfg`` for a new run (refused where a run already
-        is), or with ``resume`` the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``.
-        ``resumable``: whether the recipe can continue a run (the refusal says what to do)."""
+        is), or with ``resume`` the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``
+        (refused where the saved run is another recipe's)."""
         if not resume:
-            if self.holds_run() and resumable:
+            if self.holds_run():
                 raise ValueError(
                     f"{self.path} already holds a training run; pass --resume to continue it "
                     "or choose another --out"
                 )
-            if self.holds_run():
-                raise ValueError(
-                    f"{self.path} already holds a trained model (or a run); choose another --out"
-                )
             return cfg
         if not self.state_path.exists():
             raise ValueError(f"--resume: {self.path} holds no run to resume (no state.json)")
-        saved = self.read_state()["config"]
+        state = self.read_state()
+        recipe = recipe_name(cfg)
+        if state.get("recipe", recipe) != recipe:
+            raise ValueError(
+                f"--resume: {self.path} holds a run of {state['recipe']}, not of {recipe}; "
+                "choose another --out"
+            )
+        if "checkpoint" not in state:
+            raise ValueError(
+                f"--resume: {self.path} holds no checkpoint yet (stopped before its first); "
+                "start it again with another --out"
+            )
         known = {f.name for f in dataclasses.fields(cfg)}  # type: ignore[arg-type]
         given = {k: getattr(cfg, k) for k in RESUME_OVERRIDES if k in known}
-        merged = {k: v for k, v in saved.items() if k in known} | given
+        merged = {k: v for k, v in state["config"].items() if k in known} | given
         return type(cfg)(**merged)
+
+    def seed(self, base: int) -> int:
+        """The seed of the run's deals: ``base`` for a new run; shifted by the timesteps done
+        for a resumed one, so that it plays fresh deals rather than its first ones again."""
+        return base + 1_000_003 * int(self.state.get("timesteps", 0))
 
     def start(self, cfg: Any, *, resume: bool) -> None:
         """Create the folder (proved writable) and write ``config.json``; with ``resume`` read
@@ -76,6 +90,7 @@ class RunFolder:
         check_writable(self.path)
         if resume:
             self.state = self.read_state()
+        self.state["recipe"] = recipe_name(cfg)
         self.state["config"] = dataclasses.asdict(cfg)
         write_json(self.path / "config.json", self.state["config"])
 
@@ -100,3 +115,11 @@ class RunFolder:
     def write_json(self, name: str, value: Any) -> Path:
         """Save another JSON file of the run (``pool.json`` ...) atomically; its path."""
         return write_json(self.path / name, value)
+
+
+def recipe_name(cfg: Any) -> str:
+    """The recipe whose settings ``cfg`` are, as ``state.json`` records it: the module of its
+    class (``train.ppo``; also when run as ``python -m train.ppo``)."""
+    module = sys.modules.get(type(cfg).__module__)
+    spec = getattr(module, "__spec__", None)
+    return spec.name if spec is not None else type(cfg).__module__

@@ -116,6 +116,9 @@ class RunSettings(PPOSettings):
     """Processes for evaluation games."""
     progress: bool = True
     """Draw a progress bar on stderr."""
+    resume: bool = False
+    """Continue the run in ``out`` from its last checkpoint (its saved settings are used;
+    ``timesteps`` may grow)."""
 
 
 def specs(text: str | None) -> list[str]:

@@ -8,6 +8,8 @@ What a run does, in order (each step is a section of :func:`train`):
 1. **Settings.** Every setting is a field of :class:`VintageConfig` (the
    flags are made from it, help text and all; the shared ones are in
    :mod:`train.settings`, with this game's defaults re-declared here).
+   ``--resume`` takes the saved settings of the run in ``--out`` and
+   continues it from its last checkpoint, as in real-time training.
 2. **Seeding.** One seed: the deals and the learner's seat (each env's
    generator), the opponents' generators, torch and the network's initial
    weights. Evaluation plays fixed deals (``eval_seed``), the same at every
@@ -174,7 +176,7 @@ PANELS = (
 def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     """The saved policy at a table with ``players - 1`` copies of each eval bot: one row per bot."""
     from agents import vintage_tournament as vt
-    from agents.ratings import wilson_interval
+    from agents.stats import wilson_interval
 
     me = f"vintage-ppo:{model_path}"
     settings = vt.VintageSettings(
@@ -249,7 +251,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 
     # 1. Settings ------------------------------------------------------------------
     folder = RunFolder(cfg.out)
-    cfg = folder.settings(cfg, resume=False, resumable=False)
+    cfg = folder.settings(cfg, resume=cfg.resume)
     check_config(cfg)
     import torch
     from stable_baselines3.common.monitor import Monitor
@@ -260,11 +262,12 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     from train.run import Curves, Run
     from train.settings import make_model
 
-    folder.start(cfg, resume=False)
+    folder.start(cfg, resume=cfg.resume)
 
     # 2. Seeding -------------------------------------------------------------------
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
+    seed = folder.seed(cfg.seed)  # fresh deals after a resume
 
     # 3. Environment ---------------------------------------------------------------
     rules = make_vintage_rules(cfg.players, 1)
@@ -274,7 +277,7 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     seat: int | str = "random" if cfg.seat == "random" else int(cfg.seat)
 
     def make_env(i: int) -> Any:
-        return lambda: Monitor(table_env(cfg.players, opp_specs, cfg.seed, i, scale, seat))
+        return lambda: Monitor(table_env(cfg.players, opp_specs, seed, i, scale, seat))
 
     env = DummyVecEnv([make_env(i) for i in range(cfg.n_envs)])
 
@@ -316,7 +319,9 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     # 4. Model -----------------------------------------------------------------------
     run.attach(make_model(cfg, env))
     try:
-        if cfg.init_bc:
+        if cfg.resume:
+            run.resume(seed)
+        elif cfg.init_bc:
             spec = cfg.init_bc
 
             def teachers(seed: int) -> list[tuple[int, int, Any]]:

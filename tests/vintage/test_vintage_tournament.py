@@ -10,7 +10,7 @@ import pytest
 
 from agents import report, vintage_stats
 from agents import vintage_tournament as vt
-from agents.ratings import wilson_interval
+from agents.stats import wilson_interval
 from agents.vintage import VintageGreedy
 from speed_cli import main as cli
 from speed_env.vintage import raw_env
@@ -333,7 +333,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):
 def test_intervals_widen_when_the_rotations_of_a_deal_agree():
     # The same 40 deals, each result copied into 4 "rotations": 160 comparisons that carry
     # only 40 deals' worth of information. Wilson (independent games) would be half as wide.
-    from agents.ratings import Ratings
+    from agents.stats import Ratings
 
     rng = np.random.default_rng(3)
     deal_scores = (rng.random(40) < 0.6).astype(float)
@@ -353,7 +353,7 @@ def test_intervals_widen_when_the_rotations_of_a_deal_agree():
     # Ratings: redrawing whole deals gives the same spread as 40 games, not 160.
     points, games = vintage_stats.per_cluster(comp, 2)
     assert points.shape == (40, 2, 2) and games.sum() == 320
-    from agents.ratings import bootstrap_ratings, cluster_bootstrap_ratings
+    from agents.stats import bootstrap_ratings, cluster_bootstrap_ratings
 
     clustered: Ratings = cluster_bootstrap_ratings(points, games, samples=200, seed=0)
     w = points.sum(axis=0)

@@ -217,15 +217,47 @@ def test_short_training_run_end_to_end(tmp_path, capsys):
     assert (
         complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
     )
-    # The same folder again is refused (one line, exit 2).
+    # Without --resume the used folder is refused (one line, exit 2, the real-time recipe's
+    # words); with it, training continues from the last checkpoint under the saved settings.
     capsys.readouterr()
     again = cli(
-        ["train", "--game", "vintage", "--timesteps", "64", "--out", str(out), "--no-progress"]
+        ["train", "--game", "vintage", "--timesteps", "3072", "--out", str(out), "--no-progress"]
     )
     err = capsys.readouterr().err
-    assert (
-        again == 2 and "already holds a trained model" in err and len(err.strip().splitlines()) == 1
-    )
+    assert again == 2 and "already holds a training run; pass --resume" in err
+    assert len(err.strip().splitlines()) == 1
+    resumed = ["train", "vintage", "--timesteps", "3072", "--resume", "--out", str(out)]
+    assert cli([*resumed, "--no-progress"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    state = json.loads((out / "state.json").read_text())
+    assert state["timesteps"] >= 3072 and state["config"]["players"] == 3
+    assert json.loads((out / "summary.json").read_text())["complete"]
+    evals = [r.split(",")[0] for r in (out / "eval.csv").read_text().splitlines()[1:]]
+    assert len(evals) == len(rows) and int(evals[-1]) >= 3072  # one more evaluation, at the end
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        (None, "holds no run to resume (no state.json)"),
+        ({"recipe": "train.ppo", "checkpoint": "c.json"}, "holds a run of train.ppo, not of"),
+        ({"recipe": "train.vintage_ppo", "timesteps": 0}, "holds no checkpoint yet"),
+    ],
+)
+def test_resume_refuses_a_folder_without_a_run_of_this_recipe(tmp_path, capsys, state, message):
+    """``--resume`` continues only a vintage run that reached a checkpoint (the shared
+    run folder's checks, before any work or any file is written)."""
+    from speed_cli import main as cli
+
+    out = tmp_path / "r"
+    out.mkdir()
+    if state is not None:
+        (out / "state.json").write_text(json.dumps({"config": {"players": 3}, **state}))
+    before = sorted(p.name for p in out.iterdir())
+    code = cli(["train", "vintage", "--resume", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 @pytest.mark.parametrize(
@@ -283,3 +315,41 @@ def test_vintage_run_warm_starts_from_a_cloned_bot(tmp_path):
     assert bc["held_out_agreement"] > 0.5  # 68.5% measured with these settings
     rows = (out / "eval.csv").read_text().splitlines()
     assert [r.split(",")[0] for r in rows[1:]] == ["0", "256"]
+
+
+@pytest.mark.slow
+def test_an_interrupted_vintage_run_resumes_to_the_end(tmp_path, monkeypatch):
+    """Ctrl-C right after the first checkpoint: the run still finishes (incomplete, exit 130);
+    ``--resume`` continues from that checkpoint to ``timesteps`` and evaluates once more."""
+    from train import run as run_mod
+    from train import vintage_ppo
+
+    evaluate = run_mod.Run.evaluate
+
+    def evaluate_then_interrupt(self, steps):
+        rows = evaluate(self, steps)
+        monkeypatch.setattr(run_mod.Run, "evaluate", evaluate)  # only the first time
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_mod.Run, "evaluate", evaluate_then_interrupt)
+    out = tmp_path / "run"
+    flags = ["--players", "3", "--timesteps", "2048", "--n-envs", "4", "--n-steps", "128"]
+    flags += ["--batch-size", "128", "--net-arch", "32,32", "--eval-every", "1024"]
+    flags += ["--eval-games", "6", "--eval-opponents", "vintage-greedy", "--no-progress"]
+    assert vintage_ppo.main([*flags, "--out", str(out)]) == 130
+    summary = json.loads((out / "summary.json").read_text())
+    stopped = json.loads((out / "state.json").read_text())
+    assert not summary["complete"] and stopped["timesteps"] == 1024
+
+    resume = ["--timesteps", "2048", "--resume", "--no-progress", "--out", str(out)]
+    assert vintage_ppo.main(resume) == 0  # the other settings are the saved ones
+    summary = json.loads((out / "summary.json").read_text())
+    state = json.loads((out / "state.json").read_text())
+    assert summary["complete"] and state["timesteps"] == summary["timesteps"] == 2048
+    # The update count went on from the checkpoint's: two rollouts of 512 after it, each one
+    # PPO update of n_epochs passes (the checkpoint at 1,024 precedes its rollout's update).
+    epochs = vintage_ppo.VintageConfig.n_epochs
+    assert stopped["n_updates"] == epochs
+    assert state["n_updates"] == stopped["n_updates"] + 2 * epochs
+    evals = [r.split(",")[0] for r in (out / "eval.csv").read_text().splitlines()[1:]]
+    assert evals == ["1024", "2048"]

@@ -1,0 +1,16 @@
+"""Experiments on the kit: what reaction time is worth, and where the bots' strength comes from.
+
+Beside the library (it imports ``speed_env``, ``agents`` and ``train``; nothing
+there imports it). Each study runs as ``python -m speed_lab.<name>`` and prints
+its table; the README quotes their results with the command that made them.
+
+- :mod:`speed_lab.reaction_sweep`: win rate against reaction latency, with a
+  logistic fit (``speed experiment reaction``).
+- :mod:`speed_lab.chain_ablation`: ``chain`` with each score term switched off.
+- :mod:`speed_lab.chain_options`: ``chain``'s planning of the ``japanese`` options.
+- :mod:`speed_lab.doomed_race`: racing a card the opponent will beat, or waiting.
+- :mod:`speed_lab.rollout_gap`: what a rollout-best action gains over ``chain``'s.
+- :mod:`speed_lab.search_gap`: fair and perfect-information search against ``chain``.
+- :mod:`speed_lab.idle_waiter`: a seat that only waits cannot stall a game to a draw.
+- :mod:`speed_lab.forks`: the decision states the rollout studies continue.
+"""

@@ -1,0 +1,58 @@
+"""A reaction sweep's output folder: the CSV, the JSON and the figures, written atomically."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.files import write_atomic
+from speed_lab.reaction_sweep.plots import curve_png, grid_png
+from speed_lab.reaction_sweep.results import rows_csv
+from speed_lab.reaction_sweep.sweep import SweepError
+
+FILES = {
+    "csv": "reaction.csv",
+    "json": "reaction.json",
+    "curve": "winrate_vs_latency.png",
+    "grid": "latency_grid.png",
+}
+"""Names of the files a sweep writes in its output folder (the grid only for a grid sweep)."""
+
+
+def load(folder: str | Path) -> dict[str, Any]:
+    """The ``reaction.json`` document of an earlier sweep's output folder."""
+    path = Path(folder) / FILES["json"]
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SweepError(
+            f"cannot read an earlier sweep from {str(path)!r}: {exc.strerror or exc}"
+        ) from None
+    except json.JSONDecodeError:
+        raise SweepError(f"{str(path)!r} is not a sweep's JSON") from None
+    if not isinstance(doc, dict) or "points" not in doc or "settings" not in doc:
+        raise SweepError(f"{str(path)!r} is not a sweep's JSON (no 'points' or 'settings')")
+    return doc
+
+
+def write_outputs(
+    out: Path, doc: dict[str, Any], compare: Sequence[dict[str, Any]] = ()
+) -> list[Path]:
+    """Write a sweep's CSV, JSON and figures into ``out`` (atomically); return their paths.
+
+    ``compare`` holds earlier sweeps' documents drawn beside this one on the curve.
+    """
+    files = {
+        FILES["csv"]: rows_csv(doc).encode(),
+        FILES["json"]: json.dumps(doc, indent=2).encode(),
+        FILES["curve"]: curve_png([*compare, doc]),
+    }
+    if doc["settings"]["grid"]:
+        files[FILES["grid"]] = grid_png(doc)
+    paths = []
+    for name, data in files.items():
+        write_atomic(out / name, data)
+        paths.append(out / name)
+    return paths

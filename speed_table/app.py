@@ -1,0 +1,200 @@
+"""The local web server of ``speed play`` and ``speed watch``: a Starlette app over uvicorn.
+
+``GET /`` serves the page (``static/index.html``, ``app.js``, ``style.css``,
+no build step); ``/ws`` is the WebSocket a page plays through, one
+:class:`speed_table.session.GameSession` per connection. One asyncio task per
+connection waits for whichever comes first, a message from the page or the
+next tick of the clock, so the game runs on wall time whether or not the page
+says anything, and every message is sent in order from that one task.
+
+The server listens on 127.0.0.1 only. It accepts only its own host names
+(``127.0.0.1``, ``localhost``: a DNS-rebinding page cannot reach it) and only
+WebSockets whose ``Origin`` is the page's own, so another web site open in
+the same browser cannot play (or read) your table. A page that closes,
+crashes or sends garbage ends its own session only; the server keeps
+serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import threading
+import webbrowser
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from speed_table import protocol
+from speed_table.clock import now
+from speed_table.session import GameSession, TableConfig, build_bots
+
+STATIC = Path(__file__).with_name("static")
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+log = logging.getLogger("speed.web")
+
+
+def _origin_ok(websocket: WebSocket) -> bool:
+    """A browser always sends ``Origin`` with a WebSocket: it must be this server's own page."""
+    origin = websocket.headers.get("origin")
+    if origin is None:  # not a browser (a test client, a script on this machine)
+        return True
+    host = websocket.headers.get("host", "")
+    return origin in (f"http://{host}", f"https://{host}")
+
+
+async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) -> None:
+    # ASCII JSON: a string from the page echoed in a reply (even a lone surrogate, which UTF-8
+    # cannot encode) always goes out, as an escape the page's JSON.parse reads back.
+    for message in messages:
+        await websocket.send_text(json.dumps(message, separators=(",", ":")))
+
+
+async def play_connection(websocket: WebSocket, session: GameSession) -> None:
+    """Run one page's session until the page goes away: messages in, ticks, messages out."""
+    hand_size = session.hand_size
+    await _send_all(websocket, [session.welcome()])
+    receive: asyncio.Task[Any] = asyncio.ensure_future(websocket.receive())
+    try:
+        while True:
+            wait = max(0.0, session.next_tick_at - now())
+            done, _ = await asyncio.wait({receive}, timeout=None if wait == float("inf") else wait)
+            if receive in done:
+                event = receive.result()
+                if event["type"] == "websocket.disconnect":
+                    return
+                receive = asyncio.ensure_future(websocket.receive())
+                raw = event.get("text")
+                if raw is None:
+                    raw = event.get("bytes") or b""
+                try:
+                    replies = session.handle(protocol.parse(raw, hand_size=hand_size), now())
+                except protocol.ProtocolError as exc:
+                    replies = [exc.reply()]
+                await _send_all(websocket, replies)
+            if session.due(now()):
+                await _send_all(websocket, session.tick(now()))
+    finally:
+        receive.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await receive
+        saved = session.close()
+        if saved:
+            log.info("page closed mid-game; kept its frames in %s", saved)
+
+
+def create_app(
+    cfg: TableConfig,
+    *,
+    allowed_hosts: Sequence[str] = LOCAL_HOSTS,
+    session_factory: Callable[[TableConfig], GameSession] | None = None,
+) -> Starlette:
+    """The Starlette app of a table: the page, its static files and the ``/ws`` game socket."""
+    make_session = session_factory or GameSession
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def ws(websocket: WebSocket) -> None:
+        if not _origin_ok(websocket):
+            await websocket.close(code=1008, reason="cross-origin WebSocket refused")
+            return
+        await websocket.accept()
+        try:
+            session = make_session(cfg)
+        except Exception as exc:  # a bot that cannot be built: tell the page, keep serving
+            log.exception("cannot start a table")
+            with contextlib.suppress(Exception):
+                await websocket.send_json(
+                    {"type": "fatal", "message": f"cannot start the table: {exc}"}
+                )
+                await websocket.close(code=1011)
+            return
+        try:
+            await play_connection(websocket, session)
+        except (
+            Exception
+        ) as exc:  # the page went away while we were sending, or a bug: end this page only
+            if type(exc).__name__ not in ("WebSocketDisconnect", "ClientDisconnected"):
+                log.exception("table session ended by an error")
+        with contextlib.suppress(Exception):
+            await websocket.close()
+
+    routes = [
+        Route("/", index),
+        WebSocketRoute("/ws", ws),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+def warm_up(cfg: TableConfig) -> None:
+    """Build the bots and play a few ticks, so the compiled kernels load before the page opens."""
+    session = GameSession(cfg, build_bots(cfg))
+    session.handle(protocol.Start(), 0.0)
+    t = session.start_at
+    for _ in range(3):
+        session.tick(t)
+        t = session.next_tick_at
+
+
+def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening TCP socket on ``host`` (port 0: a free one); connections wait in its backlog."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    cfg: TableConfig,
+    *,
+    sock: socket.socket | None = None,
+    port: int = 0,
+    open_browser: bool = True,
+    announce: Callable[[str], None] = print,
+) -> None:
+    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not.
+
+    ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
+    0 for a free one).
+    """
+    import uvicorn
+
+    if sock is None:
+        sock = listen("127.0.0.1", port)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    config = uvicorn.Config(
+        create_app(cfg),
+        log_level="warning",
+        ws="websockets-sansio",
+        lifespan="off",
+        ws_max_size=protocol.MAX_MESSAGE_BYTES * 4,
+    )
+    server = uvicorn.Server(config)
+    announce(url)
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    server.run(sockets=[sock])
+
+
+__all__ = ["create_app", "listen", "play_connection", "serve", "warm_up"]

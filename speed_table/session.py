@@ -1,0 +1,445 @@
+"""One browser table: a real-time game of Speed that a person plays (or watches) through messages.
+
+This is the game logic of the web table without any networking, so it can be
+tested on a fake clock: :mod:`speed_table.app` calls :meth:`GameSession.tick`
+every ``tick_ms`` of wall time (divided by the watch speed) and hands each
+message from the page to :meth:`GameSession.handle`. Every method takes
+``now``, a monotonic time in seconds, and returns the messages to send back.
+
+Each tick steps the same ``parallel_env`` that bots train in: the bot's action
+is chosen from the observation the page was last sent, and your play is the
+one that arrived since the last tick. Your card lands after a fixed 1 ms
+(:data:`HUMAN_LATENCY_MS`): your physical reaction already happened in real
+time before the message arrived, so the env must not add a second one. The
+bot's cards land after a latency drawn from its reaction profile, so you face
+exactly what a bot faces. Your reaction times are measured as described in
+:mod:`speed_table.clock` and fitted as in :mod:`speed_env.latency_fit`.
+
+Games are recorded as JSON Lines replays, one frame per tick
+(``{"game": i, "seats": [...], "snapshot": {...}}``, the format of
+``speed tournament --save-replays``, played back by ``speed replay``), one
+file per page visit, a game appended when it ends or is abandoned, but only
+a game with at least one play (yours; either bot's when watching). The
+folder is bounded (:mod:`speed_table.replays`: the oldest files pruned).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents
+import speed_env
+from speed_env import latency_fit
+from speed_env.cards import JOKER_RANK, parse_card, rank_of
+from speed_env.reaction import ReactionProfile, fixed, make_profile
+from speed_env.rules import Rules, make_rules
+from speed_table import protocol
+from speed_table.clock import LegalSince
+from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
+from speed_table.replays import ReplayFile, ReplayLimits
+
+HUMAN_LATENCY_MS = 1
+"""The env latency of a person's play: their reaction happened before the message arrived."""
+
+MAX_CATCH_UP_TICKS = 5
+"""A loop this many ticks late (a stalled machine) restarts its schedule, not races to catch up."""
+
+MODES = ("play", "watch")
+
+MAX_COUNTDOWN_MS = 60_000
+"""Longest get-ready time before a game."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """What a page visit plays: mode, seats, rules, clock, seed, replays."""
+
+    mode: str = "play"
+    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``."""
+    agents: tuple[str, str] = ("you", "chain")
+    """Seat specs (``agents.make`` strings); seat 0 is ignored in ``play`` mode."""
+    rules: Rules = field(default_factory=lambda: make_rules("us"))
+    tick_ms: int = 50
+    reaction: ReactionProfile = field(default_factory=lambda: make_profile("human"))
+    """Profile of a bot whose spec carries no ``@reaction``."""
+    seed: int | None = None
+    """Game ``i`` of a visit is seeded ``seed + i`` (a random base when ``None``)."""
+    deal: dict[str, Any] | None = None
+    """An explicit deal (``reset(options={"deal": ...})``) for every game, not a seeded one."""
+    countdown_ms: int = 2000
+    """Time between dealing and the first tick, to get ready."""
+    replays_dir: Path | None = None
+    """Folder for JSON Lines replays; ``None`` saves none."""
+    replay_limits: ReplayLimits = field(default_factory=ReplayLimits)
+    """How many replay files (and bytes) the folder keeps; the oldest go first."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if not isinstance(self.tick_ms, int) or not 1 <= self.tick_ms <= 1000:
+            raise ValueError(f"tick_ms must be a whole number from 1 to 1000, got {self.tick_ms!r}")
+        if not isinstance(self.countdown_ms, int) or not 0 <= self.countdown_ms <= MAX_COUNTDOWN_MS:
+            raise ValueError(
+                f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
+                f"got {self.countdown_ms!r}"
+            )
+        if len(self.agents) != 2:
+            raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
+        if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
+            raise ValueError(
+                "the web table offers ordinary plays only; stack_layout and multi_play can be "
+                "watched (speed watch) but not played"
+            )
+
+    @property
+    def human_seat(self) -> int | None:
+        """Your seat (0) in ``play`` mode, ``None`` when watching."""
+        return 0 if self.mode == "play" else None
+
+
+def build_bots(cfg: TableConfig) -> dict[int, Any]:
+    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never None)."""
+    seats = [1] if cfg.mode == "play" else [0, 1]
+    bots: dict[int, Any] = {}
+    for seat in seats:
+        bot: Any = agents.make(
+            cfg.agents[seat], cfg.rules, seed=None if cfg.seed is None else cfg.seed + 1000 * seat
+        )
+        if getattr(bot, "reaction", None) is None:
+            bot.reaction = cfg.reaction
+        bots[seat] = bot
+    return bots
+
+
+def _rank_index(token: str) -> int:
+    card = parse_card(token)
+    return JOKER_RANK if card >= 52 else rank_of(card)
+
+
+def _seat_name(spec: str, profile: ReactionProfile) -> str:
+    base = spec.partition("@")[0]
+    return f"{base}@{profile.label()}"
+
+
+class GameSession:
+    """One page visit: games (rematches) at one table, driven by ``handle`` and ``tick``."""
+
+    def __init__(self, cfg: TableConfig, bots: dict[int, Any] | None = None) -> None:
+        self.cfg = cfg
+        self.bots = bots if bots is not None else build_bots(cfg)
+        self.base_seed = (
+            cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        )
+        self.state = "idle"  # idle → countdown → running → over → countdown …
+        self.game = -1
+        self.env: Any = None
+        self.obs: dict[str, Any] = {}
+        self.profiles: list[ReactionProfile] = [fixed(HUMAN_LATENCY_MS), fixed(HUMAN_LATENCY_MS)]
+        self.seats: list[str] = []
+        self.frames: list[dict[str, Any]] = []
+        self.pending: int | None = None
+        self.start_at = math.inf
+        self.next_tick_at = math.inf
+        self.speed = 1.0
+        self.paused = False
+        self.n_plays = 2 * cfg.rules.n_ranks
+        self.legal = LegalSince(self.n_plays)
+        self.latencies: list[float] = []  # the whole visit, for the profile
+        self.game_latencies: list[float] = []
+        self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
+        self.hand_size = cfg.rules.hand_size
+        for seat, bot in self.bots.items():
+            self.profiles[seat] = bot.reaction
+
+    # ------------------------------------------------------------------ messages
+    def welcome(self) -> dict[str, Any]:
+        """The first message of a visit: what this table is."""
+        seats = self._seat_names(self.profiles)
+        return {
+            "type": "welcome",
+            "mode": self.cfg.mode,
+            "seat": self.cfg.human_seat,
+            "seats": seats,
+            "rules": self.cfg.rules.preset,
+            "tick_ms": self.cfg.tick_ms,
+            "hand_size": self.hand_size,
+            "reaction": [p.label() for p in self.profiles],
+            "countdown_ms": self.cfg.countdown_ms,
+            "min_plays_for_profile": latency_fit.MIN_PLAYS,
+            "speed": self.speed,
+            "paused": self.paused,
+        }
+
+    def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
+        """Apply a checked message; the replies. Raises :class:`ProtocolError`, changing nothing."""
+        if isinstance(msg, protocol.Ping):
+            return [{"type": "pong", "t": msg.t}]
+        if isinstance(msg, protocol.Start):
+            return self._start(msg.mirror, now)
+        if isinstance(msg, protocol.Play):
+            return [self._play(msg.slot, msg.pile, now)]
+        if self.cfg.mode != "watch":
+            raise ProtocolError(
+                WRONG_MODE, "speed and pause are for watching bots (speed watch), not playing"
+            )
+        if isinstance(msg, protocol.Speed):
+            if self.state == "running" and not self.paused:
+                # Keep the time already waited for the next tick in proportion.
+                left = max(0.0, self.next_tick_at - now) * self.speed / msg.factor
+                self.next_tick_at = now + left
+            self.speed = msg.factor
+        elif isinstance(msg, protocol.Pause):
+            if msg.paused and not self.paused:
+                self.paused = True
+                self.next_tick_at = math.inf
+            elif not msg.paused and self.paused:
+                self.paused = False
+                if self.state == "running":
+                    self.next_tick_at = now + self._interval()
+        return [self._state_message()] if self.env is not None else []
+
+    def _seat_names(self, profiles: list[ReactionProfile]) -> list[str]:
+        names = []
+        for seat in range(2):
+            if seat == self.cfg.human_seat:
+                names.append("you")
+            else:
+                names.append(_seat_name(self.cfg.agents[seat], profiles[seat]))
+        return names
+
+    def _start(self, mirror: bool, now: float) -> list[dict[str, Any]]:
+        if self.state in ("countdown", "running"):
+            raise ProtocolError(
+                OUT_OF_TURN, "a game is already under way; start a new one when it ends", "start"
+            )
+        profiles = list(self.profiles)
+        if mirror:
+            if self.cfg.mode != "play":
+                raise ProtocolError(
+                    WRONG_MODE, "a mirror game needs your reaction times: play, not watch", "start"
+                )
+            you = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
+            if you is None:
+                n = latency_fit.count_timed(self.latencies)
+                raise ProtocolError(
+                    NO_PROFILE,
+                    f"need at least {latency_fit.MIN_PLAYS} timed plays to fit your profile, "
+                    f"have {n}",
+                    "start",
+                )
+            profiles[1] = you
+        elif self.cfg.mode == "play":
+            profiles[1] = self.bots[1].reaction
+        self.profiles = profiles
+        self.game += 1
+        self.seats = self._seat_names(profiles)
+        self.env = speed_env.parallel_env(
+            self.cfg.rules, tick_ms=self.cfg.tick_ms, reaction=tuple(profiles)
+        )
+        options = {"deal": self.cfg.deal} if self.cfg.deal is not None else None
+        self.obs, _ = self.env.reset(seed=self.base_seed + self.game, options=options)
+        self.frames = [self._frame()]
+        self.pending = None
+        self.game_latencies = []
+        self.legal.clear()
+        self.state = "countdown"
+        self.start_at = now + self.cfg.countdown_ms / 1000.0
+        self.next_tick_at = self.start_at
+        countdown = {
+            "type": "countdown",
+            "game": self.game,
+            "ms": self.cfg.countdown_ms,
+            "seats": self.seats,
+            "reaction": [p.label() for p in profiles],
+        }
+        return [countdown, self._state_message()]
+
+    def _play(self, slot: int, pile: int, now: float) -> dict[str, Any]:
+        seat = self.cfg.human_seat
+        if seat is None:
+            raise ProtocolError(WRONG_MODE, "you are watching: bots play both seats", "play")
+        if self.state == "countdown":
+            left = max(0.0, self.start_at - now)
+            raise ProtocolError(OUT_OF_TURN, f"the game starts in {left:.1f} s", "play")
+        if self.state != "running":
+            what = (
+                "is over: start a new one"
+                if self.state == "over"
+                else "has not started: send start"
+            )
+            raise ProtocolError(OUT_OF_TURN, f"the game {what}", "play")
+        if slot >= self.hand_size:
+            raise ProtocolError(
+                ILLEGAL, f"slot {slot} is outside a hand of {self.hand_size}", "play"
+            )
+        if self.pending is not None:
+            raise ProtocolError(
+                OUT_OF_TURN, "you already played this tick: wait for that card to land", "play"
+            )
+        snap = self.env.snapshot()
+        me = snap["players"][seat]
+        if me["in_flight"] is not None:
+            raise ProtocolError(OUT_OF_TURN, "your last card is still in flight", "play")
+        if snap["phase"] == "stuck" and not self._mask()[1:].any():
+            flip = snap.get("flip_ms")
+            when = "" if flip is None else f" in {max(0, flip - snap['clock_ms']) / 1000:.1f} s"
+            raise ProtocolError(OUT_OF_TURN, f"nobody can play: both piles flip{when}", "play")
+        card = me["hand"][slot] if slot < len(me["hand"]) else None
+        if card is None:
+            raise ProtocolError(ILLEGAL, f"slot {slot + 1} is empty", "play")
+        action = 1 + 2 * _rank_index(card) + pile
+        if not self._mask()[action]:
+            top = snap["centre"][pile]["top"]
+            raise ProtocolError(ILLEGAL, f"{card} does not go on pile {pile} (top {top})", "play")
+        self.pending = action
+        ms = self.legal.latency_ms(action, now)
+        if ms is not None:
+            self.latencies.append(ms)
+            self.game_latencies.append(ms)
+        return {
+            "type": "played",
+            "slot": slot,
+            "pile": pile,
+            "card": card,
+            "latency_ms": None if ms is None else round(ms, 1),
+        }
+
+    # ------------------------------------------------------------------ the clock
+    def _interval(self) -> float:
+        return self.cfg.tick_ms / 1000.0 / self.speed
+
+    def due(self, now: float) -> bool:
+        """True when :meth:`tick` has work to do at ``now``."""
+        return now >= self.next_tick_at
+
+    def tick(self, now: float) -> list[dict[str, Any]]:
+        """Step the game if a tick is due at ``now``; returns the messages for the page."""
+        if not self.due(now):
+            return []
+        if self.state == "countdown":
+            # Go: the first step comes one tick later, with the bot deciding on
+            # the table you have been shown; legality is timed from now.
+            self.state = "running"
+            self._update_legal(now)
+            self.next_tick_at = now + self._interval()
+            return [self._state_message()]
+        if self.state != "running":
+            self.next_tick_at = math.inf
+            return []
+        actions: dict[str, int] = {}
+        for seat, agent in enumerate(("player_0", "player_1")):
+            if seat in self.bots:
+                o = self.obs[agent]
+                actions[agent] = int(
+                    self.bots[seat].act(o["observation"][None], o["action_mask"][None])[0]
+                )
+            else:
+                actions[agent] = self.pending or 0
+        self.pending = None
+        self.obs, _rewards, terms, truncs, _infos = self.env.step(actions)
+        self.frames.append(self._frame())
+        out = [self._state_message()]
+        if any(terms.values()) or any(truncs.values()):
+            out.append(self._finish())
+            return out
+        self._update_legal(now)
+        late = now - self.next_tick_at
+        self.next_tick_at += self._interval()
+        if late > MAX_CATCH_UP_TICKS * self._interval():
+            self.next_tick_at = now + self._interval()
+        return out
+
+    def _mask(self) -> np.ndarray:
+        seat = self.cfg.human_seat
+        return self.obs[f"player_{seat}"]["action_mask"]
+
+    def _update_legal(self, now: float) -> None:
+        if self.cfg.human_seat is not None:
+            self.legal.update(self._mask(), now)
+
+    # ------------------------------------------------------------------ output
+    def _frame(self) -> dict[str, Any]:
+        return {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+
+    def _state_message(self) -> dict[str, Any]:
+        snap = self.env.snapshot()
+        if self.cfg.human_seat is not None and snap["phase"] != "over":
+            snap = protocol.hide_hand(snap, self.cfg.human_seat)
+        return {
+            "type": "state",
+            "game": self.game,
+            "status": self.state,
+            "snapshot": snap,
+            "speed": self.speed,
+            "paused": self.paused,
+        }
+
+    def _has_a_play(self) -> bool:
+        """Whether this game is worth a replay: you played a card (watching: either bot did).
+
+        A page that only connects, starts and leaves (or lets the bot win alone)
+        writes nothing, so dropped connections cannot fill the disk.
+        """
+        players = self.env.snapshot()["players"]
+        seats = range(2) if self.cfg.human_seat is None else [self.cfg.human_seat]
+        return any(players[seat]["played"] > 0 for seat in seats)
+
+    def _save(self) -> tuple[str | None, str | None]:
+        if not self._has_a_play():
+            return None, None
+        try:
+            return self.replay.append(self.frames), None
+        except OSError as exc:
+            return None, f"replay not saved: {exc}"
+
+    def _finish(self) -> dict[str, Any]:
+        self.state = "over"
+        self.next_tick_at = math.inf
+        snap = self.env.snapshot()
+        path, problem = self._save()
+        self.frames = []
+        winner = snap["winner"]
+        you = None
+        if self.cfg.human_seat is not None:
+            me = f"player_{self.cfg.human_seat}"
+            you = (
+                "none"
+                if winner is None
+                else "draw"
+                if winner == "draw"
+                else "win"
+                if winner == me
+                else "loss"
+            )
+        mirror = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
+        return {
+            "type": "result",
+            "game": self.game,
+            "winner": winner,
+            "you": you,
+            "seats": self.seats,
+            "snapshot": snap,
+            "latencies_ms": [round(x, 1) for x in self.game_latencies],
+            "game_profile": latency_fit.summarize(self.game_latencies),
+            "profile": latency_fit.summarize(self.latencies),
+            "mirror": None if mirror is None else mirror.label(),
+            "replay": path,
+            "replay_error": problem,
+        }
+
+    def close(self) -> str | None:
+        """The page went away: keep an unfinished game's frames (if it had a play); its path."""
+        if self.state in ("countdown", "running") and len(self.frames) > 1:
+            path, _ = self._save()
+            self.frames = []
+            self.state = "over"
+            return path
+        return None
+
+
+__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots"]
