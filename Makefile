@@ -74,8 +74,11 @@ test-ray: setup-ray  ## only the Ray/RLlib tests, in .venv-ray (one local cluste
 test-fast: setup
 	$(BIN)/python -m pytest -n 2 -q -m "not slow"
 
+# ruff covers every Python file in the repository (notebooks included), its format and the
+# 100-column line length (E501) as well as the lint rules in pyproject.toml.
 lint: setup
-	$(BIN)/ruff check speed_env agents train tests benchmarks examples speed_cli
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 bench: setup
