@@ -317,6 +317,13 @@ class Games:
         """Each game's counts so far: played, bounced, illegal (seat-major) and its clock."""
         return GameStats(self.state)
 
+    def illegal_totals(self, game: int) -> list[int]:
+        """Illegal actions each seat of game ``game`` has given so far, as Python ints.
+
+        What a batch of one reads every step: one read of the record, where
+        :attr:`stats` copies every game's counts (a microsecond a step)."""
+        return self.state["illegal"][game].tolist()
+
     def outcome(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """float32: +1 where ``seats[j]`` won game ``games[j]``, -1 where it lost, else 0.
 

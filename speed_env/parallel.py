@@ -225,14 +225,13 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         rewards = dict(zip(AGENTS, tick.rewards[:, 0].tolist(), strict=True))
         terminations = dict.fromkeys(AGENTS, over and not trunc)
         truncations = dict.fromkeys(AGENTS, trunc or cut)
-        stats = self.games.stats
-        totals = stats.illegal[:, 0].tolist()
+        totals = self.games.illegal_totals(0)
         for p, a in enumerate(AGENTS):
             infos[a].update(illegal=illegal[p], illegal_total=totals[p])
         if cut:
             self.agents = []
         if over:
-            end = _game_end(self.games, stats)
+            end = _game_end(self.games, self.games.stats)
             for p, a in enumerate(AGENTS):
                 infos[a].update(end[p])
             self.agents = []
