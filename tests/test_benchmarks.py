@@ -58,3 +58,9 @@ def test_engine_kernels_benchmark_times_each_kernel():
     words = out[0].split(":", 1)[1].split()
     assert words[0:6:2] == ["step_all", "observe_all", "step_observe"]
     assert all(float(x) > 0 for x in words[1:6:2])
+
+
+def test_parallel_step_benchmark_prints_microseconds_per_step():
+    out = _run("parallel_step.py", "--steps", "50", "--rounds", "2").splitlines()
+    assert len(out) == 1 and out[0].startswith("parallel_env.step: ")
+    assert float(out[0].split()[1]) > 0
