@@ -6,8 +6,6 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
-import subprocess
-import sys
 import tomllib
 import types
 import weakref
@@ -18,6 +16,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from helpers_run import run_python
 from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test
 
 import speed_env
@@ -91,9 +90,7 @@ def test_import_works_where_pettingzoo_has_no_registry():
         "assert speed_env.parallel_env().reset(seed=0)[0]\n"
         "print('ok')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    assert run_python("-c", code).strip() == "ok"
 
 
 def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
@@ -102,32 +99,26 @@ def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
         "assert 'speed_env/Speed-v0' in gymnasium.registry\n"
         "assert 'speed_env/speed-v0' in pettingzoo.parallel_registry\n"
         "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'ray', 'supersuit',\n"
-        "         'tianshou', 'torchrl', 'agents', 'train')\n"
+        "         'tianshou', 'torchrl', 'PIL', 'tqdm', 'agents', 'train', 'speed_lab',\n"
+        "         'speed_table', 'speed_cli')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert run_python("-c", code).strip() == "[]"
 
 
 def test_importing_the_cli_loads_no_kit_layer_and_no_heavy_package():
     code = (
         "import sys, speed_cli\n"
         "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'ray', 'tqdm',\n"
-        "         'numpy', 'speed_env', 'agents', 'train')\n"
+        "         'numpy', 'PIL', 'speed_env', 'agents', 'train', 'speed_lab', 'speed_table')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert run_python("-c", code).strip() == "[]"
 
 
 def test_python_m_speed_cli_runs_the_speed_command():
-    out = subprocess.run(
-        [sys.executable, "-m", "speed_cli", "agents"], capture_output=True, text=True, timeout=600
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split()[0] == "random" and "chain@pro" in out.stdout
+    out = run_python("-m", "speed_cli", "agents")
+    assert out.split()[0] == "random" and "chain@pro" in out
 
 
 # ----------------------------------------------------------------- obs_format="box"
