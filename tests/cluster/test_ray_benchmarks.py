@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from helpers_run import ROOT, run_python
 from ray_helpers import SKIP_REASON
 
 pytest.importorskip("ray", reason=SKIP_REASON)
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _run(script: str, *args: str) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout.splitlines()
+    return run_python(str(ROOT / "benchmarks" / script), *args).splitlines()
 
 
 def test_the_scaling_benchmark_reports_both_cluster_sizes_and_the_estimates():

@@ -6,12 +6,11 @@ The RLlib runs start a two-CPU cluster on 127.0.0.1 and stop it after.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers_run import ROOT, run_python
 from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
@@ -27,8 +26,6 @@ from speed_cli import main as cli  # noqa: E402
 from speed_env.rules import make_rules  # noqa: E402
 from train import rllib_ppo  # noqa: E402
 from train.rllib_env import AGENTS, BatchVectorEnv  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_batch_env_plays_the_pettingzoo_games_and_restarts_on_the_next_step():
@@ -185,14 +182,6 @@ def test_a_short_rllib_run_exports_a_model_that_loads_and_plays(tmp_path):
 
 @pytest.mark.slow
 def test_the_rllib_example_script_trains_one_iteration():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "rllib_ppo_masking.py")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = [s for s in done.stdout.splitlines() if s.startswith("one iteration:")]
-    assert line and int(float(line[0].split()[2])) >= 256, done.stdout
+    out = run_python(str(ROOT / "examples" / "rllib_ppo_masking.py"))
+    line = [s for s in out.splitlines() if s.startswith("one iteration:")]
+    assert line and int(float(line[0].split()[2])) >= 256, out
