@@ -31,7 +31,8 @@ A model is two files side by side:
                         (name, start, stop of each named slice) it was trained on
   ``reaction``          reaction profiles of the learner and the opponent in training
   ``tick_ms``           the tick the model was trained at
-  ``net``               ``kind`` ``"mlp"``, ``hidden`` sizes, ``activation``
+  ``net``               ``kind`` ``"mlp"`` (or ``"rankwise"``: :mod:`agents.rankwise`,
+                        which adds ``features``), ``hidden`` sizes, ``activation``
                         (``tanh`` / ``relu``), and each tensor's shape
   ``versions``          library versions that wrote it
   ``training``          free-form notes of the run (timesteps, opponent, seed …)
@@ -39,7 +40,9 @@ A model is two files side by side:
 
 Tensors: ``pi.K.weight`` / ``pi.K.bias`` (hidden layer ``K`` of the policy),
 ``logits.weight`` / ``logits.bias``, and optionally the value head
-``vf.K.*`` / ``value.*`` (used to resume training, not to play).
+``vf.K.*`` / ``value.*`` (used to resume training, not to play). A
+``rankwise`` model has ``act.K.*``, ``score.*`` and ``wait.*`` instead of
+``pi.K.*`` and ``logits.*`` (:mod:`agents.rankwise`).
 
 Saving checks the tensors first (shapes, finite values) and writes nothing
 when they fail; the two files are then replaced so that ``NAME.json`` always
@@ -85,6 +88,8 @@ from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_tensors
 from agents.model_signature import check_signature as check_signature  # re-exported
 from agents.model_signature import signature as signature
 from agents.model_signature import signature_key as signature_key
+from agents.rankwise import KIND as RANKWISE
+from agents.rankwise import RankwisePolicy, check_rankwise_tensors, n_features
 from agents.tensor_file import (
     ModelFormatError,
     commit,
@@ -134,6 +139,7 @@ def save_model(
     rules: Rules | Sequence[Rules],
     hidden: list[int],
     activation: str,
+    kind: str = "mlp",
     reaction: Any = None,
     tick_ms: int = 50,
     training: dict[str, Any] | None = None,
@@ -141,7 +147,8 @@ def save_model(
     """Write ``PATH.safetensors`` and the manifest ``PATH.json``; returns the manifest's path.
 
     ``rules``: the rules it was trained under (one, or a list when it was trained
-    under several; all share one observation/action signature).
+    under several; all share one observation/action signature). ``kind``: the
+    network, ``"mlp"`` or ``"rankwise"`` (:mod:`agents.rankwise`).
 
     ``path`` may end in ``.json``, ``.safetensors`` or neither. Written by
     :func:`write_model`: checked first, and a model already at ``path``
@@ -152,13 +159,17 @@ def save_model(
         raise ModelFormatError(
             "save_model needs one or more rules that share one observation/action signature"
         )
+    net: dict[str, Any] = {"kind": kind, "hidden": [int(h) for h in hidden]}
+    net["activation"] = activation
+    if kind == RANKWISE:
+        net["features"] = n_features(signature(rules_list[0])["obs_dim"])
     manifest = {
         "rules": rules_list[0].to_dict(),
         "trained_rules": [r.to_dict() for r in rules_list],
         "observation": signature(rules_list[0]),
         "reaction": reaction,
         "tick_ms": tick_ms,
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
+        "net": net,
         "versions": library_versions(),
         "training": training or {},
     }
@@ -189,7 +200,7 @@ def write_model(
         **manifest,
         "net": net,
     }
-    check_tensors(tensors32, full, str(weights_path))
+    check_net_tensors(tensors32, full, str(weights_path))
     commit(weights_path, manifest_path, blob, (json.dumps(full, indent=2) + "\n").encode())
     return manifest_path
 
@@ -225,10 +236,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
                 f"model manifest {path}: {field} must be {want}, got {value!r:.200}"
             )
     net = manifest["net"]
-    if net.get("kind") != "mlp" or net.get("activation") not in ACTIVATIONS:
+    if net.get("kind") not in NET_KINDS or net.get("activation") not in ACTIVATIONS:
         raise ModelFormatError(
-            f"model manifest {path}: net must be an mlp with activation in {ACTIVATIONS}, "
-            f"got {net!r}"
+            f"model manifest {path}: net must be one of {', '.join(NET_KINDS)} with activation "
+            f"in {ACTIVATIONS}, got {net!r:.300}"
         )
     name = manifest["weights"]
     if Path(name).name != name or name in ("", ".", ".."):
@@ -236,6 +247,20 @@ def read_manifest(path: Path) -> dict[str, Any]:
             f"model manifest {path}: weights must be a file name beside it, got {name!r}"
         )
     return manifest
+
+
+NET_KINDS = ("mlp", RANKWISE)
+"""The networks a model file may hold (its manifest's ``net.kind``)."""
+
+
+def check_net_tensors(
+    tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str
+) -> None:
+    """Refuse tensors that do not make the manifest's network (its ``net.kind``), naming them."""
+    if manifest["net"].get("kind") == RANKWISE:
+        check_rankwise_tensors(tensors, manifest, where)
+    else:
+        check_tensors(tensors, manifest, where)
 
 
 def _is_size(x: Any) -> bool:
@@ -333,11 +358,11 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
             "refusing to load it"
         )
     tensors, _ = parse_safetensors(blob, str(weights))
-    check_tensors(tensors, manifest, str(weights))
+    check_net_tensors(tensors, manifest, str(weights))
     return tensors, manifest, manifest_path
 
 
-def _playing(
+def as_policy(
     tensors: dict[str, np.ndarray],
     manifest: dict[str, Any],
     where: Path,
@@ -345,8 +370,13 @@ def _playing(
     seed: int | None,
     sample: bool,
 ) -> MLPPolicy:
-    """A model read from ``where`` as a Policy."""
+    """A model read from ``where`` as a Policy (the network its manifest names)."""
     act, source = manifest["net"]["activation"], str(where)
+    if manifest["net"].get("kind") == RANKWISE:
+        dim = int(manifest["observation"]["obs_dim"])
+        return RankwisePolicy(
+            tensors, act, obs_dim=dim, sample=sample, seed=seed, manifest=manifest, source=source
+        )
     return MLPPolicy(tensors, act, sample=sample, seed=seed, manifest=manifest, source=source)
 
 
@@ -367,7 +397,7 @@ def load_policy(
         return load_sb3_zip(p, rules, seed=seed, sample=sample, trust_pickle=trust_pickle)
     tensors, manifest, manifest_path = read_model(p)
     check_signature(manifest, rules, str(manifest_path))
-    return _playing(tensors, manifest, manifest_path, seed=seed, sample=sample)
+    return as_policy(tensors, manifest, manifest_path, seed=seed, sample=sample)
 
 
 def convert_sb3_zip(
@@ -451,4 +481,4 @@ def load_vintage_policy(
                 f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
                 f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
             )
-    return _playing(tensors, manifest, where, seed=seed, sample=sample)
+    return as_policy(tensors, manifest, where, seed=seed, sample=sample)

@@ -21,17 +21,24 @@ from agents.model_io import MLPPolicy, read_model, save_model
 from agents.sb3_import import sb3_policy_tensors
 
 
+def is_rankwise(model: Any) -> bool:
+    """Does this MaskablePPO model have the rank-relative actor (``--policy rankwise``)?"""
+    from train.rankwise_policy import RankwisePolicy
+
+    return isinstance(model.policy, RankwisePolicy)
+
+
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
     """The kit tensors (actor and critic), hidden sizes and activation of a MaskablePPO model."""
+    if is_rankwise(model):
+        from train.rankwise_policy import rankwise_tensors
+
+        return rankwise_tensors(model.policy)
     return sb3_policy_tensors(model.policy)
 
 
-def load_tensors_into(
-    model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False
-) -> None:
-    """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
-    is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
-    policy = model.policy
+def _mlp_parameters(policy: Any) -> dict[str, torch.Tensor]:
+    """Kit tensor name -> parameter of an SB3 ``MlpPolicy``."""
     ext = policy.mlp_extractor
     targets: dict[str, torch.Tensor] = {}
     for prefix, seq in (("pi", ext.policy_net), ("vf", ext.value_net)):
@@ -43,6 +50,20 @@ def load_tensors_into(
     targets["logits.bias"] = policy.action_net.bias
     targets["value.weight"] = policy.value_net.weight
     targets["value.bias"] = policy.value_net.bias
+    return targets
+
+
+def load_tensors_into(
+    model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False
+) -> None:
+    """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
+    is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
+    if is_rankwise(model):
+        from train.rankwise_policy import parameters_by_name
+
+        targets = parameters_by_name(model.policy)
+    else:
+        targets = _mlp_parameters(model.policy)
     has_value = all(k in tensors for k in targets if k.startswith(("vf.", "value.")))
     if need_value and not has_value:
         raise ValueError(f"{where} has no value head (vf.*, value.*) to resume from")
@@ -64,6 +85,11 @@ def load_tensors_into(
 def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     """A frozen numpy copy of the model's actor (for self-play pools and evaluation)."""
     tensors, _, activation = policy_tensors(model)
+    if is_rankwise(model):
+        from agents.rankwise import RankwisePolicy
+
+        dim = int(model.observation_space.shape[0])
+        return RankwisePolicy(tensors, activation, obs_dim=dim, sample=sample, seed=seed)
     return MLPPolicy(tensors, activation, sample=sample, seed=seed)
 
 
@@ -73,7 +99,8 @@ def export_model(model: Any, path: str | Path, **manifest: Any) -> Path:
     ``manifest``: what :func:`agents.model_io.save_model` records beside the weights
     (``rules``, ``reaction``, ``tick_ms``, ``training``)."""
     tensors, hidden, activation = policy_tensors(model)
-    return save_model(path, tensors, hidden=hidden, activation=activation, **manifest)
+    kind = "rankwise" if is_rankwise(model) else "mlp"
+    return save_model(path, tensors, hidden=hidden, activation=activation, kind=kind, **manifest)
 
 
 def optimizer_path(manifest: Path) -> Path:

@@ -18,7 +18,8 @@ What a run does, in order (each step is a section of :func:`train`):
    self-play pool of the learner's snapshots and the bots). One timestep is one
    *decision* of the learner: the ticks where it can only wait are played by
    the env (see its docstring).
-4. **Model.** MaskablePPO with an MLP actor and critic. Optional warm starts:
+4. **Model.** MaskablePPO with an MLP actor and critic (``--policy rankwise``: the
+   rank-relative actor of :mod:`train.rankwise_policy`). Optional warm starts:
    ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
    PATH`` starts from a saved model.
 5. **Loop.** ``model.learn`` (:class:`~train.run.Run`): the progress bar,
@@ -57,6 +58,9 @@ class Config(RunSettings):
     """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
     init_from: str | None = None
     """Warm start from a saved kit model (``.json``) of the same net_arch."""
+    policy: str = "mlp"
+    """The actor: ``mlp`` (an MLP over the observation) or ``rankwise`` (one MLP shared by every
+    play, over the observation re-indexed relative to its rank and pile: agents/rankwise.py)."""
     # ---- the environment
     tick_ms: int = 50
     """Length of a tick in ms."""
@@ -100,6 +104,13 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
     if cfg.seat not in ("random", "alternate", "0", "1"):
         raise ValueError(f"seat must be random, alternate, 0 or 1, got {cfg.seat!r}")
+    if cfg.policy not in ("mlp", "rankwise"):
+        raise ValueError(f"policy must be mlp or rankwise, got {cfg.policy!r}")
+    if cfg.policy == "rankwise":
+        from agents.rankwise import check_rules
+
+        for rules in parse_rules_options(cfg):
+            check_rules(rules, "--policy rankwise")
     parse_rules_options(cfg)
     if cfg.eval_games < 2:
         raise ValueError("eval_games must be at least 2 (each deal is played twice)")
@@ -206,7 +217,7 @@ def train(cfg: Config) -> dict[str, Any]:
     import torch
 
     import agents
-    from agents.model_io import MLPPolicy, read_model
+    from agents.model_io import as_policy, read_model
     from train.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.run import Curves, Run
     from train.settings import make_model
@@ -297,14 +308,15 @@ def train(cfg: Config) -> dict[str, Any]:
     run.on_rollout_end = on_rollout_end
 
     # 4. Model -----------------------------------------------------------------------
-    run.attach(make_model(cfg, env), ("csv", "tensorboard"))
+    run.attach(make_model(cfg, env, policy=cfg.policy), ("csv", "tensorboard"))
     try:
         if cfg.resume:
             run.resume(seed)
             for snap in state.get("snapshots", []):
-                tensors, manifest, _ = read_model(run.out / snap["path"])
-                activation = manifest["net"]["activation"]
-                policy = MLPPolicy(tensors, activation, sample=cfg.snapshot_sample, seed=cfg.seed)
+                tensors, manifest, where = read_model(run.out / snap["path"])
+                policy = as_policy(
+                    tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
+                )
                 pool.add_snapshot(snap["name"], policy, len(env.groups))
         else:
             if cfg.init_from:

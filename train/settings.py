@@ -189,15 +189,20 @@ def linear_lr(start: float) -> Callable[[float], float]:
     return schedule
 
 
-def make_model(cfg: RunSettings, env: Any) -> Any:
-    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU)."""
+def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
+    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
+    ``policy="rankwise"``: the actor of :mod:`train.rankwise_policy`)."""
     import torch
     from sb3_contrib import MaskablePPO
+
+    policy_class: Any = "MlpPolicy"
+    if policy == "rankwise":
+        from train.rankwise_policy import RankwisePolicy as policy_class
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     return MaskablePPO(
-        "MlpPolicy",
+        policy_class,
         env,
         learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
         n_steps=cfg.n_steps,

@@ -1,0 +1,255 @@
+"""The rank-relative (weight-shared) policy network, played in numpy: :class:`RankwisePolicy`.
+
+A plain MLP over the observation has to learn, separately for each of the 26
+play actions, relations such as "do I hold the next rank", "is a card flying
+to this pile" or "how many plays does the new top give the opponent". This
+network has the game's rank symmetry built in instead: it scores every play
+``(rank r, pile p)`` with **one shared MLP** over the observation *re-indexed
+relative to r and p* (:func:`action_features`):
+
+- each per-rank field (my hand and stacks, both centre tops, the ranks of both
+  cards in flight, the opponent's layout and stacks, the unknown cards, my
+  unseen colour, both rebuilt side piles) rotated so that its entry 0 is rank
+  ``r`` (entry ``k`` is rank ``r + k`` mod 13: wrap-around ranks, as in both
+  ``japanese`` and ``us``);
+- each per-pile entry (centre top and size, where a card in flight goes, side
+  piles, joker owners, idle rebuilds) reordered as "pile p, then the other";
+- the scalars every action shares (card counts, phase, seat, clock, rules) and
+  the pile's index ``p`` (the piles are not symmetric in ``japanese``).
+
+These are raw observation entries, only re-indexed: there is no hand-written
+score, no term from ``chain`` and no cloning; what matters is learned from
+reward alone. The wait action's logit reads the mean and the maximum over
+the 26 actions' last hidden vectors (so it too is unchanged when every rank
+is rotated). The critic, used only in training, is a plain MLP over the
+observation; it is saved beside the actor (``vf.*``, ``value.*``) to resume.
+
+Tensors (``act.K.*`` hidden layer ``K`` of the shared scorer, ``score.*`` its
+output, ``wait.*`` the wait head) are checked against the manifest's ``net``
+(``kind: "rankwise"``, ``hidden``, ``activation``, ``features``: the gather's
+width, which names this version of the gather) by :func:`check_rankwise_tensors`.
+
+Scope: the 13 plain ranks with wrap-around and the wait/play actions only.
+Rules with jokers, without wrap, or with the stack or multi-play moves are
+refused by :func:`check_rules` with a message naming what is unsupported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from agents.mlp_policy import ACTIVATIONS, MLPPolicy, trained_tags
+from agents.tensor_file import ModelFormatError
+from speed_env.observation import layout_for_dim
+
+KIND = "rankwise"
+"""The ``net.kind`` of a rank-relative model's manifest."""
+N_RANKS = 13
+RANK_FIELDS = (
+    "hand",
+    "stacked",
+    "centre_top@p",
+    "centre_top@q",
+    "my_flight",
+    "opp_flight",
+    "opp_layout",
+    "unknown",
+    "my_colour_unseen",
+    "opp_stacked",
+    "side_known@p",
+    "side_known@q",
+)
+"""The per-rank fields each action reads rotated to its rank (``@p``: the action's pile's
+half of a two-pile field, ``@q``: the other pile's)."""
+_UNSUPPORTED = ("jokers", "stack_layout", "multi_play")
+
+
+def check_rules(rules: Any, where: str = "the rankwise network") -> None:
+    """Refuse rules this network cannot play: jokers, no wrap-around, stack or multi-play
+    moves (each named)."""
+    bad = [name for name in _UNSUPPORTED if getattr(rules, name)]
+    if not rules.wrap:
+        bad.append("wrap=false")
+    if bad:
+        raise ModelFormatError(
+            f"{where} plays the 13 wrap-around ranks with plain plays only; rules "
+            f"{rules.preset} with {', '.join(bad)} are not supported (use the mlp policy)"
+        )
+
+
+@cache
+def action_features(obs_dim: int) -> np.ndarray:
+    """Index table ``(26, F)``: row ``a - 1`` lists, for play action ``a`` (rank
+    ``(a - 1) // 2``, pile ``(a - 1) % 2``), which entry of the observation padded with
+    ``[0, 1]`` (indices ``obs_dim`` and ``obs_dim + 1``) each of its ``F`` features reads."""
+    lay = layout_for_dim(obs_dim)
+    if lay["hand"].stop - lay["hand"].start != N_RANKS:
+        raise ModelFormatError(
+            f"the rankwise network plays 13 ranks; an observation of {obs_dim} floats has jokers"
+        )
+    zero, one = obs_dim, obs_dim + 1
+    rows = []
+    for r in range(N_RANKS):
+        for p in (0, 1):
+            q = 1 - p
+            idx: list[int] = []
+            for name in RANK_FIELDS:
+                field, _, which = name.partition("@")
+                start = lay[field].start + N_RANKS * {"": 0, "p": p, "q": q}[which]
+                idx += [start + (r + k) % N_RANKS for k in range(N_RANKS)]
+            joker, size = lay["centre_joker"].start, lay["centre_size"].start
+            idx += [joker + 2 * p, joker + 2 * p + 1, joker + 2 * q, joker + 2 * q + 1]
+            idx += [size + p, size + q]
+            for flight in ("my_flight", "opp_flight"):
+                at = lay[flight].start + N_RANKS  # pile one-hot, then ms to land
+                idx += [at + p, at + q, at + 2]
+            for field in ("side_piles", "idle_rebuilds"):
+                idx += [lay[field].start + p, lay[field].start + q]
+            for field in ("my_cards", "opp_cards", "phase", "seat", "clock", "rules"):
+                idx += list(range(lay[field].start, lay[field].stop))
+            idx += list(range(lay["since_placed"].start, lay["since_placed"].stop))
+            idx.append(one if p else zero)
+            rows.append(idx)
+    table = np.array(rows, np.int64)
+    table.setflags(write=False)
+    return table
+
+
+def n_features(obs_dim: int) -> int:
+    """``F``: how many features each play action reads (the gather's width)."""
+    return int(action_features(obs_dim).shape[1])
+
+
+def gather(obs: np.ndarray) -> np.ndarray:
+    """Each play action's features ``(n, 26, F)`` of a batch of observations ``(n, obs_dim)``."""
+    n, dim = obs.shape
+    padded = np.empty((n, dim + 2), np.float32)
+    padded[:, :dim] = obs
+    padded[:, dim] = 0.0
+    padded[:, dim + 1] = 1.0
+    return padded[:, action_features(dim)]
+
+
+def rotate_ranks(obs: np.ndarray, steps: int = 1) -> np.ndarray:
+    """``obs`` with every card's rank moved up by ``steps`` (mod 13) in every per-rank field
+    (a test of the network's symmetry; the scalars are unchanged)."""
+    lay = layout_for_dim(obs.shape[-1])
+    out = np.array(obs, copy=True)
+    for name in RANK_FIELDS:
+        field, _, which = name.partition("@")
+        start = lay[field].start + N_RANKS * {"": 0, "p": 0, "q": 1}[which]
+        block = obs[..., start : start + N_RANKS]
+        out[..., start : start + N_RANKS] = np.roll(block, steps, axis=-1)
+    return out
+
+
+def _act(x: np.ndarray, activation: str) -> np.ndarray:
+    return np.tanh(x, out=x) if activation == "tanh" else np.maximum(x, 0.0, out=x)
+
+
+class RankwisePolicy(MLPPolicy):
+    """A saved rank-relative actor as a batch :class:`~speed_env.policy.Policy` (numpy, no
+    torch); acts, samples and refuses other rules as :class:`~agents.mlp_policy.MLPPolicy`."""
+
+    def __init__(
+        self,
+        tensors: Mapping[str, np.ndarray],
+        activation: str = "relu",
+        *,
+        obs_dim: int,
+        sample: bool = False,
+        seed: int | None = None,
+        manifest: dict[str, Any] | None = None,
+        source: str = "<memory>",
+    ) -> None:
+        # MLPPolicy's own layers are not built: only its acting and rules checks are shared.
+        if activation not in ACTIVATIONS:
+            raise ModelFormatError(
+                f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
+            )
+        self.activation = activation
+        self.obs_dim, self.n_actions = obs_dim, 1 + 2 * N_RANKS
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        self.manifest = manifest or {}
+        self.source = source
+        self.trained_tags = trained_tags(self.manifest)
+        self.layers = [
+            (
+                np.ascontiguousarray(np.asarray(tensors[f"act.{k}.weight"], np.float32).T),
+                np.asarray(tensors[f"act.{k}.bias"], np.float32),
+            )
+            for k in range(sum(1 for name in tensors if name.startswith("act.")) // 2)
+        ]
+        self.score = (
+            np.asarray(tensors["score.weight"], np.float32)[0],
+            float(np.asarray(tensors["score.bias"])[0]),
+        )
+        self.wait = (
+            np.asarray(tensors["wait.weight"], np.float32)[0],
+            float(np.asarray(tensors["wait.bias"])[0]),
+        )
+
+    def _logits(self, x: np.ndarray) -> np.ndarray:
+        h = gather(x)
+        for w, b in self.layers:
+            h = h @ w
+            h += b
+            _act(h, self.activation)
+        plays = h @ self.score[0] + self.score[1]
+        pooled = np.concatenate([h.mean(axis=1), h.max(axis=1)], axis=1)
+        wait = pooled @ self.wait[0] + self.wait[1]
+        return np.concatenate([wait[:, None], plays], axis=1)
+
+
+def rankwise_shapes(obs_dim: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+    """The actor's tensors and their shapes for ``hidden`` layer sizes."""
+    dims = [n_features(obs_dim), *hidden]
+    need: dict[str, tuple[int, ...]] = {}
+    for k in range(len(hidden)):
+        need[f"act.{k}.weight"] = (dims[k + 1], dims[k])
+        need[f"act.{k}.bias"] = (dims[k + 1],)
+    need["score.weight"] = (1, dims[-1])
+    need["score.bias"] = (1,)
+    need["wait.weight"] = (1, 2 * dims[-1])
+    need["wait.bias"] = (1,)
+    return need
+
+
+def check_rankwise_tensors(
+    tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str
+) -> None:
+    """Refuse a rankwise model whose gather or tensors do not fit this version (named)."""
+    net, sig = manifest["net"], manifest["observation"]
+    dim, n_actions = int(sig["obs_dim"]), int(sig["n_actions"])
+    if n_actions != 1 + 2 * N_RANKS:
+        raise ModelFormatError(
+            f"{where}: a rankwise network has 27 actions (wait, 13 ranks x 2 piles), "
+            f"the manifest says {n_actions}"
+        )
+    try:
+        width = n_features(dim)
+    except (ModelFormatError, ValueError) as exc:
+        raise ModelFormatError(f"{where}: {exc}") from None
+    if net.get("features") != width:
+        raise ModelFormatError(
+            f"{where}: its rankwise gather reads {net.get('features')!r} features per action, "
+            f"this version of the kit gathers {width}; retrain it with this version"
+        )
+    need = rankwise_shapes(dim, [int(h) for h in net["hidden"]])
+    missing = [k for k in need if k not in tensors]
+    if missing:
+        raise ModelFormatError(
+            f"{where} lacks the tensors {', '.join(missing)} the manifest's rankwise network needs"
+        )
+    for name, shape in need.items():
+        if tuple(tensors[name].shape) != shape:
+            raise ModelFormatError(
+                f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}"
+            )
+        if not np.isfinite(tensors[name]).all():
+            raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")

@@ -1,0 +1,142 @@
+"""The rank-relative network (:mod:`agents.rankwise`) as an sb3-contrib MaskablePPO policy.
+
+``speed train --policy rankwise`` trains it. :class:`RankwisePolicy`
+subclasses ``MaskableActorCriticPolicy`` and replaces only its networks
+(``_build_mlp_extractor``): the actor is :class:`RankwiseActor`, the gather of
+:func:`agents.rankwise.action_features` followed by one MLP shared by all 26
+play actions (``net_arch["pi"]`` its hidden sizes) and a wait head over the
+actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
+linear ``action_net`` is an identity. The critic is the usual MLP over the
+observation (``net_arch["vf"]``). Everything else (masking, the distribution,
+``evaluate_actions``, saving) is sb3-contrib's.
+
+:func:`parameters_by_name` names its weights as the kit's tensors
+(:func:`rankwise_tensors` reads them; :mod:`train.checkpoint` writes them),
+so the saved model plays in numpy (:class:`agents.rankwise.RankwisePolicy`,
+no torch).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from agents.rankwise import N_RANKS, action_features
+
+_ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+
+
+class RankwiseActor(nn.Module):
+    """Observation ``(B, obs_dim)`` to the 27 logits: one shared MLP scores each play action's
+    rank-relative features; the wait logit reads their hidden vectors' mean and max."""
+
+    def __init__(self, obs_dim: int, hidden: list[int], activation_fn: type[nn.Module]) -> None:
+        super().__init__()
+        table = torch.tensor(action_features(obs_dim))  # a copy: the table is read-only
+        self.register_buffer("index", table, persistent=False)
+        dims = [int(table.shape[1]), *hidden]
+        self.act = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(dims))
+        self.activation = activation_fn()
+        self.score = nn.Linear(dims[-1], 1)
+        self.wait = nn.Linear(2 * dims[-1], 1)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """The logits ``(B, 27)``: wait, then rank ``r`` on pile ``p`` at ``1 + 2r + p``."""
+        pad = obs.new_zeros(obs.shape[0], 2)
+        pad[:, 1] = 1.0
+        h = torch.cat([obs, pad], dim=1)[:, self.index]  # (B, 26, F)
+        for layer in self.act:
+            h = self.activation(layer(h))
+        plays = self.score(h).squeeze(-1)
+        pooled = torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1)
+        return torch.cat([self.wait(pooled), plays], dim=1)
+
+
+class RankwiseExtractor(nn.Module):
+    """SB3's ``mlp_extractor`` slot: the actor's "latent" is already the logits; the critic's is
+    a plain MLP's last hidden layer."""
+
+    def __init__(
+        self, obs_dim: int, pi: list[int], vf: list[int], activation_fn: type[nn.Module]
+    ) -> None:
+        super().__init__()
+        self.actor = RankwiseActor(obs_dim, pi, activation_fn)
+        layers: list[nn.Module] = []
+        for a, b in itertools.pairwise([obs_dim, *vf]):
+            layers += [nn.Linear(a, b), activation_fn()]
+        self.value_net = nn.Sequential(*layers)
+        self.latent_dim_pi = 1 + 2 * N_RANKS
+        self.latent_dim_vf = vf[-1] if vf else obs_dim
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Actor logits and critic latent."""
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        """The 27 logits."""
+        return self.actor(features)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        """The critic's last hidden layer."""
+        return self.value_net(features)
+
+
+class RankwisePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's actor-critic with the rank-relative actor (module docstring).
+
+    ``net_arch`` must be ``{"pi": [...], "vf": [...]}``: the shared scorer's and the
+    critic's hidden sizes."""
+
+    def _build_mlp_extractor(self) -> None:
+        arch = self.net_arch
+        if not isinstance(arch, dict):
+            raise ValueError(f"RankwisePolicy needs net_arch={{'pi': ..., 'vf': ...}}, got {arch}")
+        obs_dim = int(self.observation_space.shape[0])  # type: ignore[index]
+        self.mlp_extractor = RankwiseExtractor(  # type: ignore[assignment]
+            obs_dim, list(arch["pi"]), list(arch["vf"]), self.activation_fn
+        ).to(self.device)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        # The actor's output is the logits: no linear layer after it.
+        self.action_net = nn.Identity()
+        actor = self.mlp_extractor.actor  # type: ignore[union-attr]
+        if (
+            self.ortho_init
+        ):  # small output layers, as SB3 gives its action_net: a near-uniform start
+            for head in (actor.score, actor.wait):
+                head.apply(lambda m: self.init_weights(m, gain=0.01))
+        self.optimizer = self.optimizer_class(
+            self.parameters(),
+            lr=lr_schedule(1),  # type: ignore[call-arg]
+            **self.optimizer_kwargs,
+        )
+
+
+def parameters_by_name(policy: RankwisePolicy) -> dict[str, torch.Tensor]:
+    """Kit tensor name -> the policy's parameter."""
+    ext = policy.mlp_extractor
+    actor = ext.actor  # type: ignore[union-attr]
+    out: dict[str, torch.Tensor] = {}
+    for k, layer in enumerate(actor.act):
+        out[f"act.{k}.weight"], out[f"act.{k}.bias"] = layer.weight, layer.bias
+    out["score.weight"], out["score.bias"] = actor.score.weight, actor.score.bias
+    out["wait.weight"], out["wait.bias"] = actor.wait.weight, actor.wait.bias
+    linears = [m for m in ext.value_net if isinstance(m, nn.Linear)]  # type: ignore[union-attr]
+    for k, layer in enumerate(linears):
+        out[f"vf.{k}.weight"], out[f"vf.{k}.bias"] = layer.weight, layer.bias
+    out["value.weight"], out["value.bias"] = policy.value_net.weight, policy.value_net.bias
+    return out
+
+
+def rankwise_tensors(policy: RankwisePolicy) -> tuple[dict[str, np.ndarray], list[int], str]:
+    """The kit tensors (actor and critic), the scorer's hidden sizes and the activation."""
+    tensors = {k: v.detach().cpu().numpy().copy() for k, v in parameters_by_name(policy).items()}
+    actor = policy.mlp_extractor.actor  # type: ignore[union-attr]
+    hidden = [int(layer.out_features) for layer in actor.act]
+    return tensors, hidden, _ACTIVATIONS[type(actor.activation)]
