@@ -39,6 +39,7 @@ class RankwiseActor(nn.Module):
         super().__init__()
         table = torch.tensor(action_features(obs_dim))  # a copy: the table is read-only
         self.register_buffer("index", table, persistent=False)
+        self.register_buffer("flat_index", table.flatten(), persistent=False)
         dims = [int(table.shape[1]), *hidden]
         self.act = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(dims))
         self.activation = activation_fn()
@@ -49,7 +50,9 @@ class RankwiseActor(nn.Module):
         """The logits ``(B, 27)``: wait, then rank ``r`` on pile ``p`` at ``1 + 2r + p``."""
         pad = obs.new_zeros(obs.shape[0], 2)
         pad[:, 1] = 1.0
-        h = torch.cat([obs, pad], dim=1)[:, self.index]  # (B, 26, F)
+        padded = torch.cat([obs, pad], dim=1)
+        # index_select on the flat table: the same as padded[:, index], about half the time
+        h = padded.index_select(1, self.flat_index).view(obs.shape[0], *self.index.shape)
         for layer in self.act:
             h = self.activation(layer(h))
         plays = self.score(h).squeeze(-1)
