@@ -35,6 +35,9 @@ class RankwiseActor(nn.Module):
     """Observation ``(B, obs_dim)`` to the 27 logits: one shared MLP scores each play action's
     rank-relative features; the wait logit reads their hidden vectors' mean and max."""
 
+    index: torch.Tensor
+    flat_index: torch.Tensor
+
     def __init__(self, obs_dim: int, hidden: list[int], activation_fn: type[nn.Module]) -> None:
         super().__init__()
         table = torch.tensor(action_features(obs_dim))  # a copy: the table is read-only
@@ -108,10 +111,8 @@ class RankwisePolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         # The actor's output is the logits: no linear layer after it.
         self.action_net = nn.Identity()
-        actor = self.mlp_extractor.actor  # type: ignore[union-attr]
-        if (
-            self.ortho_init
-        ):  # small output layers, as SB3 gives its action_net: a near-uniform start
+        actor = self.extractor.actor
+        if self.ortho_init:  # small output layers, as SB3 gives its action_net: near uniform
             for head in (actor.score, actor.wait):
                 head.apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(
@@ -120,17 +121,25 @@ class RankwisePolicy(MaskableActorCriticPolicy):
             **self.optimizer_kwargs,
         )
 
+    @property
+    def extractor(self) -> RankwiseExtractor:
+        """The networks (SB3's ``mlp_extractor`` slot), typed."""
+        ext = self.mlp_extractor
+        assert isinstance(ext, RankwiseExtractor)
+        return ext
+
 
 def parameters_by_name(policy: RankwisePolicy) -> dict[str, torch.Tensor]:
     """Kit tensor name -> the policy's parameter."""
-    ext = policy.mlp_extractor
-    actor = ext.actor  # type: ignore[union-attr]
+    ext = policy.extractor
+    actor = ext.actor
     out: dict[str, torch.Tensor] = {}
+    layer: Any
     for k, layer in enumerate(actor.act):
         out[f"act.{k}.weight"], out[f"act.{k}.bias"] = layer.weight, layer.bias
     out["score.weight"], out["score.bias"] = actor.score.weight, actor.score.bias
     out["wait.weight"], out["wait.bias"] = actor.wait.weight, actor.wait.bias
-    linears = [m for m in ext.value_net if isinstance(m, nn.Linear)]  # type: ignore[union-attr]
+    linears = [m for m in ext.value_net if isinstance(m, nn.Linear)]
     for k, layer in enumerate(linears):
         out[f"vf.{k}.weight"], out[f"vf.{k}.bias"] = layer.weight, layer.bias
     out["value.weight"], out["value.bias"] = policy.value_net.weight, policy.value_net.bias
@@ -140,6 +149,6 @@ def parameters_by_name(policy: RankwisePolicy) -> dict[str, torch.Tensor]:
 def rankwise_tensors(policy: RankwisePolicy) -> tuple[dict[str, np.ndarray], list[int], str]:
     """The kit tensors (actor and critic), the scorer's hidden sizes and the activation."""
     tensors = {k: v.detach().cpu().numpy().copy() for k, v in parameters_by_name(policy).items()}
-    actor = policy.mlp_extractor.actor  # type: ignore[union-attr]
-    hidden = [int(layer.out_features) for layer in actor.act]
+    actor = policy.extractor.actor
+    hidden = [lin.out_features for lin in actor.act if isinstance(lin, nn.Linear)]
     return tensors, hidden, _ACTIVATIONS[type(actor.activation)]
