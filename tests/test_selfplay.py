@@ -22,6 +22,17 @@ def test_the_selfplay_model_was_trained_without_cloning_or_a_warm_start():
     assert training["timesteps"] > 0
 
 
+def test_the_selfplay_model_is_the_rank_relative_network_played_in_numpy():
+    """Its manifest names the rankwise network and its gather; it loads as the numpy
+    ``RankwisePolicy`` (no torch needed to play it)."""
+    from agents.rankwise import RankwisePolicy
+
+    _, manifest, _ = read_model(SELFPLAY)
+    assert manifest["net"]["kind"] == "rankwise" and manifest["net"]["features"] == 194
+    assert manifest["training"]["config"]["policy"] == "rankwise"
+    assert isinstance(agents.make("selfplay", "us"), RankwisePolicy)
+
+
 @pytest.mark.parametrize("rules", ["japanese", "us"])
 def test_selfplay_plays_only_legal_moves_on_the_rules_it_learned(rules):
     """Every action it picks is allowed by the mask, in both seats, over a stretch of play."""
