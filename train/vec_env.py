@@ -90,8 +90,8 @@ def parse_rules_list(
 class _Group:
     """The slots ``lo .. hi`` played under one set of rules."""
 
-    def __init__(self, lo: int, hi: int, games: Games) -> None:
-        self.lo, self.hi, self.games = lo, hi, games
+    def __init__(self, index: int, lo: int, hi: int, games: Games) -> None:
+        self.index, self.lo, self.hi, self.games = index, lo, hi, games
         self.m = hi - lo
         self.obs = np.zeros((2, self.m, games.obs_dim), np.float32)
         self.mask = np.zeros((2, self.m, games.n_actions), np.int8)
@@ -137,9 +137,14 @@ class SpeedVecEnv(VecEnv):
         bounds = np.linspace(0, n_envs, len(self.rules_list) + 1).round().astype(int)
         self.groups = [
             _Group(
-                int(lo), int(hi), Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions)
+                k,
+                int(lo),
+                int(hi),
+                Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions),
             )
-            for lo, hi, r in zip(bounds[:-1], bounds[1:], self.rules_list, strict=True)
+            for k, (lo, hi, r) in enumerate(
+                zip(bounds[:-1], bounds[1:], self.rules_list, strict=True)
+            )
         ]
         sigs = {(g.games.obs_dim, g.games.n_actions) for g in self.groups}
         if len(sigs) != 1:
@@ -178,6 +183,7 @@ class SpeedVecEnv(VecEnv):
         layout = observation_layout(self.rules_list[0])
         self._left = (layout["my_cards"].start + 2, layout["opp_cards"].start + 2)
         self.potential = np.zeros(self.n, np.float32)
+        self._opp_params = np.zeros((0, 5))
         self._seed = int(seed)
         self._resets = 0
         self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0}
@@ -338,14 +344,20 @@ class SpeedVecEnv(VecEnv):
             self.seat[slots] = int(self.seat_choice)
         self.member[slots] = self.pool.sample(len(slots), self.rng)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
-        for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
-            opp_profile = self.pool.members[self.member[s]].reaction or self.reactions[1]
-            pair = (
-                (self.reactions[0], opp_profile)
-                if self.seat[s] == 0
-                else (opp_profile, self.reactions[0])
+        learner, opponent = self.reactions[0].params(), self._opponent_params()
+        seat = self.seat[slots]
+        g.games.lat[rows, seat] = learner
+        g.games.lat[rows, 1 - seat] = opponent[self.member[slots]]
+
+    def _opponent_params(self) -> np.ndarray:
+        """Each pool member's reaction as the engine's parameters (its own profile, else the
+        env's opponent profile), one row a member; kept until the pool grows."""
+        members = self.pool.members
+        if len(self._opp_params) != len(members):
+            self._opp_params = np.stack(
+                [(m.reaction or self.reactions[1]).params() for m in members]
             )
-            g.games.set_reactions(pair, games=r)
+        return self._opp_params
 
     def _gather(self, g: _Group) -> None:
         seat = self.seat[g.lo : g.hi]
@@ -360,52 +372,51 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions."""
+        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions.
+
+        Each pass of the loop is a tick of the games still forced to wait: the
+        opponents that have a play act (one call per pool member, its games in row
+        order), then one compiled call steps and observes those games, lists the
+        ones still forced, and takes the following ticks itself while nobody has
+        anything to choose (:meth:`~speed_env.game.Games.play_forced`)."""
         games = g.games
-        pending = g.rows
-        first = actions is not None
-        if not first:  # from a fresh deal: only the games where the learner has no choice yet
-            pending = pending[g.mask[self.seat[g.lo : g.hi], g.rows].sum(axis=1) < 2]
-        for _ in range(self.max_skip if self.skip_forced else 1):
-            if pending.size == 0:
-                break
-            self.counters["loop_ticks"] += 1
-            slots = pending + g.lo
-            seat = self.seat[slots]
-            a = np.zeros((2, pending.size), np.int64)
-            cols = np.arange(pending.size)
-            if first:
-                a[seat, cols] = actions[pending]  # type: ignore[index]
+        seat_all = self.seat[g.lo : g.hi]
+        if actions is None:  # from a fresh deal: only the games where the learner has no choice yet
+            pending = g.rows[g.mask[seat_all, g.rows].sum(axis=1) < 2]
+            mine = np.zeros(pending.size, np.int64)
+        else:
+            pending, mine = g.rows, actions
+        free = g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
+        ticks_left = self.max_skip if self.skip_forced else 1
+        # Once no more than skip_tail of the games still wait, the step ends: a few long waits
+        # (a stuck countdown) must not hold up the whole batch.
+        tail = self.skip_tail * g.m if self.skip_forced else np.inf
+        while pending.size and ticks_left:
+            theirs = np.zeros(pending.size, np.int64)
             # The opponent acts only where it has a choice (the rest must wait anyway).
             t0 = time.perf_counter()
-            opp_mask = g.mask[1 - seat, pending]
-            choice = np.flatnonzero(opp_mask[:, 1:].any(axis=1))
+            choice = np.flatnonzero(free)
             if choice.size:
-                a[1 - seat[choice], choice] = self.pool.act(
-                    g.obs[1 - seat[choice], pending[choice]],
-                    opp_mask[choice],
-                    self.member[slots[choice]],
-                    self.groups.index(g),
+                rows = pending[choice]
+                opp = 1 - seat_all[rows]
+                theirs[choice] = self.pool.act(
+                    g.obs[opp, rows], g.mask[opp, rows], self.member[rows + g.lo], g.index
                 )
             t1 = time.perf_counter()
-            over = games.step_games(pending, a)
-            self.counters["ticks"] += int(pending.size)
-            ended = pending[over]
-            if ended.size:
+            ended, pending, free, ticks, stepped = games.play_forced(
+                pending, seat_all, mine, theirs, g.obs, g.mask, max_ticks=ticks_left, stop_at=tail
+            )
+            self.counters["loop_ticks"] += ticks
+            self.counters["ticks"] += stepped
+            if ended.size:  # deal those slots anew; their first observation is written here
                 self._finish(g, ended, rewards, dones, infos)
-            games.observe_games(pending, g.obs, g.mask)
+                games.observe_games(ended, g.obs, g.mask)
             self.timing["engine_s"] += time.perf_counter() - t1
             self.timing["opponent_s"] += t1 - t0
-            first = False
-            if not self.skip_forced:
+            ticks_left -= ticks
+            mine = np.zeros(pending.size, np.int64)
+            if pending.size <= tail:
                 break
-            # Still forced to wait (and not a fresh deal): play on.
-            keep = ~over
-            rest = pending[keep]
-            legal = g.mask[self.seat[rest + g.lo], rest]
-            pending = rest[legal.sum(axis=1) < 2]
-            if pending.size <= self.skip_tail * g.m:
-                break  # a few long waits (a stuck countdown) must not hold up the whole batch
 
     def _finish(
         self,
