@@ -27,7 +27,6 @@ from speed_env.rng import MASK64
 from speed_env.rules import Rules
 from speed_env.settings import TableSettings, table_settings
 from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
-from speed_env.step_some import play_forced
 from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
 
 
@@ -276,56 +275,11 @@ class Games:
         self._synced = False
         return ended
 
-    def play_forced(
-        self,
-        games: np.ndarray,
-        seat: np.ndarray,
-        mine: np.ndarray,
-        theirs: np.ndarray,
-        obs: np.ndarray,
-        mask: np.ndarray,
-        *,
-        max_ticks: int = 1,
-        stop_at: float = 0.0,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-        """:meth:`step_games` then :meth:`observe_games` in one compiled pass, for a caller that
-        plays games on while one seat of each is forced to wait (the training env).
-
-        ``games[j]`` is stepped with ``seat[games[j]]`` playing ``mine[j]`` and
-        the other seat ``theirs[j]`` (int64, checked by the caller; ``seat`` has
-        one entry a game of the batch); each game that did not end is observed
-        into ``obs``/``mask`` (2, n, ...). While no game ended, every game left
-        has its ``seat`` forced to wait (at most one legal action) and the other
-        seat too, more than ``stop_at`` games are left and fewer than
-        ``max_ticks`` ticks were taken, the games left take another tick, both
-        seats waiting (:func:`~speed_env.step_some.play_forced`). Returns the
-        games that ended (not observed: the caller deals them anew), the games
-        left forced after the last tick, in order, whether each one's other seat
-        has a play, the ticks taken and the game-ticks stepped.
-        """
-        rows = np.asarray(games, np.int64)
-        k = rows.shape[0]
-        forced = np.empty(k, np.int64)
-        other_free = np.empty(k, np.bool_)
-        ended = np.empty(k, np.int64)
-        n, n_ended, ticks, stepped = play_forced(
-            self.state,
-            self.cfg,
-            self.lat,
-            rows,
-            seat,
-            mine,
-            theirs,
-            obs,
-            mask,
-            int(max_ticks),
-            float(stop_at),
-            forced,
-            other_free,
-            ended,
-        )
+    def state_changed(self) -> None:
+        """Say that a caller's own compiled kernel stepped :attr:`state` (the training env's
+        skip loop does): the buffers of :meth:`step_observe` are stale, the next call observes
+        every game whole."""
         self._synced = False
-        return ended[:n_ended], forced[:n], other_free[:n], ticks, stepped
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""

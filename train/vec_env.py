@@ -16,8 +16,10 @@ the opponent acting every tick, until the learner again has a choice (two or
 more legal actions), the game ends, or ``max_skip`` ticks have passed. Once no more than
 ``skip_tail`` of the games are still waiting, the step ends and those few
 present their forced state (mask: wait only) rather than hold up the batch:
-the opponents' policies are called once per tick of the loop, so a long tail
-costs more than the few wasted samples. The
+the opponents' policies are called once per tick of the loop where one of them
+has a play, so a long tail costs more than the few wasted samples. The loop's
+ticks run compiled (:meth:`speed_env.game.Games.play_forced`): Python is
+visited only where an opponent has a play or a game ended. The
 game is exactly the one a tick-by-tick player would see; only the samples
 where the learner had no choice are left out, so PPO's updates spend their
 time on decisions (a game is about 250 ticks but about 20 decisions per
@@ -70,6 +72,7 @@ from speed_env.policy import Policy
 from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
+from train.skip_loop import compiled_chain, tick_forced
 
 
 def parse_rules_list(
@@ -190,6 +193,7 @@ class SpeedVecEnv(VecEnv):
         self.counters = {
             "ticks": 0,
             "loop_ticks": 0,
+            "passes": 0,
             "decisions": 0,
             "forced": 0,
             "games": 0,
@@ -307,8 +311,8 @@ class SpeedVecEnv(VecEnv):
         """``action_masks`` per slot (what MaskablePPO calls); any other method once per slot."""
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
-            masks = self.learner_mask
-            return [masks[i].copy() for i in idx]
+            # Rows of one fresh copy: nothing the env writes to later (MaskablePPO stacks them).
+            return list(self.learner_mask[idx])
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result] * len(idx)
 
@@ -376,9 +380,11 @@ class SpeedVecEnv(VecEnv):
 
         Each pass of the loop is a tick of the games still forced to wait: the
         opponents that have a play act (one call per pool member, its games in row
-        order), then one compiled call steps and observes those games, lists the
-        ones still forced, and takes the following ticks itself while nobody has
-        anything to choose (:meth:`~speed_env.game.Games.play_forced`)."""
+        order), then one compiled call (:func:`train.skip_loop.play_forced`) steps
+        and observes those games, lists the ones still forced, and takes the
+        following ticks itself while no policy in Python has anything to choose
+        (a ``chain`` opponent it plays itself). Games that ended are dealt anew
+        after it, a tick's at a time, as the tick-by-tick loop did."""
         games = g.games
         seat_all = self.seat[g.lo : g.hi]
         if actions is None:  # from a fresh deal: only the games where the learner has no choice yet
@@ -386,6 +392,7 @@ class SpeedVecEnv(VecEnv):
             mine = np.zeros(pending.size, np.int64)
         else:
             pending, mine = g.rows, actions
+        chain = compiled_chain(self.pool, g.index, self.obs_dim)
         free = g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
         ticks_left = self.max_skip if self.skip_forced else 1
         # Once no more than skip_tail of the games still wait, the step ends: a few long waits
@@ -393,24 +400,24 @@ class SpeedVecEnv(VecEnv):
         tail = self.skip_tail * g.m if self.skip_forced else np.inf
         while pending.size and ticks_left:
             theirs = np.zeros(pending.size, np.int64)
-            # The opponent acts only where it has a choice (the rest must wait anyway).
             t0 = time.perf_counter()
-            choice = np.flatnonzero(free)
-            if choice.size:
+            choice = np.flatnonzero(free) if chain is None else ()
+            if len(choice):  # the opponent acts only where it has a play
                 rows = pending[choice]
                 opp = 1 - seat_all[rows]
                 theirs[choice] = self.pool.act(
                     g.obs[opp, rows], g.mask[opp, rows], self.member[rows + g.lo], g.index
                 )
             t1 = time.perf_counter()
-            ended, pending, free, ticks, stepped = games.play_forced(
-                pending, seat_all, mine, theirs, g.obs, g.mask, max_ticks=ticks_left, stop_at=tail
+            pending, free, parts, ticks, stepped = tick_forced(
+                games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain
             )
             self.counters["loop_ticks"] += ticks
+            self.counters["passes"] += 1
             self.counters["ticks"] += stepped
-            if ended.size:  # deal those slots anew; their first observation is written here
-                self._finish(g, ended, rewards, dones, infos)
-                games.observe_games(ended, g.obs, g.mask)
+            for part in parts:  # deal them anew, a tick's games at a time (the order of the draws)
+                self._finish(g, part, rewards, dones, infos)
+                games.observe_games(part, g.obs, g.mask)
             self.timing["engine_s"] += time.perf_counter() - t1
             self.timing["opponent_s"] += t1 - t0
             ticks_left -= ticks
