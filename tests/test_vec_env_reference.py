@@ -135,3 +135,22 @@ def test_compiled_skip_loop_plays_the_same_games_as_the_numpy_loop(steps, settin
     assert env.pool.describe() == ref.pool.describe()
     for g, h in zip(env.groups, ref.groups, strict=True):
         assert np.array_equal(g.games.lat, h.games.lat)  # each seat's reaction, game by game
+
+
+def test_chain_played_row_by_row_in_the_kernel_acts_as_one_batch_call():
+    """``act_row`` over a batch's rows in order, on one generator, gives ``act``'s actions."""
+    from agents.chain import ChainAgent, act_row
+    from speed_env.game import Games
+
+    games = Games(64, "japanese")
+    games.deal_seeded(np.arange(64), list(range(64)))
+    for _ in range(40):  # into the middle of the games
+        games.step_games(np.arange(64), np.zeros((2, 64), np.int64))
+    obs, mask = games.observe()
+    batch, rows = ChainAgent(games.rules, seed=3), ChainAgent(games.rules, seed=3)
+    at, nr, hand_sizes, tag, w, rng = rows.kernel_args(obs.shape[2])
+    for p in (0, 1):
+        want = batch.act(obs[p], mask[p])
+        got = [act_row(obs[p], b, mask[p, b], at, nr, hand_sizes, tag, w, rng) for b in range(64)]
+        assert (mask[p, :, 1:].sum(axis=1) > 1).sum() > 5  # ties and choices to break
+        assert got == want.tolist()
