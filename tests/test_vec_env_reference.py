@@ -3,8 +3,9 @@
 ``ReferenceVecEnv`` is ``SpeedVecEnv`` with its skip-forced loop and its dealing
 as they were before they were compiled and vectorised: a numpy step of the
 games still waiting (``Games.step_games``), a whole observation of them
-(``Games.observe_games``), the opponents called on the same rows, and each
-new game's reactions set one game at a time. For a fixed seed both must give
+(``Games.observe_games``), the opponents called in Python on the same rows,
+each new game's opponent drawn by ``rng.choice`` and its reactions set one
+game at a time. For a fixed seed both must give
 the same observations, masks, rewards, ends and infos at every step, the
 opponents' tie-breaking generators included (``chain`` breaks ties at random,
 so a call on other rows or in another order would show).
@@ -32,7 +33,11 @@ class ReferenceVecEnv(SpeedVecEnv):
             self.seat[slots] = (slots + self.game_no[slots]) % 2
         else:
             self.seat[slots] = int(self.seat_choice)
-        self.member[slots] = self.pool.sample(len(slots), self.rng)
+        pool = self.pool
+        self.member[slots] = self.rng.choice(len(pool.members), size=len(slots), p=pool.weights())
+        for m in self.member[slots]:
+            pool.members[m].games += 1
+            pool.members[m].window["games"] += 1
         for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
             opp = self.pool.members[self.member[s]].reaction or self.reactions[1]
             mine = self.reactions[0]

@@ -132,7 +132,13 @@ class OpponentPool:
 
     def sample(self, k: int, rng: np.random.Generator) -> np.ndarray:
         """Member indices for ``k`` new games (counted in the logs)."""
-        who = rng.choice(len(self.members), size=k, p=self.weights())
+        if len(self.members) == 1:
+            # What rng.choice(1, size=k, p=[1.0]) returns, drawing the same k uniforms from rng
+            # (tests/test_vec_env_reference.py checks the stream), without its ~50 us of checks.
+            rng.random(k)
+            who = np.zeros(k, np.int64)
+        else:
+            who = rng.choice(len(self.members), size=k, p=self.weights())
         for i, count in enumerate(np.bincount(who, minlength=len(self.members)).tolist()):
             if count:
                 self.members[i].games += count

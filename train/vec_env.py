@@ -442,22 +442,21 @@ class SpeedVecEnv(VecEnv):
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
-        # The last observation of the ended games, from the learner's seat.
-        final_obs = np.empty((2, g.m, self.obs_dim), np.float32)
-        final_mask = np.empty((2, g.m, self.n_actions), np.int8)
-        g.games.observe_games(ended, final_obs, final_mask)
+        # The last observation of the ended games, from the learner's seat (their rows are
+        # written again once they are dealt anew).
+        g.games.observe_games(ended, g.obs, g.mask)
         now = time.perf_counter()
         for j, (r, s) in enumerate(zip(ended.tolist(), slots.tolist(), strict=True)):
             self.ep_return[s] += outcome[j]
             rewards[s] += paid[j]
             dones[s] = True
             infos[s] = {
-                "terminal_observation": final_obs[seat[j], r].copy(),
+                "terminal_observation": g.obs[seat[j], r].copy(),
                 "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
                 "episode": {
                     "r": float(self.ep_return[s]),
                     "l": int(self.ep_len[s]),
-                    "t": round(now - self.ep_start[s], 6),
+                    "t": round(float(now - self.ep_start[s]), 6),
                 },
                 "is_success": bool(outcome[j] > 0),
                 "opponent": self.pool.members[self.member[s]].name,
