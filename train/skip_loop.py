@@ -8,7 +8,9 @@ cost of microseconds that so few games do not amortise. :func:`play_forced`
 does a tick in one pass, game by game: the opponent's action, the step, the
 observation (both seats' rows and masks, written whole), and whether the
 learner is still forced to wait. It takes the following ticks itself, and
-goes back to Python only where Python must act:
+goes back to Python only where Python must act (as ``BatchEnv``'s step does, a
+game where only the clock moved has only its clock entries rewritten: the
+rows of ``obs`` and ``mask`` always hold every game's current observation):
 
 - an opponent has a play and its policy runs in Python (any policy); with a
   ``chain`` bot (:class:`agents.chain.ChainAgent`, the usual training opponent)
@@ -34,7 +36,8 @@ from numba import njit
 from agents.chain import ChainAgent, act_row
 from speed_env.engine import OVER, legal_row, step_game
 from speed_env.game import Games
-from speed_env.observation import observe_game
+from speed_env.observation import observe_clock, observe_game
+from speed_env.step_observe import _events  # what BatchEnv's step reads to observe only the clock
 from train.pool import OpponentPool
 
 NO_CHAIN: tuple[Any, ...] = (
@@ -73,8 +76,9 @@ def play_forced(
     """Tick games ``games[j]`` (group rows; ``seat[b]`` is the learner's seat in game ``b``),
     the learner playing ``mine[j]`` on the first tick, then on while it is forced to wait.
 
-    Each tick steps every game of the list, observes into ``obs``/``mask`` each
-    one that did not end, and keeps, in order, those where the learner has at
+    Each tick steps every game of the list, updates the rows of ``obs``/``mask``
+    (which hold each game's observation from before the tick) of each one that
+    did not end, and keeps, in order, those where the learner has at
     most one legal action (the wait): written to ``forced``, with ``other_free``
     (the opponent has a play). The opponent plays ``theirs[j]`` on the first
     tick and waits after it, unless ``chain``: then it plays
@@ -104,6 +108,7 @@ def play_forced(
                             obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng
                         )
                         break
+            before = _events(g)
             was_over = g.phase == OVER
             if q == 0:
                 step_game(g, cfg, lat[b], a_mine, a_theirs)
@@ -114,9 +119,12 @@ def play_forced(
                 ended_tick[n_ended] = ticks
                 n_ended += 1
                 continue
-            observe_game(g, cfg, obs, b)
-            legal_row(g, cfg, 0, mask[0, b])
-            legal_row(g, cfg, 1, mask[1, b])
+            if _events(g) != before:
+                observe_game(g, cfg, obs, b)
+                legal_row(g, cfg, 0, mask[0, b])
+                legal_row(g, cfg, 1, mask[1, b])
+            else:  # only the clock moved: its entries alone change (the mask does not)
+                observe_clock(g, cfg, obs, b)
             legal = 0
             for a in range(n_actions):
                 legal += mask[q, b, a]
