@@ -28,8 +28,9 @@ What a run does, in order (each step is a section of :func:`train`):
    the pool's make-up in ``pool.json``).
 6. **Finish.** The final model (``model.json`` + ``model.safetensors``), a
    last evaluation, ``curves.png`` and ``summary.json`` (throughput split
-   into env, opponents, policy forward and updates). Ctrl-C stops early and
-   still writes all of it.
+   into env, opponents, policy forward, updates and evaluations, and the
+   kit's share of it: everything but the updates; also printed). Ctrl-C
+   stops early and still writes all of it.
 """
 
 from __future__ import annotations
