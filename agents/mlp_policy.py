@@ -163,14 +163,28 @@ class MLPPolicy:
         return x @ self.head[0] + self.head[1]
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The best legal action per row (or a sample from the masked softmax with ``sample``)."""
-        z = self.logits(obs)
-        if self.sample:
-            z = z - np.log(
-                -np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12
-            )  # Gumbel
-        z = np.where(np.asarray(mask) > 0, z, -np.inf)
-        return z.argmax(axis=1).astype(np.int64)
+        """The best legal action per row (or a sample from the masked softmax with ``sample``).
+
+        Only the rows with a choice (two or more legal actions) go through the network: a
+        row with one legal action plays it (in a tournament about 90% of rows can only wait).
+        Every row's observation is still checked against the rules it was trained under, and
+        ``sample`` draws noise for every row, so the generator's stream does not depend on
+        how many rows had a choice.
+        """
+        legal = np.asarray(mask) > 0
+        actions = legal.argmax(axis=1).astype(np.int64)  # the one legal action (0 if none)
+        noise = self.rng.random(legal.shape, dtype=np.float32) if self.sample else None
+        rows = np.flatnonzero(legal.sum(axis=1) >= 2)
+        with _single_thread_blas():
+            x = self.inputs(np.asarray(obs, np.float32))
+            if rows.size == 0:
+                return actions
+            z = self._logits(x if rows.size == len(x) else x[rows])
+        if noise is not None:
+            z = z - np.log(-np.log(noise[rows] + 1e-12) + 1e-12)  # Gumbel
+        z = np.where(legal[rows], z, -np.inf)
+        actions[rows] = z.argmax(axis=1)
+        return actions
 
 
 @functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
