@@ -400,9 +400,14 @@ def test_a_learned_agent_runs_its_network_only_on_rows_with_a_choice():
     assert 0 < choice.sum() < 256
     for sample in (False, True):
         policy = MLPPolicy(tensors, manifest["net"]["activation"], sample=sample, seed=3)
-        seen = []
+        seen: list[int] = []
         full = policy._logits
-        policy._logits = lambda x: seen.append(len(x)) or full(x)  # type: ignore[method-assign]
+
+        def counted(x, seen=seen, full=full):
+            seen.append(len(x))
+            return full(x)
+
+        policy._logits = counted  # type: ignore[method-assign]
         actions = policy.act(obs, mask)
         assert seen == [int(choice.sum())]  # only the rows with a choice reached the network
         assert (actions[~choice] == 0).all()  # 0 is wait
