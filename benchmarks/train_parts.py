@@ -79,7 +79,7 @@ def eval_batches(games: int) -> tuple[Any, list[tuple[np.ndarray, np.ndarray]]]:
     bot, greedy = agents.make("trained", "japanese"), agents.make("greedy", "japanese")
     env = speed_env.BatchEnv(games, "japanese", autoreset=False)
     obs, mask = env.reset(seed=1)
-    seen = []
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
     while not env.all_finished and len(seen) < 400:
         seen.append((obs[0].copy(), mask[0].copy()))
         actions = np.stack([bot.act(obs[0], mask[0]), greedy.act(obs[1], mask[1])])
