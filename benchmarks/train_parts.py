@@ -1,19 +1,22 @@
-"""What two parts of a training run cost, each beside the way it was done before.
+"""What parts of a training run cost, each beside the way it was done before.
 
 1. **The rollout's policy step**: MaskablePPO's ``policy(obs, action_masks=...)`` on
    ``n_envs`` observations of the training env (what ``collect_rollouts`` calls once
    a step), with sb3-contrib's masked categorical (two torch distributions built a
    batch) and with :class:`train.masked_policy.OnceMaskedCategorical` (the same
-   numbers, computed once).
+   numbers, computed once), also under ``torch.inference_mode`` instead of ``no_grad``.
 2. **The evaluation's learned agent**: ``ppo:`` (:class:`agents.mlp_policy.MLPPolicy`)
    acting on the batches of a tournament (``games`` games against ``greedy``, every
    tick), with the network run on every row (as before) and on the rows with a
    choice only (``MLPPolicy.act``).
+3. **Where the policy step's time goes**: the torch calls that cost the most in it, alone
+   on tensors of its sizes (a batch of ``n_envs`` rows).
 
 CPU microseconds per call (the process's time, best of ``--reps`` rounds, so a loaded
 machine inflates it less than the wall clock).
 
 Run: python benchmarks/train_parts.py --n-envs 256 --games 400 --reps 5
+(it prints 1, 3, 2, one line each.)
 """
 
 from __future__ import annotations
@@ -57,18 +60,37 @@ def policy_step(n_envs: int, reps: int) -> dict[str, float]:
     policy = make_model(cfg, env).policy
     obs, masks = torch.as_tensor(env.reset()), get_action_masks(env)
     out = {}
-    for name, dist in (
-        ("sb3-contrib", MaskableCategoricalDistribution),
-        ("once-masked", OnceMaskedCategorical),
+    for name, dist, mode in (
+        ("sb3-contrib", MaskableCategoricalDistribution, torch.no_grad),
+        ("once-masked", OnceMaskedCategorical, torch.no_grad),
+        ("once-masked in inference_mode", OnceMaskedCategorical, torch.inference_mode),
     ):
         policy.action_dist = dist(env.n_actions)
 
-        def step() -> None:
-            with torch.no_grad():
+        def step(mode: Any = mode) -> None:
+            with mode():
                 policy(obs, action_masks=masks)
 
         out[name] = best_cpu_us(step, 100, reps)
     return out
+
+
+def torch_calls(n_envs: int, reps: int) -> dict[str, float]:
+    """The costliest torch calls of the policy step, alone on ``n_envs`` rows."""
+    import torch
+
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(0)
+    logits, obs = torch.randn(n_envs, 27, generator=gen), torch.randn(n_envs, 193, generator=gen)
+    layer = torch.nn.Linear(193, 64)
+    probs = torch.softmax(logits, dim=-1)
+    calls = {
+        "multinomial": lambda: torch.multinomial(probs, 1, True),
+        "first layer 193x64": lambda: layer(obs),
+        "normalise": lambda: logits - logits.logsumexp(dim=-1, keepdim=True),
+    }
+    with torch.no_grad():
+        return {name: best_cpu_us(call, 200, reps) for name, call in calls.items()}
 
 
 def eval_batches(games: int) -> tuple[Any, list[tuple[np.ndarray, np.ndarray]]]:
@@ -107,7 +129,7 @@ def agent_ticks(games: int, reps: int) -> dict[str, float]:
 
 
 def main() -> None:
-    """Print both measurements, one line each."""
+    """Print the three measurements, one line each."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n-envs", type=int, default=256)
     ap.add_argument("--games", type=int, default=400)
@@ -117,6 +139,11 @@ def main() -> None:
     print(
         f"rollout policy step, {args.n_envs} envs: "
         + ", ".join(f"{k} {v:,.0f} us" for k, v in step.items())
+    )
+    calls = torch_calls(args.n_envs, args.reps)
+    print(
+        f"its costliest torch calls, {args.n_envs} rows: "
+        + ", ".join(f"{k} {v:,.0f} us" for k, v in calls.items())
     )
     ticks = agent_ticks(args.games, args.reps)
     print(
