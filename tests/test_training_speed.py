@@ -76,3 +76,24 @@ def test_a_run_with_the_once_masked_policy_learns_the_same_weights():
     assert theirs.keys() == ours.keys()
     for name, tensor in theirs.items():
         assert torch.equal(ours[name], tensor), name
+
+
+def test_the_mixin_gives_a_policy_subclass_with_its_own_build_the_once_masked_categorical():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from train.masked_policy import OnceMasked
+
+    class OwnHead(MaskableActorCriticPolicy):
+        def _build(self, lr_schedule):
+            super()._build(lr_schedule)
+            self.own_head = True  # e.g. a policy replacing action_net after the build
+
+    class Fast(OnceMasked, OwnHead):
+        pass
+
+    env = SpeedVecEnv(4, "us", opponent="greedy", seed=0)
+    policy = MaskablePPO(Fast, env, n_steps=8, batch_size=32, device="cpu").policy
+    assert isinstance(policy.action_dist, OnceMaskedCategorical) and policy.own_head
+    obs = env.reset()
+    actions, _ = policy.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[np.arange(4), actions].all()  # legal, through the new distribution
