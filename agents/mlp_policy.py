@@ -2,7 +2,9 @@
 
 Built from a model's tensors (:mod:`agents.model_io` reads and checks the
 files); it plays the rules it was trained under only, refusing an observation
-whose ``rules`` field names others.
+whose ``rules`` field names others. ``act`` reads only the rows with a choice
+(a row with one legal action plays it), so that is where such an observation
+is refused.
 """
 
 from __future__ import annotations
