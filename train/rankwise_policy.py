@@ -8,7 +8,8 @@ play actions (``net_arch["pi"]`` its hidden sizes) and a wait head over the
 actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
 linear ``action_net`` is an identity. The critic is the usual MLP over the
 observation (``net_arch["vf"]``). Everything else (masking, the distribution,
-``evaluate_actions``, saving) is sb3-contrib's.
+``evaluate_actions``, saving) is sb3-contrib's, the distribution computed once a
+batch as for the MLP (:class:`train.masked_policy.OnceMasked`).
 
 :func:`parameters_by_name` names its weights as the kit's tensors
 (:func:`rankwise_tensors` reads them; :mod:`train.checkpoint` writes them),
@@ -27,6 +28,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from agents.rankwise import N_RANKS, action_features
+from train.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
 
@@ -92,7 +94,7 @@ class RankwiseExtractor(nn.Module):
         return self.value_net(features)
 
 
-class RankwisePolicy(MaskableActorCriticPolicy):
+class RankwisePolicy(OnceMasked, MaskableActorCriticPolicy):
     """MaskablePPO's actor-critic with the rank-relative actor (module docstring).
 
     ``net_arch`` must be ``{"pi": [...], "vf": [...]}``: the shared scorer's and the

@@ -191,11 +191,14 @@ def linear_lr(start: float) -> Callable[[float], float]:
 
 def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
+    sb3-contrib's masked categorical computed once a batch: :mod:`train.masked_policy`;
     ``policy="rankwise"``: the actor of :mod:`train.rankwise_policy`)."""
     import torch
     from sb3_contrib import MaskablePPO
 
-    policy_class: Any = "MlpPolicy"
+    from train.masked_policy import OnceMaskedPolicy
+
+    policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
         from train.rankwise_policy import RankwisePolicy as policy_class
 
