@@ -17,9 +17,9 @@ It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
 
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
-``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K`` (``+``
-also separates options, for agent lists that are split at commas); the
-defaults are ``rollout=greedy,score=ahead,z=1.5``:
+``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z,infer=0|1@K``
+(``+`` also separates options, for agent lists that are split at commas); the
+defaults are ``rollout=greedy,score=ahead,z=1.5,infer=0``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
   scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
@@ -29,6 +29,9 @@ defaults are ``rollout=greedy,score=ahead,z=1.5``:
   minus penalty points / 100 otherwise, 0 on truncation); ``ahead`` is the
   share of the other seats it finished ahead of (fewer penalty points; ties
   count half), the tournament's pairwise measure.
+- ``infer``: 1 samples worlds that also agree with what the stuck seats
+  reveal (``sample_world(..., infer=True)``: the seats that just drew hold
+  nothing that follows the top but the card drawn); 0 samples uniformly.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ class SearchSettings:
     z: float = 1.5
     """Leave the tactician's choice only for an action whose paired lead over it, across
     the worlds, is more than ``z`` standard errors (0: the best mean wins)."""
+    infer: bool = False
+    """Sample worlds consistent with the stuck seats' draws, not uniform ones."""
 
     def __post_init__(self) -> None:
         if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
@@ -71,6 +76,8 @@ class SearchSettings:
             raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
+        if not isinstance(self.infer, bool):
+            raise ValueError(f"infer must be True or False; got {self.infer!r}")
 
 
 def parse_settings(arg: str, budget: str = "") -> SearchSettings:
@@ -78,12 +85,16 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     values: dict[str, object] = {}
     for item in filter(None, arg.replace("+", ",").split(",")):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("rollout", "score", "worlds", "z"):
+        if not sep or key not in ("rollout", "score", "worlds", "z", "infer"):
             raise ValueError(
                 f"bad option {item!r}; give rollout=greedy|tactician, "
-                "score=reward|ahead, z=NUMBER, or the worlds as @K"
+                "score=reward|ahead, z=NUMBER, infer=0|1, or the worlds as @K"
             )
         values[key] = value
+    if "infer" in values:
+        if values["infer"] not in ("0", "1"):
+            raise ValueError(f"infer must be 0 or 1; got {values['infer']!r}")
+        values["infer"] = values["infer"] == "1"
     if "z" in values:
         try:
             values["z"] = float(str(values["z"]))
@@ -140,7 +151,9 @@ class VintageSearch(_VintageBot):
             self._prio[self.actions.call(s)] = 10.0
         self._prio[self.actions.play_x] = 200.0
         self._prio[self.actions.draw] = 1.0
-        self._kind_sets = p.kind_sets
+        self._set_kinds = [
+            [k for k in range(p.n_numbered) if p.kind_sets[k] == s] for s in range(p.n_sets)
+        ]
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One action per row, each chosen by :meth:`choose`."""
@@ -156,7 +169,11 @@ class VintageSearch(_VintageBot):
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
             return SearchResult(legal, np.ones(1), legal[0], legal[0])
-        worlds = [sample_world(obs, self.rng, pack=self.pack) for _ in range(self.settings.worlds)]
+        infer = self.settings.infer
+        worlds = [
+            sample_world(obs, self.rng, pack=self.pack, infer=infer)
+            for _ in range(self.settings.worlds)
+        ]
         scores = self.world_scores(worlds, legal)
         means = scores.mean(axis=0)
         default = int(self.prior.act(obs[None], np.asarray(mask, np.int8)[None])[0])
@@ -199,7 +216,7 @@ class VintageSearch(_VintageBot):
         while not game.over:
             legal = legal_actions(game)
             action = legal[0] if len(legal) == 1 else pick(game, legal)
-            apply(game, action, self.rng)
+            apply(game, action, self.rng, check=False)  # picked from legal just above
 
     def _greedy(self, game: Game, legal: list[int]) -> int:
         prio = self._prio
@@ -209,8 +226,7 @@ class VintageSearch(_VintageBot):
         for a in legal:
             p = prio[a]
             if n <= a < self.actions.play_x:
-                s = a - n
-                p += sum(c for k, c in enumerate(hand[:n]) if self._kind_sets[k] == s) / 100.0
+                p += sum([hand[k] for k in self._set_kinds[a - n]]) / 100.0
             if p > best_p:
                 best, best_p = a, p
         return best

@@ -229,3 +229,28 @@ def test_a_search_that_needs_an_overwhelming_lead_leaves_the_tacticians_choice_l
         cautious_differs += cautious.choose(obs, mask) != expected
         bold_differs += bold.choose(obs, mask) != expected
     assert cautious_differs < bold_differs
+
+
+def test_rollouts_that_skip_the_legality_check_play_the_same_games() -> None:
+    # The search applies actions picked from legal_actions without checking them again.
+    from speed_env.vintage.engine import apply, legal_actions
+    from speed_env.vintage.worlds import copy_game
+
+    assert all(
+        PACK.followers_of[t][c] == PACK.matches[c, t]
+        for t in range(PACK.n_numbered)
+        for c in range(PACK.n_numbered)
+    )
+    for env, obs, _mask in decisions(4, range(3), every=5):
+        world = sample_world(obs, np.random.default_rng(0))
+        checked, unchecked = copy_game(world), copy_game(world)
+        rng_a, rng_b, pick = (np.random.default_rng(9) for _ in range(3))
+        while not checked.over:
+            legal = legal_actions(checked)
+            assert legal == legal_actions(unchecked)
+            action = int(pick.choice(legal))
+            apply(checked, action, rng_a)
+            apply(unchecked, action, rng_b, check=False)
+        assert checked == unchecked
+        with pytest.raises(ValueError, match="illegal action"):
+            apply(world, 10_000, rng_a)
