@@ -67,6 +67,8 @@ class ExpertConfig:
     """The search leaves its prior's choice only for a lead of more than z standard errors."""
     infer: bool = False
     """The search samples worlds that agree with what the stuck seats reveal (else uniform)."""
+    confirm: int = 0
+    """Worlds of a second search that must repeat a choice leaving the prior (0: none)."""
     prior: str = "tactician"
     """The search's prior: tactician, or network (the current network, once there is one)."""
     acting: str = "network"
@@ -161,6 +163,7 @@ def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSett
         rollout=cfg.rollout,
         z=cfg.z,
         infer=cfg.infer,
+        confirm=cfg.confirm,
         acting=cfg.acting if network and round_ > 0 else "search",
         prior=cfg.prior if network else "tactician",
         seed=cfg.seed,

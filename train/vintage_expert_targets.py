@@ -85,6 +85,8 @@ class TargetSettings:
     """The search leaves its prior's choice only for a lead of more than ``z`` standard errors."""
     infer: bool = False
     """The search's worlds agree with what the stuck seats reveal (``sample_world(infer=)``)."""
+    confirm: int = 0
+    """Worlds of the second search that must repeat a choice leaving the prior (0: none)."""
     acting: str = "search"
     """Who plays the learner's seat: ``search`` (its choice) or ``network``."""
     prior: str = "tactician"
@@ -115,7 +117,13 @@ class TargetSettings:
             raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {self.acting!r}")
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {self.prior!r}")
-        SearchSettings(self.worlds, self.rollout, z=self.z, infer=self.infer)  # checks them
+        SearchSettings(  # checks them
+            worlds=self.worlds,
+            rollout=self.rollout,
+            z=self.z,
+            infer=self.infer,
+            confirm=self.confirm,
+        )
 
 
 @dataclass(frozen=True)
@@ -183,7 +191,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
     seeds = _seeds(s, chunk.index, 1 + len(s.opponents) + chunk.count)
     net = MLPPolicy(*chunk.network) if chunk.network is not None else None
     search = VintageSearch(
-        SearchSettings(worlds=s.worlds, rollout=s.rollout, z=s.z, infer=s.infer),
+        SearchSettings(worlds=s.worlds, rollout=s.rollout, z=s.z, infer=s.infer, confirm=s.confirm),
         seed=seeds[0],
         prior=net if s.prior == "network" else None,
     )

@@ -5,6 +5,7 @@ and plays."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -105,6 +106,18 @@ def test_bad_settings_and_files_are_refused_by_name(tmp_path):
     bogus.write_bytes(b"not a file of targets")
     with pytest.raises(ModelFormatError, match=r"bogus\.safetensors"):
         read_targets(bogus)
+
+
+def test_a_confirmed_search_writes_fewer_overrides_of_its_prior():
+    # confirm: a second search must repeat every choice that leaves the tactician's.
+    noisy = TargetSettings(games=12, chunk_games=12, worlds=3, z=0.0, seed=3)
+    left = [
+        float((t.choice != t.prior).mean())
+        for t, _ in (generate(noisy), generate(replace(noisy, confirm=3)))
+    ]
+    assert 0 < left[1] < left[0]
+    with pytest.raises(ValueError, match="confirm"):
+        TargetSettings(confirm=-1)
 
 
 @pytest.mark.slow

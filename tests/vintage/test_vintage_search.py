@@ -254,3 +254,22 @@ def test_rollouts_that_skip_the_legality_check_play_the_same_games() -> None:
         assert checked == unchecked
         with pytest.raises(ValueError, match="illegal action"):
             apply(world, 10_000, rng_a)
+
+
+def test_a_confirmed_search_leaves_the_tacticians_choice_only_when_a_second_search_agrees() -> None:
+    assert settings_of("vintage-search:confirm=64@8") == SearchSettings(worlds=8, confirm=64)
+    for bad in ("vintage-search:confirm=many", "vintage-search:confirm=-2"):
+        with pytest.raises(AgentSpecError, match="confirm"):
+            agents.make(bad)
+    # With z = 0 and 3 worlds nearly every lead is noise: a second search rarely repeats it.
+    plain = VintageSearch(SearchSettings(worlds=3, z=0.0), seed=4)
+    confirmed = VintageSearch(SearchSettings(worlds=3, z=0.0, confirm=3), seed=4)
+    tactician = VintageTactician()
+    plain_left = confirmed_left = 0
+    for _env, obs, mask in decisions(4, range(3), every=1):
+        expected = tactician.choose(obs, mask)
+        found = confirmed.evaluate(obs, mask)
+        assert found.default == expected and mask[found.choice] == 1
+        plain_left += plain.choose(obs, mask) != expected
+        confirmed_left += found.choice != expected
+    assert 0 < confirmed_left < plain_left
