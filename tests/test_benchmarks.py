@@ -83,3 +83,14 @@ def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path)
     assert "overrides by the search at 3 worlds; 5 searched again" in head
     counts = [int(x.strip(",")) for x in row.split() if x.strip(",").isdigit()]
     assert row.startswith("3 worlds:") and sum(counts[1:]) == 5
+
+
+def test_vintage_clone_fidelity_benchmark_reports_agreement_on_held_out_targets(tmp_path):
+    from train.vintage_expert_targets import TargetSettings, generate, write_targets
+
+    settings = TargetSettings(games=10, chunk_games=10, worlds=2, seed=3)
+    path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)
+    args = ["--games", "20", "--net-arch", "16,16", "--epochs", "1", "--out", str(tmp_path / "c")]
+    out = _run("vintage_clone_fidelity.py", str(path), *args).splitlines()
+    assert "16,16 network, 1 passes: agrees with the tactician on" in out[0]
+    assert out[1] == f"saved {tmp_path / 'c' / 'model.json'}"
