@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def main() -> None:
         f"({time.process_time() - t0:.0f} CPU s)"
     )
     if args.out:
-        path = export(model, f"{args.out}/model", scale, rules, {"benchmark": vars(args)})
+        path = export(model, Path(args.out) / "model", scale, rules, {"benchmark": vars(args)})
         print(f"saved {path}")
 
 
