@@ -56,7 +56,7 @@ def _ints(values: np.ndarray) -> list[int]:
 
 MAX_TRIES = 2000
 """Uniform deals :func:`sample_world` tries per world when ``infer`` rejects them; past
-that it keeps the last one (no observation seen in play needs near that many)."""
+that it keeps the last one, as a uniform sampler would."""
 
 
 def followers(pack: Pack, top: int, called: int) -> list[bool]:
