@@ -140,6 +140,9 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
     assert (second["acting"], second["prior"]) == ("network", "network")
     for r in summary["rounds"]:
         assert (out / f"round_{r['round']}" / "targets.safetensors").exists()
+        # Agreement where the search overrode its prior: a share of those held-out rows.
+        share, n_left = r["agrees_where_search_left_prior"], r["held_out_search_left_prior"]
+        assert (share is None) == (n_left == 0) and (share is None or 0 <= share <= 1)
         assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
     spec = f"vintage-ppo:{out / 'model.json'}"
     assert summary["play_with"] == spec
