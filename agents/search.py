@@ -228,6 +228,20 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         self.chain.reseed(seed)
 
+    def best_set(self, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """int8 ``(n, n_actions)``: the actions as good as ``chosen`` (this agent's choices), the
+        labels a student is cloned to (``train/bc.py``): where the search kept ``chain``'s
+        choice, every action ``chain`` scores as high (its tie-break is a coin, not a finding);
+        where it left it, the one action the search chose."""
+        scores = np.where(mask > 0, self.chain.scores(obs, mask.shape[1]), -np.inf)
+        ties = (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)
+        rows = np.arange(len(chosen))
+        best = np.zeros(mask.shape, np.int8)
+        best[rows, chosen] = 1
+        kept = ties[rows, chosen]
+        best[kept] = ties[kept]
+        return best
+
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``chain``'s action where at most one action is legal, the search's elsewhere."""
         out = np.asarray(self.chain.act(obs, mask), np.int64)

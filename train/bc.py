@@ -74,11 +74,14 @@ class BCConfig:
 def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """int8 ``(n, n_actions)``: the legal actions the teacher rates as high as its best.
 
+    A teacher with ``best_set(obs, mask, chosen)`` (``search``) says so itself.
     For a teacher with ``scores(obs, n_actions)`` that is every legal action
     within 1e-9 of the top score (it breaks such ties at random); for any
     other teacher it is the one action it chose, ``chosen``.
     """
     n, n_actions = mask.shape
+    if hasattr(teacher, "best_set"):  # the teacher says which actions match its choice
+        return np.asarray(teacher.best_set(obs, mask, chosen), np.int8)
     if hasattr(teacher, "scores"):
         scores = np.where(mask > 0, teacher.scores(obs, n_actions), -np.inf)
         return ((scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)).astype(np.int8)
