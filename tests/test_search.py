@@ -123,3 +123,19 @@ def test_search_labels_for_cloning_are_chains_ties_where_it_kept_chains_choice()
         seen["tied"] += int((best.sum(axis=1) >= 2).sum())
         obs, mask, *_ = env.step(np.stack([chosen, chain.act(obs[1], mask[1])]))
     assert min(seen.values()) > 0, seen
+
+
+def test_wait_0_never_waits_holding_a_play_where_the_plain_search_does():
+    env = speed_env.BatchEnv(64, "japanese", jokers=True, stack_layout=True, play_out=True)
+    obs, mask = env.reset(seed=4)
+    chain = agents.make("chain", env.rules, seed=2)
+    bots = {w: agents.make(f"search:worlds=4,depth=10,wait={w}", env.rules, seed=5) for w in (0, 1)}
+    waits = {0: 0, 1: 0}
+    for _ in range(25):
+        can_play = mask[0, :, 1:].any(axis=1)
+        for w, bot in bots.items():
+            waits[w] += int(((bot.act(obs[0], mask[0]) == 0) & can_play).sum())
+        obs, mask, *_ = env.step(np.stack([chain.act(obs[p], mask[p]) for p in range(2)]))
+    assert waits[0] == 0 and waits[1] > 0, waits
+    with pytest.raises(agents.AgentSpecError, match="wait 0 or 1"):
+        agents.make("search:wait=2")
