@@ -48,21 +48,25 @@ def test_rules_no_bundled_model_was_trained_on_are_refused_naming_them_and_each_
     assert "japanese_options.json was trained" in str(err.value)
 
 
+def _kind(action: int, n_ranks: int) -> str:
+    """0 waits; then a play per rank and pile (the joker's last); then stacks and multi-plays."""
+    if action == 0:
+        return "wait"
+    if action > 2 * n_ranks:
+        return "stack/multi"
+    return "joker" if action >= 2 * n_ranks - 1 else "play"
+
+
 def test_the_options_model_plays_only_legal_moves_under_the_options():
     env = speed_env.BatchEnv(64, "japanese", **OPTIONS)
     bot = agents.make("trained", env.rules)
     chain = agents.make("chain", env.rules, seed=1)
     obs, mask = env.reset(seed=5)
     kinds = set()
-    n_ranks = env.rules.n_ranks
     for _ in range(300):
         mine = bot.act(obs[0], mask[0])
         assert (np.take_along_axis(mask[0], mine[:, None], axis=1) == 1).all()
-        # 0 wait, then plays (the joker's last), stacks, multi-plays
-        kinds |= {
-            "joker" if a in (2 * n_ranks - 1, 2 * n_ranks) else "stack/multi" if a > 2 * n_ranks
-            else "play" if a else "wait" for a in mine.tolist()
-        }
+        kinds |= {_kind(int(a), env.rules.n_ranks) for a in mine}
         obs, mask, *_, info = env.step(np.stack([mine, chain.act(obs[1], mask[1])]))
         assert not info["illegal"].any()
     assert {"play", "joker", "stack/multi"} <= kinds

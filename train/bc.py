@@ -15,7 +15,10 @@ first, actor *and* critic, lets PPO start from that level:
    n_actions)`` (``chain`` does) labels each state with *every* legal action
    of the best score, and the loss is ``-log P(best set)``: its random
    tie-break (about 7-9% of decisions are ties) would otherwise be noise the
-   student is asked to predict. Other teachers label their one action;
+   student is asked to predict. A teacher with ``best_set(obs, mask, chosen)``
+   says itself which actions match its choice (``search``: its choice, or
+   ``chain``'s tied best where it kept ``chain``'s). Other teachers label
+   their one action;
 3. optionally, DAgger rounds: the *student* plays while the teacher labels
    every state it reaches, and the fit continues on all the data, which fixes
    the states a clone drifts into that the teacher never visits;
