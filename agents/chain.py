@@ -252,12 +252,42 @@ def _scores(
 
 
 @functools.cache
+@functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
 def _slices(dim: int) -> tuple[np.ndarray, int]:
-    """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations."""
+    """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations
+    (the array is shared between calls: read it, never write it)."""
     lay = layout_for_dim(dim)
     return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay[
         "hand"
     ].start
+
+
+@njit(cache=True)
+def act_row(
+    obs: np.ndarray,
+    b: int,
+    legal: np.ndarray,
+    at: np.ndarray,
+    nr: int,
+    hand_sizes: np.ndarray,
+    tag: np.ndarray,
+    w: np.ndarray,
+    rng: np.random.Generator,
+) -> int:
+    """:meth:`ChainAgent.act` on row ``b`` of ``obs`` alone, for a compiled caller.
+
+    It draws the same tie-breaks from ``rng`` as ``act`` on a batch whose row
+    this is (a draw per action, in order), so a caller that plays the rows of
+    a batch in order gets, action for action, what one call of ``act`` gives.
+    The other arguments are :meth:`ChainAgent.kernel_args`.
+    """
+    scores = _scores(obs[b : b + 1], legal.shape[0], at, nr, hand_sizes, tag, w)
+    best, pick = -np.inf, 0
+    for a in range(legal.shape[0]):
+        v = scores[0, a] + rng.random() * 1e-3
+        if legal[a] > 0 and v > best:
+            best, pick = v, a
+    return pick
 
 
 class ChainAgent:
@@ -281,13 +311,21 @@ class ChainAgent:
         """Restart the tie-breaking generator from ``seed``."""
         self.rng = np.random.default_rng(seed)
 
-    def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
-        """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
+    def kernel_args(
+        self, dim: int
+    ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.random.Generator]:
+        """What :func:`act_row` needs besides the row, for ``dim``-float observations: the
+        layout, the weights as they are now, and the bot's own tie-breaking generator."""
         if self._w_of is not self.weights:  # weights may be swapped between calls
             self._w_of, self._w = self.weights, np.array(astuple(self.weights), np.float64)
+        at, nr = _slices(dim)
+        return at, nr, _HAND_SIZES, self._tag, self._w, self.rng
+
+    def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
+        """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
         obs = np.ascontiguousarray(obs, np.float32)
-        at, nr = _slices(obs.shape[1])
-        return _scores(obs, int(n_actions), at, nr, _HAND_SIZES, self._tag, self._w)
+        at, nr, hand_sizes, tag, w, _ = self.kernel_args(obs.shape[1])
+        return _scores(obs, int(n_actions), at, nr, hand_sizes, tag, w)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only if none is legal."""

@@ -7,6 +7,7 @@ whose ``rules`` field names others.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -136,7 +137,7 @@ class MLPPolicy:
         if width == self.obs_dim and self.trained_tags is None:
             return obs
         try:
-            rules_at = layout_for_dim(width)["rules"]
+            rules_at = _rules_field(width)
         except ValueError as exc:
             raise ModelFormatError(f"{self.source}: {exc}") from None
         if self.trained_tags is not None:
@@ -170,6 +171,12 @@ class MLPPolicy:
             )  # Gumbel
         z = np.where(np.asarray(mask) > 0, z, -np.inf)
         return z.argmax(axis=1).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
+def _rules_field(width: int) -> slice:
+    """Where an observation of ``width`` floats holds its ``rules`` field."""
+    return layout_for_dim(width)["rules"]
 
 
 def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:

@@ -2,9 +2,13 @@
 
 Steps :class:`train.vec_env.SpeedVecEnv` (the env ``speed train`` uses: one
 timestep is one learner decision, the opponent inside) with uniformly random
-legal learner actions, and prints learner timesteps per second with the
-split between the engine and the opponent's policy. ``speed train`` prints the
-same split for a real run in ``summary.json`` (``throughput``).
+legal learner actions, and prints learner timesteps per second, the CPU
+time per timestep (the process's, so a loaded machine inflates it less than
+the wall clock), the split between the engine and the opponent's policy, and
+the Python round trips a step takes (``passes``: calls of the compiled skip
+loop, each preceded by one call of the opponent's policy where it has a play).
+``speed train`` prints the same split for a real run and writes it to
+``summary.json`` (``throughput``).
 
 Run: python benchmarks/vec_env.py --n-envs 256 --opponents greedy,chain --steps 200
 """
@@ -30,16 +34,18 @@ def measure(opponent: str, n_envs: int, rules: str, steps: int, seed: int) -> di
 
     for _ in range(20):  # warm-up: compiled kernels, first deals
         env.step(random_legal())
-    before = dict(env.timing)
-    t0 = time.perf_counter()
+    before, counted = dict(env.timing), dict(env.counters)
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(steps):
         env.step(random_legal())
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     spent = {k: env.timing[k] - before[k] for k in before}
     return {
         "timesteps_per_s": steps * n_envs / wall,
+        "cpu_us_per_timestep": 1e6 * cpu / (steps * n_envs),
         "engine_s": spent["engine_s"],
         "opponent_s": spent["opponent_s"],
+        "passes_per_step": (env.counters["passes"] - counted["passes"]) / steps,
         "wall_s": wall,
     }
 
@@ -55,11 +61,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print(f"{'opponent':<10}{'timesteps/s':>13}{'engine s':>10}{'opponent s':>12}{'wall s':>9}")
+    print(
+        f"{'opponent':<10}{'timesteps/s':>13}{'cpu us/step':>13}{'engine s':>10}"
+        f"{'opponent s':>12}{'passes':>8}{'wall s':>9}"
+    )
     for opponent in args.opponents.split(","):
         r = measure(opponent, args.n_envs, args.rules, args.steps, args.seed)
         print(
-            f"{opponent:<10}{r['timesteps_per_s']:>13,.0f}{r['engine_s']:>10.2f}{r['opponent_s']:>12.2f}"
+            f"{opponent:<10}{r['timesteps_per_s']:>13,.0f}{r['cpu_us_per_timestep']:>13.2f}"
+            f"{r['engine_s']:>10.2f}{r['opponent_s']:>12.2f}{r['passes_per_step']:>8.1f}"
             f"{r['wall_s']:>9.2f}",
             flush=True,
         )

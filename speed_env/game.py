@@ -275,6 +275,12 @@ class Games:
         self._synced = False
         return ended
 
+    def state_changed(self) -> None:
+        """Say that a caller's own compiled kernel stepped :attr:`state` (the training env's
+        skip loop does): the buffers of :meth:`step_observe` are stale, the next call observes
+        every game whole."""
+        self._synced = False
+
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (never aliased) observations (2, n, obs_dim) and masks (2, n, n_actions)."""
         observe_all(self.state, self.cfg, self.obs_buf, self.mask_buf)

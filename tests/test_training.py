@@ -484,7 +484,8 @@ def test_speed_train_end_to_end_and_resume(tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert "train [" in capsys.readouterr().err  # the progress bar
+    printed = capsys.readouterr()
+    assert "train [" in printed.err  # the progress bar
     for name in (
         "model.json",
         "model.safetensors",
@@ -499,6 +500,13 @@ def test_speed_train_end_to_end_and_resume(tmp_path, capsys):
     assert list((out / "logs").glob("events.out.tfevents.*"))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] and summary["throughput"]["timesteps"] >= 1024
+    # The loop's time split, written and printed: the kit's share is all but PPO's update.
+    tp = summary["throughput"]
+    split = tp["split_s"]
+    kit = sum(split[k] for k in ("env_engine", "env_opponents", "policy_forward_and_sb3"))
+    assert tp["kit_share"] == pytest.approx((kit + split["evaluation"]) / tp["wall_s"], abs=0.01)
+    assert f"the kit's share {100 * tp['kit_share']:.0f}%" in printed.out
+    assert torch.distributions.Distribution._validate_args  # checks back on after learning
     rows = (out / "eval.csv").read_text().splitlines()
     assert (
         rows[0].startswith("timesteps,rules,opponent") and len(rows) == 3

@@ -218,9 +218,16 @@ class Run:
     # ------------------------------------------------------------------ the loop and the finish
     def learn(self) -> tuple[int, int, float, bool]:
         """Train up to ``timesteps``: (timesteps at the start, at the end, wall s, interrupted)."""
+        from torch.distributions import Distribution
+
         start = int(self.model.num_timesteps)
         t0 = time.perf_counter()
         interrupted = False
+        # torch re-checks every distribution SB3 builds (a simplex test over each batch of
+        # logits, ~5% of a rollout with a small net); the logits come from the net, so not
+        # while learning.
+        validate = Distribution._validate_args
+        Distribution.set_default_validate_args(False)
         try:
             if self.cfg.timesteps > start:
                 self.model.learn(
@@ -232,6 +239,8 @@ class Run:
         except KeyboardInterrupt:
             interrupted = True
             self.bar.print("interrupted: saving what was trained")
+        finally:
+            Distribution.set_default_validate_args(validate)
         steps = int(self.model.num_timesteps)
         self.bar.close(steps)
         return start, steps, time.perf_counter() - t0, interrupted

@@ -16,8 +16,10 @@ the opponent acting every tick, until the learner again has a choice (two or
 more legal actions), the game ends, or ``max_skip`` ticks have passed. Once no more than
 ``skip_tail`` of the games are still waiting, the step ends and those few
 present their forced state (mask: wait only) rather than hold up the batch:
-the opponents' policies are called once per tick of the loop, so a long tail
-costs more than the few wasted samples. The
+the opponents' policies are called once per tick of the loop where one of them
+has a play, so a long tail costs more than the few wasted samples. The loop's
+ticks run compiled (:meth:`speed_env.game.Games.play_forced`): Python is
+visited only where an opponent has a play or a game ended. The
 game is exactly the one a tick-by-tick player would see; only the samples
 where the learner had no choice are left out, so PPO's updates spend their
 time on decisions (a game is about 250 ticks but about 20 decisions per
@@ -70,6 +72,7 @@ from speed_env.policy import Policy
 from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
+from train.skip_loop import compiled_chain, tick_forced
 
 
 def parse_rules_list(
@@ -90,8 +93,8 @@ def parse_rules_list(
 class _Group:
     """The slots ``lo .. hi`` played under one set of rules."""
 
-    def __init__(self, lo: int, hi: int, games: Games) -> None:
-        self.lo, self.hi, self.games = lo, hi, games
+    def __init__(self, index: int, lo: int, hi: int, games: Games) -> None:
+        self.index, self.lo, self.hi, self.games = index, lo, hi, games
         self.m = hi - lo
         self.obs = np.zeros((2, self.m, games.obs_dim), np.float32)
         self.mask = np.zeros((2, self.m, games.n_actions), np.int8)
@@ -137,9 +140,14 @@ class SpeedVecEnv(VecEnv):
         bounds = np.linspace(0, n_envs, len(self.rules_list) + 1).round().astype(int)
         self.groups = [
             _Group(
-                int(lo), int(hi), Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions)
+                k,
+                int(lo),
+                int(hi),
+                Games(int(hi - lo), r, tick_ms=tick_ms, reaction=self.reactions),
             )
-            for lo, hi, r in zip(bounds[:-1], bounds[1:], self.rules_list, strict=True)
+            for k, (lo, hi, r) in enumerate(
+                zip(bounds[:-1], bounds[1:], self.rules_list, strict=True)
+            )
         ]
         sigs = {(g.games.obs_dim, g.games.n_actions) for g in self.groups}
         if len(sigs) != 1:
@@ -178,12 +186,14 @@ class SpeedVecEnv(VecEnv):
         layout = observation_layout(self.rules_list[0])
         self._left = (layout["my_cards"].start + 2, layout["opp_cards"].start + 2)
         self.potential = np.zeros(self.n, np.float32)
+        self._opp_params = np.zeros((0, 5))
         self._seed = int(seed)
         self._resets = 0
         self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0}
         self.counters = {
             "ticks": 0,
             "loop_ticks": 0,
+            "passes": 0,
             "decisions": 0,
             "forced": 0,
             "games": 0,
@@ -301,8 +311,8 @@ class SpeedVecEnv(VecEnv):
         """``action_masks`` per slot (what MaskablePPO calls); any other method once per slot."""
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
-            masks = self.learner_mask
-            return [masks[i].copy() for i in idx]
+            # Rows of one fresh copy: nothing the env writes to later (MaskablePPO stacks them).
+            return list(self.learner_mask[idx])
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result] * len(idx)
 
@@ -338,14 +348,20 @@ class SpeedVecEnv(VecEnv):
             self.seat[slots] = int(self.seat_choice)
         self.member[slots] = self.pool.sample(len(slots), self.rng)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
-        for r, s in zip(rows.tolist(), slots.tolist(), strict=True):
-            opp_profile = self.pool.members[self.member[s]].reaction or self.reactions[1]
-            pair = (
-                (self.reactions[0], opp_profile)
-                if self.seat[s] == 0
-                else (opp_profile, self.reactions[0])
+        learner, opponent = self.reactions[0].params(), self._opponent_params()
+        seat = self.seat[slots]
+        g.games.lat[rows, seat] = learner
+        g.games.lat[rows, 1 - seat] = opponent[self.member[slots]]
+
+    def _opponent_params(self) -> np.ndarray:
+        """Each pool member's reaction as the engine's parameters (its own profile, else the
+        env's opponent profile), one row a member; kept until the pool grows."""
+        members = self.pool.members
+        if len(self._opp_params) != len(members):
+            self._opp_params = np.stack(
+                [(m.reaction or self.reactions[1]).params() for m in members]
             )
-            g.games.set_reactions(pair, games=r)
+        return self._opp_params
 
     def _gather(self, g: _Group) -> None:
         seat = self.seat[g.lo : g.hi]
@@ -360,52 +376,54 @@ class SpeedVecEnv(VecEnv):
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions."""
+        """Tick group ``g``'s games: the first tick with ``actions``, then on to decisions.
+
+        Each pass of the loop is a tick of the games still forced to wait: the
+        opponents that have a play act (one call per pool member, its games in row
+        order), then one compiled call (:func:`train.skip_loop.play_forced`) steps
+        and observes those games, lists the ones still forced, and takes the
+        following ticks itself while no policy in Python has anything to choose
+        (a ``chain`` opponent it plays itself). Games that ended are dealt anew
+        after it, a tick's at a time, as the tick-by-tick loop did."""
         games = g.games
-        pending = g.rows
-        first = actions is not None
-        if not first:  # from a fresh deal: only the games where the learner has no choice yet
-            pending = pending[g.mask[self.seat[g.lo : g.hi], g.rows].sum(axis=1) < 2]
-        for _ in range(self.max_skip if self.skip_forced else 1):
-            if pending.size == 0:
-                break
-            self.counters["loop_ticks"] += 1
-            slots = pending + g.lo
-            seat = self.seat[slots]
-            a = np.zeros((2, pending.size), np.int64)
-            cols = np.arange(pending.size)
-            if first:
-                a[seat, cols] = actions[pending]  # type: ignore[index]
-            # The opponent acts only where it has a choice (the rest must wait anyway).
+        seat_all = self.seat[g.lo : g.hi]
+        if actions is None:  # from a fresh deal: only the games where the learner has no choice yet
+            pending = g.rows[g.mask[seat_all, g.rows].sum(axis=1) < 2]
+            mine = np.zeros(pending.size, np.int64)
+        else:
+            pending, mine = g.rows, actions
+        chain = compiled_chain(self.pool, g.index, self.obs_dim)
+        free = g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
+        ticks_left = self.max_skip if self.skip_forced else 1
+        # Once no more than skip_tail of the games still wait, the step ends: a few long waits
+        # (a stuck countdown) must not hold up the whole batch.
+        tail = self.skip_tail * g.m if self.skip_forced else np.inf
+        while pending.size and ticks_left:
+            theirs = np.zeros(pending.size, np.int64)
             t0 = time.perf_counter()
-            opp_mask = g.mask[1 - seat, pending]
-            choice = np.flatnonzero(opp_mask[:, 1:].any(axis=1))
-            if choice.size:
-                a[1 - seat[choice], choice] = self.pool.act(
-                    g.obs[1 - seat[choice], pending[choice]],
-                    opp_mask[choice],
-                    self.member[slots[choice]],
-                    self.groups.index(g),
+            choice = np.flatnonzero(free) if chain is None else ()
+            if len(choice):  # the opponent acts only where it has a play
+                rows = pending[choice]
+                opp = 1 - seat_all[rows]
+                theirs[choice] = self.pool.act(
+                    g.obs[opp, rows], g.mask[opp, rows], self.member[rows + g.lo], g.index
                 )
             t1 = time.perf_counter()
-            over = games.step_games(pending, a)
-            self.counters["ticks"] += int(pending.size)
-            ended = pending[over]
-            if ended.size:
-                self._finish(g, ended, rewards, dones, infos)
-            games.observe_games(pending, g.obs, g.mask)
+            pending, free, parts, ticks, stepped = tick_forced(
+                games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain
+            )
+            self.counters["loop_ticks"] += ticks
+            self.counters["passes"] += 1
+            self.counters["ticks"] += stepped
+            for part in parts:  # deal them anew, a tick's games at a time (the order of the draws)
+                self._finish(g, part, rewards, dones, infos)
+                games.observe_games(part, g.obs, g.mask)
             self.timing["engine_s"] += time.perf_counter() - t1
             self.timing["opponent_s"] += t1 - t0
-            first = False
-            if not self.skip_forced:
+            ticks_left -= ticks
+            mine = np.zeros(pending.size, np.int64)
+            if pending.size <= tail:
                 break
-            # Still forced to wait (and not a fresh deal): play on.
-            keep = ~over
-            rest = pending[keep]
-            legal = g.mask[self.seat[rest + g.lo], rest]
-            pending = rest[legal.sum(axis=1) < 2]
-            if pending.size <= self.skip_tail * g.m:
-                break  # a few long waits (a stuck countdown) must not hold up the whole batch
 
     def _finish(
         self,
@@ -424,22 +442,21 @@ class SpeedVecEnv(VecEnv):
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
-        # The last observation of the ended games, from the learner's seat.
-        final_obs = np.empty((2, g.m, self.obs_dim), np.float32)
-        final_mask = np.empty((2, g.m, self.n_actions), np.int8)
-        g.games.observe_games(ended, final_obs, final_mask)
+        # The last observation of the ended games, from the learner's seat (their rows are
+        # written again once they are dealt anew).
+        g.games.observe_games(ended, g.obs, g.mask)
         now = time.perf_counter()
         for j, (r, s) in enumerate(zip(ended.tolist(), slots.tolist(), strict=True)):
             self.ep_return[s] += outcome[j]
             rewards[s] += paid[j]
             dones[s] = True
             infos[s] = {
-                "terminal_observation": final_obs[seat[j], r].copy(),
+                "terminal_observation": g.obs[seat[j], r].copy(),
                 "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
                 "episode": {
                     "r": float(self.ep_return[s]),
                     "l": int(self.ep_len[s]),
-                    "t": round(now - self.ep_start[s], 6),
+                    "t": round(float(now - self.ep_start[s]), 6),
                 },
                 "is_success": bool(outcome[j] > 0),
                 "opponent": self.pool.members[self.member[s]].name,

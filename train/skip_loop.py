@@ -1,0 +1,191 @@
+"""The compiled half of ``SpeedVecEnv``'s skip-forced loop: ticks of the games still waiting.
+
+The training env plays each game on, tick by tick, until its learner has a
+choice, so every tick it steps a shrinking subset of the batch (a few dozen
+games). In numpy that was a dozen calls a tick (step the subset, observe it,
+find the games still forced, gather the opponent's rows), each with a fixed
+cost of microseconds that so few games do not amortise. :func:`play_forced`
+does a tick in one pass, game by game: the opponent's action, the step, the
+observation (both seats' rows and masks, written whole), and whether the
+learner is still forced to wait. It takes the following ticks itself, and
+goes back to Python only where Python must act (as ``BatchEnv``'s step does, a
+game where only the clock moved has only its clock entries rewritten: the
+rows of ``obs`` and ``mask`` always hold every game's current observation):
+
+- an opponent has a play and its policy runs in Python (any policy); with a
+  ``chain`` bot (:class:`agents.chain.ChainAgent`, the usual training opponent)
+  the kernel plays it itself (:func:`agents.chain.act_row`, the same scores
+  and the same tie-breaking draws, in the same order, as ``act``), so it never
+  has to go back;
+- fewer than ``stop_at`` games still wait, or ``max_ticks`` ticks were taken.
+
+Games that end are listed with their tick and left alone (they are not
+stepped again this step); the caller deals them anew, tick by tick, in the
+order the Python loop did, so the deals, seats and opponents drawn are the
+same. ``tests/test_vec_env_reference.py`` checks every observation, reward and
+info against the numpy loop this replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.chain import ChainAgent, act_row
+from speed_env.engine import OVER, legal_row, step_game
+from speed_env.game import Games
+from speed_env.observation import observe_clock, observe_game
+from speed_env.step_observe import _events  # what BatchEnv's step reads to observe only the clock
+from train.pool import OpponentPool
+
+NO_CHAIN: tuple[Any, ...] = (
+    np.zeros(1, np.int64),
+    0,
+    np.zeros(1, np.float64),
+    np.zeros(1, np.int64),
+    np.zeros(1, np.float64),
+)
+"""Placeholder chain arguments where the opponents act in Python (the kernel's types stay
+fixed, so it compiles once)."""
+_NO_RNG = np.random.default_rng(0)  # never drawn from: chain is off
+
+
+@njit(cache=True)
+def play_forced(
+    s: np.ndarray,
+    cfg: Any,
+    lat: np.ndarray,
+    games: np.ndarray,
+    seat: np.ndarray,
+    mine: np.ndarray,
+    theirs: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    max_ticks: int,
+    stop_at: float,
+    chain: bool,
+    chain_args: tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray],
+    rng: np.random.Generator,
+    forced: np.ndarray,
+    other_free: np.ndarray,
+    ended: np.ndarray,
+    ended_tick: np.ndarray,
+) -> tuple[int, int, int, int]:
+    """Tick games ``games[j]`` (group rows; ``seat[b]`` is the learner's seat in game ``b``),
+    the learner playing ``mine[j]`` on the first tick, then on while it is forced to wait.
+
+    Each tick steps every game of the list, updates the rows of ``obs``/``mask``
+    (which hold each game's observation from before the tick) of each one that
+    did not end, and keeps, in order, those where the learner has at
+    most one legal action (the wait): written to ``forced``, with ``other_free``
+    (the opponent has a play). The opponent plays ``theirs[j]`` on the first
+    tick and waits after it, unless ``chain``: then it plays
+    :func:`~agents.chain.act_row` with ``chain_args`` and ``rng`` wherever it
+    has a play. Games that end go to ``ended`` with their tick in
+    ``ended_tick``. Another tick is taken while more than ``stop_at`` games
+    are kept, fewer than ``max_ticks`` were taken and (unless ``chain``) no
+    kept game's opponent has a play. Returns (kept, ended, ticks, game-ticks).
+    """
+    at, nr, hand_sizes, tag, w = chain_args
+    n_actions = mask.shape[2]
+    src, n_src = games, games.shape[0]
+    n_ended = ticks = stepped = 0
+    while True:
+        n_forced = 0
+        any_free = False
+        for j in range(n_src):
+            b = src[j]
+            g = s[b]
+            q = seat[b]
+            a_mine = mine[j] if ticks == 0 else 0
+            a_theirs = theirs[j] if ticks == 0 else 0
+            if chain:
+                for a in range(1, n_actions):
+                    if mask[1 - q, b, a] != 0:
+                        a_theirs = act_row(
+                            obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng
+                        )
+                        break
+            before = _events(g)
+            was_over = g.phase == OVER
+            if q == 0:
+                step_game(g, cfg, lat[b], a_mine, a_theirs)
+            else:
+                step_game(g, cfg, lat[b], a_theirs, a_mine)
+            if (not was_over) and g.phase == OVER:
+                ended[n_ended] = b
+                ended_tick[n_ended] = ticks
+                n_ended += 1
+                continue
+            if _events(g) != before:
+                observe_game(g, cfg, obs, b)
+                legal_row(g, cfg, 0, mask[0, b])
+                legal_row(g, cfg, 1, mask[1, b])
+            else:  # only the clock moved: its entries alone change (the mask does not)
+                observe_clock(g, cfg, obs, b)
+            legal = 0
+            for a in range(n_actions):
+                legal += mask[q, b, a]
+            if legal < 2:
+                free = False
+                for a in range(1, n_actions):
+                    if mask[1 - q, b, a] != 0:
+                        free = True
+                        break
+                # In place from the second tick on: entry n_forced <= j was read already.
+                forced[n_forced] = b
+                other_free[n_forced] = free
+                any_free = any_free or free
+                n_forced += 1
+        stepped += n_src
+        ticks += 1
+        if (any_free and not chain) or n_forced <= stop_at or ticks >= max_ticks:
+            return n_forced, n_ended, ticks, stepped
+        src, n_src = forced, n_forced
+
+
+Chain = tuple[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray], np.random.Generator]
+
+
+def compiled_chain(pool: OpponentPool, group: int, dim: int) -> Chain | None:
+    """The arguments of a ``chain`` opponent that :func:`play_forced` plays itself, when the
+    pool is that one bot (its policy for rules group ``group``); None when the opponents act
+    in Python."""
+    members = pool.members
+    policy = members[0].policies[group] if len(members) == 1 else None
+    if type(policy) is not ChainAgent:  # a subclass may act otherwise
+        return None
+    at, nr, hand_sizes, tag, w, rng = policy.kernel_args(dim)
+    return (at, nr, hand_sizes, tag, w), rng
+
+
+def tick_forced(
+    games: Games,
+    pending: np.ndarray,
+    seat: np.ndarray,
+    mine: np.ndarray,
+    theirs: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    max_ticks: int,
+    stop_at: float,
+    chain: Chain | None,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int, int]:
+    """:func:`play_forced` on ``games`` (its fresh outputs made here): the games still forced,
+    whether each one's opponent has a play, the games that ended split by tick (in order),
+    the ticks taken and the game-ticks stepped."""
+    k = pending.size
+    forced, free = np.empty(k, np.int64), np.empty(k, np.bool_)
+    ended, ended_tick = np.empty(k, np.int64), np.empty(k, np.int64)
+    chain_args, rng = chain or (NO_CHAIN, _NO_RNG)
+    n, n_ended, ticks, stepped = play_forced(
+        games.state, games.cfg, games.lat, pending, seat, mine, theirs, obs, mask,
+        int(max_ticks), float(stop_at), chain is not None, chain_args, rng,
+        forced, free, ended, ended_tick,
+    )  # fmt: skip
+    games.state_changed()
+    cuts = np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1
+    parts = np.split(ended[:n_ended], cuts) if n_ended else []
+    return forced[:n], free[:n], parts, ticks, stepped
