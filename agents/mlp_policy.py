@@ -2,7 +2,9 @@
 
 Built from a model's tensors (:mod:`agents.model_io` reads and checks the
 files); it plays the rules it was trained under only, refusing an observation
-whose ``rules`` field names others.
+whose ``rules`` field names others. ``act`` reads only the rows with a choice
+(a row with one legal action plays it), so that is where such an observation
+is refused.
 """
 
 from __future__ import annotations
@@ -130,9 +132,10 @@ class MLPPolicy:
         with _single_thread_blas():
             return self._logits(self.inputs(np.asarray(obs, np.float32)))
 
-    def inputs(self, obs: np.ndarray) -> np.ndarray:
+    def inputs(self, obs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """What the network reads of ``obs``: its first ``obs_dim`` floats, once the
-        observation's ``rules`` field is found among the rules it was trained under."""
+        observation's ``rules`` field is found among the rules it was trained under (``rows``:
+        the rows' numbers in the caller's batch, for the error)."""
         width = obs.shape[-1]
         if width == self.obs_dim and self.trained_tags is None:
             return obs
@@ -145,9 +148,10 @@ class MLPPolicy:
             known = (tags[:, None, :] == self.trained_tags[None]).all(axis=2).any(axis=1)
             if not known.all():
                 row = int(np.flatnonzero(~known)[0])
+                named = row if rows is None else int(rows[row])
                 raise ModelFormatError(
                     f"{self.source} was trained on {tags_label(self.trained_tags)} and cannot "
-                    f"play an observation of {tag_label(tags[row])} (row {row}); use a model "
+                    f"play an observation of {tag_label(tags[row])} (row {named}); use a model "
                     "trained on those rules"
                 )
         return obs[:, : self.obs_dim]
@@ -163,14 +167,30 @@ class MLPPolicy:
         return x @ self.head[0] + self.head[1]
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The best legal action per row (or a sample from the masked softmax with ``sample``)."""
-        z = self.logits(obs)
-        if self.sample:
-            z = z - np.log(
-                -np.log(self.rng.random(z.shape, dtype=np.float32) + 1e-12) + 1e-12
-            )  # Gumbel
-        z = np.where(np.asarray(mask) > 0, z, -np.inf)
-        return z.argmax(axis=1).astype(np.int64)
+        """The best legal action per row (or a sample from the masked softmax with ``sample``).
+
+        Only the rows with a choice (two or more legal actions) are read, checked against the
+        rules it was trained under and go through the network: a row with one legal action
+        plays it (in a tournament about 90% of rows can only wait). ``sample`` draws noise for
+        every row, so the generator's stream does not depend on how many rows had a choice.
+        """
+        legal = np.asarray(mask) > 0
+        actions = legal.argmax(axis=1).astype(np.int64)  # the one legal action (0 if none)
+        noise = self.rng.random(legal.shape, dtype=np.float32) if self.sample else None
+        rows = np.flatnonzero(legal.sum(axis=1) >= 2)
+        if rows.size == 0:
+            return actions
+        obs = np.asarray(obs, np.float32)
+        with _single_thread_blas():
+            if rows.size == len(obs):
+                z = self._logits(self.inputs(obs))
+            else:
+                z = self._logits(self.inputs(obs[rows], rows))
+        if noise is not None:
+            z = z - np.log(-np.log(noise[rows] + 1e-12) + 1e-12)  # Gumbel
+        z = np.where(legal[rows], z, -np.inf)
+        actions[rows] = z.argmax(axis=1)
+        return actions
 
 
 @functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us

@@ -384,6 +384,44 @@ def test_the_bundled_model_reads_the_observation_it_was_trained_on():
         agents.make("trained", "pagat")
 
 
+def test_a_learned_agent_runs_its_network_only_on_rows_with_a_choice():
+    """A row with one legal action (wait) plays it without the network; a row with a choice
+    plays the argmax (or, with ``sample``, the Gumbel draw) of its masked logits, as when every
+    row went through the network; the sampling stream draws for every row either way."""
+    from agents.model_io import BUNDLED, MLPPolicy, read_model
+
+    tensors, manifest, _ = read_model(BUNDLED)
+    env = speed_env.BatchEnv(256, "japanese")
+    obs, mask = env.reset(seed=4)
+    for _ in range(30):  # into the game: some rows choose, most can only wait
+        obs, mask, *_ = env.step(np.zeros((2, 256), np.int64))
+    obs, mask = obs[0][:, :128], mask[0]
+    choice = (mask > 0).sum(axis=1) >= 2
+    assert 0 < choice.sum() < 256
+    for sample in (False, True):
+        policy = MLPPolicy(tensors, manifest["net"]["activation"], sample=sample, seed=3)
+        seen: list[int] = []
+        full = policy._logits
+
+        def counted(x, seen=seen, full=full):
+            seen.append(len(x))
+            return full(x)
+
+        policy._logits = counted  # type: ignore[method-assign]
+        actions = policy.act(obs, mask)
+        assert seen == [int(choice.sum())]  # only the rows with a choice reached the network
+        assert (actions[~choice] == 0).all()  # 0 is wait
+        z = full(obs)  # every row, as before
+        if sample:
+            u = np.random.default_rng(3).random(z.shape, dtype=np.float32)
+            z = z - np.log(-np.log(u + 1e-12) + 1e-12)
+        z = np.where(mask > 0, z, -np.inf)
+        top2 = np.sort(z[choice], axis=1)[:, -2:]
+        clear = top2[:, 1] - top2[:, 0] > 1e-4  # a near-tie may differ by BLAS rounding
+        assert clear.mean() > 0.9
+        np.testing.assert_array_equal(actions[choice][clear], z.argmax(axis=1)[choice][clear])
+
+
 def _bundle_for(folder, name, rules_list):
     """A bundled model in ``folder`` with the real one's network, its manifest saying it was
     trained on ``rules_list`` (so the picker has something else to pick)."""

@@ -21,6 +21,18 @@ def test_vec_env_benchmark_reports_each_opponent():
     assert all(float(r[1].replace(",", "")) > 0 for r in rows)
 
 
+def test_train_parts_benchmark_times_both_ways_of_each_part():
+    out = _run("train_parts.py", "--n-envs", "8", "--games", "8", "--reps", "1").splitlines()
+    assert [line.split(":")[0] for line in out] == [
+        "rollout policy step, 8 envs",
+        "its costliest torch calls, 8 rows",
+        "ppo agent per tournament tick, 8 games",
+    ]
+    assert "sb3-contrib" in out[0] and "once-masked" in out[0]
+    assert "multinomial" in out[1]
+    assert "every row" in out[2] and "choice rows" in out[2]
+
+
 def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
     """`speed bench --compare` in a short smoke form: every row measured, each comparison a ratio
     or a line saying which package is missing (no timing is asserted)."""

@@ -29,8 +29,9 @@ What a run does, in order (each step is a section of :func:`train`):
 6. **Finish.** The final model (``model.json`` + ``model.safetensors``), a
    last evaluation, ``curves.png`` and ``summary.json`` (throughput split
    into env, opponents, policy forward, updates and evaluations, and the
-   kit's share of it: everything but the updates; also printed). Ctrl-C
-   stops early and still writes all of it.
+   kit's share of it: everything but the updates, with and without the
+   evaluations; also printed). Ctrl-C stops early and still writes all of
+   it.
 """
 
 from __future__ import annotations
@@ -356,7 +357,10 @@ def train(cfg: Config) -> dict[str, Any]:
         f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
     )
     split = ", ".join(f"{k} {v:.1f} s" for k, v in tp["split_s"].items() if v)
-    run.bar.print(f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}%")
+    run.bar.print(
+        f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
+        f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
+    )
     return summary
 
 
@@ -386,6 +390,7 @@ def throughput(
         "ticks_per_s": round(counters["ticks"] / max(wall, 1e-9), 1),
         "split_s": {k: round(v, 2) for k, v in split.items()},
         "kit_share": round((kit + split["evaluation"]) / max(wall, 1e-9), 3),
+        "kit_share_without_evaluation": round(kit / max(wall, 1e-9), 3),
         "env": {**counters, **{k: round(v, 2) for k, v in env_t.items()}},
     }
 

@@ -190,14 +190,17 @@ def linear_lr(start: float) -> Callable[[float], float]:
 
 
 def make_model(cfg: RunSettings, env: Any) -> Any:
-    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU)."""
+    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
+    sb3-contrib's masked categorical computed once a batch: :mod:`train.masked_policy`)."""
     import torch
     from sb3_contrib import MaskablePPO
+
+    from train.masked_policy import OnceMaskedPolicy
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     return MaskablePPO(
-        "MlpPolicy",
+        OnceMaskedPolicy,
         env,
         learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
         n_steps=cfg.n_steps,
