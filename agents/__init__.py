@@ -69,7 +69,8 @@ register(
 
 
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``search`` or ``search:worlds=16,depth=40,scale=4,ms_per_world=0`` (agents/search.py)."""
+    """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``
+    (agents/search.py)."""
     from agents.search import SearchAgent, parse_settings
 
     try:

@@ -251,7 +251,6 @@ def _scores(
     return out
 
 
-@functools.cache
 @functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
 def _slices(dim: int) -> tuple[np.ndarray, int]:
     """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations

@@ -19,8 +19,11 @@ leaves ``chain``'s choice only for an action ahead of it by ``z`` standard
 errors (paired over the worlds), since the best of several noisy means is
 biased up.
 
-Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,z=0,ms_per_world=0``
-(a bare number is ``worlds``: ``search:32``). ``@`` still names the seat's
+Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,z=0,wait=1,ms_per_world=0``
+(a bare number is ``worlds``: ``search:32``). ``wait=0`` never searches a wait
+where ``chain`` would play: on the ``japanese`` options most of the search's
+departures from ``chain`` are waits (a noisy near-tie: one tick later), and
+leaving them out is stronger there (README). ``@`` still names the seat's
 reaction profile, as for every agent (``search:16@pro``).
 
 Thinking costs time. ``ms_per_world`` charges ``worlds * ms_per_world`` ms to
@@ -62,6 +65,10 @@ class SearchSettings:
     z: float = 0.0
     """Leave ``chain``'s choice only for an action whose mean lead over it, paired world by world,
     is at least ``z`` standard errors (0: the best mean wins)."""
+    wait: int = 1
+    """1: waiting is searched like every other legal action; 0: the agent waits only where
+    ``chain`` would, never in place of a play ``chain`` makes (measured stronger on the
+    ``japanese`` options, see the README)."""
     ms_per_world: float = 0.0
     """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each play of this seat."""
     reaction: str = "human"
@@ -77,10 +84,11 @@ class SearchSettings:
             or self.z < 0
             or self.ms_per_world < 0
             or self.tick_ms < 1
+            or self.wait not in (0, 1)
         ):
             raise ValueError(
                 f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
-                f"z >= 0, ms_per_world >= 0, tick_ms >= 1"
+                f"z >= 0, ms_per_world >= 0, tick_ms >= 1, wait 0 or 1"
             )
         make_profile(self.reaction)
 
@@ -228,9 +236,26 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         self.chain.reseed(seed)
 
+    def best_set(self, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """int8 ``(n, n_actions)``: the actions as good as ``chosen`` (this agent's choices), the
+        labels a student is cloned to (``train/bc.py``): where the search kept ``chain``'s
+        choice, every action ``chain`` scores as high (its tie-break is a coin, not a finding);
+        where it left it, the one action the search chose."""
+        scores = np.where(mask > 0, self.chain.scores(obs, mask.shape[1]), -np.inf)
+        ties = (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)
+        rows = np.arange(len(chosen))
+        best = np.zeros(mask.shape, np.int8)
+        best[rows, chosen] = 1
+        kept = ties[rows, chosen]
+        best[kept] = ties[kept]
+        return best
+
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``chain``'s action where at most one action is legal, the search's elsewhere."""
         out = np.asarray(self.chain.act(obs, mask), np.int64)
+        if not self.settings.wait:  # where chain plays, waiting is not a candidate
+            mask = mask.copy()
+            mask[out != 0, 0] = 0
         rows = np.flatnonzero(mask.sum(axis=1) >= 2)
         if rows.size == 0:
             return out

@@ -17,9 +17,9 @@ It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
 
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
-``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z@K`` (``+``
-also separates options, for agent lists that are split at commas); the
-defaults are ``rollout=greedy,score=ahead,z=1.5``:
+``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z,infer=0|1,confirm=C@K``
+(``+`` also separates options, for agent lists that are split at commas); the
+defaults are ``rollout=greedy,score=ahead,z=1.5,infer=0,confirm=0``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
   scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
@@ -29,6 +29,13 @@ defaults are ``rollout=greedy,score=ahead,z=1.5``:
   minus penalty points / 100 otherwise, 0 on truncation); ``ahead`` is the
   share of the other seats it finished ahead of (fewer penalty points; ties
   count half), the tournament's pairwise measure.
+- ``infer``: 1 samples worlds that also agree with what the stuck seats
+  reveal (``sample_world(..., infer=True)``: the seats that just drew hold
+  nothing that follows the top but the card drawn); 0 samples uniformly.
+- ``confirm``: C > 0 checks every choice that leaves the prior with a second,
+  independent search of C fresh worlds (the same test); the prior's choice
+  stands unless that search leaves it for the same action. At z = 1.5 most
+  single-search overrides are noise that a second search does not repeat.
 """
 
 from __future__ import annotations
@@ -61,6 +68,10 @@ class SearchSettings:
     z: float = 1.5
     """Leave the tactician's choice only for an action whose paired lead over it, across
     the worlds, is more than ``z`` standard errors (0: the best mean wins)."""
+    infer: bool = False
+    """Sample worlds consistent with the stuck seats' draws, not uniform ones."""
+    confirm: int = 0
+    """Worlds of a second search that must repeat a choice leaving the prior (0: none)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
@@ -71,6 +82,10 @@ class SearchSettings:
             raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
+        if not isinstance(self.infer, bool):
+            raise ValueError(f"infer must be True or False; got {self.infer!r}")
+        if isinstance(self.confirm, bool) or not isinstance(self.confirm, int) or self.confirm < 0:
+            raise ValueError(f"confirm must be a whole number, at least 0; got {self.confirm!r}")
 
 
 def parse_settings(arg: str, budget: str = "") -> SearchSettings:
@@ -78,12 +93,20 @@ def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     values: dict[str, object] = {}
     for item in filter(None, arg.replace("+", ",").split(",")):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("rollout", "score", "worlds", "z"):
+        if not sep or key not in ("rollout", "score", "worlds", "z", "infer", "confirm"):
             raise ValueError(
                 f"bad option {item!r}; give rollout=greedy|tactician, "
-                "score=reward|ahead, z=NUMBER, or the worlds as @K"
+                "score=reward|ahead, z=NUMBER, infer=0|1, confirm=WORLDS, or the worlds as @K"
             )
         values[key] = value
+    if "infer" in values:
+        if values["infer"] not in ("0", "1"):
+            raise ValueError(f"infer must be 0 or 1; got {values['infer']!r}")
+        values["infer"] = values["infer"] == "1"
+    if "confirm" in values:
+        if not str(values["confirm"]).isdigit():
+            raise ValueError(f"confirm must be a whole number of worlds; got {values['confirm']!r}")
+        values["confirm"] = int(str(values["confirm"]))
     if "z" in values:
         try:
             values["z"] = float(str(values["z"]))
@@ -140,7 +163,9 @@ class VintageSearch(_VintageBot):
             self._prio[self.actions.call(s)] = 10.0
         self._prio[self.actions.play_x] = 200.0
         self._prio[self.actions.draw] = 1.0
-        self._kind_sets = p.kind_sets
+        self._set_kinds = [
+            [k for k in range(p.n_numbered) if p.kind_sets[k] == s] for s in range(p.n_sets)
+        ]
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One action per row, each chosen by :meth:`choose`."""
@@ -156,22 +181,34 @@ class VintageSearch(_VintageBot):
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
             return SearchResult(legal, np.ones(1), legal[0], legal[0])
-        worlds = [sample_world(obs, self.rng, pack=self.pack) for _ in range(self.settings.worlds)]
+        default = int(self.prior.act(obs[None], np.asarray(mask, np.int8)[None])[0])
+        means, choice = self._search(obs, legal, default, self.settings.worlds)
+        if choice != default and self.settings.confirm:
+            # A second, independent search must leave the prior for the same action.
+            _, again = self._search(obs, legal, default, self.settings.confirm)
+            choice = choice if again == choice else default
+        return SearchResult(legal, means, choice, default)
+
+    def _search(
+        self, obs: np.ndarray, legal: list[int], default: int, n: int
+    ) -> tuple[np.ndarray, int]:
+        """Mean score of each legal action over ``n`` fresh worlds, and the action chosen:
+        the best one if it leads ``default`` by more than ``z`` paired standard errors."""
+        infer = self.settings.infer
+        worlds = [sample_world(obs, self.rng, pack=self.pack, infer=infer) for _ in range(n)]
         scores = self.world_scores(worlds, legal)
         means = scores.mean(axis=0)
-        default = int(self.prior.act(obs[None], np.asarray(mask, np.int8)[None])[0])
         fallback = legal.index(default)
         best = int(np.argmax(means))
-        result = SearchResult(legal, means, default, default)
         # Equal means (every action wins in every world, say) keep the prior's choice.
         if means[best] <= means[fallback] + 1e-9:
-            return result
+            return means, default
         lead = scores[:, best] - scores[:, fallback]
         if self.settings.z > 0:
             spread = lead.std(ddof=1) / np.sqrt(len(lead)) if len(lead) > 1 else np.inf
             if lead.mean() <= self.settings.z * spread:
-                return result
-        return SearchResult(legal, means, legal[best], default)
+                return means, default
+        return means, legal[best]
 
     def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
         """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (who acts)."""
@@ -199,7 +236,7 @@ class VintageSearch(_VintageBot):
         while not game.over:
             legal = legal_actions(game)
             action = legal[0] if len(legal) == 1 else pick(game, legal)
-            apply(game, action, self.rng)
+            apply(game, action, self.rng, check=False)  # picked from legal just above
 
     def _greedy(self, game: Game, legal: list[int]) -> int:
         prio = self._prio
@@ -209,8 +246,7 @@ class VintageSearch(_VintageBot):
         for a in legal:
             p = prio[a]
             if n <= a < self.actions.play_x:
-                s = a - n
-                p += sum(c for k, c in enumerate(hand[:n]) if self._kind_sets[k] == s) / 100.0
+                p += sum([hand[k] for k in self._set_kinds[a - n]]) / 100.0
             if p > best_p:
                 best, best_p = a, p
         return best

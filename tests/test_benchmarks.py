@@ -76,3 +76,33 @@ def test_parallel_step_benchmark_prints_microseconds_per_step():
     out = _run("parallel_step.py", "--steps", "50", "--rounds", "2").splitlines()
     assert len(out) == 1 and out[0].startswith("parallel_env.step: ")
     assert float(out[0].split()[1]) > 0
+
+
+def test_vintage_paired_benchmark_prints_each_agent_and_the_paired_difference():
+    out = _run("vintage_paired.py", "--games", "8", "vintage-greedy", "vintage-random")
+    first, second = out.splitlines()
+    assert first.startswith("vintage-greedy: ahead ") and "minus" not in first
+    assert second.startswith("vintage-random: ahead ") and "minus vintage-greedy:" in second
+
+
+def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path):
+    from train.vintage_expert_targets import TargetSettings, generate, write_targets
+
+    settings = TargetSettings(games=6, chunk_games=6, worlds=3, z=0.0, seed=3)
+    path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)
+    out = _run("vintage_override_noise.py", str(path), "--worlds", "3", "--z", "0", "--limit", "5")
+    head, row = out.splitlines()
+    assert "overrides by the search at 3 worlds; 5 searched again" in head
+    counts = [int(x.strip(",")) for x in row.split() if x.strip(",").isdigit()]
+    assert row.startswith("3 worlds:") and sum(counts[1:]) == 5
+
+
+def test_vintage_clone_fidelity_benchmark_reports_agreement_on_held_out_targets(tmp_path):
+    from train.vintage_expert_targets import TargetSettings, generate, write_targets
+
+    settings = TargetSettings(games=10, chunk_games=10, worlds=2, seed=3)
+    path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)
+    args = ["--games", "20", "--net-arch", "16,16", "--epochs", "1", "--out", str(tmp_path / "c")]
+    out = _run("vintage_clone_fidelity.py", str(path), *args).splitlines()
+    assert "16,16 network, 1 passes: agrees with the tactician on" in out[0]
+    assert out[1] == f"saved {tmp_path / 'c' / 'model.json'}"

@@ -95,3 +95,47 @@ def test_z_keeps_chains_choice_unless_the_lead_is_clear():
         deviations[z] = int((search.act(obs[0], mask[0]) != mine)[rows].sum())
     # a huge z leaves chain's choice only where an action led in every world alike
     assert rows.sum() >= 3 and deviations[1e6] < deviations[0.0]
+
+
+def test_search_labels_for_cloning_are_chains_ties_where_it_kept_chains_choice():
+    """``best_set``: where the search kept ``chain``'s choice, every action ``chain`` scores as
+    high (a coin broke that tie); where it left it, only the search's own choice."""
+    from train.bc import best_actions
+
+    env = speed_env.BatchEnv(64, "japanese", jokers=True, multi_play=True)
+    obs, mask = env.reset(seed=3)
+    chain = agents.make("chain", env.rules)
+    search = agents.make("search:worlds=4,depth=10", env.rules, seed=5)
+    seen = {"kept": 0, "left": 0, "tied": 0}
+    for _ in range(30):
+        chosen = search.act(obs[0], mask[0])
+        best = best_actions(search, obs[0], mask[0], chosen)
+        scores = np.where(mask[0] > 0, chain.scores(obs[0], mask.shape[2]), -np.inf)
+        ties = (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask[0] > 0)
+        rows = np.arange(len(chosen))
+        kept = ties[rows, chosen]
+        assert best.dtype == np.int8 and (best[rows, chosen] == 1).all()
+        np.testing.assert_array_equal(best[kept], ties[kept])
+        assert (best[~kept].sum(axis=1) == 1).all()
+        assert (best <= mask[0]).all()
+        seen["kept"] += int(kept.sum())
+        seen["left"] += int((~kept).sum())
+        seen["tied"] += int((best.sum(axis=1) >= 2).sum())
+        obs, mask, *_ = env.step(np.stack([chosen, chain.act(obs[1], mask[1])]))
+    assert min(seen.values()) > 0, seen
+
+
+def test_wait_0_never_waits_holding_a_play_where_the_plain_search_does():
+    env = speed_env.BatchEnv(64, "japanese", jokers=True, stack_layout=True, play_out=True)
+    obs, mask = env.reset(seed=4)
+    chain = agents.make("chain", env.rules, seed=2)
+    bots = {w: agents.make(f"search:worlds=4,depth=10,wait={w}", env.rules, seed=5) for w in (0, 1)}
+    waits = {0: 0, 1: 0}
+    for _ in range(25):
+        can_play = mask[0, :, 1:].any(axis=1)
+        for w, bot in bots.items():
+            waits[w] += int(((bot.act(obs[0], mask[0]) == 0) & can_play).sum())
+        obs, mask, *_ = env.step(np.stack([chain.act(obs[p], mask[p]) for p in range(2)]))
+    assert waits[0] == 0 and waits[1] > 0, waits
+    with pytest.raises(agents.AgentSpecError, match="wait 0 or 1"):
+        agents.make("search:wait=2")

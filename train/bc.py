@@ -15,7 +15,10 @@ first, actor *and* critic, lets PPO start from that level:
    n_actions)`` (``chain`` does) labels each state with *every* legal action
    of the best score, and the loss is ``-log P(best set)``: its random
    tie-break (about 7-9% of decisions are ties) would otherwise be noise the
-   student is asked to predict. Other teachers label their one action;
+   student is asked to predict. A teacher with ``best_set(obs, mask, chosen)``
+   says itself which actions match its choice (``search``: its choice, or
+   ``chain``'s tied best where it kept ``chain``'s). Other teachers label
+   their one action;
 3. optionally, DAgger rounds: the *student* plays while the teacher labels
    every state it reaches, and the fit continues on all the data, which fixes
    the states a clone drifts into that the teacher never visits;
@@ -74,11 +77,14 @@ class BCConfig:
 def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """int8 ``(n, n_actions)``: the legal actions the teacher rates as high as its best.
 
+    A teacher with ``best_set(obs, mask, chosen)`` (``search``) says so itself.
     For a teacher with ``scores(obs, n_actions)`` that is every legal action
     within 1e-9 of the top score (it breaks such ties at random); for any
     other teacher it is the one action it chose, ``chosen``.
     """
     n, n_actions = mask.shape
+    if hasattr(teacher, "best_set"):  # the teacher says which actions match its choice
+        return np.asarray(teacher.best_set(obs, mask, chosen), np.int8)
     if hasattr(teacher, "scores"):
         scores = np.where(mask > 0, teacher.scores(obs, n_actions), -np.inf)
         return ((scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)).astype(np.int8)

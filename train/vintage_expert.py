@@ -65,6 +65,10 @@ class ExpertConfig:
     """Rollout policy of the search: greedy or tactician."""
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than z standard errors."""
+    infer: bool = False
+    """The search samples worlds that agree with what the stuck seats reveal (else uniform)."""
+    confirm: int = 0
+    """Worlds of a second search that must repeat a choice leaving the prior (0: none)."""
     prior: str = "tactician"
     """The search's prior: tactician, or network (the current network, once there is one)."""
     acting: str = "network"
@@ -158,6 +162,8 @@ def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSett
         worlds=cfg.worlds,
         rollout=cfg.rollout,
         z=cfg.z,
+        infer=cfg.infer,
+        confirm=cfg.confirm,
         acting=cfg.acting if network and round_ > 0 else "search",
         prior=cfg.prior if network else "tactician",
         seed=cfg.seed,
@@ -212,7 +218,8 @@ def fit_data(targets: Targets, scale: np.ndarray, cfg: ExpertConfig) -> dict[str
 
 
 def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray) -> dict[str, Any]:
-    """Share of ``rows`` where the network's top action is the search's choice, or its prior's."""
+    """Share of ``rows`` where the network's top action is the search's choice, or its prior's,
+    and the share of the rows where the search left its prior that the network follows it."""
     import torch
 
     from train.bc import _forward
@@ -223,10 +230,16 @@ def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray
         obs = torch.as_tensor(targets.obs[rows] * scale[None, :])
         log_p, _ = _forward(policy, obs, targets.mask[rows])
     top = log_p.argmax(dim=1).numpy()
+    choice, prior = targets.choice[rows], targets.prior[rows]
+    left = choice != prior  # where the search overrode its prior: what distillation must add
     return {
         "held_out_decisions": len(rows),
-        "agrees_with_search": round(float((top == targets.choice[rows]).mean()), 4),
-        "agrees_with_prior": round(float((top == targets.prior[rows]).mean()), 4),
+        "agrees_with_search": round(float((top == choice).mean()), 4),
+        "agrees_with_prior": round(float((top == prior).mean()), 4),
+        "held_out_search_left_prior": int(left.sum()),
+        "agrees_where_search_left_prior": round(float((top == choice)[left].mean()), 4)
+        if left.any()
+        else None,
     }
 
 

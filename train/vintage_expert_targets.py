@@ -6,7 +6,8 @@ seats are played by the ``opponents`` bots (the seat ``k`` places after the
 learner by ``opponents[(g + k - 1) % len(opponents)]``, so every bot meets
 every position). At each decision of the learner's seat with two or more
 legal actions, :class:`agents.vintage_search.VintageSearch` (``worlds``
-sampled worlds per decision, greedy or tactician rollouts, its ``prior``
+sampled worlds per decision, uniform or (``infer``) agreeing with the stuck seats,
+greedy or tactician rollouts, its ``prior``
 the tactician or the network) values every legal action; the observation,
 the mask, the values, the search's choice and its prior's are recorded.
 The learner then plays the search's choice (``acting="search"``) or the
@@ -82,6 +83,10 @@ class TargetSettings:
     """Rollout policy of the search: ``greedy`` or ``tactician``."""
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than ``z`` standard errors."""
+    infer: bool = False
+    """The search's worlds agree with what the stuck seats reveal (``sample_world(infer=)``)."""
+    confirm: int = 0
+    """Worlds of the second search that must repeat a choice leaving the prior (0: none)."""
     acting: str = "search"
     """Who plays the learner's seat: ``search`` (its choice) or ``network``."""
     prior: str = "tactician"
@@ -112,7 +117,13 @@ class TargetSettings:
             raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {self.acting!r}")
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {self.prior!r}")
-        SearchSettings(worlds=self.worlds, rollout=self.rollout, z=self.z)  # checks them
+        SearchSettings(  # checks them
+            worlds=self.worlds,
+            rollout=self.rollout,
+            z=self.z,
+            infer=self.infer,
+            confirm=self.confirm,
+        )
 
 
 @dataclass(frozen=True)
@@ -180,7 +191,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
     seeds = _seeds(s, chunk.index, 1 + len(s.opponents) + chunk.count)
     net = MLPPolicy(*chunk.network) if chunk.network is not None else None
     search = VintageSearch(
-        SearchSettings(worlds=s.worlds, rollout=s.rollout, z=s.z),
+        SearchSettings(worlds=s.worlds, rollout=s.rollout, z=s.z, infer=s.infer, confirm=s.confirm),
         seed=seeds[0],
         prior=net if s.prior == "network" else None,
     )

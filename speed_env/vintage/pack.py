@@ -153,6 +153,13 @@ class Pack:
         return table
 
     @cached_property
+    def followers_of(self) -> tuple[tuple[bool, ...], ...]:
+        """``followers_of[t][c]`` is ``matches[c, t]`` as plain Python tuples, one per top card
+        ``t`` (the scalar engine reads it per card, where numpy indexing is slow)."""
+        n = self.n_numbered
+        return tuple(tuple(bool(self.matches[c, t]) for c in range(n)) for t in range(n))
+
+    @cached_property
     def _index(self) -> dict[str, int]:
         return {t: k for k, t in enumerate(self.tokens)}
 

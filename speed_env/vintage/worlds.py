@@ -16,6 +16,17 @@ carries only the others'); the discard pile below its top is in a fixed order
 (only its contents matter: a rebuild shuffles it). The rules are the default
 options for that table size with the given pack, as one game (``games=1``);
 pass ``rules`` to use others.
+
+With ``infer=True`` the worlds also use what the table reveals: the seats just
+before the observer that are stuck (the run of stuck seats that ends with the
+one who acted last) all faced the current top and could not place a card on
+it. Each such seat's hand before its draw held nothing that follows the top
+(:func:`followers`), and a seat that passed (the last ``passes`` of them) drew
+nothing. The worlds are then uniform over the deals consistent with that:
+a seat that drew holds no follower (each of its cards may be the one drawn)
+or exactly one (the card drawn), weighted by how many draws explain its hand,
+by rejection of uniform deals. Nothing is inferred when the observer leads,
+may add X (the top is its own card) or the rules let a player draw when able.
 """
 
 from __future__ import annotations
@@ -43,19 +54,61 @@ def _ints(values: np.ndarray) -> list[int]:
     return [round(float(v)) for v in values]
 
 
+MAX_TRIES = 2000
+"""Uniform deals :func:`sample_world` tries per world when ``infer`` rejects them; past
+that it keeps the last one, as a uniform sampler would."""
+
+
+def followers(pack: Pack, top: int, called: int) -> list[bool]:
+    """Per kind: may it be placed as a turn's first card on ``top`` (under call ``called``)."""
+    n = pack.n_numbered
+    if top == pack.X:
+        return [k != pack.X for k in range(pack.n_kinds)]
+    if top == pack.L:
+        numbered = [pack.kind_sets[k] == called for k in range(n)]
+    else:
+        numbered = [bool(pack.matches[k, top]) for k in range(n)]
+    return [*numbered, True, False]
+
+
+def _stuck_run(obs: np.ndarray, layout: ObservationLayout, players: int) -> list[tuple[int, bool]]:
+    """(world seat, passed) of each seat in the run of stuck seats that ends just before
+    the observer (seat ``players - 1`` acted last), the last ``passes`` of them passed."""
+    stuck = obs[layout["stuck"]]
+    passes = round(float(obs[layout["passes"]][0]))
+    run: list[tuple[int, bool]] = []
+    for back, seat in enumerate(range(players - 1, 0, -1)):
+        if not stuck[seat - 1]:
+            break
+        run.append((seat, back < passes))
+    return run
+
+
+def _weight(hand: list[int], follows: list[bool], passed: bool) -> float:
+    """Chance (up to a constant) that a seat which could not follow ends with ``hand``."""
+    held = sum(hand)
+    f = sum(c for c, ok in zip(hand, follows, strict=True) if ok)
+    if passed:
+        return 1.0 if f == 0 else 0.0
+    # Each card of the hand may be the one drawn: the rest must not follow.
+    return 1.0 if f == 0 else 1.0 / held if f == 1 else 0.0
+
+
 def sample_world(
     obs: np.ndarray,
     rng: np.random.Generator,
     *,
     pack: Pack | None = None,
     rules: VintageRules | None = None,
+    infer: bool = False,
 ) -> Game:
     """One complete game consistent with ``obs`` (one seat's observation vector).
 
     Hidden cards (the other hands and the pack) are a uniform shuffle of the
-    cards the observer has not seen, dealt with the counts it sees. Raises
-    :class:`WorldError` when ``obs`` is not an observation of ``pack`` or its
-    counts cannot come from one deal.
+    cards the observer has not seen, dealt with the counts it sees; with
+    ``infer`` also consistent with the stuck seats' draws (module docstring).
+    Raises :class:`WorldError` when ``obs`` is not an observation of ``pack``
+    or its counts cannot come from one deal.
     """
     pack = pack if pack is not None else (rules.pack if rules is not None else default_pack())
     layout = ObservationLayout(pack)
@@ -90,24 +143,37 @@ def sample_world(
             f"{len(unseen)} cards are unseen, but the other hands hold {sum(sizes)} "
             f"and the pack {pack_count}"
         )
-    order = rng.permutation(len(unseen))
-    shuffled = [unseen[i] for i in order]
-    hands = [hand]
-    at = 0
-    for size in sizes:
-        h = [0] * pack.n_kinds
-        for kind in shuffled[at : at + size]:
-            h[kind] += 1
-        hands.append(h)
-        at += size
+    leads = obs[layout["lead"]][0] != 0 or not sum(discard_counts)
+    called_vec = obs[layout["called"]]
+    called = int(np.argmax(called_vec)) if called_vec.any() else -1
+    top = -1 if leads else int(np.argmax(obs[layout["top"]]))
+    run: list[tuple[int, bool]] = []
+    if infer and not leads and not obs[layout["extra"]][0] and not rules.may_draw_when_able:
+        run = _stuck_run(obs, layout, players)
+        follows = followers(pack, top, called)
+    for _ in range(MAX_TRIES):
+        order = rng.permutation(len(unseen))
+        shuffled = [unseen[i] for i in order]
+        hands = [hand]
+        at = 0
+        for size in sizes:
+            h = [0] * pack.n_kinds
+            for kind in shuffled[at : at + size]:
+                h[kind] += 1
+            hands.append(h)
+            at += size
+        if not run:
+            break
+        weight = 1.0
+        for seat, passed in run:
+            weight *= _weight(hands[seat], follows, passed)
+        if weight > 0 and rng.random() < weight:
+            break
     discard: list[int] = []
-    if obs[layout["lead"]][0] == 0 and sum(discard_counts):
-        top = int(np.argmax(obs[layout["top"]]))
+    if not leads:
         discard = [top]
         discard_counts[top] -= 1
         discard += [k for k, c in enumerate(discard_counts) for _ in range(c)]
-    called_vec = obs[layout["called"]]
-    called = int(np.argmax(called_vec)) if called_vec.any() else -1
     stuck = [False] + [bool(v) for v in obs[layout["stuck"]][: players - 1]]
     return Game(
         rules=rules,
@@ -130,9 +196,10 @@ def sample_worlds(
     *,
     pack: Pack | None = None,
     rules: VintageRules | None = None,
+    infer: bool = False,
 ) -> list[Game]:
     """``n`` independent worlds from :func:`sample_world`."""
-    return [sample_world(obs, rng, pack=pack, rules=rules) for _ in range(n)]
+    return [sample_world(obs, rng, pack=pack, rules=rules, infer=infer) for _ in range(n)]
 
 
 def copy_game(game: Game) -> Game:

@@ -5,6 +5,7 @@ and plays."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -107,6 +108,18 @@ def test_bad_settings_and_files_are_refused_by_name(tmp_path):
         read_targets(bogus)
 
 
+def test_a_confirmed_search_writes_fewer_overrides_of_its_prior():
+    # confirm: a second search must repeat every choice that leaves the tactician's.
+    noisy = TargetSettings(games=12, chunk_games=12, worlds=3, z=0.0, seed=3)
+    left = [
+        float((t.choice != t.prior).mean())
+        for t, _ in (generate(noisy), generate(replace(noisy, confirm=3)))
+    ]
+    assert 0 < left[1] < left[0]
+    with pytest.raises(ValueError, match="confirm"):
+        TargetSettings(confirm=-1)
+
+
 @pytest.mark.slow
 def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_path, capsys):
     from speed_cli import main as cli
@@ -127,6 +140,9 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
     assert (second["acting"], second["prior"]) == ("network", "network")
     for r in summary["rounds"]:
         assert (out / f"round_{r['round']}" / "targets.safetensors").exists()
+        # Agreement where the search overrode its prior: a share of those held-out rows.
+        share, n_left = r["agrees_where_search_left_prior"], r["held_out_search_left_prior"]
+        assert (share is None) == (n_left == 0) and (share is None or 0 <= share <= 1)
         assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
     spec = f"vintage-ppo:{out / 'model.json'}"
     assert summary["play_with"] == spec

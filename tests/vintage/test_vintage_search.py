@@ -229,3 +229,47 @@ def test_a_search_that_needs_an_overwhelming_lead_leaves_the_tacticians_choice_l
         cautious_differs += cautious.choose(obs, mask) != expected
         bold_differs += bold.choose(obs, mask) != expected
     assert cautious_differs < bold_differs
+
+
+def test_rollouts_that_skip_the_legality_check_play_the_same_games() -> None:
+    # The search applies actions picked from legal_actions without checking them again.
+    from speed_env.vintage.engine import apply, legal_actions
+    from speed_env.vintage.worlds import copy_game
+
+    assert all(
+        PACK.followers_of[t][c] == PACK.matches[c, t]
+        for t in range(PACK.n_numbered)
+        for c in range(PACK.n_numbered)
+    )
+    for env, obs, _mask in decisions(4, range(3), every=5):
+        world = sample_world(obs, np.random.default_rng(0))
+        checked, unchecked = copy_game(world), copy_game(world)
+        rng_a, rng_b, pick = (np.random.default_rng(9) for _ in range(3))
+        while not checked.over:
+            legal = legal_actions(checked)
+            assert legal == legal_actions(unchecked)
+            action = int(pick.choice(legal))
+            apply(checked, action, rng_a)
+            apply(unchecked, action, rng_b, check=False)
+        assert checked == unchecked
+        with pytest.raises(ValueError, match="illegal action"):
+            apply(world, 10_000, rng_a)
+
+
+def test_a_confirmed_search_leaves_the_tacticians_choice_only_when_a_second_search_agrees() -> None:
+    assert settings_of("vintage-search:confirm=64@8") == SearchSettings(worlds=8, confirm=64)
+    for bad in ("vintage-search:confirm=many", "vintage-search:confirm=-2"):
+        with pytest.raises(AgentSpecError, match="confirm"):
+            agents.make(bad)
+    # With z = 0 and 3 worlds nearly every lead is noise: a second search rarely repeats it.
+    plain = VintageSearch(SearchSettings(worlds=3, z=0.0), seed=4)
+    confirmed = VintageSearch(SearchSettings(worlds=3, z=0.0, confirm=3), seed=4)
+    tactician = VintageTactician()
+    plain_left = confirmed_left = 0
+    for _env, obs, mask in decisions(4, range(3), every=1):
+        expected = tactician.choose(obs, mask)
+        found = confirmed.evaluate(obs, mask)
+        assert found.default == expected and mask[found.choice] == 1
+        plain_left += plain.choose(obs, mask) != expected
+        confirmed_left += found.choice != expected
+    assert 0 < confirmed_left < plain_left
