@@ -13,13 +13,22 @@ from agents.model_io import BUNDLED, ModelFormatError, read_model
 SELFPLAY = BUNDLED.parent / "selfplay" / "selfplay.json"
 
 
-def test_the_selfplay_model_was_trained_without_cloning_or_a_warm_start():
-    """Its manifest records PPO from scratch: no behaviour cloning, no initial model."""
+def test_the_selfplay_model_was_trained_from_reward_alone_in_two_stages():
+    """Its manifest records PPO without behaviour cloning, warm-started only from its own first
+    stage (bundled beside it, weights checked by hash), which was PPO from scratch."""
     _, manifest, _ = read_model(SELFPLAY)
     training = manifest["training"]
     assert training["init_bc"] is None
-    assert training["config"]["init_from"] is None
+    assert training["config"]["opponent"] == "self"
+    assert training["config"]["init_from"] == "agents/models/selfplay/stage1.json"
     assert training["timesteps"] > 0
+    stage1 = SELFPLAY.parent / "stage1.json"
+    _, first, _ = read_model(stage1)
+    assert training["init_from_weights_sha256"] == first["weights_sha256"]
+    assert first["training"]["init_bc"] is None
+    assert first["training"]["config"]["init_from"] is None
+    assert first["training"]["config"]["opponent"] == "self"
+    assert first["training"]["timesteps"] > 0
 
 
 def test_the_selfplay_model_is_the_rank_relative_network_played_in_numpy():
