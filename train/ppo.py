@@ -397,10 +397,10 @@ def throughput(
     kit = sum(split[k] for k in ("env_engine", "env_opponents", "policy_forward_and_sb3"))
     return {
         "timesteps": steps,
-        "wall_s": round(wall, 2),
+        "wall_s": round(wall, 3),
         "timesteps_per_s": round(steps / max(wall, 1e-9), 1),
         "ticks_per_s": round(counters["ticks"] / max(wall, 1e-9), 1),
-        "split_s": {k: round(v, 2) for k, v in split.items()},
+        "split_s": {k: round(v, 3) for k, v in split.items()},
         "kit_share": round((kit + split["evaluation"]) / max(wall, 1e-9), 3),
         "kit_share_without_evaluation": round(kit / max(wall, 1e-9), 3),
         "env": {**counters, **{k: round(v, 2) for k, v in env_t.items()}},
