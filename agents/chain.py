@@ -251,6 +251,14 @@ def _scores(
     return out
 
 
+def tied_best(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """bool ``(n, n_actions)``: the legal actions scoring within 1e-9 of the row's best legal score
+    (the set ``chain`` breaks at random: a clone is taught the set, not the coin)."""
+    legal = mask > 0
+    scores = np.where(legal, scores, -np.inf)
+    return (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & legal
+
+
 @functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
 def _slices(dim: int) -> tuple[np.ndarray, int]:
     """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations

@@ -230,10 +230,18 @@ def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], w
         need[f"pi.{k}.bias"] = (dims[k + 1],)
     need["logits.weight"] = (int(sig["n_actions"]), dims[-1])
     need["logits.bias"] = (int(sig["n_actions"]),)
+    check_shapes(tensors, need, where, "network")
+
+
+def check_shapes(
+    tensors: Mapping[str, np.ndarray], need: Mapping[str, tuple[int, ...]], where: str, net: str
+) -> None:
+    """Refuse tensors missing from ``need``, of another shape, or not finite (``net`` names the
+    network in the message)."""
     missing = [k for k in need if k not in tensors]
     if missing:
         raise ModelFormatError(
-            f"{where} lacks the tensors {', '.join(missing)} the manifest's network needs"
+            f"{where} lacks the tensors {', '.join(missing)} the manifest's {net} needs"
         )
     for name, shape in need.items():
         if tuple(tensors[name].shape) != shape:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.mlp_policy import ACTIVATIONS, MLPPolicy, trained_tags
+from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_shapes, trained_tags
 from agents.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim
 
@@ -241,15 +241,4 @@ def check_rankwise_tensors(
             f"this version of the kit gathers {width}; retrain it with this version"
         )
     need = rankwise_shapes(dim, [int(h) for h in net["hidden"]])
-    missing = [k for k in need if k not in tensors]
-    if missing:
-        raise ModelFormatError(
-            f"{where} lacks the tensors {', '.join(missing)} the manifest's rankwise network needs"
-        )
-    for name, shape in need.items():
-        if tuple(tensors[name].shape) != shape:
-            raise ModelFormatError(
-                f"{where}: tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}"
-            )
-        if not np.isfinite(tensors[name]).all():
-            raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")
+    check_shapes(tensors, need, where, "rankwise network")

@@ -43,7 +43,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from agents.chain import ChainAgent
+from agents.chain import ChainAgent, tied_best
 from speed_env import engine
 from speed_env.game import Games
 from speed_env.observation import observation_layout
@@ -241,8 +241,7 @@ class SearchAgent:
         labels a student is cloned to (``train/bc.py``): where the search kept ``chain``'s
         choice, every action ``chain`` scores as high (its tie-break is a coin, not a finding);
         where it left it, the one action the search chose."""
-        scores = np.where(mask > 0, self.chain.scores(obs, mask.shape[1]), -np.inf)
-        ties = (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)
+        ties = tied_best(self.chain.scores(obs, mask.shape[1]), mask)
         rows = np.arange(len(chosen))
         best = np.zeros(mask.shape, np.int8)
         best[rows, chosen] = 1

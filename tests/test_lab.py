@@ -86,3 +86,17 @@ def test_idle_waiter_study_prints_a_row_per_preset_and_bot():
     ).splitlines()
     assert out[0].split()[:3] == ["preset", "bot", "games"]
     assert out[1].split()[:3] == ["japanese", "greedy", "4"]
+
+
+def test_search_departures_counts_no_waits_where_wait_is_off():
+    """``search:wait=0`` never waits where ``chain`` plays; ``chain`` itself departs from
+    ``chain`` only by its coin on ties, far less often than the search."""
+    from speed_lab.search_departures import measure
+
+    opts = {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}
+    off = measure("search:4,wait=0", "japanese", opts, games=8, ticks=30, seed=3)
+    assert off.choices > 0 and off.waits == 0
+    on = measure("search:4", "japanese", opts, games=8, ticks=30, seed=3)
+    same = measure("chain", "japanese", opts, games=8, ticks=30, seed=3)
+    assert on.departures > same.departures
+    assert "departures from chain" in _run("search_departures", "--games", "4", "--ticks", "10")

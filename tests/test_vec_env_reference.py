@@ -27,12 +27,7 @@ class ReferenceVecEnv(SpeedVecEnv):
     def _new_games(self, g, rows, slots):
         seeds = self._seed + slots + self.restarts[slots] * self.n
         g.games.deal_seeded(rows, seeds.tolist())
-        if self.seat_choice == "random":
-            self.seat[slots] = self.rng.integers(0, 2, len(slots))
-        elif self.seat_choice == "alternate":
-            self.seat[slots] = (slots + self.game_no[slots]) % 2
-        else:
-            self.seat[slots] = int(self.seat_choice)
+        self._draw_seats(slots)
         pool = self.pool
         self.member[slots] = self.rng.choice(len(pool.members), size=len(slots), p=pool.weights())
         for m in self.member[slots]:

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.chain import tied_best
 from speed_env.policy import Policy
 
 
@@ -86,8 +87,7 @@ def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.nda
     if hasattr(teacher, "best_set"):  # the teacher says which actions match its choice
         return np.asarray(teacher.best_set(obs, mask, chosen), np.int8)
     if hasattr(teacher, "scores"):
-        scores = np.where(mask > 0, teacher.scores(obs, n_actions), -np.inf)
-        return ((scores >= scores.max(axis=1, keepdims=True) - 1e-9) & (mask > 0)).astype(np.int8)
+        return tied_best(teacher.scores(obs, n_actions), mask).astype(np.int8)
     best = np.zeros((n, n_actions), np.int8)
     best[np.arange(n), chosen] = 1
     return best

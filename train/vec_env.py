@@ -336,16 +336,20 @@ class SpeedVecEnv(VecEnv):
                 return g
         raise IndexError(f"env index {i} out of range 0..{self.n - 1}")
 
-    def _new_games(self, g: _Group, rows: np.ndarray, slots: np.ndarray) -> None:
-        """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents."""
-        seeds = self._seed + slots + self.restarts[slots] * self.n
-        g.games.deal_seeded(rows, seeds.tolist())
+    def _draw_seats(self, slots: np.ndarray) -> None:
+        """The learner's seat in the new games of ``slots`` (``seat_choice``)."""
         if self.seat_choice == "random":
             self.seat[slots] = self.rng.integers(0, 2, len(slots))
         elif self.seat_choice == "alternate":
             self.seat[slots] = (slots + self.game_no[slots]) % 2
         else:
             self.seat[slots] = int(self.seat_choice)
+
+    def _new_games(self, g: _Group, rows: np.ndarray, slots: np.ndarray) -> None:
+        """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents."""
+        seeds = self._seed + slots + self.restarts[slots] * self.n
+        g.games.deal_seeded(rows, seeds.tolist())
+        self._draw_seats(slots)
         self.member[slots] = self.pool.sample(len(slots), self.rng)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         learner, opponent = self.reactions[0].params(), self._opponent_params()
