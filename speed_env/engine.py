@@ -713,6 +713,29 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
         stuck_test(g, cfg, e)
 
 
+@njit(i64(GAME, CFG), cache=True)
+def quiet_ticks(g: Any, cfg: Config) -> int:
+    """How many ticks from now only move the clock if both seats wait: no landing, flip or
+    idle countdown falls due in them and the game is not truncated at their end.
+
+    Such a tick of :func:`step_game` commits nothing, finds the first event
+    (:func:`advance`) after its end and only sets the clock, so ``k`` of them
+    are exactly ``g.clock += k * tick_ms``: nothing else of the record, and
+    so of either seat's mask, changes. 0 for a game that is over.
+    """
+    if g.phase == OVER:
+        return 0
+    due = min(
+        landing_time(g, 0),
+        landing_time(g, 1),
+        g.flip_at if g.phase == STUCK else NEVER,
+        np.int64(idle_due(g, cfg)),
+        np.int64(cfg[C.max_game_ms]),
+    )
+    # Tick m (from 0) is quiet while its end, clock + (m + 1) * tick, comes before ``due``.
+    return max(0, (due - g.clock - 1) // cfg[C.tick_ms])
+
+
 @njit(none(GAME, CFG, LAT, i64, i64), cache=True)
 def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
     """One tick of game ``b``: both commits at the clock, then the events of the tick."""

@@ -2,10 +2,12 @@
 
 ``ReferenceVecEnv`` is ``SpeedVecEnv`` with its skip-forced loop and its dealing
 as they were before they were compiled and vectorised: a numpy step of the
-games still waiting (``Games.step_games``), a whole observation of them
+games still waiting (``Games.step_games``) on every tick (no jump over the
+ticks where only the clock moves), a whole observation of them
 (``Games.observe_games``), the opponents called in Python on the same rows,
-each new game's opponent drawn by ``rng.choice`` and its reactions set one
-game at a time. For a fixed seed both must give
+the games that ended paid and dealt anew a tick's at a time, their infos
+written game by game, each new game's opponent drawn by ``rng.choice`` and its
+reactions set one game at a time. For a fixed seed both must give
 the same observations, masks, rewards, ends and infos at every step, the
 opponents' tie-breaking generators included (``chain`` breaks ties at random,
 so a call on other rows or in another order would show).
@@ -37,6 +39,37 @@ class ReferenceVecEnv(SpeedVecEnv):
             opp = self.pool.members[self.member[s]].reaction or self.reactions[1]
             mine = self.reactions[0]
             g.games.set_reactions((mine, opp) if self.seat[s] == 0 else (opp, mine), games=r)
+
+    def _finish(self, g, ended, rewards, dones, infos):
+        slots = ended + g.lo
+        seat = self.seat[slots]
+        truncated = g.games.truncated[ended]
+        outcome = g.games.outcome(ended, seat)
+        clock_ms = g.games.stats.clock_ms[ended]
+        paid = outcome.copy()
+        if self.truncation_reward is not None:
+            paid[truncated] = self.truncation_reward
+        g.games.observe_games(ended, g.obs, g.mask)
+        for j, (r, s) in enumerate(zip(ended.tolist(), slots.tolist(), strict=True)):
+            self.ep_return[s] += outcome[j]
+            rewards[s] += paid[j]
+            dones[s] = True
+            infos[s] = {
+                "terminal_observation": g.obs[seat[j], r].copy(),
+                "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
+                "episode": {"r": float(self.ep_return[s]), "l": int(self.ep_len[s]), "t": 0.0},
+                "is_success": bool(outcome[j] > 0),
+                "opponent": self.pool.members[self.member[s]].name,
+                "seat": int(seat[j]),
+                "ticks": int(clock_ms[j] // self.tick_ms),
+            }
+        self.pool.record(self.member[slots], outcome)
+        self.counters["games"] += int(ended.size)
+        self.ep_return[slots] = 0
+        self.ep_len[slots] = 0
+        self.restarts[slots] += 1
+        self.game_no[slots] += 1
+        self._new_games(g, ended, slots)
 
     def _run(self, g, actions, rewards, dones, infos):
         games = g.games

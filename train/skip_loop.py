@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from agents.chain import ChainAgent, act_row
-from speed_env.engine import OVER, legal_row, step_game
+from speed_env.engine import OVER, C, legal_row, quiet_ticks, step_game
 from speed_env.game import Games
 from speed_env.observation import observe_clock, observe_game
 from speed_env.step_observe import _events  # what BatchEnv's step reads to observe only the clock
@@ -50,6 +50,15 @@ NO_CHAIN: tuple[Any, ...] = (
 """Placeholder chain arguments where the opponents act in Python (the kernel's types stay
 fixed, so it compiles once)."""
 _NO_RNG = np.random.default_rng(0)  # never drawn from: chain is off
+
+
+@njit(cache=True, inline="always")
+def _n_legal(mask: np.ndarray, q: int, b: int) -> int:
+    """How many actions seat ``q`` of game ``b`` may take (1: only the wait)."""
+    n = 0
+    for a in range(mask.shape[2]):
+        n += mask[q, b, a]
+    return n
 
 
 @njit(cache=True)
@@ -72,6 +81,7 @@ def play_forced(
     other_free: np.ndarray,
     ended: np.ndarray,
     ended_tick: np.ndarray,
+    quiet: np.ndarray,
 ) -> tuple[int, int, int, int]:
     """Tick games ``games[j]`` (group rows; ``seat[b]`` is the learner's seat in game ``b``),
     the learner playing ``mine[j]`` on the first tick, then on while it is forced to wait.
@@ -90,8 +100,14 @@ def play_forced(
     """
     at, nr, hand_sizes, tag, w = chain_args
     n_actions = mask.shape[2]
+    tick_ms = cfg[C.tick_ms]
     src, n_src = games, games.shape[0]
     n_ended = ticks = stepped = 0
+    # A game whose next ticks only move its clock (quiet_ticks) sleeps through them: from tick
+    # asleep[b] to wake[b] it stays in the list untouched, and its clock and the clock entries
+    # of its rows are brought up to date when it wakes or the pass ends (-1: awake).
+    asleep = np.full(s.shape[0], -1, np.int64)
+    wake = np.empty(s.shape[0], np.int64)
     while True:
         n_forced = 0
         any_free = False
@@ -99,15 +115,35 @@ def play_forced(
             b = src[j]
             g = s[b]
             q = seat[b]
+            if asleep[b] >= 0:
+                if ticks < wake[b]:  # forced, its opponent without a play: as it was
+                    quiet[1] += 1
+                    forced[n_forced] = b
+                    other_free[n_forced] = False
+                    n_forced += 1
+                    continue
+                g.clock += (ticks - asleep[b]) * tick_ms
+                asleep[b] = -1
             a_mine = mine[j] if ticks == 0 else 0
             a_theirs = theirs[j] if ticks == 0 else 0
-            if chain:
-                for a in range(1, n_actions):
-                    if mask[1 - q, b, a] != 0:
-                        a_theirs = act_row(
-                            obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng
-                        )
-                        break
+            free = False
+            for a in range(1, n_actions):
+                if mask[1 - q, b, a] != 0:
+                    free = True
+                    break
+            if chain and free:
+                a_theirs = act_row(obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng)
+            if a_mine == 0 and a_theirs == 0 and not free and _n_legal(mask, q, b) < 2:
+                k = quiet_ticks(g, cfg)
+                if k > 0:  # forced to wait, and so is the opponent: sleep through k ticks
+                    asleep[b] = ticks
+                    wake[b] = ticks + k
+                    quiet[0] += 1
+                    quiet[1] += 1
+                    forced[n_forced] = b
+                    other_free[n_forced] = False
+                    n_forced += 1
+                    continue
             before = _events(g)
             was_over = g.phase == OVER
             if q == 0:
@@ -125,10 +161,7 @@ def play_forced(
                 legal_row(g, cfg, 1, mask[1, b])
             else:  # only the clock moved: its entries alone change (the mask does not)
                 observe_clock(g, cfg, obs, b)
-            legal = 0
-            for a in range(n_actions):
-                legal += mask[q, b, a]
-            if legal < 2:
+            if _n_legal(mask, q, b) < 2:
                 free = False
                 for a in range(1, n_actions):
                     if mask[1 - q, b, a] != 0:
@@ -142,6 +175,11 @@ def play_forced(
         stepped += n_src
         ticks += 1
         if (any_free and not chain) or n_forced <= stop_at or ticks >= max_ticks:
+            for j in range(n_forced):  # the sleepers' clocks, to the end of the pass
+                b = forced[j]
+                if asleep[b] >= 0:
+                    s[b].clock += (ticks - asleep[b]) * tick_ms
+                    observe_clock(s[b], cfg, obs, b)
             return n_forced, n_ended, ticks, stepped
         src, n_src = forced, n_forced
 
@@ -172,10 +210,12 @@ def tick_forced(
     max_ticks: int,
     stop_at: float,
     chain: Chain | None,
+    quiet: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int, int]:
     """:func:`play_forced` on ``games`` (its fresh outputs made here): the games still forced,
     whether each one's opponent has a play, the games that ended split by tick (in order),
-    the ticks taken and the game-ticks stepped."""
+    the ticks taken and the game-ticks stepped. ``quiet`` (int64, 2) counts the jumps over
+    quiet ticks and the game-ticks they covered."""
     k = pending.size
     forced, free = np.empty(k, np.int64), np.empty(k, np.bool_)
     ended, ended_tick = np.empty(k, np.int64), np.empty(k, np.int64)
@@ -183,7 +223,7 @@ def tick_forced(
     n, n_ended, ticks, stepped = play_forced(
         games.state, games.cfg, games.lat, pending, seat, mine, theirs, obs, mask,
         int(max_ticks), float(stop_at), chain is not None, chain_args, rng,
-        forced, free, ended, ended_tick,
+        forced, free, ended, ended_tick, quiet,
     )  # fmt: skip
     games.state_changed()
     cuts = np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1

@@ -198,7 +198,10 @@ class SpeedVecEnv(VecEnv):
             "forced": 0,
             "games": 0,
             "illegal": 0,
+            "jumps": 0,
+            "quiet_ticks": 0,
         }
+        self._quiet = np.zeros(2, np.int64)  # play_forced's jumps and the game-ticks they covered
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
@@ -345,12 +348,20 @@ class SpeedVecEnv(VecEnv):
         else:
             self.seat[slots] = int(self.seat_choice)
 
-    def _new_games(self, g: _Group, rows: np.ndarray, slots: np.ndarray) -> None:
-        """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents."""
+    def _new_games(
+        self, g: _Group, rows: np.ndarray, slots: np.ndarray, sizes: list[int] | None = None
+    ) -> None:
+        """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents: for
+        each run of ``sizes`` games (default: all at once) the seats, then the opponents (the
+        order of the draws the tick-by-tick loop made, a tick's new games at a time)."""
         seeds = self._seed + slots + self.restarts[slots] * self.n
         g.games.deal_seeded(rows, seeds.tolist())
-        self._draw_seats(slots)
-        self.member[slots] = self.pool.sample(len(slots), self.rng)
+        lo = 0
+        for k in sizes or [len(slots)]:
+            part = slots[lo : lo + k]
+            self._draw_seats(part)
+            self.member[part] = self.pool.sample(k, self.rng)
+            lo += k
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         learner, opponent = self.reactions[0].params(), self._opponent_params()
         seat = self.seat[slots]
@@ -414,14 +425,15 @@ class SpeedVecEnv(VecEnv):
                 )
             t1 = time.perf_counter()
             pending, free, parts, ticks, stepped = tick_forced(
-                games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain
+                games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain,
+                self._quiet,
             )
             self.counters["loop_ticks"] += ticks
             self.counters["passes"] += 1
             self.counters["ticks"] += stepped
-            for part in parts:  # deal them anew, a tick's games at a time (the order of the draws)
-                self._finish(g, part, rewards, dones, infos)
-                games.observe_games(part, g.obs, g.mask)
+            self.counters["jumps"], self.counters["quiet_ticks"] = self._quiet.tolist()
+            if parts:
+                self._finish(g, parts, rewards, dones, infos)
             self.timing["engine_s"] += time.perf_counter() - t1
             self.timing["opponent_s"] += t1 - t0
             ticks_left -= ticks
@@ -432,40 +444,56 @@ class SpeedVecEnv(VecEnv):
     def _finish(
         self,
         g: _Group,
-        ended: np.ndarray,
+        parts: list[np.ndarray],
         rewards: np.ndarray,
         dones: np.ndarray,
         infos: list[dict[str, Any]],
     ) -> None:
-        """Pay and record the games that ended in rows ``ended``; deal their slots new games."""
+        """Pay and record the games that ended in one pass of the loop (``parts``: their rows,
+        a tick's at a time, in order); deal their slots new games and observe those.
+
+        One round of array work for every game of the pass: only the info dicts, and the
+        draws of seats and opponents (a tick's games at a time), are made game by game."""
+        ended = parts[0] if len(parts) == 1 else np.concatenate(parts)
         slots = ended + g.lo
         seat = self.seat[slots]
-        truncated = g.games.truncated[ended]
+        record = g.games.state[ended]  # a copy of the ended games' records, read below
+        truncated = record["truncated"]
         outcome = g.games.outcome(ended, seat)
-        clock_ms = g.games.stats.clock_ms[ended]
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
         # The last observation of the ended games, from the learner's seat (their rows are
         # written again once they are dealt anew).
         g.games.observe_games(ended, g.obs, g.mask)
+        last = g.obs[seat, ended]
         now = time.perf_counter()
-        for j, (r, s) in enumerate(zip(ended.tolist(), slots.tolist(), strict=True)):
-            self.ep_return[s] += outcome[j]
-            rewards[s] += paid[j]
-            dones[s] = True
+        self.ep_return[slots] += outcome
+        rewards[slots] += paid
+        dones[slots] = True
+        names = [m.name for m in self.pool.members]
+        cut = truncated & (self.truncation_reward is None)
+        columns = zip(
+            slots.tolist(),
+            self.ep_return[slots].tolist(),
+            self.ep_len[slots].tolist(),
+            (now - self.ep_start[slots]).round(6).tolist(),
+            (outcome > 0).tolist(),
+            self.member[slots].tolist(),
+            seat.tolist(),
+            (record["clock"] // self.tick_ms).tolist(),
+            cut.tolist(),
+            strict=True,
+        )
+        for j, (s, r, length, t, won, who, q, ticks, cut_j) in enumerate(columns):
             infos[s] = {
-                "terminal_observation": g.obs[seat[j], r].copy(),
-                "TimeLimit.truncated": bool(truncated[j]) and self.truncation_reward is None,
-                "episode": {
-                    "r": float(self.ep_return[s]),
-                    "l": int(self.ep_len[s]),
-                    "t": round(float(now - self.ep_start[s]), 6),
-                },
-                "is_success": bool(outcome[j] > 0),
-                "opponent": self.pool.members[self.member[s]].name,
-                "seat": int(seat[j]),
-                "ticks": int(clock_ms[j] // self.tick_ms),
+                "terminal_observation": last[j].copy(),
+                "TimeLimit.truncated": cut_j,
+                "episode": {"r": r, "l": length, "t": t},
+                "is_success": won,
+                "opponent": names[who],
+                "seat": q,
+                "ticks": ticks,
             }
         self.pool.record(self.member[slots], outcome)
         self.counters["games"] += int(ended.size)
@@ -474,7 +502,8 @@ class SpeedVecEnv(VecEnv):
         self.ep_start[slots] = now
         self.restarts[slots] += 1
         self.game_no[slots] += 1
-        self._new_games(g, ended, slots)
+        self._new_games(g, ended, slots, [len(p) for p in parts])
+        g.games.observe_games(ended, g.obs, g.mask)
 
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         """``shaping`` times the learner's lead in cards left (fraction of 27), per slot."""
