@@ -155,14 +155,27 @@ def _same(a, b):
             {"n_envs": 10, "rules": "japanese", "opponent": "chain", "skip_tail": 0.0, "seat": 1},
         ),
         (700, {"n_envs": 8, "rules": "us", "opponent": "greedy", "skip_forced": False}),
+        (
+            300,
+            {
+                "n_envs": 12,
+                "rules": "japanese,us",
+                "opponent": "chain",
+                "max_game_ms": 4000,
+                "stuck_countdown_ms": 700,
+                "idle_flip_ms": 1500,
+            },
+        ),
     ],
-    ids=["two-rules-chain", "mixed-pool", "no-tail", "every-tick"],
+    ids=["two-rules-chain", "mixed-pool", "no-tail", "every-tick", "cut-games"],
 )
 def test_compiled_skip_loop_plays_the_same_games_as_the_numpy_loop(steps, settings):
     new, env = _trace(SpeedVecEnv, steps, seed=9, **settings)
     old, ref = _trace(ReferenceVecEnv, steps, seed=9, **settings)
     ended = sum(int(step[3].sum()) for step in new[1:])
     assert ended > 5  # games ended and were dealt anew along the way
+    if "max_game_ms" in settings:  # and some were cut by the clock inside the skip loop
+        assert sum(info.get("TimeLimit.truncated", False) for s in new[1:] for info in s[4]) > 3
     for k, (a, b) in enumerate(zip(new, old, strict=True)):
         assert _same(a, b), f"step {k} differs"
     assert env.pool.describe() == ref.pool.describe()
