@@ -107,6 +107,152 @@ _FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_pl
 _HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
+Work = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+@njit(cache=True)
+def work_arrays(n_actions: int) -> Work:
+    """Scratch for :func:`_score_row`: a row of scores, then its per-rank working arrays (a
+    caller scoring many rows makes them once)."""
+    return (
+        np.zeros(n_actions),
+        np.zeros(13),
+        np.zeros(13),
+        np.zeros(13),
+        np.zeros(13),
+        np.zeros(13),
+        np.zeros((13, 13)),
+    )
+
+
+@njit(cache=True)
+def _score_row(
+    row: np.ndarray,
+    out: np.ndarray,
+    at: np.ndarray,
+    nr: int,
+    hand_sizes: np.ndarray,
+    tag: np.ndarray,
+    w: np.ndarray,
+    work: Work,
+) -> None:
+    """:func:`_scores` of one observation ``row`` into ``out`` (entries it leaves alone stay as
+    they are: a caller reusing ``out`` zeroes it first); ``work`` from :func:`work_arrays`."""
+    hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
+    unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
+    w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
+    w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
+    _, opp, opp_options, run, hand, links, adj = work
+    preset = 0
+    for p in range(hand_sizes.shape[0]):
+        if row[rules_at + p] > 0.5:
+            preset = p
+    hand_size = hand_sizes[preset]
+    japanese = row[rules_at + tag[0]] > 0.5
+    wrap = row[rules_at + tag[1]] > 0.5
+    same_rank = row[rules_at + tag[2]] > 0.5
+    play_out = row[rules_at + tag[3]] > 0.5
+    stack_on = row[rules_at + tag[4]] > 0.5
+    multi_on = row[rules_at + tag[5]] > 0.5
+    # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
+    for t in range(13):
+        for r in range(13):
+            d = abs(r - t)
+            adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
+    for r in range(13):
+        hand[r] = np.rint(row[hand_at + r] * 4.0)
+    # What the opponent can play on a top of each rank: their visible layout, or the
+    # expected count from the cards I cannot place (their hand is a draw from those).
+    if japanese:
+        for r in range(13):
+            opp[r] = np.rint(row[layout_at + r] * 4.0)
+    else:
+        for r in range(13):
+            opp[r] = np.rint(row[unknown_at + r] * 4.0)
+        scale = row[cards_at] * hand_size / max(opp.sum(), 1.0)
+        for r in range(13):
+            opp[r] *= scale
+    for t in range(13):
+        acc = 0.0
+        for r in range(13):
+            acc += opp[r] * adj[t, r]
+        opp_options[t] = acc
+    # Run kept: the longest sequence (up to 4) of my other cards following a new top r.
+    # Four steps never come back to r itself, so the card just played needs no removing.
+    for r in range(13):
+        best = 0.0
+        for step in (1, -1):
+            length = 0.0
+            rank = r
+            for _ in range(4):
+                rank += step
+                if rank < 0 or rank >= 13:
+                    if not wrap:
+                        break
+                    rank %= 13
+                if hand[rank] <= 0:
+                    break
+                length += 1.0
+            best = max(best, length)
+        run[r] = best
+    out[0] = -1e6  # waiting only when nothing else is legal
+    # A play-out flip choice (stuck, my stock empty): the card is put down at the flip.
+    choosing = plan and play_out and row[phase_at] > 0.5
+    # Seat 0 flips first: its card goes under seat 1's stock flip (onto pile 1) or under
+    # seat 1's own flip choice (in flight to its pile while stuck).
+    first = row[seat_at] < 0.5
+    if choosing:
+        for r in range(13):
+            acc = 0.0
+            for s in range(13):
+                acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
+            links[r] = acc
+    opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
+    for k in range(2):
+        flying = row[flight_at + nr + k]
+        before = 0.0
+        for t in range(13):
+            before += row[top_at + k * nr + t] * opp_options[t]
+        # Covering my own joker gives the pile back to the opponent.
+        cover = w_keep if plan and nr == 14 and row[joker_at + 2 * k] > 0.5 else 0.0
+        buried = choosing and first and (flying > 0.5 or (k == 1 and row[cards_at + 1] > 0.0))
+        for r in range(13):
+            if buried:
+                out[1 + 2 * r + k] = -w_flip * links[r]
+            elif choosing:
+                out[1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
+            else:
+                out[1 + 2 * r + k] = (
+                    w_run * run[r]
+                    - w_flying * flying
+                    + w_deny * (before - opp_options[r])
+                    - cover
+                )
+        if nr == 14:
+            if not plan:
+                out[1 + 2 * 13 + k] = -w_flying * flying
+            elif buried:
+                out[1 + 2 * 13 + k] = -w_flip * 4.0  # a joker wasted under a flip
+            else:
+                # My joker on the pile: no opponent card, joker included, may go there. It
+                # goes on whatever card of theirs lands first, unless that card is their
+                # joker; a flip choice is put down whatever the top.
+                race = flying if row[flight_at + 13] > 0.5 and not choosing else 0.0
+                joker = w_joker - w_flying * race + w_deny * (before + opp_joker)
+                out[1 + 2 * 13 + k] = joker
+    if not plan:
+        return  # variant moves stay 0: plain plays to the first chain
+    base = 1 + 2 * nr
+    if stack_on:
+        for r in range(13):
+            out[base + r] = w_stack
+        base += nr
+    if multi_on:
+        for r in range(13):
+            for k in range(2):
+                out[base + 2 * r + k] = out[1 + 2 * r + k] + w_multi * (hand[r] - 1.0)
+
+
 @njit(cache=True)
 def _scores(
     obs: np.ndarray,
@@ -126,128 +272,10 @@ def _scores(
     rollout, where numpy's per-call overhead on these small (n, 13) arrays cost
     about 2 ms a call.
     """
-    hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
-    unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
-    w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
-    w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
-    n = obs.shape[0]
-    out = np.zeros((n, n_actions))
-    opp = np.zeros(13)
-    opp_options = np.zeros(13)
-    run = np.zeros(13)
-    hand = np.zeros(13)
-    links = np.zeros(13)
-    adj = np.zeros((13, 13))
-    for i in range(n):
-        row = obs[i]
-        preset = 0
-        for p in range(hand_sizes.shape[0]):
-            if row[rules_at + p] > 0.5:
-                preset = p
-        hand_size = hand_sizes[preset]
-        japanese = row[rules_at + tag[0]] > 0.5
-        wrap = row[rules_at + tag[1]] > 0.5
-        same_rank = row[rules_at + tag[2]] > 0.5
-        play_out = row[rules_at + tag[3]] > 0.5
-        stack_on = row[rules_at + tag[4]] > 0.5
-        multi_on = row[rules_at + tag[5]] > 0.5
-        # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
-        for t in range(13):
-            for r in range(13):
-                d = abs(r - t)
-                adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
-        for r in range(13):
-            hand[r] = np.rint(row[hand_at + r] * 4.0)
-        # What the opponent can play on a top of each rank: their visible layout, or the
-        # expected count from the cards I cannot place (their hand is a draw from those).
-        if japanese:
-            for r in range(13):
-                opp[r] = np.rint(row[layout_at + r] * 4.0)
-        else:
-            for r in range(13):
-                opp[r] = np.rint(row[unknown_at + r] * 4.0)
-            scale = row[cards_at] * hand_size / max(opp.sum(), 1.0)
-            for r in range(13):
-                opp[r] *= scale
-        for t in range(13):
-            acc = 0.0
-            for r in range(13):
-                acc += opp[r] * adj[t, r]
-            opp_options[t] = acc
-        # Run kept: the longest sequence (up to 4) of my other cards following a new top r.
-        # Four steps never come back to r itself, so the card just played needs no removing.
-        for r in range(13):
-            best = 0.0
-            for step in (1, -1):
-                length = 0.0
-                rank = r
-                for _ in range(4):
-                    rank += step
-                    if rank < 0 or rank >= 13:
-                        if not wrap:
-                            break
-                        rank %= 13
-                    if hand[rank] <= 0:
-                        break
-                    length += 1.0
-                best = max(best, length)
-            run[r] = best
-        out[i, 0] = -1e6  # waiting only when nothing else is legal
-        # A play-out flip choice (stuck, my stock empty): the card is put down at the flip.
-        choosing = plan and play_out and row[phase_at] > 0.5
-        # Seat 0 flips first: its card goes under seat 1's stock flip (onto pile 1) or under
-        # seat 1's own flip choice (in flight to its pile while stuck).
-        first = row[seat_at] < 0.5
-        if choosing:
-            for r in range(13):
-                acc = 0.0
-                for s in range(13):
-                    acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
-                links[r] = acc
-        opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
-        for k in range(2):
-            flying = row[flight_at + nr + k]
-            before = 0.0
-            for t in range(13):
-                before += row[top_at + k * nr + t] * opp_options[t]
-            # Covering my own joker gives the pile back to the opponent.
-            cover = w_keep if plan and nr == 14 and row[joker_at + 2 * k] > 0.5 else 0.0
-            buried = choosing and first and (flying > 0.5 or (k == 1 and row[cards_at + 1] > 0.0))
-            for r in range(13):
-                if buried:
-                    out[i, 1 + 2 * r + k] = -w_flip * links[r]
-                elif choosing:
-                    out[i, 1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
-                else:
-                    out[i, 1 + 2 * r + k] = (
-                        w_run * run[r]
-                        - w_flying * flying
-                        + w_deny * (before - opp_options[r])
-                        - cover
-                    )
-            if nr == 14:
-                if not plan:
-                    out[i, 1 + 2 * 13 + k] = -w_flying * flying
-                elif buried:
-                    out[i, 1 + 2 * 13 + k] = -w_flip * 4.0  # a joker wasted under a flip
-                else:
-                    # My joker on the pile: no opponent card, joker included, may go there. It
-                    # goes on whatever card of theirs lands first, unless that card is their
-                    # joker; a flip choice is put down whatever the top.
-                    race = flying if row[flight_at + 13] > 0.5 and not choosing else 0.0
-                    joker = w_joker - w_flying * race + w_deny * (before + opp_joker)
-                    out[i, 1 + 2 * 13 + k] = joker
-        if not plan:
-            continue  # variant moves stay 0: plain plays to the first chain
-        base = 1 + 2 * nr
-        if stack_on:
-            for r in range(13):
-                out[i, base + r] = w_stack
-            base += nr
-        if multi_on:
-            for r in range(13):
-                for k in range(2):
-                    out[i, base + 2 * r + k] = out[i, 1 + 2 * r + k] + w_multi * (hand[r] - 1.0)
+    out = np.zeros((obs.shape[0], n_actions))
+    work = work_arrays(n_actions)
+    for i in range(obs.shape[0]):
+        _score_row(obs[i], out[i], at, nr, hand_sizes, tag, w, work)
     return out
 
 
@@ -280,18 +308,23 @@ def act_row(
     tag: np.ndarray,
     w: np.ndarray,
     rng: np.random.Generator,
+    work: Work,
 ) -> int:
     """:meth:`ChainAgent.act` on row ``b`` of ``obs`` alone, for a compiled caller.
 
     It draws the same tie-breaks from ``rng`` as ``act`` on a batch whose row
     this is (a draw per action, in order), so a caller that plays the rows of
     a batch in order gets, action for action, what one call of ``act`` gives.
-    The other arguments are :meth:`ChainAgent.kernel_args`.
+    The other arguments are :meth:`ChainAgent.kernel_args`, and ``work`` the
+    caller's :func:`work_arrays` (made once for many calls: making them costs
+    about as much as the scoring).
     """
-    scores = _scores(obs[b : b + 1], legal.shape[0], at, nr, hand_sizes, tag, w)
+    scores = work[0]
+    scores[:] = 0.0
+    _score_row(obs[b], scores, at, nr, hand_sizes, tag, w, work)
     best, pick = -np.inf, 0
     for a in range(legal.shape[0]):
-        v = scores[0, a] + rng.random() * 1e-3
+        v = scores[a] + rng.random() * 1e-3
         if legal[a] > 0 and v > best:
             best, pick = v, a
     return pick

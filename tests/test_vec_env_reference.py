@@ -185,7 +185,7 @@ def test_compiled_skip_loop_plays_the_same_games_as_the_numpy_loop(steps, settin
 
 def test_chain_played_row_by_row_in_the_kernel_acts_as_one_batch_call():
     """``act_row`` over a batch's rows in order, on one generator, gives ``act``'s actions."""
-    from agents.chain import ChainAgent, act_row
+    from agents.chain import ChainAgent, act_row, work_arrays
     from speed_env.game import Games
 
     games = Games(64, "japanese")
@@ -197,6 +197,10 @@ def test_chain_played_row_by_row_in_the_kernel_acts_as_one_batch_call():
     at, nr, hand_sizes, tag, w, rng = rows.kernel_args(obs.shape[2])
     for p in (0, 1):
         want = batch.act(obs[p], mask[p])
-        got = [act_row(obs[p], b, mask[p, b], at, nr, hand_sizes, tag, w, rng) for b in range(64)]
+        work = work_arrays(mask.shape[2])  # one scratch for every row, as the skip loop does
+        got = [
+            act_row(obs[p], b, mask[p, b], at, nr, hand_sizes, tag, w, rng, work)
+            for b in range(64)
+        ]
         assert (mask[p, :, 1:].sum(axis=1) > 1).sum() > 5  # ties and choices to break
         assert got == want.tolist()

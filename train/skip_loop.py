@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.chain import ChainAgent, act_row
+from agents.chain import ChainAgent, act_row, work_arrays
 from speed_env.engine import OVER, C, legal_row, quiet_ticks, step_game
 from speed_env.game import Games
 from speed_env.observation import observe_clock, observe_game
@@ -106,6 +106,7 @@ def play_forced(
     # A game whose next ticks only move its clock (quiet_ticks) sleeps through them: from tick
     # asleep[b] to wake[b] it stays in the list untouched, and its clock and the clock entries
     # of its rows are brought up to date when it wakes or the pass ends (-1: awake).
+    work = work_arrays(n_actions)  # chain's scratch, made once for the pass
     asleep = np.full(s.shape[0], -1, np.int64)
     wake = np.empty(s.shape[0], np.int64)
     while True:
@@ -132,7 +133,9 @@ def play_forced(
                     free = True
                     break
             if chain and free:
-                a_theirs = act_row(obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng)
+                a_theirs = act_row(
+                    obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng, work
+                )
             if a_mine == 0 and a_theirs == 0 and not free and _n_legal(mask, q, b) < 2:
                 k = quiet_ticks(g, cfg)
                 if k > 0:  # forced to wait, and so is the opponent: sleep through k ticks
