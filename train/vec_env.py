@@ -73,6 +73,7 @@ from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
 from train.skip_loop import compiled_chain, tick_forced
+from train.vec_deal import deal_games, end_games
 
 
 def parse_rules_list(
@@ -353,20 +354,21 @@ class SpeedVecEnv(VecEnv):
     ) -> None:
         """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents: for
         each run of ``sizes`` games (default: all at once) the seats, then the opponents (the
-        order of the draws the tick-by-tick loop made, a tick's new games at a time)."""
-        seeds = self._seed + slots + self.restarts[slots] * self.n
-        g.games.deal_seeded(rows, seeds.tolist())
+        order of the draws the tick-by-tick loop made, a tick's new games at a time); write
+        their observations and masks."""
         lo = 0
         for k in sizes or [len(slots)]:
             part = slots[lo : lo + k]
             self._draw_seats(part)
             self.member[part] = self.pool.sample(k, self.rng)
             lo += k
+        seeds = (self._seed + slots + self.restarts[slots] * self.n).astype(np.uint64)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
-        learner, opponent = self.reactions[0].params(), self._opponent_params()
-        seat = self.seat[slots]
-        g.games.lat[rows, seat] = learner
-        g.games.lat[rows, 1 - seat] = opponent[self.member[slots]]
+        deal_games(
+            g.games.state, g.games.cfg, g.games.lat, rows, seeds, self.seat[slots],
+            self.reactions[0].params(), self.member[slots], self._opponent_params(), g.obs, g.mask,
+        )  # fmt: skip
+        g.games.state_changed()
 
     def _opponent_params(self) -> np.ndarray:
         """Each pool member's reaction as the engine's parameters (its own profile, else the
@@ -450,29 +452,30 @@ class SpeedVecEnv(VecEnv):
         infos: list[dict[str, Any]],
     ) -> None:
         """Pay and record the games that ended in one pass of the loop (``parts``: their rows,
-        a tick's at a time, in order); deal their slots new games and observe those.
+        a tick's at a time, in order); deal their slots new games.
 
-        One round of array work for every game of the pass: only the info dicts, and the
-        draws of seats and opponents (a tick's games at a time), are made game by game."""
+        One round of compiled and array work for every game of the pass
+        (:mod:`train.vec_deal`): only the info dicts, and the draws of seats
+        and opponents (a tick's games at a time), are made game by game."""
         ended = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        n = ended.size
         slots = ended + g.lo
         seat = self.seat[slots]
-        record = g.games.state[ended]  # a copy of the ended games' records, read below
-        truncated = record["truncated"]
-        outcome = g.games.outcome(ended, seat)
+        last = np.empty((n, self.obs_dim), np.float32)
+        outcome = np.empty(n, np.float32)
+        truncated = np.empty(n, np.bool_)
+        ticks = np.empty(n, np.int64)
+        end_games(
+            g.games.state, g.games.cfg, ended, seat, g.obs, last, outcome, truncated, ticks
+        )
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
-        # The last observation of the ended games, from the learner's seat (their rows are
-        # written again once they are dealt anew).
-        g.games.observe_games(ended, g.obs, g.mask)
-        last = g.obs[seat, ended]
         now = time.perf_counter()
         self.ep_return[slots] += outcome
         rewards[slots] += paid
         dones[slots] = True
         names = [m.name for m in self.pool.members]
-        cut = truncated & (self.truncation_reward is None)
         columns = zip(
             slots.tolist(),
             self.ep_return[slots].tolist(),
@@ -481,29 +484,28 @@ class SpeedVecEnv(VecEnv):
             (outcome > 0).tolist(),
             self.member[slots].tolist(),
             seat.tolist(),
-            (record["clock"] // self.tick_ms).tolist(),
-            cut.tolist(),
+            ticks.tolist(),
+            (truncated & (self.truncation_reward is None)).tolist(),
             strict=True,
         )
-        for j, (s, r, length, t, won, who, q, ticks, cut_j) in enumerate(columns):
+        for j, (s, r, length, t, won, who, q, tick, cut) in enumerate(columns):
             infos[s] = {
-                "terminal_observation": last[j].copy(),
-                "TimeLimit.truncated": cut_j,
+                "terminal_observation": last[j],  # a row of a fresh array: nothing writes it
+                "TimeLimit.truncated": cut,
                 "episode": {"r": r, "l": length, "t": t},
                 "is_success": won,
                 "opponent": names[who],
                 "seat": q,
-                "ticks": ticks,
+                "ticks": tick,
             }
         self.pool.record(self.member[slots], outcome)
-        self.counters["games"] += int(ended.size)
+        self.counters["games"] += n
         self.ep_return[slots] = 0
         self.ep_len[slots] = 0
         self.ep_start[slots] = now
         self.restarts[slots] += 1
         self.game_no[slots] += 1
         self._new_games(g, ended, slots, [len(p) for p in parts])
-        g.games.observe_games(ended, g.obs, g.mask)
 
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         """``shaping`` times the learner's lead in cards left (fraction of 27), per slot."""
