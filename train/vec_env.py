@@ -190,7 +190,9 @@ class SpeedVecEnv(VecEnv):
         self._opp_params = np.zeros((0, 5))
         self._seed = int(seed)
         self._resets = 0
-        self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0}
+        # Wall seconds, and the CPU seconds of step_wait's thread (a loaded machine inflates
+        # those less).
+        self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0, "step_wait_cpu_s": 0.0}
         self.counters = {
             "ticks": 0,
             "loop_ticks": 0,
@@ -259,7 +261,7 @@ class SpeedVecEnv(VecEnv):
         dones, infos)``."""
         if self._actions is None:
             raise RuntimeError("call step_async() (or step()) after reset() first")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         rewards = np.zeros(self.n, np.float32)
         dones = np.zeros(self.n, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.n)]
@@ -282,6 +284,7 @@ class SpeedVecEnv(VecEnv):
             rewards += np.where(dones, 0.0, new) - self.potential
             self.potential = new
         self.timing["step_wait_s"] += time.perf_counter() - t0
+        self.timing["step_wait_cpu_s"] += time.thread_time() - c0
         return self.learner_obs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -400,8 +403,10 @@ class SpeedVecEnv(VecEnv):
         order), then one compiled call (:func:`train.skip_loop.play_forced`) steps
         and observes those games, lists the ones still forced, and takes the
         following ticks itself while no policy in Python has anything to choose
-        (a ``chain`` opponent it plays itself). Games that ended are dealt anew
-        after it, a tick's at a time, as the tick-by-tick loop did."""
+        (a ``chain`` opponent it plays itself), jumping over the ticks where a
+        game's clock alone moves. The games that ended are paid and dealt anew
+        after it in one round (:meth:`_finish`), their seats and opponents drawn
+        a tick's games at a time, as the tick-by-tick loop did."""
         games = g.games
         seat_all = self.seat[g.lo : g.hi]
         if actions is None:  # from a fresh deal: only the games where the learner has no choice yet
@@ -410,7 +415,8 @@ class SpeedVecEnv(VecEnv):
         else:
             pending, mine = g.rows, actions
         chain = compiled_chain(self.pool, g.index, self.obs_dim)
-        free = g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
+        # Where the opponent has a play (its policy is called there), unless the kernel plays it.
+        free = None if chain else g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
         ticks_left = self.max_skip if self.skip_forced else 1
         # Once no more than skip_tail of the games still wait, the step ends: a few long waits
         # (a stuck countdown) must not hold up the whole batch.
@@ -418,7 +424,7 @@ class SpeedVecEnv(VecEnv):
         while pending.size and ticks_left:
             theirs = np.zeros(pending.size, np.int64)
             t0 = time.perf_counter()
-            choice = np.flatnonzero(free) if chain is None else ()
+            choice = np.flatnonzero(free) if free is not None else ()
             if len(choice):  # the opponent acts only where it has a play
                 rows = pending[choice]
                 opp = 1 - seat_all[rows]
@@ -426,10 +432,11 @@ class SpeedVecEnv(VecEnv):
                     g.obs[opp, rows], g.mask[opp, rows], self.member[rows + g.lo], g.index
                 )
             t1 = time.perf_counter()
-            pending, free, parts, ticks, stepped = tick_forced(
+            pending, kept_free, parts, ticks, stepped = tick_forced(
                 games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain,
                 self._quiet,
             )
+            free = None if chain else kept_free
             self.counters["loop_ticks"] += ticks
             self.counters["passes"] += 1
             self.counters["ticks"] += stepped
