@@ -107,13 +107,16 @@ _FLAGS = ("japanese", "wrap", "same_rank", "play_out", "stack_layout", "multi_pl
 _HAND_SIZES = np.array([Rules(preset=p).hand_size for p in PRESETS], np.float64)
 
 
-Work = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Work = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]
 
 
 @njit(cache=True)
 def work_arrays(n_actions: int) -> Work:
-    """Scratch for :func:`_score_row`: a row of scores, then its per-rank working arrays (a
-    caller scoring many rows makes them once)."""
+    """Scratch for :func:`_score_row`: a row of scores, its per-rank working arrays, and the
+    rank adjacency with the rules it was built for (a caller scoring many rows makes them
+    once, and rebuilds the adjacency only when a row's rules differ)."""
     return (
         np.zeros(n_actions),
         np.zeros(13),
@@ -122,6 +125,7 @@ def work_arrays(n_actions: int) -> Work:
         np.zeros(13),
         np.zeros(13),
         np.zeros((13, 13)),
+        np.full(1, -1, np.int64),
     )
 
 
@@ -142,7 +146,7 @@ def _score_row(
     unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
     w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
     w_multi, w_stack, w_joker, w_keep, w_flip = w[4], w[5], w[6], w[7], w[8]
-    _, opp, opp_options, run, hand, links, adj = work
+    _, opp, opp_options, run, hand, links, adj, adj_rules = work
     preset = 0
     for p in range(hand_sizes.shape[0]):
         if row[rules_at + p] > 0.5:
@@ -155,10 +159,12 @@ def _score_row(
     stack_on = row[rules_at + tag[4]] > 0.5
     multi_on = row[rules_at + tag[5]] > 0.5
     # adj[t, r] = 1 when a card of rank r may go on a top of rank t (jokers aside).
-    for t in range(13):
-        for r in range(13):
-            d = abs(r - t)
-            adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
+    if adj_rules[0] != 2 * wrap + same_rank:
+        adj_rules[0] = 2 * wrap + same_rank
+        for t in range(13):
+            for r in range(13):
+                d = abs(r - t)
+                adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
     for r in range(13):
         hand[r] = np.rint(row[hand_at + r] * 4.0)
     # What the opponent can play on a top of each rank: their visible layout, or the
@@ -175,7 +181,8 @@ def _score_row(
     for t in range(13):
         acc = 0.0
         for r in range(13):
-            acc += opp[r] * adj[t, r]
+            if adj[t, r] != 0.0:  # the other terms add +0.0 (opp >= 0): the same sum
+                acc += opp[r] * adj[t, r]
         opp_options[t] = acc
     # Run kept: the longest sequence (up to 4) of my other cards following a new top r.
     # Four steps never come back to r itself, so the card just played needs no removing.
