@@ -6,7 +6,10 @@ legal learner actions, and prints learner timesteps per second, the CPU
 time per timestep (the process's, so a loaded machine inflates it less than
 the wall clock), the split between the engine and the opponent's policy, and
 the Python round trips a step takes (``passes``: calls of the compiled skip
-loop, each preceded by one call of the opponent's policy where it has a play).
+loop, each preceded by one call of the opponent's policy where it has a play),
+the game-ticks a decision takes and the share of them the loop jumped over
+(ticks where only a game's clock moved), and the CPU nanoseconds a game-tick
+(the env's step alone, its thread's CPU time, where the env records it).
 ``speed train`` prints the same split for a real run and writes it to
 ``summary.json`` (``throughput``).
 
@@ -34,18 +37,23 @@ def measure(opponent: str, n_envs: int, rules: str, steps: int, seed: int) -> di
 
     for _ in range(20):  # warm-up: compiled kernels, first deals
         env.step(random_legal())
-    before, counted = dict(env.timing), dict(env.counters)
+    before, counted = dict(env.timing), dict(env.throughput())
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(steps):
         env.step(random_legal())
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     spent = {k: env.timing[k] - before[k] for k in before}
+    done = {k: v - counted.get(k, 0) for k, v in env.throughput().items()}
+    ticks = max(done["ticks"], 1)
     return {
         "timesteps_per_s": steps * n_envs / wall,
         "cpu_us_per_timestep": 1e6 * cpu / (steps * n_envs),
         "engine_s": spent["engine_s"],
         "opponent_s": spent["opponent_s"],
-        "passes_per_step": (env.counters["passes"] - counted["passes"]) / steps,
+        "passes_per_step": done["passes"] / steps,
+        "ticks_per_decision": done["ticks"] / (steps * n_envs),
+        "quiet_share": done.get("quiet_ticks", 0) / ticks,
+        "env_cpu_ns_per_tick": 1e9 * spent.get("step_wait_cpu_s", float("nan")) / ticks,
         "wall_s": wall,
     }
 
@@ -63,14 +71,16 @@ def main() -> None:
     args = parser.parse_args()
     print(
         f"{'opponent':<10}{'timesteps/s':>13}{'cpu us/step':>13}{'engine s':>10}"
-        f"{'opponent s':>12}{'passes':>8}{'wall s':>9}"
+        f"{'opponent s':>12}{'passes':>8}{'ticks/dec':>10}{'quiet':>7}{'env ns/tick':>12}"
+        f"{'wall s':>9}"
     )
     for opponent in args.opponents.split(","):
         r = measure(opponent, args.n_envs, args.rules, args.steps, args.seed)
         print(
             f"{opponent:<10}{r['timesteps_per_s']:>13,.0f}{r['cpu_us_per_timestep']:>13.2f}"
             f"{r['engine_s']:>10.2f}{r['opponent_s']:>12.2f}{r['passes_per_step']:>8.1f}"
-            f"{r['wall_s']:>9.2f}",
+            f"{r['ticks_per_decision']:>10.2f}{r['quiet_share']:>7.0%}"
+            f"{r['env_cpu_ns_per_tick']:>12.0f}{r['wall_s']:>9.2f}",
             flush=True,
         )
 

@@ -19,11 +19,23 @@ rows of ``obs`` and ``mask`` always hold every game's current observation):
   has to go back;
 - fewer than ``stop_at`` games still wait, or ``max_ticks`` ticks were taken.
 
+Most of a forced game's ticks move only its clock: its card is in the air, or
+the table counts down to a flip, and neither seat can act
+(:func:`speed_env.engine.quiet_ticks` counts them: no landing, flip, idle
+countdown or truncation falls due). Such a game *sleeps* through them: it
+stays in the list, as forced with an opponent that has no play, but is not
+stepped, and when it wakes (on the tick of its event) or the pass ends its
+clock moves by the ticks it slept and the clock entries of its rows are
+rewritten, which is exactly what ticking it would have left (no draw, no
+count and no other entry changes on such a tick). About 70% of a training
+run's game-ticks are jumped so.
+
 Games that end are listed with their tick and left alone (they are not
-stepped again this step); the caller deals them anew, tick by tick, in the
-order the Python loop did, so the deals, seats and opponents drawn are the
-same. ``tests/test_vec_env_reference.py`` checks every observation, reward and
-info against the numpy loop this replaced.
+stepped again this step); the caller deals them anew with their seats and
+opponents drawn a tick's games at a time, in the order the Python loop drew
+them, so the deals, seats and opponents are the same.
+``tests/test_vec_env_reference.py`` checks every observation, reward and info
+against the numpy loop this replaced, which steps every game on every tick.
 """
 
 from __future__ import annotations
@@ -229,6 +241,8 @@ def tick_forced(
         forced, free, ended, ended_tick, quiet,
     )  # fmt: skip
     games.state_changed()
-    cuts = np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1
-    parts = np.split(ended[:n_ended], cuts) if n_ended else []
+    parts = []
+    if n_ended:
+        cuts = [0, *(np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1).tolist(), n_ended]
+        parts = [ended[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
     return forced[:n], free[:n], parts, ticks, stepped

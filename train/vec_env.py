@@ -18,8 +18,10 @@ more legal actions), the game ends, or ``max_skip`` ticks have passed. Once no m
 present their forced state (mask: wait only) rather than hold up the batch:
 the opponents' policies are called once per tick of the loop where one of them
 has a play, so a long tail costs more than the few wasted samples. The loop's
-ticks run compiled (:meth:`speed_env.game.Games.play_forced`): Python is
-visited only where an opponent has a play or a game ended. The
+ticks run compiled (:func:`train.skip_loop.play_forced`), jumping over the
+ticks where a game's clock alone moves: Python is visited only where an
+opponent policy that runs in Python has a play, and to pay and deal the
+games that ended (:mod:`train.vec_deal`). The
 game is exactly the one a tick-by-tick player would see; only the samples
 where the learner had no choice are left out, so PPO's updates spend their
 time on decisions (a game is about 250 ticks but about 20 decisions per
