@@ -230,10 +230,7 @@ def _score_row(
                 out[1 + 2 * r + k] = w_run * run[r] + w_deny * (before - opp_options[r])
             else:
                 out[1 + 2 * r + k] = (
-                    w_run * run[r]
-                    - w_flying * flying
-                    + w_deny * (before - opp_options[r])
-                    - cover
+                    w_run * run[r] - w_flying * flying + w_deny * (before - opp_options[r]) - cover
                 )
         if nr == 14:
             if not plan:

@@ -199,8 +199,32 @@ def test_chain_played_row_by_row_in_the_kernel_acts_as_one_batch_call():
         want = batch.act(obs[p], mask[p])
         work = work_arrays(mask.shape[2])  # one scratch for every row, as the skip loop does
         got = [
-            act_row(obs[p], b, mask[p, b], at, nr, hand_sizes, tag, w, rng, work)
-            for b in range(64)
+            act_row(obs[p], b, mask[p, b], at, nr, hand_sizes, tag, w, rng, work) for b in range(64)
         ]
         assert (mask[p, :, 1:].sum(axis=1) > 1).sum() > 5  # ties and choices to break
         assert got == want.tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345])
+def test_compiled_draws_take_the_numbers_of_the_numpy_calls(seed):
+    """``vec_deal.draw_seats``, one compiled call for a pass's new games, makes the draws
+    ``_draw_seats`` and a one-member pool's ``sample`` make a tick's games at a time: the same
+    seats, and the generator in the same state after (odd runs leave half a 64-bit word
+    buffered for the next seat, which must carry over)."""
+    from speed_env.rules import make_rules
+    from train.pool import OpponentPool
+    from train.vec_deal import draw_seats
+
+    sizes = np.random.default_rng(seed).integers(1, 6, 40)
+    numpy_rng, compiled_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    pool = OpponentPool.from_spec("random", [make_rules("us")])
+    assert len(pool.members) == 1
+    want = []
+    for k in sizes.tolist():
+        want += numpy_rng.integers(0, 2, k).tolist()
+        pool.sample(k, numpy_rng)
+    got = np.empty(int(sizes.sum()), np.int64)
+    draw_seats(compiled_rng, sizes, got)
+    assert got.tolist() == want
+    assert 0 < sum(want) < len(want)
+    assert compiled_rng.bit_generator.state == numpy_rng.bit_generator.state

@@ -139,11 +139,16 @@ class OpponentPool:
             who = np.zeros(k, np.int64)
         else:
             who = rng.choice(len(self.members), size=k, p=self.weights())
+        self.count_dealt(who)
+        return who
+
+    def count_dealt(self, who: np.ndarray) -> None:
+        """Count new games against members ``who`` (what :meth:`sample` does after its draw; a
+        caller that made the draw itself counts them here)."""
         for i, count in enumerate(np.bincount(who, minlength=len(self.members)).tolist()):
             if count:
                 self.members[i].games += count
                 self.members[i].window["games"] += count
-        return who
 
     def act(self, obs: np.ndarray, mask: np.ndarray, who: np.ndarray, group: int = 0) -> np.ndarray:
         """Each row's action from its member's policy (for rules group ``group``)."""

@@ -40,6 +40,7 @@ against the numpy loop this replaced, which steps every game on every tick.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -244,5 +245,5 @@ def tick_forced(
     parts = []
     if n_ended:
         cuts = [0, *(np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1).tolist(), n_ended]
-        parts = [ended[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+        parts = [ended[lo:hi] for lo, hi in pairwise(cuts)]
     return forced[:n], free[:n], parts, ticks, stepped

@@ -6,8 +6,10 @@ a dozen calls a pass (observe the ended games, gather the learner's rows, read
 the results, deal, set each seat's reactions, observe the new games), each
 with a fixed cost of microseconds that a handful of games does not amortise.
 Here each of the two halves is one call, game by game: :func:`end_games` before
-the new seats and opponents are drawn (in Python, in the order the
-tick-by-tick loop drew them), :func:`deal_games` after.
+the new seats and opponents are drawn (a tick's new games at a time, in the
+order the tick-by-tick loop drew them; with random seats and a one-member pool,
+the usual case, by :func:`draw_seats` in one compiled call making exactly the
+draws of the numpy calls), :func:`deal_games` after.
 ``tests/test_vec_env_reference.py`` checks every observation, reward and info
 against the numpy version.
 """
@@ -81,3 +83,18 @@ def deal_games(
         observe_game(g, cfg, obs, b)
         legal_row(g, cfg, 0, mask[0, b])
         legal_row(g, cfg, 1, mask[1, b])
+
+
+@njit(cache=True)
+def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) -> None:
+    """For each run of ``sizes[i]`` new games in turn, the learner's seats into ``seat``
+    (``rng.integers(0, 2, k)``), then the one-member pool's draw for their opponents
+    (``rng.random(k)``: :meth:`train.pool.OpponentPool.sample`): numba's generator methods
+    follow numpy's algorithms on the same bit generator, so these are the very numbers, and
+    the generator's state after them, of those numpy calls made one run at a time
+    (``tests/test_vec_env_reference.py`` checks it)."""
+    lo = 0
+    for k in sizes:
+        seat[lo : lo + k] = rng.integers(0, 2, k)
+        rng.random(k)
+        lo += k

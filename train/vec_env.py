@@ -75,7 +75,7 @@ from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
 from train.skip_loop import compiled_chain, tick_forced
-from train.vec_deal import deal_games, end_games
+from train.vec_deal import deal_games, draw_seats, end_games
 
 
 def parse_rules_list(
@@ -194,7 +194,12 @@ class SpeedVecEnv(VecEnv):
         self._resets = 0
         # Wall seconds, and the CPU seconds of step_wait's thread (a loaded machine inflates
         # those less).
-        self.timing = {"engine_s": 0.0, "opponent_s": 0.0, "step_wait_s": 0.0, "step_wait_cpu_s": 0.0}
+        self.timing = {
+            "engine_s": 0.0,
+            "opponent_s": 0.0,
+            "step_wait_s": 0.0,
+            "step_wait_cpu_s": 0.0,
+        }
         self.counters = {
             "ticks": 0,
             "loop_ticks": 0,
@@ -361,12 +366,20 @@ class SpeedVecEnv(VecEnv):
         each run of ``sizes`` games (default: all at once) the seats, then the opponents (the
         order of the draws the tick-by-tick loop made, a tick's new games at a time); write
         their observations and masks."""
-        lo = 0
-        for k in sizes or [len(slots)]:
-            part = slots[lo : lo + k]
-            self._draw_seats(part)
-            self.member[part] = self.pool.sample(k, self.rng)
-            lo += k
+        sizes = sizes or [len(slots)]
+        if self.seat_choice == "random" and len(self.pool.members) == 1:
+            seat = np.empty(len(slots), np.int64)
+            draw_seats(self.rng, np.array(sizes, np.int64), seat)  # the numbers of the loop below
+            self.seat[slots] = seat
+            self.member[slots] = 0
+            self.pool.count_dealt(self.member[slots])
+        else:
+            lo = 0
+            for k in sizes:
+                part = slots[lo : lo + k]
+                self._draw_seats(part)
+                self.member[part] = self.pool.sample(k, self.rng)
+                lo += k
         seeds = (self._seed + slots + self.restarts[slots] * self.n).astype(np.uint64)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         deal_games(
@@ -435,7 +448,16 @@ class SpeedVecEnv(VecEnv):
                 )
             t1 = time.perf_counter()
             pending, kept_free, parts, ticks, stepped = tick_forced(
-                games, pending, seat_all, mine, theirs, g.obs, g.mask, ticks_left, tail, chain,
+                games,
+                pending,
+                seat_all,
+                mine,
+                theirs,
+                g.obs,
+                g.mask,
+                ticks_left,
+                tail,
+                chain,
                 self._quiet,
             )
             free = None if chain else kept_free
@@ -474,9 +496,7 @@ class SpeedVecEnv(VecEnv):
         outcome = np.empty(n, np.float32)
         truncated = np.empty(n, np.bool_)
         ticks = np.empty(n, np.int64)
-        end_games(
-            g.games.state, g.games.cfg, ended, seat, g.obs, last, outcome, truncated, ticks
-        )
+        end_games(g.games.state, g.games.cfg, ended, seat, g.obs, last, outcome, truncated, ticks)
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
