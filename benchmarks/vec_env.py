@@ -85,8 +85,9 @@ def measure(
     ticks = max(done["ticks"], 1)
     decisions = steps * n_envs
     split = {f"{k}_us": 1e6 * (parts[k] - parted[k]) / decisions for k in parts}
-    if parts:
-        split["rest_us"] = 1e6 * spent["step_wait_cpu_s"] / decisions - sum(split.values())
+    if parts:  # an env that does not record its step's CPU time leaves the rest unknown
+        step_us = 1e6 * spent.get("step_wait_cpu_s", float("nan")) / decisions
+        split["rest_us"] = step_us - sum(split.values())
     return {
         **split,
         "timesteps_per_s": steps * n_envs / wall,

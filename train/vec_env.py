@@ -75,7 +75,7 @@ from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
 from train.pool import OpponentPool
 from train.skip_loop import compiled_chain, tick_forced
-from train.vec_deal import deal_games, draw_seats, end_games
+from train.vec_deal import Group, Restarts
 
 
 def parse_rules_list(
@@ -93,18 +93,7 @@ def parse_rules_list(
     return [make_rules(r, **options) for r in items]
 
 
-class _Group:
-    """The slots ``lo .. hi`` played under one set of rules."""
-
-    def __init__(self, index: int, lo: int, hi: int, games: Games) -> None:
-        self.index, self.lo, self.hi, self.games = index, lo, hi, games
-        self.m = hi - lo
-        self.obs = np.zeros((2, self.m, games.obs_dim), np.float32)
-        self.mask = np.zeros((2, self.m, games.n_actions), np.int8)
-        self.rows = np.arange(self.m)
-
-
-class SpeedVecEnv(VecEnv):
+class SpeedVecEnv(Restarts, VecEnv):
     """``n_envs`` games, the learner in one seat, pool opponents in the other (module docstring)."""
 
     def __init__(
@@ -142,7 +131,7 @@ class SpeedVecEnv(VecEnv):
         self.reactions = make_pair(reaction)
         bounds = np.linspace(0, n_envs, len(self.rules_list) + 1).round().astype(int)
         self.groups = [
-            _Group(
+            Group(
                 k,
                 int(lo),
                 int(hi),
@@ -344,68 +333,20 @@ class SpeedVecEnv(VecEnv):
         return g.games.snapshot(i - g.lo)
 
     # ----------------------------------------------------------------- inside
-    def _group_of(self, i: int) -> _Group:
+    def _group_of(self, i: int) -> Group:
         for g in self.groups:
             if g.lo <= i < g.hi:
                 return g
         raise IndexError(f"env index {i} out of range 0..{self.n - 1}")
 
-    def _draw_seats(self, slots: np.ndarray) -> None:
-        """The learner's seat in the new games of ``slots`` (``seat_choice``)."""
-        if self.seat_choice == "random":
-            self.seat[slots] = self.rng.integers(0, 2, len(slots))
-        elif self.seat_choice == "alternate":
-            self.seat[slots] = (slots + self.game_no[slots]) % 2
-        else:
-            self.seat[slots] = int(self.seat_choice)
-
-    def _new_games(
-        self, g: _Group, rows: np.ndarray, slots: np.ndarray, sizes: list[int] | None = None
-    ) -> None:
-        """Deal fresh games in ``rows`` of group ``g`` and draw their seats and opponents: for
-        each run of ``sizes`` games (default: all at once) the seats, then the opponents (the
-        order of the draws the tick-by-tick loop made, a tick's new games at a time); write
-        their observations and masks."""
-        sizes = sizes or [len(slots)]
-        if self.seat_choice == "random" and len(self.pool.members) == 1:
-            seat = np.empty(len(slots), np.int64)
-            draw_seats(self.rng, np.array(sizes, np.int64), seat)  # the numbers of the loop below
-            self.seat[slots] = seat
-            self.member[slots] = 0
-            self.pool.count_dealt(self.member[slots])
-        else:
-            lo = 0
-            for k in sizes:
-                part = slots[lo : lo + k]
-                self._draw_seats(part)
-                self.member[part] = self.pool.sample(k, self.rng)
-                lo += k
-        seeds = (self._seed + slots + self.restarts[slots] * self.n).astype(np.uint64)
-        # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
-        deal_games(
-            g.games.state, g.games.cfg, g.games.lat, rows, seeds, self.seat[slots],
-            self.reactions[0].params(), self.member[slots], self._opponent_params(), g.obs, g.mask,
-        )  # fmt: skip
-        g.games.state_changed()
-
-    def _opponent_params(self) -> np.ndarray:
-        """Each pool member's reaction as the engine's parameters (its own profile, else the
-        env's opponent profile), one row a member; kept until the pool grows."""
-        members = self.pool.members
-        if len(self._opp_params) != len(members):
-            self._opp_params = np.stack(
-                [(m.reaction or self.reactions[1]).params() for m in members]
-            )
-        return self._opp_params
-
-    def _gather(self, g: _Group) -> None:
+    def _gather(self, g: Group) -> None:
         seat = self.seat[g.lo : g.hi]
         self.learner_obs[g.lo : g.hi] = g.obs[seat, g.rows]
         self.learner_mask[g.lo : g.hi] = g.mask[seat, g.rows]
 
     def _run(
         self,
-        g: _Group,
+        g: Group,
         actions: np.ndarray | None,
         rewards: np.ndarray,
         dones: np.ndarray,
@@ -473,68 +414,6 @@ class SpeedVecEnv(VecEnv):
             mine = np.zeros(pending.size, np.int64)
             if pending.size <= tail:
                 break
-
-    def _finish(
-        self,
-        g: _Group,
-        parts: list[np.ndarray],
-        rewards: np.ndarray,
-        dones: np.ndarray,
-        infos: list[dict[str, Any]],
-    ) -> None:
-        """Pay and record the games that ended in one pass of the loop (``parts``: their rows,
-        a tick's at a time, in order); deal their slots new games.
-
-        One round of compiled and array work for every game of the pass
-        (:mod:`train.vec_deal`): only the info dicts, and the draws of seats
-        and opponents (a tick's games at a time), are made game by game."""
-        ended = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        n = ended.size
-        slots = ended + g.lo
-        seat = self.seat[slots]
-        last = np.empty((n, self.obs_dim), np.float32)
-        outcome = np.empty(n, np.float32)
-        truncated = np.empty(n, np.bool_)
-        ticks = np.empty(n, np.int64)
-        end_games(g.games.state, g.games.cfg, ended, seat, g.obs, last, outcome, truncated, ticks)
-        paid = outcome.copy()
-        if self.truncation_reward is not None:
-            paid[truncated] = self.truncation_reward
-        now = time.perf_counter()
-        self.ep_return[slots] += outcome
-        rewards[slots] += paid
-        dones[slots] = True
-        names = [m.name for m in self.pool.members]
-        columns = zip(
-            slots.tolist(),
-            self.ep_return[slots].tolist(),
-            self.ep_len[slots].tolist(),
-            (now - self.ep_start[slots]).round(6).tolist(),
-            (outcome > 0).tolist(),
-            self.member[slots].tolist(),
-            seat.tolist(),
-            ticks.tolist(),
-            (truncated & (self.truncation_reward is None)).tolist(),
-            strict=True,
-        )
-        for j, (s, r, length, t, won, who, q, tick, cut) in enumerate(columns):
-            infos[s] = {
-                "terminal_observation": last[j],  # a row of a fresh array: nothing writes it
-                "TimeLimit.truncated": cut,
-                "episode": {"r": r, "l": length, "t": t},
-                "is_success": won,
-                "opponent": names[who],
-                "seat": q,
-                "ticks": tick,
-            }
-        self.pool.record(self.member[slots], outcome)
-        self.counters["games"] += n
-        self.ep_return[slots] = 0
-        self.ep_len[slots] = 0
-        self.ep_start[slots] = now
-        self.restarts[slots] += 1
-        self.game_no[slots] += 1
-        self._new_games(g, ended, slots, [len(p) for p in parts])
 
     def _potential(self, obs: np.ndarray) -> np.ndarray:
         """``shaping`` times the learner's lead in cards left (fraction of 27), per slot."""
