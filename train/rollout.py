@@ -154,9 +154,9 @@ class LeanMaskablePPO(MaskablePPO):
             with torch.inference_mode():
                 logits, values = policy_logits_and_values(policy, obs_tensor)
                 if use_masking:
-                    action_masks = masks_of()
+                    action_masks = np.asarray(masks_of()).reshape(buf.action_masks[pos].shape)
                     buf.action_masks[pos] = action_masks
-                    legal = torch.from_numpy(buf.action_masks[pos]) > 0
+                    legal = torch.from_numpy(action_masks).bool()  # from int8: ~1/7 of `> 0`'s time
                     logits = torch.where(legal, logits, _HUGE_NEG)
                 chosen = self.draw_actions(logits, uniforms[n_steps])
                 log_probs = torch.log_softmax(logits, dim=-1).gather(1, chosen).view(-1)
