@@ -172,3 +172,25 @@ def test_the_lean_loop_learns_with_any_number_of_envs_and_continues_across_rollo
     buf = model.rollout_buffer
     legal = buf.action_masks.reshape(-1, 27)[np.arange(N_STEPS * 5), buf.actions.reshape(-1)]
     assert (legal == 1).all()  # every action drawn was legal
+
+
+@pytest.mark.parametrize(("flags", "lean_rollouts"), [((), True), (("--rollout", "sb3"), False)])
+def test_speed_train_collects_with_the_collector_its_flag_names(
+    tmp_path, monkeypatch, flags, lean_rollouts
+):
+    from speed_cli import main as cli
+
+    lean_calls: list[int] = []
+
+    def counted(self, *args, **kwargs):
+        lean_calls.append(1)
+        return collect(self, *args, **kwargs)
+
+    collect = LeanMaskablePPO.collect_rollouts
+    monkeypatch.setattr(LeanMaskablePPO, "collect_rollouts", counted)
+    small = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1"]
+    argv = ["train", "--rules", "us", "--opponent", "greedy", "--timesteps", "512", *small]
+    argv += ["--net-arch", "16", "--eval-games", "2", "--eval-opponents", "random"]
+    assert cli([*argv, "--no-progress", "--out", str(tmp_path / "run"), *flags]) == 0
+    # 512 timesteps are two rollouts of 8 x 32 steps
+    assert len(lean_calls) == (2 if lean_rollouts else 0)
