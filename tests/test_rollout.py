@@ -137,6 +137,8 @@ def test_the_draw_picks_only_legal_actions_in_proportion_to_their_probabilities(
     # the ends of (0, 1]: the first and the last legal action, never the masked one
     ends = draw(masked[:2], torch.tensor([[1e-12], [1.0]])).view(-1)
     assert ends.tolist() == [1, 3]
+    # a diverged network's row draws an action the env refuses (not a silent legal-looking one)
+    assert draw(torch.full((1, 4), float("nan")), torch.tensor([[0.5]])).item() == 4
 
 
 def test_the_rollout_flag_switches_the_collector():

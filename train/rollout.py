@@ -74,10 +74,13 @@ def draw(logits: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
     """One action a row, by inverse CDF: the first action whose cumulative probability reaches
     the row's uniform times the row's total. ``logits`` ``(B, A)``, masked actions at a huge
     negative value (probability exactly 0: never drawn); ``uniforms`` ``(B, 1)`` in ``(0, 1]``
-    (at 0 a leading masked action would be drawn); the actions ``(B, 1)``, int64."""
+    (at 0 a leading masked action would be drawn); the actions ``(B, 1)``, int64. A row of
+    NaN logits (a diverged network) draws ``A``, which the env refuses as outside its action
+    space."""
     # softmax, not exp of the log-probabilities: torch's exp is ~8x slower on the -1e8 entries
     cdf = torch.softmax(logits, dim=-1).cumsum(dim=-1)
-    return torch.searchsorted(cdf, uniforms * cdf[:, -1:]).clamp_(max=logits.shape[1] - 1)
+    # u * total <= total in floating point too: the search never runs past the last action
+    return torch.searchsorted(cdf, uniforms * cdf[:, -1:])
 
 
 def policy_logits_and_values(policy: Any, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
