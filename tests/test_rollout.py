@@ -158,6 +158,28 @@ def test_the_rollout_flag_switches_the_collector():
         check_config(Config(rollout="fast"))
 
 
+def test_a_model_the_lean_loop_does_not_serve_gets_the_stock_loop():
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    class OwnBuffer(MaskableRolloutBuffer):
+        """A buffer of someone's own: the lean loop writes only sb3-contrib's."""
+
+    env = SpeedVecEnv(4, "us", opponent="greedy", seed=0)
+    model = LeanMaskablePPO(
+        "MlpPolicy", env, n_steps=8, batch_size=32, rollout_buffer_class=OwnBuffer, device="cpu"
+    )
+    assert not model.uses_lean_loop(model.rollout_buffer)
+    calls: list[int] = []
+
+    def counted(*args, forward=model.policy.forward, **kwargs):
+        calls.append(1)
+        return forward(*args, **kwargs)
+
+    model.policy.forward = counted
+    assert _collect(model, Recorder()) == [True]
+    assert len(calls) == 8  # MaskablePPO's own loop: the policy's forward once a step
+
+
 def test_a_callback_that_stops_stops_the_lean_rollout():
     model, _ = _model("lean")
     stopper = Recorder(stop_after=3)

@@ -7,8 +7,8 @@ distribution (three normalisations and ``torch.multinomial``), the rollout
 buffer's copies, and two Python passes over every env's info (the episode
 buffer and the time-limit bootstrap). :class:`LeanMaskablePPO` is MaskablePPO
 with :meth:`~LeanMaskablePPO.collect_rollouts` rewritten in the CleanRL
-spirit, for a ``Box`` observation, a ``Discrete`` action and sb3-contrib's
-``MaskableRolloutBuffer`` (anything else takes the stock loop):
+spirit, for a CPU model with a ``Box`` observation, a ``Discrete`` action and
+sb3-contrib's ``MaskableRolloutBuffer`` (anything else takes the stock loop):
 
 - the observation and the masks are written once, into the rollout buffer's
   arrays, and the policy reads those rows (no other copy);
@@ -101,24 +101,25 @@ class LeanMaskablePPO(MaskablePPO):
     """MaskablePPO with the lean :meth:`collect_rollouts` (module docstring); everything else,
     the update, saving and loading included, is MaskablePPO's."""
 
-    sampler_seed: int | None = None
-    """Seeds the rollouts' uniforms with the timestep (None: the model's ``seed``, else 0)."""
     draw_actions: Any = staticmethod(draw)
     """``(masked logits, uniforms) -> actions``: how a step's actions are drawn (a test replaces
     it to replay given actions)."""
 
-    def lean(self, rollout_buffer: Any) -> bool:
-        """Whether the lean loop serves this model (else MaskablePPO's own loop runs)."""
+    def uses_lean_loop(self, rollout_buffer: Any) -> bool:
+        """Whether the lean loop serves this model (else MaskablePPO's own loop runs): a CPU
+        model, a ``Box`` observation, a ``Discrete`` action, sb3-contrib's buffer."""
         return (
-            type(rollout_buffer) is MaskableRolloutBuffer
+            self.device.type == "cpu"
+            and type(rollout_buffer) is MaskableRolloutBuffer
             and isinstance(self.action_space, spaces.Discrete)
             and isinstance(self.observation_space, spaces.Box)
         )
 
     def _uniforms(self, n_steps: int, n_envs: int) -> torch.Tensor:
-        """The rollout's uniforms in (0, 1], ``(n_steps, n_envs, 1)``."""
-        base = self.sampler_seed if self.sampler_seed is not None else (self.seed or 0)
-        gen = torch.Generator().manual_seed((base * _SEED_STRIDE + self.num_timesteps) % 2**63)
+        """The rollout's uniforms in (0, 1], ``(n_steps, n_envs, 1)``, from the model's seed (0
+        when it has none) and the timestep the rollout starts at."""
+        seed = (self.seed or 0) * _SEED_STRIDE + self.num_timesteps
+        gen = torch.Generator().manual_seed(seed % 2**63)
         return 1.0 - torch.rand(n_steps, n_envs, 1, generator=gen)
 
     def collect_rollouts(
@@ -131,7 +132,7 @@ class LeanMaskablePPO(MaskablePPO):
     ) -> bool:
         """Fill ``rollout_buffer`` with ``n_rollout_steps`` steps of every env (module
         docstring); False if the callback stopped the rollout."""
-        if not self.lean(rollout_buffer):
+        if not self.uses_lean_loop(rollout_buffer):
             return super().collect_rollouts(
                 env, callback, rollout_buffer, n_rollout_steps, use_masking
             )

@@ -77,8 +77,9 @@ class PPOSettings:
     torch_threads: int = 1
     """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     rollout: str = "lean"
-    """Rollout collector: ``lean`` (train/rollout.py: the same buffer, about a third of the cost
-    per step, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier runs)."""
+    """Rollout collector: ``lean`` (train/rollout.py: the same buffer, about half the cost a step
+    outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
+    runs)."""
 
 
 @dataclass
