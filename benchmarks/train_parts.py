@@ -61,7 +61,7 @@ def policy_step(n_envs: int, reps: int) -> dict[str, float]:
     from torch.distributions import Distribution
 
     from train.masked_policy import OnceMaskedCategorical
-    from train.rollout import draw, policy_logits_and_values
+    from train.rollout import MlpForward, draw
 
     torch.set_num_threads(1)
     Distribution.set_default_validate_args(False)  # as a training run does (train/run.py)
@@ -82,10 +82,12 @@ def policy_step(n_envs: int, reps: int) -> dict[str, float]:
 
         out[name] = best_cpu_us(step, 100, reps)
     uniforms = torch.rand(n_envs, 1)
+    forward = MlpForward.of(policy, n_envs)
+    assert forward is not None, "the training setting's MLP takes the fast forward"
 
     def lean_step() -> None:
         with torch.inference_mode():
-            logits, _ = policy_logits_and_values(policy, obs)
+            logits, _ = forward(obs)
             logits = torch.where(torch.from_numpy(masks).bool(), logits, -1e8)
             chosen = draw(logits, uniforms)
             torch.log_softmax(logits, dim=-1).gather(1, chosen)
@@ -185,9 +187,11 @@ def lean_profile(n_envs: int, rollouts: int) -> dict[str, float]:
         return run
 
     forward = train.rollout.policy_logits_and_values
+    fast_forward = train.rollout.MlpForward.__call__
     buf = model.rollout_buffer
     parts = {
-        "forward (actor and critic)": (train.rollout, "policy_logits_and_values", forward),
+        "forward (actor and critic)": (train.rollout.MlpForward, "__call__", fast_forward),
+        "forward (modules)": (train.rollout, "policy_logits_and_values", forward),
         "draw (softmax, cumsum, search)": (model, "draw_actions", model.draw_actions),
         "masks from the env": (env, "action_masks", env.action_masks),
         "env action check (step_async)": (env, "step_async", env.step_async),
@@ -206,8 +210,9 @@ def lean_profile(n_envs: int, rollouts: int) -> dict[str, float]:
         total = outside_env_us(model, env, callback, rollouts)
     finally:
         train.rollout.policy_logits_and_values = forward
+        train.rollout.MlpForward.__call__ = fast_forward  # type: ignore[method-assign]
     steps = rollouts * model.n_steps
-    out = {name: spent.get(name, 0.0) / steps * 1e6 for name in parts}
+    out = {name: spent.get(name, 0.0) / steps * 1e6 for name in parts if name in spent}
     out["loop's own lines"] = total - sum(out.values())
     out["total outside the env"] = total
     return out

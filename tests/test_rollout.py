@@ -218,3 +218,24 @@ def test_speed_train_collects_with_the_collector_its_flag_names(
     assert cli([*argv, "--no-progress", "--out", str(tmp_path / "run"), *flags]) == 0
     # 512 timesteps are two rollouts of 8 x 32 steps
     assert len(lean_calls) == (2 if lean_rollouts else 0)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_the_mlp_forward_computes_the_policys_own_numbers(activation):
+    from train.rollout import MlpForward, policy_logits_and_values
+
+    env = SpeedVecEnv(N_ENVS, "us", opponent="greedy", seed=1)
+    cfg = Config(n_envs=N_ENVS, batch_size=64, net_arch="32,16", activation=activation)
+    policy = make_model(cfg, env).policy
+    forward = MlpForward.of(policy, N_ENVS)
+    assert forward is not None
+    obs = torch.as_tensor(env.reset())
+    with torch.inference_mode():
+        for _ in range(2):  # the hidden outputs are reused from call to call
+            ours, theirs = forward(obs), policy_logits_and_values(policy, obs)
+            assert torch.equal(ours[0], theirs[0]) and torch.equal(ours[1], theirs[1])
+    # a network of another shape takes the policy's own modules
+    rankwise = make_model(Config(n_envs=N_ENVS, batch_size=64), env, policy="rankwise").policy
+    assert MlpForward.of(rankwise, N_ENVS) is None
+    policy.value_net.register_forward_hook(lambda *args: None)  # a hook must still run
+    assert MlpForward.of(policy, N_ENVS) is None
