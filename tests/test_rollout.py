@@ -239,39 +239,3 @@ def test_the_mlp_forward_computes_the_policys_own_numbers(activation):
     assert MlpForward.of(rankwise, N_ENVS) is None
     policy.value_net.register_forward_hook(lambda *args: None)  # a hook must still run
     assert MlpForward.of(policy, N_ENVS) is None
-
-
-@pytest.mark.parametrize("n_envs", [1, 6])
-def test_the_reused_buffer_learns_what_fresh_buffers_learn(n_envs):
-    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
-
-    from train.rollout import ReusedRolloutBuffer
-
-    def learned(buffer_class):
-        env = SpeedVecEnv(n_envs, "us,japanese" if n_envs > 1 else "us", opponent="greedy", seed=4)
-        model = LeanMaskablePPO(
-            "MlpPolicy",
-            env,
-            n_steps=32,
-            batch_size=32,
-            n_epochs=2,
-            seed=0,
-            device="cpu",
-            rollout_buffer_class=buffer_class,
-            policy_kwargs={"net_arch": {"pi": [16], "vf": [16]}},
-        )
-        model.learn(32 * n_envs)
-        model.rollout_buffer.reset()
-        first = model.rollout_buffer.observations
-        for _ in range(2):  # each rollout after an update that flattened the buffer's arrays
-            model.learn(32 * n_envs, reset_num_timesteps=False)
-        model.rollout_buffer.reset()
-        assert (model.rollout_buffer.observations is first) is (buffer_class is None)
-        return model
-
-    reused, fresh = learned(None), learned(MaskableRolloutBuffer)
-    assert type(reused.rollout_buffer) is ReusedRolloutBuffer
-    assert type(fresh.rollout_buffer) is MaskableRolloutBuffer
-    ours, theirs = reused.policy.state_dict(), fresh.policy.state_dict()
-    for name, tensor in theirs.items():
-        assert torch.equal(ours[name], tensor), name

@@ -11,8 +11,7 @@ spirit, for a CPU model with a ``Box`` observation, a ``Discrete`` action and
 sb3-contrib's ``MaskableRolloutBuffer`` (anything else takes the stock loop):
 
 - the observation and the masks are written once, into the rollout buffer's
-  arrays, and the policy reads those rows (no other copy); the buffer's arrays
-  are allocated once (:class:`ReusedRolloutBuffer`), not afresh every rollout;
+  arrays, and the policy reads those rows (no other copy);
 - one forward pass under ``torch.inference_mode`` through the policy's own
   modules (its feature extractor once when shared, actor, critic, heads; for
   SB3's MLP, :class:`MlpForward`: the same products into hidden outputs
@@ -62,7 +61,6 @@ __all__ = [
     "ROLLOUTS",
     "LeanMaskablePPO",
     "MlpForward",
-    "ReusedRolloutBuffer",
     "draw",
     "model_class",
     "policy_logits_and_values",
@@ -177,34 +175,6 @@ class MlpForward:
         return logits_and_values[0], logits_and_values[1]
 
 
-class ReusedRolloutBuffer(MaskableRolloutBuffer):
-    """sb3-contrib's rollout buffer with its arrays allocated once and refilled every rollout.
-
-    SB3 allocates fresh zeroed arrays at every ``reset``; the rollout then writes each row
-    into memory that is not in any cache (about 85 us a step of 256 observations). Both loops
-    write every row of every array a rollout holds (observations, actions, rewards, episode
-    starts, values, log-probabilities; the advantages at its end), so the old contents never
-    show; the masks are set back to ones (what a rollout without masking stores). The update's
-    ``get`` still flattens copies of them, as SB3's does."""
-
-    _KEPT = (
-        *("observations", "actions", "rewards", "returns", "episode_starts"),
-        *("values", "log_probs", "advantages", "action_masks"),
-    )
-
-    def reset(self) -> None:
-        """The first call allocates (SB3's ``reset``); later ones restore those arrays."""
-        kept: dict[str, np.ndarray] | None = getattr(self, "_kept", None)
-        if kept is None:
-            super().reset()
-            self._kept = {name: getattr(self, name) for name in self._KEPT}
-            return
-        for name, array in kept.items():
-            setattr(self, name, array)
-        self.action_masks.fill(1.0)
-        self.pos, self.full, self.generator_ready = 0, False, False
-
-
 class LeanMaskablePPO(MaskablePPO):
     """MaskablePPO with the lean :meth:`collect_rollouts` (module docstring); everything else,
     the update, saving and loading included, is MaskablePPO's."""
@@ -213,18 +183,12 @@ class LeanMaskablePPO(MaskablePPO):
     """``(masked logits, uniforms) -> actions``: how a step's actions are drawn (a test replaces
     it to replay given actions)."""
 
-    def _setup_model(self) -> None:
-        if self.rollout_buffer_class is None and isinstance(self.observation_space, spaces.Box):
-            self.rollout_buffer_class = ReusedRolloutBuffer
-        super()._setup_model()
-
     def uses_lean_loop(self, rollout_buffer: Any) -> bool:
         """Whether the lean loop serves this model (else MaskablePPO's own loop runs): a CPU
-        model, a ``Box`` observation, a ``Discrete`` action, sb3-contrib's buffer (or
-        :class:`ReusedRolloutBuffer`, the default here)."""
+        model, a ``Box`` observation, a ``Discrete`` action, sb3-contrib's buffer."""
         return (
             self.device.type == "cpu"
-            and type(rollout_buffer) in (MaskableRolloutBuffer, ReusedRolloutBuffer)
+            and type(rollout_buffer) is MaskableRolloutBuffer
             and isinstance(self.action_space, spaces.Discrete)
             and isinstance(self.observation_space, spaces.Box)
         )
