@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from helpers_run import ROOT, run_python
 
@@ -19,6 +20,34 @@ def test_vec_env_benchmark_reports_each_opponent():
     rows = [line.split() for line in out[1:]]
     assert [r[0] for r in rows] == ["greedy", "chain"]
     assert all(float(r[1].replace(",", "")) > 0 for r in rows)
+
+
+def test_vec_env_benchmark_splits_the_step_into_its_parts():
+    out = _run("vec_env.py", "--n-envs", "8", "--steps", "3", "--opponents", "chain", "--split")
+    lines = out.splitlines()
+    assert lines[-2].startswith("env CPU us a decision")
+    row = lines[-1].split()
+    assert row[0] == "chain" and all(float(x) >= 0 for x in row[1:3])
+
+
+def test_train_env_parts_benchmark_splits_a_training_runs_env(tmp_path):
+    small = ["--n-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "1"]
+    args = ["--rules", "us", "--opponent", "chain", "--timesteps", "512", *small, "--net-arch"]
+    args += ["16", "--eval-games", "2", "--eval-opponents", "random", "--no-progress"]
+    out = _run("train_env_parts.py", "--", *args, "--out", str(tmp_path / "run"))
+    line = out.strip().splitlines()[-1]
+    assert line.startswith("env step CPU") and "skip loop" in line and "restarts" in line
+
+
+def test_perf_map_names_the_kernels_a_benchmark_ran():
+    vec_env = str(ROOT / "benchmarks" / "vec_env.py")
+    out = _run("perf_map.py", vec_env, "--n-envs", "8", "--steps", "2", "--opponents", "chain")
+    path = Path(out.strip().splitlines()[-1].split()[1])
+    try:
+        names = {line.split()[2] for line in path.read_text().splitlines()}
+    finally:
+        path.unlink()
+    assert {"play_forced", "observe_game", "step_game", "deal_games"} <= names
 
 
 def test_train_parts_benchmark_times_both_ways_of_each_part():
