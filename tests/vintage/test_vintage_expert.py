@@ -183,8 +183,8 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
     from train.settings import make_model
-    from train.vintage_expert import ExpertConfig, load_network, ppo_config
-    from train.vintage_ppo import export, observation_scale
+    from train.vintage_expert import ExpertConfig, ppo_config
+    from train.vintage_ppo import export, load_network, observation_scale
 
     rules = make_vintage_rules(4, 1)
     scale = observation_scale(rules)
