@@ -85,6 +85,14 @@ def test_vintage_paired_benchmark_prints_each_agent_and_the_paired_difference():
     assert second.startswith("vintage-random: ahead ") and "minus vintage-greedy:" in second
 
 
+def test_vintage_rollout_speed_benchmark_times_each_search_spec():
+    specs = ["vintage-search@2", "vintage-search:own=network@2"]
+    out = _run("vintage_rollout_speed.py", "--decisions", "3", *specs).splitlines()
+    assert [line.split(":")[0] for line in out] == ["vintage-search@2", "vintage-search"]
+    for line in out:
+        assert "ms per decision" in line and line.endswith("rollouts per CPU s (3 decisions)")
+
+
 def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path):
     from train.vintage_expert_targets import TargetSettings, generate, write_targets
 

@@ -18,7 +18,12 @@ What a run does, in order (each step is a section of :func:`train`):
    the search's choice in round 0 and the network's after it (``acting``);
    the search's prior (the choice it must beat by ``z`` standard errors) is
    the tactician or the current network (``prior``; the tactician while
-there is no network yet). The network is then
+   there is no network yet); its rollouts are played by greedy, the tactician
+   or the current network (``rollout``, ``own_rollout`` for the learner's own
+   seat), so with ``network`` round r's teacher is round r-1's student; with
+   ``leaf`` D they are cut D actions in and scored by a value network
+   (``value_model``, else one fitted first on ``value_games`` bot games by
+   :mod:`train.vintage_value`, ``OUT/value.safetensors``). The network is then
    fitted (train/bc.py's fit: cross-entropy to the targets, the critic to the
    game's reward) on the targets of every round so far, a share of the games
    held out to measure agreement, exported to ``round_R/model.json`` and
