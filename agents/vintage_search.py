@@ -207,25 +207,25 @@ class VintageSearch(_VintageBot):
         value: ValueNet | None = None,
     ) -> None:
         super().__init__(pack)
-        self.settings = s = settings or SearchSettings()
+        self.settings = cfg = settings or SearchSettings()
         self.rng = np.random.default_rng(seed)
         self._tactician = VintageTactician(self.pack)
         # The network of the settings' "network" roles (expert iteration passes its own).
         self.network: MLPPolicy | None = network
-        if self.network is None and s.uses_network:
-            self.network = _load_network(s.net)
+        if self.network is None and cfg.uses_network:
+            self.network = _load_network(cfg.net)
         self.value: ValueNet | None = value
-        if self.value is None and s.leaf:
+        if self.value is None and cfg.leaf:
             from agents.vintage_value import load_value
 
-            self.value = load_value(s.value)
+            self.value = load_value(cfg.value)
         # The default choice the search must beat by z standard errors (the tactician unless
         # given or set to the network).
         if prior is None:
-            prior = self.network if s.prior == "network" else self._tactician
+            prior = self.network if cfg.prior == "network" else self._tactician
         self.prior: Policy = prior  # type: ignore[assignment]
         # Rollouts move one game at a time with scalar bots; lock-step when a network is called.
-        self._lockstep = s.leaf > 0 or "network" in s.seat_policies
+        self._lockstep = cfg.leaf > 0 or "network" in cfg.seat_policies
         p = self.pack
         # Greedy's priorities (as VintageGreedy): X, then numbered cards by penalty,
         # then a Lightning calling the set held most of, then draw, then pass.

@@ -89,9 +89,9 @@ def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             view = env.observe(env.agent_selection)
             bot = bots[(g + env.game.current) % len(bots)]
             env.step(int(bot.act(view["observation"][None], view["action_mask"][None])[0]))
-            for seat in np.flatnonzero(rng.random(cfg.players) < cfg.keep):
-                obs.append(env.observe(env.possible_agents[seat])["observation"])
-                seats.append(int(seat))
+            for kept in np.flatnonzero(rng.random(cfg.players) < cfg.keep):
+                obs.append(env.observe(env.possible_agents[kept])["observation"])
+                seats.append(int(kept))
         game = env.game
         points = penalties(game)
         for seat in seats[start:]:
