@@ -74,8 +74,6 @@ class Actions:
         hint = (
             f"names look like 'play {self.pack.tokens[0]}', 'play L call A', 'play X', "
             "'draw', 'pass'"
-            "'draw', 'pass'"
-            "'draw', 'pass'"
         )
         if words == ["draw"]:
             return self.draw

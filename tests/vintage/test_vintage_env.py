@@ -103,6 +103,10 @@ def test_action_names_round_trip() -> None:
             e.action_index(bad)
     with pytest.raises(ValueError, match="out of range"):
         e.action_name(48)
+    with pytest.raises(ValueError) as err:
+        e.action_index("jump")
+    # The hint lists each kind of name once, separated.
+    assert str(err.value).endswith("'play X', 'draw', 'pass'")
 
 
 def test_an_illegal_action_raises_naming_the_legal_ones_and_changes_nothing() -> None:
