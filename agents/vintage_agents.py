@@ -39,7 +39,12 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
         settings = parse_settings(options, budget)
     except ValueError as exc:
         raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
-    return VintageSearch(settings, seed)
+    network = None
+    if settings.uses_network:  # net=PATH, else the bundled vintage-expert
+        from agents.model_io import load_vintage_policy
+
+        network = load_vintage_policy(settings.net or EXPERT_MODEL)
+    return VintageSearch(settings, seed, network=network)
 
 
 def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:

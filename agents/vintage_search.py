@@ -34,7 +34,7 @@ path may hold neither); the defaults are
 - ``prior``: the choice the search must beat by ``z`` standard errors: the
   tactician's, or the network's (``net``).
 - ``net``: the network of ``rollout``/``own``/``prior`` ``network``, a saved
-  vintage model (``vintage-ppo`` format); the bundled ``vintage-expert`` if
+  vintage model (``vintage-ppo`` format); from a spec, the bundled ``vintage-expert`` if
   not given. Expert iteration passes its current network instead.
 - ``leaf``: D > 0 cuts every rollout D actions after the searched one and
   scores it by a value network (``value``, :mod:`agents.vintage_value`: the
@@ -93,7 +93,7 @@ class SearchSettings:
     prior: str = "tactician"
     """Whose choice the search must beat: ``tactician`` or ``network``."""
     net: str = ""
-    """Saved vintage model of the ``network`` roles (empty: the bundled vintage-expert)."""
+    """Saved vintage model of the ``network`` roles (empty, in a spec: the bundled expert)."""
     leaf: int = 0
     """Cut rollouts this many actions after the searched one and score them by ``value``
     (0: play every rollout to the end)."""
@@ -213,7 +213,11 @@ class VintageSearch(_VintageBot):
         # The network of the settings' "network" roles (expert iteration passes its own).
         self.network: MLPPolicy | None = network
         if self.network is None and cfg.uses_network:
-            self.network = _load_network(cfg.net)
+            if not cfg.net:
+                raise ValueError("a search with a network role needs net=PATH or a network")
+            from agents.model_io import load_vintage_policy
+
+            self.network = load_vintage_policy(cfg.net)
         self.value: ValueNet | None = value
         if self.value is None and cfg.leaf:
             from agents.vintage_value import load_value
@@ -382,11 +386,3 @@ class VintageSearch(_VintageBot):
         mask = np.zeros(self.actions.n, dtype=np.int8)
         mask[legal] = 1
         return self._tactician.choose(obs, mask)
-
-
-def _load_network(path: str) -> MLPPolicy:
-    """The saved vintage model at ``path`` (the bundled vintage-expert when empty)."""
-    from agents.model_io import load_vintage_policy
-    from agents.vintage_agents import EXPERT_MODEL
-
-    return load_vintage_policy(path or EXPERT_MODEL)

@@ -130,6 +130,8 @@ def test_spec_options_of_the_network_and_the_value_are_checked_by_name(tmp_path)
     path = save_value(tmp_path / "v.safetensors", constant_value(0.6))
     cut = agents.make(f"vintage-search:leaf=4+value={path}@2")
     assert isinstance(cut, VintageSearch) and cut.settings.leaf == 4
+    with pytest.raises(ValueError, match="net=PATH"):
+        VintageSearch(SearchSettings(rollout="network"))  # no network given, none named
     for bad, what in [
         ("vintage-search:own=mcts", "own"),
         ("vintage-search:prior=oracle", "prior"),
