@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.mlp_policy import _single_thread_blas
 from agents.tensor_file import ModelFormatError, parse_safetensors, write_safetensors
 
 FORMAT = "vintage-value/1"
@@ -78,10 +79,11 @@ class ValueNet:
         x = np.asarray(obs, np.float32)
         if x.ndim != 2 or x.shape[1] != self.obs_dim:
             raise ValueError(f"{self.source} reads (n, {self.obs_dim}) observations, not {x.shape}")
-        for w, b in self.layers:
-            x = x @ w + b
-            x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
-        z = (x @ self.out[0] + self.out[1])[:, 0]
+        with _single_thread_blas():  # small matrices: BLAS threads cost more than they give
+            for w, b in self.layers:
+                x = x @ w + b
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
+            z = (x @ self.out[0] + self.out[1])[:, 0]
         return 1.0 / (1.0 + np.exp(-z))
 
 
