@@ -22,15 +22,21 @@ def test_vec_env_benchmark_reports_each_opponent():
 
 
 def test_train_parts_benchmark_times_both_ways_of_each_part():
-    out = _run("train_parts.py", "--n-envs", "8", "--games", "8", "--reps", "1").splitlines()
+    out = _run(
+        "train_parts.py", "--n-envs", "8", "--games", "8", "--reps", "1", "--rollouts", "1"
+    ).splitlines()
     assert [line.split(":")[0] for line in out] == [
         "rollout policy step, 8 envs",
         "its costliest torch calls, 8 rows",
+        "rollout step outside the env, 8 envs",
+        "lean rollout step's parts, 8 envs",
         "ppo agent per tournament tick, 8 games",
     ]
-    assert "sb3-contrib" in out[0] and "once-masked" in out[0]
+    assert "sb3-contrib" in out[0] and "once-masked" in out[0] and "lean" in out[0]
     assert "multinomial" in out[1]
-    assert "every row" in out[2] and "choice rows" in out[2]
+    assert "sb3" in out[2] and "lean" in out[2]
+    assert "forward (actor and critic)" in out[3] and "total outside the env" in out[3]
+    assert "every row" in out[4] and "choice rows" in out[4]
 
 
 def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():

@@ -19,7 +19,8 @@ What a run does, in order (each step is a section of :func:`train`):
    *decision* of the learner: the ticks where it can only wait are played by
    the env (see its docstring).
 4. **Model.** MaskablePPO with an MLP actor and critic (``--policy rankwise``: the
-   rank-relative actor of :mod:`train.rankwise_policy`). Optional warm starts:
+   rank-relative actor of :mod:`train.rankwise_policy`), its rollouts collected by the lean
+   loop of :mod:`train.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm starts:
    ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
    PATH`` starts from a saved model.
 5. **Loop.** ``model.learn`` (:class:`~train.run.Run`): the progress bar,

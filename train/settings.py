@@ -76,6 +76,10 @@ class PPOSettings:
     """Hidden activation: ``tanh`` or ``relu``."""
     torch_threads: int = 1
     """Torch intra-op threads (1 is fastest on a small shared CPU)."""
+    rollout: str = "lean"
+    """Rollout collector: ``lean`` (train/rollout.py: the same buffer, about half the cost a step
+    outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
+    runs)."""
 
 
 @dataclass
@@ -176,6 +180,8 @@ def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
         )
     if not specs(cfg.opponent):
         raise ValueError("opponent must name at least one agent spec")
+    if cfg.rollout not in ("lean", "sb3"):
+        raise ValueError(f"rollout must be lean or sb3, got {cfg.rollout!r}")
     hidden(cfg)
 
 
@@ -192,11 +198,12 @@ def linear_lr(start: float) -> Callable[[float], float]:
 def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
     sb3-contrib's masked categorical computed once a batch: :mod:`train.masked_policy`;
-    ``policy="rankwise"``: the actor of :mod:`train.rankwise_policy`)."""
+    ``policy="rankwise"``: the actor of :mod:`train.rankwise_policy`); with ``cfg.rollout``
+    ``lean`` the rollouts are collected by :class:`train.rollout.LeanMaskablePPO`."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from train.masked_policy import OnceMaskedPolicy
+    from train.rollout import model_class
 
     policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
@@ -204,7 +211,7 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
-    return MaskablePPO(
+    return model_class(cfg.rollout)(
         policy_class,
         env,
         learning_rate=linear_lr(cfg.learning_rate) if cfg.anneal_lr else cfg.learning_rate,
