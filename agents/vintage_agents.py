@@ -31,7 +31,8 @@ def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
 
 def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
-    (:mod:`agents.vintage_search`)."""
+    (:mod:`agents.vintage_search`); a network role (``rollout``/``own``/``prior`` ``network``)
+    plays ``net=PATH``, else the bundled ``vintage-expert``."""
     from agents.vintage_search import VintageSearch, parse_settings
 
     options, _, budget = arg.partition("@")
