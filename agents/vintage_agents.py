@@ -31,7 +31,8 @@ def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
 
 def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
-    (:mod:`agents.vintage_search`)."""
+    (:mod:`agents.vintage_search`); a network role (``rollout``/``own``/``prior`` ``network``)
+    plays ``net=PATH``, else the bundled ``vintage-expert``."""
     from agents.vintage_search import VintageSearch, parse_settings
 
     options, _, budget = arg.partition("@")
@@ -39,7 +40,12 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
         settings = parse_settings(options, budget)
     except ValueError as exc:
         raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
-    return VintageSearch(settings, seed)
+    network = None
+    if settings.uses_network:  # net=PATH, else the bundled vintage-expert
+        from agents.model_io import load_vintage_policy
+
+        network = load_vintage_policy(settings.net or EXPERT_MODEL)
+    return VintageSearch(settings, seed, network=network)
 
 
 def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:

@@ -17,14 +17,29 @@ It is a plain batch ``Policy``: ``act(obs, mask)`` is all it is given, so it
 never reads the true hidden state.
 
 Spec: ``vintage-search@K`` (K worlds per decision, default 16), with options
-``vintage-search:rollout=greedy|tactician,score=reward|ahead,z=Z,infer=0|1,confirm=C@K``
-(``+`` also separates options, for agent lists that are split at commas); the
-defaults are ``rollout=greedy,score=ahead,z=1.5,infer=0,confirm=0``:
+``vintage-search:rollout=greedy|tactician|network,own=…,prior=tactician|network,net=PATH,
+score=reward|ahead,z=Z,infer=0|1,confirm=C,leaf=D,value=PATH@K``
+(``+`` also separates options, for agent lists that are split at commas; a
+path may hold neither); the defaults are
+``rollout=greedy,score=ahead,z=1.5,infer=0,confirm=0,prior=tactician,leaf=0``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
-  scalar copy of :class:`agents.vintage.VintageGreedy`, fast) or
+  scalar copy of :class:`agents.vintage.VintageGreedy`, fast),
   ``tactician`` (:class:`agents.vintage.VintageTactician` on the encoded
-  observation, slower).
+  observation, slower) or ``network`` (a vintage policy network, ``net``).
+  ``own`` overrides it for the searcher's own seat (``rollout=greedy+own=network``:
+  the searcher's future self plays as the network, the others greedily).
+  Rollouts that call the network run all worlds and actions in lock-step, so
+  one forward pass serves every game waiting on it.
+- ``prior``: the choice the search must beat by ``z`` standard errors: the
+  tactician's, or the network's (``net``).
+- ``net``: the network of ``rollout``/``own``/``prior`` ``network``, a saved
+  vintage model (``vintage-ppo`` format); from a spec, the bundled ``vintage-expert`` if
+  not given. Expert iteration passes its current network instead.
+- ``leaf``: D > 0 cuts every rollout D actions after the searched one and
+  scores it by a value network (``value``, :mod:`agents.vintage_value`: the
+  searcher's expected finished-ahead share from its own observation there);
+  a game over before that is scored as it ended. Needs ``score=ahead``.
 - ``score``: ``reward`` is the env's reward for its seat (+1 for the winner,
   minus penalty points / 100 otherwise, 0 on truncation); ``ahead`` is the
   share of the other seats it finished ahead of (fewer penalty points; ties
@@ -41,18 +56,28 @@ defaults are ``rollout=greedy,score=ahead,z=1.5,infer=0,confirm=0``:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents.vintage import VintageTactician, _VintageBot
+from agents.vintage_value import ValueNet
 from speed_env.policy import Policy
 from speed_env.vintage import Pack
 from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
 from speed_env.vintage.observation import encode
 from speed_env.vintage.worlds import copy_game, sample_world
 
-ROLLOUTS = ("greedy", "tactician")
+if TYPE_CHECKING:
+    from agents.mlp_policy import MLPPolicy
+
+ROLLOUTS = ("greedy", "tactician", "network")
 SCORES = ("reward", "ahead")
+PRIORS = ("tactician", "network")
+OPTIONS = (
+    *("rollout", "own", "prior", "net", "score", "worlds", "z", "infer", "confirm", "leaf"),
+    "value",
+)
 
 
 @dataclass(frozen=True)
@@ -62,7 +87,18 @@ class SearchSettings:
     worlds: int = 16
     """Worlds sampled per decision."""
     rollout: str = "greedy"
-    """Rollout policy of every seat: ``greedy`` or ``tactician``."""
+    """Rollout policy of every seat: ``greedy``, ``tactician`` or ``network``."""
+    own: str = ""
+    """Rollout policy of the searcher's own seat (empty: as ``rollout``)."""
+    prior: str = "tactician"
+    """Whose choice the search must beat: ``tactician`` or ``network``."""
+    net: str = ""
+    """Saved vintage model of the ``network`` roles (empty, in a spec: the bundled expert)."""
+    leaf: int = 0
+    """Cut rollouts this many actions after the searched one and score them by ``value``
+    (0: play every rollout to the end)."""
+    value: str = ""
+    """Saved value network (:mod:`agents.vintage_value`) that scores cut rollouts."""
     score: str = "ahead"
     """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""
     z: float = 1.5
@@ -76,10 +112,20 @@ class SearchSettings:
     def __post_init__(self) -> None:
         if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
             raise ValueError(f"worlds must be a whole number, at least 1; got {self.worlds!r}")
-        if self.rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}; got {self.rollout!r}")
+        for name in ("rollout", "own"):
+            value = getattr(self, name)
+            if value not in ROLLOUTS and not (name == "own" and value == ""):
+                raise ValueError(f"{name} must be one of {', '.join(ROLLOUTS)}; got {value!r}")
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {self.prior!r}")
+        if isinstance(self.leaf, bool) or not isinstance(self.leaf, int) or self.leaf < 0:
+            raise ValueError(f"leaf must be a whole number, at least 0; got {self.leaf!r}")
+        if self.leaf and self.score != "ahead":
+            raise ValueError("leaf needs score=ahead: the value network predicts that share")
         if not isinstance(self.z, int | float) or not self.z >= 0:
             raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
+        if self.leaf and not self.value:
+            raise ValueError("leaf needs value=PATH, a value network to score cut rollouts")
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
         if not isinstance(self.infer, bool):
@@ -87,26 +133,38 @@ class SearchSettings:
         if isinstance(self.confirm, bool) or not isinstance(self.confirm, int) or self.confirm < 0:
             raise ValueError(f"confirm must be a whole number, at least 0; got {self.confirm!r}")
 
+    @property
+    def seat_policies(self) -> tuple[str, str]:
+        """Rollout policy of the searcher's seat and of every other seat."""
+        return (self.own or self.rollout, self.rollout)
+
+    @property
+    def uses_network(self) -> bool:
+        """Whether a policy network plays a rollout seat or is the prior."""
+        return "network" in (*self.seat_policies, self.prior)
+
 
 def parse_settings(arg: str, budget: str = "") -> SearchSettings:
     """Settings from a spec's ``rollout=…,score=…`` argument and its ``@K`` budget."""
     values: dict[str, object] = {}
     for item in filter(None, arg.replace("+", ",").split(",")):
         key, sep, value = item.partition("=")
-        if not sep or key not in ("rollout", "score", "worlds", "z", "infer", "confirm"):
+        if not sep or key not in OPTIONS:
             raise ValueError(
-                f"bad option {item!r}; give rollout=greedy|tactician, "
-                "score=reward|ahead, z=NUMBER, infer=0|1, confirm=WORLDS, or the worlds as @K"
+                f"bad option {item!r}; give rollout=greedy|tactician|network, own=…, "
+                "prior=tactician|network, net=PATH, score=reward|ahead, z=NUMBER, infer=0|1, "
+                "confirm=WORLDS, leaf=ACTIONS, value=PATH, or the worlds as @K"
             )
         values[key] = value
     if "infer" in values:
         if values["infer"] not in ("0", "1"):
             raise ValueError(f"infer must be 0 or 1; got {values['infer']!r}")
         values["infer"] = values["infer"] == "1"
-    if "confirm" in values:
-        if not str(values["confirm"]).isdigit():
-            raise ValueError(f"confirm must be a whole number of worlds; got {values['confirm']!r}")
-        values["confirm"] = int(str(values["confirm"]))
+    for key in ("confirm", "leaf"):
+        if key in values:
+            if not str(values[key]).isdigit():
+                raise ValueError(f"{key} must be a whole number; got {values[key]!r}")
+            values[key] = int(str(values[key]))
     if "z" in values:
         try:
             values["z"] = float(str(values["z"]))
@@ -145,14 +203,33 @@ class VintageSearch(_VintageBot):
         seed: int | None = None,
         pack: Pack | None = None,
         prior: Policy | None = None,
+        network: MLPPolicy | None = None,
+        value: ValueNet | None = None,
     ) -> None:
         super().__init__(pack)
-        self.settings = settings or SearchSettings()
+        self.settings = cfg = settings or SearchSettings()
         self.rng = np.random.default_rng(seed)
         self._tactician = VintageTactician(self.pack)
+        # The network of the settings' "network" roles (expert iteration passes its own).
+        self.network: MLPPolicy | None = network
+        if self.network is None and cfg.uses_network:
+            if not cfg.net:
+                raise ValueError("a search with a network role needs net=PATH or a network")
+            from agents.model_io import load_vintage_policy
+
+            self.network = load_vintage_policy(cfg.net)
+        self.value: ValueNet | None = value
+        if self.value is None and cfg.leaf:
+            from agents.vintage_value import load_value
+
+            self.value = load_value(cfg.value)
         # The default choice the search must beat by z standard errors (the tactician unless
-        # given: expert iteration puts its network here).
-        self.prior: Policy = prior if prior is not None else self._tactician
+        # given or set to the network).
+        if prior is None:
+            prior = self.network if cfg.prior == "network" else self._tactician
+        self.prior: Policy = prior  # type: ignore[assignment]
+        # Rollouts move one game at a time with scalar bots; lock-step when a network is called.
+        self._lockstep = cfg.leaf > 0 or "network" in cfg.seat_policies
         p = self.pack
         # Greedy's priorities (as VintageGreedy): X, then numbered cards by penalty,
         # then a Lightning calling the set held most of, then draw, then pass.
@@ -213,6 +290,14 @@ class VintageSearch(_VintageBot):
     def world_scores(self, worlds: list[Game], legal: list[int]) -> np.ndarray:
         """Rollout score, ``(worlds, actions)``, of each legal action for seat 0 (who acts)."""
         scores = np.zeros((len(worlds), len(legal)))
+        if self._lockstep:
+            games = []
+            for world in worlds:
+                for action in legal:
+                    game = copy_game(world)
+                    apply(game, action, self.rng)
+                    games.append(game)
+            return self._play_out(games).reshape(len(worlds), len(legal))
         for w, world in enumerate(worlds):
             for i, action in enumerate(legal):
                 game = copy_game(world)
@@ -230,6 +315,51 @@ class VintageSearch(_VintageBot):
         mine = points[seat]
         others = [p for s, p in enumerate(points) if s != seat]
         return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+
+    def _play_out(self, games: list[Game]) -> np.ndarray:
+        """Seat 0's score of each game, played on in lock-step: each game runs on with the
+        scalar bots until a seat the network plays has a choice; those games wait and one
+        forward pass serves them all. With ``leaf`` a game is cut that many actions in and
+        scored by the value network."""
+        own, others = self.settings.seat_policies
+        net_seats = [own == "network"] + [others == "network"] * (games[0].n_players - 1)
+        scalar = {"greedy": self._greedy, "tactician": self._tactician_move}
+        picks = [scalar.get(own), *[scalar.get(others)] * (games[0].n_players - 1)]
+        leaf = self.settings.leaf or -1
+        zeros = [0] * games[0].n_players
+        plies = [0] * len(games)
+        todo = list(range(len(games)))
+        while todo:
+            waiting: list[tuple[int, list[int]]] = []
+            for i in todo:
+                game = games[i]
+                while not game.over and plies[i] != leaf:
+                    legal = legal_actions(game)
+                    if len(legal) > 1 and net_seats[game.current]:
+                        waiting.append((i, legal))
+                        break
+                    pick = picks[game.current]
+                    action = legal[0] if len(legal) == 1 else pick(game, legal)  # type: ignore[misc]
+                    apply(game, action, self.rng, check=False)  # picked from legal just above
+                    plies[i] += 1
+            if waiting:
+                assert self.network is not None
+                obs = np.stack(
+                    [encode(games[i], games[i].current, zeros, 0, self.layout) for i, _ in waiting]
+                )
+                logits = self.network.logits(obs)
+                for row, (i, legal) in enumerate(waiting):
+                    action = legal[int(np.argmax(logits[row, legal]))]
+                    apply(games[i], action, self.rng, check=False)
+                    plies[i] += 1
+            todo = [i for i, _ in waiting]
+        scores = np.array([self._score(g, 0) for g in games])
+        cut = [i for i, g in enumerate(games) if not g.over]
+        if cut:
+            assert self.value is not None
+            obs = np.stack([encode(games[i], 0, zeros, 0, self.layout) for i in cut])
+            scores[cut] = self.value(obs)
+        return scores
 
     def _rollout(self, game: Game) -> None:
         pick = self._greedy if self.settings.rollout == "greedy" else self._tactician_move

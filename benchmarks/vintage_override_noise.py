@@ -7,8 +7,13 @@ each), counting how often the second search makes the same override, goes back t
 prior, or picks a third action. An override that a second search does not repeat is noise
 of the first search's test, and a network cannot learn it.
 
+With ``--by-kind`` it also splits the overrides by decision kind (what the prior
+played and what the search played instead: a numbered card, a cheaper or costlier one,
+a Lightning call, the Extra Turn card, a pass or a draw) and says, per kind, how many
+of them a second search repeats: where the search's repeatable edge lies.
+
 Run: python benchmarks/vintage_override_noise.py runs/x/round_0/targets.safetensors
---worlds 32,128 --limit 300
+--worlds 32,128 --limit 300 [--by-kind]
 """
 
 from __future__ import annotations
@@ -18,7 +23,31 @@ import argparse
 import numpy as np
 
 from agents.vintage_search import SearchSettings, VintageSearch
+from speed_env.vintage import default_pack
+from speed_env.vintage.actions import Actions
 from train.vintage_expert_targets import read_targets
+
+
+def kind(prior: int, choice: int) -> str:
+    """The decision kind of an override: what the prior played and what the search played
+    instead (``card`` a numbered card, ``L`` a Lightning call, ``X``, ``pass``, ``draw``)."""
+    pack = default_pack()
+    acts = Actions(pack)
+
+    def what(a: int) -> str:
+        if a < pack.n_numbered:
+            return "card"
+        if acts.is_call(a):
+            return "L"
+        return {acts.play_x: "X", acts.draw: "draw", acts.pass_: "pass"}[a]
+
+    p, c = what(prior), what(choice)
+    if p == c == "card":
+        cheaper = pack.penalties[choice] < pack.penalties[prior]
+        return "card -> cheaper card" if cheaper else "card -> costlier or equal card"
+    if p == c == "L":
+        return "L -> L with another call"
+    return f"{p} -> {c}"
 
 
 def main() -> None:
@@ -29,6 +58,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=300, help="overrides re-searched at most")
     parser.add_argument("--z", type=float, default=1.5, help="the search's z (as the targets')")
     parser.add_argument("--seed", type=int, default=123)
+    parser.add_argument("--by-kind", action="store_true", help="split the counts by kind")
     args = parser.parse_args()
     targets, settings = read_targets(args.targets)
     left = np.flatnonzero(targets.choice != targets.prior)[: args.limit]
@@ -45,6 +75,12 @@ def main() -> None:
             f"{worlds} worlds: same override {same}, back to the prior {back}, "
             f"another action {len(left) - same - back}"
         )
+        if args.by_kind:
+            kinds = np.array([kind(int(targets.prior[i]), int(targets.choice[i])) for i in left])
+            repeated = again == targets.choice[left]
+            for k in sorted(set(kinds), key=lambda k: -(kinds == k).sum()):
+                rows = kinds == k
+                print(f"  {k}: {int(rows.sum())} overrides, {int(repeated[rows].sum())} repeated")
 
 
 if __name__ == "__main__":

@@ -22,13 +22,15 @@ from agents import vintage_tournament as vt
 from agents.stats import clustered_mean
 
 
-def ahead_shares(spec: str, opponent: str, games: int, players: int, seed: int) -> np.ndarray:
+def ahead_shares(
+    spec: str, opponent: str, games: int, players: int, seed: int, workers: int = 1
+) -> np.ndarray:
     """Per game of ``spec``'s gauntlet, in (deal, rotation) order: the share of the other
     seats it finished ahead of (fewer penalty points; ties and truncation count half)."""
     settings = vt.VintageSettings(
         agents=(spec, opponent), players=players, games=games, seed=seed, gauntlet=spec
     )
-    results, _ = vt.run(settings)
+    results, _ = vt.run(settings, workers=workers)
     keyed = []
     for r in results:
         for deal, rotation, seats, points, winner in zip(
@@ -51,12 +53,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000, help="games per gauntlet")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes (same results)")
     args = parser.parse_args()
     base: np.ndarray | None = None
     deals = None
     for spec in args.agents:
-        t0 = time.process_time()
-        shares = ahead_shares(spec, args.opponent, args.games, args.players, args.seed)
+        t0 = time.perf_counter()
+        shares = ahead_shares(
+            spec, args.opponent, args.games, args.players, args.seed, args.workers
+        )
         deals = np.arange(len(shares)) // args.players  # the rotations of a deal are a cluster
         mean, low, high = clustered_mean(shares, deals)
         line = f"{spec}: ahead {100 * mean:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
@@ -69,7 +74,7 @@ def main() -> None:
                 f"; minus {args.agents[0]}: {100 * mean:+.2f} [{100 * low:+.2f}, "
                 f"{100 * high:+.2f}] points, {int((diff != 0).sum())} games differ"
             )
-        print(f"{line} ({time.process_time() - t0:.0f} CPU s)", flush=True)
+        print(f"{line} ({time.perf_counter() - t0:.0f} s wall)", flush=True)
 
 
 if __name__ == "__main__":

@@ -120,16 +120,30 @@ def test_vintage_paired_benchmark_prints_each_agent_and_the_paired_difference():
     assert second.startswith("vintage-random: ahead ") and "minus vintage-greedy:" in second
 
 
+def test_vintage_rollout_speed_benchmark_times_each_search_spec():
+    specs = ["vintage-search@2", "vintage-search:own=network@2"]
+    out = _run("vintage_rollout_speed.py", "--decisions", "3", *specs).splitlines()
+    assert [line.split(":")[0] for line in out] == ["vintage-search@2", "vintage-search"]
+    for line in out:
+        assert "ms per decision" in line and line.endswith("rollouts per CPU s (3 decisions)")
+
+
 def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path):
     from train.vintage_expert_targets import TargetSettings, generate, write_targets
 
     settings = TargetSettings(games=6, chunk_games=6, worlds=3, z=0.0, seed=3)
     path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)
-    out = _run("vintage_override_noise.py", str(path), "--worlds", "3", "--z", "0", "--limit", "5")
-    head, row = out.splitlines()
+    args = ["--worlds", "3", "--z", "0", "--limit", "5", "--by-kind"]
+    out = _run("vintage_override_noise.py", str(path), *args)
+    head, row, *kinds = out.splitlines()
     assert "overrides by the search at 3 worlds; 5 searched again" in head
     counts = [int(x.strip(",")) for x in row.split() if x.strip(",").isdigit()]
     assert row.startswith("3 worlds:") and sum(counts[1:]) == 5
+    # Per decision kind ("card -> L: 2 overrides, 1 repeated"), the overrides add up to 5.
+    per_kind = [line.rsplit(":", 1)[1].split() for line in kinds]
+    assert kinds and all(" -> " in line for line in kinds)
+    assert sum(int(p[0]) for p in per_kind) == 5
+    assert sum(int(p[2]) for p in per_kind) == counts[1]  # the repeated ones: "same override"
 
 
 def test_vintage_clone_fidelity_benchmark_reports_agreement_on_held_out_targets(tmp_path):

@@ -18,7 +18,12 @@ What a run does, in order (each step is a section of :func:`train`):
    the search's choice in round 0 and the network's after it (``acting``);
    the search's prior (the choice it must beat by ``z`` standard errors) is
    the tactician or the current network (``prior``; the tactician while
-there is no network yet). The network is then
+   there is no network yet); its rollouts are played by greedy, the tactician
+   or the current network (``rollout``, ``own_rollout`` for the learner's own
+   seat), so with ``network`` round r's teacher is round r-1's student; with
+   ``leaf`` D they are cut D actions in and scored by a value network
+   (``value_model``, else one fitted first on ``value_games`` bot games by
+   :mod:`train.vintage_value`, ``OUT/value.safetensors``). The network is then
    fitted (train/bc.py's fit: cross-entropy to the targets, the critic to the
    game's reward) on the targets of every round so far, a share of the games
    held out to measure agreement, exported to ``round_R/model.json`` and
@@ -62,7 +67,17 @@ class ExpertConfig:
     worlds: int = 32
     """Worlds the search samples per decision."""
     rollout: str = "greedy"
-    """Rollout policy of the search: greedy or tactician."""
+    """Rollout policy of every seat in the search: greedy, tactician or network (the current
+    network: round r's search plays round r-1's, so the teacher improves with the student)."""
+    own_rollout: str = ""
+    """Rollout policy of the learner's own seat in the search (empty: as rollout)."""
+    leaf: int = 0
+    """Cut the search's rollouts this many actions in and score them by a value network
+    (0: play every rollout out)."""
+    value_model: str = ""
+    """Value network of leaf (train/vintage_value.py); empty: fit one before round 0."""
+    value_games: int = 4000
+    """Bot games the value network is fitted on when leaf is set and no value_model given."""
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than z standard errors."""
     infer: bool = False
@@ -130,7 +145,7 @@ def check_config(cfg: ExpertConfig) -> None:
     """Refuse settings that cannot work, naming the field."""
     from agents.jobs import Backend
 
-    for name in ("rounds", "games", "epochs", "batch_size", "eval_games", "workers"):
+    for name in ("rounds", "games", "epochs", "batch_size", "eval_games", "workers", "value_games"):
         value = getattr(cfg, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number, at least 1; got {value!r}")
@@ -142,6 +157,12 @@ def check_config(cfg: ExpertConfig) -> None:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {cfg.target!r}")
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"holdout must be between 0 and 1, got {cfg.holdout!r}")
+    if "network" in (cfg.rollout, cfg.own_rollout) and not (cfg.init_bc or cfg.init_model):
+        raise ValueError("rollout network needs a network from round 0: give init_bc or init_model")
+    if cfg.value_model:
+        from agents.vintage_value import load_value
+
+        load_value(cfg.value_model)  # a missing or foreign value file fails here
     if not specs(cfg.eval_opponents):
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
@@ -161,6 +182,10 @@ def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSett
         games=cfg.games,
         worlds=cfg.worlds,
         rollout=cfg.rollout,
+        own=cfg.own_rollout,
+        leaf=cfg.leaf,
+        # Checked before the value network is fitted: any name stands in for it.
+        value=cfg.value_model or (str(Path(cfg.out) / "value.safetensors") if cfg.leaf else ""),
         z=cfg.z,
         infer=cfg.infer,
         confirm=cfg.confirm,
@@ -243,47 +268,6 @@ def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray
     }
 
 
-def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> None:
-    """Load a saved vintage model (``vintage-ppo`` format) into a MaskablePPO ``policy``.
-
-    The inverse of :func:`train.vintage_ppo.export`: the observation scale folded into
-    the first layers is taken out again. A model of another shape or activation is
-    refused, naming it.
-    """
-    import torch
-
-    from agents.model_io import ModelFormatError, load_vintage_policy, read_model
-
-    net = load_vintage_policy(path)  # checks the file and its vintage signature
-    tensors, _, where = read_model(path)
-    if net.activation != activation:
-        raise ModelFormatError(
-            f"{where} uses {net.activation}, these settings {activation}; give --activation"
-        )
-    extractor = policy.mlp_extractor
-    targets = {"logits": policy.action_net, "value": policy.value_net}
-    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
-        linears = [m for m in seq if isinstance(m, torch.nn.Linear)]
-        targets |= {f"{prefix}.{k}": lin for k, lin in enumerate(linears)}
-    if set(targets) != {name.rsplit(".", 1)[0] for name in tensors}:
-        raise ModelFormatError(
-            f"{where} has layers {sorted({n.rsplit('.', 1)[0] for n in tensors})}; the network "
-            f"of these settings (net_arch, activation {net.activation}) has {sorted(targets)}"
-        )
-    with torch.no_grad():
-        for name, layer in targets.items():
-            weight = np.asarray(tensors[f"{name}.weight"], np.float32)
-            if name in ("pi.0", "vf.0"):
-                weight = weight / scale[None, :]
-            if weight.shape != tuple(layer.weight.shape):
-                raise ModelFormatError(
-                    f"{where}: layer {name} is {weight.shape}, the network here "
-                    f"{tuple(layer.weight.shape)}; give the model's --net-arch"
-                )
-            layer.weight.copy_(torch.as_tensor(weight))
-            layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"{name}.bias"], np.float32)))
-
-
 def _log(cfg: ExpertConfig, text: str) -> None:
     if cfg.progress:
         print(text, file=sys.stderr, flush=True)
@@ -320,7 +304,7 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     from train import bc
     from train import vintage_expert_targets as vet
     from train.settings import make_model
-    from train.vintage_ppo import export, observation_scale, score, table_env
+    from train.vintage_ppo import export, load_network, observation_scale, score, table_env
 
     check_writable(out)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
@@ -398,6 +382,20 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
             _, measured = export_and_measure("round_bc", -1)
             summary["bc"] = {**stats, **measured}
             network = current_network()
+
+        if cfg.leaf and not cfg.value_model:
+            from train.vintage_value import ValueConfig, fit_value
+
+            _log(cfg, f"fitting the value network of the cut rollouts ({cfg.value_games} games)")
+            value_cfg = ValueConfig(
+                players=cfg.players,
+                games=cfg.value_games,
+                seed=cfg.seed,
+                torch_threads=cfg.torch_threads,
+                out=str(out / "value.safetensors"),
+                progress=cfg.progress,
+            )
+            summary["value"] = {"model": value_cfg.out, **fit_value(value_cfg)}
 
         # 3. Rounds ------------------------------------------------------------------
         data: list[Targets] = []

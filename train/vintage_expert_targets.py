@@ -7,7 +7,9 @@ learner by ``opponents[(g + k - 1) % len(opponents)]``, so every bot meets
 every position). At each decision of the learner's seat with two or more
 legal actions, :class:`agents.vintage_search.VintageSearch` (``worlds``
 sampled worlds per decision, uniform or (``infer``) agreeing with the stuck seats,
-greedy or tactician rollouts, its ``prior``
+greedy, tactician or network rollouts (``rollout`` for every seat, ``own`` for the
+learner's own seat; ``network`` is the round's network), rollouts optionally cut
+``leaf`` actions in and scored by the ``value`` network, its ``prior``
 the tactician or the network) values every legal action; the observation,
 the mask, the values, the search's choice and its prior's are recorded.
 The learner then plays the search's choice (``acting="search"``) or the
@@ -80,7 +82,13 @@ class TargetSettings:
     worlds: int = 32
     """Worlds the search samples per decision."""
     rollout: str = "greedy"
-    """Rollout policy of the search: ``greedy`` or ``tactician``."""
+    """Rollout policy of the search: ``greedy``, ``tactician`` or ``network`` (the round's)."""
+    own: str = ""
+    """Rollout policy of the learner's own seat in the search (empty: as ``rollout``)."""
+    leaf: int = 0
+    """Cut the search's rollouts this many actions in, scored by ``value`` (0: play out)."""
+    value: str = ""
+    """Value network file (:mod:`agents.vintage_value`) of the cut rollouts."""
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than ``z`` standard errors."""
     infer: bool = False
@@ -100,7 +108,6 @@ class TargetSettings:
 
     def __post_init__(self) -> None:
         from agents import vintage_agents
-        from agents.vintage_search import SearchSettings
 
         if isinstance(self.players, bool) or not 2 <= self.players <= 10:
             raise ValueError(f"players must be 2-10, got {self.players!r}")
@@ -117,13 +124,29 @@ class TargetSettings:
             raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {self.acting!r}")
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {self.prior!r}")
-        SearchSettings(  # checks them
+        self.search_settings()  # checks them
+
+    def search_settings(self) -> Any:
+        """The :class:`agents.vintage_search.SearchSettings` of the round's search (its
+        ``network`` roles are played by the round's network, passed to the search)."""
+        from agents.vintage_search import SearchSettings
+
+        return SearchSettings(
             worlds=self.worlds,
             rollout=self.rollout,
+            own=self.own,
+            prior=self.prior,
+            leaf=self.leaf,
+            value=self.value,
             z=self.z,
             infer=self.infer,
             confirm=self.confirm,
         )
+
+    @property
+    def needs_network(self) -> bool:
+        """Whether the round's network plays a part (acting, prior or a rollout seat)."""
+        return "network" in (self.acting, self.prior, self.rollout, self.own)
 
 
 @dataclass(frozen=True)
@@ -182,7 +205,8 @@ def run_chunk(chunk: TargetChunk) -> Targets:
     """Play one chunk's games and record the learner's searched decisions."""
     from agents import vintage_agents
     from agents.model_io import MLPPolicy
-    from agents.vintage_search import SearchSettings, VintageSearch
+    from agents.vintage_search import VintageSearch
+    from agents.vintage_value import load_value
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
 
@@ -191,9 +215,11 @@ def run_chunk(chunk: TargetChunk) -> Targets:
     seeds = _seeds(s, chunk.index, 1 + len(s.opponents) + chunk.count)
     net = MLPPolicy(*chunk.network) if chunk.network is not None else None
     search = VintageSearch(
-        SearchSettings(worlds=s.worlds, rollout=s.rollout, z=s.z, infer=s.infer, confirm=s.confirm),
+        s.search_settings(),
         seed=seeds[0],
         prior=net if s.prior == "network" else None,
+        network=net,
+        value=load_value(s.value) if s.leaf else None,
     )
     bots = [vintage_agents.make(spec, seed=seeds[1 + k]) for k, spec in enumerate(s.opponents)]
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "values", "choice", "prior")}
@@ -262,8 +288,10 @@ def generate(
     On Ctrl-C the finished chunks are returned (the rows of the chunks before
     the first unfinished one are all kept; later finished ones too, in order).
     """
-    if network is None and "network" in (settings.acting, settings.prior):
-        raise ValueError("a round whose search prior or acting policy is the network needs one")
+    if network is None and settings.needs_network:
+        raise ValueError(
+            "a round whose acting policy, search prior or rollouts are the network needs one"
+        )
     chunks = plan(settings, network)
     results, complete = run_jobs(run_chunk, chunks, workers, progress, backend)
     done = [r for r in results if r is not None]

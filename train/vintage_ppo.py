@@ -156,6 +156,47 @@ def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict
     )
 
 
+def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> None:
+    """Load a saved vintage model (``vintage-ppo`` format) into a MaskablePPO ``policy``.
+
+    The inverse of :func:`train.vintage_ppo.export`: the observation scale folded into
+    the first layers is taken out again. A model of another shape or activation is
+    refused, naming it.
+    """
+    import torch
+
+    from agents.model_io import ModelFormatError, load_vintage_policy, read_model
+
+    net = load_vintage_policy(path)  # checks the file and its vintage signature
+    tensors, _, where = read_model(path)
+    if net.activation != activation:
+        raise ModelFormatError(
+            f"{where} uses {net.activation}, these settings {activation}; give --activation"
+        )
+    extractor = policy.mlp_extractor
+    targets = {"logits": policy.action_net, "value": policy.value_net}
+    for prefix, seq in (("pi", extractor.policy_net), ("vf", extractor.value_net)):
+        linears = [m for m in seq if isinstance(m, torch.nn.Linear)]
+        targets |= {f"{prefix}.{k}": lin for k, lin in enumerate(linears)}
+    if set(targets) != {name.rsplit(".", 1)[0] for name in tensors}:
+        raise ModelFormatError(
+            f"{where} has layers {sorted({n.rsplit('.', 1)[0] for n in tensors})}; the network "
+            f"of these settings (net_arch, activation {net.activation}) has {sorted(targets)}"
+        )
+    with torch.no_grad():
+        for name, layer in targets.items():
+            weight = np.asarray(tensors[f"{name}.weight"], np.float32)
+            if name in ("pi.0", "vf.0"):
+                weight = weight / scale[None, :]
+            if weight.shape != tuple(layer.weight.shape):
+                raise ModelFormatError(
+                    f"{where}: layer {name} is {weight.shape}, the network here "
+                    f"{tuple(layer.weight.shape)}; give the model's --net-arch"
+                )
+            layer.weight.copy_(torch.as_tensor(weight))
+            layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"{name}.bias"], np.float32)))
+
+
 # ---------------------------------------------------------------------- evaluation
 EVAL_FIELDS = (
     *("timesteps", "opponent", "games", "win_rate", "win_ci_low", "win_ci_high"),

@@ -102,10 +102,42 @@ def test_bad_settings_and_files_are_refused_by_name(tmp_path):
         TargetSettings(opponents=("chain",))
     with pytest.raises(ValueError, match="needs one"):
         generate(TargetSettings(games=1, acting="network"))
+    for part in ({"rollout": "network"}, {"own": "network"}):
+        with pytest.raises(ValueError, match="rollouts are the network needs one"):
+            generate(TargetSettings(games=1, **part))
     bogus = tmp_path / "bogus.safetensors"
     bogus.write_bytes(b"not a file of targets")
     with pytest.raises(ModelFormatError, match=r"bogus\.safetensors"):
         read_targets(bogus)
+
+
+def test_network_rollouts_and_cut_rollouts_write_the_same_targets_for_any_number_of_workers(
+    tmp_path,
+):
+    # The round's network plays the rollouts; the value network scores rollouts cut 3 in.
+    from agents.vintage_value import ValueNet, save_value
+
+    expert = vintage_agents.make("vintage-expert")
+    network = (_tensors(expert), expert.activation)
+    zero = {"v.0.weight": np.zeros((2, 174), np.float32), "v.0.bias": np.zeros(2, np.float32)}
+    value = ValueNet({**zero, "out.weight": np.ones((1, 2), np.float32), "out.bias": np.ones(1)})
+    path = save_value(tmp_path / "v.safetensors", value)
+    settings = replace(SMALL, games=4, worlds=2, rollout="network", leaf=3, value=str(path))
+    one, _ = generate(settings, network, workers=1)
+    two, _ = generate(settings, network, workers=2)
+    assert all(
+        np.array_equal(a, b, equal_nan=True)
+        for a, b in zip(one.arrays().values(), two.arrays().values(), strict=True)
+    )
+    plain, _ = generate(replace(settings, rollout="greedy", leaf=0, value=""), network)
+    assert not np.array_equal(one.values, plain.values, equal_nan=True)
+
+
+def _tensors(policy):
+    """The kit tensors of a loaded vintage model (``pi.*``, ``logits.*``)."""
+    out = {f"pi.{k}.weight": w.T for k, (w, _) in enumerate(policy.layers)}
+    out |= {f"pi.{k}.bias": b for k, (_, b) in enumerate(policy.layers)}
+    return out | {"logits.weight": policy.head[0].T, "logits.bias": policy.head[1]}
 
 
 def test_a_confirmed_search_writes_fewer_overrides_of_its_prior():
@@ -154,6 +186,30 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
     assert "already holds a finished run" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_a_run_with_network_rollouts_and_cut_rollouts_fits_its_value_network_first(
+    tmp_path, capsys
+):
+    from speed_cli import main as cli
+
+    out = tmp_path / "run"
+    argv = ["train-expert", "--rounds", "1", "--games", "4", "--worlds", "2", "--chunk-games", "4"]
+    argv += ["--bc-decisions", "400", "--bc-epochs", "1", "--epochs", "1", "--eval-games", "4"]
+    argv += ["--rollout", "network", "--own-rollout", "greedy", "--leaf", "6"]
+    argv += ["--value-games", "40", "--no-progress", "--out", str(out)]
+    assert cli(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["value"]["model"] == str(out / "value.safetensors")
+    assert summary["value"]["observations"] > 100
+    _, settings = read_targets(out / "round_0" / "targets.safetensors")
+    assert (settings["rollout"], settings["own"], settings["leaf"]) == ("network", "greedy", 6)
+    assert settings["value"] == str(out / "value.safetensors")
+    # Without a network from round 0 there is none to roll out with.
+    bare = ["train-expert", "--rollout", "network", "--init-bc", "", "--out", str(tmp_path / "n")]
+    assert cli(bare) == 2
+    assert "needs a network from round 0" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
@@ -163,6 +219,10 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
         ("--opponents", "chain", "is no Vintage Speed agent"),
         ("--backend", "slurm", "backend must be one of local, ray"),
         ("--init-model", "nowhere/model.json", "nowhere/model.json"),
+        ("--rollout", "mcts", "rollout must be one of greedy, tactician, network"),
+        ("--own-rollout", "oracle", "own must be one of greedy, tactician, network"),
+        ("--leaf", "-1", "leaf must be a whole number, at least 0"),
+        ("--value-model", "nowhere/v.safetensors", "nowhere/v.safetensors"),
     ],
 )
 def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
@@ -183,8 +243,8 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
     from train.settings import make_model
-    from train.vintage_expert import ExpertConfig, load_network, ppo_config
-    from train.vintage_ppo import export, observation_scale
+    from train.vintage_expert import ExpertConfig, ppo_config
+    from train.vintage_ppo import export, load_network, observation_scale
 
     rules = make_vintage_rules(4, 1)
     scale = observation_scale(rules)
