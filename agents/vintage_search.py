@@ -126,6 +126,12 @@ class SearchSettings:
             raise ValueError(f"z must be a number, at least 0; got {self.z!r}")
         if self.leaf and not self.value:
             raise ValueError("leaf needs value=PATH, a value network to score cut rollouts")
+        if self.value and not self.leaf:
+            raise ValueError(f"value={self.value} is read only with leaf=D (D > 0)")
+        if self.net and not self.uses_network:
+            raise ValueError(
+                f"net={self.net} is read only when rollout, own or prior is network"
+            )
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
         if not isinstance(self.infer, bool):

@@ -144,6 +144,7 @@ def specs(text: str | None) -> list[str]:
 def check_config(cfg: ExpertConfig) -> None:
     """Refuse settings that cannot work, naming the field."""
     from agents.jobs import Backend
+    from agents.vintage_search import ROLLOUTS
 
     for name in ("rounds", "games", "epochs", "batch_size", "eval_games", "workers", "value_games"):
         value = getattr(cfg, name)
@@ -157,12 +158,19 @@ def check_config(cfg: ExpertConfig) -> None:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {cfg.target!r}")
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"holdout must be between 0 and 1, got {cfg.holdout!r}")
+    for name, allowed in (("rollout", ROLLOUTS), ("own_rollout", ("", *ROLLOUTS))):
+        if getattr(cfg, name) not in allowed:
+            raise ValueError(
+                f"{name} must be one of {', '.join(ROLLOUTS)}; got {getattr(cfg, name)!r}"
+            )
     if "network" in (cfg.rollout, cfg.own_rollout) and not (cfg.init_bc or cfg.init_model):
         raise ValueError("rollout network needs a network from round 0: give init_bc or init_model")
     if cfg.value_model:
         from agents.vintage_value import load_value
 
         load_value(cfg.value_model)  # a missing or foreign value file fails here
+        if not cfg.leaf:
+            raise ValueError(f"value_model {cfg.value_model} is read only with leaf > 0")
     if not specs(cfg.eval_opponents):
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here

@@ -220,7 +220,7 @@ def test_a_run_with_network_rollouts_and_cut_rollouts_fits_its_value_network_fir
         ("--backend", "slurm", "backend must be one of local, ray"),
         ("--init-model", "nowhere/model.json", "nowhere/model.json"),
         ("--rollout", "mcts", "rollout must be one of greedy, tactician, network"),
-        ("--own-rollout", "oracle", "own must be one of greedy, tactician, network"),
+        ("--own-rollout", "oracle", "own_rollout must be one of greedy, tactician, network"),
         ("--leaf", "-1", "leaf must be a whole number, at least 0"),
         ("--value-model", "nowhere/v.safetensors", "nowhere/v.safetensors"),
     ],
@@ -234,6 +234,18 @@ def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, mes
     assert cli(["train-expert", flag, value, "--out", str(tmp_path / "x")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
+
+
+def test_a_value_model_without_leaf_is_refused_as_unused(tmp_path, capsys):
+    from agents.vintage_value import ValueNet, save_value
+    from train.vintage_expert import main
+
+    zero = {"v.0.weight": np.zeros((2, 174), np.float32), "v.0.bias": np.zeros(2, np.float32)}
+    value = ValueNet({**zero, "out.weight": np.ones((1, 2), np.float32), "out.bias": np.ones(1)})
+    path = save_value(tmp_path / "v.safetensors", value)
+    assert main(["--value-model", str(path), "--out", str(tmp_path / "x")]) == 2
+    assert f"value_model {path} is read only with leaf > 0" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
 
 
 def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):

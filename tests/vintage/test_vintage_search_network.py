@@ -140,6 +140,9 @@ def test_spec_options_of_the_network_and_the_value_are_checked_by_name(tmp_path)
         ("vintage-search:leaf=x", "leaf"),
         ("vintage-search:rollout=network+net=nowhere.json", "nowhere"),
         (f"vintage-search:leaf=2+value={tmp_path / 'none'}", "none"),
+        # an option that nothing reads is refused, not ignored
+        (f"vintage-search:value={path}", "read only with leaf"),
+        ("vintage-search:rollout=tactician+net=some.json", "read only when rollout, own or prior"),
     ]:
         with pytest.raises((AgentSpecError, ModelFormatError, ValueError), match=what):
             agents.make(bad)
