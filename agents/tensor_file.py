@@ -68,6 +68,18 @@ def write_safetensors(
     return blob
 
 
+def read_safetensors(
+    path: str | os.PathLike[str], what: str
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Tensors and metadata of the safetensors file ``path``; a file that cannot be read is a
+    :class:`ModelFormatError` naming it as ``what`` (``"value network"``, ...)."""
+    try:
+        blob = Path(path).read_bytes()
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
+    return parse_safetensors(blob, str(path))
+
+
 def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Tensors and metadata from a safetensors file's bytes; ``where`` names it in errors."""
     if len(blob) < 8:

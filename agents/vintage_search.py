@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.vintage import VintageTactician, _VintageBot
-from agents.vintage_value import ValueNet
+from agents.vintage_value import ValueNet, ahead_share
 from speed_env.policy import Policy
 from speed_env.vintage import Pack
 from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
@@ -129,9 +129,7 @@ class SearchSettings:
         if self.value and not self.leaf:
             raise ValueError(f"value={self.value} is read only with leaf=D (D > 0)")
         if self.net and not self.uses_network:
-            raise ValueError(
-                f"net={self.net} is read only when rollout, own or prior is network"
-            )
+            raise ValueError(f"net={self.net} is read only when rollout, own or prior is network")
         if self.score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}; got {self.score!r}")
         if not isinstance(self.infer, bool):
@@ -318,9 +316,7 @@ class VintageSearch(_VintageBot):
         points = penalties(game)
         if self.settings.score == "reward":
             return 1.0 if game.winner == seat else -points[seat] / 100.0
-        mine = points[seat]
-        others = [p for s, p in enumerate(points) if s != seat]
-        return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
+        return ahead_share(points, seat)
 
     def _play_out(self, games: list[Game]) -> np.ndarray:
         """Seat 0's score of each game, played on in lock-step: each game runs on with the

@@ -26,9 +26,17 @@ from typing import Any
 import numpy as np
 
 from agents.mlp_policy import _single_thread_blas
-from agents.tensor_file import ModelFormatError, parse_safetensors, write_safetensors
+from agents.tensor_file import ModelFormatError, read_safetensors, write_safetensors
 
 FORMAT = "vintage-value/1"
+
+
+def ahead_share(points: list[int], seat: int) -> float:
+    """Share of the other seats ``seat`` has fewer penalty points than (ties count half): what
+    the network predicts, and what the search scores a finished rollout by (``score=ahead``)."""
+    mine = points[seat]
+    others = [p for s, p in enumerate(points) if s != seat]
+    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
 
 
 class ValueNet:
@@ -102,12 +110,7 @@ def save_value(path: str | os.PathLike[str], net: ValueNet) -> Path:
 
 def load_value(path: str | os.PathLike[str]) -> ValueNet:
     """A value network saved by :func:`save_value`; a clear error naming the file otherwise."""
-    path = Path(path)
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise ModelFormatError(f"cannot read value network {path}: {exc.strerror}") from None
-    tensors, meta = parse_safetensors(blob, str(path))
+    tensors, meta = read_safetensors(path, "value network")
     if meta.get("format") != FORMAT:
         raise ModelFormatError(f"{path} is not a vintage value network (format {FORMAT})")
     training = json.loads(meta.get("training", "{}"))

@@ -315,14 +315,11 @@ def write_targets(path: str | Path, targets: Targets, settings: TargetSettings) 
 
 def read_targets(path: str | Path) -> tuple[Targets, dict[str, Any]]:
     """The targets and the settings saved by :func:`write_targets`; a clear error otherwise."""
-    from agents.model_io import ModelFormatError, parse_safetensors
+    from agents.model_io import ModelFormatError
+    from agents.tensor_file import read_safetensors
 
     path = Path(path)
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise ModelFormatError(f"cannot read search targets {path}: {exc.strerror}") from None
-    tensors, meta = parse_safetensors(blob, str(path))
+    tensors, meta = read_safetensors(path, "search targets")
     missing = set(Targets.__dataclass_fields__) - set(tensors)
     if meta.get("format") != "vintage-targets/1" or missing:
         raise ModelFormatError(

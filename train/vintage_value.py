@@ -36,7 +36,7 @@ class ValueConfig:
     players: int = 4
     """Players at the table (2-10)."""
     games: int = 4000
-    """Games played to record observations."""
+    """Games played to record observations (at least 2: one or more are held out)."""
     bots: str = "vintage-tactician,vintage-greedy"
     """Comma-separated vintage bots that play the seats, cycled."""
     keep: float = 0.25
@@ -61,16 +61,10 @@ class ValueConfig:
     """Print progress on stderr."""
 
 
-def ahead_share(points: list[int], seat: int) -> float:
-    """Share of the other seats ``seat`` has fewer penalty points than (ties count half)."""
-    mine = points[seat]
-    others = [p for s, p in enumerate(points) if s != seat]
-    return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
-
-
 def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, their seat's final finished-ahead share, and their game's index."""
     from agents import vintage_agents
+    from agents.vintage_value import ahead_share
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
     from train.settings import specs
@@ -187,10 +181,14 @@ def check_config(cfg: ValueConfig) -> None:
     from agents import vintage_agents
     from train.settings import specs
 
-    for name in ("games", "epochs", "batch_size"):
+    for name, least in (("games", 2), ("epochs", 1), ("batch_size", 1), ("torch_threads", 1)):
         value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number, at least 1; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be a whole number, at least {least}; got {value!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise ValueError(f"seed must be a whole number, at least 0; got {cfg.seed!r}")
+    if not 0 < cfg.learning_rate < float("inf"):
+        raise ValueError(f"learning_rate must be a number above 0, got {cfg.learning_rate!r}")
     if not 2 <= cfg.players <= 10:
         raise ValueError(f"players must be 2-10, got {cfg.players!r}")
     if not 0 < cfg.keep <= 1:

@@ -162,7 +162,8 @@ def test_a_value_network_file_round_trips_and_a_foreign_one_is_refused(tmp_path)
 
 
 def test_a_value_fit_on_bot_games_predicts_better_than_the_mean(tmp_path) -> None:
-    from train.vintage_value import ValueConfig, ahead_share, fit_value
+    from agents.vintage_value import ahead_share
+    from train.vintage_value import ValueConfig, fit_value
 
     assert ahead_share([3, 10, 3, 0], 0) == pytest.approx((1 + 0.5 + 0) / 3)
     cfg = ValueConfig(games=300, epochs=6, seed=1, out=str(tmp_path / "v.safetensors"))
@@ -174,5 +175,13 @@ def test_a_value_fit_on_bot_games_predicts_better_than_the_mean(tmp_path) -> Non
     assert value.training["held_out_mse"] == measured["held_out_mse"]
     for _env, obs, _mask in decisions(4, range(1), every=4):
         assert 0.0 < float(value(obs[None])[0]) < 1.0
-    with pytest.raises(ValueError, match="keep"):
-        fit_value(ValueConfig(keep=0.0, out=str(tmp_path / "w.safetensors")))
+    for bad, what in [
+        ({"keep": 0.0}, "keep"),
+        ({"games": 1}, "games must be a whole number, at least 2"),
+        ({"learning_rate": -1e-3}, "learning_rate"),
+        ({"torch_threads": 0}, "torch_threads"),
+        ({"seed": -1}, "seed"),
+    ]:
+        with pytest.raises(ValueError, match=what):
+            fit_value(ValueConfig(**bad, out=str(tmp_path / "w.safetensors")))
+    assert not (tmp_path / "w.safetensors").exists()
