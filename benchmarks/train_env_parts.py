@@ -1,8 +1,9 @@
 """Where the training env's time goes inside a real training run.
 
-Runs ``speed train`` with the given arguments and times, on the main thread's
+Runs ``speed train`` with the given arguments and reads, on the main thread's
 CPU clock (so other jobs on the machine inflate it less than the wall clock),
-the env's whole step (``SpeedVecEnv.step_wait``) and two parts of it: the
+the env's whole step (``SpeedVecEnv.step_wait``, the run's own
+``throughput.env.step_wait_cpu_s``) and times two parts of it: the
 compiled skip loop (``train.skip_loop.play_forced``) and the restarts of the
 games that ended (``SpeedVecEnv._finish``); the rest is the Python and numpy
 around them. The run itself is the usual one (the timers add a few
@@ -16,40 +17,24 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 from vec_env import timed_parts
 
 from speed_cli import main as speed
-from train.vec_env import SpeedVecEnv
 
 
 def run(train_args: list[str]) -> dict[str, float]:
     """``speed train`` with ``train_args`` (they must name ``--out``); the env's CPU seconds:
-    its step, the skip loop, the restarts, and the decisions the run took."""
-    spent = {"step": 0.0}
-    step_wait = SpeedVecEnv.step_wait
-
-    def timed_step(self: SpeedVecEnv) -> Any:
-        c0 = time.thread_time()
-        try:
-            return step_wait(self)
-        finally:
-            spent["step"] += time.thread_time() - c0
-
-    SpeedVecEnv.step_wait = timed_step  # type: ignore[method-assign]
-    try:
-        with timed_parts() as parts:
-            code = speed(["train", *train_args])
-    finally:
-        SpeedVecEnv.step_wait = step_wait  # type: ignore[method-assign]
+    its step (the env's own ``step_wait_cpu_s``), the skip loop, the restarts, and the
+    decisions the run took."""
+    with timed_parts() as parts:
+        code = speed(["train", *train_args])
     if code:
         raise SystemExit(code)
     out = Path(train_args[train_args.index("--out") + 1])
-    decisions = json.loads((out / "summary.json").read_text())["throughput"]["env"]["decisions"]
-    return {**spent, **parts, "decisions": decisions}
+    env = json.loads((out / "summary.json").read_text())["throughput"]["env"]
+    return {"step": env["step_wait_cpu_s"], **parts, "decisions": env["decisions"]}
 
 
 def main() -> None:
