@@ -146,10 +146,11 @@ def check_config(cfg: ExpertConfig) -> None:
     from agents.jobs import Backend
     from agents.vintage_search import ROLLOUTS
 
-    for name in ("rounds", "games", "epochs", "batch_size", "eval_games", "workers", "value_games"):
+    whole = ("rounds", "games", "epochs", "batch_size", "eval_games", "workers")
+    for name, least in (*((n, 1) for n in whole), ("value_games", 2)):  # a value game held out
         value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a whole number, at least 1; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be a whole number, at least {least}; got {value!r}")
     if cfg.prior not in PRIORS:
         raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {cfg.prior!r}")
     if cfg.acting not in ACTING:

@@ -222,6 +222,7 @@ def test_a_run_with_network_rollouts_and_cut_rollouts_fits_its_value_network_fir
         ("--rollout", "mcts", "rollout must be one of greedy, tactician, network"),
         ("--own-rollout", "oracle", "own_rollout must be one of greedy, tactician, network"),
         ("--leaf", "-1", "leaf must be a whole number, at least 0"),
+        ("--value-games", "1", "value_games must be a whole number, at least 2"),
         ("--value-model", "nowhere/v.safetensors", "nowhere/v.safetensors"),
     ],
 )
