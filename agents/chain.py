@@ -272,9 +272,10 @@ def _scores(
     ``at`` = the starts of the observation slices ``_FIELDS_READ``; ``tag`` =
     where, inside the ``rules`` field, the flags ``_FLAGS`` are; ``w`` = the
     weights in ``ChainWeights``' order. Each row's rules come from its own
-    ``rules`` field. Compiled: the bot is called once per tick of every training
-    rollout, where numpy's per-call overhead on these small (n, 13) arrays cost
-    about 2 ms a call.
+    ``rules`` field. Compiled: :meth:`ChainAgent.act` is called once per tick of
+    a Python env's games, where numpy's per-call overhead on these small (n, 13)
+    arrays cost about 2 ms a call (the training env's kernel scores its rows one
+    at a time by :func:`act_row`, through the same :func:`_score_row`).
     """
     out = np.zeros((obs.shape[0], n_actions))
     work = work_arrays(n_actions)
