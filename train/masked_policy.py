@@ -32,9 +32,10 @@ from sb3_contrib.common.maskable.distributions import (
 )
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-__all__ = ["OnceMasked", "OnceMaskedCategorical", "OnceMaskedPolicy"]
+__all__ = ["HUGE_NEG", "OnceMasked", "OnceMaskedCategorical", "OnceMaskedPolicy"]
 
-_HUGE_NEG = -1e8  # what sb3-contrib puts on a masked action's logit
+HUGE_NEG = -1e8
+"""What sb3-contrib puts on a masked action's logit (the lean rollout loop uses it too)."""
 
 
 def _normalised(logits: torch.Tensor) -> torch.Tensor:
@@ -85,7 +86,7 @@ class OnceMaskedCategorical(MaskableCategoricalDistribution):
         self.masks = torch.as_tensor(masks, dtype=torch.bool, device=base.device).reshape(
             base.shape
         )
-        huge_neg = torch.tensor(_HUGE_NEG, dtype=base.dtype, device=base.device)
+        huge_neg = torch.tensor(HUGE_NEG, dtype=base.dtype, device=base.device)
         self.logits = _normalised(torch.where(self.masks, base, huge_neg))
 
     @property

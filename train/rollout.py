@@ -57,6 +57,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
+from train.masked_policy import HUGE_NEG
+
 __all__ = [
     "ROLLOUTS",
     "LeanMaskablePPO",
@@ -69,7 +71,6 @@ __all__ = [
 ROLLOUTS = ("lean", "sb3")
 """The rollout collectors ``--rollout`` names: this module's, or MaskablePPO's own."""
 
-_HUGE_NEG = -1e8  # what sb3-contrib puts on a masked action's logit
 _SEED_STRIDE = 1_000_003  # spreads (seed, timestep) pairs over distinct generator seeds
 
 
@@ -242,7 +243,7 @@ class LeanMaskablePPO(MaskablePPO):
                     action_masks = np.asarray(masks_of()).reshape(buf.action_masks[pos].shape)
                     buf.action_masks[pos] = action_masks
                     legal = torch.from_numpy(action_masks).bool()  # from int8: ~1/7 of `> 0`'s time
-                    logits = torch.where(legal, logits, _HUGE_NEG)
+                    logits = torch.where(legal, logits, HUGE_NEG)
                 chosen = self.draw_actions(logits, uniforms[n_steps])
                 log_probs = torch.log_softmax(logits, dim=-1).gather(1, chosen).view(-1)
             actions = chosen.numpy().reshape(-1)
