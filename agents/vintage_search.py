@@ -35,11 +35,13 @@ path may hold neither); the defaults are
   tactician's, or the network's (``net``).
 - ``net``: the network of ``rollout``/``own``/``prior`` ``network``, a saved
   vintage model (``vintage-ppo`` format); from a spec, the bundled ``vintage-expert`` if
-  not given. Expert iteration passes its current network instead.
+  not given. Expert iteration passes its current network instead. Refused
+  where no role is ``network`` (nothing would read it).
 - ``leaf``: D > 0 cuts every rollout D actions after the searched one and
   scores it by a value network (``value``, :mod:`agents.vintage_value`: the
   searcher's expected finished-ahead share from its own observation there);
-  a game over before that is scored as it ended. Needs ``score=ahead``.
+  a game over before that is scored as it ended. Needs ``score=ahead``;
+  ``value`` without ``leaf`` is refused (nothing would read it).
 - ``score``: ``reward`` is the env's reward for its seat (+1 for the winner,
   minus penalty points / 100 otherwise, 0 on truncation); ``ahead`` is the
   share of the other seats it finished ahead of (fewer penalty points; ties
