@@ -57,15 +57,9 @@ class ValueNet:
         self.layers: list[tuple[np.ndarray, np.ndarray]] = []
         k = 0
         while f"v.{k}.weight" in tensors:
-            w = np.asarray(tensors[f"v.{k}.weight"], np.float32)
-            self.layers.append((np.ascontiguousarray(w.T), np.asarray(tensors[f"v.{k}.bias"])))
+            self.layers.append(_layer(tensors, f"v.{k}", source))
             k += 1
-        if "out.weight" not in tensors or "out.bias" not in tensors:
-            raise ModelFormatError(f"{source} lacks the tensors out.weight and out.bias")
-        self.out = (
-            np.ascontiguousarray(np.asarray(tensors["out.weight"], np.float32).T),
-            np.asarray(tensors["out.bias"], np.float32),
-        )
+        self.out = _layer(tensors, "out", source)
         dims = [w.shape for w, _ in self.layers] + [self.out[0].shape]
         for (_, n_out), (n_in, _) in pairwise(dims):
             if n_out != n_in:
@@ -93,6 +87,22 @@ class ValueNet:
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
             z = (x @ self.out[0] + self.out[1])[:, 0]
         return 1.0 / (1.0 + np.exp(-z))
+
+
+def _layer(
+    tensors: Mapping[str, np.ndarray], name: str, source: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Layer ``name``'s transposed float32 weight ``(in, out)`` and bias ``(out,)``; a missing
+    or misshapen tensor is a :class:`ModelFormatError` naming it and the file."""
+    if f"{name}.weight" not in tensors or f"{name}.bias" not in tensors:
+        raise ModelFormatError(f"{source} lacks the tensors {name}.weight and {name}.bias")
+    w = np.asarray(tensors[f"{name}.weight"], np.float32)
+    b = np.asarray(tensors[f"{name}.bias"], np.float32)
+    if w.ndim != 2 or b.shape != (w.shape[0],):
+        raise ModelFormatError(
+            f"{source}: {name}.weight {w.shape} and {name}.bias {b.shape} do not make a layer"
+        )
+    return np.ascontiguousarray(w.T), b
 
 
 def save_value(path: str | os.PathLike[str], net: ValueNet) -> Path:

@@ -12,6 +12,7 @@ import agents
 from agents import AgentSpecError
 from agents.mlp_policy import MLPPolicy
 from agents.model_io import ModelFormatError
+from agents.tensor_file import write_safetensors
 from agents.vintage_search import SearchSettings, VintageSearch
 from agents.vintage_value import ValueNet, load_value, save_value
 from speed_env.vintage import ObservationLayout, default_pack
@@ -159,6 +160,16 @@ def test_a_value_network_file_round_trips_and_a_foreign_one_is_refused(tmp_path)
         load_value(tmp_path / "junk.safetensors")
     with pytest.raises(ValueError, match="reads"):
         back(np.zeros((2, 5), np.float32))
+    tensors = net.tensors()
+    for name, broken in [
+        ("v.0.bias", {k: v for k, v in tensors.items() if k != "v.0.bias"}),
+        ("out.weight", {k: v for k, v in tensors.items() if k != "out.weight"}),
+        ("v.0.bias", {**tensors, "v.0.bias": np.zeros(3, np.float32)}),
+    ]:
+        broken_file = tmp_path / "broken.safetensors"
+        write_safetensors(broken_file, broken, {"format": "vintage-value/1"})
+        with pytest.raises(ModelFormatError, match=rf"broken\.safetensors.*{name}"):
+            load_value(broken_file)
 
 
 def test_a_value_fit_on_bot_games_predicts_better_than_the_mean(tmp_path) -> None:
