@@ -45,14 +45,17 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.jobs import Backend, run_jobs
+from agents.vintage_search import PRIORS
+
+if TYPE_CHECKING:
+    from agents.vintage_search import SearchSettings
 
 ACTING = ("search", "network")
-PRIORS = ("tactician", "network")
 
 DTYPES = {
     "obs": np.float32,
@@ -126,7 +129,7 @@ class TargetSettings:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}; got {self.prior!r}")
         self.search_settings()  # checks them
 
-    def search_settings(self) -> Any:
+    def search_settings(self) -> SearchSettings:
         """The :class:`agents.vintage_search.SearchSettings` of the round's search (its
         ``network`` roles are played by the round's network, passed to the search)."""
         from agents.vintage_search import SearchSettings
