@@ -172,6 +172,8 @@ def check_config(cfg: ExpertConfig) -> None:
         load_value(cfg.value_model)  # a missing or foreign value file fails here
         if not cfg.leaf:
             raise ValueError(f"value_model {cfg.value_model} is read only with leaf > 0")
+    if cfg.value_games != ExpertConfig.value_games and (cfg.value_model or not cfg.leaf):
+        raise ValueError("value_games is read only with leaf > 0 and no value_model")
     if not specs(cfg.eval_opponents):
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here

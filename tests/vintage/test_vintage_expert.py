@@ -237,7 +237,7 @@ def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, mes
     assert not (tmp_path / "x").exists(), "nothing is written for bad settings"
 
 
-def test_a_value_model_without_leaf_is_refused_as_unused(tmp_path, capsys):
+def test_value_model_and_value_games_where_nothing_reads_them_are_refused(tmp_path, capsys):
     from agents.vintage_value import ValueNet, save_value
     from train.vintage_expert import main
 
@@ -246,6 +246,11 @@ def test_a_value_model_without_leaf_is_refused_as_unused(tmp_path, capsys):
     path = save_value(tmp_path / "v.safetensors", value)
     assert main(["--value-model", str(path), "--out", str(tmp_path / "x")]) == 2
     assert f"value_model {path} is read only with leaf > 0" in capsys.readouterr().err
+    assert main(["--value-games", "50", "--out", str(tmp_path / "x")]) == 2
+    assert "value_games is read only with leaf > 0" in capsys.readouterr().err
+    argv = ["--leaf", "2", "--value-model", str(path), "--value-games", "50"]
+    assert main([*argv, "--out", str(tmp_path / "x")]) == 2
+    assert "value_games is read only with leaf > 0 and no value_model" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 
