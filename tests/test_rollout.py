@@ -15,8 +15,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from train.ppo import Config, check_config
-from train.rollout import LeanMaskablePPO, draw, model_class
-from train.settings import make_model
+from train.rollout import LeanMaskablePPO, draw
+from train.settings import make_model, model_class
 from train.vec_env import SpeedVecEnv
 
 N_ENVS, N_STEPS = 16, 48
@@ -173,6 +173,8 @@ def test_the_rollout_flag_switches_the_collector():
         assert len(calls) == forward_calls, rollout  # the stock loop calls the policy's forward
     with pytest.raises(ValueError, match="rollout must be lean or sb3"):
         check_config(Config(rollout="fast"))
+    with pytest.raises(ValueError, match="rollout must be lean or sb3"):
+        model_class("fast")
 
 
 def test_a_model_the_lean_loop_does_not_serve_gets_the_stock_loop():

@@ -36,7 +36,7 @@ log-softmax where sb3-contrib normalises three times, the truncated games'
 values in one batch.
 
 The draw is not ``torch.multinomial``'s, so a run samples other actions than
-the stock loop would: ``--rollout sb3`` (:func:`model_class`) keeps
+the stock loop would: ``--rollout sb3`` (:func:`train.settings.model_class`) keeps
 MaskablePPO's own loop, which repeats earlier runs exactly. Each rollout's
 uniforms come from a generator seeded with the model's seed and the timestep
 the rollout starts at, so they do not depend on what else drew from torch.
@@ -60,25 +60,13 @@ from torch import nn
 from train.masked_policy import HUGE_NEG
 
 __all__ = [
-    "ROLLOUTS",
     "LeanMaskablePPO",
     "MlpForward",
     "draw",
-    "model_class",
     "policy_logits_and_values",
 ]
 
-ROLLOUTS = ("lean", "sb3")
-"""The rollout collectors ``--rollout`` names: this module's, or MaskablePPO's own."""
-
 _SEED_STRIDE = 1_000_003  # spreads (seed, timestep) pairs over distinct generator seeds
-
-
-def model_class(rollout: str) -> type[MaskablePPO]:
-    """The MaskablePPO class of a ``--rollout`` choice (``lean`` or ``sb3``)."""
-    if rollout not in ROLLOUTS:
-        raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-    return LeanMaskablePPO if rollout == "lean" else MaskablePPO
 
 
 def draw(logits: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:

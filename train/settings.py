@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
+    "ROLLOUTS",
     "PPOSettings",
     "RunSettings",
     "add_flags",
@@ -33,6 +34,7 @@ __all__ = [
     "from_args",
     "hidden",
     "make_model",
+    "model_class",
     "recipe_main",
     "settings_parser",
     "specs",
@@ -180,7 +182,7 @@ def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
         )
     if not specs(cfg.opponent):
         raise ValueError("opponent must name at least one agent spec")
-    if cfg.rollout not in ("lean", "sb3"):
+    if cfg.rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be lean or sb3, got {cfg.rollout!r}")
     hidden(cfg)
 
@@ -195,6 +197,24 @@ def linear_lr(start: float) -> Callable[[float], float]:
     return schedule
 
 
+ROLLOUTS = ("lean", "sb3")
+"""The rollout collectors ``--rollout`` names: :mod:`train.rollout`'s, or MaskablePPO's own."""
+
+
+def model_class(rollout: str) -> Any:
+    """The MaskablePPO class of a ``--rollout`` choice: :class:`train.rollout.LeanMaskablePPO`
+    for ``lean``, sb3-contrib's ``MaskablePPO`` for ``sb3``."""
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout must be lean or sb3, got {rollout!r}")
+    if rollout == "lean":
+        from train.rollout import LeanMaskablePPO
+
+        return LeanMaskablePPO
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO
+
+
 def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
     sb3-contrib's masked categorical computed once a batch: :mod:`train.masked_policy`;
@@ -203,7 +223,6 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     import torch
 
     from train.masked_policy import OnceMaskedPolicy
-    from train.rollout import model_class
 
     policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
