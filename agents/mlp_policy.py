@@ -24,6 +24,16 @@ ACTIVATIONS = ("tanh", "relu")
 """The hidden layers' activations a kit model may use."""
 
 
+def checked_activation(activation: str, source: str) -> str:
+    """``activation`` if it is one of :data:`ACTIVATIONS`, else a ``ModelFormatError`` naming it
+    and the model ``source``."""
+    if activation not in ACTIVATIONS:
+        raise ModelFormatError(
+            f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
+        )
+    return activation
+
+
 class _SingleThreadBlas:
     """Run numpy's OpenBLAS on one thread inside a ``with`` block (restored after; best effort).
 
@@ -99,11 +109,7 @@ class MLPPolicy:
         manifest: dict[str, Any] | None = None,
         source: str = "<memory>",
     ) -> None:
-        if activation not in ACTIVATIONS:
-            raise ModelFormatError(
-                f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
-            )
-        self.activation = activation
+        self.activation = checked_activation(activation, source)
         self.layers = []
         k = 0
         while f"pi.{k}.weight" in tensors:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_shapes, trained_tags
+from agents.mlp_policy import MLPPolicy, check_shapes, checked_activation, trained_tags
 from agents.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim
 
@@ -167,11 +167,7 @@ class RankwisePolicy(MLPPolicy):
         source: str = "<memory>",
     ) -> None:
         # MLPPolicy's own layers are not built: only its acting and rules checks are shared.
-        if activation not in ACTIVATIONS:
-            raise ModelFormatError(
-                f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
-            )
-        self.activation = activation
+        self.activation = checked_activation(activation, source)
         self.obs_dim, self.n_actions = obs_dim, 1 + 2 * N_RANKS
         self.sample = sample
         self.rng = np.random.default_rng(seed)

@@ -74,6 +74,15 @@ def _n_legal(mask: np.ndarray, q: int, b: int) -> int:
     return n
 
 
+@njit(cache=True, inline="always")
+def _has_play(mask: np.ndarray, q: int, b: int) -> bool:
+    """Whether seat ``q`` of game ``b`` may do more than wait (any legal action past 0)."""
+    for a in range(1, mask.shape[2]):  # noqa: SIM110 (a plain loop: numba compiles no any(genexpr))
+        if mask[q, b, a] != 0:
+            return True
+    return False
+
+
 @njit(cache=True)
 def play_forced(
     s: np.ndarray,
@@ -140,11 +149,7 @@ def play_forced(
                 asleep[b] = -1
             a_mine = mine[j] if ticks == 0 else 0
             a_theirs = theirs[j] if ticks == 0 else 0
-            free = False
-            for a in range(1, n_actions):
-                if mask[1 - q, b, a] != 0:
-                    free = True
-                    break
+            free = _has_play(mask, 1 - q, b)
             if chain and free:
                 a_theirs = act_row(
                     obs[1 - q], b, mask[1 - q, b], at, nr, hand_sizes, tag, w, rng, work
@@ -178,11 +183,7 @@ def play_forced(
             else:  # only the clock moved: its entries alone change (the mask does not)
                 observe_clock(g, cfg, obs, b)
             if _n_legal(mask, q, b) < 2:
-                free = False
-                for a in range(1, n_actions):
-                    if mask[1 - q, b, a] != 0:
-                        free = True
-                        break
+                free = _has_play(mask, 1 - q, b)
                 # In place from the second tick on: entry n_forced <= j was read already.
                 forced[n_forced] = b
                 other_free[n_forced] = free
