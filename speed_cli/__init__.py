@@ -30,7 +30,7 @@ from speed_cli import (
     train_expert,
     train_rllib,
 )
-from speed_cli.common import UsageError
+from speed_cli.common import Parser, UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -51,9 +51,7 @@ COMMANDS = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``speed`` argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="speed", description="Speed RL kit: envs, bots, tournaments."
-    )
+    parser = Parser(prog="speed", description="Speed RL kit: envs, bots, tournaments.")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)

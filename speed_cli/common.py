@@ -20,6 +20,20 @@ class UsageError(Exception):
     """Bad user input: printed as one line, exit code 2."""
 
 
+class Parser(argparse.ArgumentParser):
+    """The ``speed`` command's argument parser: a flag is taken only as spelled in full.
+
+    argparse by default reads an unambiguous prefix as the flag (``--timestep`` as
+    ``--timesteps``), so a typo could silently set a different flag; ``allow_abbrev=False``
+    refuses it by name instead. Subcommand parsers are made of the same class
+    (``add_subparsers`` builds them with ``type(self)``), so every level refuses abbreviations.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+
 def add_rule_flags(p: argparse.ArgumentParser, tick_help: str | None = None) -> None:
     """``--rules``, ``--option KEY=VALUE`` (repeatable) and ``--tick-ms``."""
     p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")

@@ -47,8 +47,11 @@ def _recipe(game: str) -> tuple[Any, type]:
 
 def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
     """``speed train`` with one subcommand a game, each holding its recipe's flags."""
+    # allow_abbrev=False: a flag counts only spelled in full (--timestep is refused by name, not
+    # read as --timesteps), here and in each game's subparser.
     parser = argparse.ArgumentParser(
         prog=prog,
+        allow_abbrev=False,
         description="Train with sb3-contrib's MaskablePPO. One timestep is one decision of the "
         "learner. Writes OUT/config.json, OUT/state.json, OUT/logs, OUT/eval.csv, OUT/curves.png, "
         "OUT/checkpoints, OUT/model.json + model.safetensors and OUT/summary.json. The older "
@@ -63,6 +66,7 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
             help=_HELP[game],
             description=(module.__doc__ or "").split("\n\n")[0],
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            allow_abbrev=False,
         )
         add_flags(sub, cls)
     return parser

@@ -316,7 +316,10 @@ def from_args(cls: Callable[..., S], args: argparse.Namespace) -> S:
 def settings_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
     """An argument parser holding :func:`add_flags` of ``cls``."""
     parser = argparse.ArgumentParser(
-        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # a flag counts only spelled in full: --timestep is refused by name
     )
     add_flags(parser, cls)
     return parser
