@@ -21,6 +21,26 @@ class AgentSpecError(ValueError):
     """An agent spec string names no known agent, or carries a bad reaction profile."""
 
 
+_MODEL_SUFFIXES = (".json", ".zip", ".safetensors")
+
+
+def _looks_like_path(text: str) -> bool:
+    """Whether an agent spec's text is a file path (``runs/x/model.json``), not ``name[:arg]``."""
+    return "/" in text or "\\" in text or text.lower().endswith(_MODEL_SUFFIXES)
+
+
+def bare_path_error(spec: str) -> AgentSpecError:
+    """The error for a model file given where an agent spec belongs: it shows the spellings.
+
+    A bare path is refused rather than guessed: the same file name could be a real-time or a
+    vintage model, and the spec names which (``ppo:`` or ``vintage-ppo:``)."""
+    path = spec.strip()
+    return AgentSpecError(
+        f"{path!r} is a file, not an agent spec: name a saved model by its kind, "
+        f"ppo:{path} (real-time Speed) or vintage-ppo:{path} (Vintage Speed)"
+    )
+
+
 @dataclass(frozen=True)
 class AgentEntry:
     """How to build one kind of agent: ``build(context, seed, arg)``.
@@ -81,6 +101,8 @@ class Registry:
         text = spec.strip()
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
+        if name not in self.entries and _looks_like_path(body):
+            raise bare_path_error(spec)
         if name not in self.entries:
             raise AgentSpecError(
                 f"unknown agent {name!r} in spec {spec!r}; {self.game} agents: "

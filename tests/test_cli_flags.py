@@ -89,3 +89,33 @@ def test_the_issues_abbreviations_are_refused(tmp_path, capsys):
         assert speed_cli.main(argv) == 2
         assert argv[-2] in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------- a model path where a spec belongs
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--agents", "{m},chain", "--games", "2"],
+        ["tournament", "--game", "vintage", "--agents", "{m},vintage-greedy", "--games", "8"],
+        ["demo", "--agents", "greedy,{m}"],
+        ["experiment", "reaction", "--agent", "{m}", "--games", "2"],
+        ["experiment", "reaction", "--opponent", "{m}", "--games", "2"],
+        ["watch", "--agents", "chain,{m}", "--no-browser"],
+        ["play", "--opponent", "{m}", "--no-browser"],
+        ["train", "realtime", "--opponent", "{m}", "--timesteps", "10"],
+        ["train", "realtime", "--eval-opponents", "{m}", "--timesteps", "10"],
+        ["train", "vintage", "--opponent", "{m}", "--timesteps", "10"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_a_bare_model_path_is_refused_showing_the_spec_to_write(argv, tmp_path, capsys):
+    model = "runs/x/model.json"
+    argv = [a.replace("{m}", model) for a in argv]
+    if argv[0] == "train":
+        argv += ["--out", str(tmp_path / "run")]
+    elif argv[0] in ("tournament", "experiment"):
+        argv += ["--out", str(tmp_path / "out")]
+    assert speed_cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"ppo:{model}" in err, err
+    assert not any(tmp_path.iterdir())  # refused before anything was written
