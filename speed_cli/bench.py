@@ -9,18 +9,25 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from speed_cli.common import UsageError
+from speed_env.numbers import count, count_list, real
 
 
 def register(sub: Any) -> None:
     """Add ``speed bench`` to the subcommands ``sub``."""
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
     bench.add_argument("--rules", default="us")
-    bench.add_argument("--sizes", default="1,256,4096", help="BatchEnv batch sizes")
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per system")
+    bench.add_argument(
+        "--sizes",
+        type=count_list(1, 1_000_000),
+        default="1,256,4096",
+        help="BatchEnv batch sizes, comma-separated",
+    )
+    bench.add_argument(
+        "--seconds", type=real(above=0, high=3600), default=3.0, help="time per system, up to 3600"
+    )
     bench.add_argument(
         "--rounds",
-        type=int,
+        type=count(1),
         default=5,
         help="interleaved rounds (each system gets --seconds / --rounds a round)",
     )
@@ -221,9 +228,7 @@ def run(args: argparse.Namespace) -> int:
     With ``--compare``, beside PettingZoo's ``connect_four_v3`` and (when
     installed) pgx's ``connect_four`` at the largest batch size, as ratios.
     """
-    sizes = [int(x) for x in args.sizes.split(",")]
-    if min(sizes) < 1 or args.seconds <= 0 or args.rounds < 1:
-        raise UsageError("--sizes must be whole numbers >= 1, --seconds > 0 and --rounds >= 1")
+    sizes: list[int] = args.sizes  # checked by the flags' types
     runners: dict[str, Runner] = {"parallel_env 1": _kit_parallel(args.rules)}
     runners.update({f"BatchEnv {n}": _kit_batch(args.rules, n) for n in sizes})
     refs: dict[str, str] = {}  # kit row -> the row it is compared with

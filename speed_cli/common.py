@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from speed_env.numbers import count
+
 Progress = Callable[[int, int], None]
 """A ``progress(done, total)`` callback of the chunked job runner (agents/jobs.py)."""
 
@@ -34,13 +36,37 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def add_rule_flags(p: argparse.ArgumentParser, tick_help: str | None = None) -> None:
-    """``--rules``, ``--option KEY=VALUE`` (repeatable) and ``--tick-ms``."""
+# Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
+# count_list): a value that cannot be meant is refused there, naming the flag, with exit code 2.
+DEAL_SEED = count(0, 2**32 - 1)
+"""``--seed`` of a tournament or sweep: deal ``d`` is seeded ``(seed << 32) + d``, a 64-bit
+seed."""
+ENV_SEED = count(0, 2**63 - 1)
+"""``--seed`` of one game or a table: the env's seed (a 64-bit generator's), and bots' from it."""
+
+
+def jittered_preset(text: str) -> str:
+    """``type=`` of a flag that takes a jittered reaction preset's name (``--jitter``)."""
+    from speed_env.reaction import PRESETS
+
+    names = [name for name, profile in PRESETS.items() if not profile.is_fixed]
+    name = text.strip().lower()
+    if name not in names:
+        raise argparse.ArgumentTypeError(
+            f"must be a jittered reaction preset ({', '.join(names)}), got {text!r}"
+        )
+    return name
+
+
+def add_rule_flags(
+    p: argparse.ArgumentParser, tick_help: str | None = None, tick_max: int | None = None
+) -> None:
+    """``--rules``, ``--option KEY=VALUE`` (repeatable) and ``--tick-ms`` (1 to ``tick_max``)."""
     p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
     p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule"
     )
-    p.add_argument("--tick-ms", type=int, default=50, help=tick_help)
+    p.add_argument("--tick-ms", type=count(1, tick_max), default=50, help=tick_help)
 
 
 def add_settings_command(
@@ -67,7 +93,7 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
     runner."""
     p.add_argument(
         "--workers",
-        type=int,
+        type=count(1),
         default=workers,
         help="local processes (--backend local), or CPUs of the Ray cluster started for the run",
     )
@@ -87,7 +113,7 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
     )
     p.add_argument(
         "--max-retries",
-        type=int,
+        type=count(0),
         default=3,
         help="ray: runs of a chunk whose worker or node died, before giving up",
     )

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import add_rule_flags
+from speed_cli.common import ENV_SEED, add_rule_flags
+from speed_env.numbers import count
 
 
 def register(sub: Any) -> None:
@@ -18,9 +19,9 @@ def register(sub: Any) -> None:
         "--reaction", default=None, help="ms or profile name, or two separated by a comma"
     )
     demo.add_argument("--agents", default="greedy,random", help="two agent specs, comma-separated")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=ENV_SEED, default=0)
     demo.add_argument(
-        "--max-frames", type=int, default=12, help="tables to print before the result"
+        "--max-frames", type=count(0), default=12, help="tables to print before the result"
     )
     demo.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from speed_cli import common, specs
 from speed_cli.common import UsageError
+from speed_env.numbers import count
 
 
 def register(sub: Any) -> None:
@@ -47,18 +48,21 @@ def register(sub: Any) -> None:
     rx.add_argument(
         "--jitter",
         nargs="?",
+        type=common.jittered_preset,
         const="human",
         default=None,
         metavar="PRESET",
         help="the agent's ms latencies jitter: PRESET's shape (default human) moved to mean L; "
         "the opponent then defaults to that preset",
     )
-    rx.add_argument("--games", type=int, default=2000, help="games per point (half as many deals)")
-    rx.add_argument("--seed", type=int, default=0)
+    rx.add_argument(
+        "--games", type=count(2), default=2000, help="games per point (half as many deals)"
+    )
+    rx.add_argument("--seed", type=common.DEAL_SEED, default=0)
     common.add_backend_flags(rx, workers=2)
     rx.add_argument(
         "--bootstrap",
-        type=int,
+        type=count(0),
         default=1000,
         help="bootstrap resamples for the intervals (0: none)",
     )

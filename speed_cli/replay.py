@@ -9,14 +9,17 @@ import time
 from typing import Any
 
 from speed_cli.common import UsageError
+from speed_env.numbers import count, real
 
 
 def register(sub: Any) -> None:
     """Add ``speed replay`` to the subcommands ``sub``."""
     rep = sub.add_parser("replay", help="play back a recorded game in the terminal")
     rep.add_argument("file")
-    rep.add_argument("--game", type=int, default=0)
-    rep.add_argument("--delay", type=float, default=0.0, help="seconds between frames")
+    rep.add_argument("--game", type=count(0), default=0)
+    rep.add_argument(
+        "--delay", type=real(0, 3600), default=0.0, help="seconds between frames, 0-3600"
+    )
     rep.set_defaults(func=run)
 
 

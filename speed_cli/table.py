@@ -11,17 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import UsageError, add_rule_flags
-
-# The numeric options of play/watch and their bounds, checked before anything starts.
-TABLE_BOUNDS = {
-    "port": (0, 65535),
-    "tick_ms": (1, 1000),
-    "seed": (0, 2**63 - 1),
-    "countdown_ms": (0, 60_000),
-    "replays_keep": (1, 1_000_000),
-    "replays_max_mb": (1, 1_000_000),
-}
+from speed_cli.common import ENV_SEED, UsageError, add_rule_flags
+from speed_env.numbers import count
 
 
 def register(sub: Any) -> None:
@@ -55,13 +46,16 @@ def register(sub: Any) -> None:
 
 def _table_flags(p: argparse.ArgumentParser) -> None:
     """The flags ``speed play`` and ``speed watch`` share."""
-    add_rule_flags(p, tick_help="ms of game time per tick, 1-1000 (default 50)")
+    add_rule_flags(p, tick_help="ms of game time per tick, 1-1000 (default 50)", tick_max=1000)
     p.add_argument(
-        "--port", type=int, default=0, help="port on 127.0.0.1, 0-65535 (default 0: a free one)"
+        "--port",
+        type=count(0, 65535),
+        default=0,
+        help="port on 127.0.0.1, 0-65535 (default 0: a free one)",
     )
     p.add_argument("--no-browser", action="store_true", help="print the URL, do not open a browser")
     p.add_argument(
-        "--seed", type=int, default=None, help="game i of a page visit is seeded SEED + i"
+        "--seed", type=ENV_SEED, default=None, help="game i of a page visit is seeded SEED + i"
     )
     p.add_argument(
         "--replays-dir",
@@ -71,14 +65,14 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--replays-keep",
-        type=int,
+        type=count(1, 1_000_000),
         default=200,
         metavar="N",
         help="keep at most N replay files in the folder, deleting the oldest (default 200)",
     )
     p.add_argument(
         "--replays-max-mb",
-        type=int,
+        type=count(1, 1_000_000),
         default=64,
         metavar="MB",
         help="keep at most MB megabytes of replay files, deleting the oldest (default 64)",
@@ -88,7 +82,7 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--countdown-ms",
-        type=int,
+        type=count(0, 60_000),
         default=2000,
         help="get-ready time before each game, 0-60000",
     )
@@ -114,7 +108,6 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
     from speed_table.replays import ReplayLimits
     from speed_table.session import TableConfig
 
-    _check_table_numbers(args)
     reactions = [r.strip() for r in (args.reaction or "human").split(",")]
     if len(reactions) > 2 or (mode == "play" and len(reactions) > 1):
         raise UsageError(
@@ -159,14 +152,6 @@ def _read_deal(path: str) -> dict[str, Any]:
     if not isinstance(deal, dict):
         raise UsageError(f"deal file {path!r} must hold a JSON object (hands, draw_piles, …)")
     return deal
-
-
-def _check_table_numbers(args: argparse.Namespace) -> None:
-    for name, (lo, hi) in TABLE_BOUNDS.items():
-        value = getattr(args, name)
-        if value is not None and not lo <= value <= hi:
-            flag = "--" + name.replace("_", "-")
-            raise UsageError(f"{flag} must be from {lo} to {hi}, got {value}")
 
 
 def _serve_table(cfg: Any, args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 
 from speed_cli import specs
 from speed_cli.common import (
+    DEAL_SEED,
     UsageError,
     add_backend_flags,
     add_rule_flags,
@@ -16,6 +17,7 @@ from speed_cli.common import (
     finish,
     run_chunks,
 )
+from speed_env.numbers import count
 
 
 def register(sub: Any) -> None:
@@ -32,16 +34,16 @@ def register(sub: Any) -> None:
         "--agents", default="random,greedy,chain", help="agent specs, comma-separated"
     )
     tour.add_argument(
-        "--games", type=int, default=2000, help="games per pairing (half as many deals)"
+        "--games", type=count(2), default=2000, help="games per pairing (half as many deals)"
     )
-    tour.add_argument("--seed", type=int, default=0)
+    tour.add_argument("--seed", type=DEAL_SEED, default=0)
     add_backend_flags(tour, workers=1)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
     tour.add_argument("--out", default="results", help="output folder")
     tour.add_argument(
-        "--save-replays", type=int, default=0, metavar="N", help="record N games as JSON Lines"
+        "--save-replays", type=count(0), default=0, metavar="N", help="record N games as JSON Lines"
     )
     tour.add_argument(
         "--match",
@@ -57,7 +59,10 @@ def register(sub: Any) -> None:
         "--games per line-up, rule options as --option)",
     )
     tour.add_argument(
-        "--players", type=int, default=None, help="vintage: players at each table, 2-10 (default 4)"
+        "--players",
+        type=count(2, 10),
+        default=None,
+        help="vintage: players at each table, 2-10 (default 4)",
     )
     tour.set_defaults(func=run)
 
@@ -85,8 +90,6 @@ def run(args: argparse.Namespace) -> int:
     specs.check_specs(names)  # an unknown agent fails here, before any work
     if args.gauntlet is not None and args.gauntlet not in names:
         raise UsageError(f"--gauntlet {args.gauntlet!r} is not one of --agents")
-    if args.games < 2:
-        raise UsageError("--games must be at least 2 (each deal is played twice, seats swapped)")
     rules = specs.make_rules(args)
     if args.match and rules.is_japanese:
         raise UsageError(

@@ -43,13 +43,22 @@ def _positionals(parser: argparse.ArgumentParser) -> list[str]:
     ]
 
 
-def _parsers():
-    """(words, parser, how to run it) for every parser of ``speed``, ``speed train``'s included."""
+def _build_parsers():
+    """(words, parser) for every parser of ``speed``, ``speed train``'s included."""
     for path, parser in _walk(speed_cli.build_parser()):
         if path != ("train",):  # speed train hands its arguments to train.cli_args
-            yield path, parser, speed_cli.main
+            yield path, parser
     for path, parser in _walk(cli_args.build_parser()):
-        yield ("train", *path), parser, speed_cli.main
+        yield ("train", *path), parser
+
+
+PARSERS = dict(_build_parsers())  # built once: the train recipes' parsers take a while
+
+
+def _parsers():
+    """(words, parser, how to run it) for every parser of ``speed``."""
+    for path, parser in PARSERS.items():
+        yield path, parser, speed_cli.main
 
 
 def test_every_parser_refuses_abbreviations():
@@ -69,7 +78,7 @@ def test_every_parser_refuses_abbreviations():
     ids=lambda v: " ".join(v) if isinstance(v, tuple) else str(v),
 )
 def test_an_abbreviated_flag_is_refused_by_name(path, flag, prefix, capsys):
-    parser = {p: q for p, q, _ in _parsers()}[path]
+    parser = PARSERS[path]
     argv = [*path, prefix, "1", *_positionals(parser)]
     with pytest.raises(SystemExit) as exc:
         code = speed_cli.main(argv)
@@ -119,3 +128,136 @@ def test_a_bare_model_path_is_refused_showing_the_spec_to_write(argv, tmp_path, 
     err = capsys.readouterr().err
     assert f"ppo:{model}" in err, err
     assert not any(tmp_path.iterdir())  # refused before anything was written
+
+
+# ------------------------------------------------------------- numbers that cannot be meant
+NUMBER_TYPES = ("count", "real", "count_list")
+
+
+def _numeric_flags():
+    """(words, parser, flag, its action) for every flag of every parser that takes a number."""
+    for path, parser, _ in _parsers():
+        for action in parser._actions:
+            if action.option_strings and action.type is not None and action.type is not str:
+                yield path, parser, action.option_strings[-1], action
+
+
+def test_every_numeric_flag_is_parsed_by_a_checked_type():
+    flags = list(_numeric_flags())
+    assert len(flags) > 100  # the train recipes' settings are most of them
+    loose = [
+        (" ".join(path), flag)
+        for path, _, flag, action in flags
+        if getattr(action.type, "__name__", "") not in NUMBER_TYPES
+        and action.type.__module__ != "speed_cli.common"  # --jitter's preset names
+    ]
+    assert not loose, f"flags parsed by a bare int/float: {loose}"
+
+
+def test_every_numeric_setting_of_the_recipes_has_its_bounds():
+    import dataclasses
+
+    from train.ppo import Config
+    from train.rllib_ppo import Config as RLlibConfig
+    from train.settings import FLAG_TYPES
+    from train.vintage_expert import ExpertConfig
+    from train.vintage_ppo import VintageConfig
+
+    missing = [
+        f"{cls.__name__}.{f.name}"
+        for cls in (Config, VintageConfig, RLlibConfig, ExpertConfig)
+        for f in dataclasses.fields(cls)
+        if str(f.type).startswith(("int", "float")) and f.name not in FLAG_TYPES
+    ]
+    assert not missing
+
+
+@pytest.mark.parametrize(
+    ("path", "flag", "value"),
+    [(path, flag, value) for path, _, flag, _ in _numeric_flags() for value in ("nan", "inf", "x")],
+    ids=lambda v: " ".join(v) if isinstance(v, tuple) else repr(v),
+)
+def test_no_numeric_flag_takes_what_is_no_finite_number(path, flag, value, capsys):
+    parser = PARSERS[path]
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args([f"{flag}={value}", *_positionals(parser)])
+    assert exc.value.code == 2
+    assert f"argument {flag}:" in capsys.readouterr().err
+
+
+# (command words, flag, value): what the issues found accepted or failing late, and the values
+# of the same kinds (negative, zero where it means nothing, nan, inf, a word) for the others.
+REFUSED = [
+    (["replay", "FILE"], "--delay", "inf"),
+    (["replay", "FILE"], "--delay", "1e300"),
+    (["replay", "FILE"], "--delay", "-1"),
+    (["replay", "FILE"], "--game", "-1"),
+    (["train", "realtime"], "--clip-range", "-1"),
+    (["train", "realtime"], "--clip-range", "inf"),
+    (["train", "realtime"], "--clip-range", "0"),
+    (["train", "realtime"], "--ent-coef", "nan"),
+    (["train", "realtime"], "--ent-coef", "-0.1"),
+    (["train", "realtime"], "--learning-rate", "0"),
+    (["train", "realtime"], "--gamma", "1.5"),
+    (["train", "realtime"], "--gae-lambda", "-0.5"),
+    (["train", "realtime"], "--max-grad-norm", "0"),
+    (["train", "realtime"], "--target-kl", "-1"),
+    (["train", "realtime"], "--timesteps", "0"),
+    (["train", "realtime"], "--n-envs", "-8"),
+    (["train", "realtime"], "--seed", "-1"),
+    (["train", "realtime"], "--self-fraction", "2"),
+    (["train", "realtime"], "--wait-penalty", "nan"),
+    (["train", "realtime"], "--tick-ms", "0"),
+    (["train", "vintage"], "--players", "1"),
+    (["train", "vintage"], "--players", "11"),
+    (["train", "vintage"], "--clip-range", "-1"),
+    (["train", "vintage"], "--eval-workers", "0"),
+    (["train-expert"], "--holdout", "1"),
+    (["train-expert"], "--workers", "0"),
+    (["train-expert"], "--temperature", "0"),
+    (["train-rllib"], "--lr", "nan"),
+    (["train-rllib"], "--num-env-runners", "-1"),
+    (["tournament"], "--workers", "0"),
+    (["tournament"], "--workers", "-1"),
+    (["tournament"], "--save-replays", "-1"),
+    (["tournament"], "--games", "0"),
+    (["tournament"], "--games", "-2"),
+    (["tournament"], "--seed", "-1"),
+    (["tournament"], "--seed", str(2**32)),  # deal seeds are (seed << 32) + deal, 64 bits
+    (["tournament"], "--players", "1"),
+    (["tournament", "--game", "vintage"], "--players", "11"),
+    (["tournament"], "--max-retries", "-1"),
+    (["tournament"], "--tick-ms", "0"),
+    (["experiment", "reaction"], "--jitter", "nosuch"),
+    (["experiment", "reaction"], "--games", "0"),
+    (["experiment", "reaction"], "--games", "1"),
+    (["experiment", "reaction"], "--bootstrap", "-1"),
+    (["experiment", "reaction"], "--workers", "0"),
+    (["bench"], "--sizes", "x"),
+    (["bench"], "--sizes", "0,256"),
+    (["bench"], "--sizes", "1,,2"),
+    (["bench"], "--seconds", "0"),
+    (["bench"], "--seconds", "inf"),
+    (["bench"], "--rounds", "0"),
+    (["demo"], "--seed", "-1"),
+    (["demo"], "--max-frames", "-1"),
+    (["play"], "--port", "70000"),
+    (["watch"], "--tick-ms", "5000"),
+    (["watch"], "--countdown-ms", "-1"),
+    (["watch"], "--replays-keep", "0"),
+    (["watch"], "--replays-max-mb", "0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("words", "flag", "value"), REFUSED, ids=lambda v: " ".join(v) if isinstance(v, list) else v
+)
+def test_a_value_that_cannot_be_meant_is_refused_naming_the_flag(
+    words, flag, value, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)  # nothing may be written, here least of all
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(speed_cli.main([*words, f"{flag}={value}"]))
+    assert exc.value.code == 2
+    assert f"argument {flag}:" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

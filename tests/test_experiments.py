@@ -242,7 +242,6 @@ def test_cli_writes_the_files(tmp_path, capsys):
         (["--opponent-latency", "200,300"], "without --grid"),
         (["--agent", "speedy"], "unknown agent"),
         (["--agent", "greedy@200"], "carries a latency"),
-        (["--games", "1"], "at least 2"),
         (["--jitter", "--latencies", "20"], "too fast"),
         (["--compare", "no/such/folder"], "cannot read"),
     ],

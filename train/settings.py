@@ -23,7 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from speed_env.numbers import count, real
+
 __all__ = [
+    "FLAG_TYPES",
     "ROLLOUTS",
     "PPOSettings",
     "RunSettings",
@@ -253,12 +256,78 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
 
 # ---------------------------------------------------------------------- flags
 _CONVERT: dict[str, Callable[[str], Any]] = {
-    "int": int,
-    "float": float,
+    "int": count(None),
+    "float": real(),
     "str": str,
     "str | None": str,
-    "float | None": float,
+    "float | None": real(),
 }
+
+_SEED = count(0, 2**32 - 1)  # numpy's and torch's seeding take 32 bits
+
+FLAG_TYPES: dict[str, Callable[[str], Any]] = {
+    # counts of things, of which at least one is needed
+    **dict.fromkeys(
+        (
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "torch_threads",
+            "timesteps",
+            "n_envs",
+            "bc_decisions",
+            "bc_epochs",
+            "eval_every",
+            "eval_games",
+            "eval_workers",
+            "snapshot_every",
+            "max_snapshots",
+            "iterations",
+            "games_per_runner",
+            "train_batch_size",
+            "minibatch_size",
+            "num_epochs",
+            "checkpoint_every",
+            "rounds",
+            "games",
+            "worlds",
+            "value_games",
+            "epochs",
+            "chunk_games",
+            "workers",
+            "tick_ms",
+        ),
+        count(1),
+    ),
+    # counts where 0 means none (or off)
+    **dict.fromkeys(("bc_dagger", "num_env_runners", "leaf", "confirm"), count(0)),
+    "seed": _SEED,
+    "eval_seed": _SEED,
+    "players": count(2, 10),
+    # rates, coefficients and shares: finite, in their meaningful range
+    "learning_rate": real(above=0),
+    "lr": real(above=0),
+    "gamma": real(above=0, high=1),
+    "gae_lambda": real(0, 1),
+    "lambda_": real(0, 1),
+    "clip_range": real(above=0),
+    "ent_coef": real(0),
+    "entropy_coeff": real(0),
+    "vf_coef": real(0),
+    "max_grad_norm": real(above=0),
+    "target_kl": real(above=0),
+    "skip_tail": real(0, 1),
+    "self_fraction": real(0, 1),
+    "holdout": real(0, below=1),
+    "temperature": real(above=0),
+    "z": real(0),
+    # rewards: any finite number
+    **dict.fromkeys(("wait_penalty", "truncation_reward", "shaping"), real()),
+}
+"""The ``type=`` of each numeric setting's flag, by field name (the same name means the same
+thing in every recipe): a value that cannot be meant (a negative count, ``nan``, ``inf``, a
+clip range of 0) is refused naming the flag, before anything runs. A numeric field missing here
+is still parsed as a whole or finite number; a test holds every recipe's fields to this table."""
 
 
 def flag_name(field: str) -> str:
@@ -296,7 +365,7 @@ def _add_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
         return
     if str(f.type) not in _CONVERT:
         raise TypeError(f"field {f.name!r}: no flag for a field of type {f.type!r}")
-    convert = _CONVERT[str(f.type)]
+    convert = FLAG_TYPES.get(f.name, _CONVERT[str(f.type)])
     shown = f" (default {f.default})" if f.default not in (None, "") else ""
     where.add_argument(
         flag_name(f.name),
@@ -304,7 +373,7 @@ def _add_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
         type=convert,
         default=f.default,
         help=text + shown,
-        metavar=f.name.rstrip("_").upper() if convert is str else None,
+        metavar=f.name.rstrip("_").upper(),
     )
 
 
