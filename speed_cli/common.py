@@ -119,6 +119,13 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
     )
 
 
+def note_games(requested: int, used: int, unit: str, why: str) -> None:
+    """Say in one line (stderr) when ``--games`` cannot be played as asked: ``used`` games per
+    ``unit`` are played instead, because ``why``. The result files record both numbers."""
+    if used != requested:
+        print(f"--games {requested}: playing {used} games per {unit} ({why})", file=sys.stderr)
+
+
 def need_ray(what: str) -> None:
     """Refuse ``what`` (a flag or a command) when the [ray] extra is not installed."""
     if importlib.util.find_spec("ray") is None:

@@ -114,6 +114,7 @@ def run_reaction(args: argparse.Namespace) -> int:
     # An unknown agent or a missing model fails here, before any work.
     specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
     compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
+    common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
     out = report.check_writable(args.out)
     done = common.run_chunks(
@@ -127,6 +128,7 @@ def run_reaction(args: argparse.Namespace) -> int:
     results, complete, wall = done
     doc = rs.summarise(settings, results, bootstrap=args.bootstrap)
     doc["settings"] |= {
+        "games_requested": args.games,
         "complete": complete,
         "wall_s": round(wall, 2),
         "workers": args.workers,

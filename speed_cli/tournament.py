@@ -15,6 +15,7 @@ from speed_cli.common import (
     add_rule_flags,
     backend,
     finish,
+    note_games,
     run_chunks,
 )
 from speed_env.numbers import count
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         match=args.match,
     )
     specs.check_specs(names, settings.rules, build=True)  # a missing model file fails here
+    note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     jobs = backend(args)
     out = report.check_writable(args.out)
     done = run_chunks(
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     results, complete, wall = done
     summary = tournament.summarise(settings, results)
-    summary["settings"].update(complete=complete, wall_s=round(wall, 2))
+    summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
     replays = tournament.replay_lines(results) if args.save_replays else None
     paths = report.write_outputs(out, summary, replays)
     print(report.leaderboard(summary))
@@ -158,6 +160,12 @@ def run_vintage(args: argparse.Namespace) -> int:
         options=tuple(sorted(specs.rule_overrides(args.option).items())),
     )
     specs.check_specs(names, build=True)  # a missing model file fails here
+    note_games(
+        args.games,
+        settings.deals * settings.players,
+        "line-up",
+        f"{settings.deals} deals, each once per seat rotation of {settings.players} players",
+    )
     jobs = backend(args)
     out = report.check_writable(args.out)
     done = run_chunks(
@@ -168,7 +176,7 @@ def run_vintage(args: argparse.Namespace) -> int:
         return 130
     results, complete, wall = done
     summary = vt.summarise(settings, results)
-    summary["settings"].update(complete=complete, wall_s=round(wall, 2))
+    summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
     return finish(complete, _written(summary["settings"]["games_played"], summary, paths))
