@@ -55,12 +55,14 @@ def run_jobs(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
+    on_result: Callable[[int, R], None] | None = None,
 ) -> tuple[list[R | None], bool]:
     """``fn(job)`` for every job; returns results in job order (``None`` where a job did not
     finish) and whether all finished. ``fn`` must be a module-level function (it is pickled).
 
     ``workers`` is the number of local processes, or the CPUs of a Ray cluster
-    started for the run; ``backend`` ``None`` means local.
+    started for the run; ``backend`` ``None`` means local. ``on_result(i, result)`` is
+    called in this process as each job finishes, before ``progress``.
     """
     results: list[R | None] = [None] * len(jobs)
     finished = 0
@@ -68,6 +70,8 @@ def run_jobs(
     def record(i: int, res: R) -> None:
         nonlocal finished
         results[i] = res
+        if on_result:
+            on_result(i, res)
         finished += 1
         if progress:
             progress(finished, len(jobs))

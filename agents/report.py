@@ -71,6 +71,49 @@ def _game(summary: dict[str, Any]) -> str:
     return str(summary.get("settings", {}).get("game", "realtime"))
 
 
+def with_status(
+    summary: dict[str, Any], chunks_done: int, chunks_total: int, resume: str
+) -> dict[str, Any]:
+    """``summary`` with the run's status at its top, and only agents that played ranked.
+
+    An interrupted run's files must not read like a finished one's: ``status`` says how many
+    chunks finished and how to resume (``resume``, the command), and an agent with no finished
+    game is moved from the ranking (``agents``) to ``unranked`` (a rating with no games is the
+    prior, 1500, not a measurement).
+    """
+    complete = chunks_done == chunks_total
+    status: dict[str, Any] = {
+        "complete": complete,
+        "chunks_done": chunks_done,
+        "chunks_total": chunks_total,
+    }
+    if not complete:
+        status["note"] = (
+            f"INCOMPLETE: {chunks_done} of {chunks_total} chunks finished; the results cover "
+            f"those only. Resume with: {resume}"
+        )
+    out = {"status": status, **summary}
+    out["agents"] = [a for a in summary["agents"] if a["games"] > 0]
+    unranked = [a["name"] for a in summary["agents"] if a["games"] == 0]
+    if unranked:
+        out["unranked"] = unranked
+    return out
+
+
+def incomplete_note(summary: dict[str, Any]) -> str | None:
+    """The status note of an incomplete run's summary (:func:`with_status`), else None."""
+    status = summary.get("status") or {}
+    return None if status.get("complete", True) else str(status.get("note", "INCOMPLETE"))
+
+
+def titled(summary: dict[str, Any], title: str) -> str:
+    """A plot's ``title``, marked at its start when the run is incomplete."""
+    status = summary.get("status") or {}
+    if status.get("complete", True):
+        return title
+    return f"INCOMPLETE ({status.get('chunks_done')}/{status.get('chunks_total')} chunks): {title}"
+
+
 def leaderboard(summary: dict[str, Any]) -> str:
     """The leaderboard as a Markdown table (also what the terminal shows).
 
@@ -78,7 +121,9 @@ def leaderboard(summary: dict[str, Any]) -> str:
     """
     agents = summary["agents"]
     columns = [c for c in _AGENT_COLUMNS if agents and c[0] in agents[0]]
-    lines = [
+    note = incomplete_note(summary)
+    lines = [f"**{note}**", ""] if note else []
+    lines += [
         "| rank | agent | rating | 95% CI | games | win % | "
         + "".join(f"{c[1]} | " for c in columns).rstrip(),
         "|---:|---|---:|---|---:|---:|" + "---:|" * len(columns),
@@ -118,12 +163,17 @@ def leaderboard(summary: dict[str, Any]) -> str:
                     f"| {' '.join(lu['agents'])} | {lu['games']} | {r['name']} | {r['seats']} "
                     f"| {win:.1f} | {r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}] |"
                 )
+    if summary.get("unranked"):
+        lines += ["", f"Not ranked (no finished games): {', '.join(summary['unranked'])}"]
     return "\n".join(lines) + "\n"
 
 
 def matches_csv(summary: dict[str, Any]) -> str:
     """One row per pairing."""
     buf = io.StringIO()
+    note = incomplete_note(summary)
+    if note:  # a comment line: csv readers skip it with comment="#"
+        buf.write(f"# {note}\n")
     w = csv.writer(buf)
     with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
     match_cols = [
@@ -189,7 +239,7 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
         fontsize=9,
         x_rotation=30,
     )
-    ax.set_title(_PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1])
+    ax.set_title(titled(summary, _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1]))
     fig.colorbar(image, ax=ax, shrink=0.8)
     return plotting.png_bytes(fig)
 
@@ -198,7 +248,7 @@ def ratings_png(summary: dict[str, Any]) -> bytes:
     """Ratings with their bootstrap 95% intervals."""
     return plotting.interval_rows_png(
         [(a["name"], a["rating"], *a["rating_ci"]) for a in summary["agents"][::-1]],
-        "Bradley–Terry rating (Elo scale), 95% bootstrap interval",
+        titled(summary, "Bradley–Terry rating (Elo scale), 95% bootstrap interval"),
     )
 
 

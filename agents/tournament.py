@@ -17,7 +17,7 @@ points, so they too are the same for any number of workers.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -210,12 +210,15 @@ def run(
     record: int = 0,
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
+    done: Mapping[int, ChunkResult] | None = None,
+    on_result: Callable[[ChunkResult], None] | None = None,
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
     ``record`` games of the first chunk are kept as replays. Ctrl-C stops the
     run and returns what finished. ``backend`` runs the chunks on Ray
-    (``agents.jobs``); the results are the same on every backend.
+    (``agents.jobs``); the results are the same on every backend. ``done`` and
+    ``on_result``: resuming and logging (:func:`agents.tournament_harness.run`).
     """
     return harness.run(
         run_chunk,
@@ -225,6 +228,8 @@ def run(
         record=record,
         progress=progress,
         backend=backend,
+        done=done,
+        on_result=on_result,
     )
 
 

@@ -16,7 +16,7 @@ finished chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -80,13 +80,37 @@ def run(
     record: int = 0,
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
+    done: Mapping[int, R] | None = None,
+    on_result: Callable[[R], None] | None = None,
 ) -> tuple[list[R], bool]:
     """``play`` every chunk; returns the finished results in plan order and whether all finished.
 
     ``play`` must be a module-level function. ``record`` games of the first
     chunk are kept as replays. Ctrl-C stops the run and returns what finished;
     ``backend`` runs the chunks on Ray; the results are the same everywhere.
+    ``done`` holds results already finished (by chunk index, from an interrupted
+    run's :mod:`agents.chunk_log`): only the other chunks are played.
+    ``on_result`` is called here with each newly finished result, as it
+    finishes (to log it before the run goes on).
     """
-    jobs = [(play, settings, c, record if c.index == 0 else 0) for c in chunks]
-    results, complete = run_jobs(_play_job, jobs, workers, progress, backend)
-    return [r for r in results if r is not None], complete
+    done = dict(done or {})
+    for index, result in done.items():
+        if not 0 <= index < len(chunks) or getattr(result, "chunk", None) != chunks[index]:
+            raise ValueError(f"a finished chunk ({index}) is not a chunk of this tournament")
+    todo = [c for c in chunks if c.index not in done]
+    jobs = [(play, settings, c, record if c.index == 0 else 0) for c in todo]
+
+    def step(finished: int, total: int) -> None:
+        if progress:
+            progress(len(done) + finished, len(chunks))
+
+    def keep(i: int, result: R) -> None:
+        if on_result:
+            on_result(result)
+
+    if progress and done:
+        progress(len(done), len(chunks))
+    results, complete = run_jobs(_play_job, jobs, workers, step, backend, on_result=keep)
+    merged = dict(done)
+    merged.update({c.index: r for c, r in zip(todo, results, strict=True) if r is not None})
+    return [merged[c.index] for c in chunks if c.index in merged], complete

@@ -49,7 +49,7 @@ chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -248,14 +248,24 @@ def run(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
+    done: Mapping[int, ChunkResult] | None = None,
+    on_result: Callable[[ChunkResult], None] | None = None,
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
     Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
-    on Ray (``agents.jobs``); the results are the same on every backend.
+    on Ray (``agents.jobs``); the results are the same on every backend. ``done``
+    and ``on_result``: resuming and logging (:func:`agents.tournament_harness.run`).
     """
     return harness.run(
-        run_chunk, settings, plan(settings), workers=workers, progress=progress, backend=backend
+        run_chunk,
+        settings,
+        plan(settings),
+        workers=workers,
+        progress=progress,
+        backend=backend,
+        done=done,
+        on_result=on_result,
     )
 
 
@@ -339,10 +349,12 @@ def summarise(
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
     """Mean penalty per game with 95% intervals, one row per agent (fewer is better)."""
+    from agents import report
+
     agents = sorted(summary["agents"], key=lambda a: -a["mean_penalty"])
     return plotting.interval_rows_png(
         [(a["name"], a["mean_penalty"], *a["mean_penalty_ci"]) for a in agents],
-        "mean penalty points per game (fewer is better), 95% interval",
+        report.titled(summary, "mean penalty points per game (fewer is better), 95% interval"),
         color="tab:red",
     )
 
@@ -352,7 +364,12 @@ def agents_csv(summary: dict[str, Any]) -> str:
     import csv
     import io
 
+    from agents import report
+
     buf = io.StringIO()
+    note = report.incomplete_note(summary)
+    if note:  # a comment line: csv readers skip it with comment="#"
+        buf.write(f"# {note}\n")
     w = csv.writer(buf)
     w.writerow(
         [

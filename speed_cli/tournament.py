@@ -5,11 +5,15 @@ leaderboard, ratings, result files and plots."""
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from speed_cli import specs
 from speed_cli.common import (
     DEAL_SEED,
+    Progress,
     UsageError,
     add_backend_flags,
     add_rule_flags,
@@ -43,6 +47,12 @@ def register(sub: Any) -> None:
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
     tour.add_argument("--out", default="results", help="output folder")
+    tour.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted tournament in --out (give the same settings): only the "
+        "chunks it did not finish are played, and the results are an uninterrupted run's",
+    )
     tour.add_argument(
         "--save-replays", type=count(0), default=0, metavar="N", help="record N games as JSON Lines"
     )
@@ -111,14 +121,34 @@ def run(args: argparse.Namespace) -> int:
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     jobs = backend(args)
     out = report.check_writable(args.out)
-    done = run_chunks(
+    total = len(tournament.plan(settings))
+    header = {
+        "--game": "realtime",
+        "--agents": list(names),
+        "--games": args.games,
+        "--rules/--option": settings.rules.to_dict(),
+        "--reaction": settings.reaction.label(),
+        "--tick-ms": args.tick_ms,
+        "--seed": args.seed,
+        "--gauntlet": args.gauntlet,
+        "--match": args.match,
+        "--save-replays": args.save_replays,
+        "chunk plan (chunks, deals a chunk)": [total, tournament.CHUNK_DEALS],
+    }
+    done = _run_logged(
         "tournament",
-        lambda progress: tournament.run(
+        out,
+        header,
+        tournament.ChunkResult,
+        args.resume,
+        lambda progress, finished, log: tournament.run(
             settings,
             workers=args.workers,
             record=args.save_replays,
             progress=progress,
             backend=jobs,
+            done=finished,
+            on_result=log,
         ),
     )
     if done is None:
@@ -126,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     results, complete, wall = done
     summary = tournament.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
+    summary = report.with_status(summary, len(results), total, _resume_hint(out))
     replays = tournament.replay_lines(results) if args.save_replays else None
     paths = report.write_outputs(out, summary, replays)
     print(report.leaderboard(summary))
@@ -168,18 +199,72 @@ def run_vintage(args: argparse.Namespace) -> int:
     )
     jobs = backend(args)
     out = report.check_writable(args.out)
-    done = run_chunks(
+    total = len(vt.plan(settings))
+    header = {
+        "--game": "vintage",
+        "--agents": list(names),
+        "--games": args.games,
+        "--players": settings.players,
+        "--option": settings.to_dict()["options"],
+        "--seed": args.seed,
+        "--gauntlet": args.gauntlet,
+        "chunk plan (chunks, deals a chunk)": [total, vt.CHUNK_DEALS],
+    }
+    done = _run_logged(
         "vintage tournament",
-        lambda progress: vt.run(settings, workers=args.workers, progress=progress, backend=jobs),
+        out,
+        header,
+        vt.ChunkResult,
+        args.resume,
+        lambda progress, finished, log: vt.run(
+            settings,
+            workers=args.workers,
+            progress=progress,
+            backend=jobs,
+            done=finished,
+            on_result=log,
+        ),
     )
     if done is None:
         return 130
     results, complete, wall = done
     summary = vt.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
+    summary = report.with_status(summary, len(results), total, _resume_hint(out))
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
     return finish(complete, _written(summary["settings"]["games_played"], summary, paths))
+
+
+def _run_logged(
+    label: str,
+    out: Path,
+    header: dict[str, Any],
+    result_type: Any,
+    resume: bool,
+    play: Callable[[Progress, dict[int, Any], Callable[[Any], None]], tuple[list[Any], bool]],
+) -> tuple[list[Any], bool, float] | None:
+    """Run ``play(progress, finished, log)`` under a progress bar with ``out``'s chunk log
+    (agents/chunk_log.py): each chunk's result is logged as it finishes, and with ``resume``
+    the chunks an interrupted run finished are handed in as ``finished`` and not played again.
+    A resume whose ``header`` (the settings, by flag) differs from the run's is refused."""
+    from agents import chunk_log
+
+    log, finished = chunk_log.open_log(out, header, result_type, resume=resume)
+    try:
+        if resume:
+            print(
+                f"--resume: {len(finished)} chunks already finished in {out}; playing the others",
+                file=sys.stderr,
+            )
+        return run_chunks(label, lambda progress: play(progress, finished, log.add))
+    finally:
+        log.close()
+
+
+def _resume_hint(out: Path) -> str:
+    """How to resume the run in ``out``."""
+    return f"the same speed tournament command with --resume --out {out}"
 
 
 def _written(games: int, summary: dict[str, Any], paths: Any) -> str:
