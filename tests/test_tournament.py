@@ -145,7 +145,8 @@ def test_cli_writes_every_file(tmp_path, capsys):
         "replays.jsonl",
     } <= names
     data = json.loads((out / "results.json").read_text())
-    assert set(data) == {"settings", "agents", "matches"}
+    assert set(data) == {"status", "settings", "agents", "matches"}
+    assert data["status"] == {"complete": True, "chunks_done": 1, "chunks_total": 1}
     assert "| greedy |" in capsys.readouterr().out
     assert cli(["replay", str(out / "replays.jsonl")]) == 0
     assert "player_0 = random" in capsys.readouterr().out
