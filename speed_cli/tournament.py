@@ -182,9 +182,15 @@ def run_vintage(args: argparse.Namespace) -> int:
         else args.agents
     )
     names = tuple(specs.agent_specs(text))
+    players = 4 if args.players is None else args.players
+    if args.games < players:
+        raise UsageError(
+            f"--games {args.games}: a vintage tournament plays each deal once per seat rotation, "
+            f"so --games must be at least --players ({players})"
+        )
     settings = vt.VintageSettings(
         agents=names,
-        players=4 if args.players is None else args.players,
+        players=players,
         games=args.games,
         seed=args.seed,
         gauntlet=args.gauntlet,

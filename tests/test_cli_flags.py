@@ -261,3 +261,42 @@ def test_a_value_that_cannot_be_meant_is_refused_naming_the_flag(
     assert exc.value.code == 2
     assert f"argument {flag}:" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_vintage_games_below_players_names_both_flags(tmp_path, capsys):
+    argv = ["tournament", "--game", "vintage", "--games", "3", "--out", str(tmp_path / "o")]
+    assert speed_cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--games 3" in err and "--players (4)" in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "line", "requested", "played", "key"),
+    [
+        (
+            ["tournament", "--agents", "random,greedy", "--games", "7"],
+            "--games 7: playing 6 games per pairing (paired deals: each deal twice)",
+            7,
+            6,
+            "games_per_pairing",
+        ),
+        (
+            ["tournament", "--game", "vintage", "--players", "3", "--games", "10"],
+            "--games 10: playing 9 games per line-up (3 deals, each once per seat rotation of 3 "
+            "players)",
+            10,
+            9,
+            "games_per_lineup",
+        ),
+    ],
+)
+def test_games_that_cannot_be_played_as_asked_are_said_and_recorded(
+    argv, line, requested, played, key, tmp_path, capsys
+):
+    import json
+
+    assert speed_cli.main([*argv, "--out", str(tmp_path)]) == 0
+    assert line in capsys.readouterr().err
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["games_requested"] == requested and settings[key] == played
