@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from speed_env.numbers import count
 
@@ -29,11 +29,17 @@ class Parser(argparse.ArgumentParser):
     ``--timesteps``), so a typo could silently set a different flag; ``allow_abbrev=False``
     refuses it by name instead. Subcommand parsers are made of the same class
     (``add_subparsers`` builds them with ``type(self)``), so every level refuses abbreviations.
+    A refused command line is one line, not the usage text (:meth:`error`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["allow_abbrev"] = False
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Refuse the command line in one line naming what was wrong (exit code 2), as every
+        other user error of ``speed``; ``--help`` shows the usage."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 # Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
@@ -56,6 +62,29 @@ def jittered_preset(text: str) -> str:
             f"must be a jittered reaction preset ({', '.join(names)}), got {text!r}"
         )
     return name
+
+
+def reactions(most: int) -> Callable[[str], str]:
+    """``type=`` of a ``--reaction`` flag: one reaction profile (ms or a preset name), or up to
+    ``most`` separated by commas (one a seat), each checked; the text is kept as given."""
+
+    def parse(text: str) -> str:
+        from speed_env.reaction import make_profile
+
+        parts = [part.strip() for part in text.split(",")]
+        if len(parts) > most:
+            raise argparse.ArgumentTypeError(
+                f"takes {'one profile' if most == 1 else f'at most {most} profiles'}, got {text!r}"
+            )
+        for part in parts:
+            try:
+                make_profile(part)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    parse.__name__ = "reactions"
+    return parse
 
 
 def add_rule_flags(

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, add_rule_flags
+from speed_cli.common import ENV_SEED, add_rule_flags, reactions
 from speed_env.numbers import count
 
 
@@ -16,7 +16,10 @@ def register(sub: Any) -> None:
     demo = sub.add_parser("demo", help="two bots play one game, shown as text")
     add_rule_flags(demo)
     demo.add_argument(
-        "--reaction", default=None, help="ms or profile name, or two separated by a comma"
+        "--reaction",
+        type=reactions(2),
+        default=None,
+        help="ms or profile name, or two separated by a comma",
     )
     demo.add_argument("--agents", default="greedy,random", help="two agent specs, comma-separated")
     demo.add_argument("--seed", type=ENV_SEED, default=0)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_rule_flags
+from speed_cli.common import ENV_SEED, UsageError, add_rule_flags, reactions
 from speed_env.numbers import count
 
 
@@ -29,7 +29,10 @@ def register(sub: Any) -> None:
         "--opponent", default="chain", help="agent spec of the bot (e.g. trained, chain@pro)"
     )
     play.add_argument(
-        "--reaction", default="human", help="the bot's reaction profile: ms or a profile name"
+        "--reaction",
+        type=reactions(1),
+        default="human",
+        help="the bot's reaction profile: ms or a profile name",
     )
     play.set_defaults(func=run_play)
 
@@ -39,7 +42,10 @@ def register(sub: Any) -> None:
     _table_flags(watch)
     watch.add_argument("--agents", default="chain,greedy", help="two agent specs, comma-separated")
     watch.add_argument(
-        "--reaction", default="human", help="profile of bots without @: one, or two by seat"
+        "--reaction",
+        type=reactions(2),
+        default="human",
+        help="profile of bots without @: one, or two by seat",
     )
     watch.set_defaults(func=run_watch, countdown_ms=1000)
 
@@ -108,12 +114,8 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
     from speed_table.replays import ReplayLimits
     from speed_table.session import TableConfig
 
+    # --reaction's type checked each profile, and that play gives one and watch one or two
     reactions = [r.strip() for r in (args.reaction or "human").split(",")]
-    if len(reactions) > 2 or (mode == "play" and len(reactions) > 1):
-        raise UsageError(
-            f"--reaction takes {'one profile' if mode == 'play' else 'one or two profiles'}, "
-            f"got {args.reaction!r}"
-        )
     profiles = [make_profile(r) for r in reactions]
     seats = list(seats)
     if mode == "watch" and len(profiles) == 2:

@@ -20,6 +20,7 @@ from speed_cli.common import (
     backend,
     finish,
     note_games,
+    reactions,
     run_chunks,
 )
 from speed_env.numbers import count
@@ -32,7 +33,10 @@ def register(sub: Any) -> None:
     )
     add_rule_flags(tour)
     tour.add_argument(
-        "--reaction", default=None, help="ms or profile name, or two separated by a comma"
+        "--reaction",
+        type=reactions(1),
+        default=None,
+        help="reaction profile of agents without @: ms or a profile name",
     )
     tour.set_defaults(reaction="human")
     tour.add_argument(

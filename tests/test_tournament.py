@@ -159,7 +159,6 @@ def test_cli_writes_every_file(tmp_path, capsys):
         (["--agents", "random,greedy", "--rules", "texas"], "unknown rules 'texas'"),
         (["--agents", "random,greedy", "--option", "colour=red"], "unknown rule option 'colour'"),
         (["--agents", "random"], "at least two agent specs"),
-        (["--agents", "random,greedy", "--reaction", "slowish"], "unknown reaction"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, message):

@@ -13,17 +13,6 @@ import speed_cli
     ("argv", "fragment"),
     [
         (["play", "--opponent", "nosuchbot", "--no-browser"], "unknown agent 'nosuchbot'"),
-        (["play", "--reaction", "pro,human", "--no-browser"], "--reaction takes one profile"),
-        (["play", "--reaction", "speedy", "--no-browser"], "unknown reaction 'speedy'"),
-        # Once a 1 ms bot: the latency wrapped inside the engine's int64 clock.
-        (
-            ["play", "--reaction", "1" + "0" * 23, "--no-browser"],
-            "'mu' must be a number of ms between 0 and",
-        ),
-        (
-            ["watch", "--reaction", "pro,2e9ms", "--no-browser"],
-            "'mu' must be a number of ms between 0 and",
-        ),
         (["play", "--deal", "/nonexistent/deal.json", "--no-browser"], "cannot read deal file"),
         (
             ["play", "--rules", "japanese", "--option", "stack_layout=true", "--no-browser"],
@@ -66,6 +55,18 @@ def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
             ["watch", "--agents", "chain,greedy", "--tick-ms", "0", "--no-browser"],
             "argument --tick-ms: must be a whole number from 1 to 1000, got '0'",
         ),
+        (["play", "--reaction", "pro,human", "--no-browser"], "--reaction: takes one profile"),
+        (["play", "--reaction", "speedy", "--no-browser"], "unknown reaction 'speedy'"),
+        # Once a 1 ms bot: the latency wrapped inside the engine's int64 clock.
+        (
+            ["play", "--reaction", "1" + "0" * 23, "--no-browser"],
+            "argument --reaction: reaction profile 'mu' must be a number of ms between 0 and",
+        ),
+        (
+            ["watch", "--reaction", "pro,2e9ms", "--no-browser"],
+            "argument --reaction: reaction profile 'mu' must be a number of ms between 0 and",
+        ),
+        (["watch", "--reaction", "pro,human,casual", "--no-browser"], "at most 2 profiles"),
     ],
 )
 def test_a_number_out_of_range_is_refused_by_the_parser_naming_the_flag(argv, fragment, capsys):
