@@ -140,7 +140,17 @@ last game is over).
 
 ## Version History
 
-* v0: initial release.
+A change to the game's rules, its observation or its action space bumps the
+version (PettingZoo's convention; the real-time env went to `speed_v1` that
+way). Registered as `speed_env/vintage_speed_v0` (PettingZoo) and
+`speed_env/VintageSpeed-v0` (Gymnasium, one seat).
+
+* v0 (first release; still current in kit 1.0.0): the game, the 45-card pack,
+  the observation (174 floats for the default pack and 4 players) and the
+  actions (`Discrete(48)`) are those of the first release; the git history of
+  `speed_env/vintage/` shows no change to them since, only refusals of bad
+  input (seeds and options checked and named), copies that keep the whole game,
+  and faster engine code that plays the same games.
 """
 
 from __future__ import annotations
