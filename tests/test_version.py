@@ -63,7 +63,7 @@ def test_a_tree_that_is_not_the_kits_gives_no_version(tmp_path):
 
 def test_an_installed_wheel_reports_its_version_from_its_metadata(tmp_path):
     # Build from a copy of the tracked files (a build writes build/ and *.egg-info beside
-    # pyproject.toml), install the wheel into a folder of its own and import it from there.
+    # pyproject.toml), unpack the wheel into a folder of its own and read its version there.
     src = tmp_path / "src"
     tracked = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
