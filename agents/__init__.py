@@ -163,6 +163,15 @@ def make(
     :class:`~speed_env.rules.Rules`; ``None``: ``us``). A vintage spec
     (``vintage-greedy`` …) is built by :func:`agents.vintage_agents.make`,
     which needs no rules: giving it real-time rules is refused.
+
+    >>> import speed_env
+    >>> bot = make("chain@pro", rules="us", seed=0)
+    >>> bot.spec, bot.reaction.name
+    ('chain@pro', 'pro')
+    >>> obs, infos = speed_env.parallel_env("us").reset(seed=0)
+    >>> seat = obs["player_0"]  # act() takes a batch: one row here
+    >>> bot.act(seat["observation"][None], seat["action_mask"][None]).shape
+    (1,)
     """
     from agents import vintage_agents
 

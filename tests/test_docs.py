@@ -255,3 +255,84 @@ def test_inline_spans_wrap_across_lines_and_skip_fenced_code(tmp_path):
     text = "See `speed tournament\n--games 4` here.\n\n```\n`speed nope`\n```\n"
     assert list(inline_spans(_doc(tmp_path, text))) == [(1, "speed tournament --games 4")]
     assert shell_commands(blocks(_doc(tmp_path, text))[0]) == []
+
+
+# ------------------------------------------------------------------ doctests
+PACKAGES = ("speed_env", "agents", "train", "speed_lab", "speed_table", "speed_cli")
+"""The kit's packages whose docstring examples run."""
+
+OPTIONAL = frozenset(
+    {
+        "torch",
+        "stable_baselines3",
+        "sb3_contrib",
+        "safetensors",
+        "tensorboard",
+        "ray",
+        "matplotlib",
+        "PIL",
+        "starlette",
+        "uvicorn",
+        "websockets",
+        "httpx",
+        "playwright",
+    }
+)
+"""Top-level modules of the optional extras: a module needing one that is absent is skipped."""
+
+
+def modules_with_examples() -> list[str]:
+    """Modules of :data:`PACKAGES` whose source holds a ``>>>`` example, found without importing
+    any (so no optional stack is imported for a module that has none)."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if ">>> " in path.read_text(encoding="utf-8"):
+                parts = path.relative_to(ROOT).with_suffix("").parts
+                found.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
+
+
+DOCTEST_MODULES = modules_with_examples()
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").split(".")[0] in OPTIONAL:
+            pytest.skip(f"{name} needs {missing.name}, an optional extra not installed here")
+        raise
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    runner = doctest.DocTestRunner(optionflags=flags)
+    out = io.StringIO()
+    for test in doctest.DocTestFinder().find(module, name):
+        runner.run(test, out=out.write)
+    results = runner.summarize(verbose=False)
+    assert results.attempted > 0, f"{name}: no example found"
+    assert results.failed == 0, out.getvalue()
+
+
+def test_the_central_public_functions_show_an_example():
+    import doctest
+
+    import agents
+    import speed_env
+
+    central = [
+        speed_env.parallel_env,
+        speed_env.make_rules,
+        speed_env.observation_layout,
+        speed_env.parse_card,
+        speed_env.parse_cards,
+        speed_env.card_str,
+        agents.make,
+    ]
+    finder = doctest.DocTestFinder(recurse=False)
+    bare = [f.__qualname__ for f in central if not any(t.examples for t in finder.find(f))]
+    assert not bare, f"no >>> example in the docstring of {bare}"
+    assert {f.__module__ for f in central} <= set(DOCTEST_MODULES)
