@@ -24,8 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PYTHON = frozenset({"python", "py", "python3"})
-"""Info strings of the blocks that run."""
+PYTHON = frozenset({"python", "py", "python3", "pycon"})
+"""Info strings of the blocks that run (``pycon``, or a block starting ``>>>``: as a doctest)."""
 
 SHELL = frozenset({"bash", "console", "sh", "shell", "shell-session", ""})
 """Info strings of the blocks whose ``speed`` lines are parsed ("" = a bare fence)."""
@@ -51,6 +51,11 @@ class Block:
     code: str
     skip: str | None
     """The reason given by a ``docs-test: skip (reason)`` marker; None when it runs."""
+
+    @property
+    def session(self) -> bool:
+        """True for an interpreter session (``>>>`` prompts, outputs checked as a doctest)."""
+        return self.lang == "pycon" or self.code.lstrip().startswith(">>>")
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 parse, and the public modules' docstring examples run as doctests.
 
 Python blocks: each Markdown file's ```` ```python ```` blocks run in order in one namespace,
-like a notebook's cells, in a fresh interpreter (a subprocess with a timeout) whose working
-directory is a temporary folder, so a block that writes files writes nothing into the
-repository. A block that must not run (a long training run) is preceded by
+like a notebook's cells (an interpreter session, ```` ```pycon ```` or a block starting with
+``>>>``, runs as a doctest: its outputs are checked), in a fresh interpreter (a subprocess
+with a timeout) whose working directory is a temporary folder, so a block that writes files
+writes nothing into the repository. A block that must not run (a long training run) is preceded by
 ``<!-- docs-test: skip (reason) -->``; the reason is required (tests/helpers_docs.py).
 
 Why a collector of our own rather than pytest-markdown-docs (0.9.2): that plugin runs each
@@ -12,7 +13,8 @@ block in the pytest process (a block's ``os.chdir``, its imports and its numba c
 stay in the worker, and it has no timeout), shares names between blocks only through a
 ``continuation`` fence modifier, marks skips in the info string (```` ```python notest ````,
 which renders on GitHub and in MkDocs as an unknown language), and would be one more
-dependency and command-line flag for ``make test``. Ours is ~200 lines, runs a file like a
+dependency and a second pytest invocation for ``make test`` (``pytest --markdown-docs
+README.md docs/``: the suite's ``testpaths`` is ``tests``). Ours is ~200 lines, runs a file like a
 notebook by default, skips with an HTML comment that renders as nothing and must give its
 reason, and reads the same fences for the ``speed`` command check.
 
@@ -56,13 +58,24 @@ IDS = [str(p.relative_to(ROOT)) for p in DOCS]
 TIMEOUT_S = 600
 """Per file: the first import compiles the engine's kernels when numba's cache is cold."""
 
-# Runs in the subprocess: the blocks (JSON on stdin) in order in one namespace; on the first
-# failure, prints which block and exits 1.
+# Runs in the subprocess: the blocks (JSON on stdin) in order in one namespace, a session
+# (>>> prompts) as a doctest; on the first failure, prints which block and exits 1.
 _RUNNER = """
-import json, sys, traceback
+import doctest, json, sys, traceback
 blocks = json.load(sys.stdin)
 namespace = {"__name__": "__main__"}
+flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 for block in blocks:
+    if block["session"]:
+        path, _, line = block["where"].rpartition(":")
+        test = doctest.DocTestParser().get_doctest(block["code"], namespace, block["where"], path,
+                                                   int(line))
+        runner = doctest.DocTestRunner(optionflags=flags)
+        runner.run(test, out=sys.stderr.write, clear_globs=False)
+        if runner.failures:
+            print("FAILED: the session at " + block["where"], file=sys.stderr)
+            sys.exit(1)
+        continue
     try:
         exec(compile(block["code"], block["where"], "exec"), namespace)
     except BaseException:
@@ -85,7 +98,7 @@ def _where(block: Block) -> str:
 
 def run_blocks(path: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run ``path``'s Python blocks (in order, one namespace) in a fresh interpreter in ``cwd``."""
-    payload = [{"where": _where(b), "code": b.code} for b in _runnable(path)]
+    payload = [{"where": _where(b), "code": b.code, "session": b.session} for b in _runnable(path)]
     # This tree's packages first, wherever cwd is (an installed kit may be another checkout).
     pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": pythonpath, "MPLBACKEND": "Agg"}
@@ -197,6 +210,14 @@ def test_a_failing_block_fails_naming_its_file_and_line(tmp_path):
     done = run_blocks(page, tmp_path)
     assert done.returncode == 1
     assert f"{page}:5" in done.stderr and "boom" in done.stderr
+
+
+def test_a_session_block_checks_its_outputs_in_the_files_namespace(tmp_path):
+    good = "```python\nx = 2\n```\n\n```pycon\n>>> x + 1\n3\n```\n"
+    assert run_blocks(_doc(tmp_path, good), tmp_path).returncode == 0
+    bad = "```python\nx = 2\n```\n\n```python\n>>> x + 1\n4\n```\n"
+    done = run_blocks(_doc(tmp_path, bad), tmp_path)
+    assert done.returncode == 1 and f"the session at {tmp_path / 'page.md'}:5" in done.stderr
 
 
 def test_a_marked_block_is_skipped_and_a_marker_needs_its_reason(tmp_path):
