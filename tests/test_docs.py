@@ -12,7 +12,7 @@ Why a collector of our own rather than pytest-markdown-docs (0.9.2): that plugin
 block in the pytest process (a block's ``os.chdir``, its imports and its numba compilation
 stay in the worker, and it has no timeout), shares names between blocks only through a
 ``continuation`` fence modifier, marks skips in the info string (```` ```python notest ````,
-which renders on GitHub and in MkDocs as an unknown language), and would be one more
+with no place for the reason), and would be one more
 dependency and a second pytest invocation for ``make test`` (``pytest --markdown-docs
 README.md docs/``: the suite's ``testpaths`` is ``tests``). Ours is ~200 lines, runs a file like a
 notebook by default, skips with an HTML comment that renders as nothing and must give its
