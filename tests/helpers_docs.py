@@ -79,8 +79,9 @@ class MarkerError(ValueError):
 
 
 def doc_files(root: Path = ROOT) -> list[Path]:
-    """README.md and every Markdown file under docs/, in a stable order."""
-    files = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    """README.md, CHANGELOG.md (the site's changelog page includes it) and every Markdown file
+    under docs/, in a stable order."""
+    files = [root / "README.md", root / "CHANGELOG.md", *sorted((root / "docs").rglob("*.md"))]
     return [f for f in files if f.is_file()]
 
 
