@@ -71,7 +71,8 @@ class Command:
     may leave out required arguments)."""
 
     def __str__(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}: speed {shlex.join(self.argv)}"
+        path = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{path}:{self.line}: speed {shlex.join(self.argv)}"
 
 
 class MarkerError(ValueError):

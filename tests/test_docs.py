@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import os
@@ -143,11 +144,16 @@ def _lenient(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def _parser(complete: bool) -> argparse.ArgumentParser:
+    """The CLI's parser (built once: parsing leaves it as it was); lenient for mentions."""
+    parser = speed_cli.build_parser()
+    return parser if complete else _lenient(parser)
+
+
 def check_command(command: Command) -> None:
     """Parse ``command`` with the CLI's parser; fail naming the command and argparse's error."""
-    parser = speed_cli.build_parser()
-    if not command.complete:
-        _lenient(parser)
+    parser = _parser(command.complete)
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
