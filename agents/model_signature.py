@@ -67,7 +67,7 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
             f"{_rules_label(rules.to_dict())} have obs_dim = {want['obs_dim']} (layout {old!r} "
             f"vs {want['layout']!r}); retrain or convert it"
         )
-    tags = trained_tags(manifest)
+    tags = trained_tags(manifest, where)
     if tags is not None and not (tags == rules_tag(rules)).all(axis=1).any():
         raise ModelFormatError(
             f"{where} was trained on {tags_label(tags)}, not on {tag_label(rules_tag(rules))}; "
