@@ -81,7 +81,9 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
         type=int,
         default=64,
         metavar="MB",
-        help="keep at most MB megabytes of replay files, deleting the oldest (default 64)",
+        help="keep at most MB megabytes of replay files, deleting the oldest; the newest file "
+        "counts too: a visit's file is split before a game would pass MB, and a game whose "
+        "replay alone passes MB is not saved (the page says so) (default 64)",
     )
     p.add_argument(
         "--deal", default=None, metavar="FILE.json", help="an explicit deal for every game"
