@@ -228,8 +228,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
             f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}"
         ) from None
     except RecursionError:
-        manifest = None  # nested past Python's stack: refused below by its depth
-    if manifest is None or json_depth(manifest) > MAX_DEPTH:
+        manifest = _TOO_DEEP  # nested past Python's stack: refused below by its depth
+    if manifest is _TOO_DEEP or json_depth(manifest) > MAX_DEPTH:
         raise ModelFormatError(
             f"model manifest {path} is nested more than {MAX_DEPTH} levels deep; "
             "a model manifest is not (corrupted or crafted?)"
@@ -268,6 +268,8 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 MAX_DEPTH = 32
 """How deeply a model manifest's JSON may nest (a real one nests 4 levels)."""
+
+_TOO_DEEP = object()
 
 
 def json_depth(value: Any) -> int:
