@@ -92,8 +92,8 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="most games (open pages) the server runs at once; a page past them is told the "
-        "table is full (default 16: at that many one game keeps 80%% of an idle server's "
-        "pace on 2 cores)",
+        "table is full (default 16: at that many, one game keeps at least 80%% of an idle "
+        "server's pace on 2 cores; docs/table.md)",
     )
     p.add_argument(
         "--deal", default=None, metavar="FILE.json", help="an explicit deal for every game"
