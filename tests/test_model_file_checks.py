@@ -194,6 +194,18 @@ def test_manifest_over_the_size_limit_is_refused(tmp_path):
         model_io.read_model(path)
 
 
+def test_a_checkpoints_optimizer_state_that_is_a_fifo_is_refused(tmp_path):
+    torch = pytest.importorskip("torch", reason="the [train] extra is not installed")
+    from train.checkpoint import read_optimizer
+
+    good = tmp_path / "step.optim.pt"
+    torch.save({"state": {}, "param_groups": []}, good)
+    assert read_optimizer(good) == {"state": {}, "param_groups": []}
+    os.mkfifo(tmp_path / "fifo.optim.pt")
+    exc = _finishes(lambda: read_optimizer(tmp_path / "fifo.optim.pt"))
+    assert isinstance(exc, ModelFormatError) and "fifo.optim.pt is a named pipe" in str(exc), exc
+
+
 # ----------------------------------------------------------------- crafted manifests
 
 
