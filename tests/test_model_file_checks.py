@@ -251,6 +251,23 @@ def test_unknown_preset_without_trained_rules_is_refused(tmp_path, preset):
             model_io.load_policy(path, make_rules(other))
 
 
+def test_a_vintage_manifest_is_not_loaded_for_real_time_rules(tmp_path):
+    # "game": "vintage" skips the real-time preset check, so it must not open the real-time door.
+    path = _save(tmp_path / "m", _tensors(0))
+
+    def edit(m):
+        del m["trained_rules"]
+        m["game"], m["rules"] = "vintage", {"game": "vintage"}
+
+    _edit_manifest(path, edit)
+    with pytest.raises(ModelFormatError, match=r"m\.json is a Vintage Speed model"):
+        model_io.load_policy(path, RULES)
+    assert (
+        model_io.load_vintage_policy(model_io.BUNDLED.parent / "vintage" / "expert.json").n_actions
+        > 0
+    )  # the vintage loader is unaffected
+
+
 def test_unknown_preset_in_trained_rules_is_refused(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     _edit_manifest(path, lambda m: m["trained_rules"].append({"preset": "nosuch"}))
