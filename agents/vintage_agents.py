@@ -79,6 +79,7 @@ VINTAGE.register(
     "vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo
 )
 
+
 def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
     (:mod:`agents.vintage_ismcts`; needs the ``[openspiel]`` extra)."""
@@ -101,6 +102,22 @@ VINTAGE.register(
     "vintage Speed: OpenSpiel's information-set MCTS on worlds dealt from its own view "
     "(vintage-ismcts:simulations=N,rollouts=R,uct_c=C,infer=0|1)",
     _vintage_ismcts,
+)
+
+
+def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``
+    (agents/openspiel_bots.py)."""
+    from agents.openspiel_bots import VintageOpenSpielSeat, bot_factory
+
+    return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
+
+
+VINTAGE.register(
+    "vintage-openspiel",
+    "vintage Speed: an OpenSpiel bot (vintage-openspiel:random|ismcts|package.module:FACTORY) "
+    "shown worlds dealt from its own view; needs the [openspiel] extra",
+    _vintage_openspiel,
 )
 
 EXPERT_MODEL = Path(__file__).parent / "models" / "vintage" / "expert.json"

@@ -220,3 +220,74 @@ def test_rl_environment_runs_and_openspiel_a2c_learns_on_it(name: str) -> None:
     assert learners[0].loss is not None and all(
         np.isfinite(float(v.detach())) for v in learners[0].loss
     )
+
+
+def test_openspiel_bots_and_ismcts_take_seats_in_kit_tournaments(tmp_path) -> None:
+    """``openspiel:random`` plays real-time, ``vintage-openspiel:random`` and ``vintage-ismcts``
+    play vintage, through the kit's own tournament command; every game finishes."""
+    import json
+
+    from speed_cli import main
+
+    out = tmp_path / "rt"
+    assert main(["tournament", "--agents", "openspiel:random,greedy", "--games", "4",
+                 "--rules", "us", "--seed", "0", "--workers", "1", "--out", str(out)
+                 ]) == 0  # fmt: skip
+    played = json.loads((out / "results.json").read_text())
+    assert "openspiel:random" in json.dumps(played)
+    out = tmp_path / "vt"
+    agents = "vintage-ismcts:simulations=8,vintage-openspiel:random,vintage-random"
+    assert main(["tournament", "--game", "vintage", "--agents", agents, "--games", "4",
+                 "--seed", "0", "--workers", "1", "--out", str(out)]) == 0  # fmt: skip
+    text = (out / "leaderboard.md").read_text()
+    assert "vintage-ismcts:simulations=8" in text and "vintage-openspiel:random" in text
+
+
+def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
+    import agents
+    from agents import vintage_agents
+
+    with pytest.raises(agents.AgentSpecError, match="unknown OpenSpiel bot 'nosuch'"):
+        agents.make("openspiel:nosuch")
+    with pytest.raises(agents.AgentSpecError, match="plays vintage only"):
+        agents.make("openspiel:ismcts")
+    with pytest.raises(agents.AgentSpecError, match="no callable 'nope'"):
+        vintage_agents.make("vintage-openspiel:json:nope")
+    with pytest.raises(agents.AgentSpecError, match="simulations must be a whole number"):
+        vintage_agents.make("vintage-ismcts:simulations=0")
+
+
+def test_a_user_factory_bot_is_asked_as_the_seat_to_act() -> None:
+    """A ``package.module:FACTORY`` bot gets a world whose view equals the seat's observation."""
+    import agents
+
+    seen = []
+
+    class Spy(pyspiel.Bot):
+        def __init__(self, player: int) -> None:
+            pyspiel.Bot.__init__(self)
+            self.player = player
+
+        def step(self, state):
+            seen.append(np.array(state.observation_tensor(self.player)))
+            return state.legal_actions(self.player)[-1]
+
+    module = type(sys)("spy_bots")
+    module.make = lambda game, player, seed: Spy(player)
+    sys.modules["spy_bots"] = module
+    try:
+        seat = agents.make("openspiel:spy_bots:make", seed=0)
+        env = speed_env.parallel_env("us")
+        obs, _ = env.reset(seed=2)
+        for _ in range(30):
+            rows = np.stack([obs[a]["observation"] for a in env.agents])
+            masks = np.stack([obs[a]["action_mask"] for a in env.agents])
+            before = len(seen)
+            acts = seat.act(rows, masks)
+            assert all(masks[i, a] for i, a in enumerate(acts))
+            for view in seen[before:]:  # the bot saw exactly one of the seats' own views
+                assert any(np.array_equal(view, row) for row in rows)
+            obs, *_ = env.step(dict(zip(env.agents, acts.tolist())))
+    finally:
+        del sys.modules["spy_bots"]
+    assert seen  # it was asked where it had a choice, each time shown its own view

@@ -107,6 +107,21 @@ def _value(raw: str) -> Any:
     return raw
 
 
+def options_string(rules: Any) -> str:
+    """The ``options`` parameter that gives ``rules`` on top of its preset (``wrap:false;...``)."""
+    from dataclasses import fields
+
+    from speed_env.rules import make_rules
+
+    base = make_rules(rules.preset)
+    parts = []
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        if f.name != "preset" and value != getattr(base, f.name):
+            parts.append(f"{f.name}:{str(value).lower() if isinstance(value, bool) else value}")
+    return ";".join(parts)
+
+
 def parse_reaction(text: str) -> Any:
     """``""`` -> None (the default profile); ``"pro"``, ``"250"``; ``"pro/250"`` a pair."""
     if not text:
@@ -170,6 +185,28 @@ class SpeedGame(pyspiel.Game):
     def new_initial_state(self) -> SpeedState:
         """A table before the deal (chance to act)."""
         return SpeedState(self)
+
+    def state_from_world(self, record: np.ndarray) -> SpeedState:
+        """A state playing on from one engine record (a row of ``Games.state``), dealt already.
+
+        For asking a bot about a position, such as a world sampled from one
+        seat's observation (:func:`speed_env.worlds.sample_worlds`): the
+        state's OpenSpiel history starts here (empty), so it cannot be
+        serialised; everything else works as on a dealt state.
+        """
+        state = SpeedState(self)
+        env = SpeedParallelEnv(**self.env_kwargs, render_mode="ansi")
+        env.reset(seed=0)
+        games = env.games
+        games.state[0] = record
+        # The env keeps its observation buffers in step with the engine; a record put in by
+        # hand makes them stale, so they are rebuilt from it (the engine's own full observe).
+        games._synced = False
+        env._obs, env._mask = games.observe()
+        state.env = env
+        state.deal_seed = -1
+        state._obs, _ = env._observations()
+        return state
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
