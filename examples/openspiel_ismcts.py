@@ -42,7 +42,7 @@ def main() -> None:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():  # the cut, the deal and each card drawn
-                outcomes, probs = zip(*state.chance_outcomes())
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(int(rng.choice(outcomes, p=probs)))
             else:
                 state.apply_action(int(bots[state.current_player()].step(state)))
