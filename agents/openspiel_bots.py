@@ -86,12 +86,13 @@ def bot_factory(arg: str, game: str) -> BotFactory:
         raise AgentSpecError(
             f"OpenSpiel bot {arg!r}: cannot import {module_name!r}: {exc}"
         ) from None
-    factory = getattr(module, name, None)
-    if not callable(factory):
+    found = getattr(module, name, None)
+    if not callable(found):
         raise AgentSpecError(
             f"OpenSpiel bot {arg!r}: module {module_name!r} has no callable {name!r} "
             "(a factory(game, player, seed) returning a pyspiel.Bot)"
         )
+    factory: BotFactory = found
     return factory
 
 

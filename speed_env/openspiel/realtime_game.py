@@ -163,9 +163,9 @@ class SpeedGame(pyspiel.Game):
         if self.deals < 1:
             raise ValueError(f"{SHORT_NAME}: deals must be at least 1, got {self.deals}")
         probe = SpeedParallelEnv(**self.env_kwargs)
-        self.n_actions = int(probe.action_space(AGENTS[0]).n)
+        self.n_actions = int(probe.games.n_actions)
         """Actions per player (27, or more with jokers and the layout options)."""
-        self.obs_dim = int(probe.observation_space(AGENTS[0])["observation"].shape[0])
+        self.obs_dim = int(probe.games.obs_dim)
         """Length of the observation tensor."""
         rules = probe.rules
         self.n_ranks = int(rules.n_ranks)
