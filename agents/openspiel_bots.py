@@ -70,10 +70,10 @@ BUILTIN: dict[str, tuple[BotFactory, tuple[str, ...]]] = {
 def bot_factory(arg: str, game: str) -> BotFactory:
     """The factory a spec's ``BOT`` names for ``game`` (``realtime`` or ``vintage``)."""
     if arg in BUILTIN:
-        factory, games = BUILTIN[arg]
+        builtin, games = BUILTIN[arg]
         if game not in games:
             raise AgentSpecError(f"OpenSpiel bot {arg!r} plays {', '.join(games)} only, not {game}")
-        return factory
+        return builtin
     module_name, sep, name = arg.partition(":")
     if not sep or not module_name or not name:
         raise AgentSpecError(
@@ -92,8 +92,8 @@ def bot_factory(arg: str, game: str) -> BotFactory:
             f"OpenSpiel bot {arg!r}: module {module_name!r} has no callable {name!r} "
             "(a factory(game, player, seed) returning a pyspiel.Bot)"
         )
-    factory: BotFactory = found
-    return factory
+    user: BotFactory = found
+    return user
 
 
 class VintageOpenSpielSeat:
