@@ -87,6 +87,22 @@ register(
 )
 
 
+def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_speed``
+    (agents/openspiel_bots.py)."""
+    from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
+
+    return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
+
+
+register(
+    "openspiel",
+    "an OpenSpiel bot (openspiel:random, or openspiel:package.module:FACTORY) shown worlds "
+    "dealt from its own view; needs the [openspiel] extra",
+    _openspiel,
+)
+
+
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``,
     ``?sample``."""
