@@ -252,6 +252,7 @@ REFUSED = [
     (["watch"], "--countdown-ms", "-1"),
     (["watch"], "--replays-keep", "0"),
     (["watch"], "--replays-max-mb", "0"),
+    (["watch"], "--max-games", "0"),
 ]
 
 
