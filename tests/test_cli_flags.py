@@ -215,6 +215,9 @@ REFUSED = [
     (["train-expert"], "--holdout", "1"),
     (["train-expert"], "--workers", "0"),
     (["train-expert"], "--temperature", "0"),
+    (["train-expert"], "--rounds", "0"),
+    (["train-expert"], "--leaf", "-1"),
+    (["train-expert"], "--value-games", "1"),  # a value network needs two games to fit
     (["train-rllib"], "--lr", "nan"),
     (["train-rllib"], "--num-env-runners", "-1"),
     (["tournament"], "--workers", "0"),

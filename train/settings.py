@@ -291,7 +291,6 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
             "rounds",
             "games",
             "worlds",
-            "value_games",
             "epochs",
             "chunk_games",
             "workers",
@@ -304,6 +303,7 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "seed": _SEED,
     "eval_seed": _SEED,
     "players": count(2, 10),
+    "value_games": count(2),  # a value network is fitted on at least two games
     # rates, coefficients and shares: finite, in their meaningful range
     "learning_rate": real(above=0),
     "lr": real(above=0),

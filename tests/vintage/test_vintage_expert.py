@@ -215,15 +215,13 @@ def test_a_run_with_network_rollouts_and_cut_rollouts_fits_its_value_network_fir
     [
         ("--target", "oracle", "target must be one of choice, soft"),
         ("--prior", "chain", "prior must be one of tactician, network"),
-        ("--rounds", "0", "rounds must be a whole number"),
         ("--opponents", "chain", "is no Vintage Speed agent"),
         ("--backend", "slurm", "backend must be one of local, ray"),
         ("--init-model", "nowhere/model.json", "nowhere/model.json"),
         ("--rollout", "mcts", "rollout must be one of greedy, tactician, network"),
         ("--own-rollout", "oracle", "own_rollout must be one of greedy, tactician, network"),
-        ("--leaf", "-1", "leaf must be a whole number, at least 0"),
-        ("--value-games", "1", "value_games must be a whole number, at least 2"),
         ("--value-model", "nowhere/v.safetensors", "nowhere/v.safetensors"),
+        # numbers out of range: refused by the flags' types (tests/test_cli_flags.py)
     ],
 )
 def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):
