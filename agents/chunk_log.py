@@ -86,6 +86,26 @@ def _differences(saved: dict[str, Any], asked: dict[str, Any]) -> list[str]:
     return out
 
 
+def earlier_run(folder: Path) -> tuple[dict[str, Any], int] | None:
+    """The settings and the number of finished chunks of the run logged in ``folder`` (a
+    cut-short last line not counted), or None when there is no readable log."""
+    try:
+        lines = (folder / LOG_NAME).read_text(encoding="utf-8").splitlines()
+        header = json.loads(lines[0])
+    except (OSError, UnicodeDecodeError, IndexError, json.JSONDecodeError):
+        return None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        return None
+    finished = 0
+    for line in lines[1:]:
+        try:
+            json.loads(line)
+        except json.JSONDecodeError:
+            break
+        finished += 1
+    return dict(header.get("settings") or {}), finished
+
+
 def open_log(
     folder: Path, settings: dict[str, Any], result_type: Callable[..., R], *, resume: bool
 ) -> tuple[ChunkLog, dict[int, R]]:

@@ -25,6 +25,9 @@ from speed_cli.common import (
 )
 from speed_env.numbers import count
 
+PLAN_KEY = "chunk plan (chunks, deals a chunk)"
+"""The chunk log header's entry for the plan: a resume needs the same chunks."""
+
 
 def register(sub: Any) -> None:
     """Add ``speed tournament`` to the subcommands ``sub``."""
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         "--gauntlet": args.gauntlet,
         "--match": args.match,
         "--save-replays": args.save_replays,
-        "chunk plan (chunks, deals a chunk)": [total, tournament.CHUNK_DEALS],
+        PLAN_KEY: [total, tournament.CHUNK_DEALS],
     }
     done = _run_logged(
         "tournament",
@@ -218,7 +221,7 @@ def run_vintage(args: argparse.Namespace) -> int:
         "--option": settings.to_dict()["options"],
         "--seed": args.seed,
         "--gauntlet": args.gauntlet,
-        "chunk plan (chunks, deals a chunk)": [total, vt.CHUNK_DEALS],
+        PLAN_KEY: [total, vt.CHUNK_DEALS],
     }
     done = _run_logged(
         "vintage tournament",
@@ -260,6 +263,15 @@ def _run_logged(
     A resume whose ``header`` (the settings, by flag) differs from the run's is refused."""
     from agents import chunk_log
 
+    earlier = None if resume else chunk_log.earlier_run(out)
+    if earlier is not None:
+        plan = earlier[0].get(PLAN_KEY) or [0]
+        if earlier[1] < plan[0]:  # an unfinished run: say what starting over drops
+            print(
+                f"note: {out} holds an unfinished tournament ({earlier[1]} of {plan[0]} chunks); "
+                "starting over (to continue it instead: the same command with --resume)",
+                file=sys.stderr,
+            )
     log, finished = chunk_log.open_log(out, header, result_type, resume=resume)
     try:
         if resume:

@@ -120,6 +120,19 @@ def test_resuming_with_other_settings_is_refused_naming_them(
     assert f"no {LOG_NAME}" in capsys.readouterr().err
 
 
+def test_starting_over_an_unfinished_run_says_so(small_chunks, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        stop_after(m, 2)
+        assert speed_cli.main([*REALTIME, "--out", str(out)]) == 130
+    capsys.readouterr()
+    assert speed_cli.main([*REALTIME, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "holds an unfinished tournament (2 of 9 chunks); starting over" in err
+    assert speed_cli.main([*REALTIME, "--out", str(out)]) == 0  # a finished one: no note
+    assert "unfinished" not in capsys.readouterr().err
+
+
 def test_a_chunk_line_cut_short_by_a_kill_is_played_again(small_chunks, tmp_path, monkeypatch):
     whole, part = tmp_path / "whole", tmp_path / "part"
     assert speed_cli.main([*REALTIME, "--out", str(whole)]) == 0
