@@ -1,6 +1,6 @@
 """MkDocs hook: the environment pages' tables, generated from the live envs at build time.
 
-A page holds markers, each replaced when the site is built (``on_page_markdown``):
+A page holds markers, each on a line of its own, replaced when the site is built (``on_page_markdown``):
 
 - ``<!-- env-title: KEY -->``: the page's title, the env's registry id;
 - ``<!-- env-spec: KEY -->``: the specification table (import line, agents, action and
@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-MARKER = re.compile(r"<!--\s*env-(title|spec|doc|obs):\s*([\w-]+)\s*-->")
+MARKER = re.compile(r"^<!--\s*env-(title|spec|doc|obs):\s*([\w-]+)\s*-->$", re.M)
+"""A marker stands on a line of its own (one quoted inside a sentence is left alone)."""
 
 # The real-time presets shown in the spec table: each preset's defaults, then `japanese` with
 # its options (jokers add a rank; stack and multi-play moves add actions).
