@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _require_mkdocs() -> None:
     missing = [
-        m for m in ("mkdocs", "material", "mkdocstrings_handlers") if not importlib.util.find_spec(m)
+        m
+        for m in ("mkdocs", "material", "mkdocstrings_handlers")
+        if not importlib.util.find_spec(m)
     ]
     if missing:
         message = f"{', '.join(missing)} not installed: pip install -e '.[docs]' (make setup)"

@@ -1,6 +1,7 @@
 """MkDocs hook: the environment pages' tables, generated from the live envs at build time.
 
-A page holds markers, each on a line of its own, replaced when the site is built (``on_page_markdown``):
+A page holds markers, each on a line of its own, replaced when the site is built
+(``on_page_markdown``):
 
 - ``<!-- env-title: KEY -->``: the page's title, the env's registry id;
 - ``<!-- env-spec: KEY -->``: the specification table (import line, agents, action and
@@ -147,19 +148,24 @@ def spaces_rows(key: str) -> tuple[list[str], list[list[str]], list[str]]:
         rows = _realtime_rows(build_gym)
         return ["rules", "action space", "observation space"], rows, ["one seat (`seat`)"]
     rows = []
-    agents: list[str] = []
     for n in VINTAGE_TABLES:
         if key == "vintage":
-            env = speed_env.vintage.env(num_players=n)
-            agent = env.possible_agents[0]
-            obs, act = env.observation_space(agent), env.action_space(agent)
-            agents = [f"`{env.possible_agents[0]}` … `player_{{n-1}}`"]
+            table_env = speed_env.vintage.env(num_players=n)
+            seat = table_env.possible_agents[0]
+            obs, act = table_env.observation_space(seat), table_env.action_space(seat)
+            names = table_env.possible_agents
+            who = f"`{names[0]}` … `{names[-1]}`"
         else:
             single = VintageSingleEnv(num_players=n)
             obs, act = single.observation_space, single.action_space
-            agents = ["one seat (`seat`), the others played by `opponents`"]
-        rows.append([f"{n}", f"`{act}`", f"`{space_str(obs)}`"])
-    return ["players", "action space", "observation space"], rows, agents
+            who = "the learner's seat"
+        rows.append([f"{n}", who, f"`{act}`", f"`{space_str(obs)}`"])
+    seats = (
+        ["one per seat, in seat order (below, for each table size)"]
+        if key == "vintage"
+        else ["one seat (`seat`), the others played by `opponents`"]
+    )
+    return ["players", "agents", "action space", "observation space"], rows, seats
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -171,7 +177,6 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 def spec_table(key: str) -> str:
     """The specification table of env ``key``, from the live env and the registries."""
-    module = importlib.import_module(ENVS[key]["module"])
     header, rows, agents = spaces_rows(key)
     mask = (
         '`infos[agent]["action_mask"]` with `obs_format="box"`'
@@ -185,7 +190,12 @@ def spec_table(key: str) -> str:
         + (f"; {mask}" if mask else "")
         + ("; never empty (waiting is always legal)" if key.startswith("speed") else "")
     )
-    name = getattr(module, "__name__", "")
+    history = {
+        "speed": "below",
+        "speed-gym": "[on the parallel env's page](speed.md#version-history)",
+        "vintage": "below",
+        "vintage-gym": "[on the AEC env's page](vintage-speed.md#version-history)",
+    }[key]
     version = _metadata_name(key)
     facts = [
         ["Import", "<br>".join(f"`{line}`" for line in ENVS[key]["imports"])],
@@ -193,14 +203,13 @@ def spec_table(key: str) -> str:
         ["Agents", ", ".join(agents)],
         ["Action mask", mask],
         ["Rewards", ENVS[key]["rewards"]],
-        ["Version", f"`{version}` (history below, in the module docstring of `{name}`)"],
+        ["Version", f'`{version}` (`metadata["name"]`; version history {history})'],
     ]
     spaces = table(header, rows)
     return (
         table(["", ""], facts)
         + "\n\nSpaces, read from the env built with each setting (one agent's; every agent's "
-        "are the same):\n\n"
-        + spaces
+        "are the same):\n\n" + spaces
     )
 
 
@@ -269,7 +278,8 @@ def obs_table(key: str) -> str:
             ]
             for name, s in plain.items()
         ]
-        dims = f"{max(s.stop for s in plain.values())} floats ({max(s.stop for s in jokers.values())} with jokers)"
+        size, size_jokers = (max(s.stop for s in lay.values()) for lay in (plain, jokers))
+        dims = f"{size} floats ({size_jokers} with jokers)"
         intro = (
             f"`speed_env.observation_layout(rules)` publishes the vector's fields as named slices "
             f"({dims}); find a field by name, never by offset. Every entry lies in [0, 1]. "
