@@ -397,5 +397,8 @@ def on_page_markdown(markdown: str, **kwargs: Any) -> str:
 
 
 def on_page_content(html: str, **kwargs: Any) -> str:
-    """Drop Sphinx roles left in API docstrings (``:func:`x``` renders as ``:func:x``)."""
-    return re.sub(r":(?:func|class|mod|meth|attr|data|exc|obj):(?=<code)", "", html)
+    """Drop Sphinx roles left in API docstrings: ``:func:`x``` renders as ``:func:<code>x</code>``,
+    shown as ``<code>x</code>``, and ``:class:`~a.b.C``` as ``<code>C</code>``, as Sphinx would."""
+    role = r":(?:func|class|mod|meth|attr|data|exc|obj):"
+    html = re.sub(role + r"<code>~(?:[\w.]+\.)?([\w]+)</code>", r"<code>\1</code>", html)
+    return re.sub(role + r"(?=<code)", "", html)
