@@ -87,10 +87,10 @@ bench: setup
 # The documentation site (mkdocs.yml, sources in docs/) into site/; --strict turns a broken link,
 # a missing page or an unresolved reference into an error, as in CI (tests/test_docs_site.py).
 docs: setup  ## build the documentation site into site/
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 docs-serve: setup  ## serve the documentation site on 127.0.0.1:8000, rebuilt on every edit
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Pin the newest versions pyproject.toml allows: install every extra of `make setup` into a
 # fresh venv without constraints, then write what it holds (local labels such as +cpu dropped).
