@@ -52,18 +52,24 @@ ENVS: dict[str, dict[str, Any]] = {
         "module": "speed_env.parallel",
         "imports": ("from speed_env import parallel_env", "from speed_env import env  # AEC"),
         "entry_points": ("speed_env.parallel:parallel_env", "speed_env.parallel:env"),
+        "mask": '`obs[agent]["action_mask"]` (int8, one entry per action), or with '
+        '`obs_format="box"` `infos[agent]["action_mask"]`; never empty (waiting is legal)',
         "rewards": "+1 win, −1 loss, 0 draw, paid on the step the game ends; truncation pays 0",
     },
     "speed-gym": {
         "module": "speed_env.single",
         "imports": ("from speed_env import SpeedGymEnv",),
         "entry_points": ("speed_env.single:SpeedGymEnv",),
+        "mask": '`action_masks()` and `info["action_mask"]` (int8, one entry per action); '
+        'in the observation dict with `obs_format="dict"`; never empty (waiting is legal)',
         "rewards": "+1 win, −1 loss, 0 draw, paid on the step the game ends; truncation pays 0",
     },
     "vintage": {
         "module": "speed_env.vintage.aec",
         "imports": ("from speed_env.vintage import env",),
         "entry_points": ("speed_env.vintage.aec:env",),
+        "mask": '`obs["action_mask"]` (int8, one entry per action); all 0 for an agent '
+        "that is not to act; never empty for the one that is",
         "rewards": "+1 to the game's winner; every other player −(its penalty points) / 100; "
         "truncation pays 0",
     },
@@ -71,6 +77,7 @@ ENVS: dict[str, dict[str, Any]] = {
         "module": "speed_env.vintage.single",
         "imports": ("from speed_env.vintage.single import VintageSingleEnv",),
         "entry_points": ("speed_env.vintage.single:VintageSingleEnv",),
+        "mask": '`action_masks()` and `info["action_mask"]` (int8, one entry per action)',
         "rewards": "+1 if the learner won, else −(its penalty points) / 100; truncation pays 0",
     },
 }
@@ -178,18 +185,7 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 def spec_table(key: str) -> str:
     """The specification table of env ``key``, from the live env and the registries."""
     header, rows, agents = spaces_rows(key)
-    mask = (
-        '`infos[agent]["action_mask"]` with `obs_format="box"`'
-        if key == "speed"
-        else '`info["action_mask"]` and `action_masks()`'
-        if key.endswith("gym")
-        else ""
-    )
-    mask = (
-        "int8, one entry per action, in the observation dict"
-        + (f"; {mask}" if mask else "")
-        + ("; never empty (waiting is always legal)" if key.startswith("speed") else "")
-    )
+    mask = ENVS[key]["mask"]
     history = {
         "speed": "below",
         "speed-gym": "[on the parallel env's page](speed.md#version-history)",
