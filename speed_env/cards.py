@@ -66,7 +66,11 @@ def is_red(card: int) -> bool:
 
 
 def card_str(card: int) -> str:
-    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``."""
+    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``.
+
+    >>> card_str(9), card_str(parse_card("Q♣"))
+    ('10S', 'QC')
+    """
     if card == RED_JOKER:
         return "RJ"
     if card == BLACK_JOKER:
@@ -80,6 +84,13 @@ def parse_card(token: str) -> int:
     """Parse one card token (``10S``, ``TS``, ``Q♣``, ``RJ``) into its id.
 
     Raises :class:`CardError` naming the token when it is not a card.
+
+    >>> parse_card("10S"), parse_card("TS"), parse_card("q♣")
+    (9, 9, 50)
+    >>> parse_card("11S")
+    Traceback (most recent call last):
+    ...
+    speed_env.cards.CardError: bad card '11S': unknown rank '11' (use A 2 … 9 10 J Q K, or T for 10)
     """
     if not isinstance(token, str):
         raise CardError(f"card must be a string like '10S', got {token!r}")
@@ -99,7 +110,11 @@ def parse_card(token: str) -> int:
 
 
 def parse_cards(tokens: Iterable[str] | str) -> list[int]:
-    """Parse a list of tokens, or one string of tokens separated by spaces or commas."""
+    """Parse a list of tokens, or one string of tokens separated by spaces or commas.
+
+    >>> parse_cards("AS, 2H 10D")
+    [0, 14, 35]
+    """
     if isinstance(tokens, str):
         tokens = tokens.replace(",", " ").split()
     return [parse_card(t) for t in tokens]

@@ -313,7 +313,16 @@ def parallel_env(
     max_cycles: int | None = None,
     **options: Any,
 ) -> SpeedParallelEnv:
-    """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
+    """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`).
+
+    >>> env = parallel_env("us", reaction=250)
+    >>> obs, infos = env.reset(seed=0)
+    >>> env.agents, obs["player_0"]["observation"].shape, obs["player_0"]["action_mask"].shape
+    (['player_0', 'player_1'], (193,), (27,))
+    >>> obs, rewards, terminations, truncations, infos = env.step({"player_0": 0, "player_1": 0})
+    >>> rewards
+    {'player_0': 0.0, 'player_1': 0.0}
+    """
     return SpeedParallelEnv(
         rules,
         tick_ms=tick_ms,

@@ -199,7 +199,16 @@ def load_rules_file(path: str | os.PathLike[str]) -> Rules:
 
 
 def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> Rules:
-    """Build a :class:`Rules` from a preset name, a ``Rules``, or a TOML path, plus overrides."""
+    """Build a :class:`Rules` from a preset name, a ``Rules``, or a TOML path, plus overrides.
+
+    >>> rules = make_rules("japanese", jokers=True)
+    >>> rules.preset, rules.jokers, rules.n_ranks
+    ('japanese', True, 14)
+    >>> make_rules("japanese", jokerz=True)
+    Traceback (most recent call last):
+    ...
+    speed_env.rules.RulesError: unknown rule option 'jokerz'; known options: idle_flip_ms, ...
+    """
     if isinstance(rules, Rules):
         base = rules
     elif isinstance(rules, str) and rules in PRESETS:

@@ -88,7 +88,8 @@ def test_env_pages_carry_the_live_spaces(site: Path) -> None:
 
 @pytest.mark.slow
 def test_examples_page_shows_the_tested_scripts(site: Path) -> None:
-    """The RL-library page includes each example's code from examples/, not a copy."""
+    """The RL-library page includes every script of examples/ from the file, not a copy: a
+    new example must be shown there, and a renamed one fails the build (a missing snippet)."""
     html = (site / "rl-libraries/index.html").read_text()
     for script in sorted((ROOT / "examples").glob("*.py")):
         first_def = re.search(r"^def (\w+)", script.read_text(), re.M)

@@ -78,6 +78,11 @@ class Pack:
     source: str = field(default="<dict>", compare=False)
     """Where the pack came from (a file path), for error messages."""
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Pack:
+        # Immutable, like a tuple: a copied env or search state shares it (copying its
+        # cached tables made each copy of a game cost milliseconds).
+        return self
+
     @cached_property
     def n_numbered(self) -> int:
         """Number of numbered kinds (40 in the default pack)."""

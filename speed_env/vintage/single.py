@@ -26,6 +26,13 @@ placing a card) is a step of its own, as in the AEC env.
 - Seeding: ``reset(seed=s)`` seeds the env's generator, which draws the
   learner's seat (with ``seat="random"``) and each game's deal seed; an
   opponent with a ``reseed(seed)`` method is reseeded from it too.
+
+Registered with Gymnasium as ``speed_env/VintageSpeed-v0``.
+
+Version history (the versions of :mod:`speed_env.vintage.aec`'s game: one seat of it)
+    v0 (first release; still current in kit 1.0.0): the game, the observation
+    and the actions unchanged since the first release; bad seeds and options
+    are refused and copies keep the whole game (no change to play).
 """
 
 from __future__ import annotations
