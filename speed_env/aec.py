@@ -5,7 +5,9 @@ steps the parallel env once the last seat has acted, so a bad action of
 ``player_0`` would be refused only on ``player_1``'s turn, blamed on the
 wrong seat, and kept for every later step. :class:`SpeedAECEnv` checks each
 action the moment it is given (the check every Speed env shares), so the
-error names the agent that gave it and the env is left as it was.
+error names the agent that gave it and the env is left as it was. A
+finished agent is stepped with ``None``; any other action for it is refused
+the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ class SpeedAECEnv(parallel_to_aec_wrapper):
         """Take ``action`` for ``agent_selection``; a bad one is refused now, naming that agent."""
         agent = self.agent_selection
         live = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if not live and action is not None:
+            # PettingZoo's converter would drop the agent's pending entry, then fail an assert.
+            raise ActionError(
+                f"{agent} has finished: step it with None (PettingZoo's convention), got {action!r}"
+            )
         if live and action is not None:
             games = self.env.unwrapped.games
             action = check_action(action, games.n_actions, agent)

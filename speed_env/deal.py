@@ -108,7 +108,9 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
 
     Refused with :class:`DealError` naming the culprit: a bad card token,
     a card dealt twice or missing, a card not in the variant's deck, a hand
-    over its size, side piles in ``japanese``, a missing or empty centre pile.
+    over its size, side piles in ``japanese``, a missing or empty centre pile, a seat dealt
+    no cards at all (no hand and no draw pile: a seat wins when its last card lands, so a
+    seat holding none has nothing to play and its game is already decided).
     """
     if not isinstance(data, dict):
         raise DealError(
@@ -147,6 +149,14 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
             raise DealError(
                 f"hands[{i}] has {len(hand)} cards; "
                 f"a {rules.preset!r} hand holds at most {rules.hand_size}"
+            )
+    for i in range(2):
+        if not hands[i] and not draws[i]:
+            # A seat wins at the landing of its last card (docs/rules.md, "Winning"): a seat
+            # holding none has no card to land, so its game would be over before it starts.
+            raise DealError(
+                f"seat {i} is dealt no cards (hands[{i}] and draw_piles[{i}] are both empty); "
+                "each seat needs at least one card in its hand or draw pile"
             )
     if rules.is_japanese and any(sides):
         raise DealError("'japanese' has no side piles: side_piles must be empty")

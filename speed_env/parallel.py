@@ -95,6 +95,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env import obs_format as formats
+from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
     Games,
@@ -181,14 +182,17 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         """
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        # Every check comes before the seed generator is touched: a refused reset changes
+        # nothing, not even the games later unseeded resets deal.
+        parsed = None if deal is None else parse_deal(self.rules, deal)
         if seed is not None:
             self._seeds = seeding.np_random(seed)[0]
         elif self._seeds is None:
             self._seeds = seeding.np_random()[0]
         if seed is None:
             seed = int(self._seeds.integers(2**63))
-        if deal is not None:
-            self.games.deal_explicit(0, deal, seed)
+        if parsed is not None:
+            self.games.deal_explicit(0, parsed, seed)
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [seed])
         self.agents = list(AGENTS)

@@ -37,7 +37,8 @@ import numpy as np
 from gymnasium import spaces
 
 from speed_env import obs_format as formats
-from speed_env.game import Games, check_action, check_options, check_seed
+from speed_env.deal import parse_deal
+from speed_env.game import ActionError, Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
@@ -100,6 +101,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
         RNG."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        # Every check comes before anything is drawn: a refused reset neither reseeds nor
+        # draws the learner's seat.
+        parsed = None if deal is None else parse_deal(self.rules, deal)
         super().reset(seed=seed)
         if self.seat_choice == "random":
             self.seat = int(self.np_random.integers(2))
@@ -107,8 +111,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         reseed = getattr(self.opponent, "reseed", None)
         if seed is not None and callable(reseed):
             reseed(int(self.np_random.integers(2**63)))
-        if deal is not None:
-            self.games.deal_explicit(0, deal, game_seed)
+        if parsed is not None:
+            self.games.deal_explicit(0, parsed, game_seed)
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [game_seed])
         self._obs, self._mask = self.games.observe()
@@ -130,10 +134,15 @@ class SpeedGymEnv(gym.Env, GamePickle):
         me, opp = self.seat, 1 - self.seat
         raw = np.zeros((2, 1), np.int64)
         raw[me, 0] = check_action(action, self.games.n_actions, f"the learner (seat {me})")
-        opp_action = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0]
-        raw[opp, 0] = check_action(opp_action, self.games.n_actions, f"the opponent (seat {opp})")
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
-        self.games.check_legal(raw)  # raises only with illegal_action="raise"
+        if illegal and self.games.illegal_action == "raise":
+            # Refused before the opponent is asked: its generator does not move either.
+            legal = np.flatnonzero(self._mask[me, 0]).tolist()
+            raise ActionError(
+                f"action {raw[me, 0]} of the learner (seat {me}) is illegal now; legal: {legal}"
+            )
+        raw[opp, 0] = self._opponent_action(opp)
+        self.games.check_legal(raw)  # now only the opponent's action can be refused
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
         over = bool(self.games.over[0])
@@ -147,6 +156,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 info["points"] = int(points[me, 0])  # this seat's match points (us/pagat)
         self._render_human()
         return obs, float(rewards[me, 0]), over and not truncated, truncated, info
+
+    def _opponent_action(self, opp: int) -> int:
+        """The opponent's action for this tick, checked: one integer in the action space."""
+        assert self._obs is not None and self._mask is not None
+        who = f"the opponent {type(self.opponent).__name__} (seat {opp})"
+        actions = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp]))
+        if actions.shape not in ((1,), ()):
+            raise ActionError(
+                f"{who} returned actions of shape {actions.shape}; act(obs, mask) must return "
+                "one action per row of obs: an integer array of shape (1,) here"
+            )
+        return check_action(actions.reshape(()), self.games.n_actions, who)
 
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""

@@ -30,6 +30,7 @@ placing a card) is a step of its own, as in the AEC env.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ from speed_env.game import check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.vintage.aec import raw_env
+from speed_env.vintage.deal import game_from_deal
 from speed_env.vintage.engine import TRUNCATED, IllegalActionError, legal_mask, penalties
 
 
@@ -116,6 +118,10 @@ class VintageSingleEnv(gym.Env, GamePickle):
         """
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        if deal is not None:
+            # Checked before anything is drawn: a refused deal neither reseeds nor draws a seat.
+            game_from_deal(self.rules, deal, default_dealer=self.rules.first_dealer or 0)
+            before = self._state_for_refusal()
         super().reset(seed=seed)
         n = self.rules.num_players
         if self.seat_choice == "random":
@@ -132,7 +138,9 @@ class VintageSingleEnv(gym.Env, GamePickle):
             if not self.table.game.over:
                 break
             if deal is not None:
-                raise ValueError(f"the deal ends before the learner (seat {self.seat}) has a turn")
+                seat = self.seat
+                self._restore(before)
+                raise ValueError(f"the deal ends before the learner (seat {seat}) has a turn")
             # A seeded deal never ends in the first round (every hand holds 5+ cards);
             # draw another if it did.
         self._started = True
@@ -197,6 +205,33 @@ class VintageSingleEnv(gym.Env, GamePickle):
         return self.table.snapshot()
 
     # -- internals -----------------------------------------------------------------
+
+    def _state_for_refusal(self) -> dict[str, Any]:
+        """What a reset from an explicit deal may change before it can tell that the deal ends
+        before the learner's turn: the table, the generator, the seat, the opponents' state
+        (each opponent object stays the same one; only its attributes are put back)."""
+        return copy.deepcopy(
+            {
+                "table": self.table,
+                "np_random": self._np_random,
+                "np_random_seed": self._np_random_seed,
+                "seat": self.seat,
+                "started": self._started,
+                "opponents": [vars(p) if hasattr(p, "__dict__") else None for p in self.opponents],
+            }
+        )
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        """Put back what :meth:`_state_for_refusal` kept: the refused reset changed nothing."""
+        self.table = saved["table"]
+        self._np_random = saved["np_random"]
+        self._np_random_seed = saved["np_random_seed"]
+        self.seat = saved["seat"]
+        self._started = saved["started"]
+        for policy, attributes in zip(self.opponents, saved["opponents"], strict=True):
+            if attributes is not None:
+                vars(policy).clear()
+                vars(policy).update(attributes)
 
     def _play_others(self) -> None:
         """Let the policies of the other seats act until the learner is to act or the game ends."""
