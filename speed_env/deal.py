@@ -21,6 +21,7 @@ import numpy as np
 from speed_env import rng
 from speed_env.cards import CardError, card_str, colour_deck, deck, parse_card
 from speed_env.rules import Rules
+from speed_env.shown import shown
 
 
 class DealError(ValueError):
@@ -89,7 +90,7 @@ def _pair(data: dict[str, Any], key: str, required: bool) -> list[list[Any]]:
         return [[], []]
     value = data[key]
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise DealError(f"deal {key!r} must be a list of two entries, got {value!r}")
+        raise DealError(f"deal {key!r} must be a list of two entries, got {shown(value)}")
     return [list(v) if isinstance(v, (list, tuple)) else [v] for v in value]
 
 

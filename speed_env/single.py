@@ -43,6 +43,7 @@ from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
+from speed_env.shown import shown
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -70,8 +71,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
-        if seat not in (0, 1, "random"):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
+        ):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
+        if isinstance(opponent, str):
+            # speed_env never imports agents (agents depends on speed_env): the bot is built
+            # by the caller, from the same spec.
+            raise TypeError(
+                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
+                "with the agents package: import agents; "
+                f"SpeedGymEnv(opponent=agents.make({shown(opponent)}))"
+            )
         if opponent is not None and not isinstance(opponent, Policy):
             raise TypeError(
                 f"opponent must have act(obs, mask) -> actions (a Policy), "

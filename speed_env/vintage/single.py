@@ -41,6 +41,7 @@ from gymnasium import spaces
 from speed_env.game import check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
+from speed_env.shown import shown
 from speed_env.vintage.aec import raw_env
 from speed_env.vintage.deal import game_from_deal
 from speed_env.vintage.engine import TRUNCATED, IllegalActionError, legal_mask, penalties
@@ -256,7 +257,13 @@ def _opponent_list(opponents: Policy | Sequence[Policy] | None, n: int) -> list[
         return [RandomPolicy(0)] * (n - 1)
     if isinstance(opponents, Policy):
         return [opponents] * (n - 1)
-    if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
+    if isinstance(opponents, str):
+        raise TypeError(
+            f"opponents={shown(opponents)} is an agent spec, not a Policy; build the bots with "
+            "the agents package: import agents; "
+            f"VintageSingleEnv(opponents=agents.make({shown(opponents)}))"
+        )
+    if isinstance(opponents, bytes) or not isinstance(opponents, Sequence):
         raise TypeError(
             f"opponents must be a Policy or a list of Policies, got {type(opponents).__name__}"
         )
