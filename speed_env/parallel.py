@@ -19,7 +19,15 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
     anything but an integer in the space (``1.0``, ``True``, ``"3"``, ``2**70``;
     numpy integers are fine) raises :class:`~speed_env.ActionError` naming the
-    agent, and changes nothing. ``None`` or a missing agent waits.
+    agent, and changes nothing. ``None`` waits. A live agent left out of the
+    actions dict waits too, and is counted: ``infos[agent]["missing"]`` (this
+    step) and ``infos[agent]["missing_total"]`` (this game). (Waiting rather
+    than refusing: waiting is always legal in Speed, so a seat nobody asked
+    waits, as a player would; PettingZoo's ``parallel_api_test`` always gives
+    every live agent an action, so either choice passes it, and the counts
+    make a forgotten agent visible.) ``step()`` before the first ``reset()``
+    raises ``RuntimeError`` saying reset has not been called; after the game
+    ends it asks for a ``reset()`` too.
 
 Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
@@ -107,6 +115,7 @@ from speed_env.game import (
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
+from speed_env.shown import shown
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -159,6 +168,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self._mask: np.ndarray | None = None
         self._seeds: np.random.Generator | None = None  # draws unseeded resets' game seeds
         self._cycles = 0
+        self._missing = [0, 0]  # steps of this game that left each agent's action out
 
     # The spaces live in the dicts above, so each call returns the same object
     # (PettingZoo's requirement) without a method cache that would keep every env alive.
@@ -197,6 +207,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
             self.games.deal_seeded(np.zeros(1, np.int64), [seed])
         self.agents = list(AGENTS)
         self._cycles = 0
+        self._missing = [0, 0]
         self._obs, self._mask = self.games.observe()
         observations, infos = self._observations()
         self._render_human()
@@ -204,17 +215,23 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Both players' actions for this tick; returns PettingZoo's five dicts."""
+        if self._mask is None:
+            raise RuntimeError("reset() has not been called: call reset() before step()")
         if not self.agents:
             raise RuntimeError("the game is over: call reset() before step()")
-        if self._mask is None:  # pragma: no cover - agents is empty before the first reset
-            raise RuntimeError("call reset() before step()")
+        if not isinstance(actions, dict):
+            raise ActionError(
+                f"step() takes a dict of actions by agent, such as {{'player_0': 0, "
+                f"'player_1': 3}}, got {shown(actions)}"
+            )
         unknown = set(actions) - set(AGENTS)
         if unknown:
-            raise ActionError(f"unknown agent(s) {sorted(unknown)}; agents are {AGENTS}")
+            raise ActionError(f"unknown agent(s) {shown(sorted(unknown))}; agents are {AGENTS}")
         raw = np.zeros((2, 1), np.int64)
         for p, agent in enumerate(AGENTS):
             a = actions.get(agent)
             raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
+        missing = [agent not in actions for agent in AGENTS]
         self.games.check_legal(raw)
         # One compiled pass steps the game and updates its observation buffers.
         tick, _ = self.games.step_observe(raw)
@@ -231,7 +248,13 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         truncations = dict.fromkeys(AGENTS, trunc or cut)
         totals = self.games.illegal_totals(0)
         for p, a in enumerate(AGENTS):
-            infos[a].update(illegal=illegal[p], illegal_total=totals[p])
+            self._missing[p] += missing[p]
+            infos[a].update(
+                illegal=illegal[p],
+                illegal_total=totals[p],
+                missing=missing[p],
+                missing_total=self._missing[p],
+            )
         if cut:
             self.agents = []
         if over:

@@ -21,10 +21,50 @@ dict instead (the mask is then in the observation, not in ``info``;
 ``"human"`` (the text table printed after every reset and step), ``"ansi"``
 or ``"rgb_array"``.
 
+The opponent
+    ``opponent`` is any :class:`~speed_env.policy.Policy`. The default is
+    ``RandomPolicy(0)``: uniformly random legal play, reseeded from the env's
+    generator at every seeded reset. The kit's bots are built from their spec
+    by the ``agents`` package: ``SpeedGymEnv(opponent=agents.make("greedy"))``.
+    A spec string (``opponent="greedy"``) is refused with an error showing
+    that call: ``speed_env`` never imports ``agents`` (``agents`` depends on
+    ``speed_env``, not the other way round). An opponent whose ``act``
+    returns anything but one integer action per row (shape ``(1,)`` here)
+    is refused by name. Under ``illegal_action="raise"`` the learner's
+    action is checked before the opponent is asked, so a refused step moves
+    nothing, the opponent's generator included.
+
 Registered with Gymnasium as ``speed_env/Speed-v0``:
-``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``, where
-``policy`` is any :class:`~speed_env.policy.Policy` (``agents.make("chain")``
-builds the kit's bots; ``speed_env`` itself never imports ``agents``).
+``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``.
+
+Masks through wrappers
+    ``gymnasium.make`` wraps the env (``OrderEnforcing``,
+    ``PassiveEnvChecker``) and Gymnasium 1.x wrappers do not forward
+    attributes, so ``gymnasium.make(...).action_masks()`` is an
+    ``AttributeError``. Ask through the wrappers instead, as sb3-contrib
+    does: ``env.get_wrapper_attr("action_masks")()``, or sb3-contrib's
+    ``get_action_masks(env)`` (which calls it); ``info["action_mask"]``
+    holds the same mask after every reset and step. ``MaskablePPO`` finds
+    the masks of a ``gymnasium.make`` env by itself::
+
+        import gymnasium, torch
+        from sb3_contrib import MaskablePPO
+        from sb3_contrib.common.maskable.utils import get_action_masks
+        import speed_env
+
+        torch.set_num_threads(1)  # see "Training speed" below
+        env = gymnasium.make("speed_env/Speed-v0")
+        model = MaskablePPO("MlpPolicy", env, seed=0).learn(4096)
+        obs, info = env.reset(seed=0)
+        action, _ = model.predict(obs, action_masks=get_action_masks(env))
+
+Training speed
+    This env steps in microseconds, so a small MLP policy's cost is torch's
+    own overhead, and torch's default of one thread per core makes every
+    small matrix product pay for thread hand-offs. Call
+    ``torch.set_num_threads(1)`` before training (the worked examples in
+    ``examples/`` do). A plain ``MaskablePPO("MlpPolicy", SpeedGymEnv())``
+    learning 4,096 steps ran {MEASURED}.
 """
 
 from __future__ import annotations
