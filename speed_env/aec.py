@@ -15,8 +15,38 @@ from __future__ import annotations
 from typing import Any
 
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from speed_env.game import ActionError, check_action
+
+
+class RefusalSafeOrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, whose flags a refused call leaves as they were.
+
+    PettingZoo's wrapper marks itself reset (and stepped) before it passes the call on, so a
+    refused first ``reset`` would leave an env that says it was reset and was not.
+    """
+
+    _has_reset: bool
+    _has_updated: bool
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the env; if it refuses, the wrapper still says whether it had been reset."""
+        flags = (self._has_reset, self._has_updated)
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset, self._has_updated = flags
+            raise
+
+    def step(self, action: Any) -> None:
+        """Step the env; if it refuses, the wrapper's flags are left as they were."""
+        flags = (self._has_reset, self._has_updated)
+        try:
+            super().step(action)
+        except BaseException:
+            self._has_reset, self._has_updated = flags
+            raise
 
 
 class SpeedAECEnv(parallel_to_aec_wrapper):

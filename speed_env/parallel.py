@@ -353,14 +353,13 @@ def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]
         acted. An action is checked when it is given
         (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
         ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
-        order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
-        parallel env.
+        order (``step`` before ``reset`` …) are refused (a subclass whose flags a
+        refused call leaves unchanged: a refused first ``reset`` leaves the env
+        unreset); ``env.unwrapped`` is the parallel env.
         """
-        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+        from speed_env.aec import RefusalSafeOrderEnforcing, SpeedAECEnv
 
-        from speed_env.aec import SpeedAECEnv
-
-        return OrderEnforcingWrapper(SpeedAECEnv(make_parallel(*args, **kwargs)))
+        return RefusalSafeOrderEnforcing(SpeedAECEnv(make_parallel(*args, **kwargs)))
 
     signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
     env.__signature__ = signature  # type: ignore[attr-defined]

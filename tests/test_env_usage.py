@@ -117,7 +117,8 @@ def test_parallel_step_that_leaves_out_a_live_agent_is_a_counted_wait():
         assert infos["player_1"]["missing"] is True and infos["player_1"]["missing_total"] == k
         assert infos["player_0"]["missing"] is False and infos["player_0"]["missing_total"] == 0
         assert env.table() == twin.table()  # the same game as an explicit wait
-        assert np.array_equal(obs["player_1"]["observation"], twin_out[0]["player_1"]["observation"])
+        twin_obs = twin_out[0]["player_1"]["observation"]
+        assert np.array_equal(obs["player_1"]["observation"], twin_obs)
     _, _, _, _, infos = env.step({"player_0": 0, "player_1": None})  # None: a wait, not missing
     assert infos["player_1"]["missing"] is False and infos["player_1"]["missing_total"] == 3
     env.reset(seed=1)

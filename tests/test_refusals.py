@@ -140,6 +140,19 @@ def test_aec_finished_agent_given_an_action_is_refused_and_changes_nothing():
     env.reset(seed=1)
 
 
+@pytest.mark.parametrize("make", [speed_env.env, lambda: vintage_env(num_players=3)])
+def test_a_refused_first_aec_reset_leaves_the_env_unreset(make):
+    """Before: PettingZoo's order-enforcing wrapper marked itself reset before the env refused,
+    so a later step reached the unreset env."""
+    env = make()
+    with pytest.raises(ValueError):
+        env.reset(seed=-1)
+    with pytest.raises(AssertionError, match="reset\\(\\) needs to be called"):
+        env.step(0)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+
+
 # ----------------------------------------------------------------- constructors (§6)
 
 
