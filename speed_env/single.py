@@ -149,7 +149,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
         """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's
-        RNG."""
+        RNG.
+
+        The seed, options and deal are checked first: a refused reset neither reseeds nor
+        draws a seat."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
         # Every check comes before anything is drawn: a refused reset neither reseeds nor

@@ -15,6 +15,7 @@ from speed_env import RandomPolicy
 
 GYM_ID = "speed_env/Speed-v0"
 """The registry id of the single-seat env (the one place a version bump changes it here)."""
+VINTAGE_GYM_ID = "speed_env/VintageSpeed-v0"
 
 
 # ----------------------------------------------------------------- masks through wrappers
@@ -36,6 +37,20 @@ def test_gymnasium_make_hides_action_masks_and_the_wrapper_way_finds_them():
         assert np.array_equal(mask, env.unwrapped.action_masks())
         action = int(np.flatnonzero(mask)[-1])
         _, _, term, trunc, info = env.step(action)
+        assert info["illegal"] is False
+        if term or trunc:
+            _, info = env.reset()
+
+
+def test_the_vintage_single_env_gives_its_masks_through_the_wrappers_too():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = gymnasium.make(VINTAGE_GYM_ID, num_players=3)
+    _, info = env.reset(seed=0)
+    for _ in range(20):
+        mask = env.get_wrapper_attr("action_masks")()
+        assert np.array_equal(mask, info["action_mask"])
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
         assert info["illegal"] is False
         if term or trunc:
             _, info = env.reset()

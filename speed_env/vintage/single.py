@@ -26,6 +26,16 @@ placing a card) is a step of its own, as in the AEC env.
 - Seeding: ``reset(seed=s)`` seeds the env's generator, which draws the
   learner's seat (with ``seat="random"``) and each game's deal seed; an
   opponent with a ``reseed(seed)`` method is reseeded from it too.
+- Refusals change nothing: a bad seed, options or deal is refused before
+  anything is drawn (no reseeding, no seat); a deal that ends before the
+  learner's first turn is refused after the other seats have played it, and
+  the table, the generator, the seat and the opponents' state are put back
+  (each opponent stays the same object). An opponent spec string
+  (``"vintage-greedy"``) is refused with an error showing ``agents.make``.
+- Through ``gymnasium.make("speed_env/VintageSpeed-v0")`` the wrappers hide
+  ``action_masks``: use ``env.get_wrapper_attr("action_masks")()`` or
+  sb3-contrib's ``get_action_masks(env)`` (``MaskablePPO`` does so itself), or
+  ``info["action_mask"]``.
 """
 
 from __future__ import annotations
