@@ -34,8 +34,8 @@ The opponent
     action is checked before the opponent is asked, so a refused step moves
     nothing, the opponent's generator included.
 
-Registered with Gymnasium as ``speed_env/Speed-v0``:
-``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``.
+Registered with Gymnasium as ``speed_env/Speed-v1``:
+``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``.
 
 Masks through wrappers
     ``gymnasium.make`` wraps the env (``OrderEnforcing``,
@@ -53,7 +53,7 @@ Masks through wrappers
         import speed_env
 
         torch.set_num_threads(1)  # see "Training speed" below
-        env = gymnasium.make("speed_env/Speed-v0")
+        env = gymnasium.make("speed_env/Speed-v1")
         model = MaskablePPO("MlpPolicy", env, seed=0).learn(4096)
         obs, info = env.reset(seed=0)
         action, _ = model.predict(obs, action_masks=get_action_masks(env))
@@ -81,6 +81,16 @@ Training speed
         start = time.perf_counter()
         model.learn(4096)
         print(f"{4096 / (time.perf_counter() - start):.0f} steps/s")
+
+Version history (the versions of :mod:`speed_env.parallel`'s game: one seat of it)
+    v1 (kit 1.0.0): the game and observation of ``speed_v1`` (the idle rule
+    ``idle_flip_ms``; 193 floats, 205 with jokers). ``speed_env/Speed-v0`` now
+    raises :class:`~speed_env.registration.OutdatedEnvError` naming ``Speed-v1``.
+
+    v0: first release (128 floats). Changed while keeping its name, with
+    ``speed_v0``: the ``rules`` field (138 floats), the idle rule, the five
+    worlds fields (193 floats); ``obs_format="dict"``, ``render_mode="human"``
+    and the registry entry added without changing the game.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 import speed_env
 from speed_env import RandomPolicy
 
-GYM_ID = "speed_env/Speed-v0"
+GYM_ID = "speed_env/Speed-v1"
 """The registry id of the single-seat env (the one place a version bump changes it here)."""
 VINTAGE_GYM_ID = "speed_env/VintageSpeed-v0"
 
