@@ -198,6 +198,15 @@ def test_an_opponent_returning_the_wrong_shape_is_named(value):
     env.step(0)
 
 
+@pytest.mark.parametrize("value", [np.zeros(0, np.int64), np.zeros(2, np.int64), np.array([0.5])])
+def test_a_vintage_opponent_returning_the_wrong_shape_is_named(value):
+    env = VintageSingleEnv(2, opponents=_Returns(value), seat=1, first_dealer=1)
+    with pytest.raises(ValueError, match=r"the opponent _Returns \(seat 0\).*shape \(1,\)"):
+        env.reset(seed=0)  # seat 0 leads: the opponent acts first
+    env.opponents = [RandomPolicy(0)]
+    env.reset(seed=0)
+
+
 def test_an_opponent_returning_a_float_action_is_named():
     env = speed_env.SpeedGymEnv(seat=1, opponent=_Returns(np.array([0.5])))
     env.reset(seed=0)

@@ -251,8 +251,14 @@ class VintageSingleEnv(gym.Env, GamePickle):
             agent = table.agent_selection
             view = table.observe(agent)
             policy = self.opponents[(game.current - self.seat - 1) % n]
-            a = policy.act(view["observation"][None], view["action_mask"][None])
-            table.step(int(np.asarray(a).reshape(-1)[0]))
+            actions = np.asarray(policy.act(view["observation"][None], view["action_mask"][None]))
+            if actions.shape not in ((1,), ()) or not np.issubdtype(actions.dtype, np.integer):
+                raise ValueError(
+                    f"the opponent {type(policy).__name__} (seat {game.current}) returned "
+                    f"{shown(actions)} of shape {actions.shape}; act(obs, mask) must return one "
+                    "integer action per row of obs: an integer array of shape (1,) here"
+                )
+            table.step(int(actions.reshape(())))
 
     def _observe(self) -> np.ndarray:
         obs = self.table.observe(f"player_{self.seat}")["observation"]
