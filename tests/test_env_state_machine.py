@@ -17,7 +17,9 @@ On the main of issue 23 this failed for ``parallel``/AEC (a refused
 bad-deal reset reseeded, or drew from, the seed generator) and for
 ``SpeedGymEnv`` (the same, the learner's seat drawn too; and a refused
 illegal action under ``"raise"`` had already advanced the opponent's
-generator).
+generator), and for ``VintageSingleEnv`` (a refused deal had drawn the seat
+and reseeded); ``BatchEnv`` and the vintage AEC env passed. (A deal giving a
+seat no cards, refused now, was accepted then.)
 
 Example counts are kept small (the file runs in seconds); the examples are
 derandomized, as in ``test_properties.py``, so CI runs the same ones.
