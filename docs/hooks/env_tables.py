@@ -186,12 +186,15 @@ def spec_table(key: str) -> str:
     """The specification table of env ``key``, from the live env and the registries."""
     header, rows, agents = spaces_rows(key)
     mask = ENVS[key]["mask"]
-    history = {
-        "speed": "below",
-        "speed-gym": "[on the parallel env's page](speed.md#version-history)",
-        "vintage": "below",
-        "vintage-gym": "[on the AEC env's page](vintage-speed.md#version-history)",
-    }[key]
+    own = "version history" in (importlib.import_module(ENVS[key]["module"]).__doc__ or "").lower()
+    history = (
+        "below"
+        if own
+        else {
+            "speed-gym": "[on the parallel env's page](speed.md#version-history)",
+            "vintage-gym": "[on the AEC env's page](vintage-speed.md#version-history)",
+        }.get(key, "in the module docstring")
+    )
     version = _metadata_name(key)
     facts = [
         ["Import", "<br>".join(f"`{line}`" for line in ENVS[key]["imports"])],
@@ -342,7 +345,7 @@ def _drop_first_table(body: str) -> str:
 
 def rst_sections(doc: str) -> str:
     """A docstring of paragraphs and indented sections (``Heading`` then indented body) as
-    Markdown: each section a level-2 heading, its body dedented."""
+    Markdown: each section a level-2 heading, its body dedented; literal blocks fenced."""
     lines = doc.splitlines()
     out: list[str] = []
     i = 0
@@ -356,11 +359,43 @@ def rst_sections(doc: str) -> str:
             while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
                 block.append(lines[i])
                 i += 1
-            out.append(_section_body(textwrap.dedent("\n".join(block)).strip()))
+            out += [_section_body(textwrap.dedent("\n".join(block)).strip()), ""]
             continue
         out.append(line)
         i += 1
-    return rst_inline("\n".join(out)).strip()
+    return _inline_outside_fences(fence_literals("\n".join(out))).strip()
+
+
+def fence_literals(text: str) -> str:
+    """RST literal blocks (a paragraph ending ``::``, a blank line, an indented block) as
+    fenced Python code, the ``::`` shown as ``:``."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.rstrip().endswith("::") and i + 2 < len(lines) and not lines[i + 1].strip():
+            indent = len(line) - len(line.lstrip())
+            j = i + 2
+            block = []
+            while j < len(lines) and (
+                not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent
+            ):
+                block.append(lines[j])
+                j += 1
+            if block and block[0].strip():
+                code = textwrap.dedent("\n".join(block)).strip("\n")
+                out += [line.rstrip()[:-1], "", "```python", code, "```", ""]
+                i = j
+                continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+def _inline_outside_fences(text: str) -> str:
+    parts = re.split(r"(^```python\n.*?^```$)", text, flags=re.S | re.M)
+    return "".join(p if p.startswith("```") else rst_inline(p) for p in parts)
 
 
 def _section_body(body: str) -> str:
