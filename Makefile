@@ -23,7 +23,7 @@ AGENTS ?= random,greedy,chain,trained
 .PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
-# while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
+# while the main venv keeps the newest Gymnasium the kit supports (docs/ray.md, "Why a venv of its own").
 RAY_VENV := .venv-ray
 RAY_BIN := $(RAY_VENV)/bin
 RAY_STAMP := $(RAY_VENV)/.installed
