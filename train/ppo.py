@@ -47,7 +47,7 @@ from typing import Any
 from train.curves import Panel
 from train.settings import RunSettings, check_ppo, recipe_main, specs
 
-__all__ = ["Config", "check_config", "main", "train"]
+__all__ = ["Config", "check_config", "main", "tournament_command", "train"]
 
 
 @dataclass
@@ -217,11 +217,16 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
+    The run holds its folder's lock throughout (:class:`~train.run_folder.RunFolder`)."""
     from train.run_folder import RunFolder
 
+    with RunFolder(cfg.out) as folder:
+        return _train(cfg, folder)
+
+
+def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     # 1. Settings ------------------------------------------------------------------
-    folder = RunFolder(cfg.out)
     cfg = folder.settings(cfg, resume=cfg.resume)
     check_config(cfg)
     import torch
@@ -353,16 +358,17 @@ def train(cfg: Config) -> dict[str, Any]:
 
         # 5. Loop ------------------------------------------------------------------------
         env_base = (dict(env.timing), dict(env.counters))
-        start, steps, wall, interrupted = run.learn()
+        start, steps, wall, stopped = run.learn()
 
-        # 6. Finish ----------------------------------------------------------------------
-        folder.write_json("pool.json", pool.describe())
+        # 6. Finish (the model first) ------------------------------------------------------
         summary = run.finish(
             steps,
-            complete=not interrupted and steps >= cfg.timesteps,
+            stopped,
             throughput=throughput(run, env, env_base, steps - start, wall),
             pool=pool.describe(),
+            next=tournament_command(cfg, run.out / "model.json"),
         )
+        folder.write_json("pool.json", pool.describe())
     finally:
         run.close()
     tp = summary["throughput"]
@@ -374,7 +380,27 @@ def train(cfg: Config) -> dict[str, Any]:
         f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
         f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
     )
+    run.bar.print(f"next, pit it against the bots: {summary['next']}")
     return summary
+
+
+def tournament_command(cfg: Config, model: Path) -> str:
+    """The ``speed tournament`` that plays the model against the evaluation bots under the
+    rules, options, tick and reaction it trained with (the first preset where it trained on
+    several), printed when a run ends."""
+    import shlex
+
+    spec = f"ppo:{model}"
+    argv = ["speed", "tournament", "--rules", specs(cfg.rules)[0]]
+    for option in specs(cfg.options):
+        argv += ["--option", option]
+    if cfg.tick_ms != Config.tick_ms:
+        argv += ["--tick-ms", str(cfg.tick_ms)]
+    if cfg.reaction != Config.reaction:
+        argv += ["--reaction", cfg.reaction]
+    argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
+    argv += ["--games", "400", "--out", str(model.parent / "tournament")]
+    return shlex.join(argv)
 
 
 def throughput(
