@@ -263,10 +263,19 @@ def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict
 
 
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe; returns the summary written to ``OUT/summary.json``."""
-    from agents.ray_jobs import cluster
+    """Run the recipe; returns the summary written to ``OUT/summary.json``. The run holds
+    ``OUT``'s lock throughout (:mod:`agents.run_lock`: a second run on the same folder is
+    refused at once, naming this one)."""
+    from agents.run_lock import FolderLock
 
     check(cfg)
+    with FolderLock(cfg.out):
+        return _train(cfg)
+
+
+def _train(cfg: Config) -> dict[str, Any]:
+    from agents.ray_jobs import cluster
+
     out = Path(cfg.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []

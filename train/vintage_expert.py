@@ -298,9 +298,17 @@ def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
 
 def train(cfg: ExpertConfig) -> dict[str, Any]:
     """Run the recipe (module docstring); returns the summary also written to
-    ``out/summary.json``."""
+    ``out/summary.json``. The run holds ``out``'s lock throughout (:mod:`agents.run_lock`:
+    a second run on the same folder is refused at once, naming this one)."""
+    from agents.run_lock import FolderLock
+
     # 1. Settings ------------------------------------------------------------------
     check_config(cfg)
+    with FolderLock(cfg.out):
+        return _train(cfg)
+
+
+def _train(cfg: ExpertConfig) -> dict[str, Any]:
     out = Path(cfg.out)
     if (out / "summary.json").exists():
         raise ValueError(f"{out} already holds a finished run; choose another --out")
