@@ -116,3 +116,31 @@ def test_lock_file_contents_and_edge_cases(tmp_path):
     with pytest.raises(FileNotFoundError):
         FolderLock(tmp_path / "none").acquire(create=False)
     assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "realtime", "--no-progress"],
+        ["train", "vintage", "--no-progress"],
+        ["train", "realtime", "--resume", "--no-progress"],
+        ["train-expert", "--rounds", "1"],
+    ],
+)
+def test_every_training_command_refuses_a_folder_in_use(tmp_path, capsys, argv):
+    """The commands that write a run folder take its lock before reading or writing it: with
+    another holder, one line naming it, exit 2, and the folder exactly as it was."""
+    pytest.importorskip("sb3_contrib")
+    from speed_cli import main as cli
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "state.json").write_text('{"config": {}, "recipe": "train.ppo", "checkpoint": "c"}')
+    with FolderLock(out, command="the first run"):
+        before = sorted((p.name, p.read_bytes()) for p in out.iterdir() if p.is_file())
+        assert cli([*argv, "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        after = sorted((p.name, p.read_bytes()) for p in out.iterdir() if p.is_file())
+    assert len(err.splitlines()) == 1
+    assert f"{out} is in use by pid {os.getpid()} on " in err and "the first run" in err
+    assert after == before

@@ -199,42 +199,74 @@ def test_a_failure_after_an_update_still_saves_the_model(tmp_path, monkeypatch):
     assert not (out / "run.lock").exists()
 
 
-@pytest.mark.slow
-def test_ctrl_c_a_second_writer_and_resume_to_the_runs_own_budget(tmp_path):
-    """Two real ``speed train`` processes on one ``--out``: the second is refused at once
-    naming the first and changes nothing. A real SIGINT to the first leaves a model that loads
-    and a summary that says it did not finish; ``--resume`` without ``--timesteps`` goes on to
-    the run's own budget (saying so), and ``logs/progress.csv`` keeps its rows, none twice."""
-    out = tmp_path / "run"
-    argv = ["train", "realtime", "--timesteps", "10000", *SMALL, "--out", str(out)]
-    first = subprocess.Popen(
-        [*speed(), *argv, "--no-progress"],
+def start_speed(*argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*speed(), *argv],
         cwd=ROOT,
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def wait_for_a_rollout(proc: subprocess.Popen[str], out: Path) -> None:
+    """Until the run in ``out`` has logged its first rollout (a row of progress.csv)."""
+    log = out / "logs" / "progress.csv"
+    deadline = time.monotonic() + 300
+    while not (log.exists() and len(log.read_text().splitlines()) >= 2):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no rollout within 300 s"
+        time.sleep(0.05)
+
+
+def interrupt(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """A real Ctrl-C (SIGINT) to ``proc``; what it printed once it ended."""
     try:
-        log = out / "logs" / "progress.csv"
-        deadline = time.monotonic() + 300
-        while not (log.exists() and len(log.read_text().splitlines()) >= 2):  # a rollout done
-            assert first.poll() is None, first.communicate()
-            assert time.monotonic() < deadline, "no rollout within 300 s"
-            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.slow
+def test_a_second_speed_train_on_the_same_out_is_refused_naming_the_first(tmp_path):
+    """Two real ``speed train`` processes on one ``--out``: the second is refused at once with
+    one line naming the first (pid, host, command) and changes nothing there; the first goes
+    on, and after a real Ctrl-C leaves a model that loads and lets go of the folder."""
+    out = tmp_path / "run"
+    argv = ["train", "realtime", "--timesteps", "5000000", *SMALL, "--out", str(out)]
+    first = start_speed(*argv, "--no-progress")
+    try:
+        wait_for_a_rollout(first, out)
         config = (out / "config.json").read_bytes()
         t0 = time.monotonic()
         second = run_speed(*argv, "--no-progress", timeout=120)
         assert second.returncode == 2 and time.monotonic() - t0 < 60
         err = second.stderr.strip()
         assert len(err.splitlines()) == 1 and f"in use by pid {first.pid} on " in err
-        assert f"--out {out}" in err  # the first's command
+        assert "--timesteps 5000000" in err and f"--out {out}" in err  # the first's command
         assert (out / "config.json").read_bytes() == config  # the folder is not mixed
-        first.send_signal(signal.SIGINT)
-        stdout, stderr = first.communicate(timeout=300)
+        assert first.poll() is None  # the first goes on
     finally:
-        if first.poll() is None:
-            first.kill()
+        stdout, stderr = interrupt(first)
+    assert first.returncode == 130, stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert not summary["complete"] and summary["stopped"] == "interrupted (Ctrl-C)"
+    assert agents.make(f"ppo:{out / 'model.json'}", "us") is not None
+    assert not (out / "run.lock").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_model_and_resume_goes_on_to_the_runs_own_budget(tmp_path):
+    """A real SIGINT to ``speed train`` midway leaves a model that loads and a summary that
+    says it did not finish; ``--resume`` without ``--timesteps`` goes on to the run's own
+    budget (saying so), and ``logs/progress.csv`` keeps its rows, none twice."""
+    out = tmp_path / "run"
+    first = start_speed("train", "realtime", "--timesteps", "10000", *SMALL, "--out", str(out))
+    wait_for_a_rollout(first, out)
+    stdout, stderr = interrupt(first)
     assert first.returncode == 130, stderr
     assert "interrupted: saving what was trained" in stdout
     summary = json.loads((out / "summary.json").read_text())
