@@ -28,12 +28,14 @@ What a run does, in order (each step is a section of :func:`train`):
    against the gauntlet on paired deals (``agents.tournament``, as
    ``ppo:PATH``); logs (TensorBoard and CSV under ``out/logs``; ``eval.csv``;
    the pool's make-up in ``pool.json``).
-6. **Finish.** The final model (``model.json`` + ``model.safetensors``), a
-   last evaluation, ``curves.png`` and ``summary.json`` (throughput split
-   into env, opponents, policy forward, updates and evaluations, and the
-   kit's share of it: everything but the updates, with and without the
-   evaluations; also printed). Ctrl-C stops early and still writes all of
-   it.
+6. **Finish.** The final model first (``model.json`` + ``model.safetensors``),
+   then ``summary.json``, a last evaluation and ``curves.png`` (the summary
+   holds the throughput split into env, opponents, policy forward, updates
+   and evaluations, and the kit's share of it: everything but the updates,
+   with and without the evaluations; also printed), and the ``speed
+   tournament`` command that plays the model against the bots. Ctrl-C or an
+   exception stops early and still writes the model and a summary that says
+   why (:class:`~train.run.Run`). The run holds ``--out``'s lock throughout.
 """
 
 from __future__ import annotations

@@ -33,8 +33,11 @@ What a run does, in order (each step is a section of :func:`train`):
    ``eval.csv`` and ``curves.png``.
 6. **Finish.** ``model.json`` + ``model.safetensors`` (the observation scale
    folded into the first layer, so the file plays raw observations:
-   ``vintage-ppo:OUT/model.json``), a last evaluation, ``curves.png`` and
-   ``summary.json``. Ctrl-C stops early and still writes all of it.
+   ``vintage-ppo:OUT/model.json``) first, then ``summary.json``, a last
+   evaluation and ``curves.png``, and the ``speed tournament --game vintage``
+   command that plays the model against the bots. Ctrl-C or an exception
+   stops early and still writes the model and a summary that says why. The
+   run holds ``--out``'s lock throughout.
 """
 
 from __future__ import annotations
