@@ -298,8 +298,9 @@ class Run:
         self.state["done"] = complete
         # 1. The model, before anything that draws or reports.
         try:
-            at_steps = self.state.get("timesteps") == steps and "checkpoint" in self.state
-            checkpoint = self.out / self.state["checkpoint"] if at_steps else self.checkpoint(steps)
+            # Always a new checkpoint: one taken in the loop at these steps precedes the update
+            # of the last rollout, which a later --resume must not lose.
+            checkpoint = self.checkpoint(steps)
             summary["model"] = str(self.save(self.out / "model", steps))
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
