@@ -131,42 +131,30 @@ def test_progress_csv_is_continued_on_resume_without_repeating_rows(tmp_path):
 
 # ---------------------------------------------------------------------- whole runs
 @pytest.mark.slow
-def test_speed_train_realtime_default_path_saves_says_and_suggests(tmp_path):
-    """As a user runs it: the progress bar on, a budget that is not whole rollouts and shorter
-    than the first evaluation interval. It ends with exit 0, a model, the rounding said and
-    recorded, and a next command that runs."""
+def test_speed_train_vintage_ctrl_c_then_resume_to_its_own_budget(tmp_path):
+    """Vintage, as a user runs it (the bar on, a budget that is not whole rollouts): a real
+    Ctrl-C midway keeps a model that loads; ``--resume`` alone goes on to the run's own budget
+    in whole rollouts, says so, and ends with the next command, which runs."""
     out = tmp_path / "run"
-    done = run_speed("train", "realtime", "--timesteps", "1000", *SMALL, "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "train [" in done.stderr and "1024/1024" in done.stderr  # the bar, to its end
-    assert "--timesteps 1,000 -> 1,024" in done.stdout
+    first = start_speed("train", "vintage", "--timesteps", "3000", *VINTAGE, "--out", str(out))
+    wait_for_a_rollout(first, out)
+    stdout, stderr = interrupt(first)
+    assert first.returncode == 130, stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["complete"] and summary["stopped"] is None and summary["timesteps"] == 1024
-    assert summary["budget"]["timesteps"] == {"requested": 1000, "used": 1024}
-    assert summary["final_evaluation"] == "done"  # the only one: 1,024 < --eval-every
-    assert json.loads((out / "config.json").read_text())["timesteps"] == 1000
-    assert agents.make(f"ppo:{out / 'model.json'}", "us") is not None
-    assert not (out / "run.lock").exists()  # let go at the end
-    # The next command is printed and runs as printed (only its games made few).
-    line = next(x for x in done.stdout.splitlines() if x.startswith("next, pit it against"))
-    command = line.split(": ", 1)[1]
-    assert command == summary["next"] and f"ppo:{out / 'model.json'},greedy" in command
-    argv = shlex.split(command)
-    argv[argv.index("--games") + 1] = "2"
-    assert argv[0] == "speed" and cli(argv[1:]) == 0
-    assert (out / "tournament" / "results.json").exists()
-
-
-@pytest.mark.slow
-def test_speed_train_vintage_default_path_saves_says_and_suggests(tmp_path):
-    out = tmp_path / "run"
-    done = run_speed("train", "vintage", "--timesteps", "300", *VINTAGE, "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "train [" in done.stderr and "--timesteps 300 -> 512" in done.stdout
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["complete"] and summary["timesteps"] == 512
-    assert summary["budget"]["timesteps"] == {"requested": 300, "used": 512}
+    assert not summary["complete"] and summary["stopped"] == "interrupted (Ctrl-C)"
+    stopped_at = summary["timesteps"]
+    assert 256 <= stopped_at < 3000
     assert agents.make(f"vintage-ppo:{out / 'model.json'}") is not None
+
+    done = run_speed("train", "vintage", "--resume", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "train [" in done.stderr  # the bar, to a budget in whole rollouts
+    assert "training to 3,000: the run's own budget" in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    end = summary["budget"]["timesteps"]["used"]
+    assert summary["complete"] and summary["timesteps"] == end and 3000 <= end < 3256
+    assert summary["budget"]["timesteps"]["requested"] == 3000
+    assert f"--timesteps 3,000 -> {end:,}" in done.stdout
     argv = shlex.split(summary["next"])
     assert summary["next"] in done.stdout
     assert argv[:4] == ["speed", "tournament", "--game", "vintage"]
@@ -259,31 +247,45 @@ def test_a_second_speed_train_on_the_same_out_is_refused_naming_the_first(tmp_pa
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_the_model_and_resume_goes_on_to_the_runs_own_budget(tmp_path):
-    """A real SIGINT to ``speed train`` midway leaves a model that loads and a summary that
-    says it did not finish; ``--resume`` without ``--timesteps`` goes on to the run's own
-    budget (saying so), and ``logs/progress.csv`` keeps its rows, none twice."""
+def test_speed_train_realtime_ctrl_c_then_resume_to_its_own_budget(tmp_path):
+    """As a user runs it (the bar on, a budget that is not whole rollouts and shorter than the
+    first evaluation interval): a real Ctrl-C midway leaves a model that loads and a summary
+    that says it did not finish; ``--resume`` alone goes on to the run's own budget in whole
+    rollouts (saying both), keeps ``logs/progress.csv``'s rows (none twice), and ends with the
+    next command, which runs."""
     out = tmp_path / "run"
-    first = start_speed("train", "realtime", "--timesteps", "10000", *SMALL, "--out", str(out))
+    first = start_speed("train", "realtime", "--timesteps", "4000", *SMALL, "--out", str(out))
     wait_for_a_rollout(first, out)
     stdout, stderr = interrupt(first)
     assert first.returncode == 130, stderr
     assert "interrupted: saving what was trained" in stdout
+    assert "--timesteps 4,000 -> 4,096" in stdout  # rollouts of 512
     summary = json.loads((out / "summary.json").read_text())
     assert not summary["complete"] and summary["stopped"] == "interrupted (Ctrl-C)"
     stopped_at = summary["timesteps"]
-    assert 512 <= stopped_at < 10_000
+    assert 512 <= stopped_at < 4000
     assert agents.make(f"ppo:{out / 'model.json'}", "us") is not None
     assert not (out / "run.lock").exists()
     before = progress_steps(out / "logs" / "progress.csv")
 
-    again = run_speed("train", "realtime", "--resume", "--out", str(out), "--no-progress")
-    assert again.returncode == 0, again.stderr
-    assert "training to 10,000: the run's own budget" in again.stdout
+    done = run_speed("train", "realtime", "--resume", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "train [" in done.stderr  # the bar, to a budget in whole rollouts
+    assert "training to 4,000: the run's own budget" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     end = summary["budget"]["timesteps"]["used"]  # whole rollouts on from where it stopped
-    assert summary["complete"] and summary["timesteps"] == end and 10_000 <= end < 10_512
+    assert summary["complete"] and summary["timesteps"] == end and 4000 <= end < 4512
+    assert summary["final_evaluation"] == "done"  # the only one: 4,000 < --eval-every
+    assert json.loads((out / "config.json").read_text())["timesteps"] == 4000
     steps = progress_steps(out / "logs" / "progress.csv")
     kept = [s for s in before if s <= stopped_at]
     assert kept and steps[: len(kept)] == kept  # the first run's rows are still there
     assert steps == sorted(set(steps)) and steps[-1] == end  # every row once, in order
+    # The next command is printed and runs as printed (only its games made few).
+    line = next(x for x in done.stdout.splitlines() if x.startswith("next, pit it against"))
+    command = line.split(": ", 1)[1]
+    assert command == summary["next"] and f"ppo:{out / 'model.json'},greedy" in command
+    argv = shlex.split(command)
+    argv[argv.index("--games") + 1] = "2"
+    assert argv[0] == "speed" and cli(argv[1:]) == 0
+    assert (out / "tournament" / "results.json").exists()

@@ -70,7 +70,10 @@ def describe(budget: Budget) -> str | None:
             ("timesteps", budget.timesteps_requested, budget.timesteps_used),
             ("eval-every", budget.eval_every_requested, budget.eval_every_used),
         )
-        if used > asked and budget.start < asked
+        if used > asked
+        and budget.start < asked
+        # an interval the run never reaches changes nothing it does
+        and not (flag == "eval-every" and asked >= budget.timesteps_used)
     ]
     if not changed:
         return None
