@@ -101,7 +101,10 @@ def test_resume_takes_the_runs_own_budget_unless_timesteps_is_given(tmp_path):
     assert cfg.timesteps == 80_000
     assert folder.budget_source == "--timesteps as given (the run's own budget was 40,000)"
     # a new run without --timesteps takes its recipe's default
-    assert RunFolder(tmp_path / "new").settings(Config(), resume=False).timesteps == 2_000_000
+    new = RunFolder(tmp_path / "new")
+    assert new.settings(Config(), resume=False).timesteps == 2_000_000
+    assert new.default_budget and new.budget_source == "the default budget (2,000,000)"
+    assert not folder.default_budget  # a resumed run is never given the recipe's default
     assert RunFolder(tmp_path / "v").settings(VintageConfig(), resume=False).timesteps == 300_000
 
 

@@ -151,6 +151,8 @@ class Run:
         self.budget = plan(int(cfg.timesteps or 0), cfg.eval_every, cfg.n_steps, cfg.n_envs, start)
         self.state["budget"] = self.budget.record()
         self.bar = Progress(self.budget.timesteps_used, cfg.progress, start=start)
+        if self.folder.default_budget:
+            self.bar.print(f"no --timesteps given: training {self.folder.budget_source}")
         line = describe(self.budget)
         if line is not None:
             self.bar.print(line)

@@ -52,6 +52,8 @@ class RunFolder:
         self.lock = FolderLock(self.path, command)
         self.budget_source = ""
         """Where the run's ``timesteps`` came from, in words (set by :meth:`settings`)."""
+        self.default_budget = False
+        """Whether a new run took its recipe's default ``timesteps`` (none was given)."""
 
     def __enter__(self) -> RunFolder:
         if self.path.is_dir():  # a folder not there yet is locked when start() makes it
@@ -80,6 +82,7 @@ class RunFolder:
             if timesteps is None:  # not given: the recipe's default
                 default = type(cfg).DEFAULT_TIMESTEPS  # type: ignore[attr-defined]
                 self.budget_source = f"the default budget ({default:,})"
+                self.default_budget = True
                 return dataclasses.replace(cfg, timesteps=default)  # type: ignore[type-var]
             self.budget_source = "--timesteps as given"
             return cfg
