@@ -64,7 +64,7 @@ def test_the_progress_bar_survives_a_count_past_its_total(capsys):
     bar = Progress(1000, enabled=True)
     bar.update(1024)
     bar.close(1024)
-    assert "] 1024/" in capsys.readouterr().err  # drawn, not raised
+    assert "] 1,024/1,000 " in capsys.readouterr().err  # drawn, not raised
 
 
 def test_the_budget_is_whole_rollouts_said_in_one_line():

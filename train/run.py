@@ -61,11 +61,24 @@ class Curves:
     split: str | None = None
 
 
+class _Bar(tqdm):  # type: ignore[misc]
+    """tqdm with the count and the total written with thousands separators, as ``n_c`` and
+    ``total_c`` (tqdm's own ``{total:,}`` raises once the count is past the total: it hands
+    the format ``total=None`` then)."""
+
+    @property
+    def format_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = super().format_dict
+        d["n_c"] = f"{int(d['n']):,}"
+        d["total_c"] = f"{int(d['total']):,}" if d["total"] else "?"
+        return d
+
+
 class Progress:
     """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note."""
 
     def __init__(self, total: int, enabled: bool, start: int = 0) -> None:
-        self.bar = tqdm(
+        self.bar = _Bar(
             total=total,
             initial=start,
             disable=not enabled,
@@ -73,10 +86,10 @@ class Progress:
             unit="step",
             file=sys.stderr,
             mininterval=0.5,
-            # n_fmt/total_fmt, not {total:,}: tqdm passes total=None to the format once the count
-            # is past it, and a format spec on None raises (it lost every run whose budget was
-            # not a whole number of rollouts). The total is the budget in whole rollouts anyway.
-            bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {rate_fmt} eta {remaining}{postfix}",
+            # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
+            # count is past it, and a format spec on None raises (it lost every run whose budget
+            # was not a whole number of rollouts). The total is the budget in whole rollouts.
+            bar_format="{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}",
         )
 
     def update(self, steps: int) -> None:
