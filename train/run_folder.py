@@ -75,7 +75,9 @@ class RunFolder:
     def settings(self, cfg: C, *, resume: bool) -> C:
         """The settings the run will use: ``cfg`` for a new run (refused where a run already
         is), or with ``resume`` the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``
-        (refused where the saved run is another recipe's)."""
+        (refused where the saved run is another recipe's). A ``timesteps`` of None (not given)
+        is the recipe's ``DEFAULT_TIMESTEPS`` for a new run and the saved budget for a resumed
+        one; :attr:`budget_source` says in words which it was."""
         timesteps = getattr(cfg, "timesteps", 0)
         if not resume:
             self._refuse_a_used_folder()
