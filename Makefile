@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
-EXTRAS ?= train,plot,render,dev,web,examples
+EXTRAS ?= train,plot,render,dev,web,examples,openspiel
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
 TORCH := torch==2.13.0
 # The versions CI passed with (pip constraints); `make lock` regenerates it.

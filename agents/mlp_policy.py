@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.model_version import ModelVersion, model_version
 from agents.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim, rules_tag, tag_label
 from speed_env.rules import PRESETS, Rules, RulesError
@@ -126,8 +127,14 @@ class MLPPolicy:
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}
         self.source = source
-        self.trained_tags = trained_tags(self.manifest)
+        self.trained_tags = trained_tags(self.manifest, self.source)
         """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
+
+    @property
+    def made_with(self) -> ModelVersion | None:
+        """The env id and kit version its model file records (``pre-1.0`` for a manifest
+        written before kit 1.0.0); None for a network built in memory, from no file."""
+        return model_version(self.manifest) if self.manifest else None
 
     def reseed(self, seed: int) -> None:
         """Restart the sampling generator from ``seed``."""
@@ -205,9 +212,10 @@ def _rules_field(width: int) -> slice:
     return layout_for_dim(width)["rules"]
 
 
-def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
+def trained_tags(manifest: dict[str, Any], where: str = "the manifest") -> np.ndarray | None:
     """The observation ``rules`` fields of every rules a manifest says its model was trained
-    under (``trained_rules``, else ``rules``), one row each; None when it does not say."""
+    under (``trained_rules``, else ``rules``), one row each; None when it does not say.
+    ``where`` names the manifest's file in the error for rules that are not valid."""
     listed = manifest.get("trained_rules") or ([manifest["rules"]] if "rules" in manifest else [])
     rows = []
     for d in listed:
@@ -216,7 +224,9 @@ def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
         try:
             rows.append(rules_tag(Rules(**{k: v for k, v in d.items() if k in _RULE_KEYS})))
         except (RulesError, TypeError) as exc:
-            raise ModelFormatError(f"the manifest's rules {d!r} are not valid: {exc}") from None
+            raise ModelFormatError(
+                f"{where}: the trained rules {d!r:.300} are not valid: {exc}"
+            ) from None
     return np.array(rows, np.float32) if rows else None
 
 
