@@ -162,8 +162,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from speed_env.aec import RefusalSafeOrderEnforcing
 from speed_env.game import check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.vintage.actions import Actions
@@ -186,7 +186,7 @@ def env(
     num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
 ) -> AECEnv:
     """The Vintage Speed AEC env, wrapped to enforce PettingZoo's call order."""
-    return wrappers.OrderEnforcingWrapper(
+    return RefusalSafeOrderEnforcing(
         raw_env(num_players=num_players, games=games, render_mode=render_mode, **options)
     )
 
