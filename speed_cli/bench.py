@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from speed_env.numbers import count, count_list, real
+from speed_cli.common import count, count_list, real
 
 
 def register(sub: Any) -> None:

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-from speed_env.numbers import count
-
 Progress = Callable[[int, int], None]
 """A ``progress(done, total)`` callback of the chunked job runner (agents/jobs.py)."""
 
@@ -44,6 +42,49 @@ class Parser(argparse.ArgumentParser):
 
 # Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
 # count_list): a value that cannot be meant is refused there, naming the flag, with exit code 2.
+# These wrappers import it when a flag is parsed, so that importing speed_cli loads no kit layer.
+def count(low: int | None = 0, high: int | None = None) -> Callable[[str], int]:
+    """:func:`speed_env.numbers.count`, imported when the flag is parsed."""
+
+    def parse(text: str) -> int:
+        from speed_env.numbers import count as checked
+
+        return checked(low, high)(text)
+
+    parse.__name__ = "count"
+    return parse
+
+
+def count_list(low: int = 1, high: int | None = None) -> Callable[[str], list[int]]:
+    """:func:`speed_env.numbers.count_list`, imported when the flag is parsed."""
+
+    def parse(text: str) -> list[int]:
+        from speed_env.numbers import count_list as checked
+
+        return checked(low, high)(text)
+
+    parse.__name__ = "count_list"
+    return parse
+
+
+def real(
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    above: float | None = None,
+    below: float | None = None,
+) -> Callable[[str], float]:
+    """:func:`speed_env.numbers.real`, imported when the flag is parsed."""
+
+    def parse(text: str) -> float:
+        from speed_env.numbers import real as checked
+
+        return checked(low, high, above=above, below=below)(text)
+
+    parse.__name__ = "real"
+    return parse
+
+
 DEAL_SEED = count(0, 2**32 - 1)
 """``--seed`` of a tournament or sweep: deal ``d`` is seeded ``(seed << 32) + d``, a 64-bit
 seed."""

@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, add_rule_flags, reactions
-from speed_env.numbers import count
+from speed_cli.common import ENV_SEED, add_rule_flags, count, reactions
 
 
 def register(sub: Any) -> None:

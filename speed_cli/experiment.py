@@ -7,8 +7,7 @@ import argparse
 from typing import Any
 
 from speed_cli import common, specs
-from speed_cli.common import UsageError
-from speed_env.numbers import count
+from speed_cli.common import UsageError, count
 
 
 def register(sub: Any) -> None:

@@ -8,8 +8,7 @@ import json
 import time
 from typing import Any
 
-from speed_cli.common import UsageError
-from speed_env.numbers import count, real
+from speed_cli.common import UsageError, count, real
 
 
 def register(sub: Any) -> None:

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_rule_flags, reactions
-from speed_env.numbers import count
+from speed_cli.common import ENV_SEED, UsageError, add_rule_flags, count, reactions
 
 
 def register(sub: Any) -> None:

@@ -18,12 +18,12 @@ from speed_cli.common import (
     add_backend_flags,
     add_rule_flags,
     backend,
+    count,
     finish,
     note_games,
     reactions,
     run_chunks,
 )
-from speed_env.numbers import count
 
 PLAN_KEY = "chunk plan (chunks, deals a chunk)"
 """The chunk log header's entry for the plan: a resume needs the same chunks."""
@@ -127,7 +127,19 @@ def run(args: argparse.Namespace) -> int:
     specs.check_specs(names, settings.rules, build=True)  # a missing model file fails here
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     jobs = backend(args)
+    from agents.run_lock import FolderLock
+
     out = report.check_writable(args.out)
+    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
+        return _play_realtime(args, settings, names, jobs, out)
+
+
+def _play_realtime(
+    args: argparse.Namespace, settings: Any, names: tuple[str, ...], jobs: Any, out: Path
+) -> int:
+    """Play the real-time tournament into ``out`` (its lock held), logging chunks; write."""
+    from agents import report, tournament
+
     total = len(tournament.plan(settings))
     header = {
         "--game": "realtime",
@@ -211,7 +223,20 @@ def run_vintage(args: argparse.Namespace) -> int:
         f"{settings.deals} deals, each once per seat rotation of {settings.players} players",
     )
     jobs = backend(args)
+    from agents.run_lock import FolderLock
+
     out = report.check_writable(args.out)
+    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
+        return _play_vintage(args, settings, names, jobs, out)
+
+
+def _play_vintage(
+    args: argparse.Namespace, settings: Any, names: tuple[str, ...], jobs: Any, out: Path
+) -> int:
+    """Play the vintage tournament into ``out`` (its lock held), logging chunks; write."""
+    from agents import report
+    from agents import vintage_tournament as vt
+
     total = len(vt.plan(settings))
     header = {
         "--game": "vintage",

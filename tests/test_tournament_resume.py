@@ -181,3 +181,18 @@ def test_ctrl_c_then_resume_gives_the_uninterrupted_results(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert results(part) == results(whole)
+
+
+def test_a_tournament_holds_its_folder_lock(small_chunks, tmp_path, capsys):
+    """Two writers never share an output folder: a run or resume on a folder another process
+    holds is refused, naming it, and changes nothing there."""
+    from agents.run_lock import FolderLock
+
+    out = tmp_path / "out"
+    with FolderLock(out, command="speed tournament (the first)"):
+        for extra in ([], ["--resume"]):
+            assert speed_cli.main([*REALTIME, "--out", str(out), *extra]) == 2
+            assert "speed tournament (the first)" in capsys.readouterr().err
+        assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
+    assert speed_cli.main([*REALTIME, "--out", str(out)]) == 0
+    assert not (out / "run.lock").exists()  # let go when the run ended
