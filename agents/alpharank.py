@@ -183,3 +183,43 @@ def markdown(result: AlphaRank | None, reason: str | None = None) -> list[str]:
             "",
         ]
     return lines
+
+
+def from_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """The ``alpharank`` entry of a tournament summary (either game): α-Rank over the ranked
+    agents from the pairings' mean rewards (``(wins_a - wins_b) / games``, a draw or tie 0),
+    or ``{"computed": False, "reason": …}`` where it cannot be computed (a pairing not
+    played, as in a gauntlet; no OpenSpiel)."""
+    names = [a["name"] for a in summary.get("agents", [])]
+    index = {name: i for i, name in enumerate(names)}
+    table = np.full((len(names), len(names)), np.nan)
+    np.fill_diagonal(table, 0.0)
+    for m in summary.get("matches", []):
+        i, j = index.get(m["a"]), index.get(m["b"])
+        if i is None or j is None or not m["games"]:
+            continue
+        reward = (m["wins_a"] - m["wins_b"]) / m["games"]
+        table[i, j], table[j, i] = reward, -reward
+    if len(names) < 2:
+        return {"computed": False, "reason": "α-Rank needs at least two ranked agents"}
+    result, reason = alpharank_or_reason(table, names)
+    if result is None:
+        return {"computed": False, "reason": reason}
+    return {"computed": True, **result.to_json()}
+
+
+def summary_markdown(entry: dict[str, Any] | None) -> list[str]:
+    """The α-Rank section of a report from a summary's ``alpharank`` entry (none: no lines)."""
+    if not entry:
+        return []
+    if not entry.get("computed"):
+        return ["", *markdown(None, entry.get("reason", "not computed"))]
+    agents = tuple(entry["stationary"])
+    result = AlphaRank(
+        agents=agents,
+        mass=tuple(entry["stationary"][a] for a in agents),
+        alpha=entry["alpha"],
+        population=entry["population"],
+        cycle=tuple(entry["cycle"]) if entry.get("cycle") else None,
+    )
+    return ["", *markdown(result)]

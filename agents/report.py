@@ -100,6 +100,15 @@ def with_status(
     return out
 
 
+def with_alpharank(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary`` with ``alpharank``: OpenSpiel's α-Rank over its ranked agents, computed
+    from the same pairings as the ratings, or the reason it is not
+    (:func:`agents.alpharank.from_summary`)."""
+    from agents.alpharank import from_summary
+
+    return {**summary, "alpharank": from_summary(summary)}
+
+
 def incomplete_note(summary: dict[str, Any]) -> str | None:
     """The status note of an incomplete run's summary (:func:`with_status`), else None."""
     status = summary.get("status") or {}
@@ -165,6 +174,10 @@ def leaderboard(summary: dict[str, Any]) -> str:
                 )
     if summary.get("unranked"):
         lines += ["", f"Not ranked (no finished games): {', '.join(summary['unranked'])}"]
+    if "alpharank" in summary:
+        from agents.alpharank import summary_markdown
+
+        lines += summary_markdown(summary["alpharank"])
     return "\n".join(lines) + "\n"
 
 

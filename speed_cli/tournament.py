@@ -176,6 +176,7 @@ def _play_realtime(
     summary = tournament.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
     summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = report.with_alpharank(summary)
     replays = tournament.replay_lines(results) if args.save_replays else None
     paths = report.write_outputs(out, summary, replays)
     print(report.leaderboard(summary))
@@ -269,6 +270,7 @@ def _play_vintage(
     summary = vt.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
     summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = report.with_alpharank(summary)
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
     return finish(complete, _written(summary["settings"]["games_played"], summary, paths))

@@ -52,3 +52,52 @@ def test_missing_pairing_is_refused_by_name() -> None:
 def test_payoff_from_scores() -> None:
     score = np.array([[0.5, 0.75], [0.25, 0.5]])
     np.testing.assert_allclose(ar.payoff_from_scores(score), [[0.0, 0.5], [-0.5, 0.0]])
+
+
+def _summary(names, rewards):
+    """A minimal tournament summary: ranked agents and pairings with the given mean rewards."""
+    matches = []
+    for (a, b), r in rewards.items():
+        wins_a = round(50 * (1 + r))
+        matches.append({"a": a, "b": b, "games": 100, "wins_a": wins_a, "wins_b": 100 - wins_a})
+    return {"agents": [{"name": n} for n in names], "matches": matches}
+
+
+def test_a_tournament_summary_with_a_cycle_gets_alpharank_and_the_note() -> None:
+    from agents import report
+
+    summary = _summary(
+        ["rock", "paper", "scissors"],
+        {("rock", "paper"): -0.4, ("paper", "scissors"): -0.4, ("scissors", "rock"): -0.4},
+    )
+    entry = ar.from_summary(summary)
+    assert entry["computed"] and entry["cycle"]
+    assert entry["stationary"]["rock"] == pytest.approx(1 / 3, abs=1e-6)
+    text = "\n".join(ar.summary_markdown(entry))
+    assert "## α-Rank" in text and "cycle that one-line ratings hide" in text
+    assert report.with_alpharank(summary)["alpharank"] == entry
+
+
+def test_a_gauntlet_summary_says_why_alpharank_is_missing() -> None:
+    summary = _summary(["a", "b", "c"], {("a", "b"): 0.2, ("a", "c"): 0.1})
+    entry = ar.from_summary(summary)
+    assert not entry["computed"] and "b vs c" in entry["reason"]
+
+
+@pytest.mark.parametrize("game", ["realtime", "vintage"])
+def test_speed_tournament_reports_alpharank_beside_the_ratings(tmp_path, game) -> None:
+    import json
+
+    from speed_cli import main
+
+    if game == "realtime":
+        args = ["--agents", "random,greedy,chain", "--games", "20", "--rules", "us"]
+    else:
+        args = ["--game", "vintage", "--agents", "vintage-random,vintage-greedy,vintage-tactician"]
+        args += ["--games", "8"]
+    assert main(["tournament", *args, "--seed", "0", "--out", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    entry = results["alpharank"]
+    assert entry["computed"] and sum(entry["stationary"].values()) == pytest.approx(1.0)
+    assert set(entry["stationary"]) == {a["name"] for a in results["agents"]}
+    assert "## α-Rank" in (tmp_path / "leaderboard.md").read_text()

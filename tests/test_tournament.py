@@ -146,7 +146,9 @@ def test_cli_writes_every_file(tmp_path, capsys):
         "replays.jsonl",
     } <= names
     data = json.loads((out / "results.json").read_text())
-    assert set(data) == {"status", "env_id", "kit_version", "settings", "agents", "matches"}
+    assert set(data) == {
+        "status", "env_id", "kit_version", "settings", "agents", "matches", "alpharank"
+    }  # fmt: skip
     assert data["status"] == {"complete": True, "chunks_done": 1, "chunks_total": 1}
     assert (data["env_id"], data["kit_version"]) == ("speed_env/speed_v1", speed_env.__version__)
     assert "| greedy |" in capsys.readouterr().out
