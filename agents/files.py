@@ -1,23 +1,99 @@
-"""Writing result files safely: the one atomic writer of the kit, and the output-folder check.
+"""Files the kit reads and writes, safely: the one atomic writer, the regular-file reader, and
+the output-folder check.
 
-Every file a run or a tournament leaves behind (results, ``eval.csv``'s plots, a
-training run's ``state.json``, ``summary.json`` ...) is written to a hidden
-temporary name in its folder and renamed over the target, so an interrupted or
-failed write never leaves a half-written file over a good one. The temporary
-file is created private (``mkstemp`` makes it 0600) and is given the
-permissions an ordinary ``open`` would have (``0o666`` less the umask) before
-the rename: results are ordinary files.
+Writing. Every file a run or a tournament leaves behind (results, ``eval.csv``'s
+plots, a training run's ``state.json``, a model's two files ...) is written to a
+hidden temporary name in its folder and renamed over the target, so an
+interrupted or failed write never leaves a half-written file over a good one.
+The temporary file is created private (``mkstemp`` makes it 0600) and is given
+the permissions an ordinary ``open`` would have (``0o666`` less the umask)
+before the rename: results are ordinary files.
+
+A temporary's name carries its writer: ``.TARGET.wPID-HOST-XXXXXXXX.tmp`` (the
+writer's process id, a tag of its host name, random letters). A failed write
+(a full disk, an exception) removes its own temporary at once; a writer that
+was killed cannot, so every write first removes, from the folder it writes to,
+the temporaries of writers on this host whose process no longer exists
+(:func:`remove_stale_temps`). A live writer's temporary is never touched.
+
+Reading. :func:`open_regular` opens only a regular file: it ``stat``\\ s the
+path (following symbolic links, as a read would) *before* opening it, so a
+named pipe is refused without blocking on it and a device (``/dev/zero``) is
+refused before a byte is read; :func:`read_regular` also bounds the size.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import hashlib
 import json
 import os
+import re
+import socket
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-__all__ = ["check_writable", "write_atomic", "write_json", "write_text"]
+__all__ = [
+    "NotRegularFileError",
+    "check_writable",
+    "open_regular",
+    "read_regular",
+    "remove_stale_temps",
+    "stage",
+    "write_atomic",
+    "write_json",
+    "write_text",
+]
+
+_TEMP = re.compile(r"^\..+\.w(?P<pid>\d+)-(?P<host>[0-9a-f]{8})-[A-Za-z0-9_]*\.tmp$")
+
+
+def _host_tag() -> str:
+    """Eight hex digits naming this host (a temporary is judged stale only by its own host)."""
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _temp_prefix(name: str) -> str:
+    return f".{name}.w{os.getpid()}-{_host_tag()}-"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (on this host)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    except (OverflowError, OSError):  # not a pid this system can have
+        return False
+    return True
+
+
+def remove_stale_temps(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporaries in ``folder`` left by writers on this host that are no longer
+    running (killed mid-write); the paths removed. Temporaries of live writers, of other
+    hosts, and every other file are left alone."""
+    removed: list[Path] = []
+    host = _host_tag()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP.match(name)
+        if m is None or m["host"] != host or _alive(int(m["pid"])):
+            continue
+        path = Path(folder) / name
+        with contextlib.suppress(FileNotFoundError):  # another writer swept it first
+            path.unlink()
+            removed.append(path)
+    return removed
 
 
 def check_writable(folder: str | os.PathLike[str]) -> Path:
@@ -25,7 +101,9 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
     path = Path(folder)
     try:
         path.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-"):
+        with tempfile.NamedTemporaryFile(
+            dir=path, prefix=_temp_prefix("write-test"), suffix=".tmp"
+        ):
             pass
     except OSError as exc:
         raise OSError(
@@ -41,18 +119,37 @@ def _umask() -> int:
     return umask
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename; ``path``."""
+def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> Path:
+    """Write ``data`` to a new hidden temporary beside ``path`` (flushed to disk with
+    ``fsync``); its path. Stale temporaries of dead writers in that folder are removed first;
+    on any failure the new temporary is removed before the error goes on."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    remove_stale_temps(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path.name), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> Path:
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename; ``path``.
+
+    Nothing but ``path`` is left behind, whether the write succeeds or fails."""
+    path = Path(path)
+    tmp = stage(path, data, fsync=fsync)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
     return path
 
@@ -65,3 +162,70 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 def write_json(path: str | os.PathLike[str], value: Any) -> Path:
     """:func:`write_atomic` for a JSON document (indented, with a final newline)."""
     return write_text(path, json.dumps(value, indent=2) + "\n")
+
+
+# ----------------------------------------------------------------- reading
+
+
+class NotRegularFileError(OSError):
+    """A path that should be an ordinary file is a pipe, a device, a folder, or too big."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _refuse_irregular(path: Path, mode: int, what: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    target = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+    raise NotRegularFileError(
+        errno.EINVAL, f"{what} {path}{target} is {_kind(mode)}, not a regular file; refusing it"
+    )
+
+
+def open_regular(path: str | os.PathLike[str], what: str = "file") -> tuple[BinaryIO, int]:
+    """Open ``path`` for reading if (after following links) it is a regular file; the open file
+    and its size. Anything else raises :class:`NotRegularFileError` naming ``what`` and the
+    path, without having opened it (a named pipe would block the open, a device never ends)."""
+    path = Path(path)
+    _refuse_irregular(path, os.stat(path).st_mode, what)
+    # O_NONBLOCK: should the path be swapped for a pipe after the stat, the open still returns.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        _refuse_irregular(path, st.st_mode, what)
+        return os.fdopen(fd, "rb"), st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(
+    path: str | os.PathLike[str], what: str = "file", limit: int | None = None
+) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`); a file over ``limit``
+    bytes is refused naming its size and the limit, before it is read."""
+    f, size = open_regular(path, what)
+    with f:
+        if limit is not None and size > limit:
+            raise NotRegularFileError(
+                errno.EFBIG,
+                f"{what} {path} is {size} bytes, more than the {limit} bytes one may hold; "
+                "refusing to read it",
+            )
+        data = f.read() if limit is None else f.read(limit + 1)
+    if limit is not None and len(data) > limit:  # it grew after the stat
+        raise NotRegularFileError(
+            errno.EFBIG, f"{what} {path} holds more than {limit} bytes; refusing to read it"
+        )
+    return data

@@ -126,7 +126,7 @@ class MLPPolicy:
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}
         self.source = source
-        self.trained_tags = trained_tags(self.manifest)
+        self.trained_tags = trained_tags(self.manifest, self.source)
         """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
 
     def reseed(self, seed: int) -> None:
@@ -205,9 +205,10 @@ def _rules_field(width: int) -> slice:
     return layout_for_dim(width)["rules"]
 
 
-def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
+def trained_tags(manifest: dict[str, Any], where: str = "the manifest") -> np.ndarray | None:
     """The observation ``rules`` fields of every rules a manifest says its model was trained
-    under (``trained_rules``, else ``rules``), one row each; None when it does not say."""
+    under (``trained_rules``, else ``rules``), one row each; None when it does not say.
+    ``where`` names the manifest's file in the error for rules that are not valid."""
     listed = manifest.get("trained_rules") or ([manifest["rules"]] if "rules" in manifest else [])
     rows = []
     for d in listed:
@@ -216,7 +217,9 @@ def trained_tags(manifest: dict[str, Any]) -> np.ndarray | None:
         try:
             rows.append(rules_tag(Rules(**{k: v for k, v in d.items() if k in _RULE_KEYS})))
         except (RulesError, TypeError) as exc:
-            raise ModelFormatError(f"the manifest's rules {d!r} are not valid: {exc}") from None
+            raise ModelFormatError(
+                f"{where}: the trained rules {d!r:.300} are not valid: {exc}"
+            ) from None
     return np.array(rows, np.float32) if rows else None
 
 

@@ -84,21 +84,25 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_tensors
+from agents.files import NotRegularFileError, read_regular
+from agents.mlp_policy import ACTIVATIONS, MLPPolicy, check_tensors, trained_tags
 from agents.model_signature import check_signature as check_signature  # re-exported
 from agents.model_signature import signature as signature
 from agents.model_signature import signature_key as signature_key
 from agents.rankwise import KIND as RANKWISE
 from agents.rankwise import RankwisePolicy, check_rankwise_tensors, n_features
 from agents.tensor_file import (
+    MAX_MANIFEST,
     ModelFormatError,
+    check_finite,
     commit,
     is_count,
     parse_safetensors,
+    read_safetensors_bytes,
     safetensors_bytes,
 )
 from agents.tensor_file import write_safetensors as write_safetensors  # the format's API
-from speed_env.rules import Rules
+from speed_env.rules import PRESETS, Rules
 
 if TYPE_CHECKING:
     from speed_env.vintage import VintageRules
@@ -208,10 +212,14 @@ def write_model(
 def read_manifest(path: Path) -> dict[str, Any]:
     """A model's manifest, every field a load reads checked (a wrong one named)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, "model manifest", MAX_MANIFEST).decode("utf-8")
     except FileNotFoundError:
         raise ModelFormatError(f"model manifest {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except NotRegularFileError as exc:
+        raise ModelFormatError(str(exc.strerror)) from None
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read model manifest {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
         raise ModelFormatError(f"cannot read model manifest {path}: {exc}") from None
     try:
         manifest = json.loads(text)
@@ -219,12 +227,19 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise ModelFormatError(
             f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}"
         ) from None
+    except RecursionError:
+        manifest = _TOO_DEEP  # nested past Python's stack: refused below by its depth
+    if manifest is _TOO_DEEP or json_depth(manifest) > MAX_DEPTH:
+        raise ModelFormatError(
+            f"model manifest {path} is nested more than {MAX_DEPTH} levels deep; "
+            "a model manifest is not (corrupted or crafted?)"
+        )
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ModelFormatError(f'{path} is not a {FORMAT} manifest (no "format": "{FORMAT}")')
-    if manifest.get("format_version") != FORMAT_VERSION:
+    version = manifest.get("format_version")
+    if not is_count(version) or version != FORMAT_VERSION:  # true == 1 in Python, not here
         raise ModelFormatError(
-            f"{path} has format_version {manifest.get('format_version')!r}; "
-            f"this kit reads {FORMAT_VERSION}"
+            f"{path} has format_version {version!r}; this kit reads {FORMAT_VERSION}"
         )
     for key in ("weights", "weights_sha256", "observation", "net", "rules"):
         if key not in manifest:
@@ -246,7 +261,45 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise ModelFormatError(
             f"model manifest {path}: weights must be a file name beside it, got {name!r}"
         )
+    if manifest.get("game", "speed") != "vintage":
+        _check_trained_rules(manifest, path)
     return manifest
+
+
+MAX_DEPTH = 32
+"""How deeply a model manifest's JSON may nest (a real one nests 4 levels)."""
+
+_TOO_DEEP = object()
+
+
+def json_depth(value: Any) -> int:
+    """How deeply ``value`` (parsed JSON) nests lists and objects: 0 for a scalar (counted
+    without recursion, so any depth is measured)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            stack.extend(
+                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def _check_trained_rules(manifest: dict[str, Any], path: Path) -> None:
+    """Refuse a real-time manifest whose ``rules`` or ``trained_rules`` name no preset this kit
+    has, or options the rules refuse: such a model would otherwise load for any rules."""
+    listed = [("rules", manifest["rules"])]
+    listed += [
+        (f"trained_rules[{i}]", d) for i, d in enumerate(manifest.get("trained_rules") or [])
+    ]
+    for field, rules in listed:
+        if rules.get("preset") not in PRESETS:
+            raise ModelFormatError(
+                f"model manifest {path}: {field}.preset must be one of {', '.join(PRESETS)}, "
+                f"got {rules.get('preset')!r:.100}"
+            )
+    trained_tags(manifest, str(path))  # builds each rules: a refused option is named
 
 
 NET_KINDS = ("mlp", RANKWISE)
@@ -256,11 +309,13 @@ NET_KINDS = ("mlp", RANKWISE)
 def check_net_tensors(
     tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str
 ) -> None:
-    """Refuse tensors that do not make the manifest's network (its ``net.kind``), naming them."""
+    """Refuse tensors that do not make the manifest's network (its ``net.kind``), or any tensor
+    holding NaN or an infinity, naming them."""
     if manifest["net"].get("kind") == RANKWISE:
         check_rankwise_tensors(tensors, manifest, where)
     else:
         check_tensors(tensors, manifest, where)
+    check_finite(tensors, where)  # the value head and any other tensor too, not only the policy
 
 
 def _is_size(x: Any) -> bool:
@@ -336,14 +391,11 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
     manifest_path = manifest_path_of(path)
     manifest = read_manifest(manifest_path)
     weights = manifest_path.parent / manifest["weights"]
-    try:
-        blob = weights.read_bytes()
-    except FileNotFoundError:
+    if not weights.exists():
         raise ModelFormatError(
             f"weights file {weights} named by manifest {manifest_path} does not exist"
-        ) from None
-    except OSError as exc:
-        raise ModelFormatError(f"cannot read weights file {weights}: {exc.strerror}") from None
+        )
+    blob = read_safetensors_bytes(weights, "weights file")
     digest = hashlib.sha256(blob).hexdigest()
     if digest != manifest["weights_sha256"]:
         # Say what is wrong as precisely as the bytes allow.

@@ -39,6 +39,11 @@ def signature_key(rules: Rules) -> tuple[int, int]:
 def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
     """Refuse a model that cannot play ``rules``: other actions, an observation layout this
     version does not start with, or rules it was not trained under (each named)."""
+    if manifest.get("game") == "vintage":  # its rules name no real-time preset to check
+        raise ModelFormatError(
+            f"{where} is a Vintage Speed model, not one for real-time Speed; play it as "
+            "vintage-ppo:PATH"
+        )
     have, want = manifest["observation"], signature(rules)
     trained = manifest.get("rules", {})
     if have.get("n_actions") != want["n_actions"]:
@@ -67,7 +72,7 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
             f"{_rules_label(rules.to_dict())} have obs_dim = {want['obs_dim']} (layout {old!r} "
             f"vs {want['layout']!r}); retrain or convert it"
         )
-    tags = trained_tags(manifest)
+    tags = trained_tags(manifest, where)
     if tags is not None and not (tags == rules_tag(rules)).all(axis=1).any():
         raise ModelFormatError(
             f"{where} was trained on {tags_label(tags)}, not on {tag_label(rules_tag(rules))}; "

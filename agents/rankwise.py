@@ -173,7 +173,7 @@ class RankwisePolicy(MLPPolicy):
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}
         self.source = source
-        self.trained_tags = trained_tags(self.manifest)
+        self.trained_tags = trained_tags(self.manifest, self.source)
         self.layers = [
             (
                 np.ascontiguousarray(np.asarray(tensors[f"act.{k}.weight"], np.float32).T),

@@ -13,16 +13,20 @@ import json
 import math
 import os
 import struct
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents import files
+from agents.files import NotRegularFileError, open_regular, read_regular
+
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}
 _DTYPE_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
 _MAX_HEADER = 16 * 1024 * 1024
+MAX_MANIFEST = 4 * 1024 * 1024
+"""The most bytes a model manifest may hold (a real one is a few kilobytes)."""
 
 
 class ModelFormatError(ValueError):
@@ -62,7 +66,9 @@ def write_safetensors(
     tensors: Mapping[str, np.ndarray],
     metadata: Mapping[str, str] | None = None,
 ) -> bytes:
-    """Write ``tensors`` as a safetensors file (atomically); return the bytes written."""
+    """Write ``tensors`` as a safetensors file (atomically); return the bytes written. Any
+    values are stored (search targets hold NaN); a model checks its own with
+    :func:`check_finite`."""
     blob = safetensors_bytes(tensors, metadata)
     write_atomic(Path(path), blob)
     return blob
@@ -73,11 +79,63 @@ def read_safetensors(
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Tensors and metadata of the safetensors file ``path``; a file that cannot be read is a
     :class:`ModelFormatError` naming it as ``what`` (``"value network"``, ...)."""
+    return parse_safetensors(read_safetensors_bytes(path, what), str(path))
+
+
+def read_safetensors_bytes(path: str | os.PathLike[str], what: str) -> bytes:
+    """The bytes of the safetensors file ``path``, read only when it is a regular file
+    whose size is the one its header describes (checked before the data is read: a
+    link to ``/dev/zero`` or a named pipe is refused at once, never read)."""
     try:
-        blob = Path(path).read_bytes()
+        f, size = open_regular(path, what)
+    except FileNotFoundError:
+        raise ModelFormatError(f"{what} {path} does not exist") from None
+    except NotRegularFileError as exc:
+        raise ModelFormatError(str(exc.strerror)) from None
     except OSError as exc:
         raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
-    return parse_safetensors(blob, str(path))
+    with f:
+        try:
+            head = f.read(8)
+            if len(head) == 8:
+                (n,) = struct.unpack("<Q", head)
+                if n <= min(_MAX_HEADER, size - 8):
+                    header = f.read(n)
+                    data = _data_size(header)
+                    want = None if data is None else 8 + n + data
+                    if want is not None and want != size:
+                        raise ModelFormatError(
+                            f"{what} {path} is {size} bytes, but its safetensors header "
+                            f"describes {want}; refusing to read it (truncated, or not a model?)"
+                        )
+                    return head + header + f.read(size - 8 - n)
+            # Too short or a header that does not fit: the parser names what is wrong.
+            return head + f.read(min(size, _MAX_HEADER + 8) - len(head))
+        except OSError as exc:
+            raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+def _data_size(header: bytes) -> int | None:
+    """The data bytes a safetensors header describes (the largest tensor end); None when the
+    header is not well formed (the parser then names what is wrong)."""
+    try:
+        entries = json.loads(header.decode("utf-8"))
+        ends = [
+            e["data_offsets"][1]
+            for k, e in entries.items()
+            if k != "__metadata__" and is_count(e["data_offsets"][1])
+        ]
+    except (ValueError, RecursionError, TypeError, KeyError, IndexError, AttributeError):
+        return None
+    return max(ends, default=0)
+
+
+def check_finite(tensors: Mapping[str, np.ndarray], where: str) -> None:
+    """Refuse a tensor holding NaN or an infinity, naming it and ``where`` (every tensor of a
+    file: the policy's, the value head's, any other)."""
+    for name in sorted(tensors):
+        if not np.isfinite(tensors[name]).all():
+            raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")
 
 
 def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -154,32 +212,14 @@ def _tensor_entry(info: Any, what: str) -> tuple[np.dtype[Any], tuple[int, ...],
 
 
 def stage(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a new hidden temporary file beside ``path`` (flushed to disk); its path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        # mkstemp makes the file private (0600); a model is an ordinary file, so honour the umask.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
+    """Write ``data`` to a new hidden temporary file beside ``path`` (flushed to disk); its path
+    (:func:`agents.files.stage`: named for its writer, removed on failure)."""
+    return files.stage(path, data, fsync=True)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a flushed temporary file and a rename."""
-    tmp = stage(path, data)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    files.write_atomic(path, data, fsync=True)
 
 
 def commit(weights_path: Path, manifest_path: Path, blob: bytes, manifest_text: bytes) -> None:
@@ -193,9 +233,11 @@ def commit(weights_path: Path, manifest_path: Path, blob: bytes, manifest_text: 
        rename is the moment the new model replaces the earlier one).
     4. The kept weights of the earlier model are removed.
     """
-    staged = [stage(weights_path, blob), stage(manifest_path, manifest_text)]
     kept = weights_path.with_name(f".{weights_path.name}.earlier")
-    try:
+    staged: list[Path] = []
+    try:  # a failure anywhere (a full disk at the second file) leaves no temporary behind
+        staged.append(stage(weights_path, blob))
+        staged.append(stage(manifest_path, manifest_text))
         _keep_earlier(manifest_path, weights_path, kept)
         os.replace(staged[0], weights_path)
         os.replace(staged[1], manifest_path)
@@ -209,8 +251,8 @@ def commit(weights_path: Path, manifest_path: Path, blob: bytes, manifest_text: 
 def _keep_earlier(manifest_path: Path, weights_path: Path, kept: Path) -> None:
     """Point an earlier manifest at a hidden link to its weights (step 2 of :func:`commit`)."""
     try:
-        earlier = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # no earlier model (or an unreadable one): nothing to keep
+        earlier = json.loads(read_regular(manifest_path, "model manifest", MAX_MANIFEST))
+    except (OSError, ValueError, RecursionError):  # no earlier model, or not one: nothing to keep
         return
     if (
         not isinstance(earlier, dict)
@@ -222,7 +264,7 @@ def _keep_earlier(manifest_path: Path, weights_path: Path, kept: Path) -> None:
     try:
         os.link(weights_path, kept)
     except OSError:  # a file system without hard links
-        write_atomic(kept, weights_path.read_bytes())
+        write_atomic(kept, read_regular(weights_path, "weights file"))
     write_atomic(
         manifest_path, (json.dumps({**earlier, "weights": kept.name}, indent=2) + "\n").encode()
     )

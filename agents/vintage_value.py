@@ -26,7 +26,12 @@ from typing import Any
 import numpy as np
 
 from agents.mlp_policy import _single_thread_blas
-from agents.tensor_file import ModelFormatError, read_safetensors, write_safetensors
+from agents.tensor_file import (
+    ModelFormatError,
+    check_finite,
+    read_safetensors,
+    write_safetensors,
+)
 
 FORMAT = "vintage-value/1"
 
@@ -114,6 +119,7 @@ def save_value(path: str | os.PathLike[str], net: ValueNet) -> Path:
         "activation": net.activation,
         "training": json.dumps(net.training, sort_keys=True),
     }
+    check_finite(net.tensors(), str(path))  # a NaN weight is refused before anything is written
     write_safetensors(path, net.tensors(), meta)
     return path
 
@@ -121,6 +127,7 @@ def save_value(path: str | os.PathLike[str], net: ValueNet) -> Path:
 def load_value(path: str | os.PathLike[str]) -> ValueNet:
     """A value network saved by :func:`save_value`; a clear error naming the file otherwise."""
     tensors, meta = read_safetensors(path, "value network")
+    check_finite(tensors, str(path))
     if meta.get("format") != FORMAT:
         raise ModelFormatError(f"{path} is not a vintage value network (format {FORMAT})")
     training = json.loads(meta.get("training", "{}"))

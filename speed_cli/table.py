@@ -21,6 +21,7 @@ TABLE_BOUNDS = {
     "countdown_ms": (0, 60_000),
     "replays_keep": (1, 1_000_000),
     "replays_max_mb": (1, 1_000_000),
+    "max_games": (1, 100_000),
 }
 
 
@@ -81,7 +82,18 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
         type=int,
         default=64,
         metavar="MB",
-        help="keep at most MB megabytes of replay files, deleting the oldest (default 64)",
+        help="keep at most MB megabytes of replay files, deleting the oldest; the newest file "
+        "counts too: a visit's file is split before a game would pass MB, and a game whose "
+        "replay alone passes MB is not saved (the page says so) (default 64)",
+    )
+    p.add_argument(
+        "--max-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most games (open pages) the server runs at once; a page past them is told the "
+        "table is full (default 16: at that many, one game keeps at least 80%% of an idle "
+        "server's pace on 2 cores; docs/table.md)",
     )
     p.add_argument(
         "--deal", default=None, metavar="FILE.json", help="an explicit deal for every game"
@@ -188,6 +200,12 @@ def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
 
     # uvicorn shuts down on Ctrl-C, then passes the signal on: the normal way out.
     with contextlib.suppress(KeyboardInterrupt):
-        app.serve(cfg, sock=sock, open_browser=not args.no_browser, announce=announce)
+        app.serve(
+            cfg,
+            sock=sock,
+            open_browser=not args.no_browser,
+            announce=announce,
+            max_games=app.DEFAULT_MAX_GAMES if args.max_games is None else args.max_games,
+        )
     print("server stopped", file=sys.stderr)
     return 0

@@ -13,6 +13,14 @@ WebSockets whose ``Origin`` is the page's own, so another web site open in
 the same browser cannot play (or read) your table. A page that closes,
 crashes or sends garbage ends its own session only; the server keeps
 serving.
+
+All games run in one process, so each one slows the others: the server
+holds at most ``max_games`` sessions at once (``--max-games``, default
+:data:`DEFAULT_MAX_GAMES`, measured by ``benchmarks/table_load.py``: at the
+cap one game's state rate stays within 20% of an idle server's on 2 cores).
+A page that connects past the cap gets a ``full`` message and the socket is
+closed with code 1013 (try again later); the slot of a page that leaves is
+free at once.
 """
 
 from __future__ import annotations
@@ -44,6 +52,22 @@ from speed_table.session import GameSession, TableConfig, build_bots
 STATIC = Path(__file__).with_name("static")
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 log = logging.getLogger("speed.web")
+
+DEFAULT_MAX_GAMES = 16
+"""Most games (page visits) one server runs at once; see ``benchmarks/table_load.py``."""
+
+FULL_CLOSE_CODE = 1013
+"""WebSocket close code sent after ``full``: try again later."""
+
+
+def full_message(max_games: int) -> dict[str, Any]:
+    """The ``full`` reply to a page that connects while ``max_games`` games are running."""
+    return {
+        "type": "full",
+        "max_games": max_games,
+        "message": f"the table is full: {max_games} games are running, the most this server "
+        "takes (--max-games); try again when one ends",
+    }
 
 
 def _origin_ok(websocket: WebSocket) -> bool:
@@ -100,18 +124,37 @@ def create_app(
     *,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
     session_factory: Callable[[TableConfig], GameSession] | None = None,
+    max_games: int = DEFAULT_MAX_GAMES,
 ) -> Starlette:
-    """The Starlette app of a table: the page, its static files and the ``/ws`` game socket."""
+    """The Starlette app of a table: the page, its static files and the ``/ws`` game socket,
+    which runs at most ``max_games`` games at once (a page past them is told ``full``)."""
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+        raise ValueError(f"max_games must be a whole number >= 1, got {max_games!r}")
     make_session = session_factory or GameSession
+    running = 0  # sessions open now (one event loop: no lock needed between check and count)
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def ws(websocket: WebSocket) -> None:
+        nonlocal running
         if not _origin_ok(websocket):
             await websocket.close(code=1008, reason="cross-origin WebSocket refused")
             return
         await websocket.accept()
+        if running >= max_games:
+            log.warning("table full (%d games): a page was turned away", max_games)
+            with contextlib.suppress(Exception):
+                await websocket.send_json(full_message(max_games))
+                await websocket.close(code=FULL_CLOSE_CODE, reason="table full")
+            return
+        running += 1
+        try:
+            await _run_session(websocket)
+        finally:
+            running -= 1
+
+    async def _run_session(websocket: WebSocket) -> None:
         try:
             session = make_session(cfg)
         except Exception as exc:  # a bot that cannot be built: tell the page, keep serving
@@ -172,11 +215,12 @@ def serve(
     port: int = 0,
     open_browser: bool = True,
     announce: Callable[[str], None] = print,
+    max_games: int = DEFAULT_MAX_GAMES,
 ) -> None:
     """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not.
 
     ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
-    0 for a free one).
+    0 for a free one); ``max_games``: the most games at once.
     """
     import uvicorn
 
@@ -184,7 +228,7 @@ def serve(
         sock = listen("127.0.0.1", port)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     config = uvicorn.Config(
-        create_app(cfg),
+        create_app(cfg, max_games=max_games),
         log_level="warning",
         ws="websockets-sansio",
         lifespan="off",
@@ -197,4 +241,13 @@ def serve(
     server.run(sockets=[sock])
 
 
-__all__ = ["create_app", "listen", "play_connection", "serve", "warm_up"]
+__all__ = [
+    "DEFAULT_MAX_GAMES",
+    "FULL_CLOSE_CODE",
+    "create_app",
+    "full_message",
+    "listen",
+    "play_connection",
+    "serve",
+    "warm_up",
+]

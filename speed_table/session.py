@@ -20,7 +20,9 @@ Games are recorded as JSON Lines replays, one frame per tick
 ``speed tournament --save-replays``, played back by ``speed replay``), one
 file per page visit, a game appended when it ends or is abandoned, but only
 a game with at least one play (yours; either bot's when watching). The
-folder is bounded (:mod:`speed_table.replays`: the oldest files pruned).
+folder is bounded (:mod:`speed_table.replays`: the oldest files pruned, a
+visit's file split, a game larger than the bound by itself not saved, its
+frames dropped as soon as they pass it, and the result says so).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from speed_env.rules import Rules, make_rules
 from speed_table import protocol
 from speed_table.clock import LegalSince
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
-from speed_table.replays import ReplayFile, ReplayLimits
+from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
@@ -141,7 +143,12 @@ class GameSession:
         self.obs: dict[str, Any] = {}
         self.profiles: list[ReactionProfile] = [fixed(HUMAN_LATENCY_MS), fixed(HUMAN_LATENCY_MS)]
         self.seats: list[str] = []
-        self.frames: list[dict[str, Any]] = []
+        self.frames: list[str] = []
+        """This game's replay frames so far, as JSON lines (none kept when replays are off or
+        once they passed the bound)."""
+        self.n_frames = 0
+        self.frame_bytes = 0
+        self.too_big = False
         self.pending: int | None = None
         self.start_at = math.inf
         self.next_tick_at = math.inf
@@ -243,7 +250,8 @@ class GameSession:
         )
         options = {"deal": self.cfg.deal} if self.cfg.deal is not None else None
         self.obs, _ = self.env.reset(seed=self.base_seed + self.game, options=options)
-        self.frames = [self._frame()]
+        self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
+        self._record()
         self.pending = None
         self.game_latencies = []
         self.legal.clear()
@@ -342,7 +350,7 @@ class GameSession:
                 actions[agent] = self.pending or 0
         self.pending = None
         self.obs, _rewards, terms, truncs, _infos = self.env.step(actions)
-        self.frames.append(self._frame())
+        self._record()
         out = [self._state_message()]
         if any(terms.values()) or any(truncs.values()):
             out.append(self._finish())
@@ -365,6 +373,19 @@ class GameSession:
     # ------------------------------------------------------------------ output
     def _frame(self) -> dict[str, Any]:
         return {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+
+    def _record(self) -> None:
+        """Keep this tick's frame for the replay, unless the game already passed the bound (then
+        its frames are dropped: it will not be saved, and memory stays bounded)."""
+        self.n_frames += 1
+        if self.replay.path is None or self.too_big:
+            return
+        line = frame_line(self._frame())
+        self.frame_bytes += len(line.encode("utf-8"))
+        if not self.cfg.replay_limits.fits(self.frame_bytes):
+            self.too_big, self.frames = True, []
+            return
+        self.frames.append(line)
 
     def _state_message(self) -> dict[str, Any]:
         snap = self.env.snapshot()
@@ -393,7 +414,11 @@ class GameSession:
         if not self._has_a_play():
             return None, None
         try:
+            if self.too_big:
+                raise ReplayTooLarge(self.frame_bytes, self.cfg.replay_limits)
             return self.replay.append(self.frames), None
+        except ReplayTooLarge as exc:
+            return None, str(exc)
         except OSError as exc:
             return None, f"replay not saved: {exc}"
 
@@ -434,7 +459,7 @@ class GameSession:
 
     def close(self) -> str | None:
         """The page went away: keep an unfinished game's frames (if it had a play); its path."""
-        if self.state in ("countdown", "running") and len(self.frames) > 1:
+        if self.state in ("countdown", "running") and self.n_frames > 1:
             path, _ = self._save()
             self.frames = []
             self.state = "over"

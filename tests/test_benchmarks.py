@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers_run import ROOT, run_python
 
 
@@ -155,3 +156,14 @@ def test_vintage_clone_fidelity_benchmark_reports_agreement_on_held_out_targets(
     out = _run("vintage_clone_fidelity.py", str(path), *args).splitlines()
     assert "16,16 network, 1 passes: agrees with the tactician on" in out[0]
     assert out[1] == f"saved {tmp_path / 'c' / 'model.json'}"
+
+
+def test_table_load_benchmark_measures_one_game_beside_others():
+    pytest.importorskip("uvicorn", reason="the [web] extra is not installed")
+    pytest.importorskip("websockets", reason="the [web] extra is not installed")
+    out = _run("table_load.py", "--games", "0,2", "--seconds", "1", "--settle", "0.5")
+    lines = out.strip().splitlines()
+    assert lines[0].split() == ["games", "states/s", "of", "idle", "ping", "ms", "p95", "ms"]
+    rows = [line.split() for line in lines[1:]]
+    assert [r[0] for r in rows] == ["1", "3"]  # the probe alone, then beside two games
+    assert all(float(r[1]) > 0 for r in rows) and rows[0][2] == "100%"

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.files import write_atomic
-from agents.model_io import MLPPolicy, read_model, save_model
+from agents.files import NotRegularFileError, read_regular, write_atomic
+from agents.model_io import MLPPolicy, ModelFormatError, read_model, save_model
 from agents.sb3_import import sb3_policy_tensors
 
 
@@ -122,5 +122,17 @@ def load_checkpoint(model: Any, manifest: str | Path) -> None:
     load_tensors_into(model, tensors, str(path), need_value=True)
     optim = optimizer_path(path)
     if optim.exists():
-        state = torch.load(optim, map_location="cpu", weights_only=True)
-        model.policy.optimizer.load_state_dict(state)
+        model.policy.optimizer.load_state_dict(read_optimizer(optim))
+
+
+def read_optimizer(path: Path) -> dict[str, Any]:
+    """The optimizer state saved by :func:`save_optimizer`, read only from a regular file (a
+    named pipe or a device there is refused by name, not read or waited on)."""
+    try:
+        blob = read_regular(path, "optimizer state")
+    except NotRegularFileError as exc:
+        raise ModelFormatError(str(exc.strerror)) from None
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read optimizer state {path}: {exc.strerror}") from None
+    state: dict[str, Any] = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+    return state

@@ -369,6 +369,12 @@
         ui.status = "closed";
         showPanel(`<h1>Cannot play</h1><p>${esc(msg.message)}</p>`);
         break;
+      case "full":
+        ui.status = "closed";
+        showPanel(`<h1 id="full-headline">Table full</h1><p>${esc(msg.message)}</p>
+          <p><button type="button" id="retry-btn" class="primary">Try again</button></p>`);
+        $("#retry-btn").addEventListener("click", () => location.reload());
+        break;
       default:
         break;
     }

@@ -98,3 +98,4 @@ def test_help_says_how_the_replay_folder_is_bounded(capsys):
     assert "a game is saved only if it had a play" in text
     assert "keep at most N replay files in the folder, deleting the oldest" in text
     assert "keep at most MB megabytes of replay files, deleting the oldest" in text
+    assert "a game whose replay alone passes MB is not saved" in text
