@@ -33,7 +33,7 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
+.PHONY: announce-test setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
 # while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
@@ -90,7 +90,12 @@ run: $(CORE_STAMP)  ## the main job: a short tournament of the bundled bots (no 
 demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
-test: setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
+# Said once, before the first long step of a first `make test` (prerequisites run in order).
+announce-test:
+	@[ -f $(STAMP) ] && [ -f $(AGILERL_STAMP) ] && [ -f $(RAY_STAMP) ] || \
+	  echo "==> make test: first the setup of .venv, .venv-agilerl and .venv-ray (once), then the suite"
+
+test: announce-test setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
 	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
 
