@@ -12,6 +12,11 @@ STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
 EXTRAS ?= train,plot,render,dev,web,examples
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
+# Each venv installs its own copy: pip's cache (one for all venvs) already keeps every wheel
+# downloaded or built, so a shared wheelhouse would save no download, and what a venv costs is
+# unpacking (about a minute for torch), which a wheelhouse does not avoid. One torch made
+# visible to every venv by a .pth file was judged too risky: each venv's pip would see it as
+# its own, so an upgrade or uninstall in one venv would change the others.
 TORCH := torch==2.13.0
 # The versions CI passed with (pip constraints); `make lock` regenerates it.
 LOCK := constraints.txt
