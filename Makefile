@@ -38,7 +38,7 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: announce-test setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
 # while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
@@ -96,6 +96,7 @@ demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
 # Said once, before the first long step of a first `make test` (prerequisites run in order).
+.PHONY: announce-test
 announce-test:
 	@[ -f $(STAMP) ] && [ -f $(AGILERL_STAMP) ] && [ -f $(RAY_STAMP) ] || \
 	  echo "==> make test: first the setup of .venv, .venv-agilerl and .venv-ray (once), then the suite"
