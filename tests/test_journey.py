@@ -87,6 +87,8 @@ def read_steps(page: str) -> list[Step]:
                 skip = True
             else:
                 key, _, value = word.partition("=")
+                if key not in ("step", "set", "writes"):
+                    raise ValueError(f"journey marker: unknown key {key!r} in {marker.group(0)!r}")
                 options[key] = value
         steps.append(
             Step(
