@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 CORE_STAMP := $(VENV)/.core
 STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
-EXTRAS ?= train,plot,render,dev,web,examples
+EXTRAS ?= train,plot,render,dev,web,examples,openspiel,docs
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
 # Each venv installs its own copy: pip's cache (one for all venvs) already keeps every wheel
 # downloaded or built, so a shared wheelhouse would save no download, and what a venv costs is
@@ -38,10 +38,10 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench lock clean
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
-# while the main venv keeps the newest Gymnasium the kit supports (README, "Past one machine").
+# while the main venv keeps the newest Gymnasium the kit supports (docs/ray.md, "Why a venv of its own").
 RAY_VENV := .venv-ray
 RAY_BIN := $(RAY_VENV)/bin
 RAY_STAMP := $(RAY_VENV)/.installed
@@ -120,6 +120,14 @@ lint: setup
 
 bench: setup
 	$(BIN)/speed bench
+
+# The documentation site (mkdocs.yml, sources in docs/) into site/; --strict turns a broken link,
+# a missing page or an unresolved reference into an error, as in CI (tests/test_docs_site.py).
+docs: setup  ## build the documentation site into site/
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: setup  ## serve the documentation site on 127.0.0.1:8000, rebuilt on every edit
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Pin the newest versions pyproject.toml allows: install every extra of `make setup` into a
 # fresh venv without constraints, then write what it holds (local labels such as +cpu dropped).

@@ -87,6 +87,22 @@ register(
 )
 
 
+def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_speed``
+    (agents/openspiel_bots.py)."""
+    from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
+
+    return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
+
+
+register(
+    "openspiel",
+    "an OpenSpiel bot (openspiel:random, or openspiel:package.module:FACTORY) shown worlds "
+    "dealt from its own view; needs the [openspiel] extra",
+    _openspiel,
+)
+
+
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``,
     ``?sample``."""
@@ -163,6 +179,15 @@ def make(
     :class:`~speed_env.rules.Rules`; ``None``: ``us``). A vintage spec
     (``vintage-greedy`` …) is built by :func:`agents.vintage_agents.make`,
     which needs no rules: giving it real-time rules is refused.
+
+    >>> import speed_env
+    >>> bot = make("chain@pro", rules="us", seed=0)
+    >>> bot.spec, bot.reaction.name
+    ('chain@pro', 'pro')
+    >>> obs, infos = speed_env.parallel_env("us").reset(seed=0)
+    >>> seat = obs["player_0"]  # act() takes a batch: one row here
+    >>> bot.act(seat["observation"][None], seat["action_mask"][None]).shape
+    (1,)
     """
     from agents import vintage_agents
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.model_version import ModelVersion, model_version
 from agents.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim, rules_tag, tag_label
 from speed_env.rules import PRESETS, Rules, RulesError
@@ -128,6 +129,12 @@ class MLPPolicy:
         self.source = source
         self.trained_tags = trained_tags(self.manifest, self.source)
         """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
+
+    @property
+    def made_with(self) -> ModelVersion | None:
+        """The env id and kit version its model file records (``pre-1.0`` for a manifest
+        written before kit 1.0.0); None for a network built in memory, from no file."""
+        return model_version(self.manifest) if self.manifest else None
 
     def reseed(self, seed: int) -> None:
         """Restart the sampling generator from ``seed``."""

@@ -34,6 +34,9 @@ A model is two files side by side:
   ``net``               ``kind`` ``"mlp"`` (or ``"rankwise"``: :mod:`agents.rankwise`,
                         which adds ``features``), ``hidden`` sizes, ``activation``
                         (``tanh`` / ``relu``), and each tensor's shape
+  ``env_id``            the env id of the game it was trained on (``speed_env/speed_v1``,
+                        ``speed_env/vintage_speed_v0``); from kit 1.0.0 on
+  ``kit_version``       the kit's version that wrote it; from kit 1.0.0 on
   ``versions``          library versions that wrote it
   ``training``          free-form notes of the run (timesteps, opponent, seed …)
   ====================  ==============================================================
@@ -55,6 +58,12 @@ weights file (SHA-256, checked before the weights are parsed), a header entry
 that is not a known dtype, a shape of whole numbers and two byte offsets
 (named), offsets that run past the data, a missing or misshapen tensor, or an
 observation/action signature other than the rules asked for.
+
+A manifest without ``env_id`` and ``kit_version`` (written before kit 1.0.0, as
+the bundled models' are) loads as before; a loaded policy's ``made_with``
+(:class:`agents.model_version.ModelVersion`) says which env and kit version
+its file records, ``pre-1.0`` for those. A model made on another env version
+loads wherever the observation layout check below passes.
 
 A model plays only the rules it was trained under (``trained_rules``; the
 presets and the option flags of the observation's ``rules`` field): loading
@@ -102,6 +111,7 @@ from agents.tensor_file import (
     safetensors_bytes,
 )
 from agents.tensor_file import write_safetensors as write_safetensors  # the format's API
+from speed_env.registration import made_with
 from speed_env.rules import PRESETS, Rules
 
 if TYPE_CHECKING:
@@ -168,6 +178,7 @@ def save_model(
     if kind == RANKWISE:
         net["features"] = n_features(signature(rules_list[0])["obs_dim"])
     manifest = {
+        **made_with("realtime"),
         "rules": rules_list[0].to_dict(),
         "trained_rules": [r.to_dict() for r in rules_list],
         "observation": signature(rules_list[0]),
@@ -338,6 +349,8 @@ _MANIFEST_FIELDS: tuple[tuple[str, Any, str], ...] = (
         lambda v: v is None or (isinstance(v, list) and all(isinstance(d, dict) for d in v)),
         "a list of objects",
     ),
+    ("env_id", lambda v: v is None or isinstance(v, str), "an env id (a string)"),
+    ("kit_version", lambda v: v is None or isinstance(v, str), "a version (a string)"),
     ("observation", lambda v: isinstance(v, dict), "an object"),
     ("observation.obs_dim", _is_size, "a whole number > 0"),
     ("observation.n_actions", _is_size, "a whole number > 0"),
@@ -504,6 +517,7 @@ def save_vintage_model(
     signature; returns the manifest's path."""
     manifest = {
         "game": "vintage",
+        **made_with("vintage"),
         "rules": {
             "game": "vintage",
             "num_players": rules.num_players,

@@ -28,6 +28,7 @@ from agents.jobs import Backend
 from agents.tournament_harness import Chunk
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
+from speed_env.registration import made_with
 from speed_env.rules import Rules
 
 CHUNK_DEALS = 250
@@ -319,7 +320,8 @@ class MatchScore:
 def summarise(
     settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: settings, agents with ratings, matches."""
+    """The ``results.json`` document: the env id and kit version it was made with, settings,
+    agents with ratings, matches."""
     from agents.stats import bootstrap_ratings, wilson_interval
 
     results = list(results)
@@ -409,7 +411,12 @@ def summarise(
         if settings.match:
             agents_out[-1].update(matches=int(match_count[i]), match_wins=int(match_wins[i]))
     agents_out.sort(key=lambda x: -x["rating"])
-    return {"settings": settings.to_dict(), "agents": agents_out, "matches": matches}
+    return {
+        **made_with("realtime"),
+        "settings": settings.to_dict(),
+        "agents": agents_out,
+        "matches": matches,
+    }
 
 
 def replay_lines(results: Iterable[ChunkResult]) -> list[str]:

@@ -79,6 +79,47 @@ VINTAGE.register(
     "vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo
 )
 
+
+def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
+    (:mod:`agents.vintage_ismcts`; needs the ``[openspiel]`` extra)."""
+    from agents.vintage_ismcts import VintageIsmcts, parse_settings
+
+    try:
+        settings = parse_settings(arg)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad vintage-ismcts spec {arg!r}: {exc}") from None
+    try:
+        return VintageIsmcts(settings, seed)
+    except ImportError as exc:
+        raise AgentSpecError(
+            f"vintage-ismcts needs OpenSpiel ({exc.name or exc}): pip install 'speed-rl[openspiel]'"
+        ) from None
+
+
+VINTAGE.register(
+    "vintage-ismcts",
+    "vintage Speed: OpenSpiel's information-set MCTS on worlds dealt from its own view "
+    "(vintage-ismcts:simulations=N,rollouts=R,uct_c=C,infer=0|1)",
+    _vintage_ismcts,
+)
+
+
+def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
+    """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``
+    (agents/openspiel_bots.py)."""
+    from agents.openspiel_bots import VintageOpenSpielSeat, bot_factory
+
+    return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
+
+
+VINTAGE.register(
+    "vintage-openspiel",
+    "vintage Speed: an OpenSpiel bot (vintage-openspiel:random|ismcts|package.module:FACTORY) "
+    "shown worlds dealt from its own view; needs the [openspiel] extra",
+    _vintage_openspiel,
+)
+
 EXPERT_MODEL = Path(__file__).parent / "models" / "vintage" / "expert.json"
 """The bundled network of vintage expert iteration (``train/vintage_expert.py``)."""
 

@@ -70,6 +70,7 @@ from agents.vintage_stats import (
     pairwise_counts,
     per_cluster,
 )
+from speed_env.registration import made_with
 from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
 
@@ -262,8 +263,8 @@ def run(
 def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: settings, agents with ratings and penalties, matches,
-    line-ups."""
+    """The ``results.json`` document: the env id and kit version it was made with, settings,
+    agents with ratings and penalties, matches, line-ups."""
     from agents.stats import cluster_bootstrap_ratings
 
     results = list(results)
@@ -330,6 +331,7 @@ def summarise(
         drawn=int((table.winner == -1).sum()),
     )
     return {
+        **made_with("vintage"),
         "settings": settings_out,
         "agents": agents_out,
         "matches": matches,

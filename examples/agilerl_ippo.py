@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
+    # A small network on a fast env: torch's default of one thread per core spends more on
+    # hand-offs than it gains (measured in speed_env.SpeedGymEnv's docstring, "Training speed").
+    torch.set_num_threads(1)
 
     env = PzDummyVecEnv(speed_env.parallel_env("us", obs_format="box"))
     agent_ids = list(env.possible_agents)

@@ -16,6 +16,7 @@ export to ``ppo:PATH.json``) is ``speed train-rllib``.
 from __future__ import annotations
 
 import ray
+import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -28,6 +29,9 @@ from train.rllib_module import MaskedMLPModule
 
 def main() -> None:
     """Train one iteration and print what it sampled."""
+    # A small network on a fast env: torch's default of one thread per core spends more on
+    # hand-offs than it gains (measured in speed_env.SpeedGymEnv's docstring, "Training speed").
+    torch.set_num_threads(1)
     register_env("speed_v1", lambda cfg: ParallelPettingZooEnv(speed_env.parallel_env("us")))
     config = (
         PPOConfig()

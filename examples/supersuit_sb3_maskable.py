@@ -27,6 +27,7 @@ import json
 from importlib.metadata import version
 
 import supersuit as ss
+import torch
 from sb3_contrib import MaskablePPO
 
 import speed_env
@@ -49,6 +50,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--games", type=int, default=4, help="games stepped side by side")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    # A small network on a fast env: torch's default of one thread per core spends more on
+    # hand-offs than it gains (measured in speed_env.SpeedGymEnv's docstring, "Training speed").
+    torch.set_num_threads(1)
 
     venv = make_vec_env(args.games)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, seed=args.seed, verbose=0)

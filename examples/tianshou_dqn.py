@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     np.random.seed(args.seed)  # noqa: NPY002  (Tianshou's exploration draws from NumPy's global RNG)
     torch.manual_seed(args.seed)
+    # A small network on a fast env: torch's default of one thread per core spends more on
+    # hand-offs than it gains (measured in speed_env.SpeedGymEnv's docstring, "Training speed").
+    torch.set_num_threads(1)
 
     env = make_env()
     obs_space = env.observation_space["observation"]

@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
+    # A small network on a fast env: torch's default of one thread per core spends more on
+    # hand-offs than it gains (measured in speed_env.SpeedGymEnv's docstring, "Training speed").
+    torch.set_num_threads(1)
 
     env = make_env(args.seed)
     obs_key, mask_key = (GROUP, "observation"), (GROUP, "action_mask")

@@ -47,4 +47,6 @@ def run(args: argparse.Namespace) -> int:
         f"{len(summary['rounds'])} rounds in {summary['wall_s']} s; model {summary.get('model')} "
         f"(play it with {summary.get('play_with')})"
     )
+    if summary.get("next"):
+        print(f"next, pit it against the bots: {summary['next']}")
     return 0 if summary["complete"] else 130

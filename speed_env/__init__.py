@@ -12,9 +12,11 @@ pettingzoo and numba only (no torch, no matplotlib), and registers the envs
 with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
 ``pettingzoo.make("parallel", "speed_env/speed_v1")``,
 ``gymnasium.make("speed_env/Speed-v1", opponent=...)`` ….
+``__version__`` is the kit's version (semantic versioning; ``CHANGELOG.md``).
 """
 
 from speed_env import vintage
+from speed_env._version import __version__ as __version__
 from speed_env.batch import BatchEnv
 from speed_env.cards import CardError, card_str, parse_card, parse_cards
 from speed_env.deal import Deal, DealError, deal_from_seed, parse_deal
@@ -28,8 +30,6 @@ from speed_env.registration import register_all as _register_all
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
 from speed_env.worlds import WorldError, sample_worlds
-
-__version__ = "0.1.0"
 
 _register_all()
 

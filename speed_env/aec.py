@@ -5,7 +5,9 @@ steps the parallel env once the last seat has acted, so a bad action of
 ``player_0`` would be refused only on ``player_1``'s turn, blamed on the
 wrong seat, and kept for every later step. :class:`SpeedAECEnv` checks each
 action the moment it is given (the check every Speed env shares), so the
-error names the agent that gave it and the env is left as it was.
+error names the agent that gave it and the env is left as it was. A
+finished agent is stepped with ``None``; any other action for it is refused
+the same way.
 """
 
 from __future__ import annotations
@@ -13,8 +15,38 @@ from __future__ import annotations
 from typing import Any
 
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from speed_env.game import ActionError, check_action
+
+
+class RefusalSafeOrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, whose flags a refused call leaves as they were.
+
+    PettingZoo's wrapper marks itself reset (and stepped) before it passes the call on, so a
+    refused first ``reset`` would leave an env that says it was reset and was not.
+    """
+
+    _has_reset: bool
+    _has_updated: bool
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset the env; if it refuses, the wrapper still says whether it had been reset."""
+        flags = (self._has_reset, self._has_updated)
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset, self._has_updated = flags
+            raise
+
+    def step(self, action: Any) -> None:
+        """Step the env; if it refuses, the wrapper's flags are left as they were."""
+        flags = (self._has_reset, self._has_updated)
+        try:
+            super().step(action)
+        except BaseException:
+            self._has_reset, self._has_updated = flags
+            raise
 
 
 class SpeedAECEnv(parallel_to_aec_wrapper):
@@ -24,6 +56,11 @@ class SpeedAECEnv(parallel_to_aec_wrapper):
         """Take ``action`` for ``agent_selection``; a bad one is refused now, naming that agent."""
         agent = self.agent_selection
         live = not (self.terminations.get(agent) or self.truncations.get(agent))
+        if not live and action is not None:
+            # PettingZoo's converter would drop the agent's pending entry, then fail an assert.
+            raise ActionError(
+                f"{agent} has finished: step it with None (PettingZoo's convention), got {action!r}"
+            )
         if live and action is not None:
             games = self.env.unwrapped.games
             action = check_action(action, games.n_actions, agent)

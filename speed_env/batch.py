@@ -62,6 +62,7 @@ from speed_env.game import Games, check_options, check_seed
 from speed_env.obs_format import check_obs_format
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
+from speed_env.shown import shown
 
 
 def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
@@ -98,6 +99,8 @@ class BatchEnv:
         self.obs_format = check_obs_format(obs_format)
         if not isinstance(copy, bool):
             raise TypeError(f"copy must be True or False, got {copy!r}")
+        if not isinstance(autoreset, bool):  # "no" would be truthy: restarts the user refused
+            raise TypeError(f"autoreset must be True or False, got {shown(autoreset)}")
         self.autoreset = autoreset
         self.copy = copy
         settings = table_settings(

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from speed_env.shown import shown
+
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 JOKER_RANK = 13
@@ -66,7 +68,11 @@ def is_red(card: int) -> bool:
 
 
 def card_str(card: int) -> str:
-    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``."""
+    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``.
+
+    >>> card_str(9), card_str(parse_card("Q♣"))
+    ('10S', 'QC')
+    """
     if card == RED_JOKER:
         return "RJ"
     if card == BLACK_JOKER:
@@ -80,26 +86,40 @@ def parse_card(token: str) -> int:
     """Parse one card token (``10S``, ``TS``, ``Q♣``, ``RJ``) into its id.
 
     Raises :class:`CardError` naming the token when it is not a card.
+
+    >>> parse_card("10S"), parse_card("TS"), parse_card("q♣")
+    (9, 9, 50)
+    >>> parse_card("11S")
+    Traceback (most recent call last):
+    ...
+    speed_env.cards.CardError: bad card '11S': unknown rank '11' (use A 2 … 9 10 J Q K, or T for 10)
     """
     if not isinstance(token, str):
-        raise CardError(f"card must be a string like '10S', got {token!r}")
+        raise CardError(f"card must be a string like '10S', got {shown(token)}")
     text = token.strip().upper()
     if text in ("RJ", "BJ"):
         return RED_JOKER if text == "RJ" else BLACK_JOKER
     if len(text) < 2:
-        raise CardError(f"bad card {token!r}: expected rank then suit, e.g. '10S', 'QC', 'AH'")
+        raise CardError(f"bad card {shown(token)}: expected rank then suit, e.g. '10S', 'QC', 'AH'")
     rank_text, suit_text = text[:-1], text[-1]
     if suit_text not in _SUIT_ALIASES:
-        raise CardError(f"bad card {token!r}: unknown suit {suit_text!r} (use S, H, D or C)")
+        raise CardError(
+            f"bad card {shown(token)}: unknown suit {shown(suit_text)} (use S, H, D or C)"
+        )
     if rank_text not in _RANK_ALIASES or rank_text == "1":
         raise CardError(
-            f"bad card {token!r}: unknown rank {rank_text!r} (use A 2 … 9 10 J Q K, or T for 10)"
+            f"bad card {shown(token)}: unknown rank {shown(rank_text)} "
+            "(use A 2 … 9 10 J Q K, or T for 10)"
         )
     return card_id(_RANK_ALIASES[rank_text], _SUIT_ALIASES[suit_text])
 
 
 def parse_cards(tokens: Iterable[str] | str) -> list[int]:
-    """Parse a list of tokens, or one string of tokens separated by spaces or commas."""
+    """Parse a list of tokens, or one string of tokens separated by spaces or commas.
+
+    >>> parse_cards("AS, 2H 10D")
+    [0, 14, 35]
+    """
     if isinstance(tokens, str):
         tokens = tokens.replace(",", " ").split()
     return [parse_card(t) for t in tokens]

@@ -21,6 +21,7 @@ import numpy as np
 from speed_env import rng
 from speed_env.cards import CardError, card_str, colour_deck, deck, parse_card
 from speed_env.rules import Rules
+from speed_env.shown import shown
 
 
 class DealError(ValueError):
@@ -89,7 +90,7 @@ def _pair(data: dict[str, Any], key: str, required: bool) -> list[list[Any]]:
         return [[], []]
     value = data[key]
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise DealError(f"deal {key!r} must be a list of two entries, got {value!r}")
+        raise DealError(f"deal {key!r} must be a list of two entries, got {shown(value)}")
     return [list(v) if isinstance(v, (list, tuple)) else [v] for v in value]
 
 
@@ -108,7 +109,9 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
 
     Refused with :class:`DealError` naming the culprit: a bad card token,
     a card dealt twice or missing, a card not in the variant's deck, a hand
-    over its size, side piles in ``japanese``, a missing or empty centre pile.
+    over its size, side piles in ``japanese``, a missing or empty centre pile, a seat dealt
+    no cards at all (no hand and no draw pile: a seat wins when its last card lands, so a
+    seat holding none has nothing to play and its game is already decided).
     """
     if not isinstance(data, dict):
         raise DealError(
@@ -147,6 +150,14 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
             raise DealError(
                 f"hands[{i}] has {len(hand)} cards; "
                 f"a {rules.preset!r} hand holds at most {rules.hand_size}"
+            )
+    for i in range(2):
+        if not hands[i] and not draws[i]:
+            # A seat wins at the landing of its last card (docs/rules.md, "Winning"): a seat
+            # holding none has no card to land, so its game would be over before it starts.
+            raise DealError(
+                f"seat {i} is dealt no cards (hands[{i}] and draw_piles[{i}] are both empty); "
+                "each seat needs at least one card in its hand or draw pile"
             )
     if rules.is_japanese and any(sides):
         raise DealError("'japanese' has no side piles: side_piles must be empty")

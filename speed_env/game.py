@@ -26,6 +26,7 @@ from speed_env.reaction import ReactionProfile
 from speed_env.rng import MASK64
 from speed_env.rules import Rules
 from speed_env.settings import TableSettings, table_settings
+from speed_env.shown import shown
 from speed_env.step_observe import Tick, first_illegal, in_parts, restart_observe, run_tick
 from speed_env.table import AGENTS, deal_explicit, full_table, match_points, snapshot
 
@@ -46,7 +47,7 @@ def check_action(action: object, n_actions: int, who: str) -> int:
     value = action.item() if isinstance(action, np.ndarray) and action.shape == () else action
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ActionError(
-            f"action for {who} must be an integer in 0..{n_actions - 1}, got {action!r} "
+            f"action for {who} must be an integer in 0..{n_actions - 1}, got {shown(action)} "
             f"of type {type(action).__name__}"
         )
     if not 0 <= value < n_actions:
@@ -65,7 +66,7 @@ def check_seed(seed: object) -> int | None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(
-            f"seed must be a whole number or None, got {seed!r} of type {type(seed).__name__}"
+            f"seed must be a whole number or None, got {shown(seed)} of type {type(seed).__name__}"
         )
     if not 0 <= int(seed) < 2**64:
         raise ValueError(f"seed must be between 0 and 2**64 - 1, got {int(seed)}")
@@ -83,8 +84,8 @@ def check_options(options: object, *, deal: bool = True, env: str = "this env") 
         return {}
     if not isinstance(options, dict):
         raise TypeError(
-            f"reset options must be a dict such as {{'deal': {{...}}}} or None, got {options!r} "
-            f"of type {type(options).__name__}"
+            "reset options must be a dict such as {'deal': {...}} or None, "
+            f"got {shown(options)} of type {type(options).__name__}"
         )
     if not deal and options.get("deal") is not None:
         raise ValueError(

@@ -138,7 +138,13 @@ def _layout(n_ranks: int) -> dict[str, slice]:
 
 
 def observation_layout(rules: Rules) -> dict[str, slice]:
-    """Named slices of the observation vector for ``rules`` (see the module docstring)."""
+    """Named slices of the observation vector for ``rules`` (see the module docstring).
+
+    >>> from speed_env import make_rules
+    >>> layout = observation_layout(make_rules("us"))
+    >>> layout["hand"], layout["rules"]
+    (slice(0, 13, None), slice(128, 138, None))
+    """
     return _layout(rules.n_ranks)
 
 

@@ -19,7 +19,15 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
     anything but an integer in the space (``1.0``, ``True``, ``"3"``, ``2**70``;
     numpy integers are fine) raises :class:`~speed_env.ActionError` naming the
-    agent, and changes nothing. ``None`` or a missing agent waits.
+    agent, and changes nothing. ``None`` waits. A live agent left out of the
+    actions dict waits too, and is counted: ``infos[agent]["missing"]`` (this
+    step) and ``infos[agent]["missing_total"]`` (this game). (Waiting rather
+    than refusing: waiting is always legal in Speed, so a seat nobody asked
+    waits, as a player would; PettingZoo's ``parallel_api_test`` always gives
+    every live agent an action, so either choice passes it, and the counts
+    make a forgotten agent visible.) ``step()`` before the first ``reset()``
+    raises ``RuntimeError`` saying reset has not been called; after the game
+    ends it asks for a ``reset()`` too.
 
 Observations
     ``{"observation": float32 vector in [0, 1], "action_mask": int8 vector}``,
@@ -67,6 +75,10 @@ Version history
     the idle rule (``idle_flip_ms``, default 5000 ms) and the 193-float
     observation (205 with jokers) ending in ``rules`` and the five worlds
     fields. ``speed_env/speed_v0`` and ``speed_env/Speed-v0`` now raise.
+    Within v1, without changing the game or the observation: a refused
+    ``reset`` or ``step`` changes nothing, not the seed generator either; a
+    deal giving a seat no cards at all is refused; ``infos`` gain ``missing``
+    and ``missing_total``; ``step()`` before ``reset()`` says so.
 
     v0: first release, observation 128 floats (136 with jokers). It then changed
     while keeping the name ``speed_v0``, which is why v1 exists:
@@ -106,6 +118,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env import obs_format as formats
+from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
     Games,
@@ -117,6 +130,7 @@ from speed_env.game import (
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
+from speed_env.shown import shown
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -169,6 +183,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self._mask: np.ndarray | None = None
         self._seeds: np.random.Generator | None = None  # draws unseeded resets' game seeds
         self._cycles = 0
+        self._missing = [0, 0]  # steps of this game that left each agent's action out
 
     # The spaces live in the dicts above, so each call returns the same object
     # (PettingZoo's requirement) without a method cache that would keep every env alive.
@@ -192,18 +207,22 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         """
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        # Every check comes before the seed generator is touched: a refused reset changes
+        # nothing, not even the games later unseeded resets deal.
+        parsed = None if deal is None else parse_deal(self.rules, deal)
         if seed is not None:
             self._seeds = seeding.np_random(seed)[0]
         elif self._seeds is None:
             self._seeds = seeding.np_random()[0]
         if seed is None:
             seed = int(self._seeds.integers(2**63))
-        if deal is not None:
-            self.games.deal_explicit(0, deal, seed)
+        if parsed is not None:
+            self.games.deal_explicit(0, parsed, seed)
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [seed])
         self.agents = list(AGENTS)
         self._cycles = 0
+        self._missing = [0, 0]
         self._obs, self._mask = self.games.observe()
         observations, infos = self._observations()
         self._render_human()
@@ -211,17 +230,23 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Both players' actions for this tick; returns PettingZoo's five dicts."""
+        if self._mask is None:
+            raise RuntimeError("reset() has not been called: call reset() before step()")
         if not self.agents:
             raise RuntimeError("the game is over: call reset() before step()")
-        if self._mask is None:  # pragma: no cover - agents is empty before the first reset
-            raise RuntimeError("call reset() before step()")
+        if not isinstance(actions, dict):
+            raise ActionError(
+                f"step() takes a dict of actions by agent, such as {{'player_0': 0, "
+                f"'player_1': 3}}, got {shown(actions)}"
+            )
         unknown = set(actions) - set(AGENTS)
         if unknown:
-            raise ActionError(f"unknown agent(s) {sorted(unknown)}; agents are {AGENTS}")
+            raise ActionError(f"unknown agent(s) {shown(sorted(unknown))}; agents are {AGENTS}")
         raw = np.zeros((2, 1), np.int64)
         for p, agent in enumerate(AGENTS):
             a = actions.get(agent)
             raw[p, 0] = 0 if a is None else check_action(a, self.games.n_actions, agent)
+        missing = [agent not in actions for agent in AGENTS]
         self.games.check_legal(raw)
         # One compiled pass steps the game and updates its observation buffers.
         tick, _ = self.games.step_observe(raw)
@@ -238,7 +263,13 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         truncations = dict.fromkeys(AGENTS, trunc or cut)
         totals = self.games.illegal_totals(0)
         for p, a in enumerate(AGENTS):
-            infos[a].update(illegal=illegal[p], illegal_total=totals[p])
+            self._missing[p] += missing[p]
+            infos[a].update(
+                illegal=illegal[p],
+                illegal_total=totals[p],
+                missing=missing[p],
+                missing_total=self._missing[p],
+            )
         if cut:
             self.agents = []
         if over:
@@ -313,7 +344,16 @@ def parallel_env(
     max_cycles: int | None = None,
     **options: Any,
 ) -> SpeedParallelEnv:
-    """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`)."""
+    """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`).
+
+    >>> env = parallel_env("us", reaction=250)
+    >>> obs, infos = env.reset(seed=0)
+    >>> env.agents, obs["player_0"]["observation"].shape, obs["player_0"]["action_mask"].shape
+    (['player_0', 'player_1'], (193,), (27,))
+    >>> obs, rewards, terminations, truncations, infos = env.step({"player_0": 0, "player_1": 0})
+    >>> rewards
+    {'player_0': 0.0, 'player_1': 0.0}
+    """
     return SpeedParallelEnv(
         rules,
         tick_ms=tick_ms,
@@ -337,14 +377,13 @@ def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]
         acted. An action is checked when it is given
         (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
         ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
-        order (``step`` before ``reset`` …) are refused; ``env.unwrapped`` is the
-        parallel env.
+        order (``step`` before ``reset`` …) are refused (a subclass whose flags a
+        refused call leaves unchanged: a refused first ``reset`` leaves the env
+        unreset); ``env.unwrapped`` is the parallel env.
         """
-        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+        from speed_env.aec import RefusalSafeOrderEnforcing, SpeedAECEnv
 
-        from speed_env.aec import SpeedAECEnv
-
-        return OrderEnforcingWrapper(SpeedAECEnv(make_parallel(*args, **kwargs)))
+        return RefusalSafeOrderEnforcing(SpeedAECEnv(make_parallel(*args, **kwargs)))
 
     signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
     env.__signature__ = signature  # type: ignore[attr-defined]

@@ -39,15 +39,26 @@ from typing import Any, NoReturn
 import gymnasium
 from gymnasium.error import DeprecatedEnv
 
+from speed_env._version import __version__
+
+REALTIME_ID = "speed_env/speed_v1"
+"""The real-time game's current PettingZoo id (parallel and AEC)."""
+
+VINTAGE_ID = "speed_env/vintage_speed_v0"
+"""The vintage game's current PettingZoo id (AEC)."""
+
+ENV_IDS = {"realtime": REALTIME_ID, "vintage": VINTAGE_ID}
+"""Game -> the id of its env's current version, which model and result files record."""
+
 PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
     "parallel": {
-        "speed_env/speed_v1": "speed_env.parallel:parallel_env",
+        REALTIME_ID: "speed_env.parallel:parallel_env",
         "speed_env/speed_v0": "speed_env.registration:outdated_speed_v0",
     },
     "aec": {
-        "speed_env/speed_v1": "speed_env.parallel:env",
+        REALTIME_ID: "speed_env.parallel:env",
         "speed_env/speed_v0": "speed_env.registration:outdated_speed_v0",
-        "speed_env/vintage_speed_v0": "speed_env.vintage.aec:env",
+        VINTAGE_ID: "speed_env.vintage.aec:env",
     },
 }
 """PettingZoo registry entries: env type -> {id: entry point} (outdated ids raise)."""
@@ -105,6 +116,18 @@ def outdated_speed_v0(*args: Any, **kwargs: Any) -> NoReturn:
 def outdated_speed_gym_v0(*args: Any, **kwargs: Any) -> NoReturn:
     """Entry point of Gymnasium's ``speed_env/Speed-v0``: raises :class:`OutdatedEnvError`."""
     raise outdated_error("speed_env/Speed-v0")
+
+
+def made_with(game: str = "realtime") -> dict[str, str]:
+    """``{"env_id", "kit_version"}``: what a model or result file of ``game`` records it was
+    made with (``game``: ``"realtime"`` or ``"vintage"``).
+
+    >>> made_with("vintage")["env_id"]
+    'speed_env/vintage_speed_v0'
+    """
+    if game not in ENV_IDS:
+        raise ValueError(f"game must be one of {', '.join(ENV_IDS)}, got {game!r}")
+    return {"env_id": ENV_IDS[game], "kit_version": __version__}
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:

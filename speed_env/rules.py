@@ -22,11 +22,13 @@ import dataclasses
 import numbers
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from speed_env.shown import shown
+from speed_env.toml_file import read_toml
 
 PRESETS = ("us", "pagat", "japanese")
 MAX_MS = 10**12
@@ -127,17 +129,19 @@ def check_rules(rules: Rules) -> None:
     """Raise :class:`RulesError` naming the first option of ``rules`` that is not valid."""
     if rules.preset not in PRESETS:
         raise RulesError(
-            f"unknown rules preset {rules.preset!r}; choose one of {', '.join(PRESETS)}"
+            f"unknown rules preset {shown(rules.preset)}; choose one of {', '.join(PRESETS)}"
         )
     for name in _BOOL_FIELDS:
         if not isinstance(getattr(rules, name), bool):
             raise RulesError(
-                f"rule option {name!r} must be true or false, got {getattr(rules, name)!r}"
+                f"rule option {name!r} must be true or false, got {shown(getattr(rules, name))}"
             )
     for name in _INT_FIELDS:
         value = getattr(rules, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
+            raise RulesError(
+                f"rule option {name!r} must be a whole number >= 0, got {shown(value)}"
+            )
     for name in TIME_OPTIONS:
         check_ms(name, getattr(rules, name), low=1 if name == "max_game_ms" else 0)
     if rules.match_target <= 0:
@@ -145,7 +149,7 @@ def check_rules(rules: Rules) -> None:
     if rules.reserve_rule not in RESERVE_RULES:
         raise RulesError(
             f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, "
-            f"got {rules.reserve_rule!r}"
+            f"got {shown(rules.reserve_rule)}"
         )
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:
@@ -166,7 +170,9 @@ def check_ms(name: str, value: object, *, low: int = 0, high: int = MAX_MS) -> i
     numpy integers are taken, bools and fractions are not.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise RulesError(f"option {name!r} must be a whole number of milliseconds, got {value!r}")
+        raise RulesError(
+            f"option {name!r} must be a whole number of milliseconds, got {shown(value)}"
+        )
     if not low <= int(value) <= high:
         raise RulesError(f"option {name!r} must be between {low} and {high} ms, got {int(value)}")
     return int(value)
@@ -176,19 +182,14 @@ def _check_keys(options: dict[str, Any], where: str) -> None:
     for key in options:
         if key not in _FIELDS:
             known = ", ".join(sorted(_FIELDS))
-            raise RulesError(f"unknown rule option {key!r}{where}; known options: {known}")
+            raise RulesError(f"unknown rule option {shown(key)}{where}; known options: {known}")
 
 
 def load_rules_file(path: str | os.PathLike[str]) -> Rules:
     """Read a TOML rules file; errors name the file and the bad key."""
     p = Path(path)
     where = f" in {p}"
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RulesError(f"rules file {p} does not exist") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RulesError(f"rules file {p} is not valid TOML: {exc}") from None
+    data = read_toml(p, "rules file", RulesError)
     if "rules" in data and isinstance(data["rules"], dict) and len(data) == 1:
         data = data["rules"]  # a [rules] table is accepted too
     _check_keys(data, where)
@@ -199,7 +200,16 @@ def load_rules_file(path: str | os.PathLike[str]) -> Rules:
 
 
 def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> Rules:
-    """Build a :class:`Rules` from a preset name, a ``Rules``, or a TOML path, plus overrides."""
+    """Build a :class:`Rules` from a preset name, a ``Rules``, or a TOML path, plus overrides.
+
+    >>> rules = make_rules("japanese", jokers=True)
+    >>> rules.preset, rules.jokers, rules.n_ranks
+    ('japanese', True, 14)
+    >>> make_rules("japanese", jokerz=True)
+    Traceback (most recent call last):
+    ...
+    speed_env.rules.RulesError: unknown rule option 'jokerz'; known options: idle_flip_ms, ...
+    """
     if isinstance(rules, Rules):
         base = rules
     elif isinstance(rules, str) and rules in PRESETS:
@@ -211,7 +221,7 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
         base = load_rules_file(rules)
     else:
         raise RulesError(
-            f"unknown rules {rules!r}: give a preset ({', '.join(PRESETS)}), "
+            f"unknown rules {shown(rules)}: give a preset ({', '.join(PRESETS)}), "
             "a Rules object, or a .toml file"
         )
     _check_keys(options, "")

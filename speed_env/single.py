@@ -21,10 +21,66 @@ dict instead (the mask is then in the observation, not in ``info``;
 ``"human"`` (the text table printed after every reset and step), ``"ansi"``
 or ``"rgb_array"``.
 
+The opponent
+    ``opponent`` is any :class:`~speed_env.policy.Policy`. The default is
+    ``RandomPolicy(0)``: uniformly random legal play, reseeded from the env's
+    generator at every seeded reset. The kit's bots are built from their spec
+    by the ``agents`` package: ``SpeedGymEnv(opponent=agents.make("greedy"))``.
+    A spec string (``opponent="greedy"``) is refused with an error showing
+    that call: ``speed_env`` never imports ``agents`` (``agents`` depends on
+    ``speed_env``, not the other way round). An opponent whose ``act``
+    returns anything but one integer action per row (shape ``(1,)`` here)
+    is refused by name. Under ``illegal_action="raise"`` the learner's
+    action is checked before the opponent is asked, so a refused step moves
+    nothing, the opponent's generator included.
+
 Registered with Gymnasium as ``speed_env/Speed-v1``:
-``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``, where
-``policy`` is any :class:`~speed_env.policy.Policy` (``agents.make("chain")``
-builds the kit's bots; ``speed_env`` itself never imports ``agents``).
+``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``.
+
+Masks through wrappers
+    ``gymnasium.make`` wraps the env (``OrderEnforcing``,
+    ``PassiveEnvChecker``) and Gymnasium 1.x wrappers do not forward
+    attributes, so ``gymnasium.make(...).action_masks()`` is an
+    ``AttributeError``. Ask through the wrappers instead, as sb3-contrib
+    does: ``env.get_wrapper_attr("action_masks")()``, or sb3-contrib's
+    ``get_action_masks(env)`` (which calls it); ``info["action_mask"]``
+    holds the same mask after every reset and step. ``MaskablePPO`` finds
+    the masks of a ``gymnasium.make`` env by itself::
+
+        import gymnasium, torch
+        from sb3_contrib import MaskablePPO
+        from sb3_contrib.common.maskable.utils import get_action_masks
+        import speed_env
+
+        torch.set_num_threads(1)  # see "Training speed" below
+        env = gymnasium.make("speed_env/Speed-v1")
+        model = MaskablePPO("MlpPolicy", env, seed=0).learn(4096)
+        obs, info = env.reset(seed=0)
+        action, _ = model.predict(obs, action_masks=get_action_masks(env))
+
+Training speed
+    This env steps in microseconds, so a small MLP policy's cost is torch's
+    own overhead, and torch's default of one thread per core makes every
+    small matrix product pay for thread hand-offs. Call
+    ``torch.set_num_threads(1)`` before training (the worked examples in
+    ``examples/`` do). A plain ``MaskablePPO("MlpPolicy", SpeedGymEnv())``
+    with sb3-contrib's defaults, on 2 cores: 143 steps/s with torch's default
+    threads, 673 steps/s with one thread (idle machine, issue 22). On the same
+    2 cores shared with other jobs (load average 14–17), learning 4,096 steps
+    took 934 s with the default 2 threads (4 steps/s) and 61 s with one
+    (67 steps/s): threads that wait for a busy core cost the most. Measured
+    with this script, once as shown and once without the ``set_num_threads``
+    line (``nice -n 10 python measure.py``)::
+
+        import time, torch
+        torch.set_num_threads(1)
+        from sb3_contrib import MaskablePPO
+        import speed_env
+
+        model = MaskablePPO("MlpPolicy", speed_env.SpeedGymEnv("us"), seed=0)
+        start = time.perf_counter()
+        model.learn(4096)
+        print(f"{4096 / (time.perf_counter() - start):.0f} steps/s")
 
 Version history (the versions of :mod:`speed_env.parallel`'s game: one seat of it)
     v1 (kit 1.0.0): the game and observation of ``speed_v1`` (the idle rule
@@ -47,11 +103,13 @@ import numpy as np
 from gymnasium import spaces
 
 from speed_env import obs_format as formats
-from speed_env.game import Games, check_action, check_options, check_seed
+from speed_env.deal import parse_deal
+from speed_env.game import ActionError, Games, check_action, check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
+from speed_env.shown import shown
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -79,8 +137,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
-        if seat not in (0, 1, "random"):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
+        ):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
+        if isinstance(opponent, str):
+            # speed_env never imports agents (agents depends on speed_env): the bot is built
+            # by the caller, from the same spec.
+            raise TypeError(
+                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
+                "with the agents package: import agents; "
+                f"SpeedGymEnv(opponent=agents.make({shown(opponent)}))"
+            )
         if opponent is not None and not isinstance(opponent, Policy):
             raise TypeError(
                 f"opponent must have act(obs, mask) -> actions (a Policy), "
@@ -107,9 +175,15 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict]:
         """Deal a new game; with ``seat="random"`` the learner's seat is drawn from the env's
-        RNG."""
+        RNG.
+
+        The seed, options and deal are checked first: a refused reset neither reseeds nor
+        draws a seat."""
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        # Every check comes before anything is drawn: a refused reset neither reseeds nor
+        # draws the learner's seat.
+        parsed = None if deal is None else parse_deal(self.rules, deal)
         super().reset(seed=seed)
         if self.seat_choice == "random":
             self.seat = int(self.np_random.integers(2))
@@ -117,8 +191,8 @@ class SpeedGymEnv(gym.Env, GamePickle):
         reseed = getattr(self.opponent, "reseed", None)
         if seed is not None and callable(reseed):
             reseed(int(self.np_random.integers(2**63)))
-        if deal is not None:
-            self.games.deal_explicit(0, deal, game_seed)
+        if parsed is not None:
+            self.games.deal_explicit(0, parsed, game_seed)
         else:
             self.games.deal_seeded(np.zeros(1, np.int64), [game_seed])
         self._obs, self._mask = self.games.observe()
@@ -140,10 +214,15 @@ class SpeedGymEnv(gym.Env, GamePickle):
         me, opp = self.seat, 1 - self.seat
         raw = np.zeros((2, 1), np.int64)
         raw[me, 0] = check_action(action, self.games.n_actions, f"the learner (seat {me})")
-        opp_action = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp])).reshape(-1)[0]
-        raw[opp, 0] = check_action(opp_action, self.games.n_actions, f"the opponent (seat {opp})")
         illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
-        self.games.check_legal(raw)  # raises only with illegal_action="raise"
+        if illegal and self.games.illegal_action == "raise":
+            # Refused before the opponent is asked: its generator does not move either.
+            legal = np.flatnonzero(self._mask[me, 0]).tolist()
+            raise ActionError(
+                f"action {raw[me, 0]} of the learner (seat {me}) is illegal now; legal: {legal}"
+            )
+        raw[opp, 0] = self._opponent_action(opp)
+        self.games.check_legal(raw)  # now only the opponent's action can be refused
         rewards = self.games.step(raw)
         self._obs, self._mask = self.games.observe()
         over = bool(self.games.over[0])
@@ -157,6 +236,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 info["points"] = int(points[me, 0])  # this seat's match points (us/pagat)
         self._render_human()
         return obs, float(rewards[me, 0]), over and not truncated, truncated, info
+
+    def _opponent_action(self, opp: int) -> int:
+        """The opponent's action for this tick, checked: one integer in the action space."""
+        assert self._obs is not None and self._mask is not None
+        who = f"the opponent {type(self.opponent).__name__} (seat {opp})"
+        actions = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp]))
+        if actions.shape not in ((1,), ()):
+            raise ActionError(
+                f"{who} returned actions of shape {actions.shape}; act(obs, mask) must return "
+                "one action per row of obs: an integer array of shape (1,) here"
+            )
+        return check_action(actions.reshape(()), self.games.n_actions, who)
 
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""

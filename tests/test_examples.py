@@ -98,3 +98,16 @@ def test_agilerl_ippo_with_masks_in_infos_chooses_no_illegal_action():
     assert result["env_steps"] == 1024 and result["actions_chosen"] == 2048
     assert result["illegal_chosen"] == 0
     assert result["versions"]["pettingzoo"].startswith("1.26")
+
+
+def test_openspiel_loads_both_games_and_its_ismcts_plays_vintage():
+    need_modules("pyspiel", "open_spiel")
+    result = run_example("openspiel_ismcts.py", "--games", "4", "--simulations", "20")
+    assert result["games"] == 4
+    # Vintage returns: +1 to the winner, minus penalty / 100 to the others (at most 3.85 here).
+    for key in ("ismcts_mean_return", "random_mean_return"):
+        assert -4.0 <= result[key] <= 1.0
+    assert result["realtime_ticks"] > 0 and sorted(result["realtime_returns"]) in (
+        [-1.0, 1.0],
+        [0.0, 0.0],
+    )

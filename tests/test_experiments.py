@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+import speed_env
 from speed_cli import main as cli
 from speed_env.reaction import PRESETS
 from speed_env.rules import make_rules
@@ -225,6 +226,7 @@ def test_cli_writes_the_files(tmp_path, capsys):
     assert header == ",".join(rs.CSV_COLUMNS)
     doc = json.loads((out / "reaction.json").read_text())
     assert doc["settings"]["opponent_latencies"] == ["250"] and doc["settings"]["complete"]
+    assert (doc["env_id"], doc["kit_version"]) == ("speed_env/speed_v1", speed_env.__version__)
     assert "break_even_ms" in doc["fit"] and "break-even" in capsys.readouterr().out
     # A grid, drawn beside the first sweep.
     grid = tmp_path / "grid"

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import agents
+import speed_env
 from agents import tournament
 from agents.stats import ELO_SCALE, bootstrap_ratings, bradley_terry, wilson_interval
 from speed_cli import main as cli
@@ -145,7 +146,8 @@ def test_cli_writes_every_file(tmp_path, capsys):
         "replays.jsonl",
     } <= names
     data = json.loads((out / "results.json").read_text())
-    assert set(data) == {"settings", "agents", "matches"}
+    assert set(data) == {"env_id", "kit_version", "settings", "agents", "matches"}
+    assert (data["env_id"], data["kit_version"]) == ("speed_env/speed_v1", speed_env.__version__)
     assert "| greedy |" in capsys.readouterr().out
     assert cli(["replay", str(out / "replays.jsonl")]) == 0
     assert "player_0 = random" in capsys.readouterr().out

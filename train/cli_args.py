@@ -51,7 +51,10 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
         prog=prog,
         description="Train with sb3-contrib's MaskablePPO. One timestep is one decision of the "
         "learner. Writes OUT/config.json, OUT/state.json, OUT/logs, OUT/eval.csv, OUT/curves.png, "
-        "OUT/checkpoints, OUT/model.json + model.safetensors and OUT/summary.json. The older "
+        "OUT/checkpoints, OUT/model.json + model.safetensors and OUT/summary.json, and holds "
+        "OUT/run.lock while it runs (a second run on the same --out is refused, naming it). "
+        "--timesteps and --eval-every are rounded up to whole rollouts (said, and recorded in "
+        "summary.json); --resume without --timesteps goes on to the run's own budget. The older "
         "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` "
         "work too.",
     )

@@ -28,12 +28,14 @@ What a run does, in order (each step is a section of :func:`train`):
    against the gauntlet on paired deals (``agents.tournament``, as
    ``ppo:PATH``); logs (TensorBoard and CSV under ``out/logs``; ``eval.csv``;
    the pool's make-up in ``pool.json``).
-6. **Finish.** The final model (``model.json`` + ``model.safetensors``), a
-   last evaluation, ``curves.png`` and ``summary.json`` (throughput split
-   into env, opponents, policy forward, updates and evaluations, and the
-   kit's share of it: everything but the updates, with and without the
-   evaluations; also printed). Ctrl-C stops early and still writes all of
-   it.
+6. **Finish.** The final model first (``model.json`` + ``model.safetensors``),
+   then ``summary.json``, a last evaluation and ``curves.png`` (the summary
+   holds the throughput split into env, opponents, policy forward, updates
+   and evaluations, and the kit's share of it: everything but the updates,
+   with and without the evaluations; also printed), and the ``speed
+   tournament`` command that plays the model against the bots. Ctrl-C or an
+   exception stops early and still writes the model and a summary that says
+   why (:class:`~train.run.Run`). The run holds ``--out``'s lock throughout.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from typing import Any
 from train.curves import Panel
 from train.settings import RunSettings, check_ppo, recipe_main, specs
 
-__all__ = ["Config", "check_config", "main", "train"]
+__all__ = ["Config", "check_config", "main", "tournament_command", "train"]
 
 
 @dataclass
@@ -217,11 +219,16 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
+    The run holds its folder's lock throughout (:class:`~train.run_folder.RunFolder`)."""
     from train.run_folder import RunFolder
 
+    with RunFolder(cfg.out) as folder:
+        return _train(cfg, folder)
+
+
+def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     # 1. Settings ------------------------------------------------------------------
-    folder = RunFolder(cfg.out)
     cfg = folder.settings(cfg, resume=cfg.resume)
     check_config(cfg)
     import torch
@@ -353,16 +360,17 @@ def train(cfg: Config) -> dict[str, Any]:
 
         # 5. Loop ------------------------------------------------------------------------
         env_base = (dict(env.timing), dict(env.counters))
-        start, steps, wall, interrupted = run.learn()
+        start, steps, wall, stopped = run.learn()
 
-        # 6. Finish ----------------------------------------------------------------------
-        folder.write_json("pool.json", pool.describe())
+        # 6. Finish (the model first) ------------------------------------------------------
         summary = run.finish(
             steps,
-            complete=not interrupted and steps >= cfg.timesteps,
+            stopped,
             throughput=throughput(run, env, env_base, steps - start, wall),
             pool=pool.describe(),
+            next=tournament_command(cfg, run.out / "model.json"),
         )
+        folder.write_json("pool.json", pool.describe())
     finally:
         run.close()
     tp = summary["throughput"]
@@ -374,7 +382,27 @@ def train(cfg: Config) -> dict[str, Any]:
         f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
         f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
     )
+    run.bar.print(f"next, pit it against the bots: {summary['next']}")
     return summary
+
+
+def tournament_command(cfg: Config, model: Path) -> str:
+    """The ``speed tournament`` that plays the model against the evaluation bots under the
+    rules, options, tick and reaction it trained with (the first preset where it trained on
+    several), printed when a run ends."""
+    import shlex
+
+    spec = f"ppo:{model}"
+    argv = ["speed", "tournament", "--rules", specs(cfg.rules)[0]]
+    for option in specs(cfg.options):
+        argv += ["--option", option]
+    if cfg.tick_ms != Config.tick_ms:
+        argv += ["--tick-ms", str(cfg.tick_ms)]
+    if cfg.reaction != Config.reaction:
+        argv += ["--reaction", cfg.reaction]
+    argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
+    argv += ["--games", "400", "--out", str(model.parent / "tournament")]
+    return shlex.join(argv)
 
 
 def throughput(

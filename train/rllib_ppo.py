@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import sys
 import time
 import zlib
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.files import write_json
 from train.settings import hidden
 
 ENV_RUNNERS = ("batch", "games")
@@ -263,14 +263,25 @@ def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict
 
 
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe; returns the summary written to ``OUT/summary.json``."""
-    from agents.ray_jobs import cluster
+    """Run the recipe; returns the summary written to ``OUT/summary.json``. The run holds
+    ``OUT``'s lock throughout (:mod:`agents.run_lock`: a second run on the same folder is
+    refused at once, naming this one)."""
+    from agents.run_lock import FolderLock
 
     check(cfg)
+    with FolderLock(cfg.out):
+        return _train(cfg)
+
+
+def _train(cfg: Config) -> dict[str, Any]:
+    from agents.ray_jobs import cluster
+
     out = Path(cfg.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     complete = False
+    stopped: str | None = None  # why the run ended early, for summary.json
+    error: Exception | None = None
     t0 = time.perf_counter()
     with cluster(cfg.ray_address, workers=max(1, cfg.num_env_runners + 1)):
         algo = build_config(cfg).build_algo()
@@ -299,7 +310,11 @@ def train(cfg: Config) -> dict[str, Any]:
                         export(algo, cfg, out / "model", {"iterations": i})
             complete = True
         except KeyboardInterrupt:
+            stopped = "interrupted (Ctrl-C)"
             print("interrupted: saving what was trained", file=sys.stderr)
+        except Exception as exc:  # save what was trained, say why, then raise it
+            error, stopped = exc, f"failed: {type(exc).__name__}: {exc}"
+            print(f"training {stopped}; saving what was trained", file=sys.stderr)
         finally:
             done = len(rows)
             checkpoint = out / "checkpoints" / f"iter_{done}"
@@ -320,11 +335,14 @@ def train(cfg: Config) -> dict[str, Any]:
     summary = {
         "config": dataclasses.asdict(cfg),
         "complete": complete,
+        "stopped": stopped,
         "iterations": len(rows),
         "model": str(manifest),
         "checkpoint": str(checkpoint) if rows else None,
         "wall_s": round(time.perf_counter() - t0, 2),
         "progress": rows,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(out / "summary.json", summary)
+    if error is not None:
+        raise error
     return summary

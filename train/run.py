@@ -12,9 +12,14 @@ how a saved model is scored against the evaluation bots (``score``, rows of
   plus the optimizer, :mod:`train.checkpoint`) and an evaluation of it,
   appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.curves`);
 - resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
-- the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C stops early
-  and the run still finishes) and the finish: a last evaluation, the final
-  model, ``summary.json``.
+- the budget in whole rollouts (:mod:`train.budget`: said when it is not the
+  one asked, recorded as requested vs used);
+- the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C or an
+  exception stops it and the run still finishes) and the finish, the model
+  first: a checkpoint and ``model.json``, ``summary.json``, and only then a
+  last evaluation and the curves (so nothing that draws or reports can lose
+  the model). ``summary.json`` says whether the run reached its budget and,
+  when not, why.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from train.budget import Budget, describe, plan
 from train.curves import Panel, append_eval, last_rows, plot_curves
 from train.run_folder import RunFolder
 from train.settings import RunSettings
@@ -55,11 +61,24 @@ class Curves:
     split: str | None = None
 
 
+class _Bar(tqdm):  # type: ignore[misc]
+    """tqdm with the count and the total written with thousands separators, as ``n_c`` and
+    ``total_c`` (tqdm's own ``{total:,}`` raises once the count is past the total: it hands
+    the format ``total=None`` then)."""
+
+    @property
+    def format_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = super().format_dict
+        d["n_c"] = f"{int(d['n']):,}"
+        d["total_c"] = f"{int(d['total']):,}" if d["total"] else "?"
+        return d
+
+
 class Progress:
     """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note."""
 
     def __init__(self, total: int, enabled: bool, start: int = 0) -> None:
-        self.bar = tqdm(
+        self.bar = _Bar(
             total=total,
             initial=start,
             disable=not enabled,
@@ -67,7 +86,10 @@ class Progress:
             unit="step",
             file=sys.stderr,
             mininterval=0.5,
-            bar_format="{desc} [{bar:30}] {n:,}/{total:,} {rate_fmt} eta {remaining}{postfix}",
+            # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
+            # count is past it, and a format spec on None raises (it lost every run whose budget
+            # was not a whole number of rollouts). The total is the budget in whole rollouts.
+            bar_format="{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}",
         )
 
     def update(self, steps: int) -> None:
@@ -94,6 +116,7 @@ class Run:
 
     model: Any
     bar: Progress
+    budget: Budget
 
     def __init__(
         self,
@@ -109,6 +132,9 @@ class Run:
         self.save, self.score, self.report = save, score, report
         self.timing = {"rollout_s": 0.0, "update_s": 0.0, "eval_s": 0.0, "bc_s": 0.0}
         self.last_eval: Rows = []
+        # An exception that stopped the loop: the finish saves the model, says why in
+        # summary.json and raises it again.
+        self.error: BaseException | None = None
         # Hooks of the recipe, called by TrainCallback: on each step (infos, dones) and at the
         # end of each rollout (timesteps, SB3's logger).
         self.on_step: Callable[[Sequence[dict[str, Any]], Any], None] | None = None
@@ -125,13 +151,24 @@ class Run:
         return self.folder.state
 
     def attach(self, model: Any, log_formats: Sequence[str] = ("csv",)) -> None:
-        """Take ``model``: its logs go to ``OUT/logs``; the progress bar starts."""
-        from stable_baselines3.common.logger import configure
+        """Take ``model``: its logs go to ``OUT/logs`` (continued where a resumed run's
+        checkpoint was, :mod:`train.run_logs`); the budget in whole rollouts (said when it is
+        not the one asked, and kept in ``state.json``); the progress bar starts."""
+        from train.run_logs import logger
 
-        model.set_logger(configure(str(self.out / "logs"), list(log_formats)))
-        self.model = model
+        cfg = self.cfg
         start = int(self.state.get("timesteps", 0))
-        self.bar = Progress(self.cfg.timesteps, self.cfg.progress, start=start)
+        resumed = start if "checkpoint" in self.state else None
+        model.set_logger(logger(self.out / "logs", log_formats, resumed_at=resumed))
+        self.model = model
+        self.budget = plan(int(cfg.timesteps or 0), cfg.eval_every, cfg.n_steps, cfg.n_envs, start)
+        self.state["budget"] = self.budget.record()
+        self.bar = Progress(self.budget.timesteps_used, cfg.progress, start=start)
+        if self.folder.default_budget:
+            self.bar.print(f"no --timesteps given: training {self.folder.budget_source}")
+        line = describe(self.budget)
+        if line is not None:
+            self.bar.print(line)
 
     def resume(self, seed: int) -> None:
         """Continue the run in the folder: the last checkpoint's policy and optimizer, its
@@ -143,7 +180,10 @@ class Run:
         self.model.num_timesteps = int(self.state["timesteps"])
         self.model._n_updates = int(self.state.get("n_updates", 0))
         self.model.get_env().seed(seed)
-        self.bar.print(f"resuming {self.out} at {self.model.num_timesteps:,} timesteps")
+        self.bar.print(
+            f"resuming {self.out} at {self.model.num_timesteps:,} timesteps, training to "
+            f"{self.budget.timesteps_requested:,}: {self.folder.budget_source}"
+        )
 
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:
@@ -160,10 +200,11 @@ class Run:
         self.folder.write_state()
         return path
 
-    def evaluate(self, steps: int) -> Rows:
-        """Checkpoint, score, append to ``eval.csv``, log, redraw the curves, print."""
+    def evaluate(self, steps: int, checkpoint: Path | None = None) -> Rows:
+        """Checkpoint (unless given the one at ``steps``), score, append to ``eval.csv``, log,
+        redraw the curves, print."""
         t0 = time.perf_counter()
-        rows = self.score(self.checkpoint(steps))
+        rows = self.score(checkpoint if checkpoint is not None else self.checkpoint(steps))
         for row in rows:
             row["timesteps"] = steps
         said = self.report(rows)
@@ -216,57 +257,102 @@ class Run:
         return stats
 
     # ------------------------------------------------------------------ the loop and the finish
-    def learn(self) -> tuple[int, int, float, bool]:
-        """Train up to ``timesteps``: (timesteps at the start, at the end, wall s, interrupted)."""
+    def learn(self) -> tuple[int, int, float, str | None]:
+        """Train up to the budget: (timesteps at the start, at the end, wall s, why it stopped
+        early or None). Ctrl-C and any exception stop the loop and are kept for the finish (an
+        exception in :attr:`error`), which saves the model first."""
         from torch.distributions import Distribution
 
         start = int(self.model.num_timesteps)
         t0 = time.perf_counter()
-        interrupted = False
+        stopped: str | None = None
         # torch re-checks every distribution SB3 builds (a simplex test over each batch of
         # logits, ~5% of a rollout with a small net); the logits come from the net, so not
         # while learning.
         validate = Distribution._validate_args
         Distribution.set_default_validate_args(False)
         try:
-            if self.cfg.timesteps > start:
+            total = int(self.cfg.timesteps or 0)
+            if total > start:
                 self.model.learn(
-                    total_timesteps=self.cfg.timesteps - start,
+                    total_timesteps=total - start,
                     callback=TrainCallback(self),
                     reset_num_timesteps=False,
                     progress_bar=False,
                 )
         except KeyboardInterrupt:
-            interrupted = True
+            stopped = "interrupted (Ctrl-C)"
             self.bar.print("interrupted: saving what was trained")
+        except Exception as exc:  # anything else: save what was trained, then raise it again
+            self.error = exc
+            stopped = f"failed: {type(exc).__name__}: {exc}"
+            self.bar.print(f"training {stopped}; saving what was trained")
         finally:
             Distribution.set_default_validate_args(validate)
         steps = int(self.model.num_timesteps)
         self.bar.close(steps)
-        return start, steps, time.perf_counter() - t0, interrupted
+        return start, steps, time.perf_counter() - t0, stopped
 
-    def finish(self, steps: int, complete: bool, **extra: Any) -> dict[str, Any]:
-        """A last evaluation (or checkpoint), the final model, ``summary.json``; the summary."""
-        if self.state.get("last_eval") != steps:
-            self.evaluate(steps)
-        else:
-            self.checkpoint(steps)
-        final = self.save(self.out / "model", steps)
-        curves = self.plot()
-        summary = {
-            "model": str(final),
-            "curves": str(curves) if curves else None,
+    def finish(self, steps: int, stopped: str | None, **extra: Any) -> dict[str, Any]:
+        """The finish, the model first: a checkpoint and ``model.json`` at ``steps``, then
+        ``summary.json``; only then a last evaluation (skipped after a failure; a second Ctrl-C
+        skips it) and the curves, and ``summary.json`` again. The summary says whether the run
+        reached its budget (``complete``) and, when not, why (``stopped``). An exception that
+        stopped the loop is raised again once all of it is written."""
+        complete = stopped is None and steps >= int(self.cfg.timesteps or 0)
+        summary: dict[str, Any] = {
+            "model": None,
+            "curves": None,
             "complete": complete,
+            "stopped": stopped,
             "timesteps": steps,
+            "budget": self.budget.record() if hasattr(self, "budget") else None,
             **extra,
-            "eval_s": round(self.timing["eval_s"], 2),
-            "bc": self.state.get("bc"),
-            "last_eval": self.last_eval if self.last_eval else last_rows(self.out / "eval.csv"),
+            "final_evaluation": "pending",
         }
         self.state["done"] = complete
+        # 1. The model, before anything that draws or reports.
+        try:
+            # Always a new checkpoint: one taken in the loop at these steps precedes the update
+            # of the last rollout, which a later --resume must not lose.
+            checkpoint = self.checkpoint(steps)
+            summary["model"] = str(self.save(self.out / "model", steps))
+        except BaseException as exc:
+            summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
+            self._summarise(summary)
+            raise
+        self._summarise(summary)
+        # 2. What reports on it.
+        try:
+            if self.error is not None:
+                summary["final_evaluation"] = "skipped (the run failed)"
+            elif self.state.get("last_eval") == steps:
+                summary["final_evaluation"] = "done (the last one in the loop)"
+            else:
+                self.evaluate(steps, checkpoint)
+                summary["final_evaluation"] = "done"
+            curves = self.plot()
+            summary["curves"] = str(curves) if curves else None
+        except KeyboardInterrupt:
+            summary["final_evaluation"] = "skipped (interrupted)"
+            self.bar.print("interrupted: final evaluation skipped (the model is saved)")
+        except Exception as exc:
+            summary["final_evaluation"] = f"failed: {type(exc).__name__}: {exc}"
+            self._summarise(summary)
+            raise
+        self._summarise(summary)
+        if self.error is not None:
+            raise self.error
+        return summary
+
+    def _summarise(self, summary: dict[str, Any]) -> None:
+        """Write ``summary.json`` (with the evaluation time, the warm start and the latest
+        evaluation rows) and ``state.json``."""
+        last = self.last_eval if self.last_eval else last_rows(self.out / "eval.csv")
+        summary.update(eval_s=round(self.timing["eval_s"], 2), bc=self.state.get("bc"))
+        summary["last_eval"] = last
         self.folder.write_state()
         self.folder.write_summary(summary)
-        return summary
 
     def close(self) -> None:
         """Close the progress bar and SB3's log files (CSV, TensorBoard), flushing them."""
@@ -304,6 +390,6 @@ class TrainCallback(BaseCallback):
         self.logger.record("time/update_s", run.timing["update_s"])
         if run.on_rollout_end is not None:
             run.on_rollout_end(steps, self.logger)
-        if steps >= run.state.get("last_eval", 0) + run.cfg.eval_every:
+        if steps >= run.state.get("last_eval", 0) + run.budget.eval_every_used:
             run.evaluate(steps)
         self.rollout_end = time.perf_counter()

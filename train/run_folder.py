@@ -9,12 +9,21 @@
     OUT/logs/            SB3's CSV (and TensorBoard) logs
     OUT/checkpoints/     step_NNNNNNNNN.json/.safetensors/.optim.pt (train/checkpoint.py)
     OUT/model.json       the final model (+ model.safetensors)
+    OUT/run.lock         while a run writes the folder: its pid, host and command
 
-Every JSON file is written atomically (:mod:`agents.files`). A folder that
-already holds a run is refused unless the recipe is told to resume it
-(``--resume``, both recipes); a resumed run takes its saved settings, except
-``timesteps`` (which may grow), ``progress`` and ``out``, and only a run of the
-same recipe is resumed.
+Every JSON file is written atomically (:mod:`agents.files`). A folder has one
+writer: a run holds its lock (:mod:`agents.run_lock`) from before it reads the
+folder until it ends, and a second run on the same folder is refused at once,
+naming the first. A folder that already holds a run is refused unless the
+recipe is told to resume it (``--resume``, both recipes); a resumed run takes
+its saved settings, except ``progress``, ``out`` and ``timesteps`` when given
+(without it the run goes on to its own saved budget, and says which), and only
+a run of the same recipe is resumed.
+
+Use it as a context manager: ``with RunFolder(out) as folder:`` takes the lock
+where the folder exists (so a refusal changes nothing in it), :meth:`RunFolder.start`
+creates the folder and takes the lock where it did not, and leaving the block
+lets go.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agents.files import check_writable, write_json
+from agents.run_lock import FolderLock
 
 C = TypeVar("C")
 
@@ -36,9 +46,22 @@ RESUME_OVERRIDES = ("timesteps", "resume", "progress", "out")
 class RunFolder:
     """``OUT`` of one training run: its settings, its state and its summary."""
 
-    def __init__(self, out: str | Path) -> None:
+    def __init__(self, out: str | Path, command: str | None = None) -> None:
         self.path = Path(out)
         self.state: dict[str, Any] = {}
+        self.lock = FolderLock(self.path, command)
+        self.budget_source = ""
+        """Where the run's ``timesteps`` came from, in words (set by :meth:`settings`)."""
+        self.default_budget = False
+        """Whether a new run took its recipe's default ``timesteps`` (none was given)."""
+
+    def __enter__(self) -> RunFolder:
+        if self.path.is_dir():  # a folder not there yet is locked when start() makes it
+            self.lock.acquire(create=False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
 
     @property
     def state_path(self) -> Path:
@@ -52,13 +75,18 @@ class RunFolder:
     def settings(self, cfg: C, *, resume: bool) -> C:
         """The settings the run will use: ``cfg`` for a new run (refused where a run already
         is), or with ``resume`` the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``
-        (refused where the saved run is another recipe's)."""
+        (refused where the saved run is another recipe's). A ``timesteps`` of None (not given)
+        is the recipe's ``DEFAULT_TIMESTEPS`` for a new run and the saved budget for a resumed
+        one; :attr:`budget_source` says in words which it was."""
+        timesteps = getattr(cfg, "timesteps", 0)
         if not resume:
-            if self.holds_run():
-                raise ValueError(
-                    f"{self.path} already holds a training run; pass --resume to continue it "
-                    "or choose another --out"
-                )
+            self._refuse_a_used_folder()
+            if timesteps is None:  # not given: the recipe's default
+                default = type(cfg).DEFAULT_TIMESTEPS  # type: ignore[attr-defined]
+                self.budget_source = f"the default budget ({default:,})"
+                self.default_budget = True
+                return dataclasses.replace(cfg, timesteps=default)  # type: ignore[type-var]
+            self.budget_source = "--timesteps as given"
             return cfg
         if not self.state_path.exists():
             raise ValueError(f"--resume: {self.path} holds no run to resume (no state.json)")
@@ -76,8 +104,22 @@ class RunFolder:
             )
         known = {f.name for f in dataclasses.fields(cfg)}  # type: ignore[arg-type]
         given = {k: getattr(cfg, k) for k in RESUME_OVERRIDES if k in known}
+        own = state["config"].get("timesteps")
+        if "timesteps" in given and timesteps is None:  # not given: the run's own budget
+            del given["timesteps"]
+            self.budget_source = "the run's own budget (give --timesteps to change it)"
+        elif "timesteps" in given:
+            was = f"{own:,}" if isinstance(own, int) else "not recorded"
+            self.budget_source = f"--timesteps as given (the run's own budget was {was})"
         merged = {k: v for k, v in state["config"].items() if k in known} | given
         return type(cfg)(**merged)
+
+    def _refuse_a_used_folder(self) -> None:
+        if self.holds_run():
+            raise ValueError(
+                f"{self.path} already holds a training run; pass --resume to continue it "
+                "or choose another --out"
+            )
 
     def seed(self, base: int) -> int:
         """The seed of the run's deals: ``base`` for a new run; shifted by the timesteps done
@@ -85,9 +127,14 @@ class RunFolder:
         return base + 1_000_003 * int(self.state.get("timesteps", 0))
 
     def start(self, cfg: Any, *, resume: bool) -> None:
-        """Create the folder (proved writable) and write ``config.json``; with ``resume`` read
+        """Create the folder (proved writable), take its lock if not yet held (and then refuse
+        a folder another run began meanwhile) and write ``config.json``; with ``resume`` read
         the saved state first."""
         check_writable(self.path)
+        if not self.lock.held:
+            self.lock.acquire()
+            if not resume:
+                self._refuse_a_used_folder()
         if resume:
             self.state = self.read_state()
         self.state["recipe"] = recipe_name(cfg)

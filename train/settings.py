@@ -21,7 +21,7 @@ import itertools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 __all__ = [
     "ROLLOUTS",
@@ -90,8 +90,12 @@ class RunSettings(PPOSettings):
 
     opponent: str = "greedy"
     """Opponent: an agent spec, or a comma-separated mix (the recipe says how it is drawn)."""
-    timesteps: int = 2_000_000
-    """Learner decisions to train for (ticks where it can only wait are not counted)."""
+    DEFAULT_TIMESTEPS: ClassVar[int] = 2_000_000
+    """The budget of a new run given no ``timesteps`` (each recipe its own)."""
+    timesteps: int | None = None
+    """Learner decisions to train for (ticks where it can only wait are not counted), rounded
+    up to whole rollouts (said and recorded). Not given: 2,000,000 for a new real-time run,
+    300,000 for a vintage one; with ``--resume``, the run's own saved budget."""
     n_envs: int = 256
     """Games played side by side (each a slot of the VecEnv)."""
     seed: int = 0
@@ -124,7 +128,7 @@ class RunSettings(PPOSettings):
     """Draw a progress bar on stderr."""
     resume: bool = False
     """Continue the run in ``out`` from its last checkpoint (its saved settings are used;
-    ``timesteps`` may grow)."""
+    ``timesteps``, when given, replaces the run's own budget)."""
 
 
 def specs(text: str | None) -> list[str]:
@@ -164,7 +168,9 @@ def hidden(cfg: Any) -> list[int]:
 
 def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
     """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field."""
-    shared = ("n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads", "timesteps")
+    if cfg.timesteps is not None and cfg.timesteps < 1:
+        raise ValueError(f"timesteps must be >= 1, got {cfg.timesteps!r}")
+    shared = ("n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
     for name in (*shared, "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs"):
         if getattr(cfg, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(cfg, name)!r}")
@@ -257,6 +263,7 @@ _CONVERT: dict[str, Callable[[str], Any]] = {
     "float": float,
     "str": str,
     "str | None": str,
+    "int | None": int,
     "float | None": float,
 }
 

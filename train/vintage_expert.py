@@ -36,7 +36,6 @@ What a run does, in order (each step is a section of :func:`train`):
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -298,9 +297,17 @@ def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
 
 def train(cfg: ExpertConfig) -> dict[str, Any]:
     """Run the recipe (module docstring); returns the summary also written to
-    ``out/summary.json``."""
+    ``out/summary.json``. The run holds ``out``'s lock throughout (:mod:`agents.run_lock`:
+    a second run on the same folder is refused at once, naming this one)."""
+    from agents.run_lock import FolderLock
+
     # 1. Settings ------------------------------------------------------------------
     check_config(cfg)
+    with FolderLock(cfg.out):
+        return _train(cfg)
+
+
+def _train(cfg: ExpertConfig) -> dict[str, Any]:
     out = Path(cfg.out)
     if (out / "summary.json").exists():
         raise ValueError(f"{out} already holds a finished run; choose another --out")
@@ -308,6 +315,7 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents import vintage_agents
+    from agents.files import write_json
     from agents.jobs import Backend
     from agents.model_io import copy_model
     from agents.report import check_writable
@@ -315,10 +323,17 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
     from train import bc
     from train import vintage_expert_targets as vet
     from train.settings import make_model
-    from train.vintage_ppo import export, load_network, observation_scale, score, table_env
+    from train.vintage_ppo import (
+        export,
+        load_network,
+        observation_scale,
+        score,
+        table_env,
+        tournament_command,
+    )
 
     check_writable(out)
-    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
+    write_json(out / "config.json", asdict(cfg))
     vc = ppo_config(cfg)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
@@ -370,7 +385,8 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
         tensors["pi.0.weight"] = tensors["pi.0.weight"] * scale[None, :]
         return tensors, activation
 
-    interrupted = False
+    stopped: str | None = None  # why the rounds ended early (Ctrl-C, an exception), or None
+    error: Exception | None = None
     try:
         if cfg.init_model:
             load_network(model.policy, cfg.init_model, scale, cfg.activation)
@@ -457,11 +473,14 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
                 }
             )
             if not complete:
-                interrupted = True
+                stopped = "interrupted (Ctrl-C)"
                 break
     except KeyboardInterrupt:
-        interrupted = True
+        stopped = "interrupted (Ctrl-C)"
         _log(cfg, "interrupted: keeping what finished")
+    except Exception as exc:  # keep what finished, say why in summary.json, then raise it
+        error, stopped = exc, f"failed: {type(exc).__name__}: {exc}"
+        _log(cfg, f"{stopped}; keeping what finished")
 
     # 4. Finish --------------------------------------------------------------------
     candidates = [summary[k] for k in ("init", "bc") if k in summary] + list(summary["rounds"])
@@ -470,10 +489,14 @@ def train(cfg: ExpertConfig) -> dict[str, Any]:
         summary["best_model"] = best["model"]
         summary["model"] = str(copy_model(best["model"], out / "model"))
         summary["play_with"] = f"vintage-ppo:{summary['model']}"
-    summary["complete"] = not interrupted
+        summary["next"] = tournament_command(vc, Path(summary["model"]))
+    summary["complete"] = stopped is None
+    summary["stopped"] = stopped
     summary["wall_s"] = round(time.perf_counter() - t_start, 1)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_json(out / "summary.json", summary)
     env.close()
+    if error is not None:
+        raise error
     return summary
 
 

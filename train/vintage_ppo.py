@@ -33,8 +33,11 @@ What a run does, in order (each step is a section of :func:`train`):
    ``eval.csv`` and ``curves.png``.
 6. **Finish.** ``model.json`` + ``model.safetensors`` (the observation scale
    folded into the first layer, so the file plays raw observations:
-   ``vintage-ppo:OUT/model.json``), a last evaluation, ``curves.png`` and
-   ``summary.json``. Ctrl-C stops early and still writes all of it.
+   ``vintage-ppo:OUT/model.json``) first, then ``summary.json``, a last
+   evaluation and ``curves.png``, and the ``speed tournament --game vintage``
+   command that plays the model against the bots. Ctrl-C or an exception
+   stops early and still writes the model and a summary that says why. The
+   run holds ``--out``'s lock throughout.
 """
 
 from __future__ import annotations
@@ -43,14 +46,22 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from train.curves import Panel
 from train.settings import RunSettings, check_ppo, recipe_main, specs
 
-__all__ = ["VintageConfig", "check_config", "export", "main", "observation_scale", "train"]
+__all__ = [
+    "VintageConfig",
+    "check_config",
+    "export",
+    "main",
+    "observation_scale",
+    "tournament_command",
+    "train",
+]
 
 
 @dataclass
@@ -63,7 +74,7 @@ class VintageConfig(RunSettings):
     opponent: str = "vintage-greedy"
     """Agent spec of the other seats, or a comma-separated list the seats after the learner's
     cycle through."""
-    timesteps: int = 300_000
+    DEFAULT_TIMESTEPS: ClassVar[int] = 300_000
     n_envs: int = 16
     """Tables played side by side (each an env of the DummyVecEnv)."""
     out: str = "runs/vintage_ppo"
@@ -287,11 +298,16 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: VintageConfig) -> dict[str, Any]:
-    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``."""
+    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
+    The run holds its folder's lock throughout (:class:`~train.run_folder.RunFolder`)."""
     from train.run_folder import RunFolder
 
+    with RunFolder(cfg.out) as folder:
+        return _train(cfg, folder)
+
+
+def _train(cfg: VintageConfig, folder: Any) -> dict[str, Any]:
     # 1. Settings ------------------------------------------------------------------
-    folder = RunFolder(cfg.out)
     cfg = folder.settings(cfg, resume=cfg.resume)
     check_config(cfg)
     import torch
@@ -376,16 +392,17 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
 
         # 5. Loop ------------------------------------------------------------------------
         eval_before = run.timing["eval_s"]
-        start, steps, wall, interrupted = run.learn()
+        start, steps, wall, stopped = run.learn()
         train_s = wall - (run.timing["eval_s"] - eval_before)  # evaluations are not training
 
-        # 6. Finish ----------------------------------------------------------------------
+        # 6. Finish (the model first) ------------------------------------------------------
         summary = run.finish(
             steps,
-            complete=not interrupted and steps >= cfg.timesteps,
+            stopped,
             play_with=f"vintage-ppo:{run.out / 'model.json'}",
             wall_s=round(wall, 2),
             timesteps_per_s=round((steps - start) / max(train_s, 1e-9), 1),
+            next=tournament_command(cfg, run.out / "model.json"),
         )
     finally:
         run.close()
@@ -394,7 +411,20 @@ def train(cfg: VintageConfig) -> dict[str, Any]:
     run.bar.print(
         f"wrote {summary['model']} ({steps:,} timesteps, {rate:,.0f} timesteps/s of training)"
     )
+    run.bar.print(f"next, pit it against the bots: {summary['next']}")
     return summary
+
+
+def tournament_command(cfg: VintageConfig, model: Path) -> str:
+    """The ``speed tournament --game vintage`` that seats the model at ``players`` tables with
+    each evaluation bot, printed when a run ends."""
+    import shlex
+
+    spec = f"vintage-ppo:{model}"
+    argv = ["speed", "tournament", "--game", "vintage", "--players", str(cfg.players)]
+    argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
+    argv += ["--games", str(100 * cfg.players), "--out", str(model.parent / "tournament")]
+    return shlex.join(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

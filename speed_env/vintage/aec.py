@@ -10,7 +10,7 @@ PettingZoo AEC environment. The rules: "Description" below.
 | Actions            | Discrete(48) for the default pack                      |
 | Agents             | `player_0` … `player_{n-1}`, seated clockwise          |
 | Observation shape  | `{"observation": (174,) float32, "action_mask": (48,) int8}` |
-| Name               | `speed_vintage_v0`                                     |
+| Name               | `vintage_speed_v0`                                     |
 
 ## Description
 
@@ -140,7 +140,18 @@ last game is over).
 
 ## Version History
 
-* v0: initial release.
+A change to the game's rules, its observation or its action space bumps the
+version (PettingZoo's convention; the real-time env went to `speed_v1` that
+way). Registered as `speed_env/vintage_speed_v0` (PettingZoo) and
+`speed_env/VintageSpeed-v0` (Gymnasium, one seat).
+
+* v0 (first release; still current in kit 1.0.0): the game, the 45-card pack,
+  the observation (174 floats for the default pack and 4 players) and the
+  actions (`Discrete(48)`) are those of the first release; the git history of
+  `speed_env/vintage/` shows no change to them since, only refusals of bad
+  input (seeds and options checked and named), copies that keep the whole game,
+  and faster engine code that plays the same games. In kit 1.0.0 `metadata["name"]`
+  became the registry's `vintage_speed_v0` (it read `speed_vintage_v0`; a name only).
 """
 
 from __future__ import annotations
@@ -151,8 +162,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from speed_env.aec import RefusalSafeOrderEnforcing
 from speed_env.game import check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.vintage.actions import Actions
@@ -175,7 +186,7 @@ def env(
     num_players: int = 4, games: int = 5, render_mode: str | None = None, **options: Any
 ) -> AECEnv:
     """The Vintage Speed AEC env, wrapped to enforce PettingZoo's call order."""
-    return wrappers.OrderEnforcingWrapper(
+    return RefusalSafeOrderEnforcing(
         raw_env(num_players=num_players, games=games, render_mode=render_mode, **options)
     )
 
@@ -184,7 +195,7 @@ class raw_env(AECEnv, GamePickle):
     """Vintage Speed as an unwrapped PettingZoo AEC env (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "speed_vintage_v0",
+        "name": "vintage_speed_v0",
         "render_modes": ["ansi"],
         "is_parallelizable": False,
     }

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from speed_env.shown import shown
 from speed_env.vintage.engine import Game
 from speed_env.vintage.pack import VintageCardError
 from speed_env.vintage.rules import VintageRules
@@ -89,7 +90,9 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     top. Raises :class:`DealError` naming the card, count or key that is wrong.
     """
     if not isinstance(spec, dict):
-        raise DealError(f"a deal must be a dict with hands, pack, discard, dealer; got {spec!r}")
+        raise DealError(
+            f"a deal must be a dict with hands, pack, discard, dealer; got {shown(spec)}"
+        )
     known = {"hands", "pack", "discard", "dealer", "called"}
     unknown = sorted(set(spec) - known)
     if unknown:
@@ -100,14 +103,14 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     n = rules.num_players
     hands_spec = spec.get("hands")
     if not isinstance(hands_spec, list | tuple) or len(hands_spec) != n:
-        got = len(hands_spec) if isinstance(hands_spec, list | tuple) else repr(hands_spec)
+        got = len(hands_spec) if isinstance(hands_spec, list | tuple) else shown(hands_spec)
         raise DealError(f"deal has {got} hands; this table has {n} players, so give {n}")
 
     def parse(tokens: Any, where: str) -> list[int]:
         if isinstance(tokens, str):
             tokens = tokens.replace(",", " ").split()
         if not isinstance(tokens, list | tuple):
-            raise DealError(f"deal {where} must be a list of card tokens, got {tokens!r}")
+            raise DealError(f"deal {where} must be a list of card tokens, got {shown(tokens)}")
         kinds = []
         for i, token in enumerate(tokens):
             try:
@@ -135,15 +138,15 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
                 f"the {rules.packs} pack(s) in play hold {want[kind]}"
             )
     if problems:
-        shown = "; ".join(problems[:6]) + ("; …" if len(problems) > 6 else "")
+        listed = "; ".join(problems[:6]) + ("; …" if len(problems) > 6 else "")
         raise DealError(
             f"deal must hold every card in play exactly once ({rules.total_cards} cards, "
-            f"got {sum(have.values())}): {shown}"
+            f"got {sum(have.values())}): {listed}"
         )
 
     dealer = spec.get("dealer", default_dealer)
     if isinstance(dealer, bool) or not isinstance(dealer, int | np.integer) or not 0 <= dealer < n:
-        raise DealError(f"deal dealer {dealer!r} must be a seat 0–{n - 1}")
+        raise DealError(f"deal dealer {shown(dealer)} must be a seat 0–{n - 1}")
     called = -1
     letter = spec.get("called")
     top_is_lightning = bool(discard) and discard[0] == pack.L
@@ -155,7 +158,8 @@ def game_from_deal(rules: VintageRules, spec: Any, default_dealer: int = 0) -> G
     if letter is not None:
         if not top_is_lightning:
             raise DealError(
-                f"deal called {letter!r} but the discard's top is not L; only a Lightning calls"
+                f"deal called {shown(letter)} but the discard's top is not L; "
+                "only a Lightning calls"
             )
         try:
             called = pack.set_index(letter)

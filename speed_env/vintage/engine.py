@@ -76,6 +76,27 @@ class Game:
         if not self.stuck:
             self.stuck = [False] * len(self.hands)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        # Every field is an int, a bool, a str, the immutable rules, or a list of those (hands
+        # a list of lists): slicing copies it exactly, several times faster than the generic
+        # deepcopy (OpenSpiel clones a search state this way at every simulated step).
+        return Game(
+            rules=self.rules,
+            hands=[h[:] for h in self.hands],
+            pack=self.pack[:],
+            discard=self.discard[:],
+            dealer=self.dealer,
+            current=self.current,
+            called=self.called,
+            extra_pending=self.extra_pending,
+            passes=self.passes,
+            turns=self.turns,
+            status=self.status,
+            winner=self.winner,
+            stuck=self.stuck[:],
+            history=self.history[:],
+        )
+
     @property
     def over(self) -> bool:
         """True once the game has ended (out, locked or truncated)."""

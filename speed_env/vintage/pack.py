@@ -26,7 +26,6 @@ accepts the pair either way round (``h5/2``).
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -34,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from speed_env.shown import shown
+from speed_env.toml_file import read_toml
 
 DEFAULT_PACK_PATH = Path(__file__).with_name("pack.toml")
 RESERVED_LETTERS = ("L", "X")
@@ -77,6 +79,11 @@ class Pack:
     """Points against a player left holding the Extra Turn card."""
     source: str = field(default="<dict>", compare=False)
     """Where the pack came from (a file path), for error messages."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Pack:
+        # Immutable, like a tuple: a copied env or search state shares it (copying its
+        # cached tables made each copy of a game cost milliseconds).
+        return self
 
     @cached_property
     def n_numbered(self) -> int:
@@ -174,12 +181,14 @@ class Pack:
     def parse(self, token: str) -> int:
         """Kind of the card ``token`` (``A3``, ``h5/2``, ``L``); raises VintageCardError."""
         if not isinstance(token, str):
-            raise VintageCardError(f"a card must be a token like 'A3' or 'H2/5', got {token!r}")
+            raise VintageCardError(
+                f"a card must be a token like 'A3' or 'H2/5', got {shown(token)}"
+            )
         key = _canonical(token)
         kind = self._index.get(key)
         if kind is None:
             raise VintageCardError(
-                f"{token!r} is not a card of the pack {self.name!r}; tokens are a set "
+                f"{shown(token)} is not a card of the pack {self.name!r}; tokens are a set "
                 f"letter ({', '.join(self.set_letters)}) and a number, e.g. "
                 f"{self.tokens[0]!r} or {self.tokens[self.n_numbered - 1]!r}, or 'L', 'X'"
             )
@@ -196,7 +205,7 @@ class Pack:
         key = letter.strip().upper() if isinstance(letter, str) else letter
         if key not in self.set_letters:
             raise VintageCardError(
-                f"{letter!r} is not a set of this pack; sets are {', '.join(self.set_letters)}"
+                f"{shown(letter)} is not a set of this pack; sets are {', '.join(self.set_letters)}"
             )
         return self.set_letters.index(key)
 
@@ -217,13 +226,7 @@ def _canonical(token: str) -> str:
 def load_pack(path: str | Path) -> Pack:
     """Read and validate a pack file (format: the comment atop ``pack.toml``)."""
     source = str(path)
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise PackError(f"{source}: no such pack file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PackError(f"{source}: not valid TOML ({exc})") from None
+    data = read_toml(Path(path), "pack file", PackError)
     return pack_from_dict(data, source=source)
 
 

@@ -66,6 +66,10 @@ class VintageRules:
     def __post_init__(self) -> None:
         check_rules(self)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> VintageRules:
+        # Frozen and holding only immutable values: a copied game shares it.
+        return self
+
     @property
     def packs(self) -> int:
         """Copies of the pack in play: 1 for 2–5 players, 2 for 6–10."""

@@ -26,10 +26,28 @@ placing a card) is a step of its own, as in the AEC env.
 - Seeding: ``reset(seed=s)`` seeds the env's generator, which draws the
   learner's seat (with ``seat="random"``) and each game's deal seed; an
   opponent with a ``reseed(seed)`` method is reseeded from it too.
+- Refusals change nothing: a bad seed, options or deal is refused before
+  anything is drawn (no reseeding, no seat); a deal that ends before the
+  learner's first turn is refused after the other seats have played it, and
+  the table, the generator, the seat and the opponents' state are put back
+  (each opponent stays the same object). An opponent spec string
+  (``"vintage-greedy"``) is refused with an error showing ``agents.make``.
+- Through ``gymnasium.make("speed_env/VintageSpeed-v0")`` the wrappers hide
+  ``action_masks``: use ``env.get_wrapper_attr("action_masks")()`` or
+  sb3-contrib's ``get_action_masks(env)`` (``MaskablePPO`` does so itself), or
+  ``info["action_mask"]``.
+
+Registered with Gymnasium as ``speed_env/VintageSpeed-v0``.
+
+Version history (the versions of :mod:`speed_env.vintage.aec`'s game: one seat of it)
+    v0 (first release; still current in kit 1.0.0): the game, the observation
+    and the actions unchanged since the first release; bad seeds and options
+    are refused and copies keep the whole game (no change to play).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,7 +58,9 @@ from gymnasium import spaces
 from speed_env.game import check_options, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
+from speed_env.shown import shown
 from speed_env.vintage.aec import raw_env
+from speed_env.vintage.deal import game_from_deal
 from speed_env.vintage.engine import TRUNCATED, IllegalActionError, legal_mask, penalties
 
 
@@ -116,6 +136,10 @@ class VintageSingleEnv(gym.Env, GamePickle):
         """
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
+        if deal is not None:
+            # Checked before anything is drawn: a refused deal neither reseeds nor draws a seat.
+            game_from_deal(self.rules, deal, default_dealer=self.rules.first_dealer or 0)
+            before = self._state_for_refusal()
         super().reset(seed=seed)
         n = self.rules.num_players
         if self.seat_choice == "random":
@@ -132,7 +156,9 @@ class VintageSingleEnv(gym.Env, GamePickle):
             if not self.table.game.over:
                 break
             if deal is not None:
-                raise ValueError(f"the deal ends before the learner (seat {self.seat}) has a turn")
+                seat = self.seat
+                self._restore(before)
+                raise ValueError(f"the deal ends before the learner (seat {seat}) has a turn")
             # A seeded deal never ends in the first round (every hand holds 5+ cards);
             # draw another if it did.
         self._started = True
@@ -198,6 +224,33 @@ class VintageSingleEnv(gym.Env, GamePickle):
 
     # -- internals -----------------------------------------------------------------
 
+    def _state_for_refusal(self) -> dict[str, Any]:
+        """What a reset from an explicit deal may change before it can tell that the deal ends
+        before the learner's turn: the table, the generator, the seat, the opponents' state
+        (each opponent object stays the same one; only its attributes are put back)."""
+        return copy.deepcopy(
+            {
+                "table": self.table,
+                "np_random": self._np_random,
+                "np_random_seed": self._np_random_seed,
+                "seat": self.seat,
+                "started": self._started,
+                "opponents": [vars(p) if hasattr(p, "__dict__") else None for p in self.opponents],
+            }
+        )
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        """Put back what :meth:`_state_for_refusal` kept: the refused reset changed nothing."""
+        self.table = saved["table"]
+        self._np_random = saved["np_random"]
+        self._np_random_seed = saved["np_random_seed"]
+        self.seat = saved["seat"]
+        self._started = saved["started"]
+        for policy, attributes in zip(self.opponents, saved["opponents"], strict=True):
+            if attributes is not None:
+                vars(policy).clear()
+                vars(policy).update(attributes)
+
     def _play_others(self) -> None:
         """Let the policies of the other seats act until the learner is to act or the game ends."""
         table, game, n = self.table, self.table.game, self.rules.num_players
@@ -205,8 +258,14 @@ class VintageSingleEnv(gym.Env, GamePickle):
             agent = table.agent_selection
             view = table.observe(agent)
             policy = self.opponents[(game.current - self.seat - 1) % n]
-            a = policy.act(view["observation"][None], view["action_mask"][None])
-            table.step(int(np.asarray(a).reshape(-1)[0]))
+            actions = np.asarray(policy.act(view["observation"][None], view["action_mask"][None]))
+            if actions.shape not in ((1,), ()) or not np.issubdtype(actions.dtype, np.integer):
+                raise ValueError(
+                    f"the opponent {type(policy).__name__} (seat {game.current}) returned "
+                    f"{shown(actions)} of shape {actions.shape}; act(obs, mask) must return one "
+                    "integer action per row of obs: an integer array of shape (1,) here"
+                )
+            table.step(int(actions.reshape(())))
 
     def _observe(self) -> np.ndarray:
         obs = self.table.observe(f"player_{self.seat}")["observation"]
@@ -221,7 +280,13 @@ def _opponent_list(opponents: Policy | Sequence[Policy] | None, n: int) -> list[
         return [RandomPolicy(0)] * (n - 1)
     if isinstance(opponents, Policy):
         return [opponents] * (n - 1)
-    if isinstance(opponents, str | bytes) or not isinstance(opponents, Sequence):
+    if isinstance(opponents, str):
+        raise TypeError(
+            f"opponents={shown(opponents)} is an agent spec, not a Policy; build the bots with "
+            "the agents package: import agents; "
+            f"VintageSingleEnv(opponents=agents.make({shown(opponents)}))"
+        )
+    if isinstance(opponents, bytes) or not isinstance(opponents, Sequence):
         raise TypeError(
             f"opponents must be a Policy or a list of Policies, got {type(opponents).__name__}"
         )

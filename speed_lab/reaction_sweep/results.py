@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from speed_env.reaction import make_profile
+from speed_env.registration import made_with
 from speed_lab.reaction_sweep.fit import bootstrap_fit, fit_logistic
 from speed_lab.reaction_sweep.sweep import PointResult, SweepSettings, latency_axis_ms
 
@@ -34,7 +35,8 @@ CSV_COLUMNS = (
 def summarise(
     settings: SweepSettings, results: Sequence[PointResult], bootstrap: int = 1000
 ) -> dict[str, Any]:
-    """The ``reaction.json`` document: settings, a row per point, and the fit with its intervals."""
+    """The ``reaction.json`` document: the env id and kit version it was made with, settings, a
+    row per point, and the fit with its intervals."""
     from agents.stats import wilson_interval
 
     axis = {lat: latency_axis_ms(lat, settings.jitter) for lat in settings.latencies}
@@ -58,7 +60,12 @@ def summarise(
                 "opponent": f"{settings.opponent}@{r.opponent_latency}",
             }
         )
-    doc: dict[str, Any] = {"settings": settings.to_dict(), "points": rows, "fit": None}
+    doc: dict[str, Any] = {
+        **made_with("realtime"),
+        "settings": settings.to_dict(),
+        "points": rows,
+        "fit": None,
+    }
     diffs = np.array([row["latency_ms"] - row["opponent_latency_ms"] for row in rows])
     if len(np.unique(diffs)) < 2:
         doc["fit_note"] = "no fit: it needs at least two different latency differences"

@@ -15,7 +15,7 @@ from vintage_helpers import parse_table, play, table
 from speed_env.vintage import DealError, env, raw_env
 from speed_env.vintage.engine import legal_actions
 
-NAME = "speed_vintage_v0"
+NAME = "vintage_speed_v0"
 
 
 @pytest.fixture

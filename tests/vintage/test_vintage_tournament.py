@@ -13,6 +13,7 @@ from agents import vintage_tournament as vt
 from agents.stats import wilson_interval
 from agents.vintage import VintageGreedy
 from speed_cli import main as cli
+from speed_env import __version__
 from speed_env.vintage import raw_env
 from speed_env.vintage.engine import penalties
 
@@ -278,6 +279,7 @@ def test_cli_writes_every_file(tmp_path, capsys):
     } <= names
     data = json.loads((out / "results.json").read_text())
     assert {"settings", "agents", "matches", "lineups"} <= set(data)
+    assert (data["env_id"], data["kit_version"]) == ("speed_env/vintage_speed_v0", __version__)
     assert data["settings"]["game"] == "vintage" and data["settings"]["players"] == 4
     assert data["settings"]["games_played"] == 3 * 8
     for a in data["agents"]:

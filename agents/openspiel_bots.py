@@ -1,0 +1,203 @@
+"""Any OpenSpiel bot (``pyspiel.Bot``) as a seat in the kit's tournaments and evaluations.
+
+Specs: ``openspiel:BOT`` (real-time Speed, on ``python_speed``) and
+``vintage-openspiel:BOT`` (Vintage Speed, on ``python_vintage_speed``), where
+``BOT`` is
+
+- ``random``: OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``);
+- ``ismcts`` (vintage only): OpenSpiel's Python ``ISMCTSBot`` with its random
+  rollout evaluator (the same search as ``vintage-ismcts``, built through this route);
+- ``package.module:NAME``: a factory ``NAME(game, player, seed) -> pyspiel.Bot``
+  importable from the Python path (``my_bots:make_bot``).
+
+A kit seat sees only ``act(obs, mask)``. To ask an OpenSpiel bot, the seat
+deals a complete state consistent with that observation with the kit's fair
+world samplers (:func:`speed_env.vintage.sample_world`,
+:func:`speed_env.worlds.sample_worlds`: hidden cards uniform over the unseen
+ones) and calls ``bot.step`` on it. A bot that reads the whole state sees one
+such world, never the true hidden cards, so every OpenSpiel bot plays fair by
+construction. The bot is asked as the seat whose view the world was dealt
+from and gets a fresh state every decision, so a bot that keeps a history
+across ``step`` calls sees each decision as a new game.
+
+Needs the ``[openspiel]`` extra; imported only when such a spec is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agents.registry import AgentSpecError
+
+BotFactory = Callable[[Any, int, int], Any]
+"""``factory(game, player, seed) -> pyspiel.Bot``."""
+
+
+def _pyspiel() -> Any:
+    try:
+        import pyspiel
+
+        import speed_env.openspiel  # noqa: F401  (registers both games)
+    except ImportError as exc:
+        raise AgentSpecError(
+            f"OpenSpiel bots need OpenSpiel ({exc.name or exc}): pip install 'speed-rl[openspiel]'"
+        ) from None
+    return pyspiel
+
+
+def _random_bot(game: Any, player: int, seed: int) -> Any:
+    return _pyspiel().make_uniform_random_bot(player, seed)
+
+
+def _ismcts_bot(game: Any, player: int, seed: int) -> Any:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rng = np.random.RandomState(seed)
+    return ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 200, random_state=rng)
+
+
+BUILTIN: dict[str, tuple[BotFactory, tuple[str, ...]]] = {
+    "random": (_random_bot, ("realtime", "vintage")),
+    "ismcts": (_ismcts_bot, ("vintage",)),
+}
+"""Bots by name: their factory and the games they play."""
+
+
+def bot_factory(arg: str, game: str) -> BotFactory:
+    """The factory a spec's ``BOT`` names for ``game`` (``realtime`` or ``vintage``)."""
+    if arg in BUILTIN:
+        builtin, games = BUILTIN[arg]
+        if game not in games:
+            raise AgentSpecError(f"OpenSpiel bot {arg!r} plays {', '.join(games)} only, not {game}")
+        return builtin
+    module_name, sep, name = arg.partition(":")
+    if not sep or not module_name or not name:
+        raise AgentSpecError(
+            f"unknown OpenSpiel bot {arg!r}; give one of {', '.join(BUILTIN)} or "
+            "package.module:FACTORY (FACTORY(game, player, seed) returns a pyspiel.Bot)"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentSpecError(
+            f"OpenSpiel bot {arg!r}: cannot import {module_name!r}: {exc}"
+        ) from None
+    found = getattr(module, name, None)
+    if not callable(found):
+        raise AgentSpecError(
+            f"OpenSpiel bot {arg!r}: module {module_name!r} has no callable {name!r} "
+            "(a factory(game, player, seed) returning a pyspiel.Bot)"
+        )
+    user: BotFactory = found
+    return user
+
+
+class VintageOpenSpielSeat:
+    """A vintage :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot`` (module
+    docstring)."""
+
+    def __init__(self, factory: BotFactory, seed: int | None = None) -> None:
+        self._pyspiel = _pyspiel()
+        self.factory = factory
+        """Builds the bot for each table size."""
+        self.rng = np.random.default_rng(seed)
+        self._tables: dict[int, tuple[Any, Any]] = {}
+        from speed_env.vintage.observation import ObservationLayout
+        from speed_env.vintage.pack import default_pack
+
+        self.layout = ObservationLayout(default_pack())
+        """The vintage observation layout this seat reads (the default pack)."""
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generator of the worlds shown to the bot (and the bot's seed): ``seed``."""
+        self.rng = np.random.default_rng(seed)
+        self._tables.clear()
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action per row: the bot's move in a world dealt from that row's observation."""
+        from speed_env.vintage.worlds import sample_world
+
+        obs = np.asarray(obs)
+        if obs.ndim != 2 or obs.shape[1] != self.layout.size:
+            raise ValueError(
+                f"vintage-openspiel reads vintage observations shaped (n, {self.layout.size}); "
+                f"got {obs.shape}"
+            )
+        out = np.zeros(len(obs), np.int64)
+        for i, (row, legal_mask) in enumerate(zip(obs, np.asarray(mask), strict=True)):
+            legal = [int(a) for a in np.flatnonzero(legal_mask)]
+            if len(legal) == 1:
+                out[i] = legal[0]
+                continue
+            players = round(float(row[self.layout["seated"]].sum())) + 1
+            game, bot = self._table(players)
+            world = sample_world(row, self.rng, rules=game.rules)
+            out[i] = _checked(int(bot.step(game.state_from_engine(world))), legal, "vintage")
+        return out
+
+    def _table(self, players: int) -> tuple[Any, Any]:
+        if players not in self._tables:
+            game = self._pyspiel.load_game("python_vintage_speed", {"players": players})
+            self._tables[players] = (game, self.factory(game, 0, int(self.rng.integers(2**31))))
+        return self._tables[players]
+
+
+class RealtimeOpenSpielSeat:
+    """A real-time :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot`` (module
+    docstring) on ``python_speed`` states rebuilt from each observation."""
+
+    def __init__(self, rules: Any, factory: BotFactory, seed: int | None = None) -> None:
+        self._pyspiel = _pyspiel()
+        from speed_env.openspiel.realtime_game import options_string
+
+        self.rules = rules
+        """The rules the seat plays (the game's parameters come from them)."""
+        self.rng = np.random.default_rng(seed)
+        self.game = self._pyspiel.load_game(
+            "python_speed", {"preset": rules.preset, "options": options_string(rules)}
+        )
+        """The ``python_speed`` game the bot is shown states of."""
+        seed0 = int(self.rng.integers(2**31))
+        # A world keeps the observer at its own seat (the observation says which), so the bot
+        # is built for each seat and asked as the one whose view the world was dealt from.
+        self.bots = [factory(self.game, seat, seed0 + seat) for seat in (0, 1)]
+        """The OpenSpiel bot for each seat of the rebuilt states."""
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generator of the worlds shown to the bot from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action per row: the bot's move in a world rebuilt from that row's observation."""
+        from speed_env.worlds import sample_worlds
+
+        obs = np.asarray(obs, dtype=np.float32)
+        mask = np.asarray(mask)
+        out = np.zeros(len(obs), np.int64)
+        seeds = self.rng.integers(2**62, size=len(obs))
+        for i in range(len(obs)):
+            legal = [int(a) for a in np.flatnonzero(mask[i])]
+            if len(legal) == 1:
+                out[i] = legal[0]
+                continue
+            world = sample_worlds(self.rules, obs[i : i + 1], 1, seed=int(seeds[i]))
+            state = self.game.state_from_world(world[0])
+            seat = next(
+                (p for p in (0, 1) if np.array_equal(state.observation_tensor(p), obs[i])), None
+            )
+            if seat is None:  # pragma: no cover - the sampler's worlds observe back exactly
+                raise ValueError("a world sampled from this observation does not observe it back")
+            out[i] = _checked(int(self.bots[seat].step(state)), legal, "real-time")
+        return out
+
+
+def _checked(action: int, legal: list[int], game: str) -> int:
+    if action not in legal:
+        raise ValueError(
+            f"the OpenSpiel bot chose {action}, not a legal {game} action here (legal: {legal})"
+        )
+    return action

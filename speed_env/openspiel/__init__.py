@@ -1,0 +1,20 @@
+"""Both Speed games as OpenSpiel games (extra ``[openspiel]``).
+
+``import speed_env.openspiel`` registers them with ``pyspiel``, so that
+``pyspiel.load_game`` knows them by name:
+
+- ``python_vintage_speed``: Vintage Speed, sequential, imperfect information,
+  explicit chance, with a fair ``resample_from_infostate``
+  (:mod:`speed_env.openspiel.vintage_game`).
+- ``python_speed``: real-time Speed, one simultaneous joint move per tick
+  (:mod:`speed_env.openspiel.realtime_game`); ``pyspiel.convert_to_turn_based``
+  plays it one seat at a time.
+
+Both games' play equals the kit's envs' on the same deals and actions (tested).
+``import speed_env`` does not import this package (nor ``pyspiel``).
+"""
+
+from speed_env.openspiel.realtime_game import SpeedGame, SpeedState
+from speed_env.openspiel.vintage_game import VintageSpeedGame, VintageSpeedState
+
+__all__ = ["SpeedGame", "SpeedState", "VintageSpeedGame", "VintageSpeedState"]

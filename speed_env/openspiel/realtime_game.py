@@ -1,0 +1,337 @@
+"""Real-time Speed as an OpenSpiel game: ``pyspiel.load_game("python_speed")``.
+
+A simultaneous-move game with one joint move per tick: both players choose
+an action at every tick of ``tick_ms`` (``0`` waits; ``1 + 2 * r + pile`` plays
+rank ``r`` onto centre pile ``pile``, as in :func:`speed_env.parallel_env`),
+and the tick is resolved by the kit's own engine (cards land after each
+player's reaction latency and are checked again on landing). Each state holds
+a :func:`speed_env.parallel_env` and steps it, so its games are the kit's games.
+
+Chance is explicit and happens once: the first node deals, its outcome ``k``
+being the game the kit deals with ``reset(seed=seed + k)`` (``k`` in
+``[0, deals)``). Everything random after the deal (reaction jitter, stuck
+flips) comes from that game's own counter-based streams, so the rest of the
+game is fixed by the players' moves: cloning, serialising (the history) and
+replaying all give the same game.
+
+Parameters (``pyspiel.load_game("python_speed(preset=japanese,tick_ms=50)")``):
+
+==============  ==========  ======================================================
+parameter       default     meaning
+==============  ==========  ======================================================
+``preset``      ``us``      the deal: ``us``, ``pagat`` or ``japanese``
+``options``     ``""``      rule options as ``name:value`` separated by ``;``, e.g.
+                            ``wrap:false;jokers:true`` (OpenSpiel's game strings
+                            reserve ``,`` and ``=``)
+``tick_ms``     50          the tick
+``reaction``    ``""``      both seats' reaction: a profile name or ms, or two
+                            separated by ``/`` (``pro/250``); empty: the kit's
+                            default jittered human profile
+``seed``        0           the first deal's seed
+``deals``       100000      how many deal seeds the chance node chooses from
+==============  ==========  ======================================================
+
+Returns are the env's: +1 win, −1 loss, 0 draw or truncation (zero-sum).
+Observation and information-state tensors are the kit's observation vector of
+that player; the mask is ``legal_actions(player)``. The strings are the
+kit's text table from that player's side (the opponent's hand hidden). With
+``pyspiel.convert_to_turn_based`` the game is played one seat at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from speed_env.parallel import SpeedParallelEnv
+from speed_env.rules import PRESETS
+
+SHORT_NAME = "python_speed"
+"""The name ``pyspiel.load_game`` knows this game by."""
+
+AGENTS = ("player_0", "player_1")
+
+DEFAULT_PARAMS: dict[str, Any] = {
+    "preset": "us",
+    "options": "",
+    "tick_ms": 50,
+    "reaction": "",
+    "seed": 0,
+    "deals": 100_000,
+}
+"""Game parameters and their defaults (module docstring)."""
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Speed (real time, sampled in ticks), from the Speed RL kit",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMS,
+)
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``"wrap:false;jokers:true"`` -> ``{"wrap": False, "jokers": True}`` (ints and floats too)."""
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        name, sep, raw = item.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(
+                f"{SHORT_NAME}: option {item!r} must be name:value (e.g. wrap:false), "
+                "options separated by ';'"
+            )
+        options[name.strip()] = _value(raw.strip())
+    return options
+
+
+def _value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def options_string(rules: Any) -> str:
+    """The ``options`` parameter that gives ``rules`` on top of its preset (``wrap:false;...``)."""
+    from dataclasses import fields
+
+    from speed_env.rules import make_rules
+
+    base = make_rules(rules.preset)
+    parts = []
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        if f.name != "preset" and value != getattr(base, f.name):
+            parts.append(f"{f.name}:{str(value).lower() if isinstance(value, bool) else value}")
+    return ";".join(parts)
+
+
+def parse_reaction(text: str) -> Any:
+    """``""`` -> None (the default profile); ``"pro"``, ``"250"``; ``"pro/250"`` a pair."""
+    if not text:
+        return None
+    parts = [_value(p.strip()) for p in text.split("/")]
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def env_kwargs(params: dict[str, Any]) -> dict[str, Any]:
+    """:func:`speed_env.parallel_env`'s arguments for OpenSpiel parameters (checked by it)."""
+    unknown = sorted(set(params) - set(DEFAULT_PARAMS))
+    if unknown:
+        raise ValueError(
+            f"{SHORT_NAME}: unknown parameter(s) {', '.join(unknown)}; "
+            f"known: {', '.join(DEFAULT_PARAMS)}"
+        )
+    p = {**DEFAULT_PARAMS, **params}
+    if p["preset"] not in PRESETS:
+        raise ValueError(f"{SHORT_NAME}: preset {p['preset']!r} is not one of {', '.join(PRESETS)}")
+    return {
+        "rules": p["preset"],
+        "tick_ms": int(p["tick_ms"]),
+        "reaction": parse_reaction(str(p["reaction"])),
+        **parse_options(str(p["options"])),
+    }
+
+
+class SpeedGame(pyspiel.Game):
+    """The OpenSpiel game (see the module docstring); built by ``pyspiel.load_game``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**DEFAULT_PARAMS, **(params or {})}
+        self.env_kwargs = env_kwargs(params)
+        """The arguments each state's :func:`speed_env.parallel_env` is made with."""
+        self.seed = int(params["seed"])
+        """Deal ``k`` is the kit's game seeded ``seed + k``."""
+        self.deals = int(params["deals"])
+        """How many deals the chance node chooses from."""
+        if self.deals < 1:
+            raise ValueError(f"{SHORT_NAME}: deals must be at least 1, got {self.deals}")
+        probe = SpeedParallelEnv(**self.env_kwargs)
+        self.n_actions = int(probe.games.n_actions)
+        """Actions per player (27, or more with jokers and the layout options)."""
+        self.obs_dim = int(probe.games.obs_dim)
+        """Length of the observation tensor."""
+        rules = probe.rules
+        self.n_ranks = int(rules.n_ranks)
+        """Ranks the play actions name (13, or 14 with jokers)."""
+        ticks = -(-int(rules.max_game_ms) // self.env_kwargs["tick_ms"])
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.n_actions,
+            max_chance_outcomes=self.deals,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=ticks + 1,
+        )
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> SpeedState:
+        """A table before the deal (chance to act)."""
+        return SpeedState(self)
+
+    def state_from_world(self, record: np.ndarray) -> SpeedState:
+        """A state playing on from one engine record (a row of ``Games.state``), dealt already.
+
+        For asking a bot about a position, such as a world sampled from one
+        seat's observation (:func:`speed_env.worlds.sample_worlds`): the
+        state's OpenSpiel history starts here (empty), so it cannot be
+        serialised; everything else works as on a dealt state.
+        """
+        state = SpeedState(self)
+        env = SpeedParallelEnv(**self.env_kwargs, render_mode="ansi")
+        env.reset(seed=0)
+        games = env.games
+        games.state[0] = record
+        # The env keeps its observation buffers in step with the engine; a record put in by
+        # hand makes them stale, so they are rebuilt from it (the engine's own full observe).
+        games._synced = False
+        env._obs, env._mask = games.observe()
+        state.env = env
+        state.deal_seed = -1
+        state._obs, _ = env._observations()
+        return state
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
+    ) -> SpeedObserver:
+        """The observer behind the state's string and tensor methods."""
+        if params:
+            raise ValueError(f"{SHORT_NAME}: observation parameters are not supported: {params}")
+        return SpeedObserver(self.obs_dim)
+
+
+class SpeedState(pyspiel.State):
+    """One game in progress: a kit parallel env, dealt by the chance node."""
+
+    def __init__(self, game: SpeedGame) -> None:
+        super().__init__(game)
+        self.env: SpeedParallelEnv | None = None
+        """The kit's env this state steps, made and reset by the chance node (made there, not
+        here: OpenSpiel clones a state by making a new one and copying this one into it)."""
+        self._env_kwargs = game.env_kwargs
+        self.deal_seed: int | None = None
+        """The kit seed of this game's deal, once dealt."""
+        self._obs: dict[str, Any] = {}
+        self._returns = [0.0, 0.0]
+        self._over = False
+        self._seed0 = game.seed
+        self._deals = game.deals
+        self._n_ranks = game.n_ranks
+
+    # -- OpenSpiel API -----------------------------------------------------
+
+    def current_player(self) -> int:
+        """CHANCE before the deal, SIMULTANEOUS while playing, TERMINAL at the end."""
+        if self._over:
+            return pyspiel.PlayerId.TERMINAL
+        if self.deal_seed is None:
+            return pyspiel.PlayerId.CHANCE
+        return pyspiel.PlayerId.SIMULTANEOUS
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """The actions ``player``'s mask allows now (waiting, 0, always among them)."""
+        mask = self._obs[AGENTS[player]]["action_mask"]
+        return [int(a) for a in np.flatnonzero(mask)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The deal: ``k`` in ``[0, deals)``, uniform."""
+        p = 1.0 / self._deals
+        return [(k, p) for k in range(self._deals)]
+
+    def _apply_action(self, action: int) -> None:
+        self.deal_seed = self._seed0 + int(action)
+        self.env = SpeedParallelEnv(**self._env_kwargs, render_mode="ansi")
+        self._obs, _ = self.env.reset(seed=self.deal_seed)
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        assert self.env is not None
+        joint = {AGENTS[p]: int(a) for p, a in enumerate(actions)}
+        self._obs, rewards, terms, truncs, _ = self.env.step(joint)
+        for p, agent in enumerate(AGENTS):
+            self._returns[p] += float(rewards[agent])
+        self._over = any(terms.values()) or any(truncs.values())
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal seed {self._seed0 + action}"
+        if action == 0:
+            return "wait"
+        if action > 2 * self._n_ranks:
+            return f"variant move {action}"
+        r, pile = divmod(action - 1, 2)
+        return f"play rank {r} on pile {pile}"
+
+    def is_terminal(self) -> bool:
+        """True once the game is won, drawn or truncated."""
+        return self._over
+
+    def returns(self) -> list[float]:
+        """+1 / −1 / 0 at the end (zeros before it)."""
+        return list(self._returns)
+
+    def __str__(self) -> str:
+        if self.env is None:
+            return "(not dealt)"
+        return str(self.env.render())
+
+    # -- kit view ------------------------------------------------------------
+
+    def kit_observation(self, player: int) -> np.ndarray:
+        """The kit's observation vector of ``player`` (float32, a fresh array)."""
+        if self.deal_seed is None:
+            return np.zeros(self.get_game().obs_dim, np.float32)  # type: ignore[attr-defined]
+        return np.array(self._obs[AGENTS[player]]["observation"], dtype=np.float32)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The kit's :meth:`snapshot` of the table (the whole table: for tests and logs)."""
+        if self.env is None:
+            raise ValueError(f"{SHORT_NAME}: the game is not dealt yet (a chance node)")
+        return self.env.snapshot()
+
+
+class SpeedObserver:
+    """OpenSpiel's PyObserver for this game: the kit's observation vector and a text view."""
+
+    def __init__(self, obs_dim: int) -> None:
+        self.tensor = np.zeros(obs_dim, np.float32)
+        """The kit's observation vector of the last ``set_from`` player."""
+        self.dict = {"observation": self.tensor}
+        """The tensor under one name (the kit publishes its slices: ``observation_layout``)."""
+
+    def set_from(self, state: SpeedState, player: int) -> None:
+        """Fill :attr:`tensor` with ``player``'s observation of ``state``."""
+        self.tensor[:] = state.kit_observation(player)
+
+    def string_from(self, state: SpeedState, player: int) -> str:
+        """What ``player`` sees: its hand, the centre, counts, both cards in flight."""
+        if state.env is None:
+            return f"p{player} (not dealt)"
+        snap = state.env.snapshot()
+        me, them = snap["players"][player], snap["players"][1 - player]
+        centre = " ".join(str(c["top"]) for c in snap["centre"])
+        return (
+            f"p{player} t={snap['clock_ms']} {snap['phase']} centre[{centre}] "
+            f"hand{me['hand']} draw {me['draw_pile']} side {me['side_pile']} "
+            f"flight {me['in_flight']} | opp cards {sum(h is not None for h in them['hand'])} "
+            f"draw {them['draw_pile']} flight {them['in_flight']}"
+        )
+
+
+pyspiel.register_game(_GAME_TYPE, SpeedGame)

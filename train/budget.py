@@ -1,0 +1,83 @@
+"""The numbers a training run uses, and the line that says so when they are not the ones asked.
+
+PPO learns in whole rollouts (``n_steps`` steps of ``n_envs`` games: ``n_steps * n_envs``
+learner decisions), and a run checks whether an evaluation is due at the end of a rollout.
+So ``--timesteps 200000`` with rollouts of 16,384 trains 212,992 (the 13th rollout is the
+first to reach the budget) and ``--eval-every 100000`` evaluates every 114,688. Rather than
+stopping a rollout part-way (PPO's update needs the whole of it), the run rounds both up to
+whole rollouts, says so in one line before it starts, and records the requested and the used
+numbers in ``state.json`` and ``summary.json`` (:func:`plan`, :func:`describe`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Budget", "describe", "plan", "whole_rollouts"]
+
+
+def whole_rollouts(steps: int, rollout: int) -> int:
+    """``steps`` rounded up to a whole number of rollouts of ``rollout`` decisions."""
+    return -(-steps // rollout) * rollout
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a run was asked for and what it will do: its length and its evaluation interval."""
+
+    rollout: int
+    """Learner decisions a rollout (``n_steps * n_envs``)."""
+    start: int
+    """Timesteps already trained (a resumed run's checkpoint; 0 for a new run)."""
+    timesteps_requested: int
+    """``--timesteps`` as given (or the run's own saved budget when resuming without it)."""
+    timesteps_used: int
+    """Where training stops: the first rollout end at or past the request."""
+    eval_every_requested: int
+    """``--eval-every`` as given."""
+    eval_every_used: int
+    """The interval between evaluations: the request in whole rollouts."""
+
+    def record(self) -> dict[str, Any]:
+        """The budget as ``state.json`` and ``summary.json`` keep it (requested vs used)."""
+        return {
+            "rollout": self.rollout,
+            "start": self.start,
+            "timesteps": {"requested": self.timesteps_requested, "used": self.timesteps_used},
+            "eval_every": {
+                "requested": self.eval_every_requested,
+                "used": self.eval_every_used,
+            },
+        }
+
+
+def plan(timesteps: int, eval_every: int, n_steps: int, n_envs: int, start: int = 0) -> Budget:
+    """The budget of a run asked for ``timesteps`` and ``eval_every`` with rollouts of
+    ``n_steps * n_envs``, starting (a resumed run) at ``start`` timesteps. Training goes from
+    ``start`` in whole rollouts until it reaches ``timesteps`` (SB3's loop), so it stops at
+    ``start`` plus the remainder rounded up; a run already there trains no further."""
+    rollout = n_steps * n_envs
+    used = start + whole_rollouts(max(timesteps - start, 0), rollout)
+    return Budget(rollout, start, timesteps, used, eval_every, whole_rollouts(eval_every, rollout))
+
+
+def describe(budget: Budget) -> str | None:
+    """One line saying which numbers were rounded and why, or None when each is as asked."""
+    changed = [
+        f"--{flag} {asked:,} -> {used:,}"
+        for flag, asked, used in (
+            ("timesteps", budget.timesteps_requested, budget.timesteps_used),
+            ("eval-every", budget.eval_every_requested, budget.eval_every_used),
+        )
+        if used > asked
+        and budget.start < asked
+        # an interval the run never reaches changes nothing it does
+        and not (flag == "eval-every" and asked >= budget.timesteps_used)
+    ]
+    if not changed:
+        return None
+    return (
+        f"rounded up to whole rollouts of {budget.rollout:,} decisions (n_steps x n_envs; PPO "
+        f"updates on whole rollouts): {', '.join(changed)}"
+    )
