@@ -61,12 +61,13 @@ $(STAMP): $(CORE_STAMP)
 
 setup: $(STAMP)  ## the kit's venv with every extra (.venv)
 
-# The kit's constraints less its PettingZoo pin (AgileRL's 1.26.1 wins there).
+# The kit's constraints less its PettingZoo and tensordict pins (AgileRL's 1.26.1 and 0.13.0 win
+# there; the kit's tensordict is TorchRL's).
 $(AGILERL_STAMP): pyproject.toml Makefile $(LOCK)
 	@echo "==> .venv-agilerl: the AgileRL example's own venv, torch 2.13 (CPU) and AgileRL's imports (about 3 min, 1.5 GB)"
 	$(PY) -m venv $(AGILERL_VENV)
 	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
-	grep -v '^pettingzoo==' $(LOCK) > $(AGILERL_VENV)/constraints.txt
+	grep -v -E '^(pettingzoo|tensordict)==' $(LOCK) > $(AGILERL_VENV)/constraints.txt
 	$(AGILERL_VENV)/bin/pip install -q -c $(AGILERL_VENV)/constraints.txt $(TORCH)
 	$(AGILERL_VENV)/bin/pip install -q -c $(AGILERL_VENV)/constraints.txt -e . $(AGILERL_NEEDS)
 	$(AGILERL_VENV)/bin/pip install -q --no-deps $(AGILERL_NODEPS)
