@@ -1,7 +1,8 @@
 # One entry per task. `make run` and `make test` set everything up on a fresh machine with
 # Python 3.11 (a venv in .venv; torch's local CPU build first). Each setup step says, before it
-# starts, what it installs and roughly how long it takes (measured on 2 CPU cores with a cold
-# pip cache: docs/getting-started.md). Users without make: `pip install ".[train]"`.
+# starts, what it installs and roughly how long it takes: the times are what a fresh clone took
+# on a 2-core machine busy with other work (load 15); a quiet one is faster (docs/getting-started.md).
+# Users without make: `pip install ".[train]"`.
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -25,7 +26,7 @@ LOCK_VENV := .lock-venv
 # example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
 # AgileRL's own requirements pull in what the example never imports (jax, minari[all], pandas,
 # hydra, pygame-ce, pymunk, redis, google-cloud-storage, pre-commit, mpe2, supersuit: about
-# 0.8 GB), so agilerl and agilerl-arena are installed without their requirements and the venv
+# 1 GB), so agilerl and agilerl-arena are installed without their requirements and the venv
 # gets only what `import agilerl.algorithms` and its vector env import (AGILERL_NEEDS; the setup
 # step checks that import, so a new AgileRL import fails there, by name, not in the suite).
 # peft: AgileRL 2.58 imports it on `import agilerl.algorithms` but lists it only in its llm extras.
@@ -47,14 +48,14 @@ RAY_BIN := $(RAY_VENV)/bin
 RAY_STAMP := $(RAY_VENV)/.installed
 
 $(CORE_STAMP): pyproject.toml $(LOCK)
-	@echo "==> .venv: the kit with numpy, numba, Gymnasium, PettingZoo, matplotlib (about 1 min)"
+	@echo "==> .venv: the kit with numpy, numba, Gymnasium, PettingZoo, matplotlib (about 8 min on a busy 2-core machine)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c $(LOCK) -e ".[plot]"
 	touch $@
 
 $(STAMP): $(CORE_STAMP)
-	@echo "==> .venv: torch 2.13 (CPU), SB3, the test tools and the extras $(EXTRAS) (about 4 min, 2 GB)"
+	@echo "==> .venv: torch 2.13 (CPU), SB3, the test tools and the extras $(EXTRAS) (about 9 min on a busy 2-core machine, 2 GB)"
 	$(BIN)/pip install -q -c $(LOCK) $(TORCH)
 	$(BIN)/pip install -q -c $(LOCK) -e ".[$(EXTRAS)]"
 	touch $@
@@ -64,7 +65,7 @@ setup: $(STAMP)  ## the kit's venv with every extra (.venv)
 # The kit's constraints less its PettingZoo and tensordict pins (AgileRL's 1.26.1 and 0.13.0 win
 # there; the kit's tensordict is TorchRL's).
 $(AGILERL_STAMP): pyproject.toml Makefile $(LOCK)
-	@echo "==> .venv-agilerl: the AgileRL example's own venv, torch 2.13 (CPU) and AgileRL's imports (about 3 min, 1.5 GB)"
+	@echo "==> .venv-agilerl: the AgileRL example's own venv, torch 2.13 (CPU) and AgileRL's imports (about 6 min on a busy 2-core machine, 1.5 GB)"
 	$(PY) -m venv $(AGILERL_VENV)
 	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
 	grep -v -E '^(pettingzoo|tensordict)==' $(LOCK) > $(AGILERL_VENV)/constraints.txt
@@ -80,7 +81,7 @@ setup-agilerl: $(AGILERL_STAMP)  ## the AgileRL example's own venv (its pins dif
 # other dependencies are new to this venv and resolve freely. tests/cluster needs the kit, Ray,
 # torch, matplotlib and pytest: not the dev extra's linters, notebook runners or classic envs.
 $(RAY_STAMP): pyproject.toml $(LOCK)
-	@echo "==> .venv-ray: Ray and RLlib 2.60 with torch 2.13 (CPU) for tests/cluster (about 3 min, 1.5 GB)"
+	@echo "==> .venv-ray: Ray and RLlib 2.60 with torch 2.13 (CPU) for tests/cluster (about 7 min on a busy 2-core machine, 2 GB)"
 	$(PY) -m venv $(RAY_VENV)
 	$(RAY_BIN)/pip install -q --upgrade pip
 	grep -v '^gymnasium==' $(LOCK) > $(RAY_VENV)/constraints.txt
@@ -100,7 +101,7 @@ demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 .PHONY: announce-test
 announce-test:
 	@[ -f $(STAMP) ] && [ -f $(AGILERL_STAMP) ] && [ -f $(RAY_STAMP) ] || \
-	  echo "==> make test: first the setup of .venv, .venv-agilerl and .venv-ray (once), then the suite"
+	  echo "==> make test: first the setup of .venv, .venv-agilerl and .venv-ray (once; about 30 min on a busy 2-core machine), then the suite"
 
 test: announce-test setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
