@@ -1,22 +1,41 @@
-# One entry per task. `make demo` and `make test` set everything up on a fresh
-# machine with Python 3.11 (a venv in .venv; torch's local CPU build first).
+# One entry per task. `make run` and `make test` set everything up on a fresh machine with
+# Python 3.11 (a venv in .venv; torch's local CPU build first). Each setup step says, before it
+# starts, what it installs and roughly how long it takes: the times are what a fresh clone took
+# on a 2-core machine busy with other work (load 15); a quiet one is faster (docs/getting-started.md).
+# Users without make: `pip install ".[train]"`.
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+# Two stages: `make run` needs only the kit and matplotlib (the tournament's figures), so it stops
+# at CORE_STAMP; `make setup` (and so `make test`) adds torch and every extra.
+CORE_STAMP := $(VENV)/.core
 STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
 EXTRAS ?= train,plot,render,dev,web,examples,openspiel,docs
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
+# Each venv installs its own copy: pip's cache (one for all venvs) already keeps every wheel
+# downloaded or built, so a shared wheelhouse would save no download, and what a venv costs is
+# unpacking (about a minute for torch), which a wheelhouse does not avoid. One torch made
+# visible to every venv by a .pth file was judged too risky: each venv's pip would see it as
+# its own, so an upgrade or uninstall in one venv would change the others.
 TORCH := torch==2.13.0
 # The versions CI passed with (pip constraints); `make lock` regenerates it.
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
 # AgileRL pins pettingzoo<1.27 (the kit's venv has 1.27) and tensordict 0.13, so its worked
 # example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
-# AgileRL 2.58 imports peft on `import agilerl.algorithms` but lists it only in its llm extras.
+# AgileRL's own requirements pull in what the example never imports (jax, minari[all], pandas,
+# hydra, pygame-ce, pymunk, redis, google-cloud-storage, pre-commit, mpe2, supersuit: about
+# 1 GB), so agilerl and agilerl-arena are installed without their requirements and the venv
+# gets only what `import agilerl.algorithms` and its vector env import (AGILERL_NEEDS; the setup
+# step checks that import, so a new AgileRL import fails there, by name, not in the suite).
+# peft: AgileRL 2.58 imports it on `import agilerl.algorithms` but lists it only in its llm extras.
 AGILERL_VENV := .venv-agilerl
 AGILERL_STAMP := $(AGILERL_VENV)/.installed
-AGILERL_PINS := agilerl==2.58.0 pettingzoo==1.26.1 peft==0.21.0
+AGILERL_NODEPS := agilerl==2.58.0 agilerl-arena==1.29.0
+AGILERL_NEEDS := pettingzoo==1.26.1 peft==0.21.0 tensordict==0.13.0 lazy-loader==0.6 \
+	fastrand==3.1.0 wandb==0.31.0 dill==0.4.1 pillow pydantic rich pyyaml click httpx
+AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_vec_env import PzDummyVecEnv
 
 AGENTS ?= random,greedy,chain,trained
 
@@ -28,43 +47,63 @@ RAY_VENV := .venv-ray
 RAY_BIN := $(RAY_VENV)/bin
 RAY_STAMP := $(RAY_VENV)/.installed
 
-$(STAMP): pyproject.toml $(LOCK)
+$(CORE_STAMP): pyproject.toml $(LOCK)
+	@echo "==> .venv: the kit with numpy, numba, Gymnasium, PettingZoo, matplotlib (about 8 min on a busy 2-core machine)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c $(LOCK) -e ".[plot]"
+	touch $@
+
+$(STAMP): $(CORE_STAMP)
+	@echo "==> .venv: torch 2.13 (CPU), SB3, the test tools and the extras $(EXTRAS) (about 9 min on a busy 2-core machine, 2 GB)"
 	$(BIN)/pip install -q -c $(LOCK) $(TORCH)
 	$(BIN)/pip install -q -c $(LOCK) -e ".[$(EXTRAS)]"
-	touch $(STAMP)
+	touch $@
 
-setup: $(STAMP)
+setup: $(STAMP)  ## the kit's venv with every extra (.venv)
 
-$(AGILERL_STAMP): pyproject.toml Makefile
+# The kit's constraints less its PettingZoo and tensordict pins (AgileRL's 1.26.1 and 0.13.0 win
+# there; the kit's tensordict is TorchRL's).
+$(AGILERL_STAMP): pyproject.toml Makefile $(LOCK)
+	@echo "==> .venv-agilerl: the AgileRL example's own venv, torch 2.13 (CPU) and AgileRL's imports (about 6 min on a busy 2-core machine, 1.5 GB)"
 	$(PY) -m venv $(AGILERL_VENV)
 	$(AGILERL_VENV)/bin/pip install -q --upgrade pip
-	$(AGILERL_VENV)/bin/pip install -q $(TORCH)
-	$(AGILERL_VENV)/bin/pip install -q -e . $(AGILERL_PINS)
-	touch $(AGILERL_STAMP)
+	grep -v -E '^(pettingzoo|tensordict)==' $(LOCK) > $(AGILERL_VENV)/constraints.txt
+	$(AGILERL_VENV)/bin/pip install -q -c $(AGILERL_VENV)/constraints.txt $(TORCH)
+	$(AGILERL_VENV)/bin/pip install -q -c $(AGILERL_VENV)/constraints.txt -e . $(AGILERL_NEEDS)
+	$(AGILERL_VENV)/bin/pip install -q --no-deps $(AGILERL_NODEPS)
+	$(AGILERL_VENV)/bin/python -c "$(AGILERL_CHECK)" || { echo "AgileRL imports something AGILERL_NEEDS (Makefile) lacks: add it"; exit 1; }
+	touch $@
 
 setup-agilerl: $(AGILERL_STAMP)  ## the AgileRL example's own venv (its pins differ from the kit's)
 
 # The main venv's tested versions, less the Gymnasium pin (RLlib's own pin wins there); Ray's
-# other dependencies are new to this venv and resolve freely.
+# other dependencies are new to this venv and resolve freely. tests/cluster needs the kit, Ray,
+# torch, matplotlib and pytest: not the dev extra's linters, notebook runners or classic envs.
 $(RAY_STAMP): pyproject.toml $(LOCK)
+	@echo "==> .venv-ray: Ray and RLlib 2.60 with torch 2.13 (CPU) for tests/cluster (about 7 min on a busy 2-core machine, 2 GB)"
 	$(PY) -m venv $(RAY_VENV)
 	$(RAY_BIN)/pip install -q --upgrade pip
 	grep -v '^gymnasium==' $(LOCK) > $(RAY_VENV)/constraints.txt
 	$(RAY_BIN)/pip install -q -c $(RAY_VENV)/constraints.txt $(TORCH)
-	$(RAY_BIN)/pip install -q -c $(RAY_VENV)/constraints.txt -e ".[ray,plot,dev]"
-	touch $(RAY_STAMP)
+	$(RAY_BIN)/pip install -q -c $(RAY_VENV)/constraints.txt -e ".[ray,plot]" pytest
+	touch $@
 
 setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
 
-run: setup  ## the main job: a short tournament of the bundled bots
+run: $(CORE_STAMP)  ## the main job: a short tournament of the bundled bots (no torch needed)
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
 
-demo: setup  ## one game between two bots, shown as text
+demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo
 
-test: setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
+# Said once, before the first long step of a first `make test` (prerequisites run in order).
+.PHONY: announce-test
+announce-test:
+	@[ -f $(STAMP) ] && [ -f $(AGILERL_STAMP) ] && [ -f $(RAY_STAMP) ] || \
+	  echo "==> make test: first the setup of .venv, .venv-agilerl and .venv-ray (once; about 30 min on a busy 2-core machine), then the suite"
+
+test: announce-test setup setup-agilerl setup-ray  ## the whole suite, slow tests included (CI runs this)
 	$(BIN)/python -m pytest -n 2 -q
 	$(RAY_BIN)/python -m pytest -q -p no:xdist tests/cluster
 
