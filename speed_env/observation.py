@@ -123,9 +123,8 @@ one-hot, then the rule flags (``lock``: ``reserve_rule == "lock"``)."""
 
 
 def _size(spec: int | str, r: int) -> int:
-    if isinstance(spec, int):
-        return spec
-    return {"R": r, "2R": 2 * r, "R+3": r + 3, "TAG": len(RULES_TAG)}[spec]
+    sizes = {"R": r, "2R": 2 * r, "R+3": r + 3, "TAG": len(RULES_TAG)}
+    return spec if isinstance(spec, int) else sizes[spec]
 
 
 def _layout(n_ranks: int) -> dict[str, slice]:
@@ -150,7 +149,7 @@ def observation_layout(rules: Rules) -> dict[str, slice]:
 
 def obs_dim(rules: Rules) -> int:
     """Length of the observation vector for ``rules``."""
-    return sum(_size(spec, rules.n_ranks) for _, spec in _FIELDS)
+    return _layout(rules.n_ranks)[_FIELDS[-1][0]].stop
 
 
 def layout_for_dim(dim: int) -> dict[str, slice]:
@@ -170,16 +169,9 @@ def layout_for_dim(dim: int) -> dict[str, slice]:
 def rules_tag(rules: Rules) -> np.ndarray:
     """The ``rules`` field of every observation of a game under ``rules`` (float32,
     :data:`RULES_TAG`)."""
-    flags = {
-        **{p: rules.preset == p for p in PRESETS},
-        "wrap": rules.wrap,
-        "same_rank": rules.same_rank,
-        "jokers": rules.jokers,
-        "play_out": rules.play_out,
-        "stack_layout": rules.stack_layout,
-        "multi_play": rules.multi_play,
-        "lock": rules.reserve_rule == "lock",
-    }
+    options = ("wrap", "same_rank", "jokers", "play_out", "stack_layout", "multi_play")
+    flags = {p: rules.preset == p for p in PRESETS} | {o: getattr(rules, o) for o in options}
+    flags["lock"] = rules.reserve_rule == "lock"
     return np.array([flags[name] for name in RULES_TAG], np.float32)
 
 

@@ -46,7 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from train.vintage_expert_targets import ACTING, PRIORS, Targets, TargetSettings, distribution
+from train import vintage_expert_fit
+from train.vintage_expert_fit import agreement as agreement
+from train.vintage_expert_fit import held_out as held_out
+from train.vintage_expert_targets import ACTING, PRIORS, Targets, TargetSettings
 
 TARGETS = ("choice", "soft")
 
@@ -232,50 +235,9 @@ def ppo_config(cfg: ExpertConfig) -> Any:
     return vc
 
 
-def held_out(games: np.ndarray, share: float, seed: int) -> np.ndarray:
-    """Flags of the rows whose game is in a seeded ``share`` of the games."""
-    ids = np.unique(games)
-    rng = np.random.default_rng(seed)
-    held = rng.choice(ids, size=max(1, round(len(ids) * share)), replace=False)
-    return np.isin(games, held)
-
-
 def fit_data(targets: Targets, scale: np.ndarray, cfg: ExpertConfig) -> dict[str, np.ndarray]:
-    """The columns train/bc.py's fit reads: scaled observations, mask, target, reward."""
-    dist = distribution(targets, cfg.target, cfg.temperature)
-    return {
-        "obs": targets.obs * scale[None, :],
-        "mask": targets.mask,
-        "best": (dist > 0).astype(np.int8),
-        "target": dist,
-        "ret": targets.ret,
-    }
-
-
-def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray) -> dict[str, Any]:
-    """Share of ``rows`` where the network's top action is the search's choice, or its prior's,
-    and the share of the rows where the search left its prior that the network follows it."""
-    import torch
-
-    from train.bc import _forward
-
-    if not len(rows):
-        return {"held_out_decisions": 0}
-    with torch.no_grad():
-        obs = torch.as_tensor(targets.obs[rows] * scale[None, :])
-        log_p, _ = _forward(policy, obs, targets.mask[rows])
-    top = log_p.argmax(dim=1).numpy()
-    choice, prior = targets.choice[rows], targets.prior[rows]
-    left = choice != prior  # where the search overrode its prior: what distillation must add
-    return {
-        "held_out_decisions": len(rows),
-        "agrees_with_search": round(float((top == choice).mean()), 4),
-        "agrees_with_prior": round(float((top == prior).mean()), 4),
-        "held_out_search_left_prior": int(left.sum()),
-        "agrees_where_search_left_prior": round(float((top == choice)[left].mean()), 4)
-        if left.any()
-        else None,
-    }
+    """The columns train/bc.py's fit reads, with ``cfg``'s target and temperature."""
+    return vintage_expert_fit.fit_data(targets, scale, cfg.target, cfg.temperature)
 
 
 def _log(cfg: ExpertConfig, text: str) -> None:
