@@ -278,6 +278,8 @@ def read_card(path: str | Path) -> dict[str, Any]:
         raise CardError(f"cannot read card {p}: {exc}") from None
     if not isinstance(doc, dict) or "manifest" not in doc or "protocol" not in doc:
         raise CardError(f"{p} is not an evaluation card (no protocol and manifest)")
+    if doc["protocol"] != doc["manifest"].get("protocol"):
+        raise CardError(f"{p}: its protocol differs from its manifest's (edited by hand?)")
     from agents.eval_protocol import manifest_hash
 
     if manifest_hash(doc["manifest"]) != doc["manifest"].get("hash"):

@@ -39,8 +39,14 @@ from agents import tournament
 from agents import tournament_harness as harness
 from agents.jobs import Backend, run_jobs
 
-ANCHORS = Path(__file__).parent / "cards" / "anchors.json"
-"""The reference pool's results under each protocol (``python -m agents.make_anchors``)."""
+CARDS = Path(__file__).parent / "cards"
+"""The shipped anchors, the bundled agents' cards and their leaderboards."""
+
+
+def anchors_file(game: str) -> Path:
+    """The reference pool's results under each protocol for ``game``
+    (``python -m agents.make_anchors --game GAME``)."""
+    return CARDS / f"anchors_{game}.json"
 
 
 class EvaluationError(ValueError):
@@ -108,7 +114,7 @@ def _user_files(spec: str) -> dict[str, str]:
 def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VERSION) -> Plan:
     """The games of a real-time card; refuses a spec that names no agent or carries ``@``."""
     import agents
-    from agents import agent_files
+    from agents import agent_files, user_agents
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
     from speed_lab.reaction_sweep import SweepSettings, plan_chunks
@@ -128,6 +134,11 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
         rules = make_rules(cfg["preset"], **cfg["options"])
         try:
             _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
+        except user_agents.UserAgentError as exc:
+            if not isinstance(exc, user_agents.AgentBuildError):
+                raise  # the file or name is wrong: nothing to evaluate
+            plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
+            continue
         except ValueError as exc:
             plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
             continue
@@ -150,6 +161,11 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
             plan.groups[group] = {"kind": "pairing", "rule_set": rs, "opponent": opp}
             for chunk in harness.plan(1, settings.deals, proto["chunk_deals"]):
                 plan.jobs.append((group, settings, chunk))
+    if all(rs in plan.skipped for rs in proto["rule_sets"]):
+        raise EvaluationError(
+            f"{spec!r} plays none of the protocol's rule sets: "
+            + "; ".join(f"{rs}: {plan.skipped[rs]}" for rs in proto["rule_sets"])
+        )
     lat = proto["latency"]
     if lat["rule_set"] in plan.skipped or f"{lat['rule_set']}/{lat['opponent']}" in plan.skipped:
         plan.skipped["latency"] = f"the agent does not play {lat['rule_set']} against chain"
@@ -258,8 +274,9 @@ def run_plan(
 
 
 # ------------------------------------------------------------------ the numbers
-def load_anchors(path: Path = ANCHORS) -> dict[str, Any]:
-    """The shipped reference-pool results (``{}`` when the file is missing)."""
+def load_anchors(game: str) -> dict[str, Any]:
+    """The shipped reference-pool results of ``game`` (``{}`` when the file is missing)."""
+    path = anchors_file(game)
     if not path.is_file():
         return {}
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -511,7 +528,7 @@ def card(
     timing: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``report.json`` document: manifest, results, and (apart) the timing fields."""
-    anchors = load_anchors() if anchors is None else anchors
+    anchors = load_anchors(plan.game) if anchors is None else anchors
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
     return {

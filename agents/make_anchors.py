@@ -9,7 +9,7 @@ games, seed and reaction (:mod:`agents.tournament`). Vintage Speed: a round
 robin of the five reference bots at four seats (every line-up of four,
 seats rotated over shared deals, :mod:`agents.vintage_tournament`), scored
 seat by seat as the vintage tournament scores it. The pairwise counts
-(``wins``, ``draws``, ``games``) go to ``agents/cards/anchors.json`` under the
+(``wins``, ``draws``, ``games``) go to ``agents/cards/anchors_GAME.json`` under the
 protocol version, game and rule set (vintage: ``4p``), each written as soon as
 it is finished; :mod:`agents.anchored_rating` fits the anchors from them.
 """
@@ -110,7 +110,7 @@ def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the pool's round robins and write the anchors file."""
-    from agents.evaluate import ANCHORS
+    from agents.evaluate import anchors_file
     from speed_cli.common import chunk_progress
 
     p = argparse.ArgumentParser(
@@ -122,9 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--protocol", type=int, default=ep.PROTOCOL_VERSION)
     p.add_argument("--rule-sets", default=None, help="realtime: only these (comma-separated)")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--out", default=str(ANCHORS), help=f"anchors file (default {ANCHORS})")
+    p.add_argument(
+        "--out", default=None, help="anchors file (default agents/cards/anchors_GAME.json)"
+    )
     args = p.parse_args(argv)
-    out = Path(args.out)
+    out = Path(args.out) if args.out else anchors_file(args.game)
     doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
     proto = ep.protocol(args.game, args.protocol)
     section = doc.setdefault(str(args.protocol), {}).setdefault(args.game, {})

@@ -56,6 +56,11 @@ class UserAgentError(AgentSpecError):
     what is wrong."""
 
 
+class AgentBuildError(UserAgentError):
+    """The user's class or factory raised while building the agent (it may refuse the rules it
+    was given): the message names it and gives the exception's last line."""
+
+
 @dataclass(frozen=True)
 class UserSpec:
     """A parsed user-agent spec."""
@@ -231,4 +236,6 @@ def _call(fn: Any, args: tuple[Any, ...], what: str) -> Any:
     except AgentSpecError:
         raise
     except Exception as exc:
-        raise UserAgentError(f"{what} raised while building the agent: {_last_line(exc)}") from None
+        raise AgentBuildError(
+            f"{what} raised while building the agent: {_last_line(exc)}"
+        ) from None
