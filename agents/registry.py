@@ -7,8 +7,7 @@ for an agent registered with ``budget``. A user's own agent,
 ``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.user_agents`),
 is understood by both registries: the game it plays is the one it is built for.
 :mod:`agents` holds the real-time registry, :mod:`agents.vintage_agents` the vintage
-one; each builds its own
-game's bots only.
+one; each builds its own game's bots only.
 """
 
 from __future__ import annotations
