@@ -244,7 +244,8 @@ def make_plan(
     version: int = ep.PROTOCOL_VERSION,
 ) -> Plan:
     """The plan of a card: ``games`` per pairing or table (default: the protocol's; fewer make
-    a quick card whose manifest says so) and the deal ``seed`` (default: the protocol's)."""
+    a quick card whose manifest says so; rounded down to whole deals, each played once per
+    seating) and the deal ``seed`` (default: the protocol's)."""
     proto = ep.protocol(game, version)
     games = proto["games"] if games is None else games
     least = proto.get("players", 2)
@@ -254,6 +255,8 @@ def make_plan(
             f"seating), got {games!r}"
         )
     seed = proto["seed"] if seed is None else seed
+    # Whole deals only (each played once per seating): the card records the games played.
+    games -= games % least
     maker = plan_vintage if game == "vintage" else plan_realtime
     return maker(spec, games, seed, version)
 

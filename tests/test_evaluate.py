@@ -206,3 +206,9 @@ def test_rule_sets_an_agent_refuses_are_skipped_with_its_reason(tmp_path: Path) 
     assert set(plan.skipped) >= {"pagat", "japanese", "japanese+options"}
     assert "I play us only, not pagat" in plan.skipped["pagat"]
     assert {g.split("/")[0] for g in plan.groups} == {"us", "latency"}
+
+
+def test_games_are_rounded_down_to_whole_deals() -> None:
+    plan = ev.make_plan("greedy", games=5)
+    assert plan.games == 4
+    assert {s.games for _, s, _ in plan.jobs if s.agents[1] == "random"} == {4}
