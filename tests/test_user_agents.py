@@ -185,3 +185,24 @@ def test_cli_tournament_takes_a_user_agent(
     )
     assert code == 0
     assert spec in (tmp_path / "out" / "results.json").read_text()
+
+
+def test_cli_vintage_tournament_builds_a_user_agent_for_vintage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent refuses real-time rules: the up-front check must build it for vintage.
+    bot = tmp_path / "vintage_only.py"
+    bot.write_text(
+        BOT
+        + textwrap.dedent(
+            """
+            def vintage_only(rules, seed):
+                if rules is not None:
+                    raise ValueError("I play Vintage Speed only")
+                return Bot()
+            """
+        )
+    )
+    argv = ["tournament", "--game", "vintage", "--agents", f"py:{bot}:vintage_only,vintage-greedy"]
+    assert main([*argv, "--players", "2", "--games", "4", "--out", str(tmp_path / "out")]) == 0
+    assert "vintage_only" in (tmp_path / "out" / "results.json").read_text()
