@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -253,15 +256,34 @@ def figure_png(card: dict[str, Any]) -> bytes:
     return plotting.png_bytes(fig)
 
 
+@contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends (then raise it), so that the block's few quick
+    writes all happen or none start; elsewhere than the main thread, a plain block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
     """``report.json``, ``report.md`` and ``report.png`` in ``out``: every file made in memory
-    first, then each written atomically."""
+    first, then each written atomically, with Ctrl-C held back until all three are written (a
+    card's files never mix two runs)."""
     files = {
         "report.json": (json.dumps(card, indent=2) + "\n").encode(),
         "report.md": markdown(card).encode(),
         "report.png": figure_png(card),
     }
-    return [write_atomic(out / name, data) for name, data in files.items()]
+    with _interrupt_after():
+        return [write_atomic(out / name, data) for name, data in files.items()]
 
 
 # ------------------------------------------------------------------ leaderboard

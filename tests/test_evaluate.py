@@ -212,3 +212,26 @@ def test_games_are_rounded_down_to_whole_deals() -> None:
     plan = ev.make_plan("greedy", games=5)
     assert plan.games == 4
     assert {s.games for _, s, _ in plan.jobs if s.agents[1] == "random"} == {4}
+
+
+def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    card = json.loads((SMALL / "greedy" / "report.json").read_text())
+    real = eval_report.write_atomic
+    written = []
+
+    def interrupted_write(path: Path, data: bytes) -> Path:
+        if not written:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the first file is written
+        written.append(path.name)
+        return real(path, data)
+
+    monkeypatch.setattr(eval_report, "write_atomic", interrupted_write)
+    with pytest.raises(KeyboardInterrupt):
+        eval_report.write_card(tmp_path, card)
+    assert written == ["report.json", "report.md", "report.png"]
+    assert json.loads((tmp_path / "report.json").read_text()) == card
