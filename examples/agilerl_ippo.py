@@ -1,4 +1,4 @@
-"""AgileRL's IPPO on ``speed_v0``, the action mask passed in ``infos``.
+"""AgileRL's IPPO on ``speed_v1``, the action mask passed in ``infos``.
 
 AgileRL refuses a mask inside the observation ("AgileRL requires action masks
 to be defined in the information dictionary"), so the env is built with

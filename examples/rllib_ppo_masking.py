@@ -1,4 +1,4 @@
-"""RLlib multi-agent PPO with action masking on speed_v0: one training iteration, small batch.
+"""RLlib multi-agent PPO with action masking on speed_v1: one training iteration, small batch.
 
 Run (the [ray] extra; RLlib 2.60 pins gymnasium 1.2.2, so `make setup-ray` puts it in .venv-ray):
 
@@ -28,10 +28,10 @@ from train.rllib_module import MaskedMLPModule
 
 def main() -> None:
     """Train one iteration and print what it sampled."""
-    register_env("speed_v0", lambda cfg: ParallelPettingZooEnv(speed_env.parallel_env("us")))
+    register_env("speed_v1", lambda cfg: ParallelPettingZooEnv(speed_env.parallel_env("us")))
     config = (
         PPOConfig()
-        .environment("speed_v0")
+        .environment("speed_v1")
         .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length="auto")
         .multi_agent(policies={"main"}, policy_mapping_fn=lambda agent_id, episode, **kw: "main")
         .rl_module(

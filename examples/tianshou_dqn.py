@@ -1,4 +1,4 @@
-"""Tianshou's ``PettingZooEnv``: a DQN seat against a random masked seat on ``speed_v0``.
+"""Tianshou's ``PettingZooEnv``: a DQN seat against a random masked seat on ``speed_v1``.
 
 Tianshou wraps PettingZoo's AEC API; its ``PettingZooEnv`` reads the mask
 from the classic ``{"observation", "action_mask"}`` dict, so this example uses

@@ -1,4 +1,4 @@
-"""TorchRL's ``PettingZooWrapper``: shared-policy PPO on ``speed_v0`` with masked actions.
+"""TorchRL's ``PettingZooWrapper``: shared-policy PPO on ``speed_v1`` with masked actions.
 
 The parallel env is built with ``obs_format="box"``: TorchRL takes the flat
 observation as ``("player", "observation")`` and reads each agent's

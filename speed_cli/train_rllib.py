@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
         Config,
         run,
         summary="multi-agent PPO with RLlib: masking, self-play, checkpoints, the kit model",
-        description="Multi-agent PPO with RLlib on speed_v0 (train/rllib_ppo.py; the [ray] "
+        description="Multi-agent PPO with RLlib on speed_v1 (train/rllib_ppo.py; the [ray] "
         "extra): one module 'main' trained against itself, a frozen snapshot of itself and kit "
         "bots, illegal actions masked. Writes OUT/progress.csv, OUT/checkpoints/iter_N (RLlib), "
         "OUT/model.json + model.safetensors (play it with ppo:OUT/model.json) and "

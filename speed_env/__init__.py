@@ -10,8 +10,8 @@ Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 search: :func:`sample_worlds`. Importing this package loads numpy, gymnasium,
 pettingzoo and numba only (no torch, no matplotlib), and registers the envs
 with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
-``pettingzoo.make("parallel", "speed_env/speed_v0")``,
-``gymnasium.make("speed_env/Speed-v0", opponent=...)`` ….
+``pettingzoo.make("parallel", "speed_env/speed_v1")``,
+``gymnasium.make("speed_env/Speed-v1", opponent=...)`` ….
 """
 
 from speed_env import vintage

@@ -79,7 +79,7 @@ def _zeros_on_touch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
 class BatchEnv:
     """``n`` real-time Speed games stepped together with auto-reset (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "speed_batch_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"name": "speed_batch_v1"}
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Real-time Speed as a PettingZoo ``ParallelEnv`` (``speed_v0``).
+"""Real-time Speed as a PettingZoo ``ParallelEnv`` (``speed_v1``).
 
 Speed has no turns: both players act at every tick. The env samples time in
 ticks of ``tick_ms``; at each tick each player may commit one play or wait.
@@ -54,31 +54,42 @@ Arguments
     profile. ``render_mode``: ``"human"`` prints the text table after every
     reset and step, ``"ansi"`` returns it from ``render()``, ``"rgb_array"``
     returns a frame. ``env(...)`` takes the same arguments and gives the AEC
-    env. Both are registered with PettingZoo as ``speed_env/speed_v0``
-    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v0", **kwargs)``).
+    env. Both are registered with PettingZoo as ``speed_env/speed_v1``
+    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v1", **kwargs)``).
 
 Version history
-    v0: first release. Changed since, keeping the name ``speed_v0`` (registries
-    and outside checks use it): the observation gained the ``rules`` field at
-    its end (obs_dim 128 → 138, 136 → 146 with jokers; every earlier slice kept
-    its offset); unseeded resets follow the last seed; copies keep the game;
-    non-integer actions, bad seeds and options, and out-of-bounds time options
-    are refused.
-    v0, revision "idle": rule option ``idle_flip_ms`` (default 5000 ms; 0 restores
-    the earlier behaviour): when no card has been put on a centre pile for that
-    long, the table counts down and flips as when stuck, so a seat that only
-    waits loses instead of running the game to ``max_game_ms``. Match points:
-    ``infos[agent]["points"]`` at the end of a ``us``/``pagat`` game;
-    ``snapshot()`` gains ``idle_ms`` (and ``points`` once over), the full
-    ``table()`` gains ``placed_ms``. Games whose seats play within 5 s of each
-    placement are unchanged.
-    v0, revision "ecosystem", without changing the game or the default observation:
-    ``obs_format``, ``max_cycles``, ``render_mode="human"``, the registry
-    entries; the AEC env is order-enforced.
-    v0, revision "worlds": five more fields after ``rules`` (``my_colour_unseen``,
-    ``opp_stacked``, ``side_known``, ``idle_rebuilds``, ``since_placed``;
-    obs_dim 138 -> 193, 146 -> 205 with jokers) so that worlds consistent
-    with one seat's view can be rebuilt from it (:mod:`speed_env.worlds`).
+    A change to the game's rules, its observation or its action space bumps the
+    version (PettingZoo's convention); asking for an outdated id raises
+    :class:`~speed_env.registration.OutdatedEnvError` naming the current one.
+
+    v1 (kit 1.0.0): the game and observation of v0's last revision, renamed so
+    that a result reported on ``speed_v1`` says which game it was measured on:
+    the idle rule (``idle_flip_ms``, default 5000 ms) and the 193-float
+    observation (205 with jokers) ending in ``rules`` and the five worlds
+    fields. ``speed_env/speed_v0`` and ``speed_env/Speed-v0`` now raise.
+
+    v0: first release, observation 128 floats (136 with jokers). It then changed
+    while keeping the name ``speed_v0``, which is why v1 exists:
+
+    - the observation gained the ``rules`` field at its end (obs_dim 128 → 138,
+      136 → 146 with jokers; every earlier slice kept its offset); unseeded
+      resets follow the last seed; copies keep the game; non-integer actions,
+      bad seeds and options, and out-of-bounds time options are refused;
+    - rule option ``idle_flip_ms`` (default 5000 ms; 0 restores the earlier
+      behaviour): when no card has been put on a centre pile for that long, the
+      table counts down and flips as when stuck, so a seat that only waits
+      loses instead of running the game to ``max_game_ms``. Match points:
+      ``infos[agent]["points"]`` at the end of a ``us``/``pagat`` game;
+      ``snapshot()`` gains ``idle_ms`` (and ``points`` once over), the full
+      ``table()`` gains ``placed_ms``. Games whose seats play within 5 s of
+      each placement are unchanged;
+    - without changing the game or the default observation: ``obs_format``,
+      ``max_cycles``, ``render_mode="human"``, the registry entries; the AEC
+      env is order-enforced;
+    - five more fields after ``rules`` (``my_colour_unseen``, ``opp_stacked``,
+      ``side_known``, ``idle_rebuilds``, ``since_placed``; obs_dim 138 → 193,
+      146 → 205 with jokers) so that worlds consistent with one seat's view can
+      be rebuilt from it (:mod:`speed_env.worlds`).
 """
 
 from __future__ import annotations
@@ -116,7 +127,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     """Two-player real-time Speed, sampled in ticks (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "speed_v0",
+        "name": "speed_v1",
         "render_modes": list(RENDER_MODES),
         "render_fps": 20,
         "is_parallelizable": True,

@@ -4,16 +4,24 @@
 call                                    env
 ======================================  ============================================================
 ``pettingzoo.make("parallel",           :func:`speed_env.parallel_env` (kwargs passed through:
-"speed_env/speed_v0", **kw)``           ``rules``, ``obs_format``, ``max_cycles`` …)
+"speed_env/speed_v1", **kw)``           ``rules``, ``obs_format``, ``max_cycles`` …)
 ``pettingzoo.make("aec",                :func:`speed_env.env`
-"speed_env/speed_v0", **kw)``
+"speed_env/speed_v1", **kw)``
 ``pettingzoo.make("aec",                :func:`speed_env.vintage.env` (``num_players=N`` …)
 "speed_env/vintage_speed_v0", **kw)``
-``gymnasium.make("speed_env/Speed-v0",  :class:`speed_env.SpeedGymEnv` (one seat; ``opponent``
+``gymnasium.make("speed_env/Speed-v1",  :class:`speed_env.SpeedGymEnv` (one seat; ``opponent``
 rules=..., opponent=...)``              any :class:`~speed_env.policy.Policy`)
 ``gymnasium.make(                       :class:`speed_env.vintage.single.VintageSingleEnv`
 "speed_env/VintageSpeed-v0", ...)``     (one seat; ``num_players``, ``opponents``)
 ======================================  ============================================================
+
+Versions follow PettingZoo's convention: a change to a game's rules, its
+observation or its action space bumps its env version. The real-time env's
+outdated ids (:data:`OUTDATED`: ``speed_env/speed_v0``, ``speed_env/Speed-v0``)
+stay registered only so that asking for them raises :class:`OutdatedEnvError`
+naming the current id and what changed (Gymnasium's convention for an
+outdated version: it also warns "is out of date. You should consider
+upgrading to version `v1`" first); nothing maps an old id to the new env.
 
 Entry points are ``"module:name"`` strings, so registering imports nothing
 beyond the registries themselves, which ``speed_env`` loads anyway (its envs
@@ -26,24 +34,77 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
+from gymnasium.error import DeprecatedEnv
 
 PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
-    "parallel": {"speed_env/speed_v0": "speed_env.parallel:parallel_env"},
+    "parallel": {
+        "speed_env/speed_v1": "speed_env.parallel:parallel_env",
+        "speed_env/speed_v0": "speed_env.registration:outdated_speed_v0",
+    },
     "aec": {
-        "speed_env/speed_v0": "speed_env.parallel:env",
+        "speed_env/speed_v1": "speed_env.parallel:env",
+        "speed_env/speed_v0": "speed_env.registration:outdated_speed_v0",
         "speed_env/vintage_speed_v0": "speed_env.vintage.aec:env",
     },
 }
-"""PettingZoo registry entries: env type -> {id: entry point}."""
+"""PettingZoo registry entries: env type -> {id: entry point} (outdated ids raise)."""
 
 GYMNASIUM_ENVS: dict[str, str] = {
-    "speed_env/Speed-v0": "speed_env.single:SpeedGymEnv",
+    "speed_env/Speed-v1": "speed_env.single:SpeedGymEnv",
+    "speed_env/Speed-v0": "speed_env.registration:outdated_speed_gym_v0",
     "speed_env/VintageSpeed-v0": "speed_env.vintage.single:VintageSingleEnv",
 }
-"""Gymnasium registry entries: id -> entry point."""
+"""Gymnasium registry entries: id -> entry point (outdated ids raise)."""
+
+SPEED_V0_CHANGES = (
+    "The real-time env changed its game and its observation while named v0 (speed_v0, "
+    "Speed-v0), so a result reported on v0 does not say which game it was measured on. "
+    "Since v0's first "
+    "release: the idle rule (rule option idle_flip_ms, default 5000 ms: when no card has "
+    "been put on a centre pile for that long, the table counts down and flips as when "
+    "stuck, so a seat that only waits loses), match points in infos at the end of a "
+    "us/pagat game, and the observation grew from 128 to 138 floats (the 'rules' field) "
+    "and then to 193 (five fields for rebuilding worlds from one seat's view; 136 -> 146 "
+    "-> 205 with jokers). v1 is that game and observation, unchanged since."
+)
+"""What changed between ``speed_v0`` as first released and ``speed_v1`` (the errors say it)."""
+
+OUTDATED: dict[str, tuple[str, str]] = {
+    "speed_env/speed_v0": ("speed_env/speed_v1", SPEED_V0_CHANGES),
+    "speed_env/Speed-v0": ("speed_env/Speed-v1", SPEED_V0_CHANGES),
+}
+"""Outdated id -> (the current id, what changed)."""
+
+
+class OutdatedEnvError(DeprecatedEnv):
+    """An outdated env id was asked for; the message names the current id and what changed.
+
+    A subclass of Gymnasium's ``DeprecatedEnv`` (what ``gymnasium.make`` raises for an
+    outdated version it knows nothing more about), raised by both registries.
+    """
+
+
+def outdated_error(env_id: str) -> OutdatedEnvError:
+    """The error for outdated ``env_id`` (a key of :data:`OUTDATED`)."""
+    new_id, changes = OUTDATED[env_id]
+    return OutdatedEnvError(
+        f"{env_id} is out of date: use {new_id} instead. {changes} "
+        f"Nothing maps {env_id} to {new_id}: ask for {new_id} (or build the env with "
+        "speed_env.parallel_env / speed_env.env / speed_env.SpeedGymEnv)."
+    )
+
+
+def outdated_speed_v0(*args: Any, **kwargs: Any) -> NoReturn:
+    """Entry point of PettingZoo's ``speed_env/speed_v0``: raises :class:`OutdatedEnvError`."""
+    raise outdated_error("speed_env/speed_v0")
+
+
+def outdated_speed_gym_v0(*args: Any, **kwargs: Any) -> NoReturn:
+    """Entry point of Gymnasium's ``speed_env/Speed-v0``: raises :class:`OutdatedEnvError`."""
+    raise outdated_error("speed_env/Speed-v0")
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:
@@ -57,7 +118,7 @@ def register_pettingzoo(pettingzoo: ModuleType) -> bool:
         return False
     for env_type, envs in PETTINGZOO_ENVS.items():
         for env_id, entry_point in envs.items():
-            # PettingZoo stores ids normalised (speed_v0 -> speed-v0) and warns on re-registering.
+            # PettingZoo stores ids normalised (speed_v1 -> speed-v1) and warns on re-registering.
             if re.sub(r"_v(?=\d+$)", "-v", env_id) not in registries[env_type]:
                 register(env_type, env_id, entry_point=entry_point)
     return True

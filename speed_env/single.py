@@ -21,10 +21,20 @@ dict instead (the mask is then in the observation, not in ``info``;
 ``"human"`` (the text table printed after every reset and step), ``"ansi"``
 or ``"rgb_array"``.
 
-Registered with Gymnasium as ``speed_env/Speed-v0``:
-``gymnasium.make("speed_env/Speed-v0", rules="us", opponent=policy)``, where
+Registered with Gymnasium as ``speed_env/Speed-v1``:
+``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``, where
 ``policy`` is any :class:`~speed_env.policy.Policy` (``agents.make("chain")``
 builds the kit's bots; ``speed_env`` itself never imports ``agents``).
+
+Version history (the versions of :mod:`speed_env.parallel`'s game: one seat of it)
+    v1 (kit 1.0.0): the game and observation of ``speed_v1`` (the idle rule
+    ``idle_flip_ms``; 193 floats, 205 with jokers). ``speed_env/Speed-v0`` now
+    raises :class:`~speed_env.registration.OutdatedEnvError` naming ``Speed-v1``.
+
+    v0: first release (128 floats). Changed while keeping its name, with
+    ``speed_v0``: the ``rules`` field (138 floats), the idle rule, the five
+    worlds fields (193 floats); ``obs_format="dict"``, ``render_mode="human"``
+    and the registry entry added without changing the game.
 """
 
 from __future__ import annotations

@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # ----------------------------------------------------------------- registries
 def test_pettingzoo_make_builds_each_env_with_its_kwargs():
     par = pettingzoo.make(
-        "parallel", "speed_env/speed_v0", rules="pagat", obs_format="box", max_cycles=7
+        "parallel", "speed_env/speed_v1", rules="pagat", obs_format="box", max_cycles=7
     )
     assert isinstance(par, speed_env.SpeedParallelEnv)
     assert (par.rules.preset, par.obs_format, par.max_cycles) == ("pagat", "box", 7)
 
-    aec = pettingzoo.make("aec", "speed_env/speed_v0", rules="japanese")
+    aec = pettingzoo.make("aec", "speed_env/speed_v1", rules="japanese")
     assert isinstance(aec, pettingzoo.AECEnv)
     assert aec.unwrapped.rules.preset == "japanese"
 
@@ -46,7 +46,7 @@ def test_pettingzoo_make_builds_each_env_with_its_kwargs():
 
 def test_gymnasium_make_builds_the_single_seat_envs_with_their_opponents():
     opponent = RandomPolicy(5)
-    env = gymnasium.make("speed_env/Speed-v0", rules="japanese", opponent=opponent, seat=1)
+    env = gymnasium.make("speed_env/Speed-v1", rules="japanese", opponent=opponent, seat=1)
     assert env.unwrapped.opponent is opponent
     assert env.unwrapped.rules.preset == "japanese" and env.unwrapped.seat == 1
     obs, info = env.reset(seed=0)
@@ -86,7 +86,7 @@ def test_import_works_where_pettingzoo_has_no_registry():
         "for name in ('register', 'make', 'aec_registry', 'parallel_registry'):\n"
         "    delattr(pettingzoo, name)\n"
         "import gymnasium, speed_env\n"
-        "assert 'speed_env/Speed-v0' in gymnasium.registry\n"
+        "assert 'speed_env/Speed-v1' in gymnasium.registry\n"
         "assert speed_env.parallel_env().reset(seed=0)[0]\n"
         "print('ok')\n"
     )
@@ -96,8 +96,8 @@ def test_import_works_where_pettingzoo_has_no_registry():
 def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
     code = (
         "import sys, speed_env, gymnasium, pettingzoo\n"
-        "assert 'speed_env/Speed-v0' in gymnasium.registry\n"
-        "assert 'speed_env/speed-v0' in pettingzoo.parallel_registry\n"
+        "assert 'speed_env/Speed-v1' in gymnasium.registry\n"
+        "assert 'speed_env/speed-v1' in pettingzoo.parallel_registry\n"
         "heavy = ('torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'ray', 'supersuit',\n"
         "         'tianshou', 'torchrl', 'PIL', 'tqdm', 'agents', 'train', 'speed_lab',\n"
         "         'speed_table', 'speed_cli')\n"

@@ -33,7 +33,7 @@ import speed_env
 from speed_env.batch import BatchEnv
 
 AGENTS = ("player_0", "player_1")
-ENV_NAME = "speed_v0"
+ENV_NAME = "speed_v1"
 """The name the recipe registers its env creator under (``ray.tune.registry.register_env``)."""
 
 

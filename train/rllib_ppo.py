@@ -1,9 +1,9 @@
-"""Multi-agent PPO with RLlib on ``speed_v0``: action masking, self-play, checkpoints, kit model.
+"""Multi-agent PPO with RLlib on ``speed_v1``: action masking, self-play, checkpoints, kit model.
 
 Run it as ``speed train-rllib --out runs/rllib`` (the ``[ray]`` extra; see the
 README, "Past one machine"). What it does, top to bottom:
 
-- The env: ``speed_v0`` (``player_0`` and ``player_1``, the dict observation
+- The env: ``speed_v1`` (``player_0`` and ``player_1``, the dict observation
   with its ``int8`` mask), either one PettingZoo game per env or batches of
   games on the batch engine (``env_runner``, see :mod:`train.rllib_env`).
 - The modules: ``main``, the learner (:class:`~train.rllib_module.MaskedMLPModule`,

@@ -1,0 +1,91 @@
+"""Env versions: ``speed_v1`` through both registries, outdated ids refused naming the new id.
+
+PettingZoo's convention (a change to the game or the observation bumps the version) and
+Gymnasium's (an outdated version raises, naming the current one): nothing maps an old id to
+the new env.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import pettingzoo
+import pytest
+from gymnasium.error import DeprecatedEnv
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, parallel_api_test
+
+import speed_env
+from speed_env.policy import RandomPolicy
+from speed_env.registration import GYMNASIUM_ENVS, OUTDATED, PETTINGZOO_ENVS, OutdatedEnvError
+from speed_env.vintage.single import VintageSingleEnv
+
+# What the error must say about v0 -> v1: the idle rule and each observation size v0 had.
+CHANGES = ("idle_flip_ms", "128", "138", "193")
+
+
+def _assert_names_new_id_and_changes(error: pytest.ExceptionInfo[OutdatedEnvError], new_id: str):
+    message = str(error.value)
+    assert f"use {new_id} instead" in message
+    for what in CHANGES:
+        assert what in message, what
+
+
+@pytest.mark.parametrize("env_type", ["parallel", "aec"])
+def test_pettingzoo_refuses_speed_v0_naming_speed_v1_and_what_changed(env_type):
+    with pytest.raises(OutdatedEnvError) as error:
+        pettingzoo.make(env_type, "speed_env/speed_v0", rules="us")
+    _assert_names_new_id_and_changes(error, "speed_env/speed_v1")
+
+
+def test_gymnasium_refuses_speed_v0_naming_speed_v1_and_what_changed():
+    # Gymnasium warns first that the id is out of date (its own convention), then ours raises.
+    with (
+        pytest.raises(OutdatedEnvError) as error,
+        pytest.warns(DeprecationWarning, match="out of date.*upgrading to version `v1`"),
+    ):
+        gymnasium.make("speed_env/Speed-v0", opponent=RandomPolicy(0))
+    _assert_names_new_id_and_changes(error, "speed_env/Speed-v1")
+    assert isinstance(error.value, DeprecatedEnv)  # catchable as Gymnasium's own error
+
+
+def test_speed_v1_builds_each_env_through_both_registries():
+    par = pettingzoo.make("parallel", "speed_env/speed_v1", rules="pagat", max_cycles=5)
+    assert isinstance(par, speed_env.SpeedParallelEnv) and par.rules.preset == "pagat"
+    assert par.metadata["name"] == "speed_v1"
+    aec = pettingzoo.make("aec", "speed_env/speed_v1", rules="japanese")
+    assert isinstance(aec, pettingzoo.AECEnv) and aec.unwrapped.rules.preset == "japanese"
+    gym = gymnasium.make("speed_env/Speed-v1", opponent=RandomPolicy(0))
+    assert isinstance(gym.unwrapped, speed_env.SpeedGymEnv)
+    assert gym.spec is not None and gym.spec.id == "speed_env/Speed-v1"
+
+
+def test_the_vintage_env_keeps_v0():
+    vintage = pettingzoo.make("aec", "speed_env/vintage_speed_v0", num_players=3)
+    vintage.reset(seed=0)
+    assert vintage.agents == ["player_0", "player_1", "player_2"]
+    single = gymnasium.make("speed_env/VintageSpeed-v0", num_players=2)
+    assert isinstance(single.unwrapped, VintageSingleEnv)
+
+
+def test_every_outdated_id_points_at_a_registered_current_id():
+    registered = set(GYMNASIUM_ENVS) | {i for ids in PETTINGZOO_ENVS.values() for i in ids}
+    for old_id, (new_id, changes) in OUTDATED.items():
+        assert old_id in registered and new_id in registered and changes
+        assert new_id not in OUTDATED
+    # Every registered id that raises is listed in OUTDATED, with its own error message.
+    raising = {i for i, e in GYMNASIUM_ENVS.items() if "outdated" in e} | {
+        i for ids in PETTINGZOO_ENVS.values() for i, e in ids.items() if "outdated" in e
+    }
+    assert raising == set(OUTDATED)
+
+
+# api_test warns about the classic {"observation", "action_mask"} Dict (tests/test_envs.py).
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+def test_the_checkers_pass_on_envs_made_from_the_new_ids():
+    parallel_api_test(pettingzoo.make("parallel", "speed_env/speed_v1"), num_cycles=200)
+    api_test(pettingzoo.make("aec", "speed_env/speed_v1"), num_cycles=100)
+    check_env(
+        gymnasium.make("speed_env/Speed-v1", opponent=RandomPolicy(0)).unwrapped,
+        skip_render_check=True,
+    )
