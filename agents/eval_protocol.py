@@ -116,20 +116,15 @@ def kit_version() -> str:
 
 
 def env_ids(game: str) -> list[str]:
-    """The registered env ids of ``game`` (read from the registries, whatever their version)."""
-    import gymnasium
+    """The current env ids of ``game`` (``speed_env.registration``'s tables, outdated ids left
+    out): what a card's games were played on."""
+    from speed_env import registration
 
-    import speed_env  # noqa: F401  (registers the ids)
-
-    want = "vintage" if game == "vintage" else "speed"
-    ids = []
-    for env_id in gymnasium.registry:
-        if not env_id.startswith("speed_env/"):
-            continue
-        is_vintage = "intage" in env_id
-        if (want == "vintage") == is_vintage:
-            ids.append(env_id)
-    return sorted(ids)
+    ids = set(registration.GYMNASIUM_ENVS)
+    for table in registration.PETTINGZOO_ENVS.values():
+        ids |= set(table)
+    ids -= set(getattr(registration, "OUTDATED", {}))
+    return sorted(i for i in ids if ("intage" in i) == (game == "vintage"))
 
 
 def sha256_file(path: Path) -> str:
