@@ -356,10 +356,9 @@ def _settings_of(plan: Plan, group: str) -> Any:
     return next(s for g, s, _ in plan.jobs if g == group)
 
 
-def summarise_realtime(
-    plan: Plan, by_group: dict[str, list[Any]], anchors: dict[str, Any]
-) -> dict[str, Any]:
-    """The real-time card's results: per rule set and opponent, ratings, the latency fit."""
+def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
+    """The real-time card's results: per rule set and opponent, the latency fit (the ratings:
+    :func:`rate`)."""
     from speed_lab import reaction_sweep as rs_mod
 
     proto = ep.protocol("realtime", plan.version)
@@ -376,11 +375,7 @@ def summarise_realtime(
                 opponents[opp] = {"skipped": plan.skipped[group]}
                 continue
             opponents[opp] = _pairing_row(_settings_of(plan, group), by_group[group])
-        rows = [
-            (opp, r["wins"], r["draws"], r["games"]) for opp, r in opponents.items() if "games" in r
-        ]
-        rating = _rating(anchors, plan.version, "realtime", rs, rows, samples, plan.seed)
-        out[rs] = {"opponents": opponents, **rating}
+        out[rs] = {"opponents": opponents}  # the rating: rate()
     latency: dict[str, Any] = {}
     if "latency" in plan.skipped:
         latency = {"skipped": plan.skipped["latency"]}
@@ -424,10 +419,9 @@ def summarise_realtime(
     return {"rule_sets": out, "latency": latency}
 
 
-def summarise_vintage(
-    plan: Plan, by_group: dict[str, list[Any]], anchors: dict[str, Any]
-) -> dict[str, Any]:
-    """The vintage card's results: per table, and the anchored rating."""
+def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
+    """The vintage card's results: per table, and the agent's seat-by-seat comparisons with
+    each bot, all tables together (the rating: :func:`rate`)."""
     from agents.stats import clustered_mean, wilson_interval
     from agents.vintage_stats import comparisons, game_table
 
@@ -477,11 +471,11 @@ def summarise_vintage(
                 "win_rate_ci": [wlo, whi],
             }
         )
-    rows = [(bot, int(w), int(d), int(g)) for bot, (w, d, g) in per_bot.items()]
-    rating = _rating(
-        anchors, plan.version, "vintage", "4p", rows, proto["rating"]["bootstrap"], plan.seed
-    )
-    return {"tables": tables, **rating}
+    counts = {
+        bot: {"wins": int(w), "draws": int(d), "games": int(g)}
+        for bot, (w, d, g) in per_bot.items()
+    }
+    return {"tables": tables, "comparisons": counts}  # the rating: rate()
 
 
 # ------------------------------------------------------------------ timing
@@ -531,16 +525,48 @@ def card(
     timing: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``report.json`` document: manifest, results, and (apart) the timing fields."""
-    anchors = load_anchors(plan.game) if anchors is None else anchors
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
-    return {
+    doc = {
         "card": "speed-rl evaluation report",
         "protocol": plan.version,
         "game": plan.game,
         "agent": plan.spec,
         "manifest": manifest,
         "skipped": dict(plan.skipped),
-        "results": summarise(plan, by_group, anchors),
+        "results": summarise(plan, by_group),
         "timing": timing or {},
     }
+    return rate(doc, load_anchors(plan.game) if anchors is None else anchors)
+
+
+def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
+    """The card with its anchored ratings (re)computed from its own results and ``anchors``.
+
+    A pure function of the card's counts, the anchors and the card's deal seed (the bootstrap's
+    seed), so a card rated when it is made equals one rated later against the same anchors.
+    """
+    out = json.loads(json.dumps(card))  # a deep copy
+    version, game = out["protocol"], out["game"]
+    proto = ep.protocol(game, version)
+    samples, seed = proto["rating"]["bootstrap"], out["manifest"]["seeds"]["deals"]
+    keys = ("rating", "rating_ci", "against", "anchors", "note")
+    if game == "vintage":
+        res = out["results"]
+        rows = [(b, c["wins"], c["draws"], c["games"]) for b, c in res["comparisons"].items()]
+        for k in keys:
+            res.pop(k, None)
+        res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
+        return out
+    for rs, row in out["results"]["rule_sets"].items():
+        if "opponents" not in row:
+            continue
+        rows = [
+            (opp, r["wins"], r["draws"], r["games"])
+            for opp, r in row["opponents"].items()
+            if "games" in r
+        ]
+        for k in keys:
+            row.pop(k, None)
+        row.update(_rating(anchors, version, game, rs, rows, samples, seed))
+    return out
