@@ -134,6 +134,14 @@ def _cost(card: dict[str, Any]) -> list[str]:
     return ["", "## Decision cost", "", f"CPU time per decision: {cells}."]
 
 
+def _table_name(lineup: Sequence[str]) -> str:
+    """The agent's table-mates: ``3 × vintage-greedy``, or the mixed table's bots."""
+    others = lineup[1:]
+    if len(set(others)) == 1:
+        return f"{len(others)} × {others[0]}"
+    return " + ".join(others)
+
+
 def _vintage_table(card: dict[str, Any]) -> list[str]:
     res = card["results"]
     lines = ["", "## Tables (four seats, seats rotated over shared deals)", ""]
@@ -152,7 +160,7 @@ def _vintage_table(card: dict[str, Any]) -> list[str]:
         "|---|---:|---|---|---|---:|",
     ]
     for t in res["tables"]:
-        name = " + ".join(t["lineup"][1:])
+        name = _table_name(t["lineup"])
         if "skipped" in t:
             lines.append(f"| {name} | – | skipped: {t['skipped']} | | | |")
             continue
@@ -199,7 +207,7 @@ def figure_png(card: dict[str, Any]) -> bytes:
     else:
         for t in card["results"]["tables"]:
             if "games" in t:
-                name = " + ".join(dict.fromkeys(t["lineup"][1:]))
+                name = _table_name(t["lineup"])
                 rows.append((name, t["finished_ahead_rate"], *t["finished_ahead_ci"]))
     lat = card["results"].get("latency", {}) if realtime else {}
     curve = bool(lat.get("points"))
