@@ -110,7 +110,6 @@ def test_small_committed_card_is_reproduced_exactly(tmp_path: Path) -> None:
     assert made["timing"]["decision_cost"]["batch_256_us_per_decision"] > 0
 
 
-@pytest.mark.slow
 def test_vintage_card(tmp_path: Path) -> None:
     code = main(
         [
