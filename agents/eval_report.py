@@ -41,7 +41,10 @@ def _ci(ci: Sequence[float] | None, pct: bool = True, digits: int = 0) -> str:
 
 
 def _num(x: float | None, digits: int = 0) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+    if x is None:
+        return "–"
+    text = f"{x:.{digits}f}"
+    return f"{0:.{digits}f}" if text.lstrip("-0.") == "" else text  # no "-0" for a tiny negative
 
 
 # ------------------------------------------------------------------ report.md
