@@ -39,7 +39,7 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean cards
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
 # while the main venv keeps the newest Gymnasium the kit supports (docs/ray.md, "Why a venv of its own").
@@ -93,6 +93,24 @@ setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
 
 run: $(CORE_STAMP)  ## the main job: a short tournament of the bundled bots (no torch needed)
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
+
+# The evaluation's shipped data (docs/evaluate.md): the reference pool's results (the rating
+# anchors), the bundled agents' report cards, their leaderboards, and the small card a test
+# re-makes. Long (the search opponents dominate): run it after any change to the protocol, the
+# bundled models or the games, then commit agents/cards/.
+CARD_AGENTS := random greedy chain search trained selfplay
+VINTAGE_CARD_AGENTS := vintage-random vintage-greedy vintage-tactician vintage-search vintage-expert
+CARDS := agents/cards
+
+cards: setup  ## the rating anchors, the bundled agents' report cards and leaderboards
+	$(BIN)/python -m agents.make_anchors --game realtime
+	$(BIN)/python -m agents.make_anchors --game vintage
+	for a in $(CARD_AGENTS); do $(BIN)/speed evaluate $$a --out $(CARDS)/realtime/$$a || exit 1; done
+	for a in $(VINTAGE_CARD_AGENTS); do \
+		$(BIN)/speed evaluate $$a --game vintage --out $(CARDS)/vintage/$$a || exit 1; done
+	$(BIN)/speed evaluate greedy --games 2 --out $(CARDS)/small/greedy
+	$(BIN)/speed leaderboard $(CARDS)/realtime/*/report.json --out $(CARDS)/leaderboard/realtime
+	$(BIN)/speed leaderboard $(CARDS)/vintage/*/report.json --out $(CARDS)/leaderboard/vintage
 
 demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo

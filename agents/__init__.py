@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from agents.registry import AgentEntry, AgentSpec, AgentSpecError, Registry
+from agents.registry import REALTIME_GAME, AgentEntry, AgentSpec, AgentSpecError, Registry
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules, make_rules
 
-REALTIME = Registry("real-time Speed")
+REALTIME = Registry(REALTIME_GAME)
 """The real-time agent kinds; ``build(rules, seed, arg)``."""
 register = REALTIME.register
 

@@ -3,9 +3,11 @@
 A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
 or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
-for an agent registered with ``budget``. :mod:`agents` holds the real-time
-registry, :mod:`agents.vintage_agents` the vintage one; each builds its own
-game's bots only.
+for an agent registered with ``budget``. A user's own agent,
+``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.user_agents`),
+is understood by both registries: the game it plays is the one it is built for.
+:mod:`agents` holds the real-time registry, :mod:`agents.vintage_agents` the vintage
+one; each builds its own game's bots only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+
+REALTIME_GAME = "real-time Speed"
+"""The real-time registry's ``game`` (a reaction profile after ``@`` is for it only)."""
 
 
 class AgentSpecError(ValueError):
@@ -101,6 +106,10 @@ class Registry:
         text = spec.strip()
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
+        from agents import user_agents  # it subclasses this module's AgentSpecError
+
+        if name not in self.entries and user_agents.is_user_spec(text):
+            return self._parse_user(text)
         if name not in self.entries and _looks_like_path(body):
             raise bare_path_error(spec)
         if name not in self.entries:
@@ -118,11 +127,35 @@ class Registry:
                 raise AgentSpecError(f"bad reaction in agent spec {spec!r}: {exc}") from None
         return AgentSpec(text, name, arg, reaction)
 
+    def _parse_user(self, text: str) -> AgentSpec:
+        """A user's agent (``py:PATH.py:NAME``, ``package.module:NAME``): checked in shape only."""
+        from agents import user_agents
+
+        parsed = user_agents.parse(text)
+        reaction = None
+        if parsed.tail and self.game != REALTIME_GAME:
+            raise AgentSpecError(
+                f"agent spec {text!r}: a {self.game} agent takes no @{parsed.tail} "
+                "(a reaction profile is for real-time Speed)"
+            )
+        if parsed.tail:
+            try:
+                reaction = make_profile(parsed.tail)
+            except ReactionError as exc:
+                raise AgentSpecError(f"bad reaction in agent spec {text!r}: {exc}") from None
+        source = "py" if parsed.kind == "file" else parsed.source
+        return AgentSpec(text, source, f"{parsed.source}:{parsed.name}", reaction)
+
     def make(self, spec: str, context: Any, seed: int | None) -> Any:
         """Build the agent a spec names with the game's ``context``; its reaction profile is on
         ``.reaction`` and its spec on ``.spec``."""
         parsed = self.parse_spec(spec)
-        policy = self.entries[parsed.name].build(context, seed, parsed.arg)
+        if parsed.name in self.entries:
+            policy = self.entries[parsed.name].build(context, seed, parsed.arg)
+        else:  # a user's agent: its file or module is loaded now
+            from agents import user_agents
+
+            policy = user_agents.build(parsed.text, context, seed)
         try:
             policy.reaction = parsed.reaction
             policy.spec = parsed.text

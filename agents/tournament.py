@@ -106,6 +106,11 @@ class ChunkResult:
     bounced_a: int = 0
     bounced_b: int = 0
     game_ms: int = 0
+    truncated: int = 0
+    """Games cut off at ``max_game_ms`` (counted among ``draws``: no winner)."""
+    illegal_a: int = 0
+    """Illegal actions ``a`` chose (each played as a wait)."""
+    illegal_b: int = 0
     outcomes: list[int] = field(default_factory=list)
     """Per game, in deal order then seating: +1 a won, -1 b won, 0 draw/truncated."""
     points_a: list[int] = field(default_factory=list)
@@ -142,6 +147,7 @@ def _play(
     bounced = np.zeros((2, count), np.int64)
     clock = np.zeros(count, np.int64)
     points = np.zeros((2, count), np.int64)
+    illegal = np.zeros((2, count), np.int64)
     frames: list[dict[str, Any]] = []
     while not env.all_finished:
         if record:
@@ -149,7 +155,9 @@ def _play(
                 if winner[i] < 0:
                     frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
         actions = np.stack([bots[p].act(obs[p], mask[p]) for p in range(2)])
+        running = winner < 0
         obs, mask, _, term, trunc, info = env.step(actions)
+        illegal += info["illegal"] & running  # a finished game's seats act on nothing
         ended = term | trunc
         if ended.any():
             winner[ended] = np.where(trunc[ended], 3, info["winner"][ended])  # 3: truncated
@@ -167,6 +175,7 @@ def _play(
         "bounced": bounced,
         "clock": clock,
         "points": points,
+        "illegal": illegal,
     }, frames
 
 
@@ -191,6 +200,9 @@ def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
             w = int(res["winner"][i])
             outcome = 0 if w in (2, 3) else (1 if w == seat_a else -1)
             out.outcomes.append(outcome)
+            out.truncated += w == 3
+            out.illegal_a += int(res["illegal"][seat_a, i])
+            out.illegal_b += int(res["illegal"][1 - seat_a, i])
             out.wins_a += outcome == 1
             out.wins_b += outcome == -1
             out.draws += outcome == 0

@@ -22,6 +22,7 @@ from speed_cli import (
     agents,
     bench,
     demo,
+    evaluate,
     experiment,
     replay,
     table,
@@ -44,6 +45,7 @@ COMMANDS = (
     train_rllib,
     train_expert,
     experiment,
+    evaluate,
     bench,
 )
 """The command modules, in the order ``speed --help`` lists them."""

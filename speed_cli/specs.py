@@ -36,14 +36,15 @@ def check_specs(
     ``speed play``), ``self`` (training against itself). ``rules=None`` builds a vintage agent.
     """
     import agents
+    from agents import vintage_agents
 
     for spec in specs:
         if skip and spec == skip:
             continue
         agents.parse_spec(spec)
         if build:
-            if rules is None:
-                agents.make(spec, seed=0)
+            if rules is None:  # the vintage registry: a user's agent is built for vintage
+                vintage_agents.make(spec, seed=0)
             else:
                 agents.make(spec, rules, seed=0)
 

@@ -1,0 +1,174 @@
+"""The evaluation protocol of ``speed evaluate``, kept as versioned data, and the card's manifest.
+
+A report card is comparable with another only when both played the same
+protocol: the same opponents, rule sets, deals, games and reaction. So the
+protocol is not a set of flags but a constant, :data:`PROTOCOLS`, keyed by
+version; a change to anything in it makes a new version (the old one stays,
+so an old card can still be re-made). ``--games`` is the one knob, and the
+card records the games it used.
+
+The manifest (:func:`manifest`) binds a card to what produced it: protocol
+version, game, env ids, kit version, the agent spec, the SHA-256 of every
+file the agent loads, the seeds and games; :func:`manifest_hash` is a SHA-256
+over its canonical JSON, so a later card can be checked against it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+PROTOCOL_VERSION = 1
+"""The protocol ``speed evaluate`` plays unless told otherwise."""
+
+REALTIME_1: dict[str, Any] = {
+    "game": "realtime",
+    "opponents": ["random", "greedy", "chain", "search", "trained", "selfplay"],
+    "rule_sets": {
+        "us": {"preset": "us", "options": {}},
+        "pagat": {"preset": "pagat", "options": {}},
+        "japanese": {"preset": "japanese", "options": {}},
+        "japanese+options": {
+            "preset": "japanese",
+            "options": {"jokers": True, "play_out": True, "stack_layout": True, "multi_play": True},
+        },
+    },
+    "match_rule_sets": ["us", "pagat"],
+    "games": 200,
+    "seed": 1,
+    "reaction": "human",
+    "tick_ms": 50,
+    "chunk_deals": 25,
+    "latency": {
+        "opponent": "chain",
+        "rule_set": "us",
+        "opponent_reaction": "human",
+        "agent_means_ms": [120, 180, 240, 300, 360],
+        "jitter": "human",
+        "games": 200,
+    },
+    "decision_cost": {"rule_set": "us", "batches": [1, 256], "min_seconds": 0.2},
+    "rating": {"bootstrap": 300, "scale": "Elo (400 points = 10:1 odds), anchors fixed"},
+}
+"""Real-time Speed, protocol 1 (documented in docs/evaluate.md)."""
+
+VINTAGE_1: dict[str, Any] = {
+    "game": "vintage",
+    "players": 4,
+    "opponents": [
+        "vintage-random",
+        "vintage-greedy",
+        "vintage-tactician",
+        "vintage-search",
+        "vintage-expert",
+    ],
+    "mixed_tables": [
+        ["vintage-random", "vintage-greedy", "vintage-tactician"],
+        ["vintage-tactician", "vintage-search", "vintage-expert"],
+    ],
+    "games": 200,
+    "seed": 1,
+    "options": {},
+    "rating": {"bootstrap": 300, "scale": "Elo (400 points = 10:1 odds), anchors fixed"},
+}
+"""Vintage Speed, protocol 1: the agent against three copies of each reference bot at four
+seats, seats rotated over shared deals, and at two mixed tables."""
+
+PROTOCOLS: dict[int, dict[str, dict[str, Any]]] = {
+    1: {"realtime": REALTIME_1, "vintage": VINTAGE_1}
+}
+"""Every protocol version the kit can play, by version then game."""
+
+TIMING_KEYS = ("timing",)
+"""Top-level keys of ``report.json`` that hold measured time (left out of reproducibility)."""
+
+
+class ProtocolError(ValueError):
+    """A protocol version or game the kit does not have."""
+
+
+def protocol(game: str, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    """The protocol of ``game`` (``realtime`` or ``vintage``) at ``version``."""
+    if version not in PROTOCOLS:
+        raise ProtocolError(
+            f"no evaluation protocol {version}; this kit has {', '.join(map(str, PROTOCOLS))}"
+        )
+    if game not in PROTOCOLS[version]:
+        raise ProtocolError(f"no {game!r} game in protocol {version}; games: realtime, vintage")
+    return PROTOCOLS[version][game]
+
+
+def kit_version() -> str:
+    """The installed kit's version (``speed_env.__version__`` where it has one)."""
+    import speed_env
+
+    version = getattr(speed_env, "__version__", None)
+    if version:
+        return str(version)
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("speed-rl")
+    except Exception:  # not installed as a distribution (a bare checkout)
+        return "unknown"
+
+
+def env_ids(game: str) -> list[str]:
+    """The current env ids of ``game`` (``speed_env.registration``'s tables, outdated ids left
+    out): what a card's games were played on."""
+    from speed_env import registration
+
+    ids = set(registration.GYMNASIUM_ENVS)
+    for table in registration.PETTINGZOO_ENVS.values():
+        ids |= set(table)
+    ids -= set(getattr(registration, "OUTDATED", {}))
+    return sorted(i for i in ids if ("intage" in i) == (game == "vintage"))
+
+
+def sha256_file(path: Path) -> str:
+    """The SHA-256 of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def canonical(doc: Any) -> bytes:
+    """``doc`` as canonical JSON bytes (sorted keys, no spaces): what a hash is taken over."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+
+
+def manifest_hash(manifest: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of a manifest (its own ``hash`` field left out)."""
+    body = {k: v for k, v in manifest.items() if k != "hash"}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def manifest(
+    game: str,
+    spec: str,
+    files: dict[str, str],
+    games: int,
+    seed: int,
+    version: int = PROTOCOL_VERSION,
+) -> dict[str, Any]:
+    """The card's manifest, its ``hash`` included (see the module docstring).
+
+    ``files`` maps each file the agent loads to its SHA-256; ``games`` is the
+    games per pairing or line-up the card used (the protocol's, or ``--games``);
+    ``seed`` the seed of the deals (the protocol's, or ``--seed`` for a replication).
+    """
+    proto = protocol(game, version)
+    doc: dict[str, Any] = {
+        "protocol": version,
+        "game": game,
+        "protocol_data": proto,
+        "agent": spec,
+        "agent_files": dict(sorted(files.items())),
+        "games": games,
+        "full_protocol": games >= proto["games"],
+        "seeds": {"deals": seed, "protocol_default": proto["seed"]},
+        "env_ids": env_ids(game),
+        "kit_version": kit_version(),
+    }
+    doc["hash"] = manifest_hash(doc)
+    return doc

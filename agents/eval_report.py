@@ -1,0 +1,405 @@
+"""A report card as files a person reads (``report.md``, ``report.png``), and the leaderboard.
+
+Pure functions from the ``report.json`` document (:func:`agents.evaluate.card`)
+to text and PNG bytes; :func:`write_card` computes every file first and then
+writes each atomically, so an interrupted run leaves no half-written file.
+:func:`leaderboard` merges cards of one protocol version into a ranked table.
+
+The card's Markdown is a list of sections (:data:`REALTIME_SECTIONS`,
+:data:`VINTAGE_SECTIONS`), each a function of the card: a new measure (α-Rank,
+say) adds a section function there and its numbers under ``results``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agents.files import write_atomic
+
+
+class CardError(ValueError):
+    """Cards that cannot be read or merged: the message names the file(s)."""
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci(ci: Sequence[float] | None, pct: bool = True, digits: int = 0) -> str:
+    if not ci or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in ci):
+        return ""
+    if pct:
+        return f" [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]"
+    return f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _num(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "–"
+    text = f"{x:.{digits}f}"
+    return f"{0:.{digits}f}" if text.lstrip("-0.") == "" else text  # no "-0" for a tiny negative
+
+
+# ------------------------------------------------------------------ report.md
+def _header(card: dict[str, Any]) -> list[str]:
+    m = card["manifest"]
+    games = "pairing" if card["game"] == "realtime" else "table"
+    quick = "" if m["full_protocol"] else " (fewer than the protocol's: a quick card)"
+    lines = [
+        f"# Report card: `{card['agent']}`",
+        "",
+        f"{'Real-time' if card['game'] == 'realtime' else 'Vintage'} Speed, evaluation protocol "
+        f"{card['protocol']}; {m['games']} games per {games}{quick}; deals seeded "
+        f"{m['seeds']['deals']}; kit {m['kit_version']}; manifest `{m['hash'][:16]}`.",
+    ]
+    if m["agent_files"]:
+        lines += ["", "Files the agent loads:"]
+        lines += [
+            f"- `{name}` sha256 `{digest[:16]}…`" for name, digest in m["agent_files"].items()
+        ]
+    return lines
+
+
+def _ratings(card: dict[str, Any]) -> list[str]:
+    lines = ["", "## Anchored rating", ""]
+    lines += ["Elo scale, anchored on the reference pool's own results (docs/evaluate.md).", ""]
+    lines += ["| rule set | rating | 95% interval | against |", "|---|---:|---|---|"]
+    for rs, row in card["results"]["rule_sets"].items():
+        if "skipped" in row:
+            lines.append(f"| {rs} | – | skipped | {row['skipped'][:120]} |")
+        elif row.get("rating") is None:
+            lines.append(f"| {rs} | – | | {row.get('note', '')} |")
+        else:
+            lines.append(
+                f"| {rs} | {row['rating']:.0f} | {_ci(row['rating_ci'], False)} | "
+                f"{', '.join(row['against'])} |"
+            )
+    return lines
+
+
+def _realtime_table(card: dict[str, Any]) -> list[str]:
+    lines = ["", "## Results per rule set and opponent", ""]
+    lines += [
+        "Win rate counts a draw as half; intervals are 95% (Wilson). Illegal: actions the agent "
+        "chose that were not legal (played as a wait).",
+        "",
+        "| rule set | opponent | games | win rate | draws | truncated | match win rate | illegal |",
+        "|---|---|---:|---|---:|---:|---|---:|",
+    ]
+    for rs, row in card["results"]["rule_sets"].items():
+        if "skipped" in row:
+            continue
+        for opp, r in row["opponents"].items():
+            if "skipped" in r:
+                lines.append(f"| {rs} | {opp} | – | skipped: {r['skipped'][:80]}… | | | | |")
+                continue
+            match = r.get("match")
+            mtext = (
+                f"{_pct(match['match_win_rate'])}{_ci(match['match_win_rate_ci'])} "
+                f"({match['matches']})"
+                if match and match["matches"]
+                else "–"
+            )
+            lines.append(
+                f"| {rs} | {opp} | {r['games']} | {_pct(r['win_rate'])}{_ci(r['win_rate_ci'])} | "
+                f"{r['draws']} | {r['truncations']} | {mtext} | {r['illegal_actions']} |"
+            )
+    return lines
+
+
+def _latency(card: dict[str, Any]) -> list[str]:
+    lat = card["results"]["latency"]
+    lines = ["", "## Break-even latency against chain", ""]
+    if "skipped" in lat:
+        return [*lines, f"Skipped: {lat['skipped']}"]
+    be = lat.get("break_even_ms")
+    lines.append(
+        f"**{_num(be)} ms**{_ci(lat.get('break_even_ci'), False)}: {lat['meaning']} "
+        f"(`{lat['rule_set']}`, opponent `{lat['opponent']}`; the agent's reaction swept)."
+    )
+    return lines
+
+
+def _cost(card: dict[str, Any]) -> list[str]:
+    cost = card["timing"].get("decision_cost")
+    if not cost:
+        return []
+    cells = ", ".join(
+        f"batch {k.split('_')[1]}: {v:.1f} µs" for k, v in cost.items() if k.startswith("batch_")
+    )
+    return ["", "## Decision cost", "", f"CPU time per decision: {cells}."]
+
+
+def _table_name(lineup: Sequence[str]) -> str:
+    """The agent's table-mates: ``3 × vintage-greedy``, or the mixed table's bots."""
+    others = lineup[1:]
+    if len(set(others)) == 1:
+        return f"{len(others)} × {others[0]}"
+    return " + ".join(others)
+
+
+def _vintage_table(card: dict[str, Any]) -> list[str]:
+    res = card["results"]
+    lines = ["", "## Tables (four seats, seats rotated over shared deals)", ""]
+    if res.get("rating") is not None:
+        lines += [
+            f"Anchored rating: **{res['rating']:.0f}**{_ci(res['rating_ci'], False)} "
+            f"(Elo scale, against {', '.join(res['against'])}).",
+            "",
+        ]
+    lines += [
+        "Finished ahead: share of seat-by-seat comparisons where the agent held fewer penalty "
+        "points (a tie half); intervals 95%, clustered by deal (finished ahead, penalty) or "
+        "Wilson (win rate).",
+        "",
+        "| table | games | finished ahead | mean penalty | win rate | truncated |",
+        "|---|---:|---|---|---|---:|",
+    ]
+    for t in res["tables"]:
+        name = _table_name(t["lineup"])
+        if "skipped" in t:
+            lines.append(f"| {name} | – | skipped: {t['skipped']} | | | |")
+            continue
+        lines.append(
+            f"| {name} | {t['games']} | {_pct(t['finished_ahead_rate'])}"
+            f"{_ci(t['finished_ahead_ci'])} | {t['mean_penalty']:.1f}"
+            f"{_ci(t['mean_penalty_ci'], False, 1)} | {_pct(t['win_rate'])}{_ci(t['win_rate_ci'])}"
+            f" | {t['truncations']} |"
+        )
+    return lines
+
+
+def _timing(card: dict[str, Any]) -> list[str]:
+    wall = card["timing"].get("wall_s")
+    return [] if wall is None else ["", f"Made in {wall:.0f} s (wall clock)."]
+
+
+Section = Callable[[dict[str, Any]], list[str]]
+REALTIME_SECTIONS: list[Section] = [_header, _ratings, _realtime_table, _latency, _cost, _timing]
+"""The real-time card's Markdown, section by section."""
+VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _timing]
+"""The vintage card's Markdown, section by section."""
+
+
+def markdown(card: dict[str, Any]) -> str:
+    """``report.md``: the card on one page."""
+    sections = VINTAGE_SECTIONS if card["game"] == "vintage" else REALTIME_SECTIONS
+    return "\n".join(line for section in sections for line in section(card)) + "\n"
+
+
+# ------------------------------------------------------------------ report.png
+def figure_png(card: dict[str, Any]) -> bytes:
+    """``report.png``: win rate (vintage: finished-ahead rate) with 95% intervals per opponent
+    and rule set; beside it (real-time) the win rate against chain over the agent's latency."""
+    from agents import plotting
+
+    realtime = card["game"] == "realtime"
+    rows: list[tuple[str, float, float, float]] = []
+    if realtime:
+        for rs, row in card["results"]["rule_sets"].items():
+            for opp, r in row.get("opponents", {}).items():
+                if "games" in r:
+                    rows.append((f"{rs} · {opp}", r["win_rate"], *r["win_rate_ci"]))
+    else:
+        for t in card["results"]["tables"]:
+            if "games" in t:
+                name = _table_name(t["lineup"])
+                rows.append((name, t["finished_ahead_rate"], *t["finished_ahead_ci"]))
+    lat = card["results"].get("latency", {}) if realtime else {}
+    curve = bool(lat.get("points"))
+    fig, axes = plotting.figure(
+        11 if curve else 6.5, 0.8 + 0.32 * max(len(rows), 6), ncols=2 if curve else 1
+    )
+    ax = axes[0] if curve else axes
+    y = list(range(len(rows)))[::-1]
+    ax.errorbar(
+        [r[1] for r in rows],
+        y,
+        xerr=[[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]],
+        fmt="o",
+        capsize=3,
+    )
+    ax.axvline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_yticks(y, [r[0] for r in rows], fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("win rate (draw = ½), 95% interval" if realtime else "finished-ahead rate, 95%")
+    ax.set_title(f"{card['agent']} · protocol {card['protocol']}", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    if curve:
+        ax2 = axes[1]
+        pts = lat["points"]
+        x = [p["latency_ms"] for p in pts]
+        wr = [p["win_rate"] for p in pts]
+        ax2.errorbar(
+            x,
+            wr,
+            yerr=[
+                [w - p["ci_low"] for w, p in zip(wr, pts, strict=True)],
+                [p["ci_high"] - w for w, p in zip(wr, pts, strict=True)],
+            ],
+            fmt="o-",
+            capsize=3,
+        )
+        ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
+        opp_ms = pts[0]["opponent_latency_ms"]
+        ax2.axvline(
+            opp_ms, color="tab:red", lw=0.8, ls=":", label=f"chain's median {opp_ms:.0f} ms"
+        )
+        if lat.get("break_even_latency_ms") is not None:
+            ax2.axvline(
+                lat["break_even_latency_ms"],
+                color="tab:green",
+                lw=1,
+                label=f"break-even {lat['break_even_ms']:+.0f} ms",
+            )
+        ax2.set_xlabel("agent's median reaction (ms)")
+        ax2.set_ylabel(f"win rate against {lat['opponent']}")
+        ax2.set_ylim(0, 1)
+        ax2.legend(fontsize=8)
+        ax2.grid(alpha=0.3)
+    return plotting.png_bytes(fig)
+
+
+@contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold Ctrl-C back until the block ends (then raise it), so that the block's few quick
+    writes all happen or none start; elsewhere than the main thread, a plain block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
+    """``report.json``, ``report.md`` and ``report.png`` in ``out``: every file made in memory
+    first, then each written atomically, with Ctrl-C held back until all three are written (a
+    card's files never mix two runs)."""
+    files = {
+        "report.json": (json.dumps(card, indent=2) + "\n").encode(),
+        "report.md": markdown(card).encode(),
+        "report.png": figure_png(card),
+    }
+    with _interrupt_after():
+        return [write_atomic(out / name, data) for name, data in files.items()]
+
+
+# ------------------------------------------------------------------ leaderboard
+def read_card(path: str | Path) -> dict[str, Any]:
+    """A ``report.json`` (or the folder holding one), checked to be a card; errors name it."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "report.json"
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CardError(f"no card at {p}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CardError(f"cannot read card {p}: {exc}") from None
+    if not isinstance(doc, dict) or "manifest" not in doc or "protocol" not in doc:
+        raise CardError(f"{p} is not an evaluation card (no protocol and manifest)")
+    if doc["protocol"] != doc["manifest"].get("protocol"):
+        raise CardError(f"{p}: its protocol differs from its manifest's (edited by hand?)")
+    from agents.eval_protocol import manifest_hash
+
+    if manifest_hash(doc["manifest"]) != doc["manifest"].get("hash"):
+        raise CardError(f"{p}: its manifest does not match its hash (edited by hand?)")
+    return doc
+
+
+def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
+    """Merge cards into ranked rows; refuse cards of different protocol versions or games,
+    naming the files."""
+    if not paths:
+        raise CardError("give at least one card (report.json)")
+    cards = [(str(p), read_card(p)) for p in paths]
+    for key in ("protocol", "game"):
+        kinds: dict[Any, list[str]] = {}
+        for p, c in cards:
+            kinds.setdefault(c[key], []).append(p)
+        if len(kinds) > 1:
+            parts = "; ".join(f"{key} {k}: {', '.join(v)}" for k, v in kinds.items())
+            raise CardError(f"cards of different {key}s cannot be ranked together ({parts})")
+    game = cards[0][1]["game"]
+    rows = []
+    for p, c in cards:
+        res = c["results"]
+        row: dict[str, Any] = {
+            "agent": c["agent"],
+            "card": p,
+            "games": c["manifest"]["games"],
+            "manifest": c["manifest"]["hash"][:16],
+        }
+        if game == "realtime":
+            row["ratings"] = {
+                rs: (r.get("rating"), r.get("rating_ci")) for rs, r in res["rule_sets"].items()
+            }
+            row["break_even_ms"] = res["latency"].get("break_even_ms")
+        else:
+            row["ratings"] = {"4p": (res.get("rating"), res.get("rating_ci"))}
+            tables = [t for t in res["tables"] if "games" in t]
+            row["finished_ahead"] = (
+                sum(t["finished_ahead_rate"] for t in tables) / len(tables) if tables else None
+            )
+        rows.append(row)
+    first = next(iter(rows[0]["ratings"]))
+
+    def rank_key(row: dict[str, Any]) -> float:
+        r = row["ratings"].get(first, (None, None))[0]
+        return -math.inf if r is None else float(r)
+
+    rows.sort(key=rank_key, reverse=True)
+    return {"protocol": cards[0][1]["protocol"], "game": game, "rank_by": first, "rows": rows}
+
+
+def leaderboard_md(board: dict[str, Any]) -> str:
+    """The leaderboard as a Markdown table, ranked by the first rule set's rating."""
+    rule_sets = list(board["rows"][0]["ratings"])
+    realtime = board["game"] == "realtime"
+    head = ["#", "agent", *[f"rating {rs}" for rs in rule_sets]]
+    head += ["break-even ms vs chain"] if realtime else ["finished ahead (mean of tables)"]
+    head += ["games", "manifest"]
+    lines = [
+        f"# Leaderboard: {'real-time' if realtime else 'vintage'} Speed, protocol "
+        f"{board['protocol']} (ranked by the {board['rank_by']} rating, 95% intervals)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---" for _ in head) + "|",
+    ]
+    for i, row in enumerate(board["rows"], 1):
+        cells = [str(i), f"`{row['agent']}`"]
+        for rs in rule_sets:
+            r, ci = row["ratings"].get(rs, (None, None))
+            cells.append("–" if r is None else f"{r:.0f}{_ci(ci, False)}")
+        cells.append(_num(row.get("break_even_ms")) if realtime else _pct(row["finished_ahead"]))
+        cells += [str(row["games"]), f"`{row['manifest']}`"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def leaderboard_png(board: dict[str, Any]) -> bytes:
+    """The ranking rule set's ratings with their intervals, best at the top."""
+    from agents import plotting
+
+    rs = board["rank_by"]
+    rows = []
+    for row in board["rows"][::-1]:
+        r, ci = row["ratings"].get(rs, (None, None))
+        if r is not None:
+            rows.append((row["agent"], r, *(ci or (r, r))))
+    return plotting.interval_rows_png(
+        rows, f"anchored rating on {rs} (Elo scale), protocol {board['protocol']}, 95% interval"
+    )

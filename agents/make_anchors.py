@@ -1,0 +1,154 @@
+"""Make the rating anchors: the reference pool's round robin under an evaluation protocol.
+
+    python -m agents.make_anchors --game realtime --workers 2
+    python -m agents.make_anchors --game vintage --workers 2
+
+Real-time Speed: per rule set of the protocol, a round robin of its
+opponents (those that can play the rules) on the protocol's paired deals,
+games, seed and reaction (:mod:`agents.tournament`). Vintage Speed: a round
+robin of the five reference bots at four seats (every line-up of four,
+seats rotated over shared deals, :mod:`agents.vintage_tournament`), scored
+seat by seat as the vintage tournament scores it. The pairwise counts
+(``wins``, ``draws``, ``games``) go to ``agents/cards/anchors_GAME.json`` under the
+protocol version, game and rule set (vintage: ``4p``), each written as soon as
+it is finished; :mod:`agents.anchored_rating` fits the anchors from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import eval_protocol as ep
+from agents.files import write_json
+
+
+def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str, Any]:
+    return {
+        "wins": wins.astype(int).tolist(),
+        "draws": draws.astype(int).tolist(),
+        "games": games.astype(int).tolist(),
+    }
+
+
+def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> dict[str, Any]:
+    """One rule set's round robin of the protocol's opponents: pairwise counts."""
+    import agents
+    from agents import tournament
+    from speed_env.reaction import make_profile
+    from speed_env.rules import make_rules
+
+    proto = ep.protocol("realtime", version)
+    cfg = proto["rule_sets"][rs]
+    rules = make_rules(cfg["preset"], **cfg["options"])
+    pool = []
+    for opp in proto["opponents"]:
+        try:
+            agents.make(opp, rules, seed=0)
+        except ValueError:
+            continue  # refuses these rules: not an anchor here
+        pool.append(opp)
+    settings = tournament.Settings(
+        agents=tuple(pool),
+        games=proto["games"],
+        rules=rules,
+        reaction=make_profile(proto["reaction"]),
+        tick_ms=proto["tick_ms"],
+        seed=proto["seed"],
+    )
+    results, complete = tournament.run(settings, workers=workers, progress=progress)
+    if not complete:
+        raise KeyboardInterrupt
+    n = len(pool)
+    wins, draws, games = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    pairs = settings.pairings()
+    for r in results:
+        a, b = pairs[r.chunk.lineup]
+        wins[a, b] += r.wins_a
+        wins[b, a] += r.wins_b
+        draws[a, b] += r.draws
+        draws[b, a] += r.draws
+        games[a, b] += r.games
+        games[b, a] += r.games
+    return {
+        "agents": pool,
+        "games_per_pairing": settings.deals * 2,
+        "seed": settings.seed,
+        **_counts(wins, draws, games),
+    }
+
+
+def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, Any]:
+    """The vintage bots' round robin at the protocol's table size: pairwise comparison counts."""
+    from agents import vintage_tournament as vt
+    from agents.vintage_stats import game_table, pairwise
+
+    proto = ep.protocol("vintage", version)
+    settings = vt.VintageSettings(
+        agents=tuple(proto["opponents"]),
+        players=proto["players"],
+        games=proto["games"],
+        seed=proto["seed"],
+        options=tuple(sorted(proto["options"].items())),
+    )
+    results, complete = vt.run(settings, workers=workers, progress=progress)
+    if not complete:
+        raise KeyboardInterrupt
+    wins, draws, games = pairwise(game_table(results, settings.deals), len(settings.agents))
+    return {
+        "agents": list(settings.agents),
+        "games_per_lineup": settings.deals * settings.players,
+        "seed": settings.seed,
+        **_counts(wins, draws, games),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the pool's round robins and write the anchors file."""
+    from agents.evaluate import anchors_file
+    from speed_cli.common import chunk_progress
+
+    p = argparse.ArgumentParser(
+        prog="python -m agents.make_anchors",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--game", choices=("realtime", "vintage"), required=True)
+    p.add_argument("--protocol", type=int, default=ep.PROTOCOL_VERSION)
+    p.add_argument("--rule-sets", default=None, help="realtime: only these (comma-separated)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--out", default=None, help="anchors file (default agents/cards/anchors_GAME.json)"
+    )
+    args = p.parse_args(argv)
+    out = Path(args.out) if args.out else anchors_file(args.game)
+    doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
+    proto = ep.protocol(args.game, args.protocol)
+    section = doc.setdefault(str(args.protocol), {}).setdefault(args.game, {})
+    keys = (
+        ["4p"]
+        if args.game == "vintage"
+        else (args.rule_sets.split(",") if args.rule_sets else list(proto["rule_sets"]))
+    )
+    for key in keys:
+        try:
+            with chunk_progress(f"anchors {args.game} {key}") as progress:
+                if args.game == "vintage":
+                    section[key] = vintage_pool(args.protocol, args.workers, progress)
+                else:
+                    section[key] = realtime_pool(key, args.protocol, args.workers, progress)
+        except KeyboardInterrupt:
+            print(f"interrupted: {key} not written", file=sys.stderr)
+            return 130
+        write_json(out, doc)
+        print(f"wrote {key} to {out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,114 @@
+"""``speed evaluate``: any agent's report card under the fixed protocol (agents/evaluate.py);
+``speed leaderboard``: cards of one protocol version merged into a ranked table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from speed_cli.common import UsageError, add_backend_flags, backend, run_chunks
+
+
+def register(sub: Any) -> None:
+    """Add ``speed evaluate`` and ``speed leaderboard`` to the subcommands ``sub``."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="an agent's report card under the fixed evaluation protocol",
+        description="Play SPEC through the fixed, versioned evaluation protocol (opponents, "
+        "rule sets, paired deals, reaction: docs/evaluate.md) and write report.json, report.md "
+        "and report.png. SPEC is any agent spec, your own included: py:my_bot.py:Bot or "
+        "package.module:NAME.",
+    )
+    ev.add_argument("spec", metavar="SPEC", help="the agent (py:my_bot.py:Bot, chain, ppo:PATH …)")
+    ev.add_argument(
+        "--game",
+        choices=("realtime", "vintage"),
+        default="realtime",
+        help="realtime (paired deals against the reference bots) or vintage (four seats)",
+    )
+    ev.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="games per pairing or table (default: the protocol's 200; more gives tighter "
+        "intervals; fewer makes a quick card, marked so)",
+    )
+    ev.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the deals (default: the protocol's; another makes a replication)",
+    )
+    ev.add_argument("--out", default="card", help="output folder (default: card)")
+    add_backend_flags(ev, workers=1)
+    ev.set_defaults(func=run)
+
+    lb = sub.add_parser(
+        "leaderboard",
+        help="merge report cards into a ranked table with intervals",
+        description="Rank report cards (report.json files, or folders holding one) of one "
+        "protocol version and game; writes leaderboard.md and leaderboard.png.",
+    )
+    lb.add_argument("cards", nargs="+", metavar="CARD", help="report.json files or their folders")
+    lb.add_argument("--out", default="leaderboard", help="output folder (default: leaderboard)")
+    lb.set_defaults(func=run_leaderboard)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Make the card: plan, play under a progress bar, summarise, write the three files."""
+    from agents import eval_report
+    from agents import evaluate as ev
+    from agents.files import check_writable
+
+    plan = ev.make_plan(args.spec, game=args.game, games=args.games, seed=args.seed)
+    jobs = backend(args)
+    out = check_writable(args.out)
+    t0 = time.perf_counter()
+    done = run_chunks(
+        f"evaluate {args.spec}",
+        lambda progress: _listed(
+            ev.run_plan(plan, workers=args.workers, progress=progress, backend=jobs)
+        ),
+    )
+    if done is None:
+        return 130
+    (by_group,), complete, _ = done
+    if not complete:
+        print("interrupted: a card needs every game; nothing written", file=sys.stderr)
+        return 130
+    timing: dict[str, Any] = {}
+    if args.game == "realtime" and "us" not in plan.skipped:
+        timing["decision_cost"] = ev.decision_cost(args.spec)
+    timing["wall_s"] = round(time.perf_counter() - t0, 2)
+    card = ev.card(plan, by_group, timing=timing)
+    paths = eval_report.write_card(out, card)
+    print(eval_report.markdown(card))
+    print(f"wrote {', '.join(str(p) for p in paths)} in {timing['wall_s']:.0f} s")
+    return 0
+
+
+def _listed(result: tuple[dict[str, list[Any]], bool]) -> tuple[list[Any], bool]:
+    """``run_plan``'s results as the one-item list ``run_chunks`` expects."""
+    return [result[0]], result[1]
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    """Merge the cards, print the table, write leaderboard.md and leaderboard.png."""
+    from agents import eval_report
+    from agents.files import check_writable, write_atomic
+
+    try:
+        board = eval_report.leaderboard(args.cards)
+    except eval_report.CardError as exc:
+        raise UsageError(str(exc)) from None
+    out = check_writable(Path(args.out))
+    text = eval_report.leaderboard_md(board)
+    png = eval_report.leaderboard_png(board)
+    write_atomic(out / "leaderboard.md", text.encode())
+    write_atomic(out / "leaderboard.png", png)
+    print(text)
+    print(f"wrote {out / 'leaderboard.md'}, {out / 'leaderboard.png'}")
+    return 0

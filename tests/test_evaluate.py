@@ -1,0 +1,251 @@
+"""``speed evaluate`` and ``speed leaderboard``: the manifest hash, the anchored rating, the
+vintage card, reproducing a committed card, and the refusals."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import eval_protocol as ep
+from agents import eval_report
+from agents import evaluate as ev
+from agents.anchored_rating import anchor_ratings, anchored_rating
+from speed_cli import main
+
+CARDS = Path(__file__).resolve().parent.parent / "agents" / "cards"
+SMALL = CARDS / "small"
+"""Small committed cards (``--games 2``), re-made by the tests."""
+
+BOT = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Bot:
+        def act(self, obs, mask):
+            return mask.argmax(axis=1)
+    """
+)
+
+
+def _without_timing(card: dict) -> dict:
+    return {k: v for k, v in card.items() if k not in ep.TIMING_KEYS}
+
+
+def _comparable(card: dict) -> dict:
+    """A card less its timing, and less the kit's version (and so the manifest's hash): a kit
+    release that changes no game must give the same numbers; everything else must match."""
+    out = _without_timing(card)
+    out["manifest"] = {k: v for k, v in out["manifest"].items() if k not in ("kit_version", "hash")}
+    return out
+
+
+def test_manifest_hash_changes_with_the_seed_and_the_agent_file(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.py"
+    bot.write_text(BOT)
+    spec = f"py:{bot}:Bot"
+    plan = ev.make_plan(spec, games=2)
+    assert plan.files == {str(bot): ep.sha256_file(bot)}
+    base = ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed)
+    assert base["hash"] == ep.manifest_hash(base)
+    assert ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed)["hash"] == base["hash"]
+    assert ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed + 1)["hash"] != base["hash"]
+    bot.write_text(BOT + "\n# one comment more\n")
+    changed = ev.make_plan(spec, games=2).files
+    assert changed != plan.files
+    assert ep.manifest("realtime", spec, changed, 2, seed=plan.seed)["hash"] != base["hash"]
+
+
+def test_bundled_model_files_are_recorded_relative_to_the_kit() -> None:
+    plan = ev.make_plan("trained", games=2)
+    assert {"agents/models/trained.json", "agents/models/trained.safetensors"} <= set(plan.files)
+    assert all(not name.startswith("/") for name in plan.files)
+
+
+def test_anchored_rating_recovers_an_anchor_from_its_own_results() -> None:
+    # A pool whose results follow Bradley–Terry exactly: an agent with B's results against
+    # A and C (B's own games) must be rated where B's anchor is.
+    truth = {"A": 1700.0, "B": 1500.0, "C": 1300.0}
+    names = list(truth)
+    n = 4000
+    wins = np.zeros((3, 3))
+    games = np.full((3, 3), n) - np.diag([n] * 3)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                wins[i, j] = round(n / (1 + 10 ** ((truth[b] - truth[a]) / 400)))
+    pool = {
+        "agents": names,
+        "wins": wins.tolist(),
+        "draws": np.zeros((3, 3)).tolist(),
+        "games": games.tolist(),
+    }
+    anchors = anchor_ratings(pool)
+    assert anchors["A"] - anchors["C"] == pytest.approx(400, abs=5)
+    rows = [("A", int(wins[1, 0]), 0, n), ("C", int(wins[1, 2]), 0, n)]
+    fit = anchored_rating(anchors, rows, samples=50, seed=0)
+    assert fit is not None and fit.rating == pytest.approx(anchors["B"], abs=3)
+    assert fit.low < fit.rating < fit.high and fit.high - fit.low < 40
+    # A stronger record rates higher; no anchored opponent: no rating.
+    better = anchored_rating(anchors, [("A", n // 2, 0, n), ("C", n - 10, 0, n)], samples=0)
+    assert better is not None and better.rating > fit.rating
+    assert anchored_rating(anchors, [("Z", 1, 0, 2)]) is None
+
+
+@pytest.mark.slow
+def test_small_committed_card_is_reproduced_exactly(tmp_path: Path) -> None:
+    committed = json.loads((SMALL / "greedy" / "report.json").read_text())
+    code = main(["evaluate", "greedy", "--games", "2", "--out", str(tmp_path / "card")])
+    assert code == 0
+    made = json.loads((tmp_path / "card" / "report.json").read_text())
+    assert _comparable(made) == _comparable(committed)
+    assert {p.name for p in (tmp_path / "card").iterdir()} == {
+        "report.json",
+        "report.md",
+        "report.png",
+    }
+    assert made["timing"]["decision_cost"]["batch_256_us_per_decision"] > 0
+
+
+def test_vintage_card(tmp_path: Path) -> None:
+    code = main(
+        [
+            "evaluate",
+            "vintage-tactician",
+            "--game",
+            "vintage",
+            "--games",
+            "4",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0
+    card = json.loads((tmp_path / "report.json").read_text())
+    assert card["game"] == "vintage" and card["manifest"]["games"] == 4
+    tables = card["results"]["tables"]
+    proto = ep.protocol("vintage")
+    assert len(tables) == len(proto["opponents"]) + len(proto["mixed_tables"])
+    mirrors = [t for t in tables if "skipped" in t]
+    # vintage-tactician sits at its own three-copy table and in both mixed tables.
+    assert len(mirrors) == 3 and all("mirror" in t["skipped"] for t in mirrors)
+    for t in tables:
+        if "games" in t:
+            assert t["games"] == 4 and t["lineup"][0] == "vintage-tactician"
+            assert 0 <= t["finished_ahead_ci"][0] <= t["finished_ahead_rate"] <= 1
+            assert t["win_rate"] == t["wins"] / t["games"]
+    assert "finished ahead" in (tmp_path / "report.md").read_text()
+
+
+def _write_card(path: Path, card: dict) -> Path:
+    path.mkdir(parents=True)
+    (path / "report.json").write_text(json.dumps(card))
+    return path / "report.json"
+
+
+def test_leaderboard_ranks_and_refuses_mixed_protocols(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    card = json.loads((SMALL / "greedy" / "report.json").read_text())
+    first = _write_card(tmp_path / "a", card)
+    other = json.loads(json.dumps(card))
+    other["protocol"] = other["manifest"]["protocol"] = 2
+    other["manifest"]["hash"] = ep.manifest_hash(other["manifest"])
+    second = _write_card(tmp_path / "b", other)
+    with pytest.raises(
+        eval_report.CardError,
+        match=r"protocol 1: .*a/report.json.*protocol 2: "
+        r".*b/report.json",
+    ):
+        eval_report.leaderboard([first, second])
+    assert main(["leaderboard", str(first), str(second), "--out", str(tmp_path / "lb")]) == 2
+    assert "different protocols" in capsys.readouterr().err
+    edited = json.loads(json.dumps(card))
+    edited["manifest"]["games"] = 10_000
+    with pytest.raises(eval_report.CardError, match="does not match its hash"):
+        eval_report.leaderboard([_write_card(tmp_path / "c", edited)])
+    assert main(["leaderboard", str(first), "--out", str(tmp_path / "lb")]) == 0
+    assert "`greedy`" in (tmp_path / "lb" / "leaderboard.md").read_text()
+
+
+def test_evaluate_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "card"
+    for argv, message in [
+        (["chain@pro"], "carries its own reaction profile"),
+        (["vintage-greedy"], "plays Vintage Speed: evaluate it with --game vintage"),
+        (["chain", "--game", "vintage"], "plays real-time Speed"),
+        ([f"py:{tmp_path}/nope.py:Bot"], "no such file"),
+        (["greedy", "--games", "1"], "--games must be a whole number of at least 2"),
+    ]:
+        assert main(["evaluate", *argv, "--out", str(out)]) == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("game", ["realtime", "vintage"])
+def test_committed_leaderboard_is_built_from_the_committed_cards(game: str) -> None:
+    cards = sorted((CARDS / game).glob("*/report.json"))
+    board = eval_report.leaderboard(cards)
+    assert {row["agent"] for row in board["rows"]} == {
+        eval_report.read_card(c)["agent"] for c in cards
+    }
+    committed = (CARDS / "leaderboard" / game / "leaderboard.md").read_text()
+    assert committed == eval_report.leaderboard_md(board)
+
+
+def test_rule_sets_an_agent_refuses_are_skipped_with_its_reason(tmp_path: Path) -> None:
+    bot = tmp_path / "us_only.py"
+    bot.write_text(
+        BOT
+        + textwrap.dedent(
+            """
+            class UsOnly(Bot):
+                def __init__(self, rules, seed):
+                    if rules.preset != "us":
+                        raise ValueError(f"I play us only, not {rules.preset}")
+            """
+        )
+    )
+    plan = ev.make_plan(f"py:{bot}:UsOnly", games=2)
+    assert set(plan.skipped) >= {"pagat", "japanese", "japanese+options"}
+    assert "I play us only, not pagat" in plan.skipped["pagat"]
+    assert {g.split("/")[0] for g in plan.groups} == {"us", "latency"}
+
+
+def test_games_are_rounded_down_to_whole_deals() -> None:
+    plan = ev.make_plan("greedy", games=5)
+    assert plan.games == 4
+    assert {s.games for _, s, _ in plan.jobs if s.agents[1] == "random"} == {4}
+
+
+def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    card = json.loads((SMALL / "greedy" / "report.json").read_text())
+    real = eval_report.write_atomic
+    written = []
+
+    def interrupted_write(path: Path, data: bytes) -> Path:
+        if not written:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the first file is written
+        written.append(path.name)
+        return real(path, data)
+
+    monkeypatch.setattr(eval_report, "write_atomic", interrupted_write)
+    with pytest.raises(KeyboardInterrupt):
+        eval_report.write_card(tmp_path, card)
+    assert written == ["report.json", "report.md", "report.png"]
+    assert json.loads((tmp_path / "report.json").read_text()) == card
+
+
+def test_rating_a_committed_card_again_changes_nothing() -> None:
+    # A card's ratings are a pure function of its counts, the shipped anchors and its seed.
+    for path in [SMALL / "greedy" / "report.json", *sorted(CARDS.glob("*/*/report.json"))]:
+        card = eval_report.read_card(path)
+        assert ev.rate(card, ev.load_anchors(card["game"])) == card, path

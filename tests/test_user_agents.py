@@ -1,0 +1,208 @@
+"""A user's own agent as a spec (``py:PATH.py:NAME``, ``package.module:NAME``): loading it in
+every form, in both games, and the errors that name the file and what is missing."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents import user_agents, vintage_agents
+from agents.registry import AgentSpecError
+from agents.user_agents import UserAgentError, is_user_spec
+from speed_cli import main
+
+BOT = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Bot:
+        '''First legal action (a class built with no arguments).'''
+        def act(self, obs, mask):
+            return mask.argmax(axis=1)
+
+    class Seeded:
+        '''Built with (rules, seed).'''
+        def __init__(self, rules, seed):
+            self.rules, self.seed = rules, seed
+        def act(self, obs, mask):
+            return mask.argmax(axis=1)
+
+    def factory(rules, seed):
+        return Seeded(rules, seed)
+
+    def bad_factory(rules):
+        return Bot()
+
+    def returns_junk(rules, seed):
+        return 42
+
+    class NoAct:
+        pass
+
+    class OneArgAct:
+        def act(self, obs):
+            return obs
+
+    class Picky:
+        def __init__(self, a, b, c):
+            pass
+        def act(self, obs, mask):
+            return mask.argmax(axis=1)
+
+    instance = Bot()
+    number = 3
+    """
+)
+
+
+@pytest.fixture
+def bot_file(tmp_path: Path) -> Path:
+    path = tmp_path / "my_bot.py"
+    path.write_text(BOT)
+    return path
+
+
+def test_grammar_keeps_registered_specs_with_colons() -> None:
+    # Registered names hold no dot, so specs with ':' that existed before stay theirs.
+    for spec in (
+        "ppo:model.json",
+        "chain:run=1,flying=0",
+        "search:wait=0",
+        "trained:sample",
+        "vintage-search:rollout=tactician@8",
+        "vintage-ppo:m.json?sample",
+    ):
+        assert not is_user_spec(spec), spec
+    for spec in ("py:bot.py:Bot", "py:dir/bot.py:Bot@pro", "my_pkg.bots:Bot", "a.b.c:make@250"):
+        assert is_user_spec(spec), spec
+    # A top-level module without a dot is not a module spec (it would shadow typos of names).
+    assert not is_user_spec("my_bot:Bot")
+    parsed = user_agents.parse("py:C:/odd@dir/bot.py:Bot@pro")
+    assert (parsed.source, parsed.name, parsed.tail) == ("C:/odd@dir/bot.py", "Bot", "pro")
+    assert agents.parse_spec("chain:run=1").name == "chain"
+
+
+@pytest.mark.parametrize("name", ["Bot", "Seeded", "factory", "instance"])
+def test_each_form_loads_and_plays(bot_file: Path, name: str) -> None:
+    policy = agents.make(f"py:{bot_file}:{name}", "pagat", seed=5)
+    mask = np.array([[0, 1, 1], [1, 0, 0]], np.int8)
+    assert policy.act(np.zeros((2, 4), np.float32), mask).tolist() == [1, 0]
+    if name in ("Seeded", "factory"):
+        assert policy.rules.preset == "pagat" and policy.seed == 5
+
+
+def test_reaction_tail_and_module_form(bot_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = agents.make(f"py:{bot_file}:Bot@pro", seed=0)
+    assert policy.reaction is not None and policy.reaction.name == "pro"
+    pkg = bot_file.parent / "userpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "bots.py").write_text(BOT)
+    monkeypatch.syspath_prepend(str(bot_file.parent))
+    try:
+        assert agents.make("userpkg.bots:factory", "us", seed=1).seed == 1
+    finally:
+        for mod in ("userpkg", "userpkg.bots"):
+            sys.modules.pop(mod, None)
+
+
+def test_vintage_user_agent_plays_a_vintage_tournament(bot_file: Path) -> None:
+    from agents import vintage_tournament as vt
+
+    spec = f"py:{bot_file}:factory"
+    assert vintage_agents.make(spec, seed=0).rules is None  # no real-time rules in vintage
+    settings = vt.VintageSettings(agents=(spec, "vintage-greedy"), players=2, games=4, seed=0)
+    results, complete = vt.run(settings)
+    assert complete
+    summary = vt.summarise(settings, results, bootstrap=0)
+    assert {a["name"] for a in summary["agents"]} == {spec, "vintage-greedy"}
+    with pytest.raises(AgentSpecError, match="takes no @pro"):
+        vintage_agents.parse_spec(f"py:{bot_file}:Bot@pro")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("Missing", r"no name 'Missing' in file .*my_bot\.py \(it defines Bot"),
+        ("NoAct", r"class 'NoAct' in file .*my_bot\.py is not a Policy: it has no act"),
+        ("OneArgAct", r"is not a Policy: its act\(obs\) cannot be called as act\(obs, mask\)"),
+        ("bad_factory", r"factory 'bad_factory' .* wrong signature \(rules\)"),
+        ("returns_junk", r"what factory 'returns_junk' .* returned is not a Policy"),
+        ("Picky", r"constructor\(a, b, c\) takes neither \(rules, seed\) nor no arguments"),
+        ("number", r"'number' in file .* is not a Policy"),
+    ],
+)
+def test_errors_name_the_file_and_what_is_missing(bot_file: Path, name: str, message: str) -> None:
+    with pytest.raises(UserAgentError, match=message):
+        agents.make(f"py:{bot_file}:{name}", seed=0)
+
+
+def test_file_and_import_errors(tmp_path: Path) -> None:
+    with pytest.raises(UserAgentError, match=r"no such file .*nowhere\.py"):
+        agents.make(f"py:{tmp_path}/nowhere.py:Bot")
+    broken = tmp_path / "broken.py"
+    broken.write_text("import numpy\nx = undefined_name + 1\n")
+    with pytest.raises(
+        UserAgentError, match=r"importing .*broken\.py failed: NameError: name 'undefined_name'"
+    ):
+        agents.make(f"py:{broken}:Bot")
+    with pytest.raises(UserAgentError, match="no module named 'no_such_pkg'"):
+        agents.make("no_such_pkg.bots:Bot")
+    with pytest.raises(UserAgentError, match=r"py:PATH\.py:NAME"):
+        agents.parse_spec("py:bot.txt:Bot")
+
+
+def test_cli_refuses_a_bad_user_agent_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "tournament",
+            "--agents",
+            f"py:{tmp_path}/gone.py:Bot,greedy",
+            "--games",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "no such file" in err and "gone.py" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_tournament_takes_a_user_agent(
+    bot_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = f"py:{bot_file}:Seeded"
+    code = main(
+        ["tournament", "--agents", f"{spec},greedy", "--games", "4", "--out", str(tmp_path / "out")]
+    )
+    assert code == 0
+    assert spec in (tmp_path / "out" / "results.json").read_text()
+
+
+def test_cli_vintage_tournament_builds_a_user_agent_for_vintage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent refuses real-time rules: the up-front check must build it for vintage.
+    bot = tmp_path / "vintage_only.py"
+    bot.write_text(
+        BOT
+        + textwrap.dedent(
+            """
+            def vintage_only(rules, seed):
+                if rules is not None:
+                    raise ValueError("I play Vintage Speed only")
+                return Bot()
+            """
+        )
+    )
+    argv = ["tournament", "--game", "vintage", "--agents", f"py:{bot}:vintage_only,vintage-greedy"]
+    assert main([*argv, "--players", "2", "--games", "4", "--out", str(tmp_path / "out")]) == 0
+    assert "vintage_only" in (tmp_path / "out" / "results.json").read_text()
