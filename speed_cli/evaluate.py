@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from speed_cli.common import UsageError, add_backend_flags, backend, run_chunks
+from speed_cli.common import DEAL_SEED, UsageError, add_backend_flags, backend, count, run_chunks
 
 
 def register(sub: Any) -> None:
@@ -31,14 +31,14 @@ def register(sub: Any) -> None:
     )
     ev.add_argument(
         "--games",
-        type=int,
+        type=count(2),
         default=None,
         help="games per pairing or table (default: the protocol's 200; more gives tighter "
         "intervals; fewer makes a quick card, marked so)",
     )
     ev.add_argument(
         "--seed",
-        type=int,
+        type=DEAL_SEED,
         default=None,
         help="seed of the deals (default: the protocol's; another makes a replication)",
     )

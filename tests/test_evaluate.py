@@ -178,10 +178,14 @@ def test_evaluate_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["vintage-greedy"], "plays Vintage Speed: evaluate it with --game vintage"),
         (["chain", "--game", "vintage"], "plays real-time Speed"),
         ([f"py:{tmp_path}/nope.py:Bot"], "no such file"),
-        (["greedy", "--games", "1"], "--games must be a whole number of at least 2"),
     ]:
         assert main(["evaluate", *argv, "--out", str(out)]) == 2, argv
         assert message in capsys.readouterr().err, argv
+    # A number that cannot be meant is refused by the parser itself, naming the flag.
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "greedy", "--games", "1", "--out", str(out)])
+    assert exit_info.value.code == 2
+    assert "argument --games" in capsys.readouterr().err
     assert not out.exists()
 
 
