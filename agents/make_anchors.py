@@ -111,7 +111,7 @@ def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, 
 def main(argv: list[str] | None = None) -> int:
     """Run the pool's round robins and write the anchors file."""
     from agents.evaluate import anchors_file
-    from speed_cli.common import chunk_progress
+    from agents.progress import chunk_progress
 
     p = argparse.ArgumentParser(
         prog="python -m agents.make_anchors",

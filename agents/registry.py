@@ -16,14 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agents import user_agents
+from agents.spec_error import AgentSpecError
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
 REALTIME_GAME = "real-time Speed"
 """The real-time registry's ``game`` (a reaction profile after ``@`` is for it only)."""
-
-
-class AgentSpecError(ValueError):
-    """An agent spec string names no known agent, or carries a bad reaction profile."""
 
 
 _MODEL_SUFFIXES = (".json", ".zip", ".safetensors")
@@ -106,8 +104,6 @@ class Registry:
         text = spec.strip()
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
-        from agents import user_agents  # it subclasses this module's AgentSpecError
-
         if name not in self.entries and user_agents.is_user_spec(text):
             return self._parse_user(text)
         if name not in self.entries and _looks_like_path(body):
@@ -129,8 +125,6 @@ class Registry:
 
     def _parse_user(self, text: str) -> AgentSpec:
         """A user's agent (``py:PATH.py:NAME``, ``package.module:NAME``): checked in shape only."""
-        from agents import user_agents
-
         parsed = user_agents.parse(text)
         reaction = None
         if parsed.tail and self.game != REALTIME_GAME:
@@ -153,8 +147,6 @@ class Registry:
         if parsed.name in self.entries:
             policy = self.entries[parsed.name].build(context, seed, parsed.arg)
         else:  # a user's agent: its file or module is loaded now
-            from agents import user_agents
-
             policy = user_agents.build(parsed.text, context, seed)
         try:
             policy.reaction = parsed.reaction

@@ -42,7 +42,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agents.registry import AgentSpecError
+from agents.spec_error import AgentSpecError
 
 _IDENT = r"[A-Za-z_]\w*"
 _MODULE_SPEC = re.compile(

@@ -8,12 +8,12 @@ import argparse
 import importlib.util
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-Progress = Callable[[int, int], None]
-"""A ``progress(done, total)`` callback of the chunked job runner (agents/jobs.py)."""
+# Re-exported (``X as X``): the commands take the bar and its callback type from here.
+from agents.progress import Progress as Progress
+from agents.progress import chunk_progress as chunk_progress
 
 
 class UsageError(Exception):
@@ -215,25 +215,6 @@ def backend(args: argparse.Namespace) -> Any:
     if args.backend == "ray":
         need_ray("--backend ray")
     return Backend(args.backend, address=args.ray_address, max_retries=args.max_retries)
-
-
-@contextmanager
-def chunk_progress(label: str) -> Iterator[Progress]:
-    """A tqdm bar on stderr counting finished chunks (rate and time left), closed when the run
-    ends or stops. It starts with the run; the number of chunks comes with the first report."""
-    from tqdm import tqdm
-
-    bar = tqdm(desc=label, unit="chunk", file=sys.stderr)
-
-    def update(done: int, total: int) -> None:
-        if bar.total != total:
-            bar.total = total
-        bar.update(done - bar.n)
-
-    try:
-        yield update
-    finally:
-        bar.close()
 
 
 def run_chunks(

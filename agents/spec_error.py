@@ -1,0 +1,9 @@
+"""The error every agent-spec parser raises: its own module, so the registries
+(:mod:`agents.registry`) and the user-agent loader (:mod:`agents.user_agents`), which
+subclasses it, both import it without importing each other back."""
+
+from __future__ import annotations
+
+
+class AgentSpecError(ValueError):
+    """An agent spec string names no known agent, or carries a bad reaction profile."""
