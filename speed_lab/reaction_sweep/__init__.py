@@ -44,21 +44,23 @@ as often as 100 ms faster) and no logistic curve fits it; the fit's deviance
 test (``LogisticFit.fit_p_value``) flags that, and ``headline`` says to read
 the points instead. Jittered profiles give smooth, logistic curves.
 
-Pure functions over plain data, a module a job: :mod:`.sweep`
-(``SweepSettings.points`` and ``plan_chunks``: the work; ``run_sweep``: the
-games), :mod:`.fit` (``fit_logistic`` and ``bootstrap_fit``: the statistics),
-:mod:`.results` (``summarise``: counts and the fit; ``rows_csv``, ``table``,
-``headline``), :mod:`.plots` (``curve_png`` and ``grid_png``; matplotlib is
-imported only inside them), :mod:`.files` (``write_outputs``, ``load``).
-Every public name is importable from the package
+Pure functions over plain data, a module a job. The sweep's settings, work
+and statistics live in :mod:`agents` (the evaluation card's break-even latency
+is a sweep too): :mod:`agents.latency_sweep` (``SweepSettings.points`` and
+``plan_chunks``: the work; ``PointResult``: a point's games),
+:mod:`agents.latency_fit` (``fit_logistic`` and ``bootstrap_fit``: the
+statistics), :mod:`agents.latency_summary` (``summarise``: counts and the fit).
+Here: :mod:`.sweep` (``run_sweep``: the games), :mod:`.results` (``rows_csv``,
+``table``, ``headline``), :mod:`.plots` (``curve_png`` and ``grid_png``;
+matplotlib is imported only inside them), :mod:`.files` (``write_outputs``,
+``load``). Every public name is importable from the package
 (``from speed_lab import reaction_sweep as rs``); ``speed experiment
 reaction`` runs a sweep from the command line.
 """
 
 from __future__ import annotations
 
-from speed_lab.reaction_sweep.files import FILES, load, write_outputs
-from speed_lab.reaction_sweep.fit import (
+from agents.latency_fit import (
     LN_1_5,
     Bootstrap,
     LogisticFit,
@@ -66,16 +68,8 @@ from speed_lab.reaction_sweep.fit import (
     deal_scores,
     fit_logistic,
 )
-from speed_lab.reaction_sweep.plots import curve_png, grid_png
-from speed_lab.reaction_sweep.results import (
-    CSV_COLUMNS,
-    headline,
-    rows_csv,
-    summarise,
-    sweep_label,
-    table,
-)
-from speed_lab.reaction_sweep.sweep import (
+from agents.latency_summary import summarise
+from agents.latency_sweep import (
     CHUNK_DEALS,
     PointResult,
     SweepError,
@@ -84,9 +78,12 @@ from speed_lab.reaction_sweep.sweep import (
     parse_latencies,
     plan_chunks,
     profile_for,
-    run_sweep,
     shifted_profile,
 )
+from speed_lab.reaction_sweep.files import FILES, load, write_outputs
+from speed_lab.reaction_sweep.plots import curve_png, grid_png
+from speed_lab.reaction_sweep.results import CSV_COLUMNS, headline, rows_csv, sweep_label, table
+from speed_lab.reaction_sweep.sweep import run_sweep
 
 __all__ = [
     "CHUNK_DEALS",

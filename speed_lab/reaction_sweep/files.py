@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.files import write_atomic
+from agents.latency_sweep import SweepError
 from speed_lab.reaction_sweep.plots import curve_png, grid_png
 from speed_lab.reaction_sweep.results import rows_csv
-from speed_lab.reaction_sweep.sweep import SweepError
 
 FILES = {
     "csv": "reaction.csv",

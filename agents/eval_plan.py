@@ -1,0 +1,250 @@
+"""``speed evaluate``'s work: the games a report card plays, as a plan of chunked jobs.
+
+:func:`make_plan` turns an agent spec and the protocol (:mod:`agents.eval_protocol`)
+into a :class:`Plan`: the tournaments' own games (:mod:`agents.tournament` for
+real-time Speed, paired deals, with the latency sweep of :mod:`agents.latency_sweep`;
+:mod:`agents.vintage_tournament` for Vintage Speed, seat rotation), cut into
+chunks; :func:`run_plan` plays them through :func:`agents.jobs.run_jobs`, so a
+card is the same for any number of workers and on either backend. What the
+agent refuses to play is recorded with its reason. Importable from
+:mod:`agents.evaluate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from agents import eval_protocol as ep
+from agents import tournament
+from agents import tournament_harness as harness
+from agents.jobs import Backend, run_jobs
+
+
+class EvaluationError(ValueError):
+    """An agent or setting the evaluation cannot play: the message says what would be right."""
+
+
+@dataclass
+class Plan:
+    """Everything a card plays: the jobs, and what each group of jobs is."""
+
+    game: str
+    spec: str
+    games: int
+    seed: int
+    version: int
+    jobs: list[tuple[str, Any, Any]] = field(default_factory=list)
+    """``(group, settings, chunk)``: a chunk of one group's tournament."""
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per group (``us/chain``, ``latency/240``, ``table/0``): what it plays."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """What is not played (``pagat``, ``pagat/trained``) and why."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Files the agent loads, with their SHA-256."""
+
+
+def _job(job: tuple[str, Any, Any]) -> tuple[str, Any]:
+    """One chunk of a group (module level: pickled to workers and Ray tasks)."""
+    group, settings, chunk = job
+    if isinstance(settings, tournament.Settings):
+        return group, tournament.run_chunk(settings, chunk)
+    from agents import vintage_tournament as vt
+
+    return group, vt.run_chunk(settings, chunk)
+
+
+def _reason(exc: BaseException) -> str:
+    """A refusal's message with the kit's own folder left out (the card reads the same on
+    every machine)."""
+    from agents.agent_files import KIT_ROOT
+
+    return str(exc).replace(f"{KIT_ROOT}/", "")
+
+
+def _try_build(build: Callable[[], Any]) -> str | None:
+    """``None`` when ``build()`` succeeds, else the reason it refused (its message)."""
+    try:
+        build()
+    except ValueError as exc:
+        return _reason(exc)
+    return None
+
+
+def _user_files(spec: str) -> dict[str, str]:
+    from agents import agent_files, user_agents
+
+    if not user_agents.is_user_spec(spec):
+        return {}
+    source = user_agents.source_file(user_agents.parse(spec))
+    if source is None or not source.is_file():
+        return {}
+    return {agent_files.record_name(source): agent_files.sha256(source)}
+
+
+def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VERSION) -> Plan:
+    """The games of a real-time card; refuses a spec that names no agent or carries ``@``."""
+    import agents
+    from agents import agent_files, user_agents
+    from agents.latency_sweep import SweepSettings, plan_chunks
+    from speed_env.reaction import make_profile
+    from speed_env.rules import make_rules
+
+    proto = ep.protocol("realtime", version)
+    parsed = agents.parse_spec(spec)
+    if agents.vintage_agents.is_vintage(spec):
+        raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
+    if parsed.reaction is not None:
+        raise EvaluationError(
+            f"{spec!r} carries its own reaction profile; the protocol gives every seat the "
+            f"{proto['reaction']!r} profile, so give the spec without @"
+        )
+    plan = Plan("realtime", spec, games, seed, version, files=_user_files(spec))
+    reaction = make_profile(proto["reaction"])
+    for rs, cfg in proto["rule_sets"].items():
+        rules = make_rules(cfg["preset"], **cfg["options"])
+        try:
+            _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
+        except user_agents.UserAgentError as exc:
+            if not isinstance(exc, user_agents.AgentBuildError):
+                raise  # the file or name is wrong: nothing to evaluate
+            plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
+            continue
+        except ValueError as exc:
+            plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
+            continue
+        plan.files.update(files)
+        for opp in proto["opponents"]:
+            reason = _try_build(partial(agents.make, opp, rules, seed=0))
+            if reason is not None:
+                plan.skipped[f"{rs}/{opp}"] = f"{opp} refuses these rules: {reason}"
+                continue
+            settings = tournament.Settings(
+                agents=(spec, opp),
+                games=games,
+                rules=rules,
+                reaction=reaction,
+                tick_ms=proto["tick_ms"],
+                seed=seed,
+                match=rs in proto["match_rule_sets"],
+            )
+            group = f"{rs}/{opp}"
+            plan.groups[group] = {"kind": "pairing", "rule_set": rs, "opponent": opp}
+            for chunk in harness.plan(1, settings.deals, proto["chunk_deals"]):
+                plan.jobs.append((group, settings, chunk))
+    if all(rs in plan.skipped for rs in proto["rule_sets"]):
+        raise EvaluationError(
+            f"{spec!r} plays none of the protocol's rule sets: "
+            + "; ".join(f"{rs}: {plan.skipped[rs]}" for rs in proto["rule_sets"])
+        )
+    lat = proto["latency"]
+    if lat["rule_set"] in plan.skipped or f"{lat['rule_set']}/{lat['opponent']}" in plan.skipped:
+        plan.skipped["latency"] = f"the agent does not play {lat['rule_set']} against chain"
+        return plan
+    cfg = proto["rule_sets"][lat["rule_set"]]
+    sweep = SweepSettings(
+        agent=spec,
+        opponent=lat["opponent"],
+        latencies=tuple(str(ms) for ms in lat["agent_means_ms"]),
+        opponent_latencies=(lat["opponent_reaction"],),
+        games=max(2, lat["games"] * games // proto["games"]),  # --games scales the sweep too
+        rules=make_rules(cfg["preset"], **cfg["options"]),
+        tick_ms=proto["tick_ms"],
+        seed=seed,
+        jitter=lat["jitter"],
+    )
+    for k, point in enumerate(sweep.points()):
+        ts = sweep.tournament_settings(point)
+        group = f"latency/{point[0]}"
+        plan.groups[group] = {"kind": "latency", "point": k, "sweep": sweep}
+        for chunk in plan_chunks(ts):
+            plan.jobs.append((group, ts, chunk))
+    return plan
+
+
+def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], str | None]]:
+    """The line-ups of a vintage card (the agent first) and a reason where one is skipped (a
+    mirror table)."""
+    tables: list[tuple[list[str], str | None]] = []
+    for bot in proto["opponents"]:
+        mirror = "a mirror table (the agent is this bot)" if bot == spec else None
+        tables.append(([spec] + [bot] * (proto["players"] - 1), mirror))
+    for mix in proto["mixed_tables"]:
+        mirror = "a mirror table (the agent is one of its bots)" if spec in mix else None
+        tables.append(([spec, *mix], mirror))
+    return tables
+
+
+def plan_vintage(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VERSION) -> Plan:
+    """The games of a vintage card; refuses a real-time agent."""
+    import agents
+    from agents import agent_files, vintage_agents
+    from agents import vintage_tournament as vt
+
+    proto = ep.protocol("vintage", version)
+    if agents.REALTIME.knows(spec):
+        raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
+    vintage_agents.parse_spec(spec)
+    plan = Plan("vintage", spec, games, seed, version, files=_user_files(spec))
+    _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
+    plan.files.update(files)
+    for t, (lineup, reason) in enumerate(vintage_tables(spec, proto)):
+        group = f"table/{t}"
+        if reason:
+            plan.skipped[group] = reason
+            continue
+        others = tuple(dict.fromkeys(lineup[1:]))
+        settings = vt.VintageSettings(
+            agents=(spec, *others),
+            players=proto["players"],
+            games=games,
+            seed=seed,
+            gauntlet=spec if len(others) == 1 else None,
+            options=tuple(sorted(proto["options"].items())),
+        )
+        plan.groups[group] = {"kind": "table", "lineup": lineup, "settings": settings}
+        for chunk in vt.plan(settings):
+            plan.jobs.append((group, settings, chunk))
+    return plan
+
+
+def make_plan(
+    spec: str,
+    game: str = "realtime",
+    games: int | None = None,
+    seed: int | None = None,
+    version: int = ep.PROTOCOL_VERSION,
+) -> Plan:
+    """The plan of a card: ``games`` per pairing or table (default: the protocol's; fewer make
+    a quick card whose manifest says so; rounded down to whole deals, each played once per
+    seating) and the deal ``seed`` (default: the protocol's)."""
+    proto = ep.protocol(game, version)
+    games = proto["games"] if games is None else games
+    least = proto.get("players", 2)
+    if isinstance(games, bool) or not isinstance(games, int) or games < least:
+        raise EvaluationError(
+            f"--games must be a whole number of at least {least} (each deal is played once per "
+            f"seating), got {games!r}"
+        )
+    seed = proto["seed"] if seed is None else seed
+    # Whole deals only (each played once per seating): the card records the games played.
+    games -= games % least
+    maker = plan_vintage if game == "vintage" else plan_realtime
+    return maker(spec, games, seed, version)
+
+
+def run_plan(
+    plan: Plan,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+) -> tuple[dict[str, list[Any]], bool]:
+    """Play every job: the chunk results by group, in plan order, and whether all finished."""
+    results, complete = run_jobs(_job, plan.jobs, workers, progress, backend)
+    by_group: dict[str, list[Any]] = {g: [] for g in plan.groups}
+    for r in results:
+        if r is not None:
+            by_group[r[0]].append(r[1])
+    return by_group, complete

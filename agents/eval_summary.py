@@ -1,0 +1,184 @@
+"""``speed evaluate``'s numbers: a played :class:`~agents.eval_plan.Plan`'s results, per
+pairing or table.
+
+Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
+the win rate (a draw half) with its Wilson interval, the match win rate
+(``us``/``pagat``) and the illegal actions; the latency sweep's points and its
+break-even latency against ``chain`` (:mod:`agents.latency_summary`). Vintage: per
+table, the finished-ahead rate, the mean penalty and the win rate with their
+intervals, and the agent's seat-by-seat comparisons with each bot. The ratings
+are :func:`agents.evaluate.rate`'s. Importable from :mod:`agents.evaluate`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents import eval_protocol as ep
+from agents import tournament
+from agents.eval_plan import Plan, vintage_tables
+
+
+def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, Any]:
+    from agents.stats import wilson_interval
+
+    chunks = sorted(chunks, key=lambda c: c.chunk.start)
+    games = sum(c.games for c in chunks)
+    wins = sum(c.wins_a for c in chunks)
+    losses = sum(c.wins_b for c in chunks)
+    draws = sum(c.draws for c in chunks)
+    score = wins + draws / 2
+    lo, hi = wilson_interval(score, games)
+    illegal = sum(c.illegal_a for c in chunks)
+    row: dict[str, Any] = {
+        "games": games,
+        "wins": wins,
+        "losses": losses,
+        "draws": draws,
+        "truncations": sum(c.truncated for c in chunks),
+        "win_rate": score / games if games else 0.0,
+        "win_rate_ci": [lo, hi],
+        "illegal_actions": illegal,
+        "illegal_per_game": illegal / games if games else 0.0,
+    }
+    if settings.match:
+        matches, left = tournament.pairing_matches(settings, chunks).get(0, ([], 0))
+        won = sum(1 for w, _ in matches if w > 0)
+        mlo, mhi = wilson_interval(won, len(matches))
+        row["match"] = {
+            "matches": len(matches),
+            "match_wins": won,
+            "match_win_rate": won / len(matches) if matches else None,
+            "match_win_rate_ci": [mlo, mhi],
+            "games_left_over": left,
+        }
+    return row
+
+
+def _settings_of(plan: Plan, group: str) -> Any:
+    return next(s for g, s, _ in plan.jobs if g == group)
+
+
+def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
+    """The real-time card's results: per rule set and opponent, the latency fit (the ratings:
+    :func:`rate`)."""
+    from agents.latency_summary import summarise
+    from agents.latency_sweep import PointResult
+
+    proto = ep.protocol("realtime", plan.version)
+    samples = proto["rating"]["bootstrap"]
+    out: dict[str, Any] = {}
+    for rs in proto["rule_sets"]:
+        if rs in plan.skipped:
+            out[rs] = {"skipped": plan.skipped[rs]}
+            continue
+        opponents: dict[str, Any] = {}
+        for opp in proto["opponents"]:
+            group = f"{rs}/{opp}"
+            if group in plan.skipped:
+                opponents[opp] = {"skipped": plan.skipped[group]}
+                continue
+            opponents[opp] = _pairing_row(_settings_of(plan, group), by_group[group])
+        out[rs] = {"opponents": opponents}  # the rating: rate()
+    latency: dict[str, Any] = {}
+    if "latency" in plan.skipped:
+        latency = {"skipped": plan.skipped["latency"]}
+    else:
+        groups = [g for g in plan.groups if plan.groups[g]["kind"] == "latency"]
+        sweep = plan.groups[groups[0]]["sweep"]
+        points = []
+        for g in groups:
+            lat, opp = sweep.points()[plan.groups[g]["point"]]
+            outcomes = np.array(
+                [o for c in sorted(by_group[g], key=lambda c: c.chunk.start) for o in c.outcomes],
+                np.int8,
+            )
+            points.append(PointResult(lat, opp, outcomes))
+        doc = summarise(sweep, points, bootstrap=samples)
+        fit = doc.get("fit") or {}
+        latency = {
+            "opponent": f"{sweep.opponent}@{sweep.opponent_latencies[0]}",
+            "rule_set": proto["latency"]["rule_set"],
+            "points": [
+                {
+                    k: row[k]
+                    for k in (
+                        "latency_ms",
+                        "opponent_latency_ms",
+                        "games",
+                        "win_rate",
+                        "ci_low",
+                        "ci_high",
+                    )
+                }
+                for row in doc["points"]
+            ],
+            "break_even_ms": fit.get("break_even_ms"),
+            "break_even_ci": fit.get("break_even_ci"),
+            "break_even_latency_ms": fit.get("break_even_latency_ms"),
+            "fit_p_value": fit.get("fit_p_value"),
+            "meaning": "how many ms slower than chain (both jittered, at the median) the agent "
+            "can react and still win half its games; negative: it must be faster",
+        }
+    return {"rule_sets": out, "latency": latency}
+
+
+def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
+    """The vintage card's results: per table, and the agent's seat-by-seat comparisons with
+    each bot, all tables together (the rating: :func:`rate`)."""
+    from agents.stats import clustered_mean, wilson_interval
+    from agents.vintage_stats import comparisons, game_table
+
+    proto = ep.protocol("vintage", plan.version)
+    tables: list[dict[str, Any]] = []
+    per_bot: dict[str, list[float]] = {}  # bot -> [wins, draws, comparisons]
+    for t, (lineup, _) in enumerate(vintage_tables(plan.spec, proto)):
+        group = f"table/{t}"
+        if group in plan.skipped:
+            tables.append({"lineup": lineup, "skipped": plan.skipped[group]})
+            continue
+        settings = plan.groups[group]["settings"]
+        table = game_table(by_group[group], settings.deals)
+        comp = comparisons(table)
+        mine_a, mine_b = comp.a == 0, comp.b == 0
+        scores = np.concatenate([comp.score_a[mine_a], 1.0 - comp.score_a[mine_b]])
+        clusters = np.concatenate([comp.cluster[mine_a], comp.cluster[mine_b]])
+        ahead, lo, hi = clustered_mean(scores, clusters)
+        others = np.concatenate([comp.b[mine_a], comp.a[mine_b]])
+        for k, name in enumerate(settings.agents):
+            if k == 0:
+                continue
+            s = scores[others == k]
+            acc = per_bot.setdefault(name, [0.0, 0.0, 0.0])
+            acc[0] += float((s == 1).sum())
+            acc[1] += float((s == 0.5).sum())
+            acc[2] += float(s.size)
+        seats = table.seating == 0
+        finished = ~table.truncated
+        seat_idx = np.arange(table.seating.shape[1])
+        g_idx, s_idx = np.nonzero(seats & finished[:, None])
+        pen, plo, phi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
+        n = int(seats.sum())
+        wins = int((seats & (table.winner[:, None] == seat_idx[None, :])).sum())
+        wlo, whi = wilson_interval(wins, n)
+        tables.append(
+            {
+                "lineup": lineup,
+                "games": len(table.winner),
+                "truncations": int(table.truncated.sum()),
+                "finished_ahead_rate": ahead,
+                "finished_ahead_ci": [max(0.0, lo), min(1.0, hi)],
+                "mean_penalty": pen,
+                "mean_penalty_ci": [plo, phi],
+                "wins": wins,
+                "win_rate": wins / n if n else 0.0,
+                "win_rate_ci": [wlo, whi],
+            }
+        )
+    counts = {
+        bot: {"wins": int(w), "draws": int(d), "games": int(g)}
+        for bot, (w, d, g) in per_bot.items()
+    }
+    return {"tables": tables, "comparisons": counts}  # the rating: rate()

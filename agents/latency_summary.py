@@ -1,0 +1,99 @@
+"""A latency sweep's points as the ``reaction.json`` summary: a row per point and the fit.
+
+``summarise`` turns the points' games (:class:`agents.latency_sweep.PointResult`)
+into the JSON document: the settings, one row per point with its Wilson
+interval, the logistic fit (:mod:`agents.latency_fit`) and its bootstrap
+intervals. The evaluation card reads its break-even latency from it; ``speed
+experiment reaction`` writes it and renders it (:mod:`speed_lab.reaction_sweep.results`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.latency_fit import bootstrap_fit, fit_logistic
+from agents.latency_sweep import PointResult, SweepSettings, latency_axis_ms
+from speed_env.registration import made_with
+
+
+def summarise(
+    settings: SweepSettings, results: Sequence[PointResult], bootstrap: int = 1000
+) -> dict[str, Any]:
+    """The ``reaction.json`` document: the env id and kit version it was made with, settings, a
+    row per point, and the fit with its intervals."""
+    from agents.stats import wilson_interval
+
+    axis = {lat: latency_axis_ms(lat, settings.jitter) for lat in settings.latencies}
+    opp_axis = {lat: latency_axis_ms(lat) for lat in settings.opponent_latencies}
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        score = r.wins + r.draws / 2
+        lo, hi = wilson_interval(score, r.games)
+        rows.append(
+            {
+                "latency_ms": axis[r.latency],
+                "opponent_latency_ms": opp_axis[r.opponent_latency],
+                "games": r.games,
+                "wins": r.wins,
+                "losses": r.losses,
+                "draws": r.draws,
+                "win_rate": score / r.games,
+                "ci_low": lo,
+                "ci_high": hi,
+                "agent": settings.agent_label(r.latency),
+                "opponent": f"{settings.opponent}@{r.opponent_latency}",
+            }
+        )
+    doc: dict[str, Any] = {
+        **made_with("realtime"),
+        "settings": settings.to_dict(),
+        "points": rows,
+        "fit": None,
+    }
+    diffs = np.array([row["latency_ms"] - row["opponent_latency_ms"] for row in rows])
+    if len(np.unique(diffs)) < 2:
+        doc["fit_note"] = "no fit: it needs at least two different latency differences"
+        return doc
+    fit = fit_logistic(diffs, [r.games for r in results], [r.wins + r.draws / 2 for r in results])
+    out: dict[str, Any] = {
+        "model": "P(win) = 1 / (1 + exp(-(intercept + slope * d))), "
+        "d = latency_ms - opponent_latency_ms",
+        "intercept": fit.intercept,
+        "slope_per_ms": fit.slope,
+        "converged": fit.converged,
+        "log_likelihood": fit.log_likelihood,
+        "deviance": fit.deviance,
+        "dof": fit.dof,
+        "fit_p_value": fit.fit_p_value,
+        "win_rate_at_equal_latency": float(fit.win_rate(0.0)),
+        "break_even_ms": fit.break_even_ms,
+        "ms_per_ten_points": fit.ms_per_ten_points,
+    }
+    if bootstrap > 0:
+        boot = bootstrap_fit(
+            diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed
+        )
+        out |= {
+            "break_even_ci": list(boot.break_even_ms),
+            "ms_per_ten_points_ci": list(boot.ms_per_ten_points),
+            "slope_ci": list(boot.slope),
+            "bootstrap": {
+                "samples": bootstrap,
+                "used": boot.samples,
+                "dropped": boot.dropped,
+                "resampling": "deals, the same draw at every point"
+                if boot.joint
+                else "deals, per point",
+            },
+        }
+    opponent_ms = {row["opponent_latency_ms"] for row in rows}
+    if len(opponent_ms) == 1:  # one opponent latency: break-even as an absolute latency too
+        base = opponent_ms.pop()
+        out["break_even_latency_ms"] = base + fit.break_even_ms
+        if "break_even_ci" in out:
+            out["break_even_latency_ci"] = [base + v for v in out["break_even_ci"]]
+    doc["fit"] = out
+    return doc

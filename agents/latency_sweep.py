@@ -1,0 +1,225 @@
+"""A latency (reaction) sweep's settings, its work and its points' games, as plain data.
+
+A sweep plays one agent against one opponent at several reaction latencies (or
+a grid of both players' latencies): every point (an agent latency and an
+opponent latency) is a two-agent tournament (:mod:`agents.tournament`) between
+``AGENT@LATENCY`` and ``OPPONENT@OPPONENT_LATENCY`` on the same seed, so every
+point plays the same deals (common random numbers). ``SweepSettings.points``
+and ``plan_chunks`` are the work; :class:`PointResult` is one point's games.
+:mod:`agents.latency_summary` summarises them (the logistic fit:
+:mod:`agents.latency_fit`); the evaluation card's break-even latency
+(:mod:`agents.evaluate`) and ``speed experiment reaction``
+(:mod:`speed_lab.reaction_sweep`, which plays a sweep and draws it) both use them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents import tournament
+from speed_env.reaction import ReactionProfile, make_profile
+from speed_env.rules import Rules
+
+CHUNK_DEALS = 500
+"""Deals per unit of work. A batch runs until its longest game ends (games last 3 to 40 s), so
+bigger batches waste fewer steps on a few last games: 500-deal chunks play a chain-vs-greedy point
+about twice as fast as the tournament's 250, and still split a 5-point sweep evenly over 2
+workers."""
+
+
+class SweepError(ValueError):
+    """A sweep's settings are not valid (bad latency list, agent spec with a latency, …)."""
+
+
+# ----------------------------------------------------------------- settings
+def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
+    """``"150,200,human"`` → ``("150", "200", "human")``, each checked as a reaction profile.
+
+    Numbers are fixed latencies in ms (at least 1); names are the jittered
+    presets. Empty items, unknown names and repeated values are refused.
+    """
+    items = [item.strip() for item in str(text).split(",")]
+    if not text or not str(text).strip() or any(not item for item in items):
+        raise SweepError(
+            f"{what} takes latencies in ms or profile names separated by commas "
+            f"(e.g. 150,200,250), got {text!r}"
+        )
+    out = []
+    for item in items:
+        try:
+            profile = make_profile(item)
+        except ValueError as exc:
+            raise SweepError(f"{what}: {exc}") from None
+        out.append(item.lower() if profile.name else f"{profile.mu:g}")
+    if len(set(out)) != len(out):
+        raise SweepError(f"{what} lists a latency twice: {text!r}")
+    return tuple(out)
+
+
+def shifted_profile(mu: float, preset: str = "human") -> ReactionProfile:
+    """The preset's ex-Gaussian shape moved so its Gaussian mean is ``mu`` (its floor moves too)."""
+    base = make_profile(preset)
+    if base.is_fixed or not base.name:
+        raise SweepError(
+            f"jitter takes a jittered preset name (superhuman, pro, human, casual), got {preset!r}"
+        )
+    shift = float(mu) - base.mu
+    if base.floor + shift < 1:
+        raise SweepError(
+            f"latency {mu:g} is too fast for the {preset} shape (its floor would be "
+            f"{base.floor + shift:g} ms); give at least {base.mu - base.floor + 1:g}"
+        )
+    return ReactionProfile(float(mu), base.sigma, base.tau, base.floor + shift)
+
+
+def profile_for(latency: str, jitter: str | None = None) -> ReactionProfile:
+    """The reaction profile a latency string stands for (a number shaped as ``jitter`` if given)."""
+    profile = make_profile(latency)
+    if jitter and profile.is_fixed:
+        return shifted_profile(profile.mu, jitter)
+    return profile
+
+
+def latency_axis_ms(latency: str, jitter: str | None = None) -> float:
+    """Where a latency sits on the ms axis: a fixed latency itself, a jittered profile's median."""
+    profile = profile_for(latency, jitter)
+    return float(profile.mu) if profile.is_fixed else profile.median_ms()
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What a reaction sweep plays; everything its results depend on."""
+
+    agent: str
+    """Spec of the agent whose latency varies, without ``@`` (``chain``, ``ppo:model.json`` …)."""
+    opponent: str
+    """Spec of its opponent, without ``@``."""
+    latencies: tuple[str, ...]
+    """The agent's latencies: ms (``"150"``) or profile names (``"human"``)."""
+    opponent_latencies: tuple[str, ...] = ("250",)
+    """The opponent's latencies; more than one makes a grid (every pair is played)."""
+    games: int = 2000
+    """Games per point: ``games / 2`` deals, each played with both seatings."""
+    rules: Rules = field(default_factory=Rules)
+    tick_ms: int = 50
+    seed: int = 0
+    """Seed of the deals; the same deals at every point."""
+    jitter: str | None = None
+    """A jittered preset: the agent's numeric latencies ``L`` become that shape moved to mean L."""
+
+    def __post_init__(self) -> None:
+        if self.jitter is not None:
+            for lat in self.latencies:
+                profile_for(
+                    lat, self.jitter
+                )  # refuses a bad preset or a latency below the shape's floor
+        for who, spec in (("agent", self.agent), ("opponent", self.opponent)):
+            if "@" in spec:
+                raise SweepError(
+                    f"the {who} spec {spec!r} carries a latency; give the spec without @ "
+                    f"and the latencies with --latencies / --opponent-latency"
+                )
+        if not self.latencies or not self.opponent_latencies:
+            raise SweepError("a sweep needs at least one agent latency and one opponent latency")
+        if self.games < 2:
+            raise SweepError(
+                f"games per point must be at least 2 (each deal is played twice), got {self.games}"
+            )
+
+    @property
+    def is_grid(self) -> bool:
+        """True when the opponent's latency varies too."""
+        return len(self.opponent_latencies) > 1
+
+    def points(self) -> list[tuple[str, str]]:
+        """``(agent latency, opponent latency)`` of every point, the opponent's varying fastest."""
+        return [(lat, opp) for lat in self.latencies for opp in self.opponent_latencies]
+
+    def tournament_settings(self, point: tuple[str, str]) -> tournament.Settings:
+        """The two-agent tournament that plays one point."""
+        lat, opp = point
+        profile = profile_for(lat, self.jitter)
+        if (
+            self.jitter and not profile.name
+        ):  # a shifted shape has no spec string: it rides on Settings
+            return tournament.Settings(
+                agents=(self.agent, f"{self.opponent}@{opp}"),
+                games=self.games,
+                rules=self.rules,
+                reaction=profile,
+                tick_ms=self.tick_ms,
+                seed=self.seed,
+            )
+        return tournament.Settings(
+            agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"),
+            games=self.games,
+            rules=self.rules,
+            tick_ms=self.tick_ms,
+            seed=self.seed,
+        )
+
+    def agent_label(self, latency: str) -> str:
+        """The agent at one latency, as text (a shifted shape by its parameters)."""
+        profile = profile_for(latency, self.jitter)
+        text = latency if profile.is_fixed or profile.name else profile.label()
+        return f"{self.agent}@{text}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings."""
+        return {
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "latencies": list(self.latencies),
+            "opponent_latencies": list(self.opponent_latencies),
+            "grid": self.is_grid,
+            "games_per_point": 2 * max(1, self.games // 2),
+            "rules": self.rules.to_dict(),
+            "tick_ms": self.tick_ms,
+            "seed": self.seed,
+            "paired_deals": True,
+            "same_deals_every_point": True,
+            "jitter": self.jitter,
+            "latency_axis": "fixed latencies at their value, jittered profiles at their median",
+        }
+
+
+# ------------------------------------------------------------------ results
+@dataclass
+class PointResult:
+    """The games of one point, from the agent's side."""
+
+    latency: str
+    opponent_latency: str
+    outcomes: np.ndarray
+    """Per game, deal order then seating: +1 the agent won, -1 it lost, 0 a draw or truncation."""
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return int(self.outcomes.size)
+
+    @property
+    def wins(self) -> int:
+        """Games the agent won."""
+        return int((self.outcomes == 1).sum())
+
+    @property
+    def losses(self) -> int:
+        """Games the agent lost."""
+        return int((self.outcomes == -1).sum())
+
+    @property
+    def draws(self) -> int:
+        """Drawn (or truncated) games."""
+        return int((self.outcomes == 0).sum())
+
+
+def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
+    """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
+    return [
+        tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
+        for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
+    ]
