@@ -4,7 +4,7 @@ pairing or table.
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
 (``us``/``pagat``) and the illegal actions; the latency sweep's points and its
-break-even latency against ``chain`` (:mod:`agents.latency_summary`). Vintage: per
+break-even latency against ``chain`` (:mod:`agents.latency_sweep_summary`). Vintage: per
 table, the finished-ahead rate, the mean penalty and the win rate with their
 intervals, and the agent's seat-by-seat comparisons with each bot. The ratings
 are :func:`agents.evaluate.rate`'s. Importable from :mod:`agents.evaluate`.
@@ -64,8 +64,8 @@ def _settings_of(plan: Plan, group: str) -> Any:
 def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
     """The real-time card's results: per rule set and opponent, the latency fit (the ratings:
     :func:`rate`)."""
-    from agents.latency_summary import summarise
     from agents.latency_sweep import PointResult
+    from agents.latency_sweep_summary import summarise
 
     proto = ep.protocol("realtime", plan.version)
     samples = proto["rating"]["bootstrap"]

@@ -6,8 +6,8 @@ opponent latency) is a two-agent tournament (:mod:`agents.tournament`) between
 ``AGENT@LATENCY`` and ``OPPONENT@OPPONENT_LATENCY`` on the same seed, so every
 point plays the same deals (common random numbers). ``SweepSettings.points``
 and ``plan_chunks`` are the work; :class:`PointResult` is one point's games.
-:mod:`agents.latency_summary` summarises them (the logistic fit:
-:mod:`agents.latency_fit`); the evaluation card's break-even latency
+:mod:`agents.latency_sweep_summary` summarises them (the logistic fit:
+:mod:`agents.latency_sweep_fit`); the evaluation card's break-even latency
 (:mod:`agents.evaluate`) and ``speed experiment reaction``
 (:mod:`speed_lab.reaction_sweep`, which plays a sweep and draws it) both use them.
 """

@@ -48,8 +48,8 @@ Pure functions over plain data, a module a job. The sweep's settings, work
 and statistics live in :mod:`agents` (the evaluation card's break-even latency
 is a sweep too): :mod:`agents.latency_sweep` (``SweepSettings.points`` and
 ``plan_chunks``: the work; ``PointResult``: a point's games),
-:mod:`agents.latency_fit` (``fit_logistic`` and ``bootstrap_fit``: the
-statistics), :mod:`agents.latency_summary` (``summarise``: counts and the fit).
+:mod:`agents.latency_sweep_fit` (``fit_logistic`` and ``bootstrap_fit``: the
+statistics), :mod:`agents.latency_sweep_summary` (``summarise``: counts and the fit).
 Here: :mod:`.sweep` (``run_sweep``: the games), :mod:`.results` (``rows_csv``,
 ``table``, ``headline``), :mod:`.plots` (``curve_png`` and ``grid_png``;
 matplotlib is imported only inside them), :mod:`.files` (``write_outputs``,
@@ -60,15 +60,6 @@ reaction`` runs a sweep from the command line.
 
 from __future__ import annotations
 
-from agents.latency_fit import (
-    LN_1_5,
-    Bootstrap,
-    LogisticFit,
-    bootstrap_fit,
-    deal_scores,
-    fit_logistic,
-)
-from agents.latency_summary import summarise
 from agents.latency_sweep import (
     CHUNK_DEALS,
     PointResult,
@@ -80,6 +71,15 @@ from agents.latency_sweep import (
     profile_for,
     shifted_profile,
 )
+from agents.latency_sweep_fit import (
+    LN_1_5,
+    Bootstrap,
+    LogisticFit,
+    bootstrap_fit,
+    deal_scores,
+    fit_logistic,
+)
+from agents.latency_sweep_summary import summarise
 from speed_lab.reaction_sweep.files import FILES, load, write_outputs
 from speed_lab.reaction_sweep.plots import curve_png, grid_png
 from speed_lab.reaction_sweep.results import CSV_COLUMNS, headline, rows_csv, sweep_label, table

@@ -2,7 +2,7 @@
 
 ``summarise`` turns the points' games (:class:`agents.latency_sweep.PointResult`)
 into the JSON document: the settings, one row per point with its Wilson
-interval, the logistic fit (:mod:`agents.latency_fit`) and its bootstrap
+interval, the logistic fit (:mod:`agents.latency_sweep_fit`) and its bootstrap
 intervals. The evaluation card reads its break-even latency from it; ``speed
 experiment reaction`` writes it and renders it (:mod:`speed_lab.reaction_sweep.results`).
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.latency_fit import bootstrap_fit, fit_logistic
 from agents.latency_sweep import PointResult, SweepSettings, latency_axis_ms
+from agents.latency_sweep_fit import bootstrap_fit, fit_logistic
 from speed_env.registration import made_with
 
 
