@@ -144,7 +144,8 @@ def alpharank(
         mass = np.asarray(pi, dtype=float)
     return AlphaRank(
         agents=tuple(agents),
-        mass=tuple(float(x) for x in mass),
+        # The stationary vector can hold tiny negatives (-1e-17) from the eigen-solve: 0 then.
+        mass=tuple(max(0.0, float(x)) + 0.0 for x in mass),
         alpha=float(alpha),
         population=int(population),
         cycle=beat_cycle(table, agents) if len(agents) >= 3 else None,

@@ -176,15 +176,41 @@ def _vintage_table(card: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _alpharank(card: dict[str, Any]) -> list[str]:
+    ranks = card["results"].get("alpharank")
+    if not ranks:
+        return []
+    lines = ["", "## α-Rank beside the rating", ""]
+    lines += [
+        "OpenSpiel's α-Rank over the agent and the reference agents it played, from the same "
+        "counts as the rating (the pool's own results and the agent's row): the agent's share "
+        "of the stationary distribution, and the agent holding the most.",
+        "",
+        "| rule set | agent's mass | most mass | cycle the ratings hide |",
+        "|---|---:|---|---|",
+    ]
+    for key, e in ranks.items():
+        if not e.get("computed"):
+            lines.append(f"| {key} | – | not computed: {e.get('reason', '')[:100]} | |")
+            continue
+        mass = e["stationary"]
+        top = max(mass, key=lambda a: mass[a])
+        cycle = " > ".join([*e["cycle"], e["cycle"][0]]) if e.get("cycle") else "none"
+        lines.append(f"| {key} | {mass[e['agent']]:.3f} | {top} ({mass[top]:.3f}) | {cycle} |")
+    return lines
+
+
 def _timing(card: dict[str, Any]) -> list[str]:
     wall = card["timing"].get("wall_s")
     return [] if wall is None else ["", f"Made in {wall:.0f} s (wall clock)."]
 
 
 Section = Callable[[dict[str, Any]], list[str]]
-REALTIME_SECTIONS: list[Section] = [_header, _ratings, _realtime_table, _latency, _cost, _timing]
+REALTIME_SECTIONS: list[Section] = [
+    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _timing
+]  # fmt: skip
 """The real-time card's Markdown, section by section."""
-VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _timing]
+VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _alpharank, _timing]
 """The vintage card's Markdown, section by section."""
 
 

@@ -164,6 +164,8 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
     A pure function of the card's counts, the anchors and the card's deal seed (the bootstrap's
     seed), so a card rated when it is made equals one rated later against the same anchors.
     """
+    from agents.eval_alpharank import card_alpharank
+
     out = json.loads(json.dumps(card))  # a deep copy
     version, game = out["protocol"], out["game"]
     proto = ep.protocol(game, version)
@@ -175,6 +177,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
         for k in keys:
             res.pop(k, None)
         res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
+        res["alpharank"] = card_alpharank(out, anchors)
         return out
     for rs, row in out["results"]["rule_sets"].items():
         if "opponents" not in row:
@@ -187,4 +190,5 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
         for k in keys:
             row.pop(k, None)
         row.update(_rating(anchors, version, game, rs, rows, samples, seed))
+    out["results"]["alpharank"] = card_alpharank(out, anchors)
     return out

@@ -101,3 +101,40 @@ def test_speed_tournament_reports_alpharank_beside_the_ratings(tmp_path, game) -
     assert entry["computed"] and sum(entry["stationary"].values()) == pytest.approx(1.0)
     assert set(entry["stationary"]) == {a["name"] for a in results["agents"]}
     assert "## α-Rank" in (tmp_path / "leaderboard.md").read_text()
+
+
+@pytest.mark.parametrize("game,name", [("realtime", "chain"), ("vintage", "vintage-tactician")])
+def test_a_report_card_ranks_the_agent_among_the_reference_pool(game, name) -> None:
+    """``speed evaluate``'s card carries α-Rank per rule set, from the same counts as its rating:
+    the shipped anchors (pool against pool) plus the card's own row."""
+    import json
+    from pathlib import Path
+
+    from agents import eval_report, evaluate
+
+    path = Path(evaluate.__file__).parent / "cards" / game / name / "report.json"
+    card = json.loads(path.read_text())
+    rerated = evaluate.rate(card, evaluate.load_anchors(game))
+    assert rerated["results"]["alpharank"] == card["results"]["alpharank"]  # a pure function
+    for entry in card["results"]["alpharank"].values():
+        assert entry["computed"]
+        assert entry["agent"] == f"{name} (evaluated)"  # the agent is in the pool too
+        assert sum(entry["stationary"].values()) == pytest.approx(1.0)
+        # Real time: the agent also met its own anchor; vintage skips tables of itself.
+        assert (name in entry["stationary"]) == (game == "realtime")
+    assert "## α-Rank beside the rating" in eval_report.markdown(card)
+
+
+def test_card_alpharank_gives_a_dominant_agent_the_mass() -> None:
+    from agents.eval_alpharank import entry
+
+    pool = {
+        "agents": ["a", "b", "c"],
+        "wins": [[0, 60, 70], [40, 0, 55], [30, 45, 0]],
+        "games": [[0, 100, 100], [100, 0, 100], [100, 100, 0]],
+    }
+    strong = entry(pool, "me", {"a": 0.5, "b": 0.6, "c": 0.7})
+    assert strong["computed"] and strong["stationary"]["me"] > 0.9
+    weak = entry(pool, "me", {"a": -0.5, "b": -0.6, "c": -0.7})
+    assert weak["stationary"]["me"] < 0.01
+    assert not entry(None, "me", {"a": 0.1})["computed"]

@@ -1,0 +1,77 @@
+"""α-Rank on a report card: the agent among the reference pool, from the same counts as its rating.
+
+A card's rating fits the agent against the reference pool's fixed ratings
+(:mod:`agents.anchored_rating`); α-Rank (:mod:`agents.alpharank`) ranks the same
+agents by the stationary distribution of an evolutionary process over their
+payoff table, which sees cycles a rating hides. The table is the pool's own
+results (the shipped anchors: reference agent against reference agent) plus
+the card's row (the agent against each reference agent), each entry a mean
+reward ``(wins - losses) / games``. Like the rating, it is a pure function of
+the card's counts and the anchors, so a card can be re-ranked without replaying.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.alpharank import alpharank_or_reason
+
+
+def _pool_rewards(pool: dict[str, Any]) -> tuple[list[str], np.ndarray]:
+    names = list(pool["agents"])
+    wins = np.asarray(pool["wins"], float)
+    games = np.asarray(pool["games"], float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = np.where(games > 0, (wins - wins.T) / games, np.nan)
+    np.fill_diagonal(table, 0.0)
+    return names, table
+
+
+def entry(pool: dict[str, Any] | None, agent: str, rewards: dict[str, float]) -> dict[str, Any]:
+    """α-Rank over the pool's agents the card played and the agent itself (``rewards``: the
+    agent's mean reward against each), or ``{"computed": False, "reason": …}``."""
+    if pool is None:
+        return {"computed": False, "reason": "no reference-pool results (anchors) for this"}
+    names, pool_table = _pool_rewards(pool)
+    keep = [i for i, n in enumerate(names) if n in rewards]
+    if not keep:
+        return {"computed": False, "reason": "the agent played no reference agent here"}
+    label = f"{agent} (evaluated)" if agent in names else agent
+    size = len(keep) + 1
+    table = np.zeros((size, size))
+    table[: size - 1, : size - 1] = pool_table[np.ix_(keep, keep)]
+    for row, i in enumerate(keep):
+        table[-1, row] = rewards[names[i]]
+        table[row, -1] = -rewards[names[i]]
+    result, reason = alpharank_or_reason(table, [*(names[i] for i in keep), label])
+    if result is None:
+        return {"computed": False, "reason": reason}
+    return {"computed": True, "agent": label, **result.to_json()}
+
+
+def card_alpharank(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
+    """The card's ``alpharank`` results: per rule set (real time) or for the four-seat tables
+    (vintage), keyed as the card's ratings are."""
+    version, game = str(card["protocol"]), card["game"]
+    pools = anchors.get(version, {}).get(game, {})
+    if game == "vintage":
+        comps = card["results"].get("comparisons", {})
+        rewards = {
+            b: (2 * c["wins"] + c["draws"] - c["games"]) / c["games"]
+            for b, c in comps.items()
+            if c.get("games")
+        }
+        return {"4p": entry(pools.get("4p"), card["agent"], rewards)}
+    out: dict[str, Any] = {}
+    for rs, row in card["results"]["rule_sets"].items():
+        if "opponents" not in row:
+            continue
+        rewards = {
+            opp: (r["wins"] - r["losses"]) / r["games"]
+            for opp, r in row["opponents"].items()
+            if r.get("games")
+        }
+        out[rs] = entry(pools.get(rs), card["agent"], rewards)
+    return out
