@@ -64,17 +64,7 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
     results, complete = tournament.run(settings, workers=workers, progress=progress)
     if not complete:
         raise KeyboardInterrupt
-    n = len(pool)
-    wins, draws, games = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-    pairs = settings.pairings()
-    for r in results:
-        a, b = pairs[r.chunk.lineup]
-        wins[a, b] += r.wins_a
-        wins[b, a] += r.wins_b
-        draws[a, b] += r.draws
-        draws[b, a] += r.draws
-        games[a, b] += r.games
-        games[b, a] += r.games
+    wins, draws, games = tournament.pair_counts(settings, results)
     return {
         "agents": pool,
         "games_per_pairing": settings.deals * 2,

@@ -334,6 +334,25 @@ class MatchScore:
     """Games after the pairing's last finished match (a match the games ran out on)."""
 
 
+def pair_counts(
+    settings: Settings, results: Iterable[ChunkResult]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(wins, draws, games)``, each ``(n, n)`` over ``settings.agents``: entry ``[a, b]`` counts
+    agent ``a``'s wins, the draws and the games of the pairing of ``a`` with ``b``."""
+    n = len(settings.agents)
+    pairs = settings.pairings()
+    wins, draws, games = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    for r in results:
+        a, b = pairs[r.chunk.lineup]
+        wins[a, b] += r.wins_a
+        wins[b, a] += r.wins_b
+        draws[a, b] += r.draws
+        draws[b, a] += r.draws
+        games[a, b] += r.games
+        games[b, a] += r.games
+    return wins, draws, games
+
+
 def summarise(
     settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
@@ -344,20 +363,12 @@ def summarise(
     results = list(results)
     n = len(settings.agents)
     pairs = settings.pairings()
-    wins = np.zeros((n, n))
-    draws = np.zeros((n, n))
-    games = np.zeros((n, n))
+    wins, draws, games = pair_counts(settings, results)
     played = np.zeros(n)
     bounced = np.zeros(n)
     n_games = np.zeros(n)
     for r in results:
         a, b = pairs[r.chunk.lineup]
-        wins[a, b] += r.wins_a
-        wins[b, a] += r.wins_b
-        draws[a, b] += r.draws
-        draws[b, a] += r.draws
-        games[a, b] += r.games
-        games[b, a] += r.games
         played[a] += r.played_a
         played[b] += r.played_b
         bounced[a] += r.bounced_a

@@ -80,6 +80,11 @@ class Game:
         # Every field is an int, a bool, a str, the immutable rules, or a list of those (hands
         # a list of lists): slicing copies it exactly, several times faster than the generic
         # deepcopy (OpenSpiel clones a search state this way at every simulated step).
+        return self.copy(history=True)
+
+    def copy(self, history: bool = True) -> Game:
+        """An independent copy to play on; ``history=False`` leaves its history empty (what a
+        rollout that never reads it wants: no list of every action to copy)."""
         return Game(
             rules=self.rules,
             hands=[h[:] for h in self.hands],
@@ -94,7 +99,7 @@ class Game:
             status=self.status,
             winner=self.winner,
             stuck=self.stuck[:],
-            history=self.history[:],
+            history=self.history[:] if history else [],
         )
 
     @property

@@ -204,18 +204,4 @@ def sample_worlds(
 
 def copy_game(game: Game) -> Game:
     """An independent copy of ``game`` to play on (its history is not copied)."""
-    return Game(
-        rules=game.rules,
-        hands=[h[:] for h in game.hands],
-        pack=game.pack[:],
-        discard=game.discard[:],
-        dealer=game.dealer,
-        current=game.current,
-        called=game.called,
-        extra_pending=game.extra_pending,
-        passes=game.passes,
-        turns=game.turns,
-        status=game.status,
-        winner=game.winner,
-        stuck=game.stuck[:],
-    )
+    return game.copy(history=False)
