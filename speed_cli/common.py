@@ -8,12 +8,23 @@ import argparse
 import importlib.util
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 # Re-exported (``X as X``): the commands take the bar and its callback type from here.
-from agents.progress import Progress as Progress
-from agents.progress import chunk_progress as chunk_progress
+Progress = Callable[[int, int], None]
+"""``progress(done, total)`` (:data:`agents.progress.Progress`; named here so that importing the
+CLI loads no kit layer)."""
+
+
+@contextmanager
+def chunk_progress(label: str) -> Iterator[Progress]:
+    """:func:`agents.progress.chunk_progress`, imported when a run starts."""
+    from agents.progress import chunk_progress as bar
+
+    with bar(label) as progress:
+        yield progress
 
 
 class UsageError(Exception):
