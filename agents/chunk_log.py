@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from agents.files import write_atomic
 from agents.tournament_harness import Chunk
 
 R = TypeVar("R")
@@ -72,9 +73,15 @@ class ChunkLog:
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def close(self) -> None:
-        """Close the file (the log stays, for a later ``--resume``)."""
+    def close(self, complete: bool = False) -> None:
+        """Close the file (the log stays, for a later ``--resume``). A ``complete`` run's log is
+        rewritten in chunk order: chunks finish in whatever order the workers (or a Ray
+        cluster) end them, and a finished run's files are the same for any backend."""
         self._file.close()
+        if complete:
+            header, *rows = [ln for ln in self.path.read_text(encoding="utf-8").split("\n") if ln]
+            rows.sort(key=lambda ln: json.loads(ln)["chunk"]["index"])
+            write_atomic(self.path, ("\n".join([header, *rows]) + "\n").encode())
 
 
 def _differences(saved: dict[str, Any], asked: dict[str, Any]) -> list[str]:

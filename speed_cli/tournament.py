@@ -300,15 +300,17 @@ def _run_logged(
                 file=sys.stderr,
             )
     log, finished = chunk_log.open_log(out, header, result_type, resume=resume)
+    done = None
     try:
         if resume:
             print(
                 f"--resume: {len(finished)} chunks already finished in {out}; playing the others",
                 file=sys.stderr,
             )
-        return run_chunks(label, lambda progress: play(progress, finished, log.add))
+        done = run_chunks(label, lambda progress: play(progress, finished, log.add))
+        return done
     finally:
-        log.close()
+        log.close(complete=done is not None and done[1])
 
 
 def _resume_hint(out: Path) -> str:

@@ -196,3 +196,19 @@ def test_a_tournament_holds_its_folder_lock(small_chunks, tmp_path, capsys):
         assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
     assert speed_cli.main([*REALTIME, "--out", str(out)]) == 0
     assert not (out / "run.lock").exists()  # let go when the run ended
+
+
+@pytest.mark.parametrize("argv", [REALTIME, VINTAGE])
+def test_a_finished_runs_chunk_log_is_in_chunk_order_whatever_order_chunks_ended(
+    argv, small_chunks, tmp_path
+):
+    """Workers (or a Ray cluster) finish chunks in any order; a complete run's log is rewritten
+    in chunk order, so the same --seed gives the same files on every backend."""
+    out = tmp_path / "two"
+    assert speed_cli.main([*argv, "--seed", "3", "--workers", "2", "--out", str(out)]) == 0
+    lines = (out / LOG_NAME).read_text().splitlines()
+    order = [json.loads(line)["chunk"]["index"] for line in lines[1:]]
+    assert order == sorted(order) and len(order) == 9
+    one = tmp_path / "one"
+    assert speed_cli.main([*argv, "--seed", "3", "--workers", "1", "--out", str(one)]) == 0
+    assert (one / LOG_NAME).read_text() == (out / LOG_NAME).read_text()
