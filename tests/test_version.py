@@ -39,14 +39,20 @@ def test_changelogs_latest_release_is_the_version_with_added_and_changed():
 
 
 def test_installed_metadata_agrees_where_this_tree_is_the_editable_install():
-    try:
-        dist = metadata.distribution(_version.DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        pytest.skip("speed-rl is not installed here")
+    # The installed distribution is the one pip recorded (direct_url.json); a build's
+    # speed_rl.egg-info beside pyproject.toml has no such record, and may be found first.
+    installed = [
+        d
+        for d in metadata.distributions(name=_version.DISTRIBUTION)
+        if d.read_text("direct_url.json")
+    ]
+    if not installed:
+        pytest.skip("speed-rl is not installed here by pip")
+    dist = installed[0]
     direct_url = json.loads(dist.read_text("direct_url.json") or "{}")
     if direct_url.get("url") != ROOT.as_uri():
         pytest.skip(f"the installed speed-rl is from {direct_url.get('url')}, not this tree")
-    assert metadata.version("speed-rl") == speed_env.__version__, (
+    assert dist.version == speed_env.__version__, (
         "the editable install's metadata is older than pyproject.toml: rerun make setup"
     )
 
