@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from speed_env.openspiel.game_type import game_type, with_defaults
 from speed_env.parallel import SpeedParallelEnv
 from speed_env.rules import PRESETS
 
@@ -63,21 +64,13 @@ DEFAULT_PARAMS: dict[str, Any] = {
 }
 """Game parameters and their defaults (module docstring)."""
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Speed (real time, sampled in ticks), from the Speed RL kit",
+_GAME_TYPE = game_type(
+    SHORT_NAME,
+    "Speed (real time, sampled in ticks), from the Speed RL kit",
     dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULT_PARAMS,
+    players=(2, 2),
+    params=DEFAULT_PARAMS,
 )
 
 
@@ -132,13 +125,7 @@ def parse_reaction(text: str) -> Any:
 
 def env_kwargs(params: dict[str, Any]) -> dict[str, Any]:
     """:func:`speed_env.parallel_env`'s arguments for OpenSpiel parameters (checked by it)."""
-    unknown = sorted(set(params) - set(DEFAULT_PARAMS))
-    if unknown:
-        raise ValueError(
-            f"{SHORT_NAME}: unknown parameter(s) {', '.join(unknown)}; "
-            f"known: {', '.join(DEFAULT_PARAMS)}"
-        )
-    p = {**DEFAULT_PARAMS, **params}
+    p = with_defaults(SHORT_NAME, params, DEFAULT_PARAMS)
     if p["preset"] not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: preset {p['preset']!r} is not one of {', '.join(PRESETS)}")
     return {

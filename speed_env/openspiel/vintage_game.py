@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from speed_env.openspiel.game_type import game_type, with_defaults
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import PLAY, TRUNCATED, Game, apply, legal_actions, penalties
 from speed_env.vintage.observation import ObservationLayout, encode
@@ -73,33 +74,19 @@ DEFAULT_PARAMS: dict[str, Any] = {
 # generator keeps it out of every cloned state.
 _NO_RNG = np.random.default_rng(0)
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Vintage Speed (the 1930s shedding game), from the Speed RL kit",
+_GAME_TYPE = game_type(
+    SHORT_NAME,
+    "Vintage Speed (the 1930s shedding game), from the Speed RL kit",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=MAX_PLAYERS,
-    min_num_players=MIN_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULT_PARAMS,
+    players=(MIN_PLAYERS, MAX_PLAYERS),
+    params=DEFAULT_PARAMS,
 )
 
 
 def rules_from_params(params: dict[str, Any]) -> VintageRules:
     """The kit's :class:`VintageRules` (one game) for OpenSpiel parameters."""
-    unknown = sorted(set(params) - set(DEFAULT_PARAMS))
-    if unknown:
-        raise ValueError(
-            f"{SHORT_NAME}: unknown parameter(s) {', '.join(unknown)}; "
-            f"known: {', '.join(DEFAULT_PARAMS)}"
-        )
-    p = {**DEFAULT_PARAMS, **params}
+    p = with_defaults(SHORT_NAME, params, DEFAULT_PARAMS)
     first = int(p["first_dealer"])
     return make_vintage_rules(
         int(p["players"]),
