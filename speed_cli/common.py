@@ -54,28 +54,26 @@ class Parser(argparse.ArgumentParser):
 # Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
 # count_list): a value that cannot be meant is refused there, naming the flag, with exit code 2.
 # These wrappers import it when a flag is parsed, so that importing speed_cli loads no kit layer.
+def _checked(name: str, *args: Any, **kwargs: Any) -> Callable[[str], Any]:
+    """The parser ``speed_env.numbers.<name>(*args, **kwargs)``, built when a flag is parsed."""
+
+    def parse(text: str) -> Any:
+        from speed_env import numbers
+
+        return getattr(numbers, name)(*args, **kwargs)(text)
+
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
+
+
 def count(low: int | None = 0, high: int | None = None) -> Callable[[str], int]:
     """:func:`speed_env.numbers.count`, imported when the flag is parsed."""
-
-    def parse(text: str) -> int:
-        from speed_env.numbers import count as checked
-
-        return checked(low, high)(text)
-
-    parse.__name__ = "count"
-    return parse
+    return _checked("count", low, high)
 
 
 def count_list(low: int = 1, high: int | None = None) -> Callable[[str], list[int]]:
     """:func:`speed_env.numbers.count_list`, imported when the flag is parsed."""
-
-    def parse(text: str) -> list[int]:
-        from speed_env.numbers import count_list as checked
-
-        return checked(low, high)(text)
-
-    parse.__name__ = "count_list"
-    return parse
+    return _checked("count_list", low, high)
 
 
 def real(
@@ -86,14 +84,7 @@ def real(
     below: float | None = None,
 ) -> Callable[[str], float]:
     """:func:`speed_env.numbers.real`, imported when the flag is parsed."""
-
-    def parse(text: str) -> float:
-        from speed_env.numbers import real as checked
-
-        return checked(low, high, above=above, below=below)(text)
-
-    parse.__name__ = "real"
-    return parse
+    return _checked("real", low, high, above=above, below=below)
 
 
 DEAL_SEED = count(0, 2**32 - 1)
