@@ -11,6 +11,12 @@ call                                    env
 "speed_env/vintage_speed_v0", **kw)``
 ``gymnasium.make("speed_env/Speed-v1",  :class:`speed_env.SpeedGymEnv` (one seat; ``opponent``
 rules=..., opponent=...)``              any :class:`~speed_env.policy.Policy`)
+``gymnasium.make_vec(                   :class:`speed_env.vector.SpeedVectorEnv` (``N`` games of
+"speed_env/Speed-v1", num_envs=N,       ``Speed-v1`` on the batch engine; ``autoreset_mode``;
+**kw)``                                 ``vectorization_mode="sync"`` gives ``SyncVectorEnv``)
+``gymnasium.make_vec(                   :class:`speed_env.vector.SpeedSelfPlayVectorEnv` (row
+"speed_env/SpeedSelfPlay-v1",           ``2g + s`` is seat ``s`` of game ``g``; vector only:
+num_envs=2 * G, **kw)``                 ``gymnasium.make`` of it raises, naming ``make_vec``)
 ``gymnasium.make(                       :class:`speed_env.vintage.single.VintageSingleEnv`
 "speed_env/VintageSpeed-v0", ...)``     (one seat; ``num_players``, ``opponents``)
 ======================================  ============================================================
@@ -20,8 +26,9 @@ observation or its action space bumps its env version. The real-time env's
 outdated ids (:data:`OUTDATED`: ``speed_env/speed_v0``, ``speed_env/Speed-v0``)
 stay registered only so that asking for them raises :class:`OutdatedEnvError`
 naming the current id and what changed (Gymnasium's convention for an
-outdated version: it also warns "is out of date. You should consider
-upgrading to version `v1`" first); nothing maps an old id to the new env.
+outdated version; Gymnasium's own "is out of date" warning for these ids is
+filtered, so even under ``-W error`` the kit's error is the one shown);
+nothing maps an old id to the new env.
 
 Entry points are ``"module:name"`` strings, so registering imports nothing
 beyond the registries themselves, which ``speed_env`` loads anyway (its envs
@@ -174,7 +181,7 @@ def register_gymnasium() -> None:
     for env_id in OUTDATED:
         warnings.filterwarnings(
             "ignore",
-            message=f"The environment {re.escape(env_id)} is out of date",
+            message=f".*The environment {re.escape(env_id)} is out of date",  # after a colour code
             category=DeprecationWarning,
         )
 

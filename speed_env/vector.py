@@ -1,4 +1,4 @@
-"""Gymnasium vector envs over the batch engine: ``make_vec("speed_env/Speed-v1")`` and self-play rows.
+"""Gymnasium vector envs over the batch engine: ``Speed-v1``'s ``make_vec`` and self-play rows.
 
 Two native :class:`gymnasium.vector.VectorEnv` classes step every game in
 one compiled pass (the engine behind :class:`~speed_env.BatchEnv`), where
@@ -54,10 +54,11 @@ The opponent of ``Speed-v1``'s vector env
     ``num_envs`` separate ``Speed-v1`` envs'. ``opponent=`` any
     :class:`~speed_env.policy.Policy` is called once a step on the batch of the
     games being stepped (rows in game order); with a ``reseed`` method it is
-    reseeded at a seeded reset from game 0's generator. A deterministic bot
-    (``agents.make("greedy")``) plays exactly as in ``num_envs`` single envs; a
-    random one draws its numbers for the whole batch at once, so its games
-    differ from separate envs' (still reproducible from the seed).
+    reseeded at a seeded reset from game 0's generator. A policy that draws
+    no random numbers plays exactly as in ``num_envs`` single envs; one that
+    does (the kit's bots break ties at random) draws them for the whole batch
+    at once, so its games differ from separate envs' (still reproducible from
+    the seed).
 
 ``speed_env/SpeedSelfPlay-v1`` has no single-env form: ``gymnasium.make`` of it
 raises an error pointing to ``make_vec`` (one game's two seats are
@@ -67,7 +68,7 @@ raises an error pointing to ``make_vec`` (one game's two seats are
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 from gymnasium import error, spaces
@@ -149,7 +150,7 @@ class _GamesVectorEnv(VectorEnv):
     info keys a row gets (:meth:`_step_info`, :meth:`_reset_info`).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012  (VectorEnv declares it; copied per env)
         "render_modes": ["human", "ansi", "rgb_array"],
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
@@ -285,8 +286,8 @@ class _GamesVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if mode == AutoresetMode.SAME_STEP and over.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for r in np.flatnonzero(row_over):
-                final_obs[r] = self._one_observation(int(r))
+            for r in np.flatnonzero(row_over).tolist():
+                final_obs[r] = self._one_observation(r)
             final_info: dict[str, Any] = {}
             for key, value in step_info.items():
                 _put(final_info, key, value, row_over)  # end keys: every row here ended
@@ -423,7 +424,7 @@ class _GamesVectorEnv(VectorEnv):
             )
         if not np.issubdtype(a.dtype, np.integer):  # bools are not integers to numpy either
             raise ActionError(f"actions must be an integer array, got dtype {a.dtype}")
-        n = self.single_action_space.n
+        n = self.games.n_actions
         bad = (a < 0) | (a >= n)
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
@@ -438,7 +439,7 @@ class _GamesVectorEnv(VectorEnv):
 
     def _winner_names(self, winner: np.ndarray, over: np.ndarray) -> np.ndarray:
         """Each row's game result as ``snapshot()["winner"]`` names it (object array)."""
-        names = np.array([None, "player_0", "player_1", "draw"], dtype=object)
+        names = np.array([None, *AGENTS, "draw"], dtype=object)  # by winner + 1
         return names[np.where(over, winner.astype(np.int64) + 1, 0)][self.row_game]
 
 
