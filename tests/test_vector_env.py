@@ -10,8 +10,6 @@ same way against ``G`` ``speed_env.parallel_env`` games.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
 import gymnasium as gym
@@ -298,21 +296,3 @@ def test_self_play_refuses_odd_rows_and_single_make() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="only some rows of game 1"):
         env.reset(options={"reset_mask": np.array([False, False, True, False])})
-
-
-def test_outdated_id_under_warnings_as_errors_names_the_new_id() -> None:
-    """``-W error``: the kit's error, not Gymnasium's "out of date" warning, reaches the user."""
-    code = (
-        "import gymnasium, speed_env\n"
-        "try:\n"
-        "    gymnasium.make('speed_env/Speed-v0')\n"
-        "except Exception as e:\n"
-        "    print(type(e).__name__, e)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.startswith(
-        "OutdatedEnvError speed_env/Speed-v0 is out of date: use speed_env/Speed-v1"
-    ), out.stdout + out.stderr
-    assert "DeprecationWarning" not in out.stderr
