@@ -362,9 +362,12 @@ def run(args: argparse.Namespace) -> int:
             "in the same rounds (loop / cpu):"
         )
         for ref, target in VECTOR_TARGETS.items():
-            r = ratios[ref]
+            got = ratios[ref]
             label = "vectorization_mode='sync'" if ref == "sync" else f"BatchEnv {args.vector_size}"
-            print(f"  {r['loop_ratio']:.2f}x / {r['cpu_ratio']:.2f}x {label} (target >= {target}x)")
+            print(
+                f"  {got['loop_ratio']:.2f}x / {got['cpu_ratio']:.2f}x {label} "
+                f"(target >= {target}x)"
+            )
     for m in missing:
         print(f"not compared: {m}")
     return 0
