@@ -337,7 +337,12 @@ def run(args: argparse.Namespace) -> int:
         rows.append(row)
     ratios = _vector_ratios(rates, f"make_vec {args.vector_size}", vector)
     if args.json:
-        report = {"rules": args.rules, "rounds": args.rounds, "results": rows, "missing": missing}
+        report: dict[str, Any] = {
+            "rules": args.rules,
+            "rounds": args.rounds,
+            "results": rows,
+            "missing": missing,
+        }
         if ratios:
             report["vector"] = {"n": args.vector_size, **ratios}
         print(json.dumps(report, indent=2))
@@ -361,9 +366,9 @@ def run(args: argparse.Namespace) -> int:
             f"make_vec('speed_env/Speed-v1', num_envs={args.vector_size}), the native vector env, "
             "in the same rounds (loop / cpu):"
         )
-        for ref, target in VECTOR_TARGETS.items():
-            got = ratios[ref]
-            label = "vectorization_mode='sync'" if ref == "sync" else f"BatchEnv {args.vector_size}"
+        for what, target in VECTOR_TARGETS.items():
+            got = ratios[what]
+            label = {"sync": "vectorization_mode='sync'"}.get(what, f"BatchEnv {args.vector_size}")
             print(
                 f"  {got['loop_ratio']:.2f}x / {got['cpu_ratio']:.2f}x {label} "
                 f"(target >= {target}x)"
