@@ -414,7 +414,7 @@ class _GamesVectorEnv(VectorEnv):
         self.games.restart_observe(games, seeds)
         self._ended[games] = False
         assert self._obs is not None and self._mask is not None
-        rows = np.flatnonzero(np.isin(self.row_game, games))
+        rows = self._rows_of_games(games)
         seats, at = self.row_seat[rows], self.row_game[rows]
         self._obs[rows] = _rows_of(self.games.obs_buf, seats, at)
         self._mask[rows] = _rows_of(self.games.mask_buf, seats, at)
@@ -460,10 +460,19 @@ class _GamesVectorEnv(VectorEnv):
         assert self._mask is not None
         return {"action_mask": self._mask.copy()} if self.obs_format == "box" else {}
 
+    def _rows_of_games(self, games: np.ndarray) -> np.ndarray:
+        """The rows of the listed games, in order (``np.isin`` would scan every row)."""
+        per_game = self.num_envs // self.n_games
+        return (games[:, None] * per_game + np.arange(per_game)).ravel()
+
     def _winner_names(self, winner: np.ndarray, over: np.ndarray) -> np.ndarray:
-        """Each row's game result as ``snapshot()["winner"]`` names it (object array)."""
+        """Each row's game result as ``snapshot()["winner"]`` names it (object array, None for
+        games that did not end)."""
         names = np.array([None, *AGENTS, "draw"], dtype=object)  # by winner + 1
-        return names[np.where(over, winner.astype(np.int64) + 1, 0)][self.row_game]
+        out = np.full(self.num_envs, None, dtype=object)
+        rows = self._rows_of_games(np.flatnonzero(over))
+        out[rows] = names[winner[self.row_game[rows]].astype(np.int64) + 1]
+        return out
 
 
 def _put(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
