@@ -10,6 +10,8 @@ same way against ``G`` ``speed_env.parallel_env`` games.
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import gymnasium as gym
@@ -179,6 +181,25 @@ def test_observations_are_never_aliased() -> None:
     assert_same(again, kept)
     assert not np.shares_memory(obs2["observation"], again["observation"])
     assert env.action_masks().any()
+
+
+@pytest.mark.parametrize("env_id", ["speed_env/Speed-v1", "speed_env/SpeedSelfPlay-v1"])
+def test_deepcopy_and_pickle_continue_the_same_games(env_id: str) -> None:
+    env = gym.make_vec(env_id, num_envs=4, autoreset_mode="same_step", **FAST)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        env.step(sample_legal(env.action_masks(), rng.random(4)))
+    twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    ends = 0
+    for _ in range(200):  # through resets: the games' generators were copied too
+        actions = sample_legal(env.action_masks(), rng.random(4))
+        out = env.step(actions)
+        for twin in twins:
+            for ours, theirs in zip(twin.step(actions), out, strict=True):
+                assert_same(ours, theirs)
+        ends += int((out[2] | out[3]).sum())
+    assert ends >= 2
 
 
 def test_bad_input_is_named() -> None:
