@@ -202,6 +202,16 @@ def test_deepcopy_and_pickle_continue_the_same_games(env_id: str) -> None:
     assert ends >= 2
 
 
+def test_render_gives_every_games_frame() -> None:
+    env = gym.make_vec("speed_env/Speed-v1", num_envs=3, render_mode="ansi")
+    env.reset(seed=0)
+    frames = env.render()
+    assert isinstance(frames, tuple) and len(frames) == 3
+    assert all(isinstance(f, str) and f.startswith("Speed (us)") for f in frames)
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        gym.make_vec("speed_env/Speed-v1", num_envs=3, render_mode="movie")
+
+
 def test_bad_input_is_named() -> None:
     with pytest.raises(ValueError, match="autoreset_mode must be one of"):
         gym.make_vec("speed_env/Speed-v1", num_envs=2, autoreset_mode="sometimes")
