@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from helpers_deal import build_deal
 
 import speed_env
 from speed_env.policy import sample_legal
@@ -63,7 +64,12 @@ def sync_speed(n: int, mode: AutoresetMode, **kwargs: Any) -> SyncVectorEnv:
 
 
 def run_against_sync(
-    n: int, mode: AutoresetMode, steps: int, seed: int = 3, **kwargs: Any
+    n: int,
+    mode: AutoresetMode,
+    steps: int,
+    seed: int = 3,
+    options: dict[str, Any] | None = None,
+    **kwargs: Any,
 ) -> dict[str, int]:
     """Step both envs with the same random legal actions; compare everything; count the ends."""
     ours = gym.make_vec("speed_env/Speed-v1", num_envs=n, autoreset_mode=mode, **kwargs)
@@ -74,8 +80,8 @@ def run_against_sync(
     assert ours.single_action_space == theirs.single_action_space
     assert ours.observation_space == theirs.observation_space
     assert ours.action_space == theirs.action_space
-    obs, info = ours.reset(seed=seed)
-    obs2, info2 = theirs.reset(seed=seed)
+    obs, info = ours.reset(seed=seed, options=options)
+    obs2, info2 = theirs.reset(seed=seed, options=options)
     assert_same(obs, obs2, "reset obs")
     assert_same_infos(info, info2, "reset infos")
     rng = np.random.default_rng(seed)
@@ -131,6 +137,13 @@ def test_speed_v1_vector_equals_sync_vector_env(mode: AutoresetMode) -> None:
 def test_speed_v1_vector_keywords_equal_sync(mode: AutoresetMode, kwargs: dict[str, Any]) -> None:
     counts = run_against_sync(3, mode, 250, seed=11, **FAST, **kwargs)
     assert counts["terminated"] + counts["truncated"] >= 4, counts
+
+
+def test_a_deal_in_the_reset_options_starts_every_game_from_it() -> None:
+    """SyncVectorEnv hands the same options to every sub-env: so does the native env."""
+    deal = build_deal("us", hands=("AS 2S 3S 4S 5S", "AH 2H 3H 4H 5H"), centre=("6D", "7D"))
+    counts = run_against_sync(3, AutoresetMode.NEXT_STEP, 150, options={"deal": deal}, **FAST)
+    assert counts["terminated"] + counts["truncated"] >= 2, counts
 
 
 class HighestLegal:

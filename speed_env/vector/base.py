@@ -167,15 +167,20 @@ class GamesVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------- subclass hooks
     def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        """Game ``game``'s deal seed at a reset (``seed`` its reset seed or None), drawn as the
+        env it mirrors draws it from ``rng``, the game's generator."""
         raise NotImplementedError
 
     def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
         """Fill the seats of the ``stepped`` games that no row acts for (in place)."""
 
     def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """Every row's step info as fresh arrays (the end keys of :data:`END_KEYS` only where
+        ``ended``, games that ended on this tick, before any of them is reset)."""
         raise NotImplementedError
 
     def _reset_info(self) -> dict[str, np.ndarray]:
+        """Every row's reset info as fresh arrays, after the reset."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- Gymnasium API
