@@ -1,0 +1,459 @@
+"""PPO with action masks on ``gymnasium.make_vec("speed_env/Speed-v1")``, one file, CleanRL-style.
+
+    python examples/cleanrl_ppo.py --total-timesteps 20000000 --csv runs/cleanrl/log.csv
+
+Torch and the kit only. The settings are one dataclass (:class:`Args`), each field's docstring
+its flag's help; the loop in :func:`main` reads top to bottom. Three things differ from a PPO
+for Atari, each because of the game:
+
+- **Masks on the logits.** ``infos["action_mask"]`` (int8) marks the legal actions; illegal
+  logits are set to a large negative number before sampling, in the rollout and in the update.
+- **Ticks and decisions.** One env step is one 50 ms tick of every game. On most ticks only
+  ``wait`` is legal (a card is in flight, or nothing fits): those rows have no choice, so the
+  policy is not asked and they are not learned from. GAE runs over the *decision* rows of each
+  game (the rewards of the forced ticks between two decisions are summed), so ``gamma`` and
+  ``gae_lambda`` count decisions, as ``speed train`` counts them.
+- **No discount.** Speed pays +1/-1 only when a game ends. With ``gamma < 1`` a postponed loss
+  looks better than a quick one and the agent learns to stall; ``gamma = 1`` (``speed train``'s
+  default) makes waiting pay nothing, and the idle rule makes a seat that only waits lose.
+
+Autoreset is Gymnasium 1.x's ``NEXT_STEP`` mode: the step that ends a game returns its last
+observation and its reward; the *next* step ignores that row's action and returns the new
+game's first observation. That row is no transition of either game, so it is never learned
+from (``valid`` below). A truncated game (``max_game_ms``) is over, like a terminated one: the
+game has no future to bootstrap from.
+
+``--opponent SPEC`` puts a kit bot (``agents.make``) inside Speed-v1 instead of its default
+random player; ``--self-play`` trains on ``speed_env/SpeedSelfPlay-v1``, where row ``2g + s`` is
+seat ``s`` of game ``g`` and this one policy acts every row. At the end the policy (argmax of
+the masked logits) plays ``--final-games`` games against each of ``--eval-opponents``. The last
+line printed is ``RESULT {json}`` (tests/test_examples.py reads it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import dataclasses
+import inspect
+import itertools
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+import agents
+import speed_env  # noqa: F401  (registers the env ids)
+from agents.stats import wilson_interval
+from speed_env.numbers import count, real
+
+EVAL_SEED = 12_345  # every evaluation plays the same deals
+
+
+@dataclass
+class Args:
+    """Every setting of a run (``--help`` lists them as flags)."""
+
+    seed: int = 0
+    """Seed of the deals, the opponents, the network and the minibatches."""
+    rules: str = "us"
+    """Rules preset to train and evaluate on."""
+    opponent: str | None = None
+    """Opponent inside Speed-v1, an agent spec (``greedy``, ``chain`` ...); not given:
+    Speed-v1's own default, a uniformly random legal player."""
+    self_play: bool = False
+    """Train on speed_env/SpeedSelfPlay-v1: both seats of every game are rows this policy acts."""
+    total_timesteps: int = 2_000_000
+    """Env steps to train for (a step is one tick of one game; a game is about 300 ticks)."""
+    num_envs: int = 256
+    """Games side by side (rows of the vector env; with --self-play two rows a game)."""
+    num_steps: int = 256
+    """Ticks per row per rollout (a rollout holds about one decision in eight of them)."""
+    learning_rate: float = 3e-4
+    """Adam's step size at the start."""
+    anneal_lr: bool = True
+    """Decay the step size linearly to 10% of its start by the last rollout."""
+    gamma: float = 1.0
+    """Discount per decision: 1, so that waiting never pays (see the module docstring)."""
+    gae_lambda: float = 0.95
+    """GAE's bias/variance trade-off, per decision."""
+    minibatch_size: int = 4096
+    """Decisions per minibatch of the update."""
+    update_epochs: int = 4
+    """Passes over each rollout."""
+    clip_coef: float = 0.2
+    """PPO's policy ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    hidden: int = 64
+    """Width of the two hidden layers of the actor and of the critic (separate networks)."""
+    torch_threads: int = 1
+    """Torch's threads: 1 is fastest for small networks on a small shared CPU."""
+    eval_every: int = 0
+    """Rollouts between evaluations during training (0: only the final one)."""
+    eval_games: int = 200
+    """Games against each evaluation opponent during training."""
+    final_games: int = 1000
+    """Games against each evaluation opponent at the end."""
+    eval_opponents: str = "random,greedy"
+    """Agent specs the policy is measured against, comma-separated."""
+    csv: str | None = None
+    """Write one row per rollout here (steps, speed, returns, win rates, losses)."""
+    plot: str | None = None
+    """After training, draw the CSV's curves to this PNG (needs --csv and matplotlib)."""
+
+
+FLAG_TYPES: dict[str, Any] = {
+    **dict.fromkeys(("seed", "eval_every"), count(0)),
+    **dict.fromkeys(("learning_rate", "clip_coef", "max_grad_norm"), real(above=0)),
+    **dict.fromkeys(("ent_coef", "vf_coef"), real(0)),
+    "gamma": real(above=0, high=1),
+    "gae_lambda": real(0, 1),
+}  # every other int is a count >= 1
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """The flags of :class:`Args`: one per field, its docstring as the help."""
+    body = ast.parse(inspect.getsource(Args)).body[0].body  # type: ignore[attr-defined]
+    docs = {
+        a.target.id: " ".join(b.value.value.split())
+        for a, b in itertools.pairwise(body)
+        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr)
+    }
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    for f in dataclasses.fields(Args):
+        flag, text = "--" + f.name.replace("_", "-"), docs[f.name].replace("%", "%%")
+        if f.type == "bool":
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+            continue
+        kind = FLAG_TYPES.get(f.name, count(1) if f.type == "int" else str)
+        parser.add_argument(flag, type=kind, default=f.default, help=f"{text} ({f.default})")
+    args = Args(**vars(parser.parse_args(argv)))
+    if args.self_play and args.opponent is not None:
+        parser.error("--opponent has no effect with --self-play (the policy plays both seats)")
+    if args.self_play and args.num_envs % 2:
+        parser.error(
+            f"--num-envs must be even with --self-play (two rows a game), got {args.num_envs}"
+        )
+    if args.plot and not args.csv:
+        parser.error("--plot draws the rows of --csv: give --csv too")
+    for spec in [args.opponent or "random", *args.eval_opponents.split(",")]:
+        try:
+            agents.parse_spec(spec.strip())
+        except ValueError as exc:
+            parser.error(str(exc))
+    return args
+
+
+# ---------------------------------------------------------------------- the envs
+def make_envs(args: Args, num_envs: int, opponent: str | None) -> gym.vector.VectorEnv:
+    """``num_envs`` rows: Speed-v1 games against ``opponent`` (None: its default random player),
+    or with ``--self-play`` and no opponent, the self-play rows env."""
+    if args.self_play and opponent is None:
+        return gym.make_vec("speed_env/SpeedSelfPlay-v1", num_envs=num_envs, rules=args.rules)
+    kwargs = {} if opponent is None else {"opponent": agents.make(opponent, args.rules, args.seed)}
+    return gym.make_vec("speed_env/Speed-v1", num_envs=num_envs, rules=args.rules, **kwargs)
+
+
+# ---------------------------------------------------------------------- the network
+def layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
+    """A linear layer with orthogonal weights scaled by ``gain`` and zero biases."""
+    linear = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(linear.weight, gain)
+    nn.init.zeros_(linear.bias)
+    return linear
+
+
+class Agent(nn.Module):
+    """Separate actor and critic MLPs; the actor's illegal logits are pushed to ``-1e8``."""
+
+    def __init__(self, obs_dim: int, n_actions: int, hidden: int) -> None:
+        super().__init__()
+
+        def mlp(n_out: int, gain: float) -> nn.Sequential:
+            return nn.Sequential(
+                layer(obs_dim, hidden, 2**0.5),
+                nn.ReLU(),
+                layer(hidden, hidden, 2**0.5),
+                nn.ReLU(),
+                layer(hidden, n_out, gain),
+            )
+
+        self.actor, self.critic = mlp(n_actions, 0.01), mlp(1, 1.0)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's estimate of each row's return."""
+        return self.critic(obs).squeeze(-1)
+
+    def dist(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.distributions.Categorical:
+        """The policy over the legal actions of each row."""
+        # -1e8, not -inf: a probability of exactly 0 keeps the entropy's 0 * log 0 finite.
+        return torch.distributions.Categorical(logits=self.actor(obs).masked_fill(mask == 0, -1e8))
+
+
+def greedy_actions(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The most probable legal action of each row (wait where nothing else is legal)."""
+    actions = np.zeros(len(obs), np.int64)
+    choice = mask.sum(1) > 1
+    if choice.any():
+        with torch.no_grad():
+            logits = agent.dist(
+                torch.from_numpy(obs[choice]), torch.from_numpy(mask[choice])
+            ).logits
+        actions[choice] = logits.argmax(1).numpy()
+    return actions
+
+
+def evaluate(agent: Agent, args: Args, opponent: str, games: int) -> dict[str, Any]:
+    """The first game of each of ``games`` rows against ``opponent``: counts and win rate."""
+    envs = make_envs(args, games, opponent)
+    obs, infos = envs.reset(seed=EVAL_SEED)
+    result = np.full(games, np.nan)
+    while np.isnan(result).any():
+        obs, reward, term, trunc, infos = envs.step(
+            greedy_actions(agent, obs, infos["action_mask"])
+        )
+        first = (term | trunc) & np.isnan(result)
+        result[first] = reward[first]
+    envs.close()
+    wins, losses, draws = int((result > 0).sum()), int((result < 0).sum()), int((result == 0).sum())
+    low, high = wilson_interval(wins + draws / 2, games)
+    return {
+        "opponent": opponent,
+        "games": games,
+        "wins": wins,
+        "losses": losses,
+        "draws": draws,
+        "win_rate": (wins + draws / 2) / games,
+        "ci95": [round(low, 4), round(high, 4)],
+    }
+
+
+# ---------------------------------------------------------------------- advantages
+def decision_gae(rewards, dones, decision, values, last_value, gamma, lam):  # type: ignore[no-untyped-def]
+    """GAE over the decision rows of each game; 0 on the other rows.
+
+    Walking back in time, each row keeps the value and advantage of its game's next decision
+    (``next_value``, ``next_adv``) and the rewards since (``pending``); a game's end cuts both.
+    """
+    adv = np.zeros_like(values)
+    next_value, next_adv, pending = (
+        last_value.copy(),
+        np.zeros_like(last_value),
+        np.zeros_like(last_value),
+    )
+    for t in reversed(range(len(rewards))):
+        next_value[dones[t]] = next_adv[dones[t]] = pending[dones[t]] = 0.0
+        pending += rewards[t]
+        delta = pending + gamma * next_value - values[t]
+        here = decision[t]
+        adv[t] = np.where(here, delta + gamma * lam * next_adv, 0.0)
+        next_value = np.where(here, values[t], next_value)
+        next_adv = np.where(here, adv[t], next_adv)
+        pending = np.where(here, 0.0, pending)
+    return adv
+
+
+# ---------------------------------------------------------------------- the run
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Train, evaluate, print ``RESULT {json}``; return that dict."""
+    args = parse_args(argv)
+
+    # Seeding: every random draw of the run comes from here.
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)  # see speed_env.SpeedGymEnv's "Training speed"
+    shuffle = np.random.default_rng(args.seed)
+
+    # Envs and network.
+    envs = make_envs(args, args.num_envs, args.opponent)
+    n, obs_dim = args.num_envs, envs.single_observation_space.shape[0]
+    n_actions = int(envs.single_action_space.n)
+    agent = Agent(obs_dim, n_actions, args.hidden)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+
+    # Rollout storage: one row per tick and env.
+    T = args.num_steps
+    obs_buf = np.zeros((T, n, obs_dim), np.float32)
+    mask_buf = np.zeros((T, n, n_actions), np.int8)
+    act_buf = np.zeros((T, n), np.int64)
+    logp_buf, value_buf, reward_buf = (np.zeros((T, n), np.float32) for _ in range(3))
+    done_buf, decision_buf = np.zeros((T, n), bool), np.zeros((T, n), bool)
+
+    writer, log = None, None
+    if args.csv:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        log = open(args.csv, "w", newline="")  # noqa: SIM115  (open for the whole run)
+    iterations = -(-args.total_timesteps // (T * n))
+    step = decisions = illegal = 0
+    episode_return = np.zeros(n)
+    finished: list[float] = []  # returns of the games finished since the last log line
+    start = time.perf_counter()
+    obs, infos = envs.reset(seed=args.seed)
+    valid = np.ones(n, bool)  # False on a row whose previous step ended its game (autoreset)
+
+    for iteration in range(1, iterations + 1):
+        if args.anneal_lr:
+            frac = 1.0 - (iteration - 1) / iterations
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (0.1 + 0.9 * frac)
+
+        # 1. Rollout: ask the policy only on rows with a choice; every other row waits (0).
+        for t in range(T):
+            mask = infos["action_mask"]
+            decision = valid & (mask.sum(1) > 1)
+            obs_buf[t], mask_buf[t], decision_buf[t] = obs, mask, decision
+            actions = np.zeros(n, np.int64)
+            if decision.any():
+                with torch.no_grad():
+                    o, m = torch.from_numpy(obs[decision]), torch.from_numpy(mask[decision])
+                    dist = agent.dist(o, m)
+                    a = dist.sample()
+                    logp_buf[t, decision], value_buf[t, decision] = dist.log_prob(a), agent.value(o)
+                actions[decision] = a.numpy()
+            act_buf[t] = actions
+            obs, reward, term, trunc, infos = envs.step(actions)
+            done = term | trunc
+            reward_buf[t], done_buf[t] = reward, done
+            illegal += int(np.sum(infos.get("illegal", 0)))  # the env's own count of illegal picks
+            episode_return += reward
+            finished += episode_return[done].tolist()
+            episode_return[done] = 0.0
+            valid = ~done  # NEXT_STEP: the next step of an ended row only resets it
+        step += T * n
+        decisions += int(decision_buf.sum())
+
+        # 2. Advantages over decisions; the tail bootstraps from the critic.
+        with torch.no_grad():
+            last_value = agent.value(torch.from_numpy(obs)).numpy() * valid
+        adv = decision_gae(
+            reward_buf, done_buf, decision_buf, value_buf, last_value, args.gamma, args.gae_lambda
+        )
+        rows = np.flatnonzero(decision_buf.reshape(-1))
+        b_obs = torch.from_numpy(obs_buf.reshape(-1, obs_dim)[rows])
+        b_mask = torch.from_numpy(mask_buf.reshape(-1, n_actions)[rows])
+        b_act = torch.from_numpy(act_buf.reshape(-1)[rows])
+        b_logp = torch.from_numpy(logp_buf.reshape(-1)[rows])
+        b_adv = torch.from_numpy(adv.reshape(-1)[rows])
+        b_ret = b_adv + torch.from_numpy(value_buf.reshape(-1)[rows])
+
+        # 3. PPO update on the decision rows only.
+        n_batches = max(1, round(len(rows) / args.minibatch_size))
+        for _ in range(args.update_epochs if len(rows) > 1 else 0):
+            for mb in np.array_split(shuffle.permutation(len(rows)), n_batches):
+                dist = agent.dist(b_obs[mb], b_mask[mb])
+                logratio = dist.log_prob(b_act[mb]) - b_logp[mb]
+                ratio = logratio.exp()
+                mb_adv = (b_adv[mb] - b_adv[mb].mean()) / (b_adv[mb].std() + 1e-8)
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+                ).mean()
+                v_loss = 0.5 * ((agent.value(b_obs[mb]) - b_ret[mb]) ** 2).mean()
+                entropy = dist.entropy().mean()
+                loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - logratio).mean().item()
+
+        # 4. Log: speed, the games finished, losses; the evaluations when due.
+        wall = time.perf_counter() - start
+        games = np.array(finished)
+        row: dict[str, Any] = {
+            "step": step,
+            "decisions": decisions,
+            "wall_s": round(wall, 1),
+            "steps_per_s": round(step / wall),
+            "games": len(games),
+            "mean_return": round(float(games.mean()), 4) if len(games) else "",
+            "win_rate": round(float((games > 0).mean() + (games == 0).mean() / 2), 4)
+            if len(games)
+            else "",
+            "pg_loss": round(pg_loss.item(), 5),
+            "v_loss": round(v_loss.item(), 5),
+            "entropy": round(entropy.item(), 4),
+            "approx_kl": round(approx_kl, 5),
+        }
+        finished = []
+        for spec in args.eval_opponents.split(","):
+            due = args.eval_every and iteration % args.eval_every == 0
+            row[f"eval_{spec}"] = (
+                round(evaluate(agent, args, spec, args.eval_games)["win_rate"], 4) if due else ""
+            )
+        print(" ".join(f"{k}={v}" for k, v in row.items() if v != ""), flush=True)
+        if log is not None:
+            if writer is None:
+                writer = csv.DictWriter(log, fieldnames=list(row))
+                writer.writeheader()
+            writer.writerow(row)
+            log.flush()
+    envs.close()
+    if log is not None:
+        log.close()
+
+    # 5. Final evaluation, then the RESULT line.
+    wall = time.perf_counter() - start
+    final = [
+        evaluate(agent, args, spec, args.final_games) for spec in args.eval_opponents.split(",")
+    ]
+    for r in final:
+        print(
+            f"vs {r['opponent']}: win rate {r['win_rate']:.3f} {r['ci95']} over {r['games']} games "
+            f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)"
+        )
+    if args.plot:
+        plot(Path(args.csv or ""), Path(args.plot), args)
+    result = {
+        "example": "cleanrl_ppo",
+        "steps": step,
+        "decisions": decisions,
+        "illegal_chosen": illegal,
+        "train_wall_s": round(wall, 1),
+        "final": final,
+        "csv": args.csv,
+    }
+    print("RESULT " + json.dumps(result))
+    return result
+
+
+def plot(csv_path: Path, png: Path, args: Args) -> None:
+    """The evaluation win rates (and the training games' win rate) against env steps."""
+    from agents.plotting import figure, save_png
+
+    rows = list(csv.DictReader(csv_path.open()))
+    fig, ax = figure(6.4, 3.6)
+    for key in ["win_rate", *(f"eval_{s}" for s in args.eval_opponents.split(","))]:
+        points = [(int(r["step"]) / 1e6, 100 * float(r[key])) for r in rows if r.get(key)]
+        if points:
+            label = (
+                "training games" if key == "win_rate" else f"vs {key[5:]} ({args.eval_games} games)"
+            )
+            ax.plot(
+                *zip(*points, strict=True), marker="." if key != "win_rate" else None, label=label
+            )
+    ax.axhline(50, color="grey", lw=0.8, ls=":")
+    ax.set(
+        xlabel="env steps (millions)",
+        ylabel="win rate %",
+        ylim=(0, 100),
+        title=f"cleanrl_ppo.py, {args.rules}, vs {args.opponent or 'random'}"
+        if not args.self_play
+        else f"cleanrl_ppo.py, {args.rules}, self-play",
+    )
+    ax.legend(loc="lower right")
+    save_png(fig, png)
+
+
+if __name__ == "__main__":
+    main()
