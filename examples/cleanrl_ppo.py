@@ -135,7 +135,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
     for f in dataclasses.fields(Args):
         flag, text = "--" + f.name.replace("_", "-"), docs[f.name].replace("%", "%%")
         if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=f.default, help=text
+            )
             continue
         kind = FLAG_TYPES.get(f.name, count(1) if f.type == "int" else str)
         parser.add_argument(flag, type=kind, default=f.default, help=f"{text} ({f.default})")
@@ -167,14 +169,6 @@ def make_envs(args: Args, num_envs: int, opponent: str | None) -> gym.vector.Vec
 
 
 # ---------------------------------------------------------------------- the network
-def layer(n_in: int, n_out: int, gain: float) -> nn.Linear:
-    """A linear layer with orthogonal weights scaled by ``gain`` and zero biases."""
-    linear = nn.Linear(n_in, n_out)
-    nn.init.orthogonal_(linear.weight, gain)
-    nn.init.zeros_(linear.bias)
-    return linear
-
-
 class Agent(nn.Module):
     """Separate actor and critic MLPs; the actor's illegal logits are pushed to ``-1e8``."""
 
@@ -182,13 +176,15 @@ class Agent(nn.Module):
         super().__init__()
 
         def mlp(n_out: int, gain: float) -> nn.Sequential:
-            return nn.Sequential(
-                layer(obs_dim, hidden, 2**0.5),
-                nn.ReLU(),
-                layer(hidden, hidden, 2**0.5),
-                nn.ReLU(),
-                layer(hidden, n_out, gain),
-            )
+            layers = [
+                nn.Linear(obs_dim, hidden),
+                nn.Linear(hidden, hidden),
+                nn.Linear(hidden, n_out),
+            ]
+            for linear, g in zip(layers, (2**0.5, 2**0.5, gain), strict=True):
+                nn.init.orthogonal_(linear.weight, g)  # CleanRL's initialisation
+                nn.init.zeros_(linear.bias)
+            return nn.Sequential(layers[0], nn.ReLU(), layers[1], nn.ReLU(), layers[2])
 
         self.actor, self.critic = mlp(n_actions, 0.01), mlp(1, 1.0)
 
@@ -202,40 +198,39 @@ class Agent(nn.Module):
         return torch.distributions.Categorical(logits=self.actor(obs).masked_fill(mask == 0, -1e8))
 
 
-def greedy_actions(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The most probable legal action of each row (wait where nothing else is legal)."""
+def act(agent: Agent, obs: np.ndarray, mask: np.ndarray, rows: np.ndarray, sample: bool) -> tuple:
+    """Wait (0) on every row but ``rows``, where the policy picks (a sample, or the argmax of
+    the masked logits); the actions, and the log-probabilities and values of ``rows``."""
     actions = np.zeros(len(obs), np.int64)
-    choice = mask.sum(1) > 1
-    if choice.any():
-        with torch.no_grad():
-            logits = agent.dist(
-                torch.from_numpy(obs[choice]), torch.from_numpy(mask[choice])
-            ).logits
-        actions[choice] = logits.argmax(1).numpy()
-    return actions
+    if not rows.any():  # the policy is never asked about an empty batch
+        return actions, 0.0, 0.0
+    with torch.no_grad():
+        o = torch.from_numpy(obs[rows])
+        dist = agent.dist(o, torch.from_numpy(mask[rows]))
+        a = dist.sample() if sample else dist.logits.argmax(1)
+        actions[rows] = a.numpy()
+        return actions, dist.log_prob(a).numpy(), agent.value(o).numpy()
 
 
 def evaluate(agent: Agent, args: Args, opponent: str, games: int) -> dict[str, Any]:
-    """The first game of each of ``games`` rows against ``opponent``: counts and win rate."""
+    """The first game of each of ``games`` rows against ``opponent``, the policy playing its
+    argmax: counts, win rate (a draw half a win) and its 95% interval."""
     envs = make_envs(args, games, opponent)
     obs, infos = envs.reset(seed=EVAL_SEED)
     result = np.full(games, np.nan)
     while np.isnan(result).any():
-        obs, reward, term, trunc, infos = envs.step(
-            greedy_actions(agent, obs, infos["action_mask"])
-        )
+        mask = infos["action_mask"]
+        actions, _, _ = act(agent, obs, mask, mask.sum(1) > 1, sample=False)
+        obs, reward, term, trunc, infos = envs.step(actions)
         first = (term | trunc) & np.isnan(result)
         result[first] = reward[first]
     envs.close()
-    wins, losses, draws = int((result > 0).sum()), int((result < 0).sum()), int((result == 0).sum())
+    wins, losses, draws = (int(x.sum()) for x in (result > 0, result < 0, result == 0))
     low, high = wilson_interval(wins + draws / 2, games)
-    return {
-        "opponent": opponent,
-        "games": games,
-        "wins": wins,
-        "losses": losses,
+    rate = (wins + draws / 2) / games
+    return {"opponent": opponent, "games": games, "wins": wins, "losses": losses} | {
         "draws": draws,
-        "win_rate": (wins + draws / 2) / games,
+        "win_rate": rate,
         "ci95": [round(low, 4), round(high, 4)],
     }
 
@@ -248,11 +243,7 @@ def decision_gae(rewards, dones, decision, values, last_value, gamma, lam):  # t
     (``next_value``, ``next_adv``) and the rewards since (``pending``); a game's end cuts both.
     """
     adv = np.zeros_like(values)
-    next_value, next_adv, pending = (
-        last_value.copy(),
-        np.zeros_like(last_value),
-        np.zeros_like(last_value),
-    )
+    next_value, next_adv, pending = last_value.copy(), 0.0 * last_value, 0.0 * last_value
     for t in reversed(range(len(rewards))):
         next_value[dones[t]] = next_adv[dones[t]] = pending[dones[t]] = 0.0
         pending += rewards[t]
@@ -290,7 +281,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     logp_buf, value_buf, reward_buf = (np.zeros((T, n), np.float32) for _ in range(3))
     done_buf, decision_buf = np.zeros((T, n), bool), np.zeros((T, n), bool)
 
-    writer, log = None, None
+    opponents = [o.strip() for o in args.eval_opponents.split(",")]
+    writer, log, eval_s = None, None, 0.0
     if args.csv:
         Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
         log = open(args.csv, "w", newline="")  # noqa: SIM115  (open for the whole run)
@@ -312,14 +304,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             mask = infos["action_mask"]
             decision = valid & (mask.sum(1) > 1)
             obs_buf[t], mask_buf[t], decision_buf[t] = obs, mask, decision
-            actions = np.zeros(n, np.int64)
-            if decision.any():
-                with torch.no_grad():
-                    o, m = torch.from_numpy(obs[decision]), torch.from_numpy(mask[decision])
-                    dist = agent.dist(o, m)
-                    a = dist.sample()
-                    logp_buf[t, decision], value_buf[t, decision] = dist.log_prob(a), agent.value(o)
-                actions[decision] = a.numpy()
+            actions, logp_buf[t, decision], value_buf[t, decision] = act(
+                agent, obs, mask, decision, sample=True
+            )
             act_buf[t] = actions
             obs, reward, term, trunc, infos = envs.step(actions)
             done = term | trunc
@@ -367,59 +354,60 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 with torch.no_grad():
                     approx_kl = ((ratio - 1) - logratio).mean().item()
 
-        # 4. Log: speed, the games finished, losses; the evaluations when due.
-        wall = time.perf_counter() - start
-        games = np.array(finished)
-        row: dict[str, Any] = {
+        # 4. Log: speed (evaluations left out), the games finished, losses; evaluations when due.
+        t0 = time.perf_counter()
+        due = args.eval_every and iteration % args.eval_every == 0
+        rates = {
+            f"eval_{o}": evaluate(agent, args, o, args.eval_games)["win_rate"] if due else ""
+            for o in opponents
+        }
+        eval_s += time.perf_counter() - t0
+        g = np.array(finished) if finished else np.full(1, np.nan)  # nan: no game ended
+        row = {
             "step": step,
             "decisions": decisions,
-            "wall_s": round(wall, 1),
-            "steps_per_s": round(step / wall),
-            "games": len(games),
-            "mean_return": round(float(games.mean()), 4) if len(games) else "",
-            "win_rate": round(float((games > 0).mean() + (games == 0).mean() / 2), 4)
-            if len(games)
-            else "",
-            "pg_loss": round(pg_loss.item(), 5),
-            "v_loss": round(v_loss.item(), 5),
-            "entropy": round(entropy.item(), 4),
-            "approx_kl": round(approx_kl, 5),
+            "wall_s": time.perf_counter() - start,
+            "steps_per_s": step / (time.perf_counter() - start - eval_s),
+            "games": len(finished),
+            "mean_return": g.mean(),
+            "win_rate": np.mean(g > 0) + np.mean(g == 0) / 2,
+            **rates,
+            "pg_loss": pg_loss.item(),
+            "v_loss": v_loss.item(),
+            "entropy": entropy.item(),
+            "approx_kl": approx_kl,
         }
-        finished = []
-        for spec in args.eval_opponents.split(","):
-            due = args.eval_every and iteration % args.eval_every == 0
-            row[f"eval_{spec}"] = (
-                round(evaluate(agent, args, spec, args.eval_games)["win_rate"], 4) if due else ""
-            )
-        print(" ".join(f"{k}={v}" for k, v in row.items() if v != ""), flush=True)
+        row = {k: v if isinstance(v, str | int) else f"{v:.4g}" for k, v in row.items()}
+        print(" ".join(f"{k}={v}" for k, v in row.items() if v not in ("", "nan")), flush=True)
         if log is not None:
-            if writer is None:
-                writer = csv.DictWriter(log, fieldnames=list(row))
+            writer = writer or csv.DictWriter(log, fieldnames=list(row))
+            if iteration == 1:
                 writer.writeheader()
             writer.writerow(row)
             log.flush()
+        finished = []
     envs.close()
     if log is not None:
         log.close()
 
     # 5. Final evaluation, then the RESULT line.
-    wall = time.perf_counter() - start
-    final = [
-        evaluate(agent, args, spec, args.final_games) for spec in args.eval_opponents.split(",")
-    ]
+    train_s = time.perf_counter() - start
+    final = [evaluate(agent, args, o, args.final_games) for o in opponents]
     for r in final:
+        low, high = r["ci95"]
         print(
-            f"vs {r['opponent']}: win rate {r['win_rate']:.3f} {r['ci95']} over {r['games']} games "
-            f"({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)"
+            f"vs {r['opponent']}: {100 * r['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+            f" over {r['games']} games ({r['wins']} won, {r['losses']} lost, {r['draws']} drawn)"
         )
-    if args.plot:
-        plot(Path(args.csv or ""), Path(args.plot), args)
+    if args.plot and args.csv:
+        plot(Path(args.csv), Path(args.plot), args)
     result = {
         "example": "cleanrl_ppo",
         "steps": step,
         "decisions": decisions,
         "illegal_chosen": illegal,
-        "train_wall_s": round(wall, 1),
+        "train_s": round(train_s, 1),
+        "eval_s": round(eval_s, 1),
         "final": final,
         "csv": args.csv,
     }
@@ -428,31 +416,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def plot(csv_path: Path, png: Path, args: Args) -> None:
-    """The evaluation win rates (and the training games' win rate) against env steps."""
+    """The CSV's win rates (evaluations, and the training games') against env steps, as a PNG."""
     from agents.plotting import figure, save_png
 
     rows = list(csv.DictReader(csv_path.open()))
     fig, ax = figure(6.4, 3.6)
-    for key in ["win_rate", *(f"eval_{s}" for s in args.eval_opponents.split(","))]:
-        points = [(int(r["step"]) / 1e6, 100 * float(r[key])) for r in rows if r.get(key)]
-        if points:
-            label = (
-                "training games" if key == "win_rate" else f"vs {key[5:]} ({args.eval_games} games)"
-            )
-            ax.plot(
-                *zip(*points, strict=True), marker="." if key != "win_rate" else None, label=label
-            )
+    for key in ["win_rate", *(f"eval_{o}" for o in args.eval_opponents.split(","))]:
+        xy = [
+            (int(r["step"]) / 1e6, 100 * float(r[key])) for r in rows if r[key] not in ("", "nan")
+        ]
+        label = "training games" if key == "win_rate" else f"vs {key[5:]} ({args.eval_games} games)"
+        if xy:
+            ax.plot(*zip(*xy, strict=True), marker=None if key == "win_rate" else ".", label=label)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
+    who = "self-play" if args.self_play else f"vs {args.opponent or 'random'}"
     ax.set(
         xlabel="env steps (millions)",
         ylabel="win rate %",
         ylim=(0, 100),
-        title=f"cleanrl_ppo.py, {args.rules}, vs {args.opponent or 'random'}"
-        if not args.self_play
-        else f"cleanrl_ppo.py, {args.rules}, self-play",
+        title=f"examples/cleanrl_ppo.py, {args.rules}, {who}",
     )
     ax.legend(loc="lower right")
-    save_png(fig, png)
+    save_png(fig, png, tight=True)
 
 
 if __name__ == "__main__":
