@@ -33,6 +33,7 @@ twice (a reload) leaves the entries as they are.
 from __future__ import annotations
 
 import re
+import warnings
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -66,9 +67,17 @@ PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
 GYMNASIUM_ENVS: dict[str, str] = {
     "speed_env/Speed-v1": "speed_env.single:SpeedGymEnv",
     "speed_env/Speed-v0": "speed_env.registration:outdated_speed_gym_v0",
+    "speed_env/SpeedSelfPlay-v1": "speed_env.vector:self_play_single",
     "speed_env/VintageSpeed-v0": "speed_env.vintage.single:VintageSingleEnv",
 }
-"""Gymnasium registry entries: id -> entry point (outdated ids raise)."""
+"""Gymnasium registry entries: id -> entry point (outdated ids raise; the self-play rows
+env's single entry point refuses, naming ``make_vec``)."""
+
+GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
+    "speed_env/Speed-v1": "speed_env.vector:SpeedVectorEnv",
+    "speed_env/SpeedSelfPlay-v1": "speed_env.vector:SpeedSelfPlayVectorEnv",
+}
+"""Gymnasium ``vector_entry_point`` by id: what ``gymnasium.make_vec`` builds by default."""
 
 SPEED_V0_CHANGES = (
     "The real-time env changed its game and its observation while named v0 (speed_v0, "
@@ -148,10 +157,26 @@ def register_pettingzoo(pettingzoo: ModuleType) -> bool:
 
 
 def register_gymnasium() -> None:
-    """Add :data:`GYMNASIUM_ENVS` to Gymnasium's registry."""
+    """Add :data:`GYMNASIUM_ENVS` (with :data:`GYMNASIUM_VECTOR_ENVS`) to Gymnasium's registry.
+
+    Gymnasium's ``make`` warns that an outdated id "is out of date" before it
+    calls the entry point, so under ``-W error`` that warning would stop the
+    call before :class:`OutdatedEnvError` could say what changed; a filter
+    for exactly those ids' warning lets the kit's error be the one shown.
+    """
     for env_id, entry_point in GYMNASIUM_ENVS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry_point)
+            gymnasium.register(
+                env_id,
+                entry_point=entry_point,
+                vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id),
+            )
+    for env_id in OUTDATED:
+        warnings.filterwarnings(
+            "ignore",
+            message=f"The environment {re.escape(env_id)} is out of date",
+            category=DeprecationWarning,
+        )
 
 
 def register_all() -> None:

@@ -1,0 +1,640 @@
+"""Gymnasium vector envs over the batch engine: ``make_vec("speed_env/Speed-v1")`` and self-play rows.
+
+Two native :class:`gymnasium.vector.VectorEnv` classes step every game in
+one compiled pass (the engine behind :class:`~speed_env.BatchEnv`), where
+``vectorization_mode="sync"`` steps ``num_envs`` Python single envs one by
+one:
+
+==================================================  ===========================================
+call                                                env
+==================================================  ===========================================
+``gymnasium.make_vec("speed_env/Speed-v1",          :class:`SpeedVectorEnv`: game ``i`` is sub-env
+num_envs=N, **Speed-v1 kwargs)``                    ``i``, the learner in one seat, the opponent
+                                                    inside (what ``Speed-v1`` is, ``N`` times)
+``gymnasium.make_vec("speed_env/SpeedSelfPlay-v1",  :class:`SpeedSelfPlayVectorEnv`: row ``2g + s``
+num_envs=2 * G)``                                   is seat ``s`` of game ``g``; the caller acts
+                                                    for both seats
+==================================================  ===========================================
+
+Both follow Gymnasium 1.x's vector conventions: batched ``observation_space``
+and ``action_space`` beside ``single_observation_space`` and
+``single_action_space``; rewards float32 ``(num_envs,)``; terminations and
+truncations bool ``(num_envs,)``; infos as arrays with a ``_key`` flag array
+saying which sub-envs set ``key`` (``VectorEnv._add_info``'s layout). With
+``obs_format="box"`` (the default) the mask is ``infos["action_mask"]`` (int8
+``(num_envs, n_actions)``, ``infos["_action_mask"]`` all True); with ``"dict"``
+it is the observation's ``"action_mask"`` entry. ``action_masks()`` returns it
+(int8) in both. Every array handed out is fresh: nothing the env writes later.
+
+Autoreset modes (``autoreset_mode=``, ``metadata["autoreset_mode"]``)
+    ``NEXT_STEP`` (the default, as Gymnasium's): the step after a game ended
+    resets it (its action is ignored; reward 0, flags False, its info the
+    reset's). ``SAME_STEP``: the step that ends a game returns the next game's
+    first observation; the last one is ``infos["final_obs"]`` (an object array,
+    ``None`` for games that did not end) and the ending step's info is
+    ``infos["final_info"]``. ``DISABLED``: an ended game waits for
+    ``reset(options={"reset_mask": mask})``; stepping the batch before that is
+    an error naming the game. A string (``"same_step"``, ``"SameStep"``) is taken
+    for the enum.
+
+Seeding, as ``SyncVectorEnv`` of single envs does it
+    ``reset(seed=s)`` resets sub-env ``i`` with seed ``s + i`` (a list gives
+    each its own; ``None`` leaves each on its own stream), and every later
+    reset of game ``i``, automatic or not, draws from game ``i``'s own
+    generator, seeded by its last seeded reset. So sub-env ``i`` plays exactly
+    the games that ``gymnasium.make("speed_env/Speed-v1")`` plays reset with
+    ``seed=s + i`` and then unseeded (and, for the self-play rows, that
+    ``speed_env.parallel_env()`` plays): the differential tests check it
+    step by step against ``gymnasium.vector.SyncVectorEnv`` and ``parallel_env``.
+
+The opponent of ``Speed-v1``'s vector env
+    The default, as in ``Speed-v1``, is uniformly random legal play: one
+    generator per game, started as ``RandomPolicy(0)`` and reseeded at each
+    seeded reset from the game's generator, so even the opponent's draws equal
+    ``num_envs`` separate ``Speed-v1`` envs'. ``opponent=`` any
+    :class:`~speed_env.policy.Policy` is called once a step on the batch of the
+    games being stepped (rows in game order); with a ``reseed`` method it is
+    reseeded at a seeded reset from game 0's generator. A deterministic bot
+    (``agents.make("greedy")``) plays exactly as in ``num_envs`` single envs; a
+    random one draws its numbers for the whole batch at once, so its games
+    differ from separate envs' (still reproducible from the seed).
+
+``speed_env/SpeedSelfPlay-v1`` has no single-env form: ``gymnasium.make`` of it
+raises an error pointing to ``make_vec`` (one game's two seats are
+``speed_env.parallel_env``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, NoReturn
+
+import numpy as np
+from gymnasium import error, spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from speed_env import obs_format as formats
+from speed_env.deal import parse_deal
+from speed_env.game import ActionError, Games, check_options, check_seed
+from speed_env.policy import Policy
+from speed_env.rules import Rules
+from speed_env.settings import table_settings
+from speed_env.shown import shown
+from speed_env.table import AGENTS
+
+SELF_PLAY_ID = "speed_env/SpeedSelfPlay-v1"
+"""The self-play rows env's Gymnasium id (vector only)."""
+
+_END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
+"""Info keys set only on the step that ends a game."""
+
+_RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
+
+
+def check_autoreset_mode(mode: object) -> AutoresetMode:
+    """``mode`` as an :class:`AutoresetMode` (the enum, its value or its name in any case)."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str):
+        for m in AutoresetMode:
+            if mode.lower().replace("_", "") in (m.value.lower(), m.name.lower().replace("_", "")):
+                return m
+    names = ", ".join(f"AutoresetMode.{m.name}" for m in AutoresetMode)
+    raise ValueError(f"autoreset_mode must be one of {names} (or its name), got {shown(mode)}")
+
+
+def _check_num_envs(num_envs: object) -> int:
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        raise ValueError(f"num_envs must be a whole number >= 1, got {shown(num_envs)}")
+    return int(num_envs)
+
+
+class _GameRandom:
+    """Uniform random legal play with one generator per game: ``RandomPolicy`` ``n`` times.
+
+    Row ``i``'s draws are exactly those a ``RandomPolicy`` of its own makes
+    (``rng.random((1, n_actions))`` a step): a generator's uniforms are one
+    stream however they are fetched, so they are fetched ``_RANDOM_ROWS``
+    steps at a time to keep the Python calls per step few.
+    """
+
+    def __init__(self, n: int, n_actions: int) -> None:
+        self.rngs = [np.random.default_rng(0) for _ in range(n)]  # RandomPolicy(0)'s
+        self.buf = np.empty((n, _RANDOM_ROWS, n_actions))
+        self.cursor = np.full(n, _RANDOM_ROWS, np.int64)  # all spent: fetch on first use
+
+    def reseed(self, game: int, seed: int) -> None:
+        """Restart game ``game``'s generator from ``seed`` (what ``RandomPolicy.reseed`` does)."""
+        self.rngs[game] = np.random.default_rng(seed)
+        self.cursor[game] = _RANDOM_ROWS
+
+    def act(self, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action for each of ``games`` (ascending indices), ``mask`` their rows."""
+        for g in games[self.cursor[games] == _RANDOM_ROWS]:
+            self.buf[g] = self.rngs[g].random(self.buf.shape[1:])
+            self.cursor[g] = 0
+        keys = np.where(mask > 0, self.buf[games, self.cursor[games]], -1.0)
+        self.cursor[games] += 1
+        return keys.argmax(axis=1).astype(np.int64)
+
+
+class _GamesVectorEnv(VectorEnv):
+    """What both vector envs share: games on the batch engine, rows, seeding and autoreset.
+
+    A subclass says which seat and game each row is (:attr:`row_seat`,
+    :attr:`row_game`), how a reset draws a game's deal (:meth:`_deal_seed`),
+    who fills the seats no row acts for (:meth:`_other_actions`) and which
+    info keys a row gets (:meth:`_step_info`, :meth:`_reset_info`).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
+
+    row_seat: np.ndarray
+    row_game: np.ndarray
+
+    def _setup(
+        self,
+        games: int,
+        rows: int,
+        rules: Any,
+        tick_ms: int,
+        reaction: Any,
+        render_mode: str | None,
+        obs_format: str,
+        illegal_action: str,
+        autoreset_mode: Any,
+        options: dict[str, Any],
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.obs_format = formats.check_obs_format(obs_format)
+        self.autoreset_mode = check_autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        settings = table_settings(
+            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+        )
+        self.games = Games(games, settings)
+        self.rules = self.games.rules
+        self.n_games = games
+        self.num_envs = rows
+        self.render_mode = render_mode
+        n_actions = self.games.n_actions
+        vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
+        self.single_observation_space = formats.observation_space(
+            self.obs_format, vector, n_actions
+        )
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.observation_space = batch_space(self.single_observation_space, rows)
+        self.action_space = batch_space(self.single_action_space, rows)
+        self._rngs: list[np.random.Generator | None] = [None] * games
+        self._ended = np.zeros(games, bool)  # over, its next reset not yet done
+        self._obs: np.ndarray | None = None  # the rows' current vectors and masks
+        self._mask: np.ndarray | None = None
+        self._all_games = np.arange(games)
+
+    # ----------------------------------------------------------------- subclass hooks
+    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        raise NotImplementedError
+
+    def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
+        """Fill the seats of the ``stepped`` games that no row acts for (in place)."""
+
+    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def _reset_info(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- Gymnasium API
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every game, or with ``options={"reset_mask": mask}`` only those marked.
+
+        ``seed``: an int ``s`` resets game ``k`` with ``s + k`` (rows: see the
+        class); a list gives one seed (or ``None``) per game; ``None`` draws
+        from each game's generator. ``options={"deal": {...}}`` deals every reset
+        game that deal (docs/rules.md). Returns ``(observations, infos)``.
+        """
+        options = dict(check_options(options))
+        games = self._reset_games(options.pop("reset_mask", None))
+        seeds = self._seeds(seed)
+        deal = options.get("deal")
+        parsed = None if deal is None else parse_deal(self.rules, deal)
+        deal_seeds = [self._draw(int(g), seeds[g]) for g in games]
+        if parsed is None:
+            self.games.deal_seeded(games, deal_seeds)
+        else:
+            for g, s in zip(games, deal_seeds, strict=True):
+                self.games.deal_explicit(int(g), parsed, s)
+        self.games.observe()
+        self._ended[games] = False
+        self._gather()
+        rows = np.isin(self.row_game, games)
+        infos: dict[str, Any] = {}
+        for key, value in self._reset_info().items():
+            _put(infos, key, value, rows)
+        self._render_human()
+        return self._observations(), infos
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One tick of every game; ``(observations, rewards, terminations, truncations, infos)``."""
+        if self._obs is None or self._mask is None:
+            raise RuntimeError("call reset() before step()")
+        a = self._check_actions(actions)
+        mode = self.autoreset_mode
+        if mode == AutoresetMode.DISABLED and self._ended.any():
+            g = int(np.flatnonzero(self._ended)[0])
+            raise RuntimeError(
+                f"game {g} ({self._name_rows(g)}) ended on an earlier step and autoreset_mode is "
+                "DISABLED: reset it first with reset(options={'reset_mask': mask}) "
+                "(mask a bool array marking it)"
+            )
+        resetting = self._ended.copy() if mode == AutoresetMode.NEXT_STEP else None
+        stepped = ~resetting if resetting is not None else np.ones(self.n_games, bool)
+        stepped_rows = stepped[self.row_game]
+        illegal = self._mask[np.arange(self.num_envs), a] == 0
+        if self.games.illegal_action == "raise" and (illegal & stepped_rows).any():
+            r = int(np.flatnonzero(illegal & stepped_rows)[0])
+            legal = np.flatnonzero(self._mask[r]).tolist()
+            raise ActionError(f"action {int(a[r])} of row {r} is illegal now; legal: {legal}")
+        raw = np.zeros((2, self.n_games), np.int64)
+        raw[self.row_seat, self.row_game] = np.where(stepped_rows, a, 0)
+        self._other_actions(raw, np.flatnonzero(stepped))
+        self.games.check_legal(raw)
+        # Games waiting for their next-step reset count as finished: the engine leaves them
+        # as they are and does not report their end again.
+        tick, _ = self.games.step_observe(raw, resetting)
+        over = tick.over & stepped
+        row_over = over[self.row_game]
+        rewards = np.where(stepped_rows, tick.rewards[self.row_seat, self.row_game], 0)
+        rewards = rewards.astype(np.float32, copy=False)
+        terminated = tick.terminated[self.row_game] & stepped_rows
+        truncated = tick.truncated[self.row_game] & stepped_rows
+        self._gather()
+        step_info = self._step_info(tick, over)
+        step_info["illegal"] = illegal
+        infos: dict[str, Any] = {}
+        if mode == AutoresetMode.SAME_STEP and over.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for r in np.flatnonzero(row_over):
+                final_obs[r] = self._one_observation(int(r))
+            final_info: dict[str, Any] = {}
+            for key, value in step_info.items():
+                _put(final_info, key, value, row_over)  # end keys: every row here ended
+            infos.update(
+                final_obs=final_obs,
+                _final_obs=row_over.copy(),
+                final_info=final_info,
+                _final_info=row_over.copy(),
+            )
+            self._restart(np.flatnonzero(over))
+            info_rows = ~row_over
+        elif resetting is not None and resetting.any():
+            self._restart(np.flatnonzero(resetting))
+            info_rows = stepped_rows
+        else:
+            info_rows = np.ones(self.num_envs, bool)
+        if mode != AutoresetMode.SAME_STEP:
+            self._ended |= over
+        for key, value in self._reset_info().items():
+            _put(infos, key, value, ~info_rows)
+        for key, value in step_info.items():
+            # A game's result is in the info of the step that ended it only.
+            _put(infos, key, value, info_rows & row_over if key in _END_KEYS else info_rows)
+        self._render_human()
+        return self._observations(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Each row's legal actions now, int8 ``(num_envs, n_actions)`` (a fresh array)."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask.copy()
+
+    def snapshot(self, game: int = 0) -> dict[str, Any]:
+        """The public JSON-ready table of game ``game``."""
+        return self.games.snapshot(game)
+
+    def render(self) -> tuple[Any, ...] | None:
+        """Every game's frame (``ansi``: text, ``rgb_array``: image), as ``SyncVectorEnv`` gives
+        them; ``human`` prints every game's table and returns None."""
+        if self.render_mode is None:
+            return None
+        from speed_env import render
+
+        frames = tuple(
+            render.render_mode(self.games.snapshot(g), self.render_mode)
+            for g in range(self.n_games)
+        )
+        return None if self.render_mode == "human" else frames
+
+    # ----------------------------------------------------------------- inside
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
+    def _name_rows(self, game: int) -> str:
+        rows = np.flatnonzero(self.row_game == game).tolist()
+        return f"row {rows[0]}" if len(rows) == 1 else f"rows {', '.join(map(str, rows))}"
+
+    def _reset_games(self, reset_mask: Any) -> np.ndarray:
+        """The games a reset deals: all, or those a ``reset_mask`` (bool, one per row) marks."""
+        if reset_mask is None:
+            return self._all_games
+        mask = np.asarray(reset_mask)
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
+        by_game = np.zeros(self.n_games, bool)
+        by_game[self.row_game[mask]] = True
+        partial = by_game[self.row_game] & ~mask
+        if partial.any():
+            r = int(np.flatnonzero(partial)[0])
+            raise ValueError(
+                f"options['reset_mask'] marks only some rows of game {self.row_game[r]}: "
+                f"{self._name_rows(int(self.row_game[r]))} are one game and reset together"
+            )
+        if not by_game.any():
+            raise ValueError("options['reset_mask'] marks no row: nothing to reset")
+        return np.flatnonzero(by_game)
+
+    def _seeds(self, seed: Any) -> list[int | None]:
+        """One seed (or None) per game from ``reset``'s ``seed``."""
+        if seed is None:
+            return [None] * self.n_games
+        if isinstance(seed, list | tuple):
+            if len(seed) != self.n_games:
+                raise ValueError(
+                    f"a list of seeds needs one per game ({self.n_games}), got {len(seed)}"
+                )
+            return [check_seed(s) for s in seed]
+        base = check_seed(seed)
+        assert base is not None
+        return [base + g for g in range(self.n_games)]
+
+    def _draw(self, game: int, seed: int | None) -> int:
+        """Game ``game``'s next deal seed, from its generator (reseeded by ``seed``)."""
+        rng = self._rngs[game]
+        if seed is not None:
+            rng = seeding.np_random(seed)[0]
+        elif rng is None:
+            rng = seeding.np_random()[0]
+        self._rngs[game] = rng
+        return self._deal_seed(game, seed, rng)
+
+    def _restart(self, games: np.ndarray) -> None:
+        """Deal the listed games their next game (unseeded) and rewrite their rows."""
+        seeds = [self._draw(int(g), None) for g in games]
+        self.games.restart_observe(games, seeds)
+        self._ended[games] = False
+        self._gather()
+
+    def _gather(self) -> None:
+        """Each row's vector and mask from the engine's buffers (fresh arrays)."""
+        self._obs = self.games.obs_buf[self.row_seat, self.row_game]
+        self._mask = self.games.mask_buf[self.row_seat, self.row_game]
+
+    def _observations(self) -> Any:
+        assert self._obs is not None and self._mask is not None
+        if self.obs_format == "box":
+            return self._obs.copy()
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def _one_observation(self, row: int) -> Any:
+        assert self._obs is not None and self._mask is not None
+        obs, _ = formats.package(self.obs_format, self._obs[row].copy(), self._mask[row].copy())
+        return obs
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ActionError(
+                f"actions must have shape ({self.num_envs},), one per sub-env, got {a.shape}"
+            )
+        if not np.issubdtype(a.dtype, np.integer):  # bools are not integers to numpy either
+            raise ActionError(f"actions must be an integer array, got dtype {a.dtype}")
+        n = self.single_action_space.n
+        bad = (a < 0) | (a >= n)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise ActionError(
+                f"action {int(a[r])} of sub-env {r} is outside the action space Discrete({n})"
+            )
+        return a.astype(np.int64, copy=False)
+
+    def _mask_info(self) -> dict[str, np.ndarray]:
+        assert self._mask is not None
+        return {"action_mask": self._mask.copy()} if self.obs_format == "box" else {}
+
+    def _winner_names(self, winner: np.ndarray, over: np.ndarray) -> np.ndarray:
+        """Each row's game result as ``snapshot()["winner"]`` names it (object array)."""
+        names = np.array([None, "player_0", "player_1", "draw"], dtype=object)
+        return names[np.where(over, winner.astype(np.int64) + 1, 0)][self.row_game]
+
+
+def _put(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
+    """Merge ``values[rows]`` into ``infos[key]`` with its ``_key`` flags, as
+    ``VectorEnv._add_info`` does one sub-env at a time (zero or None where unset)."""
+    if not rows.any():
+        return
+    if key in infos:
+        infos[key][rows] = values[rows]
+        infos[f"_{key}"] |= rows
+        return
+    empty = np.full(values.shape, None, object) if values.dtype == object else np.zeros_like(values)
+    empty[rows] = values[rows]
+    infos[key], infos[f"_{key}"] = empty, rows.copy()
+
+
+class SpeedVectorEnv(_GamesVectorEnv):
+    """``num_envs`` games of ``speed_env/Speed-v1``: the learner in one seat, the opponent inside.
+
+    ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N, **kwargs)`` builds
+    it; every ``Speed-v1`` keyword is taken (``rules``, ``opponent``, ``seat``,
+    ``tick_ms``, ``reaction``, ``render_mode``, ``obs_format``,
+    ``illegal_action``, rule options), and ``autoreset_mode``. Infos, as in
+    ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
+    ``illegal`` (the action was illegal and taken as a wait) and, at a game's
+    end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        opponent: Policy | None = None,
+        seat: int | str = "random",
+        tick_ms: int = 50,
+        reaction: Any = None,
+        render_mode: str | None = None,
+        obs_format: str = "box",
+        illegal_action: str = "wait",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **options: Any,
+    ) -> None:
+        n = _check_num_envs(num_envs)
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
+        ):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
+        if isinstance(opponent, str):
+            raise TypeError(
+                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
+                "with the agents package: import agents; gymnasium.make_vec("
+                f"'speed_env/Speed-v1', num_envs={n}, opponent=agents.make({shown(opponent)}))"
+            )
+        if opponent is not None and not isinstance(opponent, Policy):
+            raise TypeError(
+                f"opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(opponent).__name__}"
+            )
+        self._setup(
+            n, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
+            autoreset_mode, options,
+        )  # fmt: skip
+        self.opponent = opponent
+        self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
+        self.seat_choice = seat
+        self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)
+        self.row_seat = self.seat  # the same array: a seat drawn at a reset moves the row
+        self.row_game = np.arange(n)
+
+    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        # The draws of SpeedGymEnv.reset, in its order: seat, deal, opponent's reseed.
+        if self.seat_choice == "random":
+            self.seat[game] = int(rng.integers(2))
+        deal = int(rng.integers(2**63))
+        if seed is not None:
+            if self._random is not None:
+                self._random.reseed(game, int(rng.integers(2**63)))
+            elif callable(getattr(self.opponent, "reseed", None)):
+                value = int(rng.integers(2**63))
+                if game == 0:
+                    self.opponent.reseed(value)  # type: ignore[union-attr]
+        return deal
+
+    def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
+        if not stepped.size:
+            return
+        opp = 1 - self.seat[stepped]
+        obs = self.games.obs_buf[opp, stepped]
+        mask = self.games.mask_buf[opp, stepped]
+        if self._random is not None:
+            raw[opp, stepped] = self._random.act(stepped, mask)
+            return
+        assert self.opponent is not None
+        who = f"the opponent {type(self.opponent).__name__}"
+        actions = np.asarray(self.opponent.act(obs, mask))
+        if actions.shape != (stepped.size,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ActionError(
+                f"{who} returned {actions.dtype} actions of shape {actions.shape}; act(obs, mask) "
+                f"must return one integer action per row of obs: shape ({stepped.size},) here"
+            )
+        n = self.games.n_actions
+        bad = (actions < 0) | (actions >= n)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise ActionError(
+                f"{who} returned action {int(actions[j])} in game {int(stepped[j])}, outside "
+                f"the action space Discrete({n})"
+            )
+        raw[opp, stepped] = actions
+
+    def _reset_info(self) -> dict[str, np.ndarray]:
+        return {**self._mask_info(), "seat": self.seat.copy()}
+
+    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        # The seat as it was on this step: read before any reset draws a new one.
+        info = {**self._mask_info(), "seat": self.seat.copy()}
+        if ended.any():
+            info["winner"] = self._winner_names(tick.winner, ended)
+            if not self.rules.is_japanese:
+                info["points"] = tick.points[self.seat, self.row_game]
+        return info
+
+
+class SpeedSelfPlayVectorEnv(_GamesVectorEnv):
+    """Both seats of ``num_envs // 2`` games as rows: row ``2g + s`` is seat ``s`` of game ``g``.
+
+    ``gymnasium.make_vec("speed_env/SpeedSelfPlay-v1", num_envs=2 * G)``
+    builds it. Every row is ego-centric (its seat's own view, as every Speed
+    observation is), the caller gives an action for every row, and a game's
+    two rows end together (both terminated, rewards +1 / -1, or 0 / 0 for a
+    draw; both truncated at ``max_game_ms``). Game ``g`` after ``reset(seed=s)``
+    is ``speed_env.parallel_env()`` reset with ``seed=s + g``, and its next
+    games are that env's unseeded resets. Keywords: those of
+    ``parallel_env`` (``rules``, ``tick_ms``, ``reaction``, ``obs_format``,
+    ``illegal_action``, rule options; ``obs_format`` is ``"box"`` by default
+    here) and ``autoreset_mode``. Infos per row, as ``parallel_env`` gives
+    them per agent: ``action_mask`` (box), ``illegal`` and, at a game's end,
+    ``winner``, ``played``, ``bounced``, ``clock_ms`` and (``us``/``pagat``)
+    ``points``.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 2,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        tick_ms: int = 50,
+        reaction: Any = None,
+        render_mode: str | None = None,
+        obs_format: str = "box",
+        illegal_action: str = "wait",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **options: Any,
+    ) -> None:
+        n = _check_num_envs(num_envs)
+        if n % 2:
+            raise ValueError(
+                f"num_envs={n} is odd: {SELF_PLAY_ID} has two rows per game (row 2g + s is seat "
+                f"s of game g), so num_envs must be even (2 * games)"
+            )
+        self._setup(
+            n // 2, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
+            autoreset_mode, options,
+        )  # fmt: skip
+        self.row_seat = np.tile(np.arange(2), n // 2)
+        self.row_game = np.repeat(np.arange(n // 2), 2)
+
+    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        # parallel_env deals a seeded reset's own seed and draws only unseeded ones.
+        return seed if seed is not None else int(rng.integers(2**63))
+
+    def _reset_info(self) -> dict[str, np.ndarray]:
+        return self._mask_info()
+
+    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        info = self._mask_info()
+        if ended.any():
+            s, g = self.row_seat, self.row_game
+            info.update(
+                winner=self._winner_names(tick.winner, ended),
+                played=tick.played[s, g].astype(np.int64),
+                bounced=tick.bounced[s, g].astype(np.int64),
+                clock_ms=tick.clock_ms[g].astype(np.int64),
+            )
+            if not self.rules.is_japanese:
+                info["points"] = tick.points[s, g].astype(np.int64)
+        return info
+
+
+def self_play_single(*args: Any, **kwargs: Any) -> NoReturn:
+    """Entry point of ``gymnasium.make("speed_env/SpeedSelfPlay-v1")``: refused, naming make_vec."""
+    raise error.Error(
+        f"{SELF_PLAY_ID} is a vector env only (its rows are both seats of each game, so one "
+        f"sub-env alone has no opponent): use gymnasium.make_vec({SELF_PLAY_ID!r}, num_envs=2 * "
+        "games); for one game's two seats use speed_env.parallel_env(), for one seat against "
+        "an opponent gymnasium.make('speed_env/Speed-v1')"
+    )
