@@ -125,7 +125,7 @@ def test_cleanrl_ppo_trains_on_make_vec_logs_and_evaluates(tmp_path):
     )
     assert result["steps"] == 4096 and 0 < result["decisions"] < result["steps"]
     assert result["illegal_chosen"] == 0  # the env's own count: masks reached the logits
-    rows = list(csv.DictReader(log.open()))
+    rows = list(csv.DictReader(log.read_text().splitlines()))
     assert [int(r["step"]) for r in rows] == [2048, 4096]  # a row per rollout of 16 x 128 steps
     for row in rows:
         assert float(row["steps_per_s"]) > 0
