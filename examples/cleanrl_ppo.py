@@ -1,33 +1,27 @@
 """PPO with action masks on ``gymnasium.make_vec("speed_env/Speed-v1")``, one file, CleanRL-style.
 
-    python examples/cleanrl_ppo.py --total-timesteps 20000000 --csv runs/cleanrl/log.csv
+    python examples/cleanrl_ppo.py --opponent greedy --total-timesteps 20000000 --csv log.csv
 
-Torch and the kit only. The settings are one dataclass (:class:`Args`), each field's docstring
-its flag's help; the loop in :func:`main` reads top to bottom. Three things differ from a PPO
-for Atari, each because of the game:
+Torch and the kit only: the settings are one dataclass (:class:`Args`, a flag per field, its
+docstring the help) and :func:`main` reads top to bottom. What the game asks of a PPO:
 
 - **Masks on the logits.** ``infos["action_mask"]`` (int8) marks the legal actions; illegal
-  logits are set to a large negative number before sampling, in the rollout and in the update.
-- **Ticks and decisions.** One env step is one 50 ms tick of every game. On most ticks only
-  ``wait`` is legal (a card is in flight, or nothing fits): those rows have no choice, so the
-  policy is not asked and they are not learned from. GAE runs over the *decision* rows of each
-  game (the rewards of the forced ticks between two decisions are summed), so ``gamma`` and
-  ``gae_lambda`` count decisions, as ``speed train`` counts them.
-- **No discount.** Speed pays +1/-1 only when a game ends. With ``gamma < 1`` a postponed loss
-  looks better than a quick one and the agent learns to stall; ``gamma = 1`` (``speed train``'s
-  default) makes waiting pay nothing, and the idle rule makes a seat that only waits lose.
+  logits become a large negative number, in the rollout and in the update.
+- **Ticks and decisions.** A step is one 50 ms tick; on most ticks only ``wait`` is legal. Those
+  rows are neither shown to the policy nor learned from, and GAE runs over each game's
+  decisions (the forced ticks' rewards summed between two), so ``gamma`` and ``gae_lambda``
+  count decisions, as ``speed train`` counts them.
+- **No discount.** Speed pays +1/-1 at a game's end only. With ``gamma < 1`` a postponed loss
+  beats a quick one and the agent learns to stall; with 1 waiting pays nothing (and the idle
+  rule makes a seat that only waits lose).
+- **Next-step autoreset** (Gymnasium 1.x): the step that ends a game returns its last
+  observation and reward; the next one ignores that row's action and returns the new game's
+  first observation. That row is no transition, so it is never learned from (``valid``). A
+  truncated game (``max_game_ms``) is over: nothing to bootstrap.
 
-Autoreset is Gymnasium 1.x's ``NEXT_STEP`` mode: the step that ends a game returns its last
-observation and its reward; the *next* step ignores that row's action and returns the new
-game's first observation. That row is no transition of either game, so it is never learned
-from (``valid`` below). A truncated game (``max_game_ms``) is over, like a terminated one: the
-game has no future to bootstrap from.
-
-``--opponent SPEC`` puts a kit bot (``agents.make``) inside Speed-v1 instead of its default
-random player; ``--self-play`` trains on ``speed_env/SpeedSelfPlay-v1``, where row ``2g + s`` is
-seat ``s`` of game ``g`` and this one policy acts every row. At the end the policy (argmax of
-the masked logits) plays ``--final-games`` games against each of ``--eval-opponents``. The last
-line printed is ``RESULT {json}`` (tests/test_examples.py reads it).
+``--opponent SPEC`` puts a kit bot (``agents.make``) inside Speed-v1 instead of its random
+player; ``--self-play`` acts every row of ``speed_env/SpeedSelfPlay-v1`` (row ``2g + s`` is seat
+``s`` of game ``g``). The last line printed is ``RESULT {json}`` (tests/test_examples.py).
 """
 
 from __future__ import annotations
@@ -141,7 +135,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
             )
             continue
         kind = FLAG_TYPES.get(f.name, count(1) if f.type == "int" else str)
-        parser.add_argument(flag, type=kind, default=f.default, help=f"{text} ({f.default})")
+        parser.add_argument(
+            flag,
+            type=kind,
+            default=f.default,
+            help=text if f.default is None else f"{text} ({f.default})",
+        )
     args = Args(**vars(parser.parse_args(argv)))
     if args.self_play and args.opponent is not None:
         parser.error("--opponent has no effect with --self-play (the policy plays both seats)")
@@ -152,8 +151,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.plot and not args.csv:
         parser.error("--plot draws the rows of --csv: give --csv too")
     for spec in [args.opponent or "random", *args.eval_opponents.split(",")]:
-        try:
-            agents.parse_spec(spec.strip())
+        try:  # an unknown agent or rules preset is one line here, not a traceback later
+            agents.make(spec.strip(), args.rules)
         except ValueError as exc:
             parser.error(str(exc))
     return args
@@ -291,6 +290,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     step = decisions = illegal = 0
     episode_return = np.zeros(n)
     finished: list[float] = []  # returns of the games finished since the last log line
+    returns: list[float] = []  # and of every game finished in training
     start = time.perf_counter()
     obs, infos = envs.reset(seed=args.seed)
     valid = np.ones(n, bool)  # False on a row whose previous step ended its game (autoreset)
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             obs, reward, term, trunc, infos = envs.step(actions)
             done = term | trunc
             reward_buf[t], done_buf[t] = reward, done
-            illegal += int(np.sum(infos.get("illegal", 0)))  # the env's own count of illegal picks
+            illegal += int(infos["illegal"].sum())  # the env's own count of illegal picks
             episode_return += reward
             finished += episode_return[done].tolist()
             episode_return[done] = 0.0
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 writer.writeheader()
             writer.writerow(row)
             log.flush()
-        finished = []
+        returns, finished = returns + finished, []
     envs.close()
     if log is not None:
         log.close()
@@ -409,6 +409,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "steps": step,
         "decisions": decisions,
         "illegal_chosen": illegal,
+        "train_games": len(returns),
+        "train_return_sum": sum(returns),
         "train_s": round(train_s, 1),
         "eval_s": round(eval_s, 1),
         "final": final,

@@ -136,6 +136,22 @@ def test_cleanrl_ppo_trains_on_make_vec_logs_and_evaluates(tmp_path):
         assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] and 0 <= r["win_rate"] <= 1
 
 
+def test_cleanrl_ppo_self_play_acts_both_seats_of_every_game():
+    result = run_example(
+        "cleanrl_ppo.py",
+        *("--self-play", "--num-envs", "16", "--num-steps", "512", "--total-timesteps", "8192"),
+        *("--minibatch-size", "512", "--eval-opponents", "greedy", "--final-games", "16"),
+    )
+    assert result["steps"] == 8192 and result["decisions"] > 0
+    assert result["illegal_chosen"] == 0
+    # Rows are seats: a game's two rows end on the same step, +1 and -1 (or 0 and 0).
+    assert result["train_games"] > 0 and result["train_games"] % 2 == 0
+    assert result["train_return_sum"] == 0
+    (final,) = result["final"]
+    assert final["opponent"] == "greedy" and final["games"] == 16
+    assert final["wins"] + final["losses"] + final["draws"] == 16
+
+
 def test_cleanrl_ppo_refuses_an_unknown_opponent_in_one_line():
     out = subprocess.run(
         [sys.executable, str(EXAMPLES / "cleanrl_ppo.py"), "--opponent", "nosuchbot"],
