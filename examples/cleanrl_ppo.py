@@ -69,8 +69,8 @@ class Args:
     num_envs: int = 256
     """Games side by side (rows of the vector env; with --self-play two rows a game)."""
     num_steps: int = 512
-    """Ticks per row per rollout: about 70 decisions, so a rollout holds as many decisions as
-    one of ``speed train``'s (64 per game, 256 games)."""
+    """Ticks per row per rollout: 45-65 decisions a row, about as many as a rollout of ``speed
+    train`` holds (64 a game, 256 games)."""
     learning_rate: float = 3e-4
     """Adam's step size at the start."""
     anneal_lr: bool = True
