@@ -10,6 +10,7 @@ skips its test with the reason, except under CI (``CI=true``), where
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
@@ -17,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +113,84 @@ def test_openspiel_loads_both_games_and_its_ismcts_plays_vintage():
         [-1.0, 1.0],
         [0.0, 0.0],
     )
+
+
+def test_cleanrl_ppo_trains_on_make_vec_logs_and_evaluates(tmp_path):
+    log = tmp_path / "log.csv"
+    result = run_example(
+        "cleanrl_ppo.py",
+        *("--num-envs", "16", "--num-steps", "128", "--total-timesteps", "4096"),
+        *("--minibatch-size", "256", "--eval-every", "1", "--eval-games", "8"),
+        *("--final-games", "24", "--csv", str(log)),
+    )
+    assert result["steps"] == 4096 and 0 < result["decisions"] < result["steps"]
+    assert result["illegal_chosen"] == 0  # the env's own count: masks reached the logits
+    rows = list(csv.DictReader(log.read_text().splitlines()))
+    assert [int(r["step"]) for r in rows] == [2048, 4096]  # a row per rollout of 16 x 128 steps
+    for row in rows:
+        assert float(row["steps_per_s"]) > 0
+        assert 0 <= float(row["eval_random"]) <= 1 and 0 <= float(row["eval_greedy"]) <= 1
+    assert [r["opponent"] for r in result["final"]] == ["random", "greedy"]
+    for r in result["final"]:
+        assert r["wins"] + r["losses"] + r["draws"] == r["games"] == 24
+        assert r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] and 0 <= r["win_rate"] <= 1
+
+
+def test_cleanrl_ppo_self_play_acts_both_seats_of_every_game():
+    result = run_example(
+        "cleanrl_ppo.py",
+        *("--self-play", "--num-envs", "16", "--num-steps", "512", "--total-timesteps", "8192"),
+        *("--minibatch-size", "512", "--eval-opponents", "greedy", "--final-games", "16"),
+    )
+    assert result["steps"] == 8192 and result["decisions"] > 0
+    assert result["illegal_chosen"] == 0
+    # Rows are seats: a game's two rows end on the same step, +1 and -1 (or 0 and 0).
+    assert result["train_games"] > 0 and result["train_games"] % 2 == 0
+    assert result["train_return_sum"] == 0
+    (final,) = result["final"]
+    assert final["opponent"] == "greedy" and final["games"] == 16
+    assert final["wins"] + final["losses"] + final["draws"] == 16
+
+
+def test_cleanrl_ppo_refuses_an_unknown_opponent_in_one_line():
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "cleanrl_ppo.py"), "--opponent", "nosuchbot"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 2 and "nosuchbot" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cleanrl_ppo_advantages_skip_forced_ticks_and_the_autoreset_row(monkeypatch):
+    """Two envs, six ticks each (D a decision, . a forced wait, * the game's end paying +1,
+    r the autoreset step, which shows the old game's last observation: no transition):
+
+        env 0:  D  .  .  *  r  D      the new game's decision bootstraps from the critic
+        env 1:  D  .  D  *  r  .      two decisions in one game: gamma and lambda per decision
+    """
+    spec = importlib.util.spec_from_file_location("cleanrl_ppo", EXAMPLES / "cleanrl_ppo.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "cleanrl_ppo", module)  # dataclasses look the module up
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    rewards = np.zeros((6, 2), np.float32)
+    rewards[3] = 1.0
+    dones = np.zeros((6, 2), bool)
+    dones[3] = True
+    decision = np.zeros((6, 2), bool)
+    decision[[0, 5], 0] = decision[[0, 2], 1] = True
+    values = np.zeros((6, 2), np.float32)
+    values[[0, 5], 0] = 0.25, 0.5
+    values[[0, 2], 1] = 0.2, 0.6
+    last_value = np.array([0.75, 0.9], np.float32)
+    gamma, lam = 0.5, 0.9
+    adv = module.decision_gae(rewards, dones, decision, values, last_value, gamma, lam)
+    # env 0: the +1 three ticks later is not discounted (no decision between), the next game
+    # adds nothing; the last decision bootstraps from last_value
+    assert adv[:, 0].tolist() == pytest.approx([1.0 - 0.25, 0, 0, 0, 0, gamma * 0.75 - 0.5])
+    # env 1: B = 1 - 0.6; A = gamma * V(B) - V(A) + gamma * lam * B; nothing on other rows
+    b = 1.0 - 0.6
+    a = gamma * 0.6 - 0.2 + gamma * lam * b
+    assert adv[:, 1].tolist() == pytest.approx([a, 0, b, 0, 0, 0])
