@@ -93,9 +93,7 @@ def train(rules: str, out: Path, extra: list[str], log: Path) -> list[dict[str, 
     return [seen[k] for k in sorted(seen)]
 
 
-def evaluate(
-    model: Path, rules: str, games: int, workers: int, seed: int
-) -> list[dict[str, Any]]:
+def evaluate(model: Path, rules: str, games: int, workers: int, seed: int) -> list[dict[str, Any]]:
     """``model`` against each bot on ``games`` paired deals: the recipe's own scoring rows."""
     from train.ppo import Config, parse_rules_options, score
 
@@ -241,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
             fresh = [{"rules": rules, **row, "load": os.getloadavg()[0]} for row in fresh]
             rows = [r for r in read_csv(stamps_path) if r["rules"] != rules]
             stamps_path.unlink(missing_ok=True)
-            append_csv(stamps_path, [*rows, *fresh], ("rules", "decisions", "wall_s", "cpu_s", "load"))
+            append_csv(
+                stamps_path, [*rows, *fresh], ("rules", "decisions", "wall_s", "cpu_s", "load")
+            )
             stamps = [{k: str(v) for k, v in row.items()} for row in fresh]
         done = {
             (r["decisions"], r["opponent"])

@@ -49,7 +49,15 @@ from typing import Any
 from train.curves import Panel
 from train.settings import RunSettings, check_ppo, recipe_main, specs
 
-__all__ = ["Config", "check_config", "main", "tournament_command", "train"]
+__all__ = [
+    "Config",
+    "check_config",
+    "chosen_policy",
+    "main",
+    "tournament_command",
+    "train",
+    "verdict",
+]
 
 
 @dataclass
@@ -411,8 +419,23 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
         f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
         f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
     )
+    said = verdict(summary.get("last_eval") or [])
+    if said:
+        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
     run.bar.print(f"next, pit it against the bots: {summary['next']}")
     return summary
+
+
+def verdict(rows: Sequence[dict[str, Any]]) -> str:
+    """An evaluation's rows in words: each line-up's win rate and interval, and whether it
+    beats the bot (the interval's low end above 50%), plays at its level (the interval holds
+    50%) or loses to it."""
+    said = []
+    for r in rows:
+        lo, hi, rate = (100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate"))
+        how = "beats it" if lo > 50 else "at its level" if hi >= 50 else "below it"
+        said.append(f"{r['rules']}/{r['opponent']} {rate:.1f}% [{lo:.1f}, {hi:.1f}] ({how})")
+    return "; ".join(said)
 
 
 def tournament_command(cfg: Config, model: Path) -> str:

@@ -48,7 +48,9 @@ class RankwiseActor(nn.Module):
         super().__init__()
         plan = first_layer_plan(obs_dim)
         for name, array in plan._asdict().items():  # copies: the plan's arrays are read-only
-            self.register_buffer(name, torch.from_numpy(np.array(array)).flatten(), persistent=False)
+            self.register_buffer(
+                name, torch.from_numpy(np.array(array)).flatten(), persistent=False
+            )
         self.n_plays = int(plan.slot.shape[0])
         dims = [int(action_features(obs_dim).shape[1]), *hidden]
         self.act = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(dims))

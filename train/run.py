@@ -98,6 +98,17 @@ class Progress:
         if steps > self.bar.n:
             self.bar.update(steps - self.bar.n)
 
+    def restart_clock(self) -> None:
+        """Measure the rate (and so the time left) from now: after a warm start that did not
+        move the bar (cloning), whose minutes would otherwise read as a rate near 0."""
+        bar = self.bar
+        if bar.disable:
+            return
+        steps = bar.n
+        bar.reset(bar.total)  # the clock and the rate's averages start again, the count at 0
+        bar.initial = bar.n = bar.last_print_n = steps
+        bar.refresh()
+
     def note(self, text: str) -> None:
         """Show ``text`` after the bar (the latest evaluation)."""
         self.bar.set_postfix_str(text, refresh=False)
@@ -259,9 +270,16 @@ class Run:
             dagger_rounds=dagger_rounds,
         )
         stats = bc.clone(
-            self.model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=teacher_view
+            self.model,
+            env,
+            bc_cfg,
+            teachers,
+            seed=cfg.seed,
+            teacher_view=teacher_view,
+            progress=cfg.progress,
         )
         self.timing["bc_s"] = time.perf_counter() - t0
+        self.bar.restart_clock()  # its rate and time left: PPO's, not the cloning's
         self.state["bc"] = stats
         self.bar.print(bc.describe(stats))
         return stats
