@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -124,14 +124,71 @@ def n_features(obs_dim: int) -> int:
     return int(action_features(obs_dim).shape[1])
 
 
-def gather(obs: np.ndarray) -> np.ndarray:
-    """Each play action's features ``(n, 26, F)`` of a batch of observations ``(n, obs_dim)``."""
+class FirstLayerPlan(NamedTuple):
+    """How the shared scorer's first layer runs as one matmul over the observation instead of
+    26 over the gathered features (:func:`first_layer_plan`; the same numbers, reordered sums).
+
+    A feature every play reads from the same entry (the scalars) is multiplied once a row and
+    added to every play; the others are folded into a matrix ``M`` of ``(len(used), 26 * H)``
+    (:func:`fold_first_layer`) with ``M[u, a*H:(a+1)*H]`` the sum of the weight columns of the
+    features of play ``a`` that read padded entry ``used[u]``, so that
+    ``padded[:, used] @ M`` is every play's first layer before its bias."""
+
+    used: np.ndarray
+    """Padded observation entries some play reads through a non-shared feature ``(U,)``."""
+    varying: np.ndarray
+    """The features not shared by all plays ``(V,)`` (columns of the first layer's weight)."""
+    slot: np.ndarray
+    """``(26, V)``: row ``u * 26 + a`` of the folded matrix viewed ``(U * 26, H)`` that
+    feature ``varying[j]`` of play ``a`` adds to."""
+    shared: np.ndarray
+    """The features every play reads from the same entry ``(S,)``."""
+    shared_entries: np.ndarray
+    """The padded entries those features read ``(S,)``."""
+
+
+@cache
+def first_layer_plan(obs_dim: int) -> FirstLayerPlan:
+    """The :class:`FirstLayerPlan` of the gather of an observation of ``obs_dim`` floats."""
+    table = action_features(obs_dim)
+    same = (table == table[0]).all(axis=0)
+    shared, varying = np.flatnonzero(same), np.flatnonzero(~same)
+    used, where = np.unique(table[:, varying], return_inverse=True)
+    where = where.reshape(table.shape[0], len(varying))
+    slot = where * table.shape[0] + np.arange(table.shape[0])[:, None]
+    plan = FirstLayerPlan(used, varying, slot, shared, table[0, shared].copy())
+    for array in plan:
+        array.setflags(write=False)
+    return plan
+
+
+def fold_first_layer(weight: np.ndarray, obs_dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first layer's ``weight`` ``(H, F)`` folded by :func:`first_layer_plan`: ``M``
+    ``(U, 26 * H)`` and the shared features' weights ``(S, H)``."""
+    plan = first_layer_plan(obs_dim)
+    hidden = weight.shape[0]
+    wt = np.asarray(weight, np.float32).T
+    folded = np.zeros((len(plan.used) * plan.slot.shape[0], hidden), np.float32)
+    src = np.broadcast_to(wt[plan.varying], (plan.slot.shape[0], *wt[plan.varying].shape))
+    np.add.at(folded, plan.slot.reshape(-1), src.reshape(-1, hidden))
+    folded = folded.reshape(len(plan.used), plan.slot.shape[0] * hidden)
+    return folded, np.ascontiguousarray(wt[plan.shared])
+
+
+def pad(obs: np.ndarray) -> np.ndarray:
+    """``obs`` ``(n, obs_dim)`` with the two constant entries the gather reads appended
+    (``0`` at ``obs_dim``, ``1`` at ``obs_dim + 1``), float32."""
     n, dim = obs.shape
     padded = np.empty((n, dim + 2), np.float32)
     padded[:, :dim] = obs
     padded[:, dim] = 0.0
     padded[:, dim + 1] = 1.0
-    return padded[:, action_features(dim)]
+    return padded
+
+
+def gather(obs: np.ndarray) -> np.ndarray:
+    """Each play action's features ``(n, 26, F)`` of a batch of observations ``(n, obs_dim)``."""
+    return pad(obs)[:, action_features(obs.shape[1])]
 
 
 def rotate_ranks(obs: np.ndarray, steps: int = 1) -> np.ndarray:
@@ -181,6 +238,10 @@ class RankwisePolicy(MLPPolicy):
             )
             for k in range(sum(1 for name in tensors if name.startswith("act.")) // 2)
         ]
+        # The first layer as one matmul over the observation (FirstLayerPlan): the same
+        # numbers as the gather's, at a fraction of its memory traffic.
+        self.plan = first_layer_plan(obs_dim)
+        self.folded, self.shared_w = fold_first_layer(tensors["act.0.weight"], obs_dim)
         self.score = (
             np.asarray(tensors["score.weight"], np.float32)[0],
             float(np.asarray(tensors["score.bias"])[0]),
@@ -191,8 +252,12 @@ class RankwisePolicy(MLPPolicy):
         )
 
     def _logits(self, x: np.ndarray) -> np.ndarray:
-        h = gather(x)
-        for w, b in self.layers:
+        padded, plan = pad(x), self.plan
+        n, hidden = x.shape[0], self.shared_w.shape[1]
+        h = (padded[:, plan.used] @ self.folded).reshape(n, -1, hidden)
+        h += (padded[:, plan.shared_entries] @ self.shared_w + self.layers[0][1])[:, None, :]
+        _act(h, self.activation)
+        for w, b in self.layers[1:]:
             h = h @ w
             h += b
             _act(h, self.activation)

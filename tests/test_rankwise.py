@@ -104,6 +104,63 @@ def save_tiny(path, tensors=None):
     )
 
 
+def gathered_logits(tensors: dict[str, np.ndarray], obs: np.ndarray) -> np.ndarray:
+    """The network written out the slow way: every play's gathered features through the shared
+    MLP (the definition the folded first layer must equal)."""
+    h = gather(obs).astype(np.float64)
+    for k in range(len(HIDDEN)):
+        h = np.maximum(h @ tensors[f"act.{k}.weight"].T + tensors[f"act.{k}.bias"], 0.0)
+    plays = h @ tensors["score.weight"][0] + tensors["score.bias"][0]
+    pooled = np.concatenate([h.mean(axis=1), h.max(axis=1)], axis=1)
+    wait = pooled @ tensors["wait.weight"][0] + tensors["wait.bias"][0]
+    return np.concatenate([wait[:, None], plays], axis=1)
+
+
+def test_the_folded_first_layer_equals_the_gathered_network():
+    """The first layer run as one matmul over the observation (numpy and torch) gives the
+    logits of the gathered features through the shared MLP, and torch's gradient of the first
+    layer's weight is the gathered network's."""
+    torch = pytest.importorskip("torch")
+    from train.rankwise_policy import RankwiseActor
+
+    tensors = random_tensors(7)
+    obs = np.concatenate([played_observations("us"), played_observations("japanese")])
+    want = gathered_logits(tensors, obs)
+    np.testing.assert_allclose(
+        RankwisePolicy(tensors, "relu", obs_dim=DIM).logits(obs), want, rtol=1e-4, atol=1e-4
+    )
+    actor = RankwiseActor(DIM, HIDDEN, torch.nn.ReLU).double()
+    named = {
+        f"act.{k}.{w}": getattr(layer, w)
+        for k, layer in enumerate(actor.act)
+        for w in ("weight", "bias")
+    }
+    named.update(
+        {
+            f"{h}.{w}": getattr(getattr(actor, h), w)
+            for h in ("score", "wait")
+            for w in ("weight", "bias")
+        }
+    )
+    with torch.no_grad():
+        for name, param in named.items():
+            param.copy_(torch.from_numpy(tensors[name]))
+    x = torch.from_numpy(obs).double()
+    got = actor(x)
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-9, atol=1e-9)
+    (grad,) = torch.autograd.grad(got.square().sum(), actor.act[0].weight)
+    w0 = actor.act[0].weight.detach().clone().requires_grad_(True)
+    h = torch.from_numpy(gather(obs)).double() @ w0.T + actor.act[0].bias.detach()
+    h = torch.relu(h)
+    for layer in actor.act[1:]:
+        h = torch.relu(layer(h))
+    pooled = torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1)
+    ref = torch.cat([actor.wait(pooled), actor.score(h).squeeze(-1)], dim=1)
+    (want_grad,) = torch.autograd.grad(ref.square().sum(), w0)
+    np.testing.assert_allclose(grad.numpy(), want_grad.numpy(), rtol=1e-9, atol=1e-9)
+    assert np.abs(want_grad.numpy()).max() > 0  # a gradient that is there to compare
+
+
 def test_a_rankwise_model_file_round_trips(tmp_path):
     """Saved and loaded back, it names its network and plays the same logits and actions."""
     tensors = random_tensors(7)

@@ -530,6 +530,27 @@ def test_speed_train_end_to_end_and_resume(tmp_path, capsys):
     assert len((out / "eval.csv").read_text().splitlines()) == 5
 
 
+def test_speed_train_minutes_ends_at_the_first_whole_rollout_past_the_budget(tmp_path, capsys):
+    """``--minutes``: training stops at the end of the first rollout past the wall-clock budget
+    (well before ``--timesteps``), then the model is saved and evaluated and the run says what
+    it reached; the summary counts the run complete, ended by the clock."""
+    out = tmp_path / "run"
+    argv = ["train", "--rules", "us", "--timesteps", "1000000", "--minutes", "0.0001"]
+    assert cli([*argv, "--out", str(out), *SMALL]) == 0
+    said = capsys.readouterr().out
+    assert "the 0.0001-minute budget is spent after 512 timesteps" in said
+    assert "what it reached at 512 timesteps: us/greedy " in said
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timesteps"] == 512  # one whole rollout (16 envs x 32 steps)
+    assert summary["complete"] and summary["ended_by"] == "minutes" and summary["stopped"] is None
+    assert summary["final_evaluation"] == "done" and (out / "model.json").exists()
+    assert len((out / "eval.csv").read_text().splitlines()) == 2  # the header and one row
+    with pytest.raises(SystemExit) as refused:
+        cli([*argv[:-1], "0", "--out", str(tmp_path / "bad"), *SMALL])
+    assert refused.value.code == 2
+    assert "argument --minutes: must be a finite number > 0, got '0'" in capsys.readouterr().err
+
+
 def test_speed_train_self_play_and_bc_warm_start(tmp_path):
     out = tmp_path / "sp"
     code = cli(

@@ -32,6 +32,7 @@ realtime --init-bc chain``, ``speed train vintage --init-bc vintage-tactician``)
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -136,6 +137,7 @@ def record(
     seed: int = 0,
     student: Policy | None = None,
     teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
+    progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Record about ``decisions`` steps of the learner's seat of ``env``, labelled by the teachers.
 
@@ -147,7 +149,8 @@ def record(
     (int8 flags of the teacher's best actions, see :func:`best_actions`),
     ``ret`` (discounted return to the end of the game) and ``game`` (an id per
     game, for a held-out split); steps of games still running at the end are
-    dropped (their return is unknown).
+    dropped (their return is unknown). ``progress`` draws a bar on stderr (decisions recorded,
+    the rate and the time left at that rate).
     """
     from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -161,6 +164,7 @@ def record(
     rew_buf = np.zeros((steps, n), np.float32)
     done_buf = np.zeros((steps, n), bool)
     obs = env.reset()
+    bar = _bar(steps * n, "bc record", "decision", progress)
     for t in range(steps):
         mask = get_action_masks(env).astype(np.int8)
         seen = obs if teacher_view is None else teacher_view(obs)
@@ -171,6 +175,8 @@ def record(
         obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
         actions = labels if student is None else student.act(obs, mask)
         obs, rew_buf[t], done_buf[t], _ = env.step(actions)
+        bar.update(n)
+    bar.close()
     ret, known, game = returns_to_go(rew_buf, done_buf, gamma)
     game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
     keep = known.reshape(-1)
@@ -192,8 +198,10 @@ def _fit(
     cfg: BCConfig,
     rng: np.random.Generator,
     log: Any,
+    progress: bool = False,
 ) -> list[float]:
-    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx``, ``epochs`` passes."""
+    """Fit actor (cross-entropy) and critic (squared error) on ``train_idx``, ``epochs`` passes
+    (``progress``: a bar of the minibatches on stderr, with the time left at its rate)."""
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     n_batches = epochs * -(-len(train_idx) // cfg.batch_size)
@@ -206,6 +214,7 @@ def _fit(
     ret = torch.as_tensor(data["ret"])
     losses: list[float] = []
     idx = train_idx.copy()
+    bar = _bar(n_batches, f"bc fit ({epochs} epochs)", "batch", progress)
     for _ in range(epochs):
         rng.shuffle(idx)
         for start in range(0, len(idx), cfg.batch_size):
@@ -224,10 +233,30 @@ def _fit(
             optimizer.step()
             schedule.step()
             losses.append(float(loss.detach()))
+            bar.update(1)
         if log is not None:
             log(f"bc epoch loss {np.mean(losses[-max(1, len(idx) // cfg.batch_size) :]):.4f}")
+    bar.close()
     policy.set_training_mode(False)
     return losses
+
+
+def _bar(total: int, desc: str, unit: str, enabled: bool) -> Any:
+    """A tqdm bar on stderr below the run's own (its rate and time left are its own: the
+    run's bar does not move while cloning)."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        disable=not enabled,
+        file=sys.stderr,
+        mininterval=0.5,
+        leave=False,
+        position=1,
+        bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {rate_fmt} eta {remaining}",
+    )
 
 
 def _split(data: dict[str, np.ndarray], holdout: float, rng: np.random.Generator) -> np.ndarray:
@@ -246,27 +275,39 @@ def clone(
     seed: int = 0,
     log: Any = None,
     teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Fit ``model.policy`` (a MaskablePPO policy) to ``cfg.teacher`` playing in ``env``
-    (``teachers`` and ``teacher_view`` as in :func:`record`); return stats."""
+    (``teachers`` and ``teacher_view`` as in :func:`record`); return stats. ``progress``
+    draws a bar for each recording and each fit (stderr)."""
     from train.checkpoint import snapshot_policy
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    data = record(env, teachers, cfg.decisions, model.gamma, seed, teacher_view=teacher_view)
+    data = record(
+        env,
+        teachers,
+        cfg.decisions,
+        model.gamma,
+        seed,
+        teacher_view=teacher_view,
+        progress=progress,
+    )
     t_record = time.perf_counter() - t0
     held = _split(data, cfg.holdout, rng)
-    losses = _fit(model.policy, data, np.flatnonzero(~held), cfg.epochs, cfg, rng, log)
+    train_idx = np.flatnonzero(~held)
+    losses = _fit(model.policy, data, train_idx, cfg.epochs, cfg, rng, log, progress)
     for r in range(cfg.dagger_rounds):
         t1 = time.perf_counter()
         student = snapshot_policy(model, sample=False, seed=seed)
         more = record(
-            env, teachers, cfg.decisions, model.gamma, seed + 1 + r, student, teacher_view
+            env, teachers, cfg.decisions, model.gamma, seed + 1 + r, student, teacher_view, progress
         )
         t_record += time.perf_counter() - t1
         held = np.concatenate([held, _split(more, cfg.holdout, rng)])
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
-        losses = _fit(model.policy, data, np.flatnonzero(~held), cfg.dagger_epochs, cfg, rng, log)
+        train_idx = np.flatnonzero(~held)
+        losses = _fit(model.policy, data, train_idx, cfg.dagger_epochs, cfg, rng, log, progress)
     test_idx = np.flatnonzero(held & (data["mask"].sum(axis=1) >= 2))
     policy = model.policy
     obs = torch.as_tensor(data["obs"][test_idx])

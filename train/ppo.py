@@ -49,7 +49,15 @@ from typing import Any
 from train.curves import Panel
 from train.settings import RunSettings, check_ppo, recipe_main, specs
 
-__all__ = ["Config", "check_config", "main", "tournament_command", "train"]
+__all__ = [
+    "Config",
+    "check_config",
+    "chosen_policy",
+    "main",
+    "tournament_command",
+    "train",
+    "verdict",
+]
 
 
 @dataclass
@@ -63,9 +71,11 @@ class Config(RunSettings):
     """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
     init_from: str | None = None
     """Warm start from a saved kit model (``.json``) of the same net_arch."""
-    policy: str = "mlp"
-    """The actor: ``mlp`` (an MLP over the observation) or ``rankwise`` (one MLP shared by every
-    play, over the observation re-indexed relative to its rank and pile: agents/rankwise.py)."""
+    policy: str = "auto"
+    """The actor: ``rankwise`` (one MLP shared by every play, over the observation re-indexed
+    relative to its rank and pile: agents/rankwise.py), ``mlp`` (an MLP over the observation),
+    or ``auto``: rankwise where the rules allow it (13 wrap-around ranks, plain plays), else
+    mlp."""
     # ---- the environment
     tick_ms: int = 50
     """Length of a tick in ms."""
@@ -92,13 +102,21 @@ class Config(RunSettings):
     self_fraction: float = 0.5
     """With ``--opponent self``: share of games against snapshots of the learner (the rest: the
     bots)."""
-    snapshot_every: int = 200_000
+    snapshot_every: int = 500_000
     """With ``--opponent self``: timesteps between snapshots added to the pool."""
     max_snapshots: int = 8
     """With ``--opponent self``: newest snapshots drawn from (older ones retire)."""
     snapshot_sample: bool = True
     """Snapshots sample from their policy (True) instead of playing its argmax."""
-    # ---- defaults of this recipe (measured, README "Training": how fast a run goes)
+    # ---- defaults of this recipe (measured: docs/training.md, docs/research/selfplay.md)
+    opponent: str = "self"
+    """Opponent: an agent spec, a comma-separated mix (uniform per game), or ``self``: a pool of
+    the learner's own snapshots (``self_fraction`` of the games) and the bots random, greedy
+    and chain (``self,chain``: with the bots listed)."""
+    ent_coef: float = 0.003
+    """Entropy bonus."""
+    eval_every: int = 500_000
+    """Timesteps between evaluations (each also writes a checkpoint)."""
     net_arch: str = "64,64"
     """Hidden layer sizes of the actor and of the critic (separate networks). 64,64 learns as
     fast per timestep as 128,128 and 256,256 here, at a fraction of the update's cost."""
@@ -116,8 +134,8 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
     if cfg.seat not in ("random", "alternate", "0", "1"):
         raise ValueError(f"seat must be random, alternate, 0 or 1, got {cfg.seat!r}")
-    if cfg.policy not in ("mlp", "rankwise"):
-        raise ValueError(f"policy must be mlp or rankwise, got {cfg.policy!r}")
+    if cfg.policy not in ("auto", "mlp", "rankwise"):
+        raise ValueError(f"policy must be auto, mlp or rankwise, got {cfg.policy!r}")
     if cfg.policy == "rankwise":
         from agents.rankwise import check_rules
 
@@ -129,6 +147,22 @@ def check_config(cfg: Config) -> None:
     bots = [s for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
+
+
+def chosen_policy(cfg: Config) -> str:
+    """The actor ``cfg.policy`` names: ``auto`` is ``rankwise`` where every rules preset
+    trained on allows it (13 wrap-around ranks, plain plays), else ``mlp``."""
+    if cfg.policy != "auto":
+        return cfg.policy
+    from agents.rankwise import check_rules
+    from agents.tensor_file import ModelFormatError
+
+    try:
+        for rules in parse_rules_options(cfg):
+            check_rules(rules)
+    except ModelFormatError:
+        return "mlp"
+    return "rankwise"
 
 
 def parse_rules_options(cfg: Config) -> list[Any]:
@@ -325,7 +359,10 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     run.on_rollout_end = on_rollout_end
 
     # 4. Model -----------------------------------------------------------------------
-    run.attach(make_model(cfg, env, policy=cfg.policy), ("csv", "tensorboard"))
+    policy = chosen_policy(cfg)
+    run.attach(make_model(cfg, env, policy=policy), ("csv", "tensorboard"))
+    if policy != cfg.policy:
+        run.bar.print(f"--policy auto: the {policy} actor (rules {cfg.rules})")
     try:
         if cfg.resume:
             run.resume(seed)
@@ -382,8 +419,23 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
         f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
         f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
     )
+    said = verdict(summary.get("last_eval") or [])
+    if said:
+        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
     run.bar.print(f"next, pit it against the bots: {summary['next']}")
     return summary
+
+
+def verdict(rows: Sequence[dict[str, Any]]) -> str:
+    """An evaluation's rows in words: each line-up's win rate and interval, and whether it
+    beats the bot (the interval's low end above 50%), plays at its level (the interval holds
+    50%) or loses to it."""
+    said = []
+    for r in rows:
+        lo, hi, rate = (100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate"))
+        how = "beats it" if lo > 50 else "at its level" if hi >= 50 else "below it"
+        said.append(f"{r['rules']}/{r['opponent']} {rate:.1f}% [{lo:.1f}, {hi:.1f}] ({how})")
+    return "; ".join(said)
 
 
 def tournament_command(cfg: Config, model: Path) -> str:

@@ -4,8 +4,9 @@
 subclasses ``MaskableActorCriticPolicy`` and replaces only its networks
 (``_build_mlp_extractor``): the actor is :class:`RankwiseActor`, the gather of
 :func:`agents.rankwise.action_features` followed by one MLP shared by all 26
-play actions (``net_arch["pi"]`` its hidden sizes) and a wait head over the
-actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
+play actions (``net_arch["pi"]`` its hidden sizes; its first layer run as one
+matmul over the observation, :class:`agents.rankwise.FirstLayerPlan`) and a wait
+head over the actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
 linear ``action_net`` is an identity. The critic is the usual MLP over the
 observation (``net_arch["vf"]``). Everything else (masking, the distribution,
 ``evaluate_actions``, saving) is sb3-contrib's, the distribution computed once a
@@ -27,7 +28,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.rankwise import N_RANKS, action_features
+from agents.rankwise import N_RANKS, action_features, first_layer_plan
 from train.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
@@ -37,28 +38,48 @@ class RankwiseActor(nn.Module):
     """Observation ``(B, obs_dim)`` to the 27 logits: one shared MLP scores each play action's
     rank-relative features; the wait logit reads their hidden vectors' mean and max."""
 
-    index: torch.Tensor
-    flat_index: torch.Tensor
+    used: torch.Tensor
+    slot: torch.Tensor
+    varying: torch.Tensor
+    shared: torch.Tensor
+    shared_entries: torch.Tensor
 
     def __init__(self, obs_dim: int, hidden: list[int], activation_fn: type[nn.Module]) -> None:
         super().__init__()
-        table = torch.tensor(action_features(obs_dim))  # a copy: the table is read-only
-        self.register_buffer("index", table, persistent=False)
-        self.register_buffer("flat_index", table.flatten(), persistent=False)
-        dims = [int(table.shape[1]), *hidden]
+        plan = first_layer_plan(obs_dim)
+        for name, array in plan._asdict().items():  # copies: the plan's arrays are read-only
+            self.register_buffer(
+                name, torch.from_numpy(np.array(array)).flatten(), persistent=False
+            )
+        self.n_plays = int(plan.slot.shape[0])
+        dims = [int(action_features(obs_dim).shape[1]), *hidden]
         self.act = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(dims))
         self.activation = activation_fn()
         self.score = nn.Linear(dims[-1], 1)
         self.wait = nn.Linear(2 * dims[-1], 1)
 
+    def first_layer(self, padded: torch.Tensor) -> torch.Tensor:
+        """Every play's first hidden layer before its activation ``(B, 26, H)``: the layer of
+        the gathered features computed as one matmul over the padded observation
+        (:class:`agents.rankwise.FirstLayerPlan`; its weight folded afresh each call, so the
+        gradient reaches ``act.0.weight`` as the gather's does)."""
+        layer = self.act[0]
+        assert isinstance(layer, nn.Linear)
+        wt = layer.weight.t()  # (F, H)
+        hidden = wt.shape[1]
+        src = wt.index_select(0, self.varying).expand(self.n_plays, -1, -1)
+        folded = wt.new_zeros(self.used.numel() * self.n_plays, hidden)
+        folded = folded.index_add(0, self.slot, src.reshape(-1, hidden))
+        h = padded.index_select(1, self.used) @ folded.view(self.used.numel(), -1)
+        shared = padded.index_select(1, self.shared_entries) @ wt.index_select(0, self.shared)
+        return h.view(padded.shape[0], self.n_plays, hidden) + (shared + layer.bias).unsqueeze(1)
+
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """The logits ``(B, 27)``: wait, then rank ``r`` on pile ``p`` at ``1 + 2r + p``."""
         pad = obs.new_zeros(obs.shape[0], 2)
         pad[:, 1] = 1.0
-        padded = torch.cat([obs, pad], dim=1)
-        # index_select on the flat table: the same as padded[:, index], about half the time
-        h = padded.index_select(1, self.flat_index).view(obs.shape[0], *self.index.shape)
-        for layer in self.act:
+        h = self.activation(self.first_layer(torch.cat([obs, pad], dim=1)))
+        for layer in self.act[1:]:
             h = self.activation(layer(h))
         plays = self.score(h).squeeze(-1)
         pooled = torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1)

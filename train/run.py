@@ -13,7 +13,8 @@ how a saved model is scored against the evaluation bots (``score``, rows of
   appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.curves`);
 - resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
 - the budget in whole rollouts (:mod:`train.budget`: said when it is not the
-  one asked, recorded as requested vs used);
+  one asked, recorded as requested vs used), and the wall-clock one (``minutes``:
+  no rollout starts past it, :class:`OutOfTime`);
 - the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C or an
   exception stops it and the run still finishes) and the finish, the model
   first: a checkpoint and ``model.json``, ``summary.json``, and only then a
@@ -97,6 +98,17 @@ class Progress:
         if steps > self.bar.n:
             self.bar.update(steps - self.bar.n)
 
+    def restart_clock(self) -> None:
+        """Measure the rate (and so the time left) from now: after a warm start that did not
+        move the bar (cloning), whose minutes would otherwise read as a rate near 0."""
+        bar = self.bar
+        if bar.disable:
+            return
+        steps = bar.n
+        bar.reset(bar.total)  # the clock and the rate's averages start again, the count at 0
+        bar.initial = bar.n = bar.last_print_n = steps
+        bar.refresh()
+
     def note(self, text: str) -> None:
         """Show ``text`` after the bar (the latest evaluation)."""
         self.bar.set_postfix_str(text, refresh=False)
@@ -109,6 +121,10 @@ class Progress:
         """Final redraw and a newline."""
         self.update(steps)
         self.bar.close()
+
+
+class OutOfTime(Exception):
+    """Raised at the start of a rollout once the run's ``minutes`` are spent (ends the loop)."""
 
 
 class Run:
@@ -132,6 +148,11 @@ class Run:
         self.save, self.score, self.report = save, score, report
         self.timing = {"rollout_s": 0.0, "update_s": 0.0, "eval_s": 0.0, "bc_s": 0.0}
         self.last_eval: Rows = []
+        # The wall-clock budget (``minutes``): perf_counter() past which no rollout starts
+        # (one always does: from ``start``, the timesteps when the loop began).
+        self.deadline: float | None = None
+        self.start = 0
+        self.out_of_time = False
         # An exception that stopped the loop: the finish saves the model, says why in
         # summary.json and raises it again.
         self.error: BaseException | None = None
@@ -249,9 +270,16 @@ class Run:
             dagger_rounds=dagger_rounds,
         )
         stats = bc.clone(
-            self.model, env, bc_cfg, teachers, seed=cfg.seed, teacher_view=teacher_view
+            self.model,
+            env,
+            bc_cfg,
+            teachers,
+            seed=cfg.seed,
+            teacher_view=teacher_view,
+            progress=cfg.progress,
         )
         self.timing["bc_s"] = time.perf_counter() - t0
+        self.bar.restart_clock()  # its rate and time left: PPO's, not the cloning's
         self.state["bc"] = stats
         self.bar.print(bc.describe(stats))
         return stats
@@ -265,6 +293,9 @@ class Run:
 
         start = int(self.model.num_timesteps)
         t0 = time.perf_counter()
+        self.start = start
+        if self.cfg.minutes is not None:
+            self.deadline = t0 + 60.0 * self.cfg.minutes
         stopped: str | None = None
         # torch re-checks every distribution SB3 builds (a simplex test over each batch of
         # logits, ~5% of a rollout with a small net); the logits come from the net, so not
@@ -280,6 +311,14 @@ class Run:
                     reset_num_timesteps=False,
                     progress_bar=False,
                 )
+        except OutOfTime:
+            # Not a stop: the wall-clock budget is a budget, as --timesteps is.
+            self.out_of_time = True
+            self.bar.print(
+                f"the {self.cfg.minutes:g}-minute budget is spent after "
+                f"{int(self.model.num_timesteps):,} timesteps "
+                f"({(time.perf_counter() - t0) / 60:.1f} min of training): saving it"
+            )
         except KeyboardInterrupt:
             stopped = "interrupted (Ctrl-C)"
             self.bar.print("interrupted: saving what was trained")
@@ -299,12 +338,13 @@ class Run:
         skips it) and the curves, and ``summary.json`` again. The summary says whether the run
         reached its budget (``complete``) and, when not, why (``stopped``). An exception that
         stopped the loop is raised again once all of it is written."""
-        complete = stopped is None and steps >= int(self.cfg.timesteps or 0)
+        complete = stopped is None and (steps >= int(self.cfg.timesteps or 0) or self.out_of_time)
         summary: dict[str, Any] = {
             "model": None,
             "curves": None,
             "complete": complete,
             "stopped": stopped,
+            "ended_by": "minutes" if self.out_of_time else "timesteps" if complete else None,
             "timesteps": steps,
             "budget": self.budget.record() if hasattr(self, "budget") else None,
             **extra,
@@ -374,6 +414,11 @@ class TrainCallback(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
+        run = self.run
+        # The time budget is checked here, before the rollout's first step: the last update
+        # was on a whole rollout and the timesteps stay a whole number of them.
+        if run.deadline is not None and now >= run.deadline and self.num_timesteps > run.start:
+            raise OutOfTime
         if self.rollout_end is not None:
             self.run.timing["update_s"] += now - self.rollout_end
         self.rollout_start = now

@@ -99,6 +99,10 @@ class RunSettings(PPOSettings):
     """Learner decisions to train for (ticks where it can only wait are not counted), rounded
     up to whole rollouts (said and recorded). Not given: 2,000,000 for a new real-time run,
     300,000 for a vintage one; with ``--resume``, the run's own saved budget."""
+    minutes: float | None = None
+    """Wall-clock budget in minutes: training ends at the end of the first whole rollout past
+    it (or at ``timesteps``, whichever comes first), then the run saves and evaluates as at any
+    end. Counted from the start of training (after start-up); a resumed run gets it afresh."""
     n_envs: int = 256
     """Games played side by side (each a slot of the VecEnv)."""
     seed: int = 0
@@ -173,6 +177,8 @@ def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
     """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field."""
     if cfg.timesteps is not None and cfg.timesteps < 1:
         raise ValueError(f"timesteps must be >= 1, got {cfg.timesteps!r}")
+    if cfg.minutes is not None and not cfg.minutes > 0:
+        raise ValueError(f"minutes must be > 0, got {cfg.minutes!r}")
     shared = ("n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
     for name in (*shared, "eval_every", "eval_games", "eval_workers", "bc_decisions", "bc_epochs"):
         if getattr(cfg, name) < 1:
@@ -312,6 +318,7 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     "players": count(2, 10),
     "value_games": count(2),  # a value network is fitted on at least two games
     # rates, coefficients and shares: finite, in their meaningful range
+    "minutes": real(above=0),
     "learning_rate": real(above=0),
     "lr": real(above=0),
     "gamma": real(above=0, high=1),
