@@ -98,7 +98,7 @@ class Config(RunSettings):
     """With ``--opponent self``: newest snapshots drawn from (older ones retire)."""
     snapshot_sample: bool = True
     """Snapshots sample from their policy (True) instead of playing its argmax."""
-    # ---- defaults of this recipe (measured, README "Training": how fast a run goes)
+    # ---- defaults of this recipe (measured: docs/research/training-throughput.md)
     net_arch: str = "64,64"
     """Hidden layer sizes of the actor and of the critic (separate networks). 64,64 learns as
     fast per timestep as 128,128 and 256,256 here, at a fraction of the update's cost."""
