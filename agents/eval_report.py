@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agents.alpharank import unseparated_note
 from agents.files import write_atomic
 
 
@@ -189,15 +190,19 @@ def _alpharank(card: dict[str, Any]) -> list[str]:
         "| rule set | agent's mass | most mass | cycle the ratings hide |",
         "|---|---:|---|---|",
     ]
+    notes = []
     for key, e in ranks.items():
         if not e.get("computed"):
-            lines.append(f"| {key} | – | not computed: {e.get('reason', '')[:100]} | |")
+            lines.append(f"| {key} | – | not shown: {e.get('reason', '')[:100]} | |")
             continue
         mass = e["stationary"]
         top = max(mass, key=lambda a: mass[a])
         cycle = " > ".join([*e["cycle"], e["cycle"][0]]) if e.get("cycle") else "none"
         lines.append(f"| {key} | {mass[e['agent']]:.3f} | {top} ({mass[top]:.3f}) | {cycle} |")
-    return lines
+        note = unseparated_note(e.get("unseparated"))
+        if note:
+            notes += ["", f"`{key}`: {note}"]
+    return lines + notes
 
 
 def _timing(card: dict[str, Any]) -> list[str]:
