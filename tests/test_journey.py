@@ -229,6 +229,25 @@ def test_page_marks_every_step_of_the_journey() -> None:
     assert int(argv[argv.index("--timesteps") + 1]) % (64 * n_envs) != 0
 
 
+def _out(argv: list[str]) -> str:
+    return argv[argv.index("--out") + 1]
+
+
+def test_the_readme_trains_and_measures_where_the_journey_does() -> None:
+    """The README's training example and the page's once wrote to different folders; both
+    train into one run folder and pit its model against the bots in the folder the training
+    run itself suggests (``OUT/tournament``)."""
+    steps = {s.name: s for s in read_steps(PAGE.read_text(encoding="utf-8"))}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [commands(b) for b in re.findall(r"```bash\n(.*?)```", readme, re.S)]
+    lines = [argv for block in blocks for argv in block if argv[0] == "speed"]
+    train = next(a for a in lines if a[1:3] == ["train", "realtime"])
+    vs = next(a for a in lines if a[1] == "tournament" and any("ppo:" in w for w in a))
+    run = _out(commands(steps["train"].body)[0])
+    assert _out(train) == run
+    assert _out(vs) == _out(commands(steps["vs-bots"].body)[0]) == f"{run}/tournament"
+
+
 def test_the_first_check_works_in_a_fresh_shell_as_the_page_says(tmp_path: Path) -> None:
     """The install check (``speed agents``) in a new terminal after the page's setup lines: it
     once failed for a newcomer with "command not found" (no page said to activate .venv)."""
