@@ -80,15 +80,15 @@ def test_two_timeouts_are_one_line_saying_what_to_try(monkeypatch) -> None:
 def test_other_failures_are_not_retried(monkeypatch) -> None:
     ray = FakeRay(RuntimeError("raylet died\nmore lines of Ray's log"))
     monkeypatch.setitem(sys.modules, "ray", ray)
-    with pytest.raises(ray_jobs.RayStartError, match=r"did not start: raylet died; see Ray's"):
-        with ray_jobs.cluster():
-            pass
+    failed = pytest.raises(ray_jobs.RayStartError, match=r"did not start: raylet died; see Ray's")
+    with failed, ray_jobs.cluster():
+        pass
     assert len(ray.inits) == 1
     address = FakeRay(ConnectionError("no GCS at 10.0.0.9:6379"))
     monkeypatch.setitem(sys.modules, "ray", address)
-    with pytest.raises(ray_jobs.RayStartError, match="cannot reach the Ray cluster at '10.0.0.9"):
-        with ray_jobs.cluster("10.0.0.9:6379"):
-            pass
+    unreachable = pytest.raises(ray_jobs.RayStartError, match=r"cannot reach .* at '10\.0\.0\.9")
+    with unreachable, ray_jobs.cluster("10.0.0.9:6379"):
+        pass
     assert len(address.inits) == 1
 
 
