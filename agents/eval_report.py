@@ -351,12 +351,27 @@ def read_card(path: str | Path) -> dict[str, Any]:
     return doc
 
 
+def card_paths(paths: Sequence[str | Path]) -> list[Path]:
+    """The cards that ``paths`` name: a ``report.json``, a card's folder, or a folder of cards'
+    folders (each ``*/report.json`` in it, in name order: ``agents/cards/realtime``)."""
+    out: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir() and not (given / "report.json").exists():
+            found = sorted(given.glob("*/report.json"))
+            if not found:
+                raise CardError(f"no card in {given} (no report.json in it or its subfolders)")
+            out += found
+        else:
+            out.append(given)
+    return out
+
+
 def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
-    """Merge cards into ranked rows; refuse cards of different protocol versions or games,
-    naming the files."""
+    """Merge cards (:func:`card_paths`) into ranked rows; refuse cards of different protocol
+    versions or games, naming the files."""
     if not paths:
         raise CardError("give at least one card (report.json)")
-    cards = [(str(p), read_card(p)) for p in paths]
+    cards = [(str(p), read_card(p)) for p in card_paths(paths)]
     for key in ("protocol", "game"):
         kinds: dict[Any, list[str]] = {}
         for p, c in cards:

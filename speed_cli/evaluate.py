@@ -49,10 +49,16 @@ def register(sub: Any) -> None:
     lb = sub.add_parser(
         "leaderboard",
         help="merge report cards into a ranked table with intervals",
-        description="Rank report cards (report.json files, or folders holding one) of one "
-        "protocol version and game; writes leaderboard.md and leaderboard.png.",
+        description="Rank report cards (report.json files, folders holding one, or folders of "
+        "such folders) of one protocol version and game; writes leaderboard.md and "
+        "leaderboard.png.",
     )
-    lb.add_argument("cards", nargs="+", metavar="CARD", help="report.json files or their folders")
+    lb.add_argument(
+        "cards",
+        nargs="+",
+        metavar="CARD",
+        help="report.json files, their folders, or a folder of card folders",
+    )
     lb.add_argument("--out", default="leaderboard", help="output folder (default: leaderboard)")
     lb.set_defaults(func=run_leaderboard)
 
