@@ -225,3 +225,16 @@ def test_vintage_training_takes_a_user_agent_as_opponent(bot_file: Path) -> None
         check_config(VintageConfig(opponent="chain"))
     with pytest.raises(AgentSpecError, match="unknown agent 'nobody'"):
         check_config(VintageConfig(opponent="nobody"))
+
+
+def test_a_python_file_given_as_a_spec_gets_the_py_spelling(bot_file: Path, capsys) -> None:
+    """``speed evaluate my_bot.py`` once answered "unknown agent 'my_bot.py'"; it now shows the
+    ``py:`` spelling with the names the file defines (read, not run)."""
+    assert main(["evaluate", str(bot_file), "--games", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is a Python file, not an agent spec" in err
+    assert f"py:{bot_file}:Bot or py:{bot_file}:Seeded" in err
+    with pytest.raises(AgentSpecError, match=r"py:no_such_bot\.py:NAME"):
+        agents.parse_spec("no_such_bot.py")
+    with pytest.raises(AgentSpecError, match="is a Python file"):
+        vintage_agents.parse_spec("no_such_bot.py")
