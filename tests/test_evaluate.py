@@ -266,3 +266,11 @@ def test_leaderboard_takes_a_folder_of_cards(tmp_path: Path, capsys) -> None:
     assert board.count("`vintage-") == len(named) == 5
     assert main(["leaderboard", str(tmp_path / "named"), "--out", str(tmp_path / "x")]) == 2
     assert "no card in" in capsys.readouterr().err
+
+
+def test_evaluate_plays_on_two_workers_by_default() -> None:
+    """The search opponent is most of a card's CPU time (docs/evaluate.md, "What a card
+    costs"): both cores of a 2-core machine play it unless told otherwise."""
+    from speed_cli import build_parser
+
+    assert build_parser().parse_args(["evaluate", "greedy"]).workers == 2
