@@ -93,6 +93,7 @@ setup-ray: $(RAY_STAMP)  ## the [ray] extra (Ray, RLlib) in .venv-ray
 
 run: $(CORE_STAMP)  ## the main job: a short tournament of the bundled bots (no torch needed)
 	$(BIN)/speed tournament --agents $(AGENTS) --games 400 --rules us --seed 0 --workers 2 --out results
+	@echo "==> the speed command is in .venv: run '. .venv/bin/activate' in each new shell (docs/getting-started.md)"
 
 # The evaluation's shipped data (docs/evaluate.md): the reference pool's results (the rating
 # anchors), the bundled agents' report cards, their leaderboards, and the small card a test
@@ -109,8 +110,8 @@ cards: setup  ## the rating anchors, the bundled agents' report cards and leader
 	for a in $(VINTAGE_CARD_AGENTS); do \
 		$(BIN)/speed evaluate $$a --game vintage --out $(CARDS)/vintage/$$a || exit 1; done
 	$(BIN)/speed evaluate greedy --games 2 --out $(CARDS)/small/greedy
-	$(BIN)/speed leaderboard $(CARDS)/realtime/*/report.json --out $(CARDS)/leaderboard/realtime
-	$(BIN)/speed leaderboard $(CARDS)/vintage/*/report.json --out $(CARDS)/leaderboard/vintage
+	$(BIN)/speed leaderboard $(CARDS)/realtime --out $(CARDS)/leaderboard/realtime
+	$(BIN)/speed leaderboard $(CARDS)/vintage --out $(CARDS)/leaderboard/vintage
 
 demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo

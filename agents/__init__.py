@@ -127,7 +127,7 @@ register(
 
 
 def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """The bundled agent PPO learned from reward alone (no cloning; the README says how):
+    """The bundled agent PPO learned from reward alone, no cloning (docs/research/selfplay.md):
     ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
     from agents.model_io import BUNDLED, load_policy
 

@@ -4,7 +4,7 @@ Every legal play gets a score from the bot's own observation (the published
 slices; never hidden state) and the best one is played; it never waits when
 it can play. Each observation's ``rules`` field says which rules its game is
 played under, so one ``chain`` bot plays every preset and option correctly.
-The terms, each measured against ``greedy`` (see the README):
+The terms, each measured against ``greedy`` (docs/research/chain.md):
 
 - **keep a run going**: after the play, how many of my other cards follow in
   sequence from the new top (holding 5, 6, 7 on a 4: play the 5 first);
@@ -38,7 +38,7 @@ the first ``chain``, which scored them blind; see :class:`ChainWeights`):
   it, as before).
 
 Measured with ``speed_lab/chain_options.py`` against ``chain:plan=0`` (see
-the README): multi-play and jokers gain, stacks and play-out flip choices
+docs/research/chain.md): multi-play and jokers gain, stacks and play-out flip choices
 show no difference. Tried and measured as no gain, so left out: preferring
 stacks to plays or avoiding them (``stack`` from -5 to 3), a bonus for a sure
 move (a stack) when one stock card is left, stacking first while the

@@ -45,6 +45,8 @@ REALTIME_1: dict[str, Any] = {
         "opponent": "chain",
         "rule_set": "us",
         "opponent_reaction": "human",
+        # The human shape's Gaussian centre mu (not its mean, mu + tau, nor its median, mu +
+        # 64 ms: the card's points are at medians 184-424); the key is data, kept as it was.
         "agent_means_ms": [120, 180, 240, 300, 360],
         "jitter": "human",
         "games": 200,

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agents.alpharank import unseparated_note
 from agents.files import write_atomic
 
 
@@ -189,15 +190,19 @@ def _alpharank(card: dict[str, Any]) -> list[str]:
         "| rule set | agent's mass | most mass | cycle the ratings hide |",
         "|---|---:|---|---|",
     ]
+    notes = []
     for key, e in ranks.items():
         if not e.get("computed"):
-            lines.append(f"| {key} | – | not computed: {e.get('reason', '')[:100]} | |")
+            lines.append(f"| {key} | – | not shown: {e.get('reason', '')[:100]} | |")
             continue
         mass = e["stationary"]
         top = max(mass, key=lambda a: mass[a])
         cycle = " > ".join([*e["cycle"], e["cycle"][0]]) if e.get("cycle") else "none"
         lines.append(f"| {key} | {mass[e['agent']]:.3f} | {top} ({mass[top]:.3f}) | {cycle} |")
-    return lines
+        note = unseparated_note(e.get("unseparated"))
+        if note:
+            notes += ["", f"`{key}`: {note}"]
+    return lines + notes
 
 
 def _timing(card: dict[str, Any]) -> list[str]:
@@ -346,12 +351,27 @@ def read_card(path: str | Path) -> dict[str, Any]:
     return doc
 
 
+def card_paths(paths: Sequence[str | Path]) -> list[Path]:
+    """The cards that ``paths`` name: a ``report.json``, a card's folder, or a folder of cards'
+    folders (each ``*/report.json`` in it, in name order: ``agents/cards/realtime``)."""
+    out: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir() and not (given / "report.json").exists():
+            found = sorted(given.glob("*/report.json"))
+            if not found:
+                raise CardError(f"no card in {given} (no report.json in it or its subfolders)")
+            out += found
+        else:
+            out.append(given)
+    return out
+
+
 def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
-    """Merge cards into ranked rows; refuse cards of different protocol versions or games,
-    naming the files."""
+    """Merge cards (:func:`card_paths`) into ranked rows; refuse cards of different protocol
+    versions or games, naming the files."""
     if not paths:
         raise CardError("give at least one card (report.json)")
-    cards = [(str(p), read_card(p)) for p in paths]
+    cards = [(str(p), read_card(p)) for p in card_paths(paths)]
     for key in ("protocol", "game"):
         kinds: dict[Any, list[str]] = {}
         for p, c in cards:

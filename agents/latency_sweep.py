@@ -59,33 +59,48 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
     return tuple(out)
 
 
-def shifted_profile(mu: float, preset: str = "human") -> ReactionProfile:
-    """The preset's ex-Gaussian shape moved so its Gaussian mean is ``mu`` (its floor moves too)."""
+JITTER_AT = ("median", "mu")
+"""What a numeric latency ``L`` of a jittered sweep names: the shaped profile's median (the
+latency axis, the table and the plot all read medians), or its Gaussian centre ``mu`` (what
+protocol 1 of ``speed evaluate`` fixed, as ``agent_means_ms``; the profile's median is then
+``mu`` plus the shape's median offset, 64 ms for ``human``)."""
+
+
+def shifted_profile(ms: float, preset: str = "human", at: str = "median") -> ReactionProfile:
+    """The preset's ex-Gaussian shape moved (its floor too, so every quantile moves by the same
+    ms) so that its median (``at="median"``) or its Gaussian centre ``mu`` (``at="mu"``) is
+    ``ms``. The median is the one :meth:`ReactionProfile.median_ms` measures, so a shaped
+    latency ``L`` sits on the latency axis at exactly ``L``."""
     base = make_profile(preset)
     if base.is_fixed or not base.name:
         raise SweepError(
             f"jitter takes a jittered preset name (superhuman, pro, human, casual), got {preset!r}"
         )
-    shift = float(mu) - base.mu
+    if at not in JITTER_AT:
+        raise SweepError(f"jitter_at must be one of {', '.join(JITTER_AT)}, got {at!r}")
+    anchor = base.median_ms() if at == "median" else base.mu
+    shift = float(ms) - anchor
     if base.floor + shift < 1:
         raise SweepError(
-            f"latency {mu:g} is too fast for the {preset} shape (its floor would be "
-            f"{base.floor + shift:g} ms); give at least {base.mu - base.floor + 1:g}"
+            f"latency {ms:g} is too fast for the {preset} shape (its floor would be "
+            f"{base.floor + shift:g} ms); give at least {anchor - base.floor + 1:g}"
         )
-    return ReactionProfile(float(mu), base.sigma, base.tau, base.floor + shift)
+    return ReactionProfile(base.mu + shift, base.sigma, base.tau, base.floor + shift)
 
 
-def profile_for(latency: str, jitter: str | None = None) -> ReactionProfile:
-    """The reaction profile a latency string stands for (a number shaped as ``jitter`` if given)."""
+def profile_for(latency: str, jitter: str | None = None, at: str = "median") -> ReactionProfile:
+    """The reaction profile a latency string stands for (a number shaped as ``jitter`` if given,
+    placed by ``at``: :func:`shifted_profile`)."""
     profile = make_profile(latency)
     if jitter and profile.is_fixed:
-        return shifted_profile(profile.mu, jitter)
+        return shifted_profile(profile.mu, jitter, at)
     return profile
 
 
-def latency_axis_ms(latency: str, jitter: str | None = None) -> float:
-    """Where a latency sits on the ms axis: a fixed latency itself, a jittered profile's median."""
-    profile = profile_for(latency, jitter)
+def latency_axis_ms(latency: str, jitter: str | None = None, at: str = "median") -> float:
+    """Where a latency sits on the ms axis, its median: a fixed latency itself, a jittered
+    profile its measured median (a shaped ``L`` placed by its median: ``L``)."""
+    profile = profile_for(latency, jitter, at)
     return float(profile.mu) if profile.is_fixed else profile.median_ms()
 
 
@@ -108,14 +123,17 @@ class SweepSettings:
     seed: int = 0
     """Seed of the deals; the same deals at every point."""
     jitter: str | None = None
-    """A jittered preset: the agent's numeric latencies ``L`` become that shape moved to mean L."""
+    """A jittered preset: the agent's numeric latencies ``L`` become that shape, moved so that
+    its median is ``L`` (``jitter_at``)."""
+    jitter_at: str = "median"
+    """What a shaped latency ``L`` is: the profile's ``median`` (every sweep the kit runs but
+    one) or its Gaussian centre ``mu`` (protocol 1's latency sweep): :data:`JITTER_AT`."""
 
     def __post_init__(self) -> None:
         if self.jitter is not None:
             for lat in self.latencies:
-                profile_for(
-                    lat, self.jitter
-                )  # refuses a bad preset or a latency below the shape's floor
+                # refuses a bad preset, a bad jitter_at, or a latency below the shape's floor
+                profile_for(lat, self.jitter, self.jitter_at)
         for who, spec in (("agent", self.agent), ("opponent", self.opponent)):
             if "@" in spec:
                 raise SweepError(
@@ -141,7 +159,7 @@ class SweepSettings:
     def tournament_settings(self, point: tuple[str, str]) -> tournament.Settings:
         """The two-agent tournament that plays one point."""
         lat, opp = point
-        profile = profile_for(lat, self.jitter)
+        profile = profile_for(lat, self.jitter, self.jitter_at)
         if (
             self.jitter and not profile.name
         ):  # a shifted shape has no spec string: it rides on Settings
@@ -163,7 +181,7 @@ class SweepSettings:
 
     def agent_label(self, latency: str) -> str:
         """The agent at one latency, as text (a shifted shape by its parameters)."""
-        profile = profile_for(latency, self.jitter)
+        profile = profile_for(latency, self.jitter, self.jitter_at)
         text = latency if profile.is_fixed or profile.name else profile.label()
         return f"{self.agent}@{text}"
 
@@ -182,7 +200,9 @@ class SweepSettings:
             "paired_deals": True,
             "same_deals_every_point": True,
             "jitter": self.jitter,
-            "latency_axis": "fixed latencies at their value, jittered profiles at their median",
+            "jitter_at": self.jitter_at if self.jitter else None,
+            "latency_axis": "medians: fixed latencies at their value, jittered profiles at their "
+            "median",
         }
 
 

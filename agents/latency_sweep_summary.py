@@ -26,7 +26,9 @@ def summarise(
     row per point, and the fit with its intervals."""
     from agents.stats import wilson_interval
 
-    axis = {lat: latency_axis_ms(lat, settings.jitter) for lat in settings.latencies}
+    axis = {
+        lat: latency_axis_ms(lat, settings.jitter, settings.jitter_at) for lat in settings.latencies
+    }
     opp_axis = {lat: latency_axis_ms(lat) for lat in settings.opponent_latencies}
     rows: list[dict[str, Any]] = []
     for r in results:

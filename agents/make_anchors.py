@@ -116,15 +116,24 @@ def main(argv: list[str] | None = None) -> int:
         "--out", default=None, help="anchors file (default agents/cards/anchors_GAME.json)"
     )
     args = p.parse_args(argv)
-    out = Path(args.out) if args.out else anchors_file(args.game)
-    doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
-    proto = ep.protocol(args.game, args.protocol)
-    section = doc.setdefault(str(args.protocol), {}).setdefault(args.game, {})
+    try:  # a protocol or rule set the kit does not have: one line, nothing written
+        proto = ep.protocol(args.game, args.protocol)
+    except ep.ProtocolError as exc:
+        p.error(f"--protocol: {exc}")
     keys = (
         ["4p"]
         if args.game == "vintage"
         else (args.rule_sets.split(",") if args.rule_sets else list(proto["rule_sets"]))
     )
+    unknown = [k for k in keys if args.game == "realtime" and k not in proto["rule_sets"]]
+    if unknown:
+        p.error(
+            f"--rule-sets: protocol {args.protocol} has no rule set {', '.join(unknown)}; "
+            f"it has {', '.join(proto['rule_sets'])}"
+        )
+    out = Path(args.out) if args.out else anchors_file(args.game)
+    doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
+    section = doc.setdefault(str(args.protocol), {}).setdefault(args.game, {})
     for key in keys:
         try:
             with chunk_progress(f"anchors {args.game} {key}") as progress:

@@ -10,6 +10,13 @@ Which cluster: an explicit address, else ``RAY_ADDRESS``, else a cluster of
 A Ray session this process already opened (``ray.init`` by the caller) is used
 as it is and left open.
 
+Starting a local cluster on a busy machine: Ray gives its node a fixed 30 s to
+register (``ray/_private/node.py``, not configurable in Ray 2.60) and raises
+"The current node timed out during startup" past it, which a machine at load
+4-5 reached. The kit starts it a second time after such a timeout (:data:`STARTS`)
+and otherwise raises :class:`RayStartError`, a one-line ``ConnectionError``
+saying what failed and what to try, never Ray's traceback.
+
 Determinism: a job's result depends on its arguments only, and results are
 stored by job index, so the merged result is the same whatever node ran which
 task, in whatever order they finished, and whatever was retried.
@@ -25,6 +32,12 @@ from typing import Any
 
 LOCAL = "local"
 """Ray's address meaning: start a new cluster in this process (never join a running one)."""
+STARTS = 2
+"""Tries at starting a local cluster: a startup that timed out is tried once more."""
+
+
+class RayStartError(ConnectionError):
+    """A Ray cluster could not be started or reached (one line: what failed, what to try)."""
 
 
 def resolve_address(address: str | None) -> str:
@@ -68,10 +81,7 @@ def cluster(address: str | None = None, workers: int = 1) -> Iterator[Any]:
             "_node_ip_address": "127.0.0.1",
             "include_dashboard": False,
         }
-    try:
-        ray.init(address=where, **kwargs)
-    except ConnectionError as exc:
-        raise ConnectionError(f"cannot reach the Ray cluster at {where!r}: {exc}") from None
+    start(ray, where, kwargs)
     try:
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -80,6 +90,50 @@ def cluster(address: str | None = None, workers: int = 1) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` is a node startup timeout (Ray raises a bare Exception for it)."""
+    return isinstance(exc, TimeoutError) or "timed out" in str(exc).lower()
+
+
+def start(ray: Any, where: str, kwargs: dict[str, Any]) -> None:
+    """``ray.init(address=where, **kwargs)``; a local start that timed out is tried again (up to
+    :data:`STARTS` in all); any failure ends as one :class:`RayStartError` line."""
+    for attempt in range(1, STARTS + 1):
+        try:
+            ray.init(address=where, **kwargs)
+            return
+        except ConnectionError as exc:  # an address that does not answer: no retry
+            raise RayStartError(
+                f"cannot reach the Ray cluster at {where!r}: {_first_line(exc)}"
+            ) from None
+        except Exception as exc:  # Ray's own startup errors are bare Exceptions
+            with contextlib.suppress(Exception):
+                ray.shutdown()  # what the failed start left of this process's session
+            if where == LOCAL and _timed_out(exc) and attempt < STARTS:
+                print(
+                    f"ray: the local cluster timed out while starting ({_first_line(exc)}); "
+                    "starting it once more",
+                    file=sys.stderr,
+                )
+                continue
+            what = "the local Ray cluster" if where == LOCAL else f"the Ray cluster at {where!r}"
+            tried = f" ({attempt} tries)" if attempt > 1 else ""
+            hint = (
+                "the machine may be too busy for Ray to start in its 30 s: try again when it is "
+                "quieter, or use --backend local (same results)"
+                if _timed_out(exc)
+                else "see Ray's logs under /tmp/ray/session_latest/logs, or use --backend local"
+            )
+            raise RayStartError(
+                f"{what} did not start{tried}: {_first_line(exc)}; {hint}"
+            ) from None
 
 
 def run_on_ray(

@@ -44,6 +44,32 @@ def bare_path_error(spec: str) -> AgentSpecError:
     )
 
 
+def python_file_error(spec: str) -> AgentSpecError:
+    """The error for a Python file given where an agent spec belongs: the ``py:`` spelling, with
+    the names the file defines at its top level where it can be read (parsed, never run)."""
+    import ast
+    from pathlib import Path
+
+    path = spec.strip()
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        names: list[str] = []
+    else:
+        names = [
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.ClassDef | ast.FunctionDef) and not node.name.startswith("_")
+        ]
+    hint = f"py:{path}:NAME"
+    if names:
+        hint = f"{' or '.join(f'py:{path}:{n}' for n in names[:4])} (names it defines)"
+    return AgentSpecError(
+        f"{path!r} is a Python file, not an agent spec: name the agent in it (a Policy, a "
+        f"class or a factory), {hint}"
+    )
+
+
 @dataclass(frozen=True)
 class AgentEntry:
     """How to build one kind of agent: ``build(context, seed, arg)``.
@@ -106,6 +132,8 @@ class Registry:
         name, _, arg = body.partition(":")
         if name not in self.entries and user_agents.is_user_spec(text):
             return self._parse_user(text)
+        if name not in self.entries and body.strip().lower().endswith(".py"):
+            raise python_file_error(body)
         if name not in self.entries and _looks_like_path(body):
             raise bare_path_error(spec)
         if name not in self.entries:

@@ -23,7 +23,7 @@ Spec: ``search`` or ``search:worlds=16,depth=40,scale=4,z=0,wait=1,ms_per_world=
 (a bare number is ``worlds``: ``search:32``). ``wait=0`` never searches a wait
 where ``chain`` would play: on the ``japanese`` options most of the search's
 departures from ``chain`` are waits (a noisy near-tie: one tick later), and
-leaving them out is stronger there (README). ``@`` still names the seat's
+leaving them out is stronger there (docs/research/japanese-options.md). ``@`` still names the seat's
 reaction profile, as for every agent (``search:16@pro``).
 
 Thinking costs time. ``ms_per_world`` charges ``worlds * ms_per_world`` ms to
@@ -68,7 +68,7 @@ class SearchSettings:
     wait: int = 1
     """1: waiting is searched like every other legal action; 0: the agent waits only where
     ``chain`` would, never in place of a play ``chain`` makes (measured stronger on the
-    ``japanese`` options, see the README)."""
+    ``japanese`` options, docs/research/japanese-options.md)."""
     ms_per_world: float = 0.0
     """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each play of this seat."""
     reaction: str = "human"

@@ -43,16 +43,24 @@ def register(sub: Any) -> None:
         help="seed of the deals (default: the protocol's; another makes a replication)",
     )
     ev.add_argument("--out", default="card", help="output folder (default: card)")
-    add_backend_flags(ev, workers=1)
+    # two processes by default, as the reaction experiment: the card is the same for any number,
+    # and the search opponent (70% of its CPU time) keeps both cores busy
+    add_backend_flags(ev, workers=2)
     ev.set_defaults(func=run)
 
     lb = sub.add_parser(
         "leaderboard",
         help="merge report cards into a ranked table with intervals",
-        description="Rank report cards (report.json files, or folders holding one) of one "
-        "protocol version and game; writes leaderboard.md and leaderboard.png.",
+        description="Rank report cards (report.json files, folders holding one, or folders of "
+        "such folders) of one protocol version and game; writes leaderboard.md and "
+        "leaderboard.png.",
     )
-    lb.add_argument("cards", nargs="+", metavar="CARD", help="report.json files or their folders")
+    lb.add_argument(
+        "cards",
+        nargs="+",
+        metavar="CARD",
+        help="report.json files, their folders, or a folder of card folders",
+    )
     lb.add_argument("--out", default="leaderboard", help="output folder (default: leaderboard)")
     lb.set_defaults(func=run_leaderboard)
 

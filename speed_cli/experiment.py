@@ -22,10 +22,11 @@ def register(sub: Any) -> None:
         description="Play --agent at each of --latencies against --opponent at "
         "--opponent-latency on paired deals (the same deals at every point), fit a logistic "
         "curve of win rate against the latency difference and report the break-even difference "
-        "and the ms worth ten points of win rate, with bootstrap intervals. Latencies are ms "
-        "(fixed) or profile names (superhuman, pro, human, casual: jittered ex-Gaussian, placed "
-        "on the axis at their median); with --jitter each numeric latency L of the agent is the "
-        "human shape (or --jitter PRESET's) moved to mean L. Writes OUT/reaction.csv, "
+        "and the ms worth ten points of win rate, with bootstrap intervals. Every latency is a "
+        "median in ms: fixed ms, or profile names (superhuman, pro, human, casual: jittered "
+        "ex-Gaussian, placed at their median); with --jitter each numeric latency L of the agent "
+        "is the human shape (or --jitter PRESET's) moved so its median is L. Writes "
+        "OUT/reaction.csv, "
         "OUT/reaction.json, OUT/winrate_vs_latency.png and, with --grid, OUT/latency_grid.png.",
     )
     rx.add_argument(
@@ -33,7 +34,10 @@ def register(sub: Any) -> None:
     )
     rx.add_argument("--opponent", default="greedy", help="spec of the opponent (no @)")
     rx.add_argument(
-        "--latencies", default="150,200,250,300,350", help="the agent's latencies, comma-separated"
+        "--latencies",
+        default="150,200,250,300,350",
+        help="the agent's latencies, comma-separated: ms (with --jitter, the shaped profile's "
+        "median) or profile names",
     )
     rx.add_argument(
         "--opponent-latency",
@@ -51,8 +55,8 @@ def register(sub: Any) -> None:
         const="human",
         default=None,
         metavar="PRESET",
-        help="the agent's ms latencies jitter: PRESET's shape (default human) moved to mean L; "
-        "the opponent then defaults to that preset",
+        help="the agent's ms latencies jitter: PRESET's shape (default human) moved so its "
+        "median is L; the opponent then defaults to that preset",
     )
     rx.add_argument(
         "--games", type=count(2), default=2000, help="games per point (half as many deals)"

@@ -1,6 +1,6 @@
 """Deals: the seeded deal of each preset, and explicit deals given by a user.
 
-The public deal format (README, "Explicit deals") lists every pile top first::
+The public deal format (docs/envs/speed.md, "Explicit deals") lists every pile top first::
 
     {"hands": [["9D", "10S", …], […]],
      "draw_piles": [[…], […]],

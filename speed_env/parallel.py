@@ -305,7 +305,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         return np.concatenate([self._obs[0, 0], self._obs[1, 0]]).astype(np.float32)
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole table as a JSON-ready dict (README, ``snapshot()``)."""
+        """The whole table as a JSON-ready dict (docs/envs/speed.md, ``snapshot()``)."""
         return self.games.snapshot(0)
 
     def table(self) -> dict[str, Any]:

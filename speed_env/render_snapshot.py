@@ -1,7 +1,7 @@
 """The snapshot reader the renderers share: a ``snapshot()`` dict, checked, as a typed table.
 
 :func:`read_snapshot` reads only the snapshot, as the envs' ``snapshot()``
-writes it (README, ``snapshot()``); the optional keys ``preset``,
+writes it (docs/envs/speed.md, ``snapshot()``); the optional keys ``preset``,
 ``hand_visible`` (false draws a hand as card backs), ``flip_ms``,
 ``truncated`` and an in-flight move's ``cards`` are used when present. A
 missing or malformed entry is a ``ValueError`` naming it. The text

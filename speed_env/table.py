@@ -1,7 +1,7 @@
 """Readable views of one game of a :class:`~speed_env.engine.State`, and explicit deals.
 
-``snapshot`` is the public, JSON-ready view (README, ``snapshot()``) that replays, the web
-table and tests read; ``full_table`` adds every hidden pile in order, for the
+``snapshot`` is the public, JSON-ready view (docs/envs/speed.md, ``snapshot()``) that
+replays, the web table and tests read; ``full_table`` adds every hidden pile in order, for the
 differential tests against the reference referee (format in docs/rules.md).
 """
 
@@ -66,7 +66,7 @@ def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
 
 
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
-    """The public JSON-ready table of game ``b`` (README, ``snapshot()``)."""
+    """The public JSON-ready table of game ``b`` (docs/envs/speed.md, ``snapshot()``)."""
     g = s[b]
     players = []
     for p in range(2):

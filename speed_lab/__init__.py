@@ -2,7 +2,7 @@
 
 Beside the library (it imports ``speed_env``, ``agents`` and ``train``; nothing
 there imports it). Each study runs as ``python -m speed_lab.<name>`` and prints
-its table; the README quotes their results with the command that made them.
+its table; the research notes (docs/research/) quote their results with the command that made them.
 
 - :mod:`speed_lab.reaction_sweep`: win rate against reaction latency, with a
   logistic fit (``speed experiment reaction``).

@@ -8,9 +8,8 @@ Seat 0 plays ``--agent`` against ``chain`` in a :class:`~speed_env.BatchEnv`
 for the first ``--ticks`` ticks of ``--games`` games. At each of seat 0's
 choices (two or more legal actions) it records whether the agent's action is
 the one ``chain`` (with the same observation) would take, and of the
-departures, how many are waits where ``chain`` plays. The README's "japanese
-with its options" section quotes it: the departures that ``search:wait=0``
-leaves out.
+departures, how many are waits where ``chain`` plays. docs/research/japanese-options.md
+quotes it: the departures that ``search:wait=0`` leaves out.
 """
 
 from __future__ import annotations

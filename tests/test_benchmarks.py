@@ -175,3 +175,14 @@ def test_table_load_benchmark_measures_one_game_beside_others():
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "3"]  # the probe alone, then beside two games
     assert all(float(r[1]) > 0 for r in rows) and rows[0][2] == "100%"
+
+
+@pytest.mark.slow
+def test_evaluate_cost_benchmark_splits_a_card_by_opponent():
+    out = _run("evaluate_cost.py", "random", "--games", "2").splitlines()
+    assert out[0].startswith("random --games 2: ") and "CPU s" in out[0]
+    parts = {line.split()[0] for line in out[1:]}
+    assert {"search", "chain", "latency"} <= parts
+    assert sum(float(line.rsplit(None, 1)[-1].rstrip("%")) for line in out[1:]) == pytest.approx(
+        100, abs=0.5
+    )

@@ -253,3 +253,24 @@ def test_rating_a_committed_card_again_changes_nothing() -> None:
     for path in [SMALL / "greedy" / "report.json", *sorted(CARDS.glob("*/*/report.json"))]:
         card = eval_report.read_card(path)
         assert ev.rate(card, ev.load_anchors(card["game"])) == card, path
+
+
+def test_leaderboard_takes_a_folder_of_cards(tmp_path: Path, capsys) -> None:
+    """``speed leaderboard DIR`` with DIR a folder of card folders (as the docs say) ranks every
+    card in it, the same board as the cards named one by one."""
+    named = sorted(str(p) for p in (CARDS / "vintage").glob("*/report.json"))
+    assert main(["leaderboard", *named, "--out", str(tmp_path / "named")]) == 0
+    assert main(["leaderboard", str(CARDS / "vintage"), "--out", str(tmp_path / "dir")]) == 0
+    board = (tmp_path / "dir" / "leaderboard.md").read_text()
+    assert board == (tmp_path / "named" / "leaderboard.md").read_text()
+    assert board.count("`vintage-") == len(named) == 5
+    assert main(["leaderboard", str(tmp_path / "named"), "--out", str(tmp_path / "x")]) == 2
+    assert "no card in" in capsys.readouterr().err
+
+
+def test_evaluate_plays_on_two_workers_by_default() -> None:
+    """The search opponent is most of a card's CPU time (docs/evaluate.md, "What a card
+    costs"): both cores of a 2-core machine play it unless told otherwise."""
+    from speed_cli import build_parser
+
+    assert build_parser().parse_args(["evaluate", "greedy"]).workers == 2

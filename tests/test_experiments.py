@@ -84,10 +84,13 @@ def test_parse_latencies_normalises_and_refuses_bad_lists():
 
 
 def test_shifted_profile_moves_every_quantile():
-    base = rs.shifted_profile(PRESETS["human"].mu)
-    assert base.params().tolist() == PRESETS["human"].params().tolist()
-    slower = rs.shifted_profile(PRESETS["human"].mu + 50)
-    assert slower.median_ms() - base.median_ms() == pytest.approx(50, abs=1)
+    human = PRESETS["human"]
+    base = rs.shifted_profile(human.median_ms())  # a shaped L is the profile's median
+    assert base.params().tolist() == human.params().tolist()
+    assert rs.shifted_profile(human.mu, at="mu").params().tolist() == human.params().tolist()
+    slower = rs.shifted_profile(human.median_ms() + 50)
+    assert slower.median_ms() - base.median_ms() == 50
+    assert rs.shifted_profile(190).median_ms() == 190  # exactly: latencies are whole ms
     with pytest.raises(ValueError, match="too fast"):
         rs.shifted_profile(50)
     with pytest.raises(ValueError, match="jittered preset"):
@@ -113,9 +116,13 @@ def test_points_and_tournament_settings():
     assert ts.agents == ("chain@pro", "greedy@250") and ts.seed == 4 and ts.games == 10
     jit = rs.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human")
     ts = jit.tournament_settings(("190", "human"))
-    assert (
-        ts.agents == ("chain", "greedy@human") and ts.reaction.mu == 190 and ts.reaction.sigma == 40
-    )
+    assert ts.agents == ("chain", "greedy@human") and ts.reaction.sigma == 40
+    assert ts.reaction.median_ms() == 190 and ts.reaction.mu == 190 - 64  # human: mu + 64 ms
+    # protocol 1 of `speed evaluate` places the shape's Gaussian centre instead
+    mu = rs.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human", jitter_at="mu")
+    assert mu.tournament_settings(("190", "human")).reaction.mu == 190
+    with pytest.raises(ValueError, match="jitter_at"):
+        rs.SweepSettings("chain", "greedy", ("190",), jitter="human", jitter_at="mean")
 
 
 # ------------------------------------------------------------- real games
@@ -233,6 +240,35 @@ def test_cli_writes_the_files(tmp_path, capsys):
     assert cli([*argv, "--grid", "--compare", str(out), "--out", str(grid)]) == 0
     assert (grid / "latency_grid.png").exists()
     assert len(json.loads((grid / "reaction.json").read_text())["points"]) == 4
+
+
+def test_jittered_latencies_are_shown_as_given(tmp_path, capsys):
+    """``--jitter --latencies 140,...`` once printed 204: the flag set the shape's Gaussian
+    centre while the table, the plot and the fit read medians. Now every number is a median."""
+    out = tmp_path / "rx"
+    argv = ["experiment", "reaction", "--agent", "greedy", "--jitter", "--latencies", "214,304"]
+    assert (
+        cli([*argv, "--games", "4", "--bootstrap", "0", "--workers", "1", "--out", str(out)]) == 0
+    )
+    header, *rows = capsys.readouterr().out.splitlines()[:3]
+    assert header.split()[:6] == ["agent", "median", "ms", "opponent", "median", "ms"]
+    assert [r.split()[:2] for r in rows] == [["214", "304"], ["304", "304"]]
+    doc = json.loads((out / "reaction.json").read_text())
+    assert [p["latency_ms"] for p in doc["points"]] == [214, 304]
+    assert doc["settings"]["jitter_at"] == "median"
+    assert (out / "reaction.csv").read_text().splitlines()[1].startswith("214,304,")
+
+
+def test_the_evaluation_sweep_keeps_protocol_1s_latencies():
+    """Protocol 1 fixed its latencies as the shape's Gaussian centre (``agent_means_ms``); its
+    cards must still reproduce, so its sweep plays those profiles (medians 64 ms higher)."""
+    from agents import evaluate as ev
+
+    plan = ev.make_plan("greedy", games=2)
+    sweep = next(g["sweep"] for g in plan.groups.values() if g["kind"] == "latency")
+    assert sweep.jitter_at == "mu" and sweep.latencies == ("120", "180", "240", "300", "360")
+    first = sweep.tournament_settings(sweep.points()[0]).reaction
+    assert (first.mu, first.floor, first.median_ms()) == (120, 30, 184)
 
 
 @pytest.mark.parametrize(

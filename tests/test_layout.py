@@ -1,9 +1,10 @@
-"""The house rules of the layout (README, "Layout"), checked on the source itself.
+"""The house rules of the layout (docs/development.md, "Layout"), checked on the source itself.
 
 Layers import only downward (``speed_env`` <- ``agents`` <- ``train`` <-
 ``speed_lab``, ``speed_table`` <- ``speed_cli``), no module imports itself
 back through others (lazy imports inside functions included), and no library
-module but the compiled engine kernels passes 500 lines.
+module but the compiled engine kernels passes 500 lines. Docstrings point to the docs page
+that has what they cite, not to the README (a landing page whose sections moved there).
 """
 
 from __future__ import annotations
@@ -97,3 +98,15 @@ def test_library_modules_stay_under_500_lines(module):
     if path.relative_to(ROOT).as_posix() in KERNELS:
         pytest.skip("the engine kernels are one compiled unit")
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 500
+
+
+def test_docstrings_cite_docs_pages_not_the_readme():
+    """About fifteen docstrings once sent the reader to README sections that had become docs
+    pages; the README is a landing page, so a citation names the page (docs/...md)."""
+    citing = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in MODULES.values()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "README" in line
+    ]
+    assert not citing, f"cite the docs page instead of the README: {citing}"

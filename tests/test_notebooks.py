@@ -1,4 +1,5 @@
-"""The notebooks run headless from top to bottom (small settings; no trained model needed)."""
+"""The notebooks run headless from top to bottom (small settings; no trained model needed),
+and with the command the docs give for them (``jupyter execute``, from the venv's PATH)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,14 @@ def test_reaction_delay_runs():
         "trained (human-shaped) vs greedy@human: break-even" in text
         or "NOTE: skipping 'trained'" in text
     )
+
+
+def test_the_docs_command_runs_a_notebook(tmp_path):
+    """docs/getting-started.md's notebook step in a fresh shell after the page's setup lines:
+    the docs once gave no command, and ``jupyter nbconvert`` is not installed by the extras."""
+    from test_journey import PAGE, read_steps, scratch_clone, walk
+
+    steps = read_steps(PAGE.read_text(encoding="utf-8"))
+    step = next(s for s in steps if s.name == "notebooks")
+    assert step.body.split()[:2] == ["jupyter", "execute"]
+    assert walk(steps, scratch_clone(tmp_path), only={"notebooks"}) == {}

@@ -100,6 +100,12 @@ def test_resume_takes_the_runs_own_budget_unless_timesteps_is_given(tmp_path):
     cfg = folder.settings(Config(out=str(out), resume=True, timesteps=80_000), resume=True)
     assert cfg.timesteps == 80_000
     assert folder.budget_source == "--timesteps as given (the run's own budget was 40,000)"
+    # the budget it trained to is the one it used: its request in whole rollouts (once named
+    # the request, 1,000, for a run that had trained to 4,096)
+    state["budget"] = {"timesteps": {"requested": 1_000, "used": 4_096}}
+    (out / "state.json").write_text(json.dumps(state))
+    folder.settings(Config(out=str(out), resume=True, timesteps=9_000), resume=True)
+    assert folder.budget_source == "--timesteps as given (the run's own budget was 4,096)"
     # a new run without --timesteps takes its recipe's default
     new = RunFolder(tmp_path / "new")
     assert new.settings(Config(), resume=False).timesteps == 2_000_000

@@ -206,3 +206,35 @@ def test_cli_vintage_tournament_builds_a_user_agent_for_vintage(
     argv = ["tournament", "--game", "vintage", "--agents", f"py:{bot}:vintage_only,vintage-greedy"]
     assert main([*argv, "--players", "2", "--games", "4", "--out", str(tmp_path / "out")]) == 0
     assert "vintage_only" in (tmp_path / "out" / "results.json").read_text()
+
+
+def test_vintage_training_takes_a_user_agent_as_opponent(bot_file: Path) -> None:
+    """``speed train vintage --opponent py:...`` once refused every spec not named
+    ``vintage-...``, while every other command took a user's agent."""
+    from speed_env.vintage import make_vintage_rules
+    from train.vintage_ppo import VintageConfig, check_config, observation_scale, table_env
+
+    spec = f"py:{bot_file}:factory"
+    check_config(VintageConfig(opponent=spec, eval_opponents=f"vintage-greedy,{spec}"))
+    scale = observation_scale(make_vintage_rules(2, 1))
+    env = table_env(2, [spec], seed=0, i=0, scale=scale, seat=0)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert obs.shape == env.observation_space.shape
+    with pytest.raises(ValueError, match="'chain' plays real-time Speed"):
+        check_config(VintageConfig(opponent="chain"))
+    with pytest.raises(AgentSpecError, match="unknown agent 'nobody'"):
+        check_config(VintageConfig(opponent="nobody"))
+
+
+def test_a_python_file_given_as_a_spec_gets_the_py_spelling(bot_file: Path, capsys) -> None:
+    """``speed evaluate my_bot.py`` once answered "unknown agent 'my_bot.py'"; it now shows the
+    ``py:`` spelling with the names the file defines (read, not run)."""
+    assert main(["evaluate", str(bot_file), "--games", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is a Python file, not an agent spec" in err
+    assert f"py:{bot_file}:Bot or py:{bot_file}:Seeded" in err
+    with pytest.raises(AgentSpecError, match=r"py:no_such_bot\.py:NAME"):
+        agents.parse_spec("no_such_bot.py")
+    with pytest.raises(AgentSpecError, match="is a Python file"):
+        vintage_agents.parse_spec("no_such_bot.py")

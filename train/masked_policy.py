@@ -5,7 +5,7 @@ from the logits and then, to mask them, a second one from the masked logits
 (``MaskableCategorical.apply_masking``; unmasked, a second one of the same
 logits): each build normalises, broadcasts and checks its arguments. In a
 rollout step of 256 real-time games that is about a seventh of the policy's
-forward pass (README, "Training throughput"); each minibatch of the update
+forward pass (docs/research/training-throughput.md); each minibatch of the update
 (``evaluate_actions``) builds it the same way.
 
 :class:`OnceMaskedCategorical` keeps the same numbers and does the same tensor

@@ -1,7 +1,7 @@
 """Multi-agent PPO with RLlib on ``speed_v1``: action masking, self-play, checkpoints, kit model.
 
-Run it as ``speed train-rllib --out runs/rllib`` (the ``[ray]`` extra; see the
-README, "Past one machine"). What it does, top to bottom:
+Run it as ``speed train-rllib --out runs/rllib`` (the ``[ray]`` extra; see
+docs/ray.md, "RLlib: multi-agent PPO with action masking"). What it does, top to bottom:
 
 - The env: ``speed_v1`` (``player_0`` and ``player_1``, the dict observation
   with its ``int8`` mask), either one PettingZoo game per env or batches of

@@ -104,7 +104,7 @@ class RunFolder:
             )
         known = {f.name for f in dataclasses.fields(cfg)}  # type: ignore[arg-type]
         given = {k: getattr(cfg, k) for k in RESUME_OVERRIDES if k in known}
-        own = state["config"].get("timesteps")
+        own = own_budget(state)
         if "timesteps" in given and timesteps is None:  # not given: the run's own budget
             del given["timesteps"]
             self.budget_source = "the run's own budget (give --timesteps to change it)"
@@ -162,6 +162,16 @@ class RunFolder:
     def write_json(self, name: str, value: Any) -> Path:
         """Save another JSON file of the run (``pool.json`` ...) atomically; its path."""
         return write_json(self.path / name, value)
+
+
+def own_budget(state: dict[str, Any]) -> int | None:
+    """The budget a saved run trained to: the one it used (its request rounded up to whole
+    rollouts, ``state["budget"]``), or, for a run saved before it recorded one, its request."""
+    used = (state.get("budget") or {}).get("timesteps", {}).get("used")
+    if isinstance(used, int):
+        return used
+    asked = state.get("config", {}).get("timesteps")
+    return asked if isinstance(asked, int) else None
 
 
 def recipe_name(cfg: Any) -> str:

@@ -97,6 +97,7 @@ class VintageConfig(RunSettings):
 def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
+    from agents.vintage_agents import VINTAGE
 
     check_ppo(cfg)
     if isinstance(cfg.players, bool) or not 2 <= cfg.players <= 10:
@@ -109,11 +110,15 @@ def check_config(cfg: VintageConfig) -> None:
             "each deal is played once per seat"
         )
     for spec in [*specs(cfg.opponent), *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
-        if not agents.parse_spec(spec).name.startswith("vintage-"):
+        # The vintage registry takes its own names and a user's agent (py:PATH.py:NAME,
+        # package.module:NAME) as every other command does; a real-time name gets a pointer.
+        if agents.REALTIME.knows(spec):
             raise ValueError(
                 f"{spec!r} plays real-time Speed; vintage opponents are vintage-random, "
-                f"vintage-greedy, vintage-tactician or vintage-ppo:PATH"
+                "vintage-greedy, vintage-tactician, vintage-ppo:PATH or your own "
+                "(py:PATH.py:NAME, package.module:NAME)"
             )
+        VINTAGE.parse_spec(spec)  # an unknown name or a malformed spec, named
 
 
 def observation_scale(rules: Any) -> np.ndarray:

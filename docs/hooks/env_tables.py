@@ -1,36 +1,56 @@
-"""MkDocs hook: the environment pages' tables, generated from the live envs at build time.
+"""The environment pages' tables, generated from the live envs: committed in the pages, and
+the site's MkDocs hook.
 
-A page holds markers, each on a line of its own, replaced when the site is built
-(``on_page_markdown``):
+A page holds marker pairs, each marker on a line of its own, with the generated Markdown
+between them, so the page reads complete on GitHub as in the built site::
 
-- ``<!-- env-title: KEY -->``: the page's title, the env's registry id;
-- ``<!-- env-spec: KEY -->``: the specification table (import line, agents, action and
+    <!-- env-spec: speed -->
+    | | |
+    ...
+    <!-- /env-spec: speed -->
+
+- ``env-title: KEY``: the page's title, the env's registry id;
+- ``env-spec: KEY``: the specification table (import line, agents, action and
   observation spaces for each preset, the mask, rewards, registry ids, version);
-- ``<!-- env-doc: KEY -->``: the env module's docstring, as Markdown (its version history
+- ``env-doc: KEY``: the env module's docstring, as Markdown (its version history
   included; hand-written spec and index tables in it are dropped: the generated ones replace
   them);
-- ``<!-- env-obs: KEY -->``: the observation index table, from ``observation_layout``.
+- ``env-obs: KEY``: the observation index table, from ``observation_layout``.
 
 ``KEY`` is ``speed`` (the real-time parallel and AEC envs), ``speed-gym`` (one seat),
 ``vintage`` or ``vintage-gym``. The registry ids are looked up by entry point in
 ``speed_env.registration``, so a version bump renames the pages without anyone editing them,
-and a change to an env's spaces changes its table. A marker with an unknown key fails the
-build, naming it.
+and a change to an env's spaces changes its table. A marker with an unknown key fails, naming
+it; an opening marker without its closing one is closed by the next regeneration.
+
+Regenerate the committed tables after changing an env (``tests/test_env_pages.py`` fails while
+a page is stale, naming this command)::
+
+    python docs/hooks/env_tables.py           # rewrite docs/envs/*.md between the markers
+    python docs/hooks/env_tables.py --check   # exit 1 naming the stale pages
+
+When the site is built (``on_page_markdown``) the tables are generated again from the live env
+and the markers dropped, so the site never shows a stale table.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
 import re
+import sys
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 MARKER = re.compile(r"^<!--\s*env-(title|spec|doc|obs):\s*([\w-]+)\s*-->$", re.M)
-"""A marker stands on a line of its own (one quoted inside a sentence is left alone)."""
+"""An opening marker stands on a line of its own (one quoted inside a sentence is left alone)."""
+PAGES = Path(__file__).resolve().parent.parent / "envs"
+"""The env pages (``docs/envs/*.md``)."""
 
 # The real-time presets shown in the spec table: each preset's defaults, then `japanese` with
 # its options (jokers add a rank; stack and multi-play moves add actions).
@@ -422,9 +442,43 @@ def render(kind: str, key: str) -> str:
     return obs_table(key)
 
 
+def _closing(kind: str, key: str) -> re.Pattern[str]:
+    return re.compile(rf"^<!--\s*/env-{kind}:\s*{re.escape(key)}\s*-->$", re.M)
+
+
+def regenerate(markdown: str, keep_markers: bool = True) -> str:
+    """``markdown`` with what stands between each marker pair generated again from the live
+    envs (an opening marker without its closing one gets it); without ``keep_markers`` the
+    markers themselves are dropped (the built site)."""
+    out: list[str] = []
+    at = 0
+    while (opening := MARKER.search(markdown, at)) is not None:
+        kind, key = opening.group(1), opening.group(2)
+        out.append(markdown[at : opening.start()])
+        closing = _closing(kind, key).search(markdown, opening.end())
+        # an opening marker alone (a page in the old form) stands for an empty block
+        at = closing.end() if closing is not None else opening.end()
+        body = render(kind, key)
+        if keep_markers:
+            out.append(f"{opening.group(0)}\n{body}\n<!-- /env-{kind}: {key} -->")
+        else:
+            out.append(body)
+    out.append(markdown[at:])
+    return "".join(out)
+
+
+def stale_pages(pages: Path = PAGES) -> list[Path]:
+    """The env pages whose committed tables differ from the live envs'."""
+    return [
+        page
+        for page in sorted(pages.glob("*.md"))
+        if regenerate(page.read_text(encoding="utf-8")) != page.read_text(encoding="utf-8")
+    ]
+
+
 def on_page_markdown(markdown: str, **kwargs: Any) -> str:
-    """Replace every env marker of a page with its generated Markdown."""
-    return MARKER.sub(lambda m: render(m.group(1), m.group(2)), markdown)
+    """The site's page: every marker pair's block generated from the live env, markers dropped."""
+    return regenerate(markdown, keep_markers=False)
 
 
 def on_page_content(html: str, **kwargs: Any) -> str:
@@ -433,3 +487,26 @@ def on_page_content(html: str, **kwargs: Any) -> str:
     role = r":(?:func|class|mod|meth|attr|data|exc|obj):"
     html = re.sub(role + r"<code>~(?:[\w.]+\.)?([\w]+)</code>", r"<code>\1</code>", html)
     return re.sub(role + r"(?=<code)", "", html)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the env pages' generated tables (``--check``: only name the stale pages)."""
+    parser = argparse.ArgumentParser(
+        prog="python docs/hooks/env_tables.py",
+        description="Regenerate the tables of docs/envs/*.md from the live envs.",
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if a page is stale")
+    args = parser.parse_args(argv)
+    stale = stale_pages()
+    if args.check:
+        for page in stale:
+            print(f"stale: {page} (run python docs/hooks/env_tables.py)", file=sys.stderr)
+        return 1 if stale else 0
+    for page in stale:
+        page.write_text(regenerate(page.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"wrote {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -27,14 +27,16 @@ Latencies are fixed milliseconds (``250``) or reaction-profile names
 (``human``, ``pro`` …; see ``speed_env/reaction.py``), the jittered
 ex-Gaussian profiles: a named profile enters a spec as ``chain@human``.
 With ``jitter`` set to a preset name, each of the agent's numeric latencies
-``L`` is that preset's shape moved so that its Gaussian mean is ``L``
-(``shifted_profile``): every quantile moves by the same amount, so latency
+``L`` is that preset's shape moved so that its median is ``L``
+(``shifted_profile``; protocol 1 of ``speed evaluate`` places its Gaussian
+centre ``mu`` instead, ``jitter_at="mu"``): every quantile moves by the same amount, so latency
 differences between such profiles are the same at the median, the mean or
 any percentile. The tournament gives that profile to the agent through its
 ``Settings.reaction`` (the profile of a spec without ``@``), which it holds
 once per match: the opponent's latencies stay fixed ms or preset names.
-On the latency axis a fixed latency sits at its value and a jittered profile
-at its median (for ``human``, 304 ms, 64 ms above its ``mu``). Mixing fixed
+Every latency number shown (table, plot, ``reaction.csv``'s ``latency_ms``) is
+a median: a fixed latency is its own, a jittered profile sits at its measured
+median (for ``human``, 304 ms, 64 ms above its ``mu``), a shaped ``L`` at ``L``. Mixing fixed
 and jittered players in one sweep is allowed but puts two kinds of player
 on one curve.
 

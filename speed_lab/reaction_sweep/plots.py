@@ -65,7 +65,7 @@ def curve_png(
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_ylim(0, 1)
-    ax.set_xlabel("latency difference, agent − opponent (ms; > 0: the agent is slower)")
+    ax.set_xlabel("median latency difference, agent − opponent (ms; > 0: the agent is slower)")
     ax.set_ylabel("agent's win rate (draws count half)")
     ax.set_title(title or "win rate against reaction latency (paired deals, Wilson 95% bands)")
     ax.grid(alpha=0.3)

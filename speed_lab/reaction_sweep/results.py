@@ -82,14 +82,16 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The points as a fixed-width table for the terminal."""
+    """The points as a fixed-width table for the terminal; latencies are medians in ms (a fixed
+    latency is its own median; a shaped ``--latencies L`` is ``L``), as on the plot."""
     lines = [
-        f"{'latency':>8} {'opponent':>8} {'games':>6} {'wins':>6} {'losses':>6} {'draws':>5} "
-        f"{'win %':>6}  95% CI"
+        f"{'agent median ms':>15} {'opponent median ms':>18} {'games':>6} {'wins':>6} "
+        f"{'losses':>6} {'draws':>5} {'win %':>6}  95% CI"
     ]
     for r in doc["points"]:
         lines.append(
-            f"{r['latency_ms']:>8g} {r['opponent_latency_ms']:>8g} {r['games']:>6} {r['wins']:>6} "
+            f"{r['latency_ms']:>15g} {r['opponent_latency_ms']:>18g} {r['games']:>6} "
+            f"{r['wins']:>6} "
             f"{r['losses']:>6} {r['draws']:>5} {100 * r['win_rate']:>6.1f}  "
             f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
         )

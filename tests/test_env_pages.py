@@ -1,0 +1,56 @@
+"""The env pages (docs/envs/*.md) carry their generated tables in the committed Markdown, so
+they read complete on GitHub, and the tables are the live envs' (docs/hooks/env_tables.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import speed_env
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK = ROOT / "docs" / "hooks" / "env_tables.py"
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("env_tables", HOOK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("env_tables", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_env_pages_hold_the_live_tables() -> None:
+    """A change to an env's spaces, ids or docstring must reach its committed page."""
+    stale = _hook().stale_pages()
+    assert not stale, (
+        f"stale env pages {[p.name for p in stale]}: run python {HOOK.relative_to(ROOT)}"
+    )
+
+
+def test_each_page_shows_its_tables_in_the_markdown() -> None:
+    """Once the pages were templates that only the built site filled in."""
+    dim = speed_env.obs_dim(speed_env.make_rules("us"))
+    for page in ("speed.md", "speed-gym.md"):
+        text = (ROOT / "docs" / "envs" / page).read_text(encoding="utf-8")
+        for kind in ("title", "spec", "doc", "obs"):
+            assert f"<!-- /env-{kind}:" in text, (page, kind)
+        assert f"({dim},), float32" in text and "| `since_placed` |" in text
+    assert "# Speed-v1" in (ROOT / "docs" / "envs" / "speed-gym.md").read_text(encoding="utf-8")
+
+
+def test_a_stale_table_is_found_and_regenerated(tmp_path) -> None:
+    hook = _hook()
+    page = tmp_path / "speed.md"
+    fresh = (ROOT / "docs" / "envs" / "speed.md").read_text(encoding="utf-8")
+    page.write_text(fresh.replace("float32", "float64", 1), encoding="utf-8")
+    assert hook.stale_pages(tmp_path) == [page]
+    assert hook.regenerate(page.read_text(encoding="utf-8")) == fresh
+    # the old template form (an opening marker alone) is filled and closed
+    template = "# x\n\n<!-- env-obs: speed -->\n\ntext\n"
+    filled = hook.regenerate(template)
+    assert "<!-- /env-obs: speed -->" in filled and filled.endswith("\n\ntext\n")
+    # the built site shows the tables without the markers
+    assert "env-obs" not in hook.on_page_markdown(filled)
