@@ -16,7 +16,7 @@ from typing import Any
 
 
 class StrictJSONError(ValueError):
-    """Text that is not strict JSON; the message names the key path (no file: the caller adds it)."""
+    """Text that is not strict JSON; the message names the key path (the caller adds the file)."""
 
 
 class _Bad:
