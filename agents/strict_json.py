@@ -55,9 +55,7 @@ def _constant(name: str) -> _Bad:
 def loads(text: str | bytes) -> Any:
     """Parse ``text`` as strict JSON; :class:`StrictJSONError` naming the key path of a
     duplicated key, NaN or infinity, ``json.JSONDecodeError`` for text that is not JSON."""
-    doc = json.loads(
-        text, object_pairs_hook=_pairs, parse_float=_float, parse_constant=_constant
-    )
+    doc = json.loads(text, object_pairs_hook=_pairs, parse_float=_float, parse_constant=_constant)
     # Walked without recursion, so a deeply nested document is measured, not a RecursionError.
     stack: list[tuple[Any, str]] = [(doc, "")]
     while stack:
