@@ -101,7 +101,7 @@ def check_card(
     try:
         proto = ep.protocol(game, version)
     except ep.ProtocolError as exc:
-        c.fail("protocol", str(exc))
+        c.fail("protocol", f"is {version}: {exc}")
     path = _first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
     if path is not None:
         c.fail(path, f"differs from protocol {version}'s (compared with exact types)")
