@@ -102,7 +102,7 @@ def check_card(
         proto = ep.protocol(game, version)
     except ep.ProtocolError as exc:
         c.fail("protocol", f"is {version}: {exc}")
-    path = _first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
+    path = first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
     if path is not None:
         c.fail(path, f"differs from protocol {version}'s (compared with exact types)")
     agent = c.text(card, "agent", "agent")
@@ -294,7 +294,7 @@ def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None
     if anchors is None:
         anchors = evaluate.load_anchors(card["game"])
     rated = evaluate.rate(card, anchors)
-    path = _first_difference(card["results"], rated["results"], "results", tolerant=True)
+    path = first_difference(card["results"], rated["results"], "results", tolerant=True)
     if path is not None:
         c.fail(
             path,
@@ -305,10 +305,10 @@ def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None
 
 # ------------------------------------------------------------------ helpers
 def _same_json(a: Any, b: Any) -> bool:
-    return _first_difference(a, b, "") is None
+    return first_difference(a, b, "") is None
 
 
-def _first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str | None:
+def first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str | None:
     """The first path where ``a`` and ``b`` differ, types compared exactly (a bool is not an int,
     an int not a float); ``tolerant``: floats within the rounding a card's numbers carry."""
     if type(a) is not type(b):
@@ -321,7 +321,7 @@ def _first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str 
             missing = sorted(set(a) ^ set(b))
             return f"{path}.{missing[0]}"
         for k in a:
-            found = _first_difference(a[k], b[k], f"{path}.{k}" if path else str(k), tolerant)
+            found = first_difference(a[k], b[k], f"{path}.{k}" if path else str(k), tolerant)
             if found is not None:
                 return found
         return None
@@ -329,7 +329,7 @@ def _first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str 
         if len(a) != len(b):
             return path
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            found = _first_difference(x, y, f"{path}[{i}]", tolerant)
+            found = first_difference(x, y, f"{path}[{i}]", tolerant)
             if found is not None:
                 return found
         return None
