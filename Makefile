@@ -39,7 +39,7 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean cards
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean cards cards-rehash
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
 # while the main venv keeps the newest Gymnasium the kit supports (docs/ray.md, "Why a venv of its own").
@@ -112,6 +112,11 @@ cards: setup  ## the rating anchors, the bundled agents' report cards and leader
 	$(BIN)/speed evaluate greedy --games 2 --out $(CARDS)/small/greedy
 	$(BIN)/speed leaderboard $(CARDS)/realtime --out $(CARDS)/leaderboard/realtime
 	$(BIN)/speed leaderboard $(CARDS)/vintage --out $(CARDS)/leaderboard/vintage
+
+# Cards made before the card hash: checked through (counts, protocol data, ratings re-rated)
+# and written back sealed, without replaying a game. `make cards` seals the cards it makes.
+cards-rehash: setup  ## seal the committed report cards with their card hash (no replay)
+	$(BIN)/python -m agents.card_check --rehash $(CARDS)/*/*/report.json
 
 demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo

@@ -10,7 +10,9 @@ card records the games it used.
 The manifest (:func:`manifest`) binds a card to what produced it: protocol
 version, game, env ids, kit version, the agent spec, the SHA-256 of every
 file the agent loads, the seeds and games; :func:`manifest_hash` is a SHA-256
-over its canonical JSON, so a later card can be checked against it.
+over its canonical JSON, so a later card can be checked against it. The
+card's own hash (:func:`card_hash`, its ``card_hash`` field) covers the whole
+card, so everything a leaderboard shows is bound to it.
 """
 
 from __future__ import annotations
@@ -143,6 +145,21 @@ def manifest_hash(manifest: dict[str, Any]) -> str:
     """SHA-256 over the canonical JSON of a manifest (its own ``hash`` field left out)."""
     body = {k: v for k, v in manifest.items() if k != "hash"}
     return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def card_hash(card: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of a whole card (its own ``card_hash`` left out): the agent,
+    every count, rating and number, the manifest with its protocol data, the timing. A card
+    edited anywhere no longer matches it; a leaderboard also re-rates the card from its counts
+    (:mod:`agents.card_check`), so a card re-hashed after an edit to its ratings is refused too."""
+    body = {k: v for k, v in card.items() if k != "card_hash"}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
+def seal(card: dict[str, Any]) -> dict[str, Any]:
+    """``card`` with its ``card_hash`` (re)computed, last among its keys."""
+    body = {k: v for k, v in card.items() if k != "card_hash"}
+    return {**body, "card_hash": card_hash(body)}
 
 
 def manifest(

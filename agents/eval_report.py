@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -22,11 +23,24 @@ from pathlib import Path
 from typing import Any
 
 from agents.alpharank import unseparated_note
+
+# CardError: cards that cannot be read, checked or merged (the message names the file).
+from agents.card_check import CardError as CardError
 from agents.files import write_atomic
 
 
-class CardError(ValueError):
-    """Cards that cannot be read or merged: the message names the file(s)."""
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span that stays one table cell: control characters made
+    spaces, ``|`` escaped, a fence longer than any run of backticks inside."""
+    text = re.sub(r"[\x00-\x1f\x7f]", " ", text).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _plain(text: str) -> str:
+    """``text`` for a matplotlib label: a ``$`` taken as a dollar, not as mathtext."""
+    return text.replace("$", r"\$")
 
 
 def _pct(x: float | None) -> str:
@@ -54,7 +68,7 @@ def _header(card: dict[str, Any]) -> list[str]:
     games = "pairing" if card["game"] == "realtime" else "table"
     quick = "" if m["full_protocol"] else " (fewer than the protocol's: a quick card)"
     lines = [
-        f"# Report card: `{card['agent']}`",
+        f"# Report card: {md_code(card['agent'])}",
         "",
         f"{'Real-time' if card['game'] == 'realtime' else 'Vintage'} Speed, evaluation protocol "
         f"{card['protocol']}; {m['games']} games per {games}{quick}; deals seeded "
@@ -261,7 +275,7 @@ def figure_png(card: dict[str, Any]) -> bytes:
     ax.set_yticks(y, [r[0] for r in rows], fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_xlabel("win rate (draw = ½), 95% interval" if realtime else "finished-ahead rate, 95%")
-    ax.set_title(f"{card['agent']} · protocol {card['protocol']}", fontsize=10)
+    ax.set_title(_plain(f"{card['agent']} · protocol {card['protocol']}"), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     if curve:
         ax2 = axes[1]
@@ -330,25 +344,15 @@ def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
 
 # ------------------------------------------------------------------ leaderboard
 def read_card(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` (or the folder holding one), checked to be a card; errors name it."""
+    """A ``report.json`` (or the folder holding one), checked through and through
+    (:func:`agents.card_check.check_card`: its hashes, its protocol data, its counts, its
+    ratings re-rated from them); errors name the file and the field."""
+    from agents.card_check import check_card, read_json
+
     p = Path(path)
     if p.is_dir():
         p = p / "report.json"
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardError(f"no card at {p}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CardError(f"cannot read card {p}: {exc}") from None
-    if not isinstance(doc, dict) or "manifest" not in doc or "protocol" not in doc:
-        raise CardError(f"{p} is not an evaluation card (no protocol and manifest)")
-    if doc["protocol"] != doc["manifest"].get("protocol"):
-        raise CardError(f"{p}: its protocol differs from its manifest's (edited by hand?)")
-    from agents.eval_protocol import manifest_hash
-
-    if manifest_hash(doc["manifest"]) != doc["manifest"].get("hash"):
-        raise CardError(f"{p}: its manifest does not match its hash (edited by hand?)")
-    return doc
+    return check_card(read_json(p), str(p))
 
 
 def card_paths(paths: Sequence[str | Path]) -> list[Path]:
@@ -367,11 +371,26 @@ def card_paths(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
-    """Merge cards (:func:`card_paths`) into ranked rows; refuse cards of different protocol
-    versions or games, naming the files."""
+    """Merge cards (:func:`card_paths`) into ranked rows, every card checked and its ratings re-rated from its counts
+    (:func:`read_card`); refuse cards of different protocol versions or games, naming the files.
+    The same card given twice (the same manifest and results) is listed once, with a note."""
+    from agents.eval_protocol import card_hash
+
     if not paths:
         raise CardError("give at least one card (report.json)")
-    cards = [(str(p), read_card(p)) for p in card_paths(paths)]
+    cards: list[tuple[str, dict[str, Any]]] = []
+    notes: list[str] = []
+    seen: dict[str, str] = {}
+    for p in map(str, card_paths(paths)):
+        c = read_card(p)
+        same = card_hash({k: v for k, v in c.items() if k != "timing"})  # timing: another run's
+        if same in seen:
+            notes.append(
+                f"{p} is the same card as {seen[same]} (same manifest and results): listed once"
+            )
+            continue
+        seen[same] = p
+        cards.append((p, c))
     for key in ("protocol", "game"):
         kinds: dict[Any, list[str]] = {}
         for p, c in cards:
@@ -408,7 +427,10 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
         return -math.inf if r is None else float(r)
 
     rows.sort(key=rank_key, reverse=True)
-    return {"protocol": cards[0][1]["protocol"], "game": game, "rank_by": first, "rows": rows}
+    board = {"protocol": cards[0][1]["protocol"], "game": game, "rank_by": first, "rows": rows}
+    if notes:
+        board["notes"] = notes
+    return board
 
 
 def leaderboard_md(board: dict[str, Any]) -> str:
@@ -426,13 +448,15 @@ def leaderboard_md(board: dict[str, Any]) -> str:
         "|" + "|".join("---" for _ in head) + "|",
     ]
     for i, row in enumerate(board["rows"], 1):
-        cells = [str(i), f"`{row['agent']}`"]
+        cells = [str(i), md_code(row["agent"])]
         for rs in rule_sets:
             r, ci = row["ratings"].get(rs, (None, None))
             cells.append("–" if r is None else f"{r:.0f}{_ci(ci, False)}")
         cells.append(_num(row.get("break_even_ms")) if realtime else _pct(row["finished_ahead"]))
         cells += [str(row["games"]), f"`{row['manifest']}`"]
         lines.append("| " + " | ".join(cells) + " |")
+    if board.get("notes"):
+        lines += ["", *(f"Note: {md_code(note)}" for note in board["notes"])]
     return "\n".join(lines) + "\n"
 
 
@@ -445,7 +469,7 @@ def leaderboard_png(board: dict[str, Any]) -> bytes:
     for row in board["rows"][::-1]:
         r, ci = row["ratings"].get(rs, (None, None))
         if r is not None:
-            rows.append((row["agent"], r, *(ci or (r, r))))
+            rows.append((_plain(row["agent"]), r, *(ci or (r, r))))
     return plotting.interval_rows_png(
         rows, f"anchored rating on {rs} (Elo scale), protocol {board['protocol']}, 95% interval"
     )

@@ -159,10 +159,12 @@ def card(
 
 
 def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
-    """The card with its anchored ratings (re)computed from its own results and ``anchors``.
+    """The card with its anchored ratings (re)computed from its own results and ``anchors``,
+    sealed with its hash (:func:`agents.eval_protocol.card_hash`).
 
     A pure function of the card's counts, the anchors and the card's deal seed (the bootstrap's
-    seed), so a card rated when it is made equals one rated later against the same anchors.
+    seed), so a card rated when it is made equals one rated later against the same anchors:
+    ``speed leaderboard`` re-rates every card this way (:mod:`agents.card_check`).
     """
     from agents.eval_alpharank import card_alpharank
 
@@ -178,7 +180,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
             res.pop(k, None)
         res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
         res["alpharank"] = card_alpharank(out, anchors)
-        return out
+        return ep.seal(out)
     for rs, row in out["results"]["rule_sets"].items():
         if "opponents" not in row:
             continue
@@ -191,4 +193,4 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
             row.pop(k, None)
         row.update(_rating(anchors, version, game, rs, rows, samples, seed))
     out["results"]["alpharank"] = card_alpharank(out, anchors)
-    return out
+    return ep.seal(out)

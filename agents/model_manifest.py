@@ -1,21 +1,22 @@
 """Reading a model's manifest: every field a load reads, checked, a wrong one named.
 
 :func:`read_manifest` is the one way :mod:`agents.model_io` reads a manifest:
-only a regular file of bounded size, JSON nested no deeper than a real one
-could be, the format and its version, each field's type, the network's kind
-and activation, a weights name beside it, and (real-time models) presets and
+only a regular file of bounded size, strict JSON (no key twice, no NaN or
+infinity: :mod:`agents.strict_json`) nested no deeper than a real one could
+be, the format and its version, each field's type, the network's kind and
+activation, a weights name beside it, and (real-time models) presets and
 options this kit has. :func:`check_net_tensors` checks the tensors against it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents import strict_json
 from agents.files import NotRegularFileError, read_regular
 from agents.mlp_policy import ACTIVATIONS, check_tensors, trained_tags
 from agents.rankwise import KIND as RANKWISE
@@ -40,8 +41,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ModelFormatError(f"cannot read model manifest {path}: {exc}") from None
     try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as exc:
+        manifest = strict_json.loads(text)
+    except strict_json.StrictJSONError as exc:  # a key twice, NaN, an infinity
+        raise ModelFormatError(f"model manifest {path}: {exc}") from None
+    except ValueError as exc:  # json.JSONDecodeError, or a number too long to read
         raise ModelFormatError(
             f"model manifest {path} is not valid JSON (truncated or corrupted?): {exc}"
         ) from None

@@ -43,6 +43,10 @@ calls return what a Gymnasium vector env returns: ``reset -> (obs, infos)``
 and ``step -> (obs, rewards, terminated, truncated, infos)`` (with ``copy=False`` that
 mask is the env's own buffer, as ``mask`` is otherwise).
 
+``n`` is at most :data:`~speed_env.batch_size.MAX_GAMES` (2**20), and the
+memory the batch would take must be available: a larger batch is refused
+before anything is allocated, naming both (:mod:`speed_env.batch_size`).
+
 ``threads=k`` shares every step out among ``k`` threads (the games split in
 equal parts; each game is stepped by one thread, so the results are the same
 for any ``k``). It pays from about a thousand games, on as many free cores.

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from speed_env import engine
+from speed_env.batch_size import bytes_per_game, check_batch_size
 from speed_env.deal import Deal, parse_deal
 from speed_env.observation import obs_dim, observe_all, observe_games
 from speed_env.reaction import ReactionProfile
@@ -155,6 +156,10 @@ class Games:
         self.illegal_action = self.settings.illegal_action
         self.n_actions = engine.n_actions(self.rules)
         self.obs_dim = obs_dim(self.rules)
+        # Before any array of n games exists: a batch too large is refused, not half-allocated.
+        check_batch_size(
+            self.n, bytes_per_game(engine.state_dtype().itemsize, self.obs_dim, self.n_actions)
+        )
         self.cfg = engine.config(self.rules, self.tick_ms)
         self.lat = np.empty((self.n, 2, 5), np.float64)
         self.set_reactions(self.reactions)

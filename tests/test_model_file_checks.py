@@ -233,6 +233,28 @@ def test_format_version_must_be_the_whole_number_1(tmp_path, version):
         model_io.load_policy(path, RULES)
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # Python's json keeps the last of two keys, another reader the first: one file, two models.
+        (lambda t: t.replace('"weights":', '"weights": "other.safetensors", "weights":', 1),
+         "the key weights is given twice"),
+        (lambda t: t.replace('"obs_dim":', '"obs_dim": 1, "obs_dim":', 1),
+         "the key observation.obs_dim is given twice"),
+        (lambda t: t.rstrip().removesuffix("}") + ', "lr": NaN}', "lr is NaN"),
+        (lambda t: t.rstrip().removesuffix("}") + ', "lr": -Infinity}', "lr is -Infinity"),
+        (lambda t: t.rstrip().removesuffix("}") + ', "ent": {"coef": 1e999}}',
+         "ent.coef is the number 1e999"),
+    ],
+)  # fmt: skip
+def test_duplicate_keys_nan_and_infinity_are_refused_naming_the_key(tmp_path, edit, message):
+    path = _save(tmp_path / "m", _tensors(0))
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(ModelFormatError, match=rf"model manifest .*m\.json: {message}"):
+        model_io.load_policy(path, RULES)
+    _still_loads(tmp_path)
+
+
 @pytest.mark.parametrize("preset", ["nosuch", None, 3])
 def test_unknown_preset_without_trained_rules_is_refused(tmp_path, preset):
     path = _save(tmp_path / "m", _tensors(0))

@@ -65,7 +65,7 @@ def test_bad_parameters_are_refused_by_name() -> None:
         pyspiel.load_game("python_speed(preset=nosuch)")
     with pytest.raises(Exception, match="name:value"):
         pyspiel.load_game("python_speed(options=wrap)")
-    with pytest.raises(Exception, match="num_players"):
+    with pytest.raises(Exception, match="players must be between 2 and 10"):
         pyspiel.load_game("python_vintage_speed(players=11)")
 
 

@@ -11,10 +11,16 @@
   plays it one seat at a time.
 
 Both games' play equals the kit's envs' on the same deals and actions (tested).
+A state serialises as its game string and action history, replayed on load
+(:mod:`speed_env.openspiel.state_string`, which ``pyspiel.serialize_game_and_state``
+and ``pyspiel.deserialize_game_and_state`` use for these games): never a pickle.
 ``import speed_env`` does not import this package (nor ``pyspiel``).
 """
 
+from speed_env.openspiel import state_string
 from speed_env.openspiel.realtime_game import SpeedGame, SpeedState
 from speed_env.openspiel.vintage_game import VintageSpeedGame, VintageSpeedState
+
+state_string.install()
 
 __all__ = ["SpeedGame", "SpeedState", "VintageSpeedGame", "VintageSpeedState"]

@@ -46,3 +46,20 @@ def with_defaults(
             f"{short_name}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(defaults)}"
         )
     return {**defaults, **params}
+
+
+MAX_GAME_LENGTH = 2**31 - 1
+"""OpenSpiel keeps a game's length in a C++ ``int``: a longer game cannot be declared."""
+
+
+def int_param(short_name: str, params: dict[str, Any], name: str, low: int, high: int) -> int:
+    """``params[name]`` as an int in ``[low, high]``; ValueError naming the parameter otherwise
+    (a bool or a float is not a whole number here, as it is not in OpenSpiel's game strings)."""
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{short_name}: parameter {name} must be a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(
+            f"{short_name}: parameter {name} must be between {low} and {high}, got {value}"
+        )
+    return value

@@ -27,9 +27,18 @@ parameter       default     meaning
 ``reaction``    ``""``      both seats' reaction: a profile name or ms, or two
                             separated by ``/`` (``pro/250``); empty: the kit's
                             default jittered human profile
-``seed``        0           the first deal's seed
+``seed``        0           the first deal's seed (``0`` to ``2**31 - 1``)
 ``deals``       100000      how many deal seeds the chance node chooses from
+                            (``1`` to :data:`MAX_DEALS`)
 ==============  ==========  ======================================================
+
+A parameter out of its range, an option named twice, a chance outcome the
+chance node does not list, a joint move of the wrong length or an action a
+player may not take is refused with a ``ValueError`` naming it.
+
+A state serialises as the game string and its action history, replayed
+through the rules when it is loaded (:mod:`speed_env.openspiel.state_string`):
+a state string is data, never code.
 
 Returns are the env's: +1 win, −1 loss, 0 draw or truncation (zero-sum).
 Observation and information-state tensors are the kit's observation vector of
@@ -45,7 +54,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from speed_env.openspiel.game_type import game_type, with_defaults
+from speed_env.openspiel import state_string
+from speed_env.openspiel.game_type import MAX_GAME_LENGTH, game_type, int_param, with_defaults
 from speed_env.parallel import SpeedParallelEnv
 from speed_env.rules import PRESETS
 
@@ -63,6 +73,13 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "deals": 100_000,
 }
 """Game parameters and their defaults (module docstring)."""
+
+MAX_DEALS = 1_000_000
+"""The most deals a chance node may choose from: its outcomes are listed one by one (a list
+of a million pairs takes about a second and 100 MB), so a larger ``deals`` is refused at load."""
+
+MAX_SEED = 2**31 - 1
+"""The largest ``seed``: OpenSpiel's integer parameters are 32-bit."""
 
 _GAME_TYPE = game_type(
     SHORT_NAME,
@@ -84,6 +101,8 @@ def parse_options(text: str) -> dict[str, Any]:
                 f"{SHORT_NAME}: option {item!r} must be name:value (e.g. wrap:false), "
                 "options separated by ';'"
             )
+        if name.strip() in options:  # which one would win is a guess: refuse it
+            raise ValueError(f"{SHORT_NAME}: option {name.strip()!r} is given twice in {text!r}")
         options[name.strip()] = _value(raw.strip())
     return options
 
@@ -130,7 +149,7 @@ def env_kwargs(params: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"{SHORT_NAME}: preset {p['preset']!r} is not one of {', '.join(PRESETS)}")
     return {
         "rules": p["preset"],
-        "tick_ms": int(p["tick_ms"]),
+        "tick_ms": int_param(SHORT_NAME, p, "tick_ms", 1, MAX_GAME_LENGTH),
         "reaction": parse_reaction(str(p["reaction"])),
         **parse_options(str(p["options"])),
     }
@@ -143,12 +162,10 @@ class SpeedGame(pyspiel.Game):
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.env_kwargs = env_kwargs(params)
         """The arguments each state's :func:`speed_env.parallel_env` is made with."""
-        self.seed = int(params["seed"])
+        self.seed = int_param(SHORT_NAME, params, "seed", 0, MAX_SEED)
         """Deal ``k`` is the kit's game seeded ``seed + k``."""
-        self.deals = int(params["deals"])
+        self.deals = int_param(SHORT_NAME, params, "deals", 1, MAX_DEALS)
         """How many deals the chance node chooses from."""
-        if self.deals < 1:
-            raise ValueError(f"{SHORT_NAME}: deals must be at least 1, got {self.deals}")
         probe = SpeedParallelEnv(**self.env_kwargs)
         self.n_actions = int(probe.games.n_actions)
         """Actions per player (27, or more with jokers and the layout options)."""
@@ -158,6 +175,12 @@ class SpeedGame(pyspiel.Game):
         self.n_ranks = int(rules.n_ranks)
         """Ranks the play actions name (13, or 14 with jokers)."""
         ticks = -(-int(rules.max_game_ms) // self.env_kwargs["tick_ms"])
+        if ticks + 1 > MAX_GAME_LENGTH:
+            raise ValueError(
+                f"{SHORT_NAME}: max_game_ms {rules.max_game_ms} at tick_ms "
+                f"{self.env_kwargs['tick_ms']} makes {ticks} ticks, more than OpenSpiel's longest "
+                f"game ({MAX_GAME_LENGTH} moves); raise tick_ms or lower max_game_ms"
+            )
         info = pyspiel.GameInfo(
             num_distinct_actions=self.n_actions,
             max_chance_outcomes=self.deals,
@@ -172,6 +195,12 @@ class SpeedGame(pyspiel.Game):
     def new_initial_state(self) -> SpeedState:
         """A table before the deal (chance to act)."""
         return SpeedState(self)
+
+    def deserialize_state(self, text: str) -> SpeedState:
+        """The state ``text`` (from :meth:`SpeedState.serialize`) describes, replayed through the
+        rules; ValueError naming what is wrong in a string that is not one."""
+        state: SpeedState = state_string.load_state(self, text)
+        return state
 
     def state_from_world(self, record: np.ndarray) -> SpeedState:
         """A state playing on from one engine record (a row of ``Games.state``), dealt already.
@@ -191,7 +220,7 @@ class SpeedGame(pyspiel.Game):
         games._synced = False
         env._obs, env._mask = games.observe()
         state.env = env
-        state.deal_seed = -1
+        state.deal_seed = -1  # no deal of this game's chance node: not serialisable
         state._obs, _ = env._observations()
         return state
 
@@ -243,12 +272,28 @@ class SpeedState(pyspiel.State):
         return [(k, p) for k in range(self._deals)]
 
     def _apply_action(self, action: int) -> None:
+        if not 0 <= action < self._deals:  # OpenSpiel applies any number it is given
+            raise ValueError(
+                f"{SHORT_NAME}: chance outcome {action} is not a deal this chance node lists "
+                f"(0 to {self._deals - 1})"
+            )
         self.deal_seed = self._seed0 + int(action)
         self.env = SpeedParallelEnv(**self._env_kwargs, render_mode="ansi")
         self._obs, _ = self.env.reset(seed=self.deal_seed)
 
     def _apply_actions(self, actions: list[int]) -> None:
         assert self.env is not None
+        if len(actions) != len(AGENTS):
+            raise ValueError(
+                f"{SHORT_NAME}: a joint move is one action per player ({len(AGENTS)}), "
+                f"got {len(actions)}: {list(actions)[:8]}"
+            )
+        for p, a in enumerate(actions):
+            legal = self._legal_actions(p)
+            if a not in legal:  # the kit's env would take it as a wait; OpenSpiel's games refuse
+                raise ValueError(
+                    f"{SHORT_NAME}: action {a} of player {p} is not legal here (legal: {legal})"
+                )
         joint = {AGENTS[p]: int(a) for p, a in enumerate(actions)}
         self._obs, rewards, terms, truncs, _ = self.env.step(joint)
         for p, agent in enumerate(AGENTS):
@@ -268,6 +313,16 @@ class SpeedState(pyspiel.State):
     def is_terminal(self) -> bool:
         """True once the game is won, drawn or truncated."""
         return self._over
+
+    def serialize(self) -> str:
+        """The game string and the action history, one action a line (no pickle:
+        :mod:`speed_env.openspiel.state_string`); :meth:`SpeedGame.deserialize_state` reads it."""
+        if self.deal_seed == -1:
+            raise ValueError(
+                f"{SHORT_NAME}: a state made from an engine record (state_from_world) has no "
+                "history from the deal, so it cannot be serialised"
+            )
+        return state_string.dump_state(self)
 
     def returns(self) -> list[float]:
         """+1 / −1 / 0 at the end (zeros before it)."""

@@ -18,9 +18,16 @@ Chance is explicit and card by card, so OpenSpiel's tools see every random draw:
 
 Parameters (``pyspiel.load_game("python_vintage_speed(players=3,max_turns=500)")``):
 ``players`` (2–10, default 4), ``may_draw_when_able``, ``rebuild_pack``,
-``cut_horse``, ``first_dealer`` (-1: cut for it), ``max_turns``, and ``pack``
-(a pack file's path; empty: the default pack): the kit's vintage options.
-One OpenSpiel game is one game of a match (``games=1``).
+``cut_horse``, ``first_dealer`` (-1: cut for it; else a seat), ``max_turns``
+(1 to :data:`MAX_TURNS`), and ``pack`` (a pack file's path; empty: the default
+pack): the kit's vintage options. One OpenSpiel game is one game of a match
+(``games=1``). A parameter out of its range, a chance outcome the chance node
+does not list or an action the player may not take is refused with a
+``ValueError`` naming it.
+
+A state serialises as the game string and its action history, replayed
+through the rules when it is loaded (:mod:`speed_env.openspiel.state_string`):
+a state string is data, never code.
 
 Returns are the AEC env's rewards: +1 to the winner and minus its penalty
 points / 100 to every other player (a drawn lock: minus its own penalty / 100
@@ -48,7 +55,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from speed_env.openspiel.game_type import game_type, with_defaults
+from speed_env.openspiel import state_string
+from speed_env.openspiel.game_type import game_type, int_param, with_defaults
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import PLAY, TRUNCATED, Game, apply, legal_actions, penalties
 from speed_env.vintage.observation import ObservationLayout, encode
@@ -70,6 +78,10 @@ DEFAULT_PARAMS: dict[str, Any] = {
 """Game parameters and their defaults (OpenSpiel parameters have no None: ``first_dealer``
 -1 cuts for the dealer, an empty ``pack`` is the default pack)."""
 
+MAX_TURNS = 1_000_000
+"""The largest ``max_turns``: OpenSpiel declares a game's length (two moves a turn) in a C++
+``int``, and no game of the kit comes near it (they end in well under a thousand turns)."""
+
 # The engine's rng only serves a pack rebuild, which chance nodes take over here; one shared
 # generator keeps it out of every cloned state.
 _NO_RNG = np.random.default_rng(0)
@@ -87,15 +99,16 @@ _GAME_TYPE = game_type(
 def rules_from_params(params: dict[str, Any]) -> VintageRules:
     """The kit's :class:`VintageRules` (one game) for OpenSpiel parameters."""
     p = with_defaults(SHORT_NAME, params, DEFAULT_PARAMS)
-    first = int(p["first_dealer"])
+    players = int_param(SHORT_NAME, p, "players", MIN_PLAYERS, MAX_PLAYERS)
+    first = int_param(SHORT_NAME, p, "first_dealer", -1, players - 1)
     return make_vintage_rules(
-        int(p["players"]),
+        players,
         1,
         may_draw_when_able=bool(p["may_draw_when_able"]),
         rebuild_pack=bool(p["rebuild_pack"]),
         cut_horse=str(p["cut_horse"]),
         first_dealer=None if first < 0 else first,
-        max_turns=int(p["max_turns"]),
+        max_turns=int_param(SHORT_NAME, p, "max_turns", 1, MAX_TURNS),
         pack=str(p["pack"]) or None,
     )
 
@@ -130,6 +143,12 @@ class VintageSpeedGame(pyspiel.Game):
         """A table before the cut and the deal (chance to act)."""
         return VintageSpeedState(self)
 
+    def deserialize_state(self, text: str) -> VintageSpeedState:
+        """The state ``text`` (from :meth:`VintageSpeedState.serialize`) describes, replayed
+        through the rules; ValueError naming what is wrong in a string that is not one."""
+        state: VintageSpeedState = state_string.load_state(self, text)
+        return state
+
     def state_from_engine(self, engine: Game) -> VintageSpeedState:
         """A state playing on from the kit engine's ``engine`` (a copy of it), dealt already.
 
@@ -142,6 +161,7 @@ class VintageSpeedGame(pyspiel.Game):
         state = VintageSpeedState(self)
         state.engine = copy.deepcopy(engine)
         state.to_deal = 0
+        state.from_position = True
         return state
 
     def make_py_observer(
@@ -176,6 +196,9 @@ class VintageSpeedState(pyspiel.State):
         """Cards still to deal; -1 until the cut has chosen the dealer."""
         self.drawing = False
         """The player to act chose ``draw``: chance picks the card."""
+        self.from_position = False
+        """Made from an engine position (:meth:`VintageSpeedGame.state_from_engine`): its history
+        does not start at the root, so it cannot be serialised."""
 
     # -- OpenSpiel API -----------------------------------------------------
 
@@ -202,6 +225,20 @@ class VintageSpeedState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         game = self.engine
+        if self.current_player() == pyspiel.PlayerId.CHANCE:
+            # OpenSpiel applies any number it is given: a seat or card the node does not list
+            # would deal a card that is not there.
+            listed = [k for k, _ in self.chance_outcomes()]
+            if action not in listed:
+                raise ValueError(
+                    f"{SHORT_NAME}: chance outcome {action} is not one this chance node lists "
+                    f"({listed})"
+                )
+        elif action not in legal_actions(game):  # checked before ``draw`` waits for its card
+            raise ValueError(
+                f"{SHORT_NAME}: action {action} of player {game.current} is not legal here "
+                f"(legal: {legal_actions(game)})"
+            )
         if self.to_deal < 0:
             game.dealer = int(action)
             self.to_deal = self.rules.hand_size * self.rules.num_players
@@ -224,7 +261,7 @@ class VintageSpeedState(pyspiel.State):
             if action == self.actions.draw:
                 self.drawing = True
             else:
-                apply(game, action, _NO_RNG)
+                apply(game, action, _NO_RNG, check=False)  # checked above
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -236,6 +273,17 @@ class VintageSpeedState(pyspiel.State):
     def is_terminal(self) -> bool:
         """True once a player went out, the game locked, or it was truncated."""
         return self.engine.status != PLAY
+
+    def serialize(self) -> str:
+        """The game string and the action history, one action a line (no pickle:
+        :mod:`speed_env.openspiel.state_string`); :meth:`VintageSpeedGame.deserialize_state`
+        reads it."""
+        if self.from_position:
+            raise ValueError(
+                f"{SHORT_NAME}: a state made from an engine position (state_from_engine) has no "
+                "history from the deal, so it cannot be serialised"
+            )
+        return state_string.dump_state(self)
 
     def returns(self) -> list[float]:
         """The AEC env's rewards at the end (module docstring); zeros before it."""

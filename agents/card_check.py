@@ -1,0 +1,466 @@
+"""A report card checked before anyone ranks it: everything shown is what its counts give.
+
+:func:`check_card` is what ``speed leaderboard`` (:func:`agents.eval_report.read_card`)
+runs on every card, in this order; the first failure is one :class:`CardError`
+naming the file and the field:
+
+1. strict JSON (no key twice, no NaN or infinity: :mod:`agents.strict_json`);
+2. the card's hash (``card_hash``, over the whole card) and its manifest's hash;
+3. the card's agent, game and protocol are its manifest's, with exact types
+   (``true`` and ``1.0`` are not ``1``), and the manifest's protocol data is
+   the protocol of that version, equal value for value and type for type;
+4. every field the reports read is there with its type; every count is a
+   whole number ``>= 0``, the counts add up (wins + losses + draws = games,
+   games = the manifest's games) and every rate and interval is the one its
+   counts give (the latency sweep's break-even refitted from its points);
+5. re-rated against the shipped anchors (:func:`agents.evaluate.rate`), the
+   card's ratings and α-Rank are the ones it holds.
+
+A hash is not a signature: whoever edits a card can hash it again. What the
+checks add is that a card's numbers must agree with each other and with its
+counts; the counts themselves are as good as the run that made them, which
+anyone can repeat (``speed evaluate`` with the card's agent, ``--games`` and
+``--seed`` gives the same card). Vintage's finished-ahead rates and mean
+penalties are checked for range only: the card does not hold the per-table
+counts they come from.
+
+``python -m agents.card_check --rehash CARD...`` checks cards made before the
+card hash existed (everything above but the hash) and writes them back with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from agents import eval_protocol as ep
+from agents import strict_json
+
+
+class CardError(ValueError):
+    """Cards that cannot be read, checked or merged: the message names the file(s)."""
+
+
+CARD_TITLE = "speed-rl evaluation report"
+RATING_KEYS = ("rating", "rating_ci", "anchors")
+"""Fields rounded to 2 decimals on a card: compared to the re-rated ones within 0.01."""
+MAX_NAME = 1000
+"""The longest agent spec a card may name (a path and a class name fit many times over)."""
+
+
+def read_json(path: Path) -> Any:
+    """A card file's JSON, strict; :class:`CardError` naming the file otherwise."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        raise CardError(f"no card at {path}") from None
+    except OSError as exc:
+        raise CardError(f"cannot read card {path}: {exc.strerror or exc}") from None
+    try:
+        return strict_json.loads(text)
+    except strict_json.StrictJSONError as exc:
+        raise CardError(f"{path}: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested past the stack
+        raise CardError(
+            f"cannot read card {path}: {str(exc)[:200] or type(exc).__name__}"
+        ) from None
+
+
+def check_card(
+    doc: Any, where: str, anchors: dict[str, Any] | None = None, *, sealed: bool = True
+) -> dict[str, Any]:
+    """``doc`` checked as a card (the module docstring's steps), or :class:`CardError` naming
+    ``where`` and the field; ``anchors`` default to the shipped ones, ``sealed=False`` skips
+    the card hash (for cards made before it existed)."""
+    c = _Check(where)
+    card = c.obj(doc, "the card")
+    if sealed:
+        stored = card.get("card_hash")
+        if stored is None:
+            c.fail(
+                "card_hash",
+                "is missing: a card made before cards were sealed (python -m "
+                "agents.card_check --rehash checks it and adds it)",
+            )
+        if stored != ep.card_hash(card):
+            c.fail("card_hash", "does not match the card (edited by hand?)")
+    manifest = c.obj(card.get("manifest"), "manifest")
+    if manifest.get("hash") != ep.manifest_hash(manifest):
+        c.fail("manifest.hash", "does not match the manifest (edited by hand?)")
+    if card.get("card") != CARD_TITLE:
+        c.fail("card", f"must be {CARD_TITLE!r} (is this a report card?)")
+    version = c.whole(card, "protocol", "protocol")
+    game = c.text(card, "game", "game")
+    for key in ("protocol", "game", "agent"):
+        if not _same_json(card.get(key), manifest.get(key)):
+            c.fail(key, f"is {card.get(key)!r:.100}, its manifest's {manifest.get(key)!r:.100}")
+    try:
+        proto = ep.protocol(game, version)
+    except ep.ProtocolError as exc:
+        c.fail("protocol", f"is {version}: {exc}")
+    path = first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
+    if path is not None:
+        c.fail(path, f"differs from protocol {version}'s (compared with exact types)")
+    agent = c.text(card, "agent", "agent")
+    if not agent or len(agent) > MAX_NAME:
+        c.fail("agent", f"must be an agent spec of 1 to {MAX_NAME} characters")
+    games = c.whole(manifest, "games", "manifest.games", low=1)
+    if manifest.get("full_protocol") is not (games >= proto["games"]):
+        c.fail("manifest.full_protocol", f"must be {games >= proto['games']} for {games} games")
+    for name, sha in c.obj(manifest.get("agent_files"), "manifest.agent_files").items():
+        if not (isinstance(sha, str) and len(sha) == 64):
+            c.fail(f"manifest.agent_files.{name}", "must be a SHA-256 (64 hex digits)")
+    seeds = c.obj(manifest.get("seeds"), "manifest.seeds")
+    c.whole(seeds, "deals", "manifest.seeds.deals")
+    for name, reason in c.obj(card.get("skipped"), "skipped").items():
+        c.text({name: reason}, name, f"skipped.{name}")
+    c.obj(card.get("timing"), "timing")
+    results = c.obj(card.get("results"), "results")
+    if game == "vintage":
+        _check_vintage(c, results, proto, agent, games)
+    else:
+        _check_realtime(c, results, proto, games)
+    _check_rated(c, card, anchors)
+    return card
+
+
+# ------------------------------------------------------------------ the counts
+def _check_realtime(c: _Check, results: dict[str, Any], proto: dict[str, Any], games: int) -> None:
+    rule_sets = c.obj(results.get("rule_sets"), "results.rule_sets")
+    if list(rule_sets) != list(proto["rule_sets"]):
+        c.fail(
+            "results.rule_sets", f"must hold the protocol's rule sets {list(proto['rule_sets'])}"
+        )
+    for rs, row in rule_sets.items():
+        where = f"results.rule_sets.{rs}"
+        row = c.obj(row, where)
+        if "skipped" in row:
+            c.text(row, "skipped", f"{where}.skipped")
+            continue
+        opponents = c.obj(row.get("opponents"), f"{where}.opponents")
+        if list(opponents) != list(proto["opponents"]):
+            c.fail(f"{where}.opponents", f"must be the protocol's {proto['opponents']}")
+        for opp, r in opponents.items():
+            r = c.obj(r, f"{where}.opponents.{opp}")
+            if "skipped" in r:
+                c.text(r, "skipped", f"{where}.opponents.{opp}.skipped")
+            else:
+                _check_pairing(
+                    c, r, f"{where}.opponents.{opp}", games, rs in proto["match_rule_sets"]
+                )
+    latency = c.obj(results.get("latency"), "results.latency")
+    if "skipped" in latency:
+        c.text(latency, "skipped", "results.latency.skipped")
+    else:
+        _check_latency(c, latency)
+
+
+def _check_pairing(c: _Check, r: dict[str, Any], where: str, games: int, match: bool) -> None:
+    from agents.stats import wilson_interval
+
+    n = c.whole(r, "games", f"{where}.games", low=1)
+    if n != games:
+        c.fail(f"{where}.games", f"is {n}, but the card played {games} games a pairing")
+    wins, losses, draws, truncations, illegal = (
+        c.whole(r, k, f"{where}.{k}")
+        for k in ("wins", "losses", "draws", "truncations", "illegal_actions")
+    )
+    if wins + losses + draws != n:
+        c.fail(where, f"wins {wins} + losses {losses} + draws {draws} must make its {n} games")
+    if truncations > n:
+        c.fail(f"{where}.truncations", f"is {truncations}, more than its {n} games")
+    score = wins + draws / 2
+    c.close(r, "win_rate", where, score / n)
+    c.close(r, "win_rate_ci", where, wilson_interval(score, n))
+    c.close(r, "illegal_per_game", where, illegal / n)
+    if not match:
+        return
+    m = c.obj(r.get("match"), f"{where}.match")
+    matches = c.whole(m, "matches", f"{where}.match.matches")
+    won = c.whole(m, "match_wins", f"{where}.match.match_wins")
+    if won > matches or matches > n:
+        c.fail(f"{where}.match", f"{won} matches won of {matches}, in {n} games, is impossible")
+    c.close(m, "match_win_rate", f"{where}.match", won / matches if matches else None)
+    c.close(m, "match_win_rate_ci", f"{where}.match", wilson_interval(won, matches))
+    if c.whole(m, "games_left_over", f"{where}.match.games_left_over") > n:
+        c.fail(f"{where}.match.games_left_over", f"is more than its {n} games")
+
+
+def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
+    from agents.latency_sweep_fit import fit_logistic
+    from agents.stats import wilson_interval
+
+    points = c.items(lat.get("points"), "results.latency.points")
+    diffs, counts, scores = [], [], []
+    for i, p in enumerate(points):
+        where = f"results.latency.points[{i}]"
+        p = c.obj(p, where)
+        n = c.whole(p, "games", f"{where}.games", low=1)
+        rate = c.number(p, "win_rate", f"{where}.win_rate", 0.0, 1.0)
+        halves = 2 * rate * n
+        if abs(halves - round(halves)) > 1e-6:
+            c.fail(
+                f"{where}.win_rate", f"is {rate}: no count of wins and draws in {n} games gives it"
+            )
+        score = round(halves) / 2
+        c.close(p, "ci_low", where, wilson_interval(score, n)[0])
+        c.close(p, "ci_high", where, wilson_interval(score, n)[1])
+        mine = c.number(p, "latency_ms", f"{where}.latency_ms")
+        theirs = c.number(p, "opponent_latency_ms", f"{where}.opponent_latency_ms")
+        diffs.append(mine - theirs)
+        counts.append(n)
+        scores.append(score)
+    break_even = None
+    if len(set(diffs)) >= 2:
+        break_even = fit_logistic(diffs, counts, scores).break_even_ms
+    if break_even is not None and not math.isfinite(break_even):
+        break_even = None
+    c.close(lat, "break_even_ms", "results.latency", break_even, rel=1e-6)
+    if lat.get("break_even_ci") is not None:  # a bootstrap's: it need not hold the estimate
+        _check_interval(c, lat, "break_even_ci", "results.latency", None, -math.inf, math.inf)
+
+
+def _check_vintage(
+    c: _Check, results: dict[str, Any], proto: dict[str, Any], agent: str, games: int
+) -> None:
+    from agents.eval_plan import vintage_tables
+    from agents.stats import wilson_interval
+
+    tables = c.items(results.get("tables"), "results.tables")
+    expected = vintage_tables(agent, proto)
+    if len(tables) != len(expected):
+        c.fail("results.tables", f"must hold the protocol's {len(expected)} tables")
+    seats: dict[str, int] = {}
+    for i, (t, (lineup, _)) in enumerate(zip(tables, expected, strict=True)):
+        where = f"results.tables[{i}]"
+        t = c.obj(t, where)
+        if t.get("lineup") != lineup:
+            c.fail(f"{where}.lineup", f"must be the protocol's {lineup}")
+        if "skipped" in t:
+            c.text(t, "skipped", f"{where}.skipped")
+            continue
+        n = c.whole(t, "games", f"{where}.games", low=1)
+        if n != games:
+            c.fail(f"{where}.games", f"is {n}, but the card played {games} games a table")
+        wins = c.whole(t, "wins", f"{where}.wins")
+        if wins > n or c.whole(t, "truncations", f"{where}.truncations") > n:
+            c.fail(where, f"wins and truncations cannot pass its {n} games")
+        c.close(t, "win_rate", where, wins / n)
+        c.close(t, "win_rate_ci", where, wilson_interval(wins, n))
+        ahead = c.number(t, "finished_ahead_rate", f"{where}.finished_ahead_rate", 0.0, 1.0)
+        _check_interval(c, t, "finished_ahead_ci", where, ahead, 0.0, 1.0)
+        penalty = c.number(t, "mean_penalty", f"{where}.mean_penalty", 0.0)
+        _check_interval(c, t, "mean_penalty_ci", where, penalty, -math.inf, math.inf)
+        for bot in lineup[1:]:
+            seats[bot] = seats.get(bot, 0) + n
+    for bot, comp in c.obj(results.get("comparisons"), "results.comparisons").items():
+        where = f"results.comparisons.{bot}"
+        comp = c.obj(comp, where)
+        wins, draws, n = (c.whole(comp, k, f"{where}.{k}") for k in ("wins", "draws", "games"))
+        if wins + draws > n or n > seats.get(bot, 0):
+            c.fail(
+                where,
+                f"wins {wins} + draws {draws} in {n} comparisons is impossible here "
+                f"(at most {seats.get(bot, 0)} seats beside {bot})",
+            )
+
+
+def _check_interval(
+    c: _Check,
+    doc: dict[str, Any],
+    key: str,
+    where: str,
+    value: float | None,
+    low: float,
+    high: float,
+) -> None:
+    """``doc[key]`` is ``[low, high]`` inside ``[low, high]`` bounds, around ``value`` if given."""
+    ci = c.items(doc.get(key), f"{where}.{key}")
+    bounds = [c.number({key: v}, key, f"{where}.{key}", low, high) for v in ci]
+    if len(bounds) != 2 or bounds[0] > bounds[1]:
+        c.fail(f"{where}.{key}", "must be [low, high]")
+    if value is not None and not bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9:
+        c.fail(f"{where}.{key}", f"must hold its estimate {value}")
+
+
+def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None) -> None:
+    """The card's ratings and α-Rank are what its counts give against ``anchors``."""
+    from agents import evaluate
+
+    if anchors is None:
+        anchors = evaluate.load_anchors(card["game"])
+    rated = evaluate.rate(card, anchors)
+    path = first_difference(card["results"], rated["results"], "results", tolerant=True)
+    if path is not None:
+        c.fail(
+            path,
+            "disagrees with the card's counts re-rated against the shipped anchors "
+            f"(it holds {_at(card, path)!r:.80}; the counts give {_at(rated, path)!r:.80})",
+        )
+
+
+# ------------------------------------------------------------------ helpers
+def _same_json(a: Any, b: Any) -> bool:
+    return first_difference(a, b, "") is None
+
+
+def first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str | None:
+    """The first path where ``a`` and ``b`` differ, types compared exactly (a bool is not an int,
+    an int not a float); ``tolerant``: floats within the rounding a card's numbers carry."""
+    if type(a) is not type(b):
+        if tolerant and {type(a), type(b)} == {int, float}:
+            pass
+        else:
+            return path or "the value"
+    if isinstance(a, dict):
+        if list(a) != list(b) and set(a) != set(b):
+            missing = sorted(set(a) ^ set(b))
+            return f"{path}.{missing[0]}"
+        for k in a:
+            found = first_difference(a[k], b[k], f"{path}.{k}" if path else str(k), tolerant)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{path}[{i}]", tolerant)
+            if found is not None:
+                return found
+        return None
+    if tolerant and isinstance(a, (int, float)) and not isinstance(a, bool):
+        rounded = any(f".{k}" in path for k in RATING_KEYS)
+        return (
+            None if math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0101 if rounded else 1e-9) else path
+        )
+    return None if a == b else path
+
+
+def _at(doc: Any, path: str) -> Any:
+    """The value at ``path`` (``results.rule_sets.us.rating_ci[0]``) of ``doc``."""
+    import re
+
+    value = doc
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        try:
+            value = value[int(index)] if index else value[name]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+class _Check:
+    """Typed reads of a card's fields; each failure a :class:`CardError` naming file and field."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, field: str, problem: str) -> NoReturn:
+        raise CardError(f"{self.where}: {field} {problem}")
+
+    def obj(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(field, f"must be an object, got {_kind(value)}")
+        return value  # type: ignore[no-any-return]
+
+    def items(self, value: Any, field: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(field, f"must be a list, got {_kind(value)}")
+        return value  # type: ignore[no-any-return]
+
+    def text(self, doc: dict[str, Any], key: str, field: str) -> str:
+        value = doc.get(key)
+        if not isinstance(value, str):
+            self.fail(field, f"must be text, got {_kind(value)}")
+        return value  # type: ignore[return-value]
+
+    def whole(self, doc: dict[str, Any], key: str, field: str, low: int = 0) -> int:
+        value = doc.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            self.fail(field, f"must be a whole number >= {low}, got {value!r:.80}")
+        return value  # type: ignore[return-value]
+
+    def number(
+        self,
+        doc: dict[str, Any],
+        key: str,
+        field: str,
+        low: float = -math.inf,
+        high: float = math.inf,
+    ) -> float:
+        value = doc.get(key)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not ok or not low <= value <= high:  # type: ignore[operator]
+            span = "" if (low, high) == (-math.inf, math.inf) else f" in [{low}, {high}]"
+            self.fail(field, f"must be a number{span}, got {value!r:.80}")
+        return float(value)  # type: ignore[arg-type]
+
+    def close(
+        self, doc: dict[str, Any], key: str, where: str, want: Any, rel: float = 1e-9
+    ) -> None:
+        """``doc[key]`` is ``want`` (a number, a pair or None) up to float rounding."""
+        got = doc.get(key)
+        wants = list(want) if isinstance(want, (tuple, list)) else [want]
+        gots = got if isinstance(got, list) else [got]
+        if len(gots) == len(wants) and all(
+            (g is None and w is None)
+            or (
+                isinstance(g, (int, float))
+                and not isinstance(g, bool)
+                and w is not None
+                and math.isclose(g, w, rel_tol=rel, abs_tol=1e-9)
+            )
+            for g, w in zip(gots, wants, strict=True)
+        ):
+            return
+        self.fail(f"{where}.{key}", f"is {got!r:.80}, but its counts give {want!r:.80}")
+
+
+def _kind(value: Any) -> str:
+    return "nothing (missing)" if value is None else f"{type(value).__name__} {value!r:.60}"
+
+
+# ------------------------------------------------------------------ re-hashing
+def rehash(paths: Sequence[str | Path]) -> list[Path]:
+    """Check each card fully but for its hash, then write it back sealed (the same bytes as
+    ``speed evaluate`` writes a card); nothing is written unless every card checks."""
+    import json
+
+    from agents.files import write_atomic
+
+    done = []
+    for p in map(Path, paths):
+        card = check_card(read_json(p), str(p), sealed=False)
+        done.append((p, ep.seal(card)))
+    for p, card in done:
+        write_atomic(p, (json.dumps(card, indent=2) + "\n").encode())
+    return [p for p, _ in done]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m agents.card_check [--rehash] CARD...``: check cards (and seal old ones)."""
+    parser = argparse.ArgumentParser(prog="python -m agents.card_check", description=__doc__)
+    parser.add_argument("cards", nargs="+", metavar="CARD", help="report.json files")
+    parser.add_argument("--rehash", action="store_true", help="check all but the hash, then seal")
+    args = parser.parse_args(argv)
+    try:
+        if args.rehash:
+            for p in rehash(args.cards):
+                print(f"sealed {p}")
+        else:
+            for p in args.cards:
+                check_card(read_json(Path(p)), p)
+                print(f"checked {p}")
+    except CardError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
