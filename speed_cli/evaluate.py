@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from speed_cli.common import DEAL_SEED, UsageError, add_backend_flags, backend, count, run_chunks
+from speed_cli.common import (
+    DEAL_SEED,
+    UsageError,
+    add_act_timeout_flag,
+    add_backend_flags,
+    backend,
+    count,
+    run_chunks,
+)
 
 
 def register(sub: Any) -> None:
@@ -44,6 +52,7 @@ def register(sub: Any) -> None:
     )
     ev.add_argument("--out", default="card", help="output folder (default: card)")
     add_backend_flags(ev, workers=1)
+    add_act_timeout_flag(ev)
     ev.set_defaults(func=run)
 
     lb = sub.add_parser(
@@ -63,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     from agents import evaluate as ev
     from agents.files import check_writable
 
-    plan = ev.make_plan(args.spec, game=args.game, games=args.games, seed=args.seed)
+    plan = ev.make_plan(
+        args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
+    )
     jobs = backend(args)
     out = check_writable(args.out)
     t0 = time.perf_counter()
