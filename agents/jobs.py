@@ -78,10 +78,12 @@ def _ignore_sigint() -> None:
 def _terminate(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now: cancel what is queued and kill the workers, whatever they are running
     (a slow agent must not hold up Ctrl-C, or a failure elsewhere)."""
-    pool.shutdown(wait=False, cancel_futures=True)
     # ProcessPoolExecutor has no public way to kill its workers before Python 3.14
-    # (terminate_workers); its _processes map is where every version keeps them.
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    # (terminate_workers); its _processes map is where every version keeps them, until
+    # shutdown clears it: taken first.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
         proc.terminate()
 
 
