@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from agents import eval_protocol as ep
-from agents.guarded import calling, checked_act
 
 # The plan and the numbers are modules of their own; their names are this module's API too.
 from agents.eval_plan import EvaluationError as EvaluationError
@@ -46,6 +45,7 @@ from agents.eval_plan import plan_vintage as plan_vintage
 from agents.eval_plan import run_plan as run_plan
 from agents.eval_summary import summarise_realtime as summarise_realtime
 from agents.eval_summary import summarise_vintage as summarise_vintage
+from agents.guarded import calling, checked_act
 
 CARDS = Path(__file__).parent / "cards"
 """The shipped anchors, the bundled agents' cards and their leaderboards."""

@@ -43,7 +43,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -96,8 +96,8 @@ _exit_depth = 0
 _real_exit = os._exit
 
 
-def _refuse_exit(code: int) -> None:
-    raise ProcessExit(code)
+def _refuse_exit(status: int) -> NoReturn:
+    raise ProcessExit(status)
 
 
 @contextmanager
@@ -128,14 +128,16 @@ def calling(
     try:
         with exits_refused():
             yield
-    except (KeyboardInterrupt, *passthrough):
+    except KeyboardInterrupt:
         raise
-    except AgentFailure as exc:
-        context = ", ".join(x for x in (call, where) if x)
-        if not context or f"[{context}]" in exc.message:
-            raise
-        raise AgentFailure(f"{exc.message} [{context}]", exc.spec) from None
     except BaseException as exc:
+        if isinstance(exc, passthrough):
+            raise
+        if isinstance(exc, AgentFailure):
+            context = ", ".join(x for x in (call, where) if x)
+            if not context or f"[{context}]" in exc.message:
+                raise
+            raise AgentFailure(f"{exc.message} [{context}]", exc.spec) from None
         raise AgentFailure(failure_line(spec, call, where, describe(exc)), spec) from None
 
 
@@ -189,6 +191,7 @@ def checked_act(
     counted wait). ``timeout``: seconds per call (see the module docstring).
     Raises :class:`AgentFailure`.
     """
+
     def call() -> Any:
         with calling(spec, "act", where):
             return policy.act(obs, mask)
@@ -215,9 +218,7 @@ def check_actions(
 
     if raw is None:
         raise fail(f"act returned None, not {n} actions")
-    if isinstance(raw, list | tuple) and any(
-        isinstance(a, bool | float) or a is None for a in raw
-    ):
+    if isinstance(raw, list | tuple) and any(isinstance(a, bool | float) or a is None for a in raw):
         bad = next(a for a in raw if isinstance(a, bool | float) or a is None)
         raise fail(f"act returned {type(raw).__name__} holding {bad!r}: actions are ints")
     try:
@@ -233,9 +234,7 @@ def check_actions(
     out_of_range = (actions < 0) | (actions >= n_actions)
     if out_of_range.any():
         i = int(np.flatnonzero(out_of_range)[0])
-        raise fail(
-            f"{_row(rows, i)}: action {int(actions[i])} is outside 0..{n_actions - 1}"
-        )
+        raise fail(f"{_row(rows, i)}: action {int(actions[i])} is outside 0..{n_actions - 1}")
     actions = actions.astype(np.int64)
     if legal_only:
         illegal = mask[np.arange(n), actions] == 0
@@ -289,7 +288,7 @@ def seed_globals(seed: int) -> None:
     """Seed Python's ``random`` and numpy's global generator from ``seed`` (a chunk's), so an
     agent that draws from them plays the same for the same ``--seed`` and any ``--workers``."""
     random.seed(seed)
-    np.random.seed(seed & 0xFFFFFFFF)
+    np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - the legacy global generator is the point
 
 
 def positive_seconds(value: float | None) -> float | None:

@@ -114,6 +114,7 @@ def run(
 
     if progress and done:
         progress(len(done), len(chunks))
+
     def named(job: tuple[PlayChunk[R], Any, Chunk, int]) -> str:
         return describe(job[1], job[2]) if describe else f"chunk {job[2].index}"
 

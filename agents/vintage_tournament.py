@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any
@@ -243,7 +244,7 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
                 mask,
                 spec=specs[pos],
                 where=where[pos],
-                rows=lambda i, slots=slots: _game_name(games[slots[i]]),
+                rows=partial(_game_name, games, slots),
                 legal_only=True,  # an illegal vintage action is an error, not a wait
                 timeout=settings.act_timeout,
             )
@@ -265,16 +266,19 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     return out
 
 
-def _game_name(game: tuple[Any, int, int]) -> str:
-    """A game of a chunk in words: its deal, its rotation and the seat to act."""
-    env, deal, rotation = game
+def _game_name(games: list[tuple[Any, int, int]], slots: list[int], row: int) -> str:
+    """Row ``row`` of a decision batch (``slots``, indices into ``games``) in words: its game's
+    deal, rotation and the seat to act."""
+    env, deal, rotation = games[slots[row]]
     return f"deal {deal}, rotation {rotation}, seat {env.game.current}"
 
 
 def describe_chunk(settings: VintageSettings, chunk: Chunk) -> str:
     """A chunk in words, for a line naming the work a failure stopped."""
     table = " / ".join(settings.agents[a] for a in settings.lineups()[chunk.lineup])
-    return f"chunk {chunk.index} (table {table}, deals {chunk.start}-{chunk.start + chunk.count - 1})"
+    return (
+        f"chunk {chunk.index} (table {table}, deals {chunk.start}-{chunk.start + chunk.count - 1})"
+    )
 
 
 def run(

@@ -278,9 +278,7 @@ def _play_vintage(
     summary = report.with_alpharank(summary)
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
-    return _finish(
-        complete, failure, _written(summary["settings"]["games_played"], summary, paths)
-    )
+    return _finish(complete, failure, _written(summary["settings"]["games_played"], summary, paths))
 
 
 def _run_logged(

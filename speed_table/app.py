@@ -298,8 +298,8 @@ def serve(
 __all__ = [
     "DEFAULT_MAX_GAMES",
     "FULL_CLOSE_CODE",
-    "create_app",
     "agent_failed_message",
+    "create_app",
     "full_message",
     "listen",
     "off_loop",

@@ -76,7 +76,9 @@ BAD_ANSWERS = {
 def test_a_wrong_answer_is_one_line_naming_the_agent_and_the_game(answer):
     raw, what = BAD_ANSWERS[answer]
     with pytest.raises(AgentFailure) as info:
-        check_actions(raw, MASK, spec="py:b.py:B", where="a vs b, seat 1", rows=lambda i: f"deal {i}")
+        check_actions(
+            raw, MASK, spec="py:b.py:B", where="a vs b, seat 1", rows=lambda i: f"deal {i}"
+        )
     line = str(info.value)
     assert line.startswith("agent py:b.py:B failed in act (a vs b, seat 1): ")
     assert what in line and "\n" not in line
@@ -166,16 +168,26 @@ def test_an_illegal_vintage_action_names_the_bot_and_the_game(small_chunks, tmp_
 
 
 def test_os_exit_in_a_bot_is_not_a_silent_exit(tmp_path):
-    done = speed("tournament", "--agents", f"random,{bot('OsExit')}", "--games", "4",
-                 "--out", str(tmp_path))
+    done = speed(
+        "tournament", "--agents", f"random,{bot('OsExit')}", "--games", "4", "--out", str(tmp_path)
+    )
     assert done.returncode == 1, done.stderr
     assert f"agent {bot('OsExit')} failed in act (" in done.stderr
     assert "called os._exit(0)" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_killed_worker_names_the_chunks_it_was_playing(tmp_path):
-    done = speed("tournament", "--agents", f"random,{bot('KillsItself')}", "--games", "4",
-                 "--workers", "2", "--out", str(tmp_path))
+    done = speed(
+        "tournament",
+        "--agents",
+        f"random,{bot('KillsItself')}",
+        "--games",
+        "4",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path),
+    )
     assert done.returncode == 1, done.stderr
     assert "a worker process died" in done.stderr and bot("KillsItself") in done.stderr
     assert "Traceback" not in done.stderr and "BrokenProcessPool" not in done.stderr
@@ -207,11 +219,27 @@ def test_act_timeout_must_be_a_positive_number(capsys):
 def test_one_ctrl_c_stops_two_workers_within_seconds_however_slow_the_bot(tmp_path):
     mark = tmp_path / "asleep"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "speed_cli", "tournament", "--agents", f"random,{bot('Sleeper')}",
-         "--games", "1000", "--workers", "2", "--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "speed_cli",
+            "tournament",
+            "--agents",
+            f"random,{bot('Sleeper')}",
+            "--games",
+            "1000",
+            "--workers",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), HOSTILE_SLEEP_S="60",
-                 HOSTILE_MARK=str(mark)),
+        env=dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(sys.path),
+            HOSTILE_SLEEP_S="60",
+            HOSTILE_MARK=str(mark),
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a terminal's foreground job
@@ -243,13 +271,14 @@ def test_a_bot_using_the_global_generators_gives_the_same_results_for_the_same_s
     def results(workers: int, name: str) -> dict:
         out = tmp_path / name
         argv = ["tournament", "--agents", f"random,greedy,{bot('GlobalRandom')}", "--games", "8"]
-        assert speed_cli.main([*argv, "--seed", "3", "--workers", str(workers), "--out", str(out)]) == 0
+        argv += ["--seed", "3", "--workers", str(workers), "--out", str(out)]
+        assert speed_cli.main(argv) == 0
         doc = json.loads((out / "results.json").read_text())
         doc["settings"].pop("wall_s")
         return doc
 
     first = results(1, "a")
-    np.random.seed(12345)  # whatever the process drew before, the run is the same
+    np.random.seed(12345)  # noqa: NPY002 - whatever the process drew before, the run is the same
     assert results(1, "b") == first
     assert results(2, "c") == first
 
