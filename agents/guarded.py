@@ -14,8 +14,6 @@ people. Every call into one goes through here:
                        in range, legal where the game requires it) before the
                        caller stacks it with another seat's; optionally within a
                        time limit
-:class:`Guarded`       a ``Policy`` whose ``act`` is :func:`checked_act` with a
-                       fixed context (the table's bots)
 :func:`seed_globals`   Python's ``random`` and numpy's global generator seeded
                        from a chunk's seed, so a bot using them replays exactly
 =====================  ==========================================================
@@ -249,41 +247,6 @@ def _row(rows: Callable[[int], str] | None, i: int) -> str:
     return rows(i) if rows is not None else f"row {i}"
 
 
-class Guarded:
-    """A ``Policy`` that calls another through :func:`checked_act`, with a fixed context.
-
-    Its ``reaction``, ``spec`` and ``think_ms`` are the wrapped policy's (read when built)."""
-
-    def __init__(
-        self,
-        policy: Any,
-        spec: str,
-        where: str = "",
-        *,
-        legal_only: bool = False,
-        timeout: float | None = None,
-    ) -> None:
-        self.policy = policy
-        self.spec = spec
-        self.where = where
-        self.legal_only = legal_only
-        self.timeout = timeout
-        self.reaction = getattr(policy, "reaction", None)
-        self.think_ms = getattr(policy, "think_ms", 0)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The wrapped policy's actions, checked (raises :class:`AgentFailure`)."""
-        return checked_act(
-            self.policy,
-            obs,
-            mask,
-            spec=self.spec,
-            where=self.where,
-            legal_only=self.legal_only,
-            timeout=self.timeout,
-        )
-
-
 def seed_globals(seed: int) -> None:
     """Seed Python's ``random`` and numpy's global generator from ``seed`` (a chunk's), so an
     agent that draws from them plays the same for the same ``--seed`` and any ``--workers``."""
@@ -302,7 +265,6 @@ def positive_seconds(value: float | None) -> float | None:
 
 __all__ = [
     "AgentFailure",
-    "Guarded",
     "ProcessExit",
     "calling",
     "check_actions",
