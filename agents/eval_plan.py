@@ -6,20 +6,23 @@ real-time Speed, paired deals, with the latency sweep of :mod:`agents.latency_sw
 :mod:`agents.vintage_tournament` for Vintage Speed, seat rotation), cut into
 chunks; :func:`run_plan` plays them through :func:`agents.jobs.run_jobs`, so a
 card is the same for any number of workers and on either backend. What the
-agent refuses to play is recorded with its reason. Importable from
-:mod:`agents.evaluate`.
+agent refuses to play is recorded with its reason: only a ``ValueError`` from
+building it (its rules check) is a refusal. Any other exception, there or in a
+game, fails the card: an :class:`agents.guarded.AgentFailure` naming the agent
+and the whole message. Importable from :mod:`agents.evaluate`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 from agents import eval_protocol as ep
 from agents import tournament
 from agents import tournament_harness as harness
+from agents.guarded import calling, positive_seconds
 from agents.jobs import Backend, run_jobs
 
 
@@ -56,6 +59,16 @@ def _job(job: tuple[str, Any, Any]) -> tuple[str, Any]:
     return group, vt.run_chunk(settings, chunk)
 
 
+def _describe(job: tuple[str, Any, Any]) -> str:
+    """A job in words, for the line of a worker that died."""
+    group, settings, chunk = job
+    if isinstance(settings, tournament.Settings):
+        return f"{group} {tournament.describe_chunk(settings, chunk)}"
+    from agents import vintage_tournament as vt
+
+    return f"{group} {vt.describe_chunk(settings, chunk)}"
+
+
 def _reason(exc: BaseException) -> str:
     """A refusal's message with the kit's own folder left out (the card reads the same on
     every machine)."""
@@ -64,10 +77,12 @@ def _reason(exc: BaseException) -> str:
     return str(exc).replace(f"{KIT_ROOT}/", "")
 
 
-def _try_build(build: Callable[[], Any]) -> str | None:
-    """``None`` when ``build()`` succeeds, else the reason it refused (its message)."""
+def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
+    """``None`` when ``build()`` succeeds, else the reason it refused (a ``ValueError``'s
+    message); any other exception is the agent's failure (:class:`AgentFailure`)."""
     try:
-        build()
+        with calling(spec, call, passthrough=(ValueError,)):
+            build()
     except ValueError as exc:
         return _reason(exc)
     return None
@@ -84,8 +99,15 @@ def _user_files(spec: str) -> dict[str, str]:
     return {agent_files.record_name(source): agent_files.sha256(source)}
 
 
-def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VERSION) -> Plan:
-    """The games of a real-time card; refuses a spec that names no agent or carries ``@``."""
+def plan_realtime(
+    spec: str,
+    games: int,
+    seed: int,
+    version: int = ep.PROTOCOL_VERSION,
+    act_timeout: float | None = None,
+) -> Plan:
+    """The games of a real-time card; refuses a spec that names no agent or carries ``@``.
+    ``act_timeout``: seconds per decision before an agent fails (``None``: no limit)."""
     import agents
     from agents import agent_files, user_agents
     from agents.latency_sweep import SweepSettings, plan_chunks
@@ -106,7 +128,8 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
     for rs, cfg in proto["rule_sets"].items():
         rules = make_rules(cfg["preset"], **cfg["options"])
         try:
-            _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
+            with calling(spec, f"building it for rule set {rs}", passthrough=(ValueError,)):
+                _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
         except user_agents.UserAgentError as exc:
             if not isinstance(exc, user_agents.AgentBuildError):
                 raise  # the file or name is wrong: nothing to evaluate
@@ -117,7 +140,9 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
             continue
         plan.files.update(files)
         for opp in proto["opponents"]:
-            reason = _try_build(partial(agents.make, opp, rules, seed=0))
+            reason = _try_build(
+                partial(agents.make, opp, rules, seed=0), opp, f"building it for rule set {rs}"
+            )
             if reason is not None:
                 plan.skipped[f"{rs}/{opp}"] = f"{opp} refuses these rules: {reason}"
                 continue
@@ -129,6 +154,7 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
                 tick_ms=proto["tick_ms"],
                 seed=seed,
                 match=rs in proto["match_rule_sets"],
+                act_timeout=act_timeout,
             )
             group = f"{rs}/{opp}"
             plan.groups[group] = {"kind": "pairing", "rule_set": rs, "opponent": opp}
@@ -159,7 +185,7 @@ def plan_realtime(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_V
         jitter_at="mu",
     )
     for k, point in enumerate(sweep.points()):
-        ts = sweep.tournament_settings(point)
+        ts = replace(sweep.tournament_settings(point), act_timeout=act_timeout)
         group = f"latency/{point[0]}"
         plan.groups[group] = {"kind": "latency", "point": k, "sweep": sweep}
         for chunk in plan_chunks(ts):
@@ -180,8 +206,15 @@ def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], st
     return tables
 
 
-def plan_vintage(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VERSION) -> Plan:
-    """The games of a vintage card; refuses a real-time agent."""
+def plan_vintage(
+    spec: str,
+    games: int,
+    seed: int,
+    version: int = ep.PROTOCOL_VERSION,
+    act_timeout: float | None = None,
+) -> Plan:
+    """The games of a vintage card; refuses a real-time agent. ``act_timeout``: as
+    :func:`plan_realtime`'s."""
     import agents
     from agents import agent_files, vintage_agents
     from agents import vintage_tournament as vt
@@ -191,7 +224,8 @@ def plan_vintage(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VE
         raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
     vintage_agents.parse_spec(spec)
     plan = Plan("vintage", spec, games, seed, version, files=_user_files(spec))
-    _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
+    with calling(spec, "building it", passthrough=(ValueError,)):
+        _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
     plan.files.update(files)
     for t, (lineup, reason) in enumerate(vintage_tables(spec, proto)):
         group = f"table/{t}"
@@ -206,6 +240,7 @@ def plan_vintage(spec: str, games: int, seed: int, version: int = ep.PROTOCOL_VE
             seed=seed,
             gauntlet=spec if len(others) == 1 else None,
             options=tuple(sorted(proto["options"].items())),
+            act_timeout=act_timeout,
         )
         plan.groups[group] = {"kind": "table", "lineup": lineup, "settings": settings}
         for chunk in vt.plan(settings):
@@ -219,10 +254,14 @@ def make_plan(
     games: int | None = None,
     seed: int | None = None,
     version: int = ep.PROTOCOL_VERSION,
+    act_timeout: float | None = None,
 ) -> Plan:
     """The plan of a card: ``games`` per pairing or table (default: the protocol's; fewer make
     a quick card whose manifest says so; rounded down to whole deals, each played once per
-    seating) and the deal ``seed`` (default: the protocol's)."""
+    seating), the deal ``seed`` (default: the protocol's) and ``act_timeout``, the seconds an
+    agent may take over one decision (``None``: no limit; it never changes a card's numbers,
+    so the card does not record it)."""
+    positive_seconds(act_timeout)
     proto = ep.protocol(game, version)
     games = proto["games"] if games is None else games
     least = proto.get("players", 2)
@@ -235,7 +274,7 @@ def make_plan(
     # Whole deals only (each played once per seating): the card records the games played.
     games -= games % least
     maker = plan_vintage if game == "vintage" else plan_realtime
-    return maker(spec, games, seed, version)
+    return maker(spec, games, seed, version, act_timeout)
 
 
 def run_plan(
@@ -244,8 +283,10 @@ def run_plan(
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
 ) -> tuple[dict[str, list[Any]], bool]:
-    """Play every job: the chunk results by group, in plan order, and whether all finished."""
-    results, complete = run_jobs(_job, plan.jobs, workers, progress, backend)
+    """Play every job: the chunk results by group, in plan order, and whether all finished.
+    An agent failing in a game raises :class:`agents.jobs.RunStopped` (a card needs every
+    game)."""
+    results, complete = run_jobs(_job, plan.jobs, workers, progress, backend, describe=_describe)
     by_group: dict[str, list[Any]] = {g: [] for g in plan.groups}
     for r in results:
         if r is not None:

@@ -45,6 +45,7 @@ from agents.eval_plan import plan_vintage as plan_vintage
 from agents.eval_plan import run_plan as run_plan
 from agents.eval_summary import summarise_realtime as summarise_realtime
 from agents.eval_summary import summarise_vintage as summarise_vintage
+from agents.guarded import calling, checked_act
 
 CARDS = Path(__file__).parent / "cards"
 """The shipped anchors, the bundled agents' cards and their leaderboards."""
@@ -107,7 +108,8 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
     cost = proto["decision_cost"]
     cfg = proto["rule_sets"][cost["rule_set"]]
     rules = make_rules(cfg["preset"], **cfg["options"])
-    policy = agents.make(spec, rules, seed=0)
+    with calling(spec, "building it"):
+        policy = agents.make(spec, rules, seed=0)
     size = max(cost["batches"])
     env = BatchEnv(size, rules)
     obs, mask = env.reset(seed=0)
@@ -123,14 +125,16 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
     out: dict[str, Any] = {}
     for batch in cost["batches"]:
         o, m = obs[0][:batch], mask[0][:batch]
-        policy.act(o, m)  # warm-up (compilation, caches)
+        where = f"timing decisions, batch {batch}"
+        checked_act(policy, o, m, spec=spec, where=where)  # warm-up (compilation, caches)
         calls, t0 = 0, time.process_time()
-        while True:
-            policy.act(o, m)
-            calls += 1
-            spent = time.process_time() - t0
-            if spent >= cost["min_seconds"]:
-                break
+        with calling(spec, "act", where):  # once around the loop: nothing added to each call
+            while True:
+                policy.act(o, m)
+                calls += 1
+                spent = time.process_time() - t0
+                if spent >= cost["min_seconds"]:
+                    break
         out[f"batch_{batch}_us_per_decision"] = round(1e6 * spent / (calls * batch), 3)
     return out
 

@@ -13,15 +13,26 @@ workers and on either backend:
   stopped after it. A task whose worker process or node dies is run again
   (``max_retries`` times); an exception raised by the job itself is not
   retried (it would fail again) and reaches the caller as itself.
+
+An agent that fails in a job (:class:`agents.guarded.AgentFailure`) stops the
+run as Ctrl-C does: :class:`RunStopped` carries the failure and the results of
+the jobs that finished. A local worker process that dies (killed, or ended by
+native code) stops it the same way, naming the jobs that were in flight. On
+Ctrl-C or a failure the local workers are terminated at once (they ignore
+SIGINT themselves, so one Ctrl-C is the parent's to handle), never waited for.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, TypeVar
+
+from agents.guarded import AgentFailure
 
 R = TypeVar("R")
 
@@ -49,6 +60,49 @@ class Backend:
             raise ValueError(f"a Ray address ({self.address!r}) needs the ray backend, not local")
 
 
+class RunStopped(AgentFailure):
+    """An agent failed in a job and the run stopped: the failure's one line, the agent to blame
+    (``spec``), and ``results``, what :func:`run_jobs` would have returned at Ctrl-C (``None``
+    where a job did not finish). Never pickled: it is raised in the process that ran the jobs."""
+
+    def __init__(self, failure: AgentFailure, results: list[Any]) -> None:
+        super().__init__(failure.message, failure.spec)
+        self.results = results
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's, which then terminates the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel what is queued and kill the workers, whatever they are running
+    (a slow agent must not hold up Ctrl-C, or a failure elsewhere)."""
+    # ProcessPoolExecutor has no public way to kill its workers before Python 3.14
+    # (terminate_workers); its _processes map is where every version keeps them, until
+    # shutdown clears it: taken first.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
+
+
+def _died(
+    jobs: Sequence[Any], futures: dict[Future[Any], int], describe: Callable[[Any], str] | None
+) -> AgentFailure:
+    """The failure of a pool whose worker died: the jobs that had not finished, by description
+    (the pool feeds its workers in submission order, so the first of them were running)."""
+    unfinished = sorted(
+        i for f, i in futures.items() if not f.done() or f.cancelled() or f.exception() is not None
+    )
+    named = [describe(jobs[i]) if describe else f"job {i}" for i in unfinished[:4]]
+    more = f" and {len(unfinished) - 4} more" if len(unfinished) > 4 else ""
+    return AgentFailure(
+        "a worker process died (killed by a signal, out of memory, or ended by native code) "
+        f"while playing one of: {'; '.join(named)}{more}"
+    )
+
+
 def run_jobs(
     fn: Callable[[Any], R],
     jobs: Sequence[Any],
@@ -56,13 +110,16 @@ def run_jobs(
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
     on_result: Callable[[int, R], None] | None = None,
+    describe: Callable[[Any], str] | None = None,
 ) -> tuple[list[R | None], bool]:
     """``fn(job)`` for every job; returns results in job order (``None`` where a job did not
     finish) and whether all finished. ``fn`` must be a module-level function (it is pickled).
 
     ``workers`` is the number of local processes, or the CPUs of a Ray cluster
     started for the run; ``backend`` ``None`` means local. ``on_result(i, result)`` is
-    called in this process as each job finishes, before ``progress``.
+    called in this process as each job finishes, before ``progress``. A job raising
+    :class:`~agents.guarded.AgentFailure` stops the run: :class:`RunStopped` is raised with
+    the results so far. ``describe(job)`` names a job in the line of a dead worker.
     """
     results: list[R | None] = [None] * len(jobs)
     finished = 0
@@ -92,15 +149,22 @@ def run_jobs(
             for i, job in enumerate(jobs):
                 record(i, fn(job))
         else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            pool = ProcessPoolExecutor(
+                max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint
+            )
+            futures: dict[Future[R], int] = {}
+            try:
                 futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
-                try:
-                    for fut in as_completed(futures):
-                        record(futures[fut], fut.result())
-                except KeyboardInterrupt:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+                for fut in as_completed(futures):
+                    try:
+                        res = fut.result()
+                    except BrokenProcessPool:
+                        raise _died(jobs, futures, describe) from None
+                    record(futures[fut], res)
+            finally:
+                _terminate(pool)
     except KeyboardInterrupt:
         pass
+    except AgentFailure as exc:
+        raise RunStopped(exc, results) from None
     return results, finished == len(jobs)

@@ -136,6 +136,20 @@ def start(ray: Any, where: str, kwargs: dict[str, Any]) -> None:
             ) from None
 
 
+def _get(ray: Any, ref: Any) -> Any:
+    """A task's result; an agent's failure in it comes back as itself, its one line intact
+    (Ray wraps a task's exception in a RayTaskError whose text is the remote traceback)."""
+    from agents.guarded import AgentFailure
+
+    try:
+        return ray.get(ref)
+    except Exception as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, AgentFailure):
+            raise AgentFailure(cause.message, cause.spec) from None
+        raise
+
+
 def run_on_ray(
     fn: Callable[[Any], Any],
     jobs: Sequence[Any],
@@ -161,7 +175,7 @@ def run_on_ray(
                 # A timeout keeps the loop responsive to Ctrl-C while long tasks run.
                 done, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                 for ref in done:
-                    record(index[ref], ray.get(ref))
+                    record(index[ref], _get(ray, ref))
         except BaseException:
             for ref in pending:
                 with contextlib.suppress(Exception):

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents import tournament_harness as harness
+from agents.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.jobs import Backend
 from agents.tournament_harness import Chunk
 from speed_env.batch import BatchEnv
@@ -52,8 +53,12 @@ class Settings:
     match: bool = False
     """Also score matches: consecutive games of a pairing until a seat has
     ``rules.match_target`` points."""
+    act_timeout: float | None = None
+    """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
+    :mod:`agents.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its numbers."""
 
     def __post_init__(self) -> None:
+        positive_seconds(self.act_timeout)
         if self.match and self.rules.is_japanese:
             raise ValueError(
                 "match scoring (match_target) exists for the us and pagat presets only, "
@@ -133,11 +138,22 @@ def _play(
     policy_seed: int,
     record: int,
 ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results."""
+    """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
+
+    Every call into an agent is attributed (:mod:`agents.guarded`): a failure is one
+    :class:`~agents.guarded.AgentFailure` naming the agent, the seat and the deals."""
     import agents
 
-    bots = [agents.make(spec, settings.rules, seed=policy_seed + p) for p, spec in enumerate(specs)]
-    reactions = [agents.seat_reaction(bot, settings.reaction) for bot in bots]
+    last = start + count - 1
+    where = [f"{specs[0]} vs {specs[1]}, seat {p}, deals {start}-{last}" for p in range(2)]
+    # A bot drawing from the global generators plays the same for the same seed, whatever
+    # ran in this process before (another chunk, another worker's share).
+    seed_globals(policy_seed)
+    bots, reactions = [], []
+    for p, spec in enumerate(specs):
+        with calling(spec, "building it", where[p]):
+            bots.append(agents.make(spec, settings.rules, seed=policy_seed + p))
+            reactions.append(agents.seat_reaction(bots[p], settings.reaction))
     env = BatchEnv(
         count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
     )
@@ -154,7 +170,21 @@ def _play(
             for i in range(min(record, count)):
                 if winner[i] < 0:
                     frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
-        actions = np.stack([bots[p].act(obs[p], mask[p]) for p in range(2)])
+        # Each seat's answer is checked before they are stacked (stacking converts dtypes).
+        actions = np.stack(
+            [
+                checked_act(
+                    bots[p],
+                    obs[p],
+                    mask[p],
+                    spec=specs[p],
+                    where=where[p],
+                    rows=lambda i: f"deal {start + i}",
+                    timeout=settings.act_timeout,
+                )
+                for p in range(2)
+            ]
+        )
         running = winner < 0
         obs, mask, _, term, trunc, info = env.step(actions)
         illegal += info["illegal"] & running  # a finished game's seats act on nothing
@@ -243,6 +273,17 @@ def run(
         backend=backend,
         done=done,
         on_result=on_result,
+        describe=describe_chunk,
+    )
+
+
+def describe_chunk(settings: Settings, chunk: Chunk) -> str:
+    """A chunk in words, for a line naming the work a failure stopped."""
+    a, b = settings.pairings()[chunk.lineup]
+    last = chunk.start + chunk.count - 1
+    return (
+        f"chunk {chunk.index} ({settings.agents[a]} vs {settings.agents[b]}, "
+        f"deals {chunk.start}-{last})"
     )
 
 

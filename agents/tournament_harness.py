@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from agents.jobs import Backend, run_jobs
+from agents.jobs import Backend, RunStopped, run_jobs
 
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
@@ -82,6 +82,7 @@ def run(
     backend: Backend | None = None,
     done: Mapping[int, R] | None = None,
     on_result: Callable[[R], None] | None = None,
+    describe: Callable[[Any, Chunk], str] | None = None,
 ) -> tuple[list[R], bool]:
     """``play`` every chunk; returns the finished results in plan order and whether all finished.
 
@@ -91,7 +92,10 @@ def run(
     ``done`` holds results already finished (by chunk index, from an interrupted
     run's :mod:`agents.chunk_log`): only the other chunks are played.
     ``on_result`` is called here with each newly finished result, as it
-    finishes (to log it before the run goes on).
+    finishes (to log it before the run goes on). An agent failing in a chunk
+    stops the run as Ctrl-C does: :class:`agents.jobs.RunStopped` is raised, its
+    ``results`` the finished results in plan order (``done`` included).
+    ``describe(settings, chunk)`` names a chunk where a worker died.
     """
     done = dict(done or {})
     for index, result in done.items():
@@ -110,7 +114,20 @@ def run(
 
     if progress and done:
         progress(len(done), len(chunks))
-    results, complete = run_jobs(_play_job, jobs, workers, step, backend, on_result=keep)
-    merged = dict(done)
-    merged.update({c.index: r for c, r in zip(todo, results, strict=True) if r is not None})
-    return [merged[c.index] for c in chunks if c.index in merged], complete
+
+    def named(job: tuple[PlayChunk[R], Any, Chunk, int]) -> str:
+        return describe(job[1], job[2]) if describe else f"chunk {job[2].index}"
+
+    def in_order(results: list[R | None]) -> list[R]:
+        merged = dict(done)
+        merged.update({c.index: r for c, r in zip(todo, results, strict=True) if r is not None})
+        return [merged[c.index] for c in chunks if c.index in merged]
+
+    try:
+        results, complete = run_jobs(
+            _play_job, jobs, workers, step, backend, on_result=keep, describe=named
+        )
+    except RunStopped as stopped:
+        stopped.results = in_order(stopped.results)
+        raise
+    return in_order(results), complete

@@ -23,9 +23,14 @@ The grammar (what the registries try first, so no registered name is shadowed):
 
 ``rules`` is the real-time :class:`~speed_env.rules.Rules` the agent plays, or
 ``None`` in Vintage Speed (whose bots read the default pack's observation);
-``seed`` is an int or ``None``. What the call returns must have ``act``. Every
-failure is an :class:`UserAgentError` naming the file (or module) and what is
-missing. A file is executed afresh for each agent built (so two seats hold two
+``seed`` is an int or ``None``. What the call returns must have ``act``. A file
+or name that cannot be loaded is an :class:`UserAgentError` naming the file (or
+module) and what is missing. The class or factory refuses rules it does not
+play by raising ``ValueError`` (an :class:`AgentBuildError`, a *refusal*); any
+other exception it raises, ``sys.exit`` included, is a bug of the agent's, an
+:class:`agents.guarded.AgentFailure` naming the spec and the whole message.
+
+A file is executed afresh for each agent built (so two seats hold two
 instances); a module is imported once, as Python does.
 """
 
@@ -42,6 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agents.guarded import calling, exits_refused
 from agents.spec_error import AgentSpecError
 
 _IDENT = r"[A-Za-z_]\w*"
@@ -57,8 +63,8 @@ class UserAgentError(AgentSpecError):
 
 
 class AgentBuildError(UserAgentError):
-    """The user's class or factory raised while building the agent (it may refuse the rules it
-    was given): the message names it and gives the exception's last line."""
+    """The user's class or factory refused to build the agent by raising ``ValueError`` (the
+    documented refusal of rules it does not play): the message names it and the reason."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,12 @@ def _exec_file(parsed: UserSpec) -> ModuleType:
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module  # dataclasses and pickling look a module up by name
     try:
-        loader_spec.loader.exec_module(module)
-    except Exception as exc:
+        with exits_refused():
+            loader_spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        sys.modules.pop(name, None)
+        raise
+    except BaseException as exc:  # sys.exit or os._exit at import too: one line, not an exit
         sys.modules.pop(name, None)
         raise UserAgentError(
             f"agent spec {parsed.text!r}: importing {path} failed: {_last_line(exc)}"
@@ -209,7 +219,7 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
                 f"class {label} cannot be built: its constructor{inspect.signature(obj)} takes "
                 f"neither (rules, seed) nor no arguments"
             )
-        policy = _call(obj, args, f"class {label}")
+        policy = _call(obj, args, f"class {label}", parsed.text)
         check_policy(policy, f"class {label}")
     elif callable(getattr(obj, "act", None)):
         policy = obj
@@ -219,7 +229,7 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
                 f"factory {label} has the wrong signature {inspect.signature(obj)}: a factory "
                 f"is called as factory(rules, seed)"
             )
-        policy = _call(obj, (rules, seed), f"factory {label}")
+        policy = _call(obj, (rules, seed), f"factory {label}", parsed.text)
         check_policy(policy, f"what factory {label} returned")
     else:
         raise UserAgentError(
@@ -230,12 +240,13 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
     return policy
 
 
-def _call(fn: Any, args: tuple[Any, ...], what: str) -> Any:
+def _call(fn: Any, args: tuple[Any, ...], what: str, spec: str) -> Any:
+    """Build the agent: a ``ValueError`` is its refusal (:class:`AgentBuildError`), anything else
+    an :class:`AgentFailure` naming ``spec``."""
     try:
-        return fn(*args)
+        with calling(spec, f"building it ({what})", passthrough=(ValueError,)):
+            return fn(*args)
     except AgentSpecError:
         raise
-    except Exception as exc:
-        raise AgentBuildError(
-            f"{what} raised while building the agent: {_last_line(exc)}"
-        ) from None
+    except ValueError as exc:
+        raise AgentBuildError(f"{what} refused to build the agent: {_last_line(exc)}") from None

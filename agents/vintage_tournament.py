@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ import numpy as np
 
 from agents import plotting
 from agents import tournament_harness as harness
+from agents.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.jobs import Backend
 from agents.tournament_harness import Chunk
 from agents.vintage_stats import (
@@ -98,8 +100,12 @@ class VintageSettings:
     """Only this agent against ``players - 1`` copies of each other agent (else every line-up)."""
     options: tuple[tuple[str, Any], ...] = ()
     """Vintage rule options (``("may_draw_when_able", True)``, …), as sorted pairs."""
+    act_timeout: float | None = None
+    """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
+    :mod:`agents.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its numbers."""
 
     def __post_init__(self) -> None:
+        positive_seconds(self.act_timeout)
         check_settings(self)
 
     @property
@@ -203,10 +209,17 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
-    bots = [
-        vintage_agents.make(settings.agents[a], seed=policy_seed(settings, chunk, p))
-        for p, a in enumerate(lineup)
-    ]
+    specs = [settings.agents[a] for a in lineup]
+    last = chunk.start + chunk.count - 1
+    table = " / ".join(specs)
+    where = [f"table {table}, position {p}, deals {chunk.start}-{last}" for p in range(n)]
+    # A bot drawing from the global generators plays the same for the same seed, whatever
+    # ran in this process before.
+    seed_globals(policy_seed(settings, chunk, 0))
+    bots = []
+    for p, spec in enumerate(specs):
+        with calling(spec, "building it", where[p]):
+            bots.append(vintage_agents.make(spec, seed=policy_seed(settings, chunk, p)))
     options = dict(settings.options)
     games: list[tuple[Any, int, int]] = []  # (env, deal, rotation)
     for i in range(chunk.count):
@@ -225,7 +238,16 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
             views = [games[g][0].observe(games[g][0].agent_selection) for g in slots]
             obs = np.stack([v["observation"] for v in views])
             mask = np.stack([v["action_mask"] for v in views])
-            acts = np.asarray(bots[pos].act(obs, mask)).reshape(-1)
+            acts = checked_act(
+                bots[pos],
+                obs,
+                mask,
+                spec=specs[pos],
+                where=where[pos],
+                rows=partial(_game_name, games, slots),
+                legal_only=True,  # an illegal vintage action is an error, not a wait
+                timeout=settings.act_timeout,
+            )
             for g, a in zip(slots, acts, strict=True):
                 games[g][0].step(int(a))
         running = [g for g in running if not games[g][0].game.over]
@@ -242,6 +264,21 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
             out.winner.append(game.winner if game.winner is not None else -1)
         out.turns.append(game.turns)
     return out
+
+
+def _game_name(games: list[tuple[Any, int, int]], slots: list[int], row: int) -> str:
+    """Row ``row`` of a decision batch (``slots``, indices into ``games``) in words: its game's
+    deal, rotation and the seat to act."""
+    env, deal, rotation = games[slots[row]]
+    return f"deal {deal}, rotation {rotation}, seat {env.game.current}"
+
+
+def describe_chunk(settings: VintageSettings, chunk: Chunk) -> str:
+    """A chunk in words, for a line naming the work a failure stopped."""
+    table = " / ".join(settings.agents[a] for a in settings.lineups()[chunk.lineup])
+    return (
+        f"chunk {chunk.index} (table {table}, deals {chunk.start}-{chunk.start + chunk.count - 1})"
+    )
 
 
 def run(
@@ -267,6 +304,7 @@ def run(
         backend=backend,
         done=done,
         on_result=on_result,
+        describe=describe_chunk,
     )
 
 

@@ -191,6 +191,18 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
     )
 
 
+def add_act_timeout_flag(p: argparse.ArgumentParser) -> None:
+    """``--act-timeout SECONDS``: an agent taking longer over one decision fails, named."""
+    p.add_argument(
+        "--act-timeout",
+        type=real(above=0.0, below=1e9),
+        default=None,
+        metavar="SECONDS",
+        help="fail an agent (naming it) that takes longer than this over one decision; it is "
+        "called on a helper thread and abandoned at the deadline (default: no limit)",
+    )
+
+
 def note_games(requested: int, used: int, unit: str, why: str) -> None:
     """Say in one line (stderr) when ``--games`` cannot be played as asked: ``used`` games per
     ``unit`` are played instead, because ``why``. The result files record both numbers."""

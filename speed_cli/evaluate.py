@@ -9,7 +9,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from speed_cli.common import DEAL_SEED, UsageError, add_backend_flags, backend, count, run_chunks
+from speed_cli.common import (
+    DEAL_SEED,
+    UsageError,
+    add_act_timeout_flag,
+    add_backend_flags,
+    backend,
+    count,
+    run_chunks,
+)
 
 
 def register(sub: Any) -> None:
@@ -46,6 +54,7 @@ def register(sub: Any) -> None:
     # two processes by default, as the reaction experiment: the card is the same for any number,
     # and the search opponent (70% of its CPU time) keeps both cores busy
     add_backend_flags(ev, workers=2)
+    add_act_timeout_flag(ev)
     ev.set_defaults(func=run)
 
     lb = sub.add_parser(
@@ -71,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     from agents import evaluate as ev
     from agents.files import check_writable
 
-    plan = ev.make_plan(args.spec, game=args.game, games=args.games, seed=args.seed)
+    plan = ev.make_plan(
+        args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
+    )
     jobs = backend(args)
     out = check_writable(args.out)
     t0 = time.perf_counter()

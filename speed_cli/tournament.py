@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from speed_cli.common import (
     DEAL_SEED,
     Progress,
     UsageError,
+    add_act_timeout_flag,
     add_backend_flags,
     add_rule_flags,
     backend,
@@ -50,6 +52,7 @@ def register(sub: Any) -> None:
     )
     tour.add_argument("--seed", type=DEAL_SEED, default=0)
     add_backend_flags(tour, workers=1)
+    add_act_timeout_flag(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
@@ -123,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         gauntlet=args.gauntlet,
         match=args.match,
+        act_timeout=args.act_timeout,
     )
     specs.check_specs(names, settings.rules, build=True)  # a missing model file fails here
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
@@ -172,16 +176,16 @@ def _play_realtime(
     )
     if done is None:
         return 130
-    results, complete, wall = done
+    results, complete, wall, failure = done
     summary = tournament.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = _failed(report.with_status(summary, len(results), total, _resume_hint(out)), failure)
     summary = report.with_alpharank(summary)
     replays = tournament.replay_lines(results) if args.save_replays else None
     paths = report.write_outputs(out, summary, replays)
     print(report.leaderboard(summary))
     games = sum(m["games"] for m in summary["matches"])
-    return finish(complete, _written(games, summary, paths))
+    return _finish(complete, failure, _written(games, summary, paths))
 
 
 def run_vintage(args: argparse.Namespace) -> int:
@@ -215,6 +219,7 @@ def run_vintage(args: argparse.Namespace) -> int:
         seed=args.seed,
         gauntlet=args.gauntlet,
         options=tuple(sorted(specs.rule_overrides(args.option).items())),
+        act_timeout=args.act_timeout,
     )
     specs.check_specs(names, build=True)  # a missing model file fails here
     note_games(
@@ -266,14 +271,14 @@ def _play_vintage(
     )
     if done is None:
         return 130
-    results, complete, wall = done
+    results, complete, wall, failure = done
     summary = vt.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = _failed(report.with_status(summary, len(results), total, _resume_hint(out)), failure)
     summary = report.with_alpharank(summary)
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
-    return finish(complete, _written(summary["settings"]["games_played"], summary, paths))
+    return _finish(complete, failure, _written(summary["settings"]["games_played"], summary, paths))
 
 
 def _run_logged(
@@ -283,12 +288,18 @@ def _run_logged(
     result_type: Any,
     resume: bool,
     play: Callable[[Progress, dict[int, Any], Callable[[Any], None]], tuple[list[Any], bool]],
-) -> tuple[list[Any], bool, float] | None:
+) -> tuple[list[Any], bool, float, Any] | None:
     """Run ``play(progress, finished, log)`` under a progress bar with ``out``'s chunk log
     (agents/chunk_log.py): each chunk's result is logged as it finishes, and with ``resume``
     the chunks an interrupted run finished are handed in as ``finished`` and not played again.
-    A resume whose ``header`` (the settings, by flag) differs from the run's is refused."""
+    A resume whose ``header`` (the settings, by flag) differs from the run's is refused.
+
+    Returns ``(results, complete, wall seconds, failure)``: ``failure`` is the
+    :class:`agents.jobs.RunStopped` of an agent that failed (the run stopped there, as at
+    Ctrl-C), else ``None``. ``None`` when nothing finished (an agent's failure is raised
+    then: there is nothing to write)."""
     from agents import chunk_log
+    from agents.jobs import RunStopped
 
     earlier = None if resume else chunk_log.earlier_run(out)
     if earlier is not None:
@@ -307,10 +318,42 @@ def _run_logged(
                 f"--resume: {len(finished)} chunks already finished in {out}; playing the others",
                 file=sys.stderr,
             )
-        done = run_chunks(label, lambda progress: play(progress, finished, log.add))
-        return done
+        t0 = time.perf_counter()
+        try:
+            done = run_chunks(label, lambda progress: play(progress, finished, log.add))
+        except RunStopped as stopped:
+            if not stopped.results:
+                raise
+            return stopped.results, False, time.perf_counter() - t0, stopped
+        return None if done is None else (*done, None)
     finally:
         log.close(complete=done is not None and done[1])
+
+
+def _failed(summary: dict[str, Any], failure: Any) -> dict[str, Any]:
+    """``summary`` with the agent whose failure stopped the run named in its status."""
+    if failure is None:
+        return summary
+    status = dict(summary["status"])
+    status["failed"] = {"agent": failure.spec, "error": failure.message}
+    status["note"] = f"INCOMPLETE: agent {failure.spec} failed, so the run stopped. " + status.get(
+        "note", ""
+    ).removeprefix("INCOMPLETE: ")
+    return {**summary, "status": status}
+
+
+def _finish(complete: bool, failure: Any, line: str) -> int:
+    """The closing lines; the exit code: 1 when an agent failed (its line on stderr), else as
+    :func:`speed_cli.common.finish`."""
+    if failure is None:
+        return finish(complete, line)
+    print(line)
+    print(
+        f"speed tournament: error: {failure.message}; the results cover the chunks that "
+        "finished before it (marked INCOMPLETE)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _resume_hint(out: Path) -> str:

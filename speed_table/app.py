@@ -21,6 +21,13 @@ cap one game's state rate stays within 20% of an idle server's on 2 cores).
 A page that connects past the cap gets a ``full`` message and the socket is
 closed with code 1013 (try again later); the slot of a page that leaves is
 free at once.
+
+Bots are other people's code: a page's ticks (where its bots act) and the
+building of its bots run on a helper thread, off the event loop, so a slow bot
+delays only its own page, never another page's messages. A bot that fails
+(:class:`agents.guarded.AgentFailure`) ends its own game: the page gets a
+``fatal`` message naming the bot, the call and the game, and the server keeps
+serving every other page.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from agents.guarded import AgentFailure
 from speed_table import protocol
 from speed_table.clock import now
 from speed_table.session import GameSession, TableConfig, build_bots
@@ -86,6 +94,38 @@ async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) ->
         await websocket.send_text(json.dumps(message, separators=(",", ":")))
 
 
+async def off_loop(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a daemon thread of its own, awaited: the event loop (every other page)
+    goes on meanwhile. A daemon thread, not an executor's: a bot that never returns must not
+    keep the server from exiting at Ctrl-C."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # the page went away meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def target() -> None:
+        try:
+            value, error = fn(*args), None
+        except BaseException as exc:  # handed to the page's task
+            value, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop closed while the bot thought
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=target, name="table bot", daemon=True).start()
+    return await future
+
+
+def agent_failed_message(exc: AgentFailure) -> dict[str, Any]:
+    """The ``fatal`` message of a game a bot ended by failing."""
+    return {"type": "fatal", "title": "Game ended", "message": f"the game ended: {exc}"}
+
+
 async def play_connection(websocket: WebSocket, session: GameSession) -> None:
     """Run one page's session until the page goes away: messages in, ticks, messages out."""
     hand_size = session.hand_size
@@ -109,7 +149,13 @@ async def play_connection(websocket: WebSocket, session: GameSession) -> None:
                     replies = [exc.reply()]
                 await _send_all(websocket, replies)
             if session.due(now()):
-                await _send_all(websocket, session.tick(now()))
+                try:
+                    messages = await off_loop(session.tick, now())
+                except AgentFailure as exc:
+                    log.warning("%s", exc)
+                    await _send_all(websocket, [agent_failed_message(exc)])
+                    return
+                await _send_all(websocket, messages)
     finally:
         receive.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -156,7 +202,15 @@ def create_app(
 
     async def _run_session(websocket: WebSocket) -> None:
         try:
-            session = make_session(cfg)
+            session = await off_loop(make_session, cfg)
+        except AgentFailure as exc:  # a bot that fails to build: tell the page, keep serving
+            log.warning("cannot start a table: %s", exc)
+            with contextlib.suppress(Exception):
+                await websocket.send_json(
+                    {"type": "fatal", "message": f"cannot start the table: {exc}"}
+                )
+                await websocket.close(code=1011)
+            return
         except Exception as exc:  # a bot that cannot be built: tell the page, keep serving
             log.exception("cannot start a table")
             with contextlib.suppress(Exception):
@@ -244,9 +298,11 @@ def serve(
 __all__ = [
     "DEFAULT_MAX_GAMES",
     "FULL_CLOSE_CODE",
+    "agent_failed_message",
     "create_app",
     "full_message",
     "listen",
+    "off_loop",
     "play_connection",
     "serve",
     "warm_up",

@@ -49,7 +49,9 @@ type            fields
 ``error``       ``code`` (one of :data:`ERROR_CODES`), ``message`` (what was wrong), ``about``
                 (the type of the message refused, when known)
 ``pong``        ``t``
-``fatal``       ``message``: the table cannot start (a bot that cannot be built); the socket closes
+``fatal``       ``message``, ``title``: the table cannot start (a bot that cannot be built), or a
+                bot failed mid-game (the message names it, the call and the game); the socket
+                closes
 ``full``        ``message``, ``max_games``: the server already runs its most games at once
                 (``--max-games``); sent instead of ``welcome``, then the socket closes with code
                 1013 (try again later)

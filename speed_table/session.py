@@ -36,6 +36,7 @@ import numpy as np
 
 import agents
 import speed_env
+from agents.guarded import calling, checked_act
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
 from speed_env.reaction import ReactionProfile, fixed, make_profile
@@ -109,9 +110,12 @@ def build_bots(cfg: TableConfig) -> dict[int, Any]:
     seats = [1] if cfg.mode == "play" else [0, 1]
     bots: dict[int, Any] = {}
     for seat in seats:
-        bot: Any = agents.make(
-            cfg.agents[seat], cfg.rules, seed=None if cfg.seed is None else cfg.seed + 1000 * seat
-        )
+        with calling(cfg.agents[seat], "building it", f"table seat {seat}"):
+            bot: Any = agents.make(
+                cfg.agents[seat],
+                cfg.rules,
+                seed=None if cfg.seed is None else cfg.seed + 1000 * seat,
+            )
         if getattr(bot, "reaction", None) is None:
             bot.reaction = cfg.reaction
         bots[seat] = bot
@@ -326,7 +330,10 @@ class GameSession:
         return now >= self.next_tick_at
 
     def tick(self, now: float) -> list[dict[str, Any]]:
-        """Step the game if a tick is due at ``now``; returns the messages for the page."""
+        """Step the game if a tick is due at ``now``; returns the messages for the page.
+
+        A bot that fails raises :class:`agents.guarded.AgentFailure` naming it; the game is
+        over then (the page is told why by :func:`speed_table.app.play_connection`)."""
         if not self.due(now):
             return []
         if self.state == "countdown":
@@ -344,7 +351,13 @@ class GameSession:
             if seat in self.bots:
                 o = self.obs[agent]
                 actions[agent] = int(
-                    self.bots[seat].act(o["observation"][None], o["action_mask"][None])[0]
+                    checked_act(
+                        self.bots[seat],
+                        o["observation"][None],
+                        o["action_mask"][None],
+                        spec=self.cfg.agents[seat],
+                        where=f"table game {self.game}, seat {seat}",
+                    )[0]
                 )
             else:
                 actions[agent] = self.pending or 0

@@ -367,7 +367,7 @@
         break;
       case "fatal":
         ui.status = "closed";
-        showPanel(`<h1>Cannot play</h1><p>${esc(msg.message)}</p>`);
+        showPanel(`<h1>${esc(msg.title || "Cannot play")}</h1><p>${esc(msg.message)}</p>`);
         break;
       case "full":
         ui.status = "closed";
