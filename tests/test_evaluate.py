@@ -313,8 +313,8 @@ def test_a_failed_card_write_leaves_the_old_card_whole_and_names_the_file(
     with pytest.raises(OSError) as caught:
         eval_report.write_card(tmp_path, new)
     monkeypatch.undo()
-    assert str(tmp_path / name) in str(caught.value) and "No space left" in str(caught.value)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no temporary either
+    assert str(tmp_path / name) in str(caught.value) and "No space left" in str(caught.value)
 
 
 def test_a_rename_failing_midway_puts_the_old_files_back(
