@@ -42,14 +42,16 @@ def _ints(name: str, values: Any, length: int, allowed: range | None = None) -> 
     return None
 
 
+_REALTIME_COUNTS = (
+    *("wins_a", "wins_b", "draws", "games", "truncated"),
+    *("played_a", "played_b", "bounced_a", "bounced_b", "illegal_a", "illegal_b", "game_ms"),
+)
+
+
 def realtime(result: Any) -> str | None:
     """The first impossible field of a real-time chunk result, or ``None``."""
     games = 2 * result.chunk.count  # each deal with both seatings
-    counts = (
-        "wins_a wins_b draws games played_a played_b bounced_a bounced_b game_ms truncated "
-        "illegal_a illegal_b"
-    ).split()
-    for name in counts:
+    for name in _REALTIME_COUNTS:
         problem = _count(name, getattr(result, name))
         if problem:
             return problem
@@ -70,9 +72,7 @@ def realtime(result: Any) -> str | None:
         problem = _ints(name, getattr(result, name), games, range(0, 1 << 31))
         if problem:
             return problem
-    if not isinstance(result.replays, list) or not all(
-        isinstance(r, dict) for r in result.replays
-    ):
+    if not isinstance(result.replays, list) or not all(isinstance(r, dict) for r in result.replays):
         return "replays is not a list of frames"
     return None
 

@@ -178,7 +178,9 @@ def _changed_files(saved: Any, now: dict[str, dict[str, str]]) -> list[str]:
             if old is None:
                 out.append(f"agent {spec!r} now also reads {name} (it did not when the run began)")
             elif new is None:
-                out.append(f"agent {spec!r} no longer reads {name}, which it read when the run began")
+                out.append(
+                    f"agent {spec!r} no longer reads {name}, which it read when the run began"
+                )
             else:
                 out.append(
                     f"agent {spec!r}: {name} changed since the run began "
@@ -347,7 +349,9 @@ def _finished(
     for note in notes[:_NOTES_SHOWN]:
         say(f"--resume: {path} {note}: dropped")
     if notes:
-        more = f" ({len(notes) - _NOTES_SHOWN} more not listed)" if len(notes) > _NOTES_SHOWN else ""
+        more = (
+            f" ({len(notes) - _NOTES_SHOWN} more not listed)" if len(notes) > _NOTES_SHOWN else ""
+        )
         say(
             f"--resume: {len(notes)} lines of {path} dropped{more}; a chunk they held is "
             "played again unless a trusted line holds it"

@@ -272,6 +272,7 @@ def _play_vintage(
     def check(result: Any) -> str | None:
         lineup = lineups[result.chunk.lineup]
         return chunk_checks.vintage(result, lineup, settings.players)
+
     header = {
         "--game": "vintage",
         "--agents": list(names),

@@ -154,7 +154,9 @@ CASES = {
     "not in the plan": (
         lambda c, o: [
             c[0],
-            _line({**json.loads(c[1]), "chunk": {"index": 1, "lineup": 0, "start": 2.0, "count": 2}}),
+            _line(
+                {**json.loads(c[1]), "chunk": {"index": 1, "lineup": 0, "start": 2.0, "count": 2}}
+            ),
             c[2],
         ],
         "line 3 holds chunk {'index': 1, 'lineup': 0, 'start': 2.0, 'count': 2}, which is not "
@@ -184,7 +186,9 @@ def test_an_untrusted_chunk_line_is_dropped_naming_it_and_its_chunk_played_again
     assert (out / LOG_NAME).read_text() == (whole / LOG_NAME).read_text()
 
 
-def test_a_log_from_before_file_hashes_is_refused_saying_so(finished, small_chunks, tmp_path, capsys):
+def test_a_log_from_before_file_hashes_is_refused_saying_so(
+    finished, small_chunks, tmp_path, capsys
+):
     """A chunk log of format 1 (kits up to 1.0.0) records no files: its chunks cannot be checked
     against the agents now, so it is not resumed."""
     out = tmp_path / "out"
@@ -267,3 +271,24 @@ def test_impossible_vintage_results_are_named(field, value, problem):
     bad = copy.deepcopy(good)
     setattr(bad, field, value(good))
     assert problem in (chunk_checks.vintage(bad, lineup, 2) or "")
+
+
+def test_a_model_file_changed_or_gone_is_named(finished, small_chunks, tmp_path, capsys):
+    """The header's files are compared file by file: a weights file whose hash differs, or one
+    the agent no longer reads, is named with its agent."""
+    out = tmp_path / "out"
+    shutil.copytree(finished[0], out)
+    header, *chunks = (out / LOG_NAME).read_text().splitlines()
+    for files, named in (
+        ({"agents/models/m.safetensors": "0" * 64}, "'greedy' no longer reads agents/models/m"),
+        ({}, None),
+    ):
+        doc = json.loads(header)
+        doc["agent_files"]["greedy"] = files
+        (out / LOG_NAME).write_text("\n".join([_line(doc), *chunks]) + "\n")
+        capsys.readouterr()
+        if named is None:  # the header as written: resumes (nothing left to play)
+            assert speed_cli.main([*REALTIME, "--out", str(out), "--resume"]) == 0
+            continue
+        assert speed_cli.main([*REALTIME, "--out", str(out), "--resume"]) == 2
+        assert named in capsys.readouterr().err

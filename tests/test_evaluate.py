@@ -292,7 +292,9 @@ class _FullDisk:
         return getattr(self.file, name)
 
 
-@pytest.mark.parametrize(("call", "name"), [(1, "report.json"), (2, "report.md"), (3, "report.png")])
+@pytest.mark.parametrize(
+    ("call", "name"), [(1, "report.json"), (2, "report.md"), (3, "report.png")]
+)
 def test_a_failed_card_write_leaves_the_old_card_whole_and_names_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: int, name: str
 ) -> None:
