@@ -274,10 +274,10 @@ def _check_header(path: Path, first: str, header: dict[str, Any]) -> None:
     files = _changed_files(saved.get("agent_files"), header["agent_files"])
     if files:
         raise ResumeError(
-            f"--resume: the run in {folder!r} was played by other agents: "
+            f"--resume: the run in {folder!r} began with other agent files: "
             + "; ".join(files)
-            + ". Its finished chunks would mix two agents: restore the files, or start a new "
-            "run without --resume"
+            + ". Its finished chunks were played by the old files, so resuming would mix two "
+            "agents: restore the files, or start a new run without --resume"
         )
     if saved.get("run") != header["run"]:
         raise ResumeError(
