@@ -66,6 +66,27 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def source_files(spec: str) -> dict[str, str]:
+    """The Python file a user's agent spec (``py:PATH:NAME``, ``MODULE:NAME``) loads, with its
+    SHA-256; ``{}`` for a registered agent or a module without a file."""
+    from agents import user_agents
+
+    if not user_agents.is_user_spec(spec):
+        return {}
+    source = user_agents.source_file(user_agents.parse(spec))
+    if source is None or not source.is_file():
+        return {}
+    return {record_name(source): sha256(source)}
+
+
+def spec_files(spec: str, build: Callable[[], Any]) -> dict[str, str]:
+    """Every file building the agent ``spec`` reads, with its SHA-256: its own Python file
+    (:func:`source_files`) and the data files ``build()`` reads (:func:`files_read`). What a
+    report card's manifest and a tournament's chunk log record per agent."""
+    _, files = files_read(build)
+    return dict(sorted({**source_files(spec), **files}.items()))
+
+
 def files_read(build: Callable[[], T]) -> tuple[T, dict[str, str]]:
     """``build()`` and the data files it read: ``{record name: SHA-256}``."""
     global _installed

@@ -88,17 +88,6 @@ def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
     return None
 
 
-def _user_files(spec: str) -> dict[str, str]:
-    from agents import agent_files, user_agents
-
-    if not user_agents.is_user_spec(spec):
-        return {}
-    source = user_agents.source_file(user_agents.parse(spec))
-    if source is None or not source.is_file():
-        return {}
-    return {agent_files.record_name(source): agent_files.sha256(source)}
-
-
 def plan_realtime(
     spec: str,
     games: int,
@@ -123,7 +112,7 @@ def plan_realtime(
             f"{spec!r} carries its own reaction profile; the protocol gives every seat the "
             f"{proto['reaction']!r} profile, so give the spec without @"
         )
-    plan = Plan("realtime", spec, games, seed, version, files=_user_files(spec))
+    plan = Plan("realtime", spec, games, seed, version, files=agent_files.source_files(spec))
     reaction = make_profile(proto["reaction"])
     for rs, cfg in proto["rule_sets"].items():
         rules = make_rules(cfg["preset"], **cfg["options"])
@@ -223,7 +212,7 @@ def plan_vintage(
     if agents.REALTIME.knows(spec):
         raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
     vintage_agents.parse_spec(spec)
-    plan = Plan("vintage", spec, games, seed, version, files=_user_files(spec))
+    plan = Plan("vintage", spec, games, seed, version, files=agent_files.source_files(spec))
     with calling(spec, "building it", passthrough=(ValueError,)):
         _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
     plan.files.update(files)

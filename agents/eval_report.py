@@ -26,7 +26,7 @@ from agents.alpharank import unseparated_note
 
 # CardError: cards that cannot be read, checked or merged (the message names the file).
 from agents.card_check import CardError as CardError
-from agents.files import write_atomic
+from agents.files import write_together
 
 
 def md_code(text: str) -> str:
@@ -331,15 +331,16 @@ def _interrupt_after() -> Iterator[None]:
 
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
     """``report.json``, ``report.md`` and ``report.png`` in ``out``: every file made in memory
-    first, then each written atomically, with Ctrl-C held back until all three are written (a
-    card's files never mix two runs)."""
+    first, then staged and renamed together (:func:`agents.files.write_together`), with Ctrl-C
+    held back until all three are in place: a card's files never mix two runs, and a failed
+    write (a full disk) leaves the old card whole and names the file."""
     files = {
-        "report.json": (json.dumps(card, indent=2) + "\n").encode(),
-        "report.md": markdown(card).encode(),
-        "report.png": figure_png(card),
+        out / "report.json": (json.dumps(card, indent=2) + "\n").encode(),
+        out / "report.md": markdown(card).encode(),
+        out / "report.png": figure_png(card),
     }
     with _interrupt_after():
-        return [write_atomic(out / name, data) for name, data in files.items()]
+        return write_together(files)
 
 
 # ------------------------------------------------------------------ leaderboard

@@ -16,6 +16,10 @@ was killed cannot, so every write first removes, from the folder it writes to,
 the temporaries of writers on this host whose process no longer exists
 (:func:`remove_stale_temps`). A live writer's temporary is never touched.
 
+Files that belong together (a report card's ``report.json``, ``report.md`` and ``report.png``)
+are written by :func:`write_together`: every one staged first, then all renamed, so a failure
+leaves the old set whole, never a mix of two.
+
 Reading. :func:`open_regular` opens only a regular file: it ``stat``\\ s the
 path (following symbolic links, as a read would) *before* opening it, so a
 named pipe is refused without blocking on it and a device (``/dev/zero``) is
@@ -30,6 +34,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import socket
 import stat
 import tempfile
@@ -46,6 +51,7 @@ __all__ = [
     "write_atomic",
     "write_json",
     "write_text",
+    "write_together",
 ]
 
 _TEMP = re.compile(r"^\..+\.w(?P<pid>\d+)-(?P<host>[0-9a-f]{8})-[A-Za-z0-9_]*\.tmp$")
@@ -162,6 +168,70 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
 def write_json(path: str | os.PathLike[str], value: Any) -> Path:
     """:func:`write_atomic` for a JSON document (indented, with a final newline)."""
     return write_text(path, json.dumps(value, indent=2) + "\n")
+
+
+def _cannot_write(path: Path, exc: OSError) -> OSError:
+    """The error of a set whose ``path`` could not be written: it names the file."""
+    return OSError(
+        f"could not write {path}: {exc.strerror or exc}; the files there are left as they were"
+    )
+
+
+def _keep_old(path: Path) -> Path:
+    """A second name for ``path``'s current file (a hard link; a copy where the file system
+    has none), beside it, so it can be put back."""
+    backup = path.parent / f"{_temp_prefix(path.name)}old{secrets.token_hex(4)}.tmp"
+    try:
+        os.link(path, backup)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        return stage(path, path.read_bytes())
+    return backup
+
+
+def write_together(files: dict[Path, bytes]) -> list[Path]:
+    """Write a set of files that belong together, all or none; their paths.
+
+    Every file is staged to its temporary first (:func:`stage`); only when all are on disk are
+    they renamed over their targets, the old files kept (as hard links) until every rename is
+    done. A failure while staging (a full disk) or renaming removes what this call made and
+    puts the old files back, and raises ``OSError`` naming the file that could not be written.
+    """
+    staged: dict[Path, Path] = {}
+    backups: dict[Path, Path] = {}
+    done: list[Path] = []
+    try:
+        for path, data in files.items():
+            try:
+                staged[path] = stage(path, data)
+            except OSError as exc:
+                raise _cannot_write(path, exc) from None
+        for path in files:
+            if path.exists():
+                try:
+                    backups[path] = _keep_old(path)
+                except OSError as exc:
+                    raise _cannot_write(path, exc) from None
+        for path, tmp in staged.items():
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise _cannot_write(path, exc) from None
+            done.append(path)
+    except BaseException:
+        for path in reversed(done):  # put the old set back
+            if path in backups:
+                os.replace(backups.pop(path), path)
+            else:
+                path.unlink(missing_ok=True)
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        for backup in backups.values():
+            backup.unlink(missing_ok=True)
+    return list(files)
 
 
 # ----------------------------------------------------------------- reading

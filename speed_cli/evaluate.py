@@ -76,15 +76,24 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
-    from agents import eval_report
     from agents import evaluate as ev
     from agents.files import check_writable
+    from agents.run_lock import FolderLock
 
     plan = ev.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
     )
     jobs = backend(args)
     out = check_writable(args.out)
+    with FolderLock(out):  # one writer per folder, as tournaments and training: another is refused
+        return _evaluate(args, plan, jobs, out)
+
+
+def _evaluate(args: argparse.Namespace, plan: Any, jobs: Any, out: Path) -> int:
+    """Play ``plan`` into ``out`` (its lock held) and write the card."""
+    from agents import eval_report
+    from agents import evaluate as ev
+
     t0 = time.perf_counter()
     done = run_chunks(
         f"evaluate {args.spec}",
@@ -117,7 +126,7 @@ def _listed(result: tuple[dict[str, list[Any]], bool]) -> tuple[list[Any], bool]
 def run_leaderboard(args: argparse.Namespace) -> int:
     """Merge the cards, print the table, write leaderboard.md and leaderboard.png."""
     from agents import eval_report
-    from agents.files import check_writable, write_atomic
+    from agents.files import check_writable, write_together
 
     try:
         board = eval_report.leaderboard(args.cards)
@@ -126,8 +135,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     out = check_writable(Path(args.out))
     text = eval_report.leaderboard_md(board)
     png = eval_report.leaderboard_png(board)
-    write_atomic(out / "leaderboard.md", text.encode())
-    write_atomic(out / "leaderboard.png", png)
+    write_together({out / "leaderboard.md": text.encode(), out / "leaderboard.png": png})
     print(text)
     print(f"wrote {out / 'leaderboard.md'}, {out / 'leaderboard.png'}")
     return 0

@@ -8,6 +8,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--players {args.players}: real-time Speed has two players; use --game vintage"
         )
+    import agents
     from agents import report, tournament
     from speed_env.reaction import make_profile
 
@@ -128,23 +130,39 @@ def run(args: argparse.Namespace) -> int:
         match=args.match,
         act_timeout=args.act_timeout,
     )
-    specs.check_specs(names, settings.rules, build=True)  # a missing model file fails here
+    # Built once each (a missing model file fails here), recording the files they read.
+    files = _agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     jobs = backend(args)
     from agents.run_lock import FolderLock
 
     out = report.check_writable(args.out)
     with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
-        return _play_realtime(args, settings, names, jobs, out)
+        return _play_realtime(args, settings, names, jobs, out, files)
+
+
+def _agent_files(names: tuple[str, ...], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:
+    """Per agent spec, the files building it (``make(spec)``) reads, with their SHA-256: what
+    the chunk log records so that a resume is played by the same agents."""
+    from agents.agent_files import spec_files
+
+    return {spec: spec_files(spec, partial(make, spec)) for spec in names}
 
 
 def _play_realtime(
-    args: argparse.Namespace, settings: Any, names: tuple[str, ...], jobs: Any, out: Path
+    args: argparse.Namespace,
+    settings: Any,
+    names: tuple[str, ...],
+    jobs: Any,
+    out: Path,
+    files: dict[str, dict[str, str]],
 ) -> int:
     """Play the real-time tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents import report, tournament
+    from agents import chunk_checks, report, tournament
+    from agents.chunk_log import Run
 
-    total = len(tournament.plan(settings))
+    plan = tournament.plan(settings)
+    total = len(plan)
     header = {
         "--game": "realtime",
         "--agents": list(names),
@@ -158,11 +176,11 @@ def _play_realtime(
         "--save-replays": args.save_replays,
         PLAN_KEY: [total, tournament.CHUNK_DEALS],
     }
+    logged = Run(header, args.seed, files, plan, tournament.ChunkResult, chunk_checks.realtime)
     done = _run_logged(
         "tournament",
         out,
-        header,
-        tournament.ChunkResult,
+        logged,
         args.resume,
         lambda progress, finished, log: tournament.run(
             settings,
@@ -221,7 +239,10 @@ def run_vintage(args: argparse.Namespace) -> int:
         options=tuple(sorted(specs.rule_overrides(args.option).items())),
         act_timeout=args.act_timeout,
     )
-    specs.check_specs(names, build=True)  # a missing model file fails here
+    from agents import vintage_agents
+
+    # Built once each (a missing model file fails here), recording the files they read.
+    files = _agent_files(names, lambda spec: vintage_agents.make(spec, seed=0))
     note_games(
         args.games,
         settings.deals * settings.players,
@@ -233,17 +254,30 @@ def run_vintage(args: argparse.Namespace) -> int:
 
     out = report.check_writable(args.out)
     with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
-        return _play_vintage(args, settings, names, jobs, out)
+        return _play_vintage(args, settings, names, jobs, out, files)
 
 
 def _play_vintage(
-    args: argparse.Namespace, settings: Any, names: tuple[str, ...], jobs: Any, out: Path
+    args: argparse.Namespace,
+    settings: Any,
+    names: tuple[str, ...],
+    jobs: Any,
+    out: Path,
+    files: dict[str, dict[str, str]],
 ) -> int:
     """Play the vintage tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents import report
+    from agents import chunk_checks, report
     from agents import vintage_tournament as vt
+    from agents.chunk_log import Run
 
-    total = len(vt.plan(settings))
+    plan = vt.plan(settings)
+    total = len(plan)
+    lineups = settings.lineups()
+
+    def check(result: Any) -> str | None:
+        lineup = lineups[result.chunk.lineup]
+        return chunk_checks.vintage(result, lineup, settings.players)
+
     header = {
         "--game": "vintage",
         "--agents": list(names),
@@ -254,11 +288,11 @@ def _play_vintage(
         "--gauntlet": args.gauntlet,
         PLAN_KEY: [total, vt.CHUNK_DEALS],
     }
+    logged = Run(header, args.seed, files, plan, vt.ChunkResult, check)
     done = _run_logged(
         "vintage tournament",
         out,
-        header,
-        vt.ChunkResult,
+        logged,
         args.resume,
         lambda progress, finished, log: vt.run(
             settings,
@@ -284,15 +318,15 @@ def _play_vintage(
 def _run_logged(
     label: str,
     out: Path,
-    header: dict[str, Any],
-    result_type: Any,
+    logged: Any,
     resume: bool,
     play: Callable[[Progress, dict[int, Any], Callable[[Any], None]], tuple[list[Any], bool]],
 ) -> tuple[list[Any], bool, float, Any] | None:
     """Run ``play(progress, finished, log)`` under a progress bar with ``out``'s chunk log
     (agents/chunk_log.py): each chunk's result is logged as it finishes, and with ``resume``
     the chunks an interrupted run finished are handed in as ``finished`` and not played again.
-    A resume whose ``header`` (the settings, by flag) differs from the run's is refused.
+    A resume of a run other than ``logged`` (a :class:`agents.chunk_log.Run`: other settings,
+    by flag, or agents whose files changed) is refused.
 
     Returns ``(results, complete, wall seconds, failure)``: ``failure`` is the
     :class:`agents.jobs.RunStopped` of an agent that failed (the run stopped there, as at
@@ -310,7 +344,7 @@ def _run_logged(
                 "starting over (to continue it instead: the same command with --resume)",
                 file=sys.stderr,
             )
-    log, finished = chunk_log.open_log(out, header, result_type, resume=resume)
+    log, finished = chunk_log.open_log(out, logged, resume=resume)
     done = None
     try:
         if resume:

@@ -3,6 +3,7 @@ vintage card, reproducing a committed card, and the refusals."""
 
 from __future__ import annotations
 
+import errno
 import json
 import textwrap
 from pathlib import Path
@@ -238,17 +239,19 @@ def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(
     import os
     import signal
 
+    from agents import files
+
     card = json.loads((SMALL / "greedy" / "report.json").read_text())
-    real = eval_report.write_atomic
+    real = files.stage
     written = []
 
-    def interrupted_write(path: Path, data: bytes) -> Path:
+    def interrupted_write(path: Path, data: bytes, **kw: bool) -> Path:
         if not written:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the first file is written
-        written.append(path.name)
-        return real(path, data)
+        written.append(Path(path).name)
+        return real(path, data, **kw)
 
-    monkeypatch.setattr(eval_report, "write_atomic", interrupted_write)
+    monkeypatch.setattr(files, "stage", interrupted_write)
     with pytest.raises(KeyboardInterrupt):
         eval_report.write_card(tmp_path, card)
     assert written == ["report.json", "report.md", "report.png"]
@@ -282,3 +285,91 @@ def test_evaluate_plays_on_two_workers_by_default() -> None:
     from speed_cli import build_parser
 
     assert build_parser().parse_args(["evaluate", "greedy"]).workers == 2
+def test_two_evaluates_into_one_folder_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``speed evaluate`` holds its --out folder's lock, as tournaments and training do: a second
+    writer is refused at once, naming the first, and writes nothing."""
+    from agents.run_lock import FolderLock
+
+    out = tmp_path / "card"
+    with FolderLock(out, command="speed evaluate chain (the first)"):
+        assert main(["evaluate", "greedy", "--games", "2", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "speed evaluate chain (the first)" in err and len(err.strip().splitlines()) == 1
+        assert sorted(p.name for p in out.iterdir()) == ["run.lock"]
+
+
+class _FullDisk:
+    """A file whose writes fail as on a full disk."""
+
+    def __init__(self, file: object) -> None:
+        self.file = file
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()  # type: ignore[attr-defined]
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.file, name)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"), [(1, "report.json"), (2, "report.md"), (3, "report.png")]
+)
+def test_a_failed_card_write_leaves_the_old_card_whole_and_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: int, name: str
+) -> None:
+    import os
+
+    old = json.loads((SMALL / "greedy" / "report.json").read_text())
+    eval_report.write_card(tmp_path, old)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    new = {**old, "agent": "greedy (another run)"}  # every file of the card differs
+    real, opened = os.fdopen, []
+
+    def fdopen(fd: int, *args: object, **kw: object) -> object:
+        file = real(fd, *args, **kw)  # type: ignore[call-overload]
+        opened.append(fd)
+        return _FullDisk(file) if len(opened) == call else file
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    with pytest.raises(OSError) as caught:
+        eval_report.write_card(tmp_path, new)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no temporary either
+    assert str(tmp_path / name) in str(caught.value) and "No space left" in str(caught.value)
+
+
+def test_a_rename_failing_midway_puts_the_old_files_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files of a set are renamed last; should the second rename fail, the first file's
+    old content is put back and nothing else is left in the folder."""
+    import os
+
+    from agents import files
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    files.write_together({a: b"old a", b: b"old b"})
+    real, renames = os.replace, []
+
+    def replace(src: str, dst: str) -> None:
+        renames.append(dst)
+        if len(renames) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError, match=f"could not write {b}: Input/output error"):
+        files.write_together({a: b"new a", b: b"new b"})
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == {
+        "a.txt": b"old a",
+        "b.txt": b"old b",
+    }
