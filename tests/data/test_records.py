@@ -126,3 +126,16 @@ def test_a_game_the_page_leaves_is_not_recorded(tmp_path):
         s.tick(s.next_tick_at)
     s.close()
     assert not any(tmp_path.iterdir())
+
+
+def test_importing_the_data_modules_loads_neither_minari_nor_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, speed_env, speed_data.records, speed_data.minari_export, speed_data.profile, "
+        "speed_data.generate, speed_cli.data\n"
+        "print(sorted(m for m in ('minari', 'torch', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
