@@ -1,11 +1,12 @@
-"""A person's reaction profile from their play records: the ex-Gaussian fitted by maximum likelihood.
+"""A person's reaction profile from their play records: the ex-Gaussian by maximum likelihood.
 
 The kit's latency model (:mod:`speed_env.reaction`) is an ex-Gaussian with a
 floor: ``max(floor, mu + sigma * N(0, 1) + tau * Exp(1))``. :func:`fit` finds
 ``mu``, ``sigma`` and ``tau`` that maximise the likelihood of the measured
 reaction times, whose log density is::
 
-    log f(x) = -log tau + (mu - x) / tau + sigma² / (2 tau²) + log Phi((x - mu) / sigma - sigma / tau)
+    log f(x) = -log tau + (mu - x) / tau + sigma² / (2 tau²) + log Phi(z),
+    z = (x - mu) / sigma - sigma / tau
 
 starting from the method-of-moments fit (:func:`speed_env.latency_fit.fit_exgauss`)
 and searching ``(mu, log sigma, log tau)`` with Nelder-Mead: SciPy's when it
@@ -227,9 +228,8 @@ def qq_plot(
     ax.plot(lim, lim, color="grey", linewidth=1)
     ax.set_xlabel("fitted ex-Gaussian quantile (ms)")
     ax.set_ylabel("measured reaction time (ms)")
-    ax.set_title(
-        f"mu {fitted['mu']:.0f}, sigma {fitted['sigma']:.0f}, tau {fitted['tau']:.0f} ms (n = {x.size})"
-    )
+    mu, sigma, tau = (fitted[p] for p in PARAMS)
+    ax.set_title(f"mu {mu:.0f}, sigma {sigma:.0f}, tau {tau:.0f} ms (n = {x.size})")
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=100)

@@ -61,7 +61,8 @@ def replay_problems(dataset) -> list[str]:
 
 def test_generate_writes_a_dataset_that_replays_exactly_and_recovers_its_env(tmp_path, capsys):
     argv = ["data", "generate", "--agents", "chain,greedy@pro", "--games", "4", "--rules",
-            "pagat", "--seed", "3", "--minari", "speed/pagat-chain-v0", "--out", str(tmp_path / "r")]  # fmt: skip
+            "pagat", "--seed", "3", "--minari", "speed/pagat-chain-v0",
+            "--out", str(tmp_path / "r")]  # fmt: skip
     assert speed_cli.main(argv) == 0
     assert "4 episodes" in capsys.readouterr().out
     ds = minari.load_dataset("speed/pagat-chain-v0")
