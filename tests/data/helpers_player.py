@@ -32,9 +32,17 @@ def exgauss(rng: np.random.Generator, mu: float, sigma: float, tau: float) -> fl
 def play_game(
     session: Any, t: float, rng: np.random.Generator, rt: tuple[float, float, float]
 ) -> tuple[float, dict[str, Any], list[float]]:
-    """Start and play one game; returns (time, the result message, the reaction times sent)."""
+    """Start and play one game; returns (time, the result message, the reaction times measured).
+
+    The person reacts to each *new* chance: a play that became legal at this tick, taken
+    the current draw of reaction time later, so the table measures exactly that draw. A
+    draw whose chance went away first (the pile changed) is kept for the next chance rather
+    than redrawn, so the times played are the draws in order, unselected by their values.
+    Chances that were already open when the person became free are left alone.
+    """
     session.handle(protocol.Start(), t)
     plan: tuple[int, float] | None = None
+    draw = exgauss(rng, *rt)
     sent: list[float] = []
     for _ in range(20_000):
         t = session.next_tick_at
@@ -46,20 +54,21 @@ def play_game(
         mask = session.obs["player_0"]["action_mask"]
         since = session.legal.since
         if plan is not None and not mask[plan[0]]:
-            plan = None
-        if plan is None:
-            legal = [a for a in np.flatnonzero(mask[1:]) + 1 if int(a) in since]
-            if legal:
-                a = int(legal[0])
-                plan = (a, since[a] + exgauss(rng, *rt) / 1000.0)
+            plan = None  # the chance went away: the draw waits for the next one
+        if plan is None and session.pending is None:
+            new = [a for a in sorted(since) if since[a] == t]
+            if new:
+                a = new[int(rng.integers(len(new)))]
+                plan = (a, t + draw / 1000.0)
         if plan is not None and plan[1] < session.next_tick_at:
             where = slot_of(session.env.snapshot(), plan[0])
-            if where is not None and session.pending is None:
+            if where is not None:
                 try:
-                    ack = session.handle(protocol.Play(*where), max(plan[1], t))
-                    if ack[0]["latency_ms"] is not None:
-                        sent.append(ack[0]["latency_ms"])
+                    ack = session.handle(protocol.Play(*where), plan[1])
                 except ProtocolError:
-                    pass
+                    pass  # the card is still in flight: the draw waits for the next chance
+                else:
+                    sent.append(ack[0]["latency_ms"])
+                    draw = exgauss(rng, *rt)
             plan = None
     raise AssertionError("the game never ended")
