@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 CORE_STAMP := $(VENV)/.core
 STAMP := $(VENV)/.installed
 # The extras `make setup` installs, and so the ones `make lock` pins: add a new extra here.
-EXTRAS ?= train,plot,render,dev,web,examples,openspiel,docs
+EXTRAS ?= train,plot,render,dev,web,examples,openspiel,docs,data
 # torch's local CPU build, installed first (any other torch request downloads CUDA packages).
 # Each venv installs its own copy: pip's cache (one for all venvs) already keeps every wheel
 # downloaded or built, so a shared wheelhouse would save no download, and what a venv costs is

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents import tournament
-from speed_env.reaction import ReactionProfile, make_profile
+from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
 from speed_env.rules import Rules
 
 CHUNK_DEALS = 500
@@ -39,7 +39,8 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
     """``"150,200,human"`` → ``("150", "200", "human")``, each checked as a reaction profile.
 
     Numbers are fixed latencies in ms (at least 1); names are the jittered
-    presets. Empty items, unknown names and repeated values are refused.
+    presets; ``profile:FILE`` is a profile file (``speed data profile``). Empty items,
+    unknown names and repeated values are refused.
     """
     items = [item.strip() for item in str(text).split(",")]
     if not text or not str(text).strip() or any(not item for item in items):
@@ -53,7 +54,10 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
             profile = make_profile(item)
         except ValueError as exc:
             raise SweepError(f"{what}: {exc}") from None
-        out.append(item.lower() if profile.name else f"{profile.mu:g}")
+        if item.startswith(PROFILE_PREFIX):  # a person's fitted profile file, kept as named
+            out.append(item)
+        else:
+            out.append(item.lower() if profile.name else f"{profile.mu:g}")
     if len(set(out)) != len(out):
         raise SweepError(f"{what} lists a latency twice: {text!r}")
     return tuple(out)

@@ -5,7 +5,7 @@ Each module of this package holds one command's parser (``register``) beside the
 runs it: :mod:`~speed_cli.demo`, :mod:`~speed_cli.tournament`, :mod:`~speed_cli.agents`,
 :mod:`~speed_cli.replay`, :mod:`~speed_cli.table` (``play`` and ``watch``),
 :mod:`~speed_cli.train`, :mod:`~speed_cli.train_rllib`, :mod:`~speed_cli.train_expert`,
-:mod:`~speed_cli.experiment` and
+:mod:`~speed_cli.experiment`, :mod:`~speed_cli.data` and
 :mod:`~speed_cli.bench`; :mod:`~speed_cli.specs` reads agent specs, reaction profiles and rule
 overrides the same way for all of them. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from speed_cli import (
     agents,
     bench,
+    data,
     demo,
     evaluate,
     experiment,
@@ -48,6 +49,7 @@ COMMANDS = (
     train_expert,
     experiment,
     evaluate,
+    data,
     bench,
 )
 """The command modules, in the order ``speed --help`` lists them."""

@@ -46,6 +46,13 @@ def register(sub: Any) -> None:
         help="the opponent's latency (default 250); with --grid a list (default: --latencies)",
     )
     rx.add_argument(
+        "--opponent-profile",
+        default=None,
+        metavar="FILE",
+        help="the opponent plays at a person's fitted reaction profile (speed data profile's "
+        "FILE): the break-even latency against that person's speed",
+    )
+    rx.add_argument(
         "--grid", action="store_true", help="play every pair of agent and opponent latencies"
     )
     rx.add_argument(
@@ -87,6 +94,12 @@ def run_reaction(args: argparse.Namespace) -> int:
     from speed_lab import reaction_sweep as rs
 
     latencies = rs.parse_latencies(args.latencies, "--latencies")
+    if args.opponent_profile is not None:
+        if args.opponent_latency is not None or args.grid:
+            raise UsageError(
+                "--opponent-profile is the opponent's latency: drop --opponent-latency and --grid"
+            )
+        args.opponent_latency = f"profile:{args.opponent_profile}"
     if args.grid:
         if args.jitter and not args.opponent_latency:
             raise UsageError(

@@ -33,6 +33,18 @@ def register(sub: Any) -> None:
         default="human",
         help="the bot's reaction profile: ms or a profile name",
     )
+    play.add_argument(
+        "--record",
+        default=None,
+        metavar="DIR",
+        help="opt in to recording each finished game as a play record in DIR (speed data "
+        "export/profile read them; the page shows that it records); off by default",
+    )
+    play.add_argument(
+        "--name",
+        default=None,
+        help="a name to put in your play records (default none: records are anonymous)",
+    )
     play.set_defaults(func=run_play)
 
     watch = sub.add_parser(
@@ -138,6 +150,13 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
         replays = Path(args.replays_dir)
         if replays.exists() and not replays.is_dir():
             raise UsageError(f"--replays-dir {str(replays)!r} is a file, not a folder")
+    record = getattr(args, "record", None)
+    if record is not None:
+        record = Path(record)
+        if record.exists() and not record.is_dir():
+            raise UsageError(f"--record {str(record)!r} is a file, not a folder")
+    elif getattr(args, "name", None) is not None:
+        raise UsageError("--name goes into play records: give --record DIR too")
     return TableConfig(
         mode=mode,
         agents=(seats[0], seats[1]),
@@ -149,6 +168,8 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
         countdown_ms=args.countdown_ms,
         replays_dir=replays,
         replay_limits=ReplayLimits(keep=args.replays_keep, max_bytes=args.replays_max_mb * 2**20),
+        record_dir=record,
+        record_name=getattr(args, "name", None),
     )
 
 
@@ -182,6 +203,11 @@ def _serve_table(cfg: Any, args: argparse.Namespace) -> int:
 
     def announce(url: str) -> None:
         print(f"Speed table at {url}  (Ctrl-C to stop)", flush=True)
+        if cfg.record_dir is not None:
+            print(
+                f"recording finished games in {cfg.record_dir} (stop the server to stop recording)",
+                flush=True,
+            )
 
     # uvicorn shuts down on Ctrl-C, then passes the signal on: the normal way out.
     with contextlib.suppress(KeyboardInterrupt):

@@ -1,6 +1,8 @@
 """``speed train``: MaskablePPO with the game as a subcommand, ``speed train realtime FLAGS``
 (train/ppo.py) or ``speed train vintage FLAGS`` (train/vintage_ppo.py), each with its recipe's
-own flags; the older ``speed train FLAGS`` and ``speed train --game vintage FLAGS`` keep working.
+own flags, or ``speed train bc --data DIR_OR_MINARI_ID --out M`` (train/bc_data.py: cloning
+recorded play); the older ``speed train FLAGS`` and ``speed train --game vintage FLAGS`` keep
+working.
 
 Every argument goes to :mod:`train.cli_args`, which makes the flags from each recipe's settings
 dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag the
@@ -31,6 +33,10 @@ def run(args: argparse.Namespace) -> int:
     """Train (train/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
     if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
         raise UsageError("speed train needs the [train] extra (pip install 'speed-rl[train]')")
+    if args.argv[:1] == ["bc"]:  # cloning recorded play (train/bc_data.py), not a PPO recipe
+        from train.bc_data import run as clone
+
+        return clone(args.argv[1:])
     from train.cli_args import run as train
 
     return train(args.argv)

@@ -16,6 +16,23 @@ human         240    40     80     150    the default: a keen player (~290 ms)
 casual        320    60     140    180    a relaxed player (~420 ms)
 ============  =====  =====  =====  =====  ==========================================
 
+What the presets stand on. Woods et al. 2015 (Front. Hum. Neurosci. 9:131,
+n = 1,469, ages 18-65) measured a mean *simple* visual reaction time of 231 ms
+(213 ms once corrected for the hardware's delay), rising 0.55 ms a year of
+age: one stimulus, one response. A play in Speed is slower than that by
+nature: it is a *choice* reaction (which card, which pile, is it legal) plus a
+*movement* (pick the card, put it down): ``pro`` (median 226 ms, measured on
+20,001 draws) is about as fast as a simple reaction, a keen player's ``human``
+(304 ms) sits above it, and ``superhuman`` (122 ms) is faster than any
+person's simple reaction. A person's own profile is fitted
+from their recorded plays by ``speed data profile`` (docs/human-data.md) and
+read back as ``profile:FILE``.
+
+A profile file (``--reaction profile:FILE``, ``chain@profile:FILE``) is JSON with
+``"format": "speed-reaction-profile"``, ``"version": 1`` and the numbers
+``mu``, ``sigma``, ``tau``, ``floor`` (other keys, such as the fit's intervals,
+are kept for the reader and ignored here): :func:`load_profile`.
+
 Each committed play draws its latency from the counter-based stream
 ``rng.LATENCY + seat`` at counters ``3n, 3n + 1, 3n + 2`` (``n`` = that
 seat's play count): two uniforms for a Box–Muller normal and one for the
@@ -113,6 +130,46 @@ DEFAULT = "human"
 ReactionSpec = ReactionProfile | str | int | float
 
 
+PROFILE_FORMAT = "speed-reaction-profile"
+"""The ``format`` of a profile file."""
+PROFILE_VERSION = 1
+"""The profile file format's version."""
+PROFILE_PREFIX = "profile:"
+"""A reaction spec ``profile:FILE`` reads a profile file."""
+
+
+def load_profile(path: str) -> ReactionProfile:
+    """The profile in the JSON profile file ``path`` (see the module docstring)."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise ReactionError(f"cannot read reaction profile file {path!r}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ReactionError(f"reaction profile file {path!r} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
+        raise ReactionError(
+            f"reaction profile file {path!r} must be a JSON object with "
+            f'"format": "{PROFILE_FORMAT}" (speed data profile writes one)'
+        )
+    if data.get("version") != PROFILE_VERSION:
+        raise ReactionError(
+            f"reaction profile file {path!r} has version {data.get('version')!r}; "
+            f"this kit reads version {PROFILE_VERSION}"
+        )
+    values = {}
+    for key in ("mu", "sigma", "tau", "floor"):
+        if key not in data:
+            raise ReactionError(f"reaction profile file {path!r} lacks {key!r}")
+        values[key] = data[key]
+    try:
+        return ReactionProfile(**values)
+    except ReactionError as exc:
+        raise ReactionError(f"reaction profile file {path!r}: {exc}") from None
+
+
 def fixed(ms: float) -> ReactionProfile:
     """A profile where every play takes exactly ``ms`` milliseconds."""
     return ReactionProfile(float(ms), 0.0, 0.0, 1.0)
@@ -126,6 +183,8 @@ def make_profile(spec: ReactionSpec) -> ReactionProfile:
         raise ReactionError(f"reaction must be ms or a profile name, got {spec!r}")
     if isinstance(spec, (int, float, np.integer, np.floating)):
         return fixed(float(spec))
+    if isinstance(spec, str) and spec.strip().startswith(PROFILE_PREFIX):
+        return load_profile(spec.strip()[len(PROFILE_PREFIX) :])
     if isinstance(spec, str):
         text = spec.strip().lower()
         if text in PRESETS:
@@ -137,8 +196,8 @@ def make_profile(spec: ReactionSpec) -> ReactionProfile:
         if ms is not None:
             return fixed(ms)  # a number out of range says so (ReactionError), not "unknown"
     raise ReactionError(
-        f"unknown reaction {spec!r}: give milliseconds (e.g. 250) "
-        f"or a profile name ({', '.join(PRESETS)})"
+        f"unknown reaction {spec!r}: give milliseconds (e.g. 250), "
+        f"a profile name ({', '.join(PRESETS)}) or profile:FILE.json"
     )
 
 

@@ -37,6 +37,7 @@ import numpy as np
 import agents
 import speed_env
 from agents.guarded import calling, checked_act
+from speed_data.recorder import TableRecorder
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
 from speed_env.reaction import ReactionProfile, fixed, make_profile
@@ -80,6 +81,11 @@ class TableConfig:
     """Folder for JSON Lines replays; ``None`` saves none."""
     replay_limits: ReplayLimits = field(default_factory=ReplayLimits)
     """How many replay files (and bytes) the folder keeps; the oldest go first."""
+    record_dir: Path | None = None
+    """Folder for play records (``speed play --record``, opt-in; :mod:`speed_data.records`);
+    ``None`` records nothing."""
+    record_name: str | None = None
+    """A name the person chose to put in their records; ``None`` keeps them anonymous."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -93,6 +99,8 @@ class TableConfig:
             )
         if len(self.agents) != 2:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
+        if self.record_dir is not None and self.mode != "play":
+            raise ValueError("records are of a person's play: --record is for speed play")
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
             raise ValueError(
                 "the web table offers ordinary plays only; stack_layout and multi_play can be "
@@ -166,6 +174,9 @@ class GameSession:
         self.hand_size = cfg.rules.hand_size
         for seat, bot in self.bots.items():
             self.profiles[seat] = bot.reaction
+        self.recorder = (
+            None if cfg.record_dir is None else TableRecorder(cfg.record_dir, cfg.record_name)
+        )
 
     # ------------------------------------------------------------------ messages
     def welcome(self) -> dict[str, Any]:
@@ -184,6 +195,7 @@ class GameSession:
             "min_plays_for_profile": latency_fit.MIN_PLAYS,
             "speed": self.speed,
             "paused": self.paused,
+            "recording": self.recorder is not None,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
@@ -253,7 +265,19 @@ class GameSession:
             self.cfg.rules, tick_ms=self.cfg.tick_ms, reaction=tuple(profiles)
         )
         options = {"deal": self.cfg.deal} if self.cfg.deal is not None else None
-        self.obs, _ = self.env.reset(seed=self.base_seed + self.game, options=options)
+        seed = self.base_seed + self.game
+        if self.recorder is not None:  # dealt as Speed-v1's game `seed`, so the record replays
+            seed = self.recorder.seed(seed)
+        self.obs, _ = self.env.reset(seed=seed, options=options)
+        if self.recorder is not None:
+            self.recorder.begin(
+                self.game,
+                self.obs,
+                self.cfg,
+                profiles,
+                self.cfg.agents[1],
+                self.base_seed + self.game,
+            )
         self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
         self._record()
         self.pending = None
@@ -313,6 +337,8 @@ class GameSession:
         if ms is not None:
             self.latencies.append(ms)
             self.game_latencies.append(ms)
+        if self.recorder is not None:
+            self.recorder.play(ms)
         return {
             "type": "played",
             "slot": slot,
@@ -362,8 +388,10 @@ class GameSession:
             else:
                 actions[agent] = self.pending or 0
         self.pending = None
-        self.obs, _rewards, terms, truncs, _infos = self.env.step(actions)
+        self.obs, rewards, terms, truncs, _infos = self.env.step(actions)
         self._record()
+        if self.recorder is not None:
+            self.recorder.step(actions, self.obs, rewards, terms, truncs)
         out = [self._state_message()]
         if any(terms.values()) or any(truncs.values()):
             out.append(self._finish())
@@ -442,6 +470,7 @@ class GameSession:
         path, problem = self._save()
         self.frames = []
         winner = snap["winner"]
+        record, record_error = self._write_record(winner)
         you = None
         if self.cfg.human_seat is not None:
             me = f"player_{self.cfg.human_seat}"
@@ -468,10 +497,24 @@ class GameSession:
             "mirror": None if mirror is None else mirror.label(),
             "replay": path,
             "replay_error": problem,
+            "record": record,
+            "record_error": record_error,
         }
+
+    def _write_record(self, winner: str | None) -> tuple[str | None, str | None]:
+        """This game's play record, on disk before the next game can start; (path, problem)."""
+        if self.recorder is None:
+            return None, None
+        try:
+            path = self.recorder.finish(winner)
+        except OSError as exc:
+            return None, f"record not saved: {exc}"
+        return (None if path is None else str(path)), None
 
     def close(self) -> str | None:
         """The page went away: keep an unfinished game's frames (if it had a play); its path."""
+        if self.recorder is not None:
+            self.recorder.abandon()  # a record is a whole game
         if self.state in ("countdown", "running") and self.n_frames > 1:
             path, _ = self._save()
             self.frames = []

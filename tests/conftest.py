@@ -8,6 +8,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-for folder in (HERE, HERE / "table", HERE / "vintage", HERE / "cluster"):
+for folder in (HERE, HERE / "table", HERE / "vintage", HERE / "cluster", HERE / "data"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))

@@ -285,7 +285,7 @@ def test_inline_spans_wrap_across_lines_and_skip_fenced_code(tmp_path):
 
 
 # ------------------------------------------------------------------ doctests
-PACKAGES = ("speed_env", "agents", "train", "speed_lab", "speed_table", "speed_cli")
+PACKAGES = ("speed_env", "agents", "speed_data", "train", "speed_lab", "speed_table", "speed_cli")
 """The kit's packages whose docstring examples run."""
 
 OPTIONAL = frozenset(

@@ -160,6 +160,10 @@
       <p>You against <b>${esc(w.seats[1])}</b> · rules <b>${esc(w.rules)}</b> · tick ${w.tick_ms} ms</p>
       <p class="small">Get rid of all your cards first: play a card one rank above or below a centre pile's top
         (K–A–2 wrap). Your reaction time is measured on every play.</p>
+      ${w.recording ? `<p class="small" id="recording-note"><b>Recording:</b> every game you finish is saved on this
+        machine as a play record (the table's view, your plays and reaction times; no name unless you gave one
+        with <code>--name</code>). Nothing leaves the machine. To stop, stop the server and restart it without
+        <code>--record</code>; a game you leave unfinished is not saved.</p>` : ""}
       <p><button type="button" id="start-btn" class="primary">Start <kbd>Space</kbd></button></p>`);
     $("#start-btn").addEventListener("click", () => start(false));
   }
@@ -327,6 +331,7 @@
         $("#matchup").textContent = `${msg.seats[0]} vs ${msg.seats[1]} · ${msg.rules}`;
         document.body.classList.toggle("watch", msg.mode === "watch");
         $("#watch-controls").hidden = msg.mode !== "watch";
+        $("#recording").hidden = !msg.recording;
         $("#help").hidden = msg.mode === "watch";
         document.body.dataset.status = "idle";
         if (msg.mode === "watch") start(false);

@@ -1,0 +1,252 @@
+"""Behaviour cloning from recorded play: a person's (or a bot's) plays become a kit model.
+
+``speed train bc --data DIR_OR_MINARI_ID --out M`` (or ``python -m train.bc_data``)
+reads play records (a folder written by ``speed play --record`` or ``speed data
+generate --out``) or a Minari dataset written by ``speed data export|generate``,
+and fits a MaskablePPO actor (and critic) to the recorded seat's decisions with
+:mod:`train.bc`'s loss, then writes ``M/model.json`` in the kit's format, so
+``ppo:M/model.json`` plays in every command.
+
+What is cloned is *which* play, not *when*: the decisions kept are the ticks
+where the recorded seat played a card (a person's waits are mostly their
+reaction time, which the env's latency profile stands for; fit it with ``speed
+data profile`` and play the clone as ``ppo:M/model.json@profile:FILE``).
+
+Whole games are held out (``--holdout``) and the **held-out agreement**, the
+share of held-out plays where the model's most likely play (a wait left out) is
+the one recorded, is reported beside two references on the same plays: *chance* (a
+uniformly random legal play) and *chain* (the kit's heuristic bot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from speed_env.rules import Rules, make_rules
+
+
+@dataclass
+class Decisions:
+    """The recorded seat's decisions as arrays (one row a tick), and the rules they were made
+    under."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    ret: np.ndarray
+    """Discounted return from each tick to the end of its game."""
+    game: np.ndarray
+    rules: Rules
+    tick_ms: int
+    source: str
+
+
+def _returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    out = np.zeros(len(rewards), np.float32)
+    g = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        g = float(rewards[t]) + gamma * g
+        out[t] = g
+    return out
+
+
+def _rules_of(options: dict[str, Any]) -> Rules:
+    options = dict(options)
+    return make_rules(options.pop("preset"), **options)
+
+
+def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
+    """The decisions of a records folder (``seat``: ``human``, ``bot`` or ``any``) or of a
+    Minari dataset id; refused by name when empty or played under different rules."""
+    games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    rules: list[dict[str, Any]] = []
+    ticks: list[int] = []
+    if Path(data).is_dir():
+        from speed_data import records
+
+        for rec in records.read_records(data, None if seat == "any" else seat):
+            arr = records.arrays(rec)
+            games.append(
+                (arr["observations"][:-1], arr["masks"][:-1], arr["actions"], arr["rewards"])
+            )
+            rules.append(rec["rules"])
+            ticks.append(rec["tick_ms"])
+        source = f"play records in {data} ({seat} seat)"
+    else:
+        try:
+            import minari
+        except ImportError:
+            raise ValueError(
+                f"--data {data!r} is not a folder, and a Minari dataset id needs the [data] extra"
+            ) from None
+        try:
+            dataset = minari.load_dataset(data)
+        except (FileNotFoundError, ValueError) as exc:
+            raise ValueError(
+                f"--data {data!r} is neither a records folder nor a local Minari dataset ({exc})"
+            ) from None
+        kwargs = dataset.spec.env_spec.kwargs if dataset.spec.env_spec is not None else {}
+        if "rules" not in kwargs:
+            raise ValueError(f"Minari dataset {data!r} was not written by the Speed kit")
+        for ep in dataset.iterate_episodes():
+            mask = np.asarray(ep.infos["action_mask"], np.int8)
+            games.append((ep.observations[:-1], mask[:-1], ep.actions, ep.rewards))
+            rules.append(kwargs["rules"])
+            ticks.append(int(kwargs.get("tick_ms", 50)))
+        source = f"Minari dataset {data}"
+    if not games:
+        raise ValueError(f"no {seat} games in {data!r}")
+    if any(r != rules[0] for r in rules):
+        raise ValueError(f"the games in {data!r} were played under different rules")
+    return Decisions(
+        obs=np.concatenate([g[0] for g in games]).astype(np.float32),
+        mask=np.concatenate([g[1] for g in games]).astype(np.int8),
+        action=np.concatenate([g[2] for g in games]).astype(np.int64),
+        ret=np.concatenate([_returns(np.asarray(g[3]), gamma) for g in games]),
+        game=np.concatenate([np.full(len(g[2]), i) for i, g in enumerate(games)]),
+        rules=_rules_of(rules[0]),
+        tick_ms=ticks[0],
+        source=source,
+    )
+
+
+def agreement(pred: np.ndarray, action: np.ndarray) -> float:
+    """Share of rows where ``pred`` is the recorded action."""
+    return float(np.mean(pred == action)) if len(action) else float("nan")
+
+
+def clone(
+    data: Decisions,
+    out: str | Path,
+    *,
+    epochs: int = 30,
+    holdout: float = 0.2,
+    net_arch: Sequence[int] = (64, 64),
+    seed: int = 0,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Fit a MaskablePPO policy to ``data``'s plays, write ``out/model.json``; the stats."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents import make
+    from speed_env.single import SpeedGymEnv
+    from train.bc import BCConfig, _fit, _forward
+    from train.checkpoint import export_model
+    from train.masked_policy import OnceMaskedPolicy
+
+    torch.manual_seed(seed)
+    plays = data.action != 0
+    obs, mask, action = data.obs[plays], data.mask[plays], data.action[plays]
+    ret, game = data.ret[plays], data.game[plays]
+    rng = np.random.default_rng(seed)
+    games = np.unique(game)
+    if len(games) < 2:
+        raise ValueError("cloning needs at least 2 games with plays (one is held out)")
+    n_held = min(len(games) - 1, max(1, round(holdout * len(games))))
+    held = np.isin(game, rng.choice(games, n_held, replace=False))
+    best = np.zeros_like(mask)
+    best[np.arange(len(action)), action] = 1
+    arrays = {"obs": obs, "mask": mask, "best": best, "ret": ret, "game": game}
+    env = SpeedGymEnv(data.rules, tick_ms=data.tick_ms)
+    model = MaskablePPO(
+        OnceMaskedPolicy,
+        env,
+        policy_kwargs={"net_arch": {"pi": list(net_arch), "vf": list(net_arch)}},
+        seed=seed,
+        device="cpu",
+    )
+    cfg = BCConfig(teacher="recorded", epochs=epochs, batch_size=256)
+    t0 = time.perf_counter()
+    _fit(model.policy, arrays, np.flatnonzero(~held), epochs, cfg, rng, None)
+    fit_s = time.perf_counter() - t0
+    test = np.flatnonzero(held)
+    choice = mask[test].copy()
+    choice[:, 0] = 0  # compared on which play: a recorded play is never a wait
+    with torch.no_grad():
+        log_p, _ = _forward(model.policy, torch.as_tensor(obs[test]), choice)
+    pred = log_p.argmax(dim=1).numpy()
+    chain = make("chain", data.rules, seed=seed).act(obs[test], choice)
+    n_plays = mask[test][:, 1:].sum(axis=1)
+    stats: dict[str, Any] = {
+        "data": data.source,
+        "rules": data.rules.preset,
+        "plays": int(plays.sum()),
+        "games": len(games),
+        "held_out_games": n_held,
+        "held_out_plays": len(test),
+        "held_out_agreement": agreement(pred, action[test]),
+        "chance_agreement": float(np.mean(1.0 / np.maximum(n_plays, 1))) if len(test) else 0.0,
+        "chain_agreement": agreement(np.asarray(chain), action[test]),
+        "epochs": epochs,
+        "fit_s": round(fit_s, 2),
+    }
+    path = export_model(
+        model,
+        Path(out) / "model.json",
+        rules=data.rules,
+        reaction=None,
+        tick_ms=data.tick_ms,
+        training={"recipe": "bc_data", **stats},
+    )
+    (Path(out) / "bc.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    log(
+        f"cloned {stats['plays']} plays of {stats['games']} games; held-out agreement "
+        f"{100 * stats['held_out_agreement']:.1f}% on {stats['held_out_plays']} plays of "
+        f"{n_held} games (chance {100 * stats['chance_agreement']:.1f}%, chain "
+        f"{100 * stats['chain_agreement']:.1f}%); model {path} (play it as ppo:{path})"
+    )
+    return stats
+
+
+def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
+    """The flags of ``speed train bc``."""
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
+    p.add_argument("--data", required=True, help="a play records folder or a Minari dataset id")
+    p.add_argument("--out", required=True, help="folder for model.json (and bc.json)")
+    p.add_argument(
+        "--seat",
+        choices=("human", "bot", "any"),
+        default="human",
+        help="whose records of a folder to clone (default human)",
+    )
+    p.add_argument("--epochs", type=int, default=30, help="passes over the plays (default 30)")
+    p.add_argument("--holdout", type=float, default=0.2, help="share of games held out")
+    p.add_argument("--net-arch", default="64,64", help="hidden layer sizes (default 64,64)")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
+    """Parse ``argv`` and clone; 0 when the model is written."""
+    args = build_parser(prog).parse_args(list(argv))
+    if args.epochs < 1 or not 0 < args.holdout < 1:
+        raise ValueError("--epochs must be at least 1 and --holdout between 0 and 1")
+    try:
+        sizes = [int(x) for x in args.net_arch.split(",") if x.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--net-arch must be layer sizes like 64,64, got {args.net_arch!r}")
+    data = load(args.data, args.seat)
+    clone(data, args.out, epochs=args.epochs, holdout=args.holdout, net_arch=sizes, seed=args.seed)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    try:
+        sys.exit(run(sys.argv[1:], "python -m train.bc_data"))
+    except ValueError as exc:
+        print(f"train.bc_data: error: {exc}", file=sys.stderr)
+        sys.exit(2)
