@@ -285,6 +285,8 @@ def test_evaluate_plays_on_two_workers_by_default() -> None:
     from speed_cli import build_parser
 
     assert build_parser().parse_args(["evaluate", "greedy"]).workers == 2
+
+
 def test_two_evaluates_into_one_folder_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
