@@ -74,17 +74,23 @@ PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
 GYMNASIUM_ENVS: dict[str, str] = {
     "speed_env/Speed-v1": "speed_env.single:SpeedGymEnv",
     "speed_env/Speed-v0": "speed_env.registration:outdated_speed_gym_v0",
-    "speed_env/SpeedSelfPlay-v1": "speed_env.vector:self_play_single",
     "speed_env/VintageSpeed-v0": "speed_env.vintage.single:VintageSingleEnv",
 }
-"""Gymnasium registry entries: id -> entry point (outdated ids raise; the self-play rows
-env's single entry point refuses, naming ``make_vec``)."""
+"""Gymnasium registry entries of single envs: id -> entry point (outdated ids raise). Model and
+result files record these ids (with PettingZoo's) as what their games were played on."""
 
 GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
     "speed_env/Speed-v1": "speed_env.vector:SpeedVectorEnv",
     "speed_env/SpeedSelfPlay-v1": "speed_env.vector:SpeedSelfPlayVectorEnv",
 }
-"""Gymnasium ``vector_entry_point`` by id: what ``gymnasium.make_vec`` builds by default."""
+"""Gymnasium ``vector_entry_point`` by id: what ``gymnasium.make_vec`` builds by default.
+
+An id here but not in :data:`GYMNASIUM_ENVS` is vector only: its ``entry_point``
+(what ``gymnasium.make`` calls) refuses, naming ``make_vec``
+(:func:`speed_env.vector.self_play_single`)."""
+
+VECTOR_ONLY_ENTRY = "speed_env.vector:self_play_single"
+"""The ``entry_point`` of the vector-only ids: an error that says to use ``make_vec``."""
 
 SPEED_V0_CHANGES = (
     "The real-time env changed its game and its observation while named v0 (speed_v0, "
@@ -171,11 +177,11 @@ def register_gymnasium() -> None:
     call before :class:`OutdatedEnvError` could say what changed; a filter
     for exactly those ids' warning lets the kit's error be the one shown.
     """
-    for env_id, entry_point in GYMNASIUM_ENVS.items():
+    for env_id in {**GYMNASIUM_ENVS, **GYMNASIUM_VECTOR_ENVS}:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
-                entry_point=entry_point,
+                entry_point=GYMNASIUM_ENVS.get(env_id, VECTOR_ONLY_ENTRY),
                 vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id),
             )
     for env_id in OUTDATED:
