@@ -215,3 +215,21 @@ def test_agent_names_cannot_break_the_table_or_the_figure(tmp_path) -> None:
     assert eval_report.leaderboard_png(board)[:8] == b"\x89PNG\r\n\x1a\n"
     assert eval_report.figure_png(card)[:4] == b"\x89PNG"
     assert "# Report card: ``" in eval_report.markdown(card)
+
+
+def test_without_openspiel_cards_are_still_checked_but_for_alpha_rank(monkeypatch) -> None:
+    import importlib.util
+    import sys
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "open_spiel" else real(name)
+    )
+    monkeypatch.setitem(sys.modules, "open_spiel.python.egt", None)  # α-Rank cannot be computed
+    again = ev.rate(_card(), ev.load_anchors("vintage"))["results"]["alpharank"]["4p"]
+    assert not again["computed"] and _card()["results"]["alpharank"]["4p"]["computed"]
+    assert eval_report.read_card(VINTAGE) == _card()
+    card = _card()
+    card["results"]["rating"] += 30
+    with pytest.raises(card_check.CardError, match=r"results\.rating disagrees"):
+        card_check.check_card(_rehashed(card), "edited")

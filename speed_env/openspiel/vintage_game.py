@@ -228,8 +228,9 @@ class VintageSpeedState(pyspiel.State):
         if self.current_player() == pyspiel.PlayerId.CHANCE:
             # OpenSpiel applies any number it is given: a seat or card the node does not list
             # would deal a card that is not there.
-            listed = [k for k, _ in self.chance_outcomes()]
-            if action not in listed:
+            cut = self.to_deal < 0  # the outcomes chance_outcomes lists, without the list
+            if not (0 <= action < self.rules.num_players if cut else action in self._draw_pool()):
+                listed = [k for k, _ in self.chance_outcomes()]
                 raise ValueError(
                     f"{SHORT_NAME}: chance outcome {action} is not one this chance node lists "
                     f"({listed})"
