@@ -37,6 +37,13 @@ def register(sub: Any) -> None:
         help="also PettingZoo's connect_four_v3 and, when installed, pgx's connect_four "
         "(at the largest --sizes), as ratios",
     )
+    bench.add_argument(
+        "--vector-size",
+        type=count(0, 1_000_000),
+        default=1024,
+        help="games of make_vec's native vector env, timed beside vectorization_mode='sync' and "
+        "BatchEnv at that size, as two ratios (0 skips it)",
+    )
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.set_defaults(func=run)
 
@@ -104,6 +111,58 @@ def _kit_batch(rules: str, n: int, copy: bool = True, threads: int = 1) -> Runne
             t0 = time.perf_counter()
             _, mask, *_ = env.step(actions)
             env_s += time.perf_counter() - t0
+            steps += 1
+        state["mask"] = mask
+        return steps * n, env_s, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
+
+
+class _Sampler:
+    """The compiled random legal player as a batch ``Policy``: the vector envs' opponent."""
+
+    def __init__(self, seed: int) -> None:
+        import numpy as np
+
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: Any, mask: Any) -> Any:
+        from speed_env.policy import sample_legal
+
+        return sample_legal(mask, self.rng.random(len(mask)))
+
+
+def _kit_vector(rules: str, n: int, mode: str | None) -> Runner:
+    """``gymnasium.make_vec("speed_env/Speed-v1", num_envs=n)``: the native vector env, or with
+    ``mode="sync"`` Gymnasium's ``SyncVectorEnv`` of ``n`` single envs; the learner's actions
+    and the opponent's (inside the env) both from the compiled sampler."""
+    import gymnasium
+    import numpy as np
+
+    import speed_env  # registers the ids
+    from speed_env.policy import sample_legal
+
+    del speed_env
+    env = gymnasium.make_vec(
+        "speed_env/Speed-v1",
+        num_envs=n,
+        vectorization_mode=mode,
+        rules=rules,
+        opponent=_Sampler(1),
+    )
+    rng = np.random.default_rng(0)
+    state: dict[str, Any] = {"mask": env.reset(seed=0)[1]["action_mask"]}
+
+    def run(budget: float) -> tuple[int, float, float, float]:
+        mask = state["mask"]
+        steps, env_s = 0, 0.0
+        start, cpu = time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < budget:
+            actions = sample_legal(mask, rng.random(n))
+            t0 = time.perf_counter()
+            *_, infos = env.step(actions)
+            env_s += time.perf_counter() - t0
+            mask = infos["action_mask"]  # the reset rows' masks too (next-step autoreset)
             steps += 1
         state["mask"] = mask
         return steps * n, env_s, time.perf_counter() - start, time.process_time() - cpu
@@ -225,6 +284,10 @@ def _median(xs: Sequence[float]) -> float:
 def run(args: argparse.Namespace) -> int:
     """Game-steps per second of ``parallel_env`` and ``BatchEnv`` with random legal actions.
 
+    With ``--vector-size N`` (default 1024; 0 skips it), also ``make_vec``'s native vector
+    env at ``N`` games beside ``vectorization_mode="sync"`` and ``BatchEnv`` at ``N``, as
+    two ratios with their targets (:data:`VECTOR_TARGETS`).
+
     With ``--compare``, beside PettingZoo's ``connect_four_v3`` and (when
     installed) pgx's ``connect_four`` at the largest batch size, as ratios.
     """
@@ -250,6 +313,14 @@ def run(args: argparse.Namespace) -> int:
                 refs[f"BatchEnv({label}) {big}"] = f"pgx connect_four {big}"
             runners[f"pgx connect_four {big}"] = pgx_c4
             refs[f"BatchEnv {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
+    vector: dict[str, str] = {}  # what the native vector env is compared with -> its row
+    if args.vector_size:
+        big = args.vector_size
+        runners[f"make_vec {big}"] = _kit_vector(args.rules, big, None)
+        runners[f"make_vec(sync) {big}"] = _kit_vector(args.rules, big, "sync")
+        vector = {"sync": f"make_vec(sync) {big}", "BatchEnv": f"BatchEnv {big}"}
+        if vector["BatchEnv"] not in runners:
+            runners[vector["BatchEnv"]] = _kit_batch(args.rules, big)
     rates = _measure(runners, args.seconds, args.rounds)
     rows = []
     for name, rs in rates.items():
@@ -264,13 +335,17 @@ def run(args: argparse.Namespace) -> int:
             for k in ("loop", "cpu"):
                 row[f"{k}_ratio"] = _median([a[k] / b[k] for a, b in zip(rs, ref, strict=True)])
         rows.append(row)
+    ratios = _vector_ratios(rates, f"make_vec {args.vector_size}", vector)
     if args.json:
-        print(
-            json.dumps(
-                {"rules": args.rules, "rounds": args.rounds, "results": rows, "missing": missing},
-                indent=2,
-            )
-        )
+        report: dict[str, Any] = {
+            "rules": args.rules,
+            "rounds": args.rounds,
+            "results": rows,
+            "missing": missing,
+        }
+        if ratios:
+            report["vector"] = {"n": args.vector_size, **ratios}
+        print(json.dumps(report, indent=2))
         return 0
     print(
         f"rules={args.rules}; game-steps/s with a random legal player in the loop (loop), "
@@ -286,6 +361,39 @@ def run(args: argparse.Namespace) -> int:
             f"{r['env']:<24}{r['n']:>6}{r['loop_steps_per_s']:>12,.0f}{r['step_steps_per_s']:>12,.0f}"
             f"{r['cpu_steps_per_s']:>12,.0f}{ratio}"
         )
+    if ratios:
+        print(
+            f"make_vec('speed_env/Speed-v1', num_envs={args.vector_size}), the native vector env, "
+            "in the same rounds (loop / cpu):"
+        )
+        for what, target in VECTOR_TARGETS.items():
+            got = ratios[what]
+            label = {"sync": "vectorization_mode='sync'"}.get(what, f"BatchEnv {args.vector_size}")
+            print(
+                f"  {got['loop_ratio']:.2f}x / {got['cpu_ratio']:.2f}x {label} "
+                f"(target >= {target}x)"
+            )
     for m in missing:
         print(f"not compared: {m}")
     return 0
+
+
+VECTOR_TARGETS = {"sync": 50.0, "BatchEnv": 0.8}
+"""The native vector env's throughput targets: at least this many times each reference's."""
+
+
+def _vector_ratios(
+    rates: dict[str, list[dict[str, float]]], native: str, refs: dict[str, str]
+) -> dict[str, dict[str, float]]:
+    """The native vector env's ratio to each reference: medians over rounds of the ratio within
+    each round (loop and cpu), with the target."""
+    out = {}
+    for ref, name in refs.items():
+        out[ref] = {
+            f"{k}_ratio": _median(
+                [a[k] / b[k] for a, b in zip(rates[native], rates[name], strict=True)]
+            )
+            for k in ("loop", "cpu")
+        }
+        out[ref]["target"] = VECTOR_TARGETS[ref]
+    return out

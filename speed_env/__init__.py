@@ -2,7 +2,9 @@
 
 Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 (AEC), :class:`BatchEnv` (thousands of games at once), :class:`SpeedGymEnv`
-(single agent, opponent inside, for stable-baselines3), and
+(single agent, opponent inside, for stable-baselines3), :class:`SpeedVectorEnv`
+and :class:`SpeedSelfPlayVectorEnv` (Gymnasium vector envs over the batch
+engine, what ``gymnasium.make_vec`` builds), and
 ``speed_env.vintage`` (the unrelated 1930s turn-based game). Rules:
 :class:`Rules` / :func:`make_rules`; reaction profiles:
 :mod:`speed_env.reaction` (fitted to measured latencies by
@@ -29,6 +31,7 @@ from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 from speed_env.registration import register_all as _register_all
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
+from speed_env.vector import SpeedSelfPlayVectorEnv, SpeedVectorEnv
 from speed_env.worlds import WorldError, sample_worlds
 
 _register_all()
@@ -50,6 +53,8 @@ __all__ = [
     "RulesError",
     "SpeedGymEnv",
     "SpeedParallelEnv",
+    "SpeedSelfPlayVectorEnv",
+    "SpeedVectorEnv",
     "WorldError",
     "card_str",
     "deal_from_seed",

@@ -11,6 +11,12 @@ call                                    env
 "speed_env/vintage_speed_v0", **kw)``
 ``gymnasium.make("speed_env/Speed-v1",  :class:`speed_env.SpeedGymEnv` (one seat; ``opponent``
 rules=..., opponent=...)``              any :class:`~speed_env.policy.Policy`)
+``gymnasium.make_vec(                   :class:`speed_env.vector.SpeedVectorEnv` (``N`` games of
+"speed_env/Speed-v1", num_envs=N,       ``Speed-v1`` on the batch engine; ``autoreset_mode``;
+**kw)``                                 ``vectorization_mode="sync"`` gives ``SyncVectorEnv``)
+``gymnasium.make_vec(                   :class:`speed_env.vector.SpeedSelfPlayVectorEnv` (row
+"speed_env/SpeedSelfPlay-v1",           ``2g + s`` is seat ``s`` of game ``g``; vector only:
+num_envs=2 * G, **kw)``                 ``gymnasium.make`` of it raises, naming ``make_vec``)
 ``gymnasium.make(                       :class:`speed_env.vintage.single.VintageSingleEnv`
 "speed_env/VintageSpeed-v0", ...)``     (one seat; ``num_players``, ``opponents``)
 ======================================  ============================================================
@@ -20,8 +26,9 @@ observation or its action space bumps its env version. The real-time env's
 outdated ids (:data:`OUTDATED`: ``speed_env/speed_v0``, ``speed_env/Speed-v0``)
 stay registered only so that asking for them raises :class:`OutdatedEnvError`
 naming the current id and what changed (Gymnasium's convention for an
-outdated version: it also warns "is out of date. You should consider
-upgrading to version `v1`" first); nothing maps an old id to the new env.
+outdated version; Gymnasium's own "is out of date" warning for these ids is
+filtered, so even under ``-W error`` the kit's error is the one shown);
+nothing maps an old id to the new env.
 
 Entry points are ``"module:name"`` strings, so registering imports nothing
 beyond the registries themselves, which ``speed_env`` loads anyway (its envs
@@ -67,17 +74,23 @@ PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
 GYMNASIUM_ENVS: dict[str, str] = {
     "speed_env/Speed-v1": "speed_env.single:SpeedGymEnv",
     "speed_env/Speed-v0": "speed_env.registration:outdated_speed_gym_v0",
-    "speed_env/SpeedSelfPlay-v1": "speed_env.vector:self_play_single",
     "speed_env/VintageSpeed-v0": "speed_env.vintage.single:VintageSingleEnv",
 }
-"""Gymnasium registry entries: id -> entry point (outdated ids raise; the self-play rows
-env's single entry point refuses, naming ``make_vec``)."""
+"""Gymnasium registry entries of single envs: id -> entry point (outdated ids raise). Model and
+result files record these ids (with PettingZoo's) as what their games were played on."""
 
 GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
     "speed_env/Speed-v1": "speed_env.vector:SpeedVectorEnv",
     "speed_env/SpeedSelfPlay-v1": "speed_env.vector:SpeedSelfPlayVectorEnv",
 }
-"""Gymnasium ``vector_entry_point`` by id: what ``gymnasium.make_vec`` builds by default."""
+"""Gymnasium ``vector_entry_point`` by id: what ``gymnasium.make_vec`` builds by default.
+
+An id here but not in :data:`GYMNASIUM_ENVS` is vector only: its ``entry_point``
+(what ``gymnasium.make`` calls) refuses, naming ``make_vec``
+(:func:`speed_env.vector.self_play_single`)."""
+
+VECTOR_ONLY_ENTRY = "speed_env.vector:self_play_single"
+"""The ``entry_point`` of the vector-only ids: an error that says to use ``make_vec``."""
 
 SPEED_V0_CHANGES = (
     "The real-time env changed its game and its observation while named v0 (speed_v0, "
@@ -164,17 +177,17 @@ def register_gymnasium() -> None:
     call before :class:`OutdatedEnvError` could say what changed; a filter
     for exactly those ids' warning lets the kit's error be the one shown.
     """
-    for env_id, entry_point in GYMNASIUM_ENVS.items():
+    for env_id in {**GYMNASIUM_ENVS, **GYMNASIUM_VECTOR_ENVS}:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
-                entry_point=entry_point,
+                entry_point=GYMNASIUM_ENVS.get(env_id, VECTOR_ONLY_ENTRY),
                 vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id),
             )
     for env_id in OUTDATED:
         warnings.filterwarnings(
             "ignore",
-            message=f"The environment {re.escape(env_id)} is out of date",
+            message=f".*The environment {re.escape(env_id)} is out of date",  # after a colour code
             category=DeprecationWarning,
         )
 

@@ -83,11 +83,19 @@ def test_speed_bench_compare_prints_ratios_or_names_what_is_missing():
         "0.3",
         "--rounds",
         "1",
+        "--vector-size",
+        "8",
         "--json",
     )
     report = json.loads(out)
     rows = {(r["env"], r["n"]): r for r in report["results"]}
     assert ("parallel_env", 1) in rows and ("BatchEnv", 16) in rows
+    # make_vec's native vector env beside vectorization_mode="sync" and BatchEnv at its size.
+    assert {("make_vec", 8), ("make_vec(sync)", 8), ("BatchEnv", 8)} <= set(rows)
+    assert report["vector"]["n"] == 8
+    for ref, target in (("sync", 50.0), ("BatchEnv", 0.8)):
+        ratio = report["vector"][ref]
+        assert ratio["target"] == target and ratio["loop_ratio"] > 0 and ratio["cpu_ratio"] > 0
     assert all(r["loop_steps_per_s"] > 0 and r["cpu_steps_per_s"] > 0 for r in rows.values())
     for kit, ref, package in (
         ("parallel_env", "connect_four_v3", "connect_four_v3"),

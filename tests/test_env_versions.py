@@ -7,6 +7,9 @@ the new env.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import gymnasium
 import pettingzoo
 import pytest
@@ -38,7 +41,8 @@ def test_pettingzoo_refuses_speed_v0_naming_speed_v1_and_what_changed(env_type):
 
 
 def test_gymnasium_refuses_speed_v0_naming_speed_v1_and_what_changed():
-    # Gymnasium warns first that the id is out of date (its own convention), then ours raises.
+    # Gymnasium warns that the id is out of date (its own convention; the kit filters that
+    # warning, pytest.warns records it anyway), then ours raises.
     with (
         pytest.raises(OutdatedEnvError) as error,
         pytest.warns(DeprecationWarning, match="out of date.*upgrading to version `v1`"),
@@ -89,3 +93,21 @@ def test_the_checkers_pass_on_envs_made_from_the_new_ids():
         gymnasium.make("speed_env/Speed-v1", opponent=RandomPolicy(0)).unwrapped,
         skip_render_check=True,
     )
+
+
+def test_outdated_id_under_warnings_as_errors_names_the_new_id() -> None:
+    """``-W error``: the kit's error, not Gymnasium's "out of date" warning, reaches the user."""
+    code = (
+        "import gymnasium, speed_env\n"
+        "try:\n"
+        "    gymnasium.make('speed_env/Speed-v0')\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith(
+        "OutdatedEnvError speed_env/Speed-v0 is out of date: use speed_env/Speed-v1"
+    ), out.stdout + out.stderr
+    assert "DeprecationWarning" not in out.stderr

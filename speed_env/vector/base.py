@@ -1,22 +1,6 @@
-"""Gymnasium vector envs over the batch engine: ``make_vec("speed_env/Speed-v1")`` and self-play rows.
+"""What both vector envs share: games on the batch engine as rows, infos, autoreset, seeding.
 
-Two native :class:`gymnasium.vector.VectorEnv` classes step every game in
-one compiled pass (the engine behind :class:`~speed_env.BatchEnv`), where
-``vectorization_mode="sync"`` steps ``num_envs`` Python single envs one by
-one:
-
-==================================================  ===========================================
-call                                                env
-==================================================  ===========================================
-``gymnasium.make_vec("speed_env/Speed-v1",          :class:`SpeedVectorEnv`: game ``i`` is sub-env
-num_envs=N, **Speed-v1 kwargs)``                    ``i``, the learner in one seat, the opponent
-                                                    inside (what ``Speed-v1`` is, ``N`` times)
-``gymnasium.make_vec("speed_env/SpeedSelfPlay-v1",  :class:`SpeedSelfPlayVectorEnv`: row ``2g + s``
-num_envs=2 * G)``                                   is seat ``s`` of game ``g``; the caller acts
-                                                    for both seats
-==================================================  ===========================================
-
-Both follow Gymnasium 1.x's vector conventions: batched ``observation_space``
+Both envs follow Gymnasium 1.x's vector conventions: batched ``observation_space``
 and ``action_space`` beside ``single_observation_space`` and
 ``single_action_space``; rewards float32 ``(num_envs,)``; terminations and
 truncations bool ``(num_envs,)``; infos as arrays with a ``_key`` flag array
@@ -46,51 +30,41 @@ Seeding, as ``SyncVectorEnv`` of single envs does it
     ``seed=s + i`` and then unseeded (and, for the self-play rows, that
     ``speed_env.parallel_env()`` plays): the differential tests check it
     step by step against ``gymnasium.vector.SyncVectorEnv`` and ``parallel_env``.
-
-The opponent of ``Speed-v1``'s vector env
-    The default, as in ``Speed-v1``, is uniformly random legal play: one
-    generator per game, started as ``RandomPolicy(0)`` and reseeded at each
-    seeded reset from the game's generator, so even the opponent's draws equal
-    ``num_envs`` separate ``Speed-v1`` envs'. ``opponent=`` any
-    :class:`~speed_env.policy.Policy` is called once a step on the batch of the
-    games being stepped (rows in game order); with a ``reseed`` method it is
-    reseeded at a seeded reset from game 0's generator. A deterministic bot
-    (``agents.make("greedy")``) plays exactly as in ``num_envs`` single envs; a
-    random one draws its numbers for the whole batch at once, so its games
-    differ from separate envs' (still reproducible from the seed).
-
-``speed_env/SpeedSelfPlay-v1`` has no single-env form: ``gymnasium.make`` of it
-raises an error pointing to ``make_vec`` (one game's two seats are
-``speed_env.parallel_env``).
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any, ClassVar, NoReturn
+from typing import Any
 
 import numpy as np
-from gymnasium import error, spaces
+from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
+from numba import njit
 
 from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import ActionError, Games, check_options, check_seed
-from speed_env.policy import Policy
-from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
 
-SELF_PLAY_ID = "speed_env/SpeedSelfPlay-v1"
-"""The self-play rows env's Gymnasium id (vector only)."""
-
-_END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
+END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
 """Info keys set only on the step that ends a game."""
 
-_RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
+
+@njit(cache=True)
+def rows_of(buf: np.ndarray, seats: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """``buf[seats[r], games[r]]`` for each ``r``, in a fresh array: one pass over memory
+    (numpy's two-array fancy index takes several times longer at a thousand rows)."""
+    n, width = seats.shape[0], buf.shape[2]
+    out = np.empty((n, width), buf.dtype)
+    for r in range(n):
+        s, g = seats[r], games[r]
+        for j in range(width):  # element by element: a row slice costs a view per row
+            out[r, j] = buf[s, g, j]
+    return out
 
 
 def check_autoreset_mode(mode: object) -> AutoresetMode:
@@ -105,42 +79,33 @@ def check_autoreset_mode(mode: object) -> AutoresetMode:
     raise ValueError(f"autoreset_mode must be one of {names} (or its name), got {shown(mode)}")
 
 
-def _check_num_envs(num_envs: object) -> int:
+def check_num_envs(num_envs: object) -> int:
+    """``num_envs`` as an int >= 1, else a ``ValueError`` naming it."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be a whole number >= 1, got {shown(num_envs)}")
     return int(num_envs)
 
 
-class _GameRandom:
-    """Uniform random legal play with one generator per game: ``RandomPolicy`` ``n`` times.
+def put_info(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
+    """Merge ``values[rows]`` into ``infos[key]`` with its ``_key`` flags, as
+    ``VectorEnv._add_info`` does one sub-env at a time (zero or None where unset).
 
-    Row ``i``'s draws are exactly those a ``RandomPolicy`` of its own makes
-    (``rng.random((1, n_actions))`` a step): a generator's uniforms are one
-    stream however they are fetched, so they are fetched ``_RANDOM_ROWS``
-    steps at a time to keep the Python calls per step few.
+    ``values`` must be a fresh array, the caller's to give away: a new key
+    takes it as it is, its unset rows cleared in place.
     """
-
-    def __init__(self, n: int, n_actions: int) -> None:
-        self.rngs = [np.random.default_rng(0) for _ in range(n)]  # RandomPolicy(0)'s
-        self.buf = np.empty((n, _RANDOM_ROWS, n_actions))
-        self.cursor = np.full(n, _RANDOM_ROWS, np.int64)  # all spent: fetch on first use
-
-    def reseed(self, game: int, seed: int) -> None:
-        """Restart game ``game``'s generator from ``seed`` (what ``RandomPolicy.reseed`` does)."""
-        self.rngs[game] = np.random.default_rng(seed)
-        self.cursor[game] = _RANDOM_ROWS
-
-    def act(self, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action for each of ``games`` (ascending indices), ``mask`` their rows."""
-        for g in games[self.cursor[games] == _RANDOM_ROWS]:
-            self.buf[g] = self.rngs[g].random(self.buf.shape[1:])
-            self.cursor[g] = 0
-        keys = np.where(mask > 0, self.buf[games, self.cursor[games]], -1.0)
-        self.cursor[games] += 1
-        return keys.argmax(axis=1).astype(np.int64)
+    if not rows.any():
+        return
+    if key in infos:
+        at = np.flatnonzero(rows)
+        infos[key][at] = values[at]
+        infos[f"_{key}"][at] = True
+        return
+    if not rows.all():
+        values[~rows] = None if values.dtype == object else 0
+    infos[key], infos[f"_{key}"] = values, rows.copy()
 
 
-class _GamesVectorEnv(VectorEnv):
+class GamesVectorEnv(VectorEnv):
     """What both vector envs share: games on the batch engine, rows, seeding and autoreset.
 
     A subclass says which seat and game each row is (:attr:`row_seat`,
@@ -149,7 +114,7 @@ class _GamesVectorEnv(VectorEnv):
     info keys a row gets (:meth:`_step_info`, :meth:`_reset_info`).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012  (VectorEnv declares it; copied per env)
         "render_modes": ["human", "ansi", "rgb_array"],
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
@@ -202,15 +167,20 @@ class _GamesVectorEnv(VectorEnv):
 
     # ----------------------------------------------------------------- subclass hooks
     def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        """Game ``game``'s deal seed at a reset (``seed`` its reset seed or None), drawn as the
+        env it mirrors draws it from ``rng``, the game's generator."""
         raise NotImplementedError
 
     def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
         """Fill the seats of the ``stepped`` games that no row acts for (in place)."""
 
     def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        """Every row's step info as fresh arrays (the end keys of :data:`END_KEYS` only where
+        ``ended``, games that ended on this tick, before any of them is reset)."""
         raise NotImplementedError
 
     def _reset_info(self) -> dict[str, np.ndarray]:
+        """Every row's reset info as fresh arrays, after the reset."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- Gymnasium API
@@ -241,7 +211,7 @@ class _GamesVectorEnv(VectorEnv):
         rows = np.isin(self.row_game, games)
         infos: dict[str, Any] = {}
         for key, value in self._reset_info().items():
-            _put(infos, key, value, rows)
+            put_info(infos, key, value, rows)
         self._render_human()
         return self._observations(), infos
 
@@ -285,11 +255,11 @@ class _GamesVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         if mode == AutoresetMode.SAME_STEP and over.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for r in np.flatnonzero(row_over):
-                final_obs[r] = self._one_observation(int(r))
+            for r in np.flatnonzero(row_over).tolist():
+                final_obs[r] = self._one_observation(r)
             final_info: dict[str, Any] = {}
-            for key, value in step_info.items():
-                _put(final_info, key, value, row_over)  # end keys: every row here ended
+            for key, value in step_info.items():  # a copy: the other rows' infos take these too
+                put_info(final_info, key, value.copy(), row_over)  # end keys: every row here ended
             infos.update(
                 final_obs=final_obs,
                 _final_obs=row_over.copy(),
@@ -305,11 +275,12 @@ class _GamesVectorEnv(VectorEnv):
             info_rows = np.ones(self.num_envs, bool)
         if mode != AutoresetMode.SAME_STEP:
             self._ended |= over
-        for key, value in self._reset_info().items():
-            _put(infos, key, value, ~info_rows)
         for key, value in step_info.items():
             # A game's result is in the info of the step that ended it only.
-            _put(infos, key, value, info_rows & row_over if key in _END_KEYS else info_rows)
+            put_info(infos, key, value, info_rows & row_over if key in END_KEYS else info_rows)
+        if not info_rows.all():
+            for key, value in self._reset_info().items():
+                put_info(infos, key, value, ~info_rows)
         self._render_human()
         return self._observations(), rewards, terminated, truncated, infos
 
@@ -397,18 +368,26 @@ class _GamesVectorEnv(VectorEnv):
         seeds = [self._draw(int(g), None) for g in games]
         self.games.restart_observe(games, seeds)
         self._ended[games] = False
-        self._gather()
+        assert self._obs is not None and self._mask is not None
+        rows = self._rows_of_games(games)
+        seats, at = self.row_seat[rows], self.row_game[rows]
+        self._obs[rows] = rows_of(self.games.obs_buf, seats, at)
+        self._mask[rows] = rows_of(self.games.mask_buf, seats, at)
 
     def _gather(self) -> None:
-        """Each row's vector and mask from the engine's buffers (fresh arrays)."""
-        self._obs = self.games.obs_buf[self.row_seat, self.row_game]
-        self._mask = self.games.mask_buf[self.row_seat, self.row_game]
+        """Each row's vector and mask from the engine's buffers, into fresh arrays.
+
+        The vectors go to the caller as they are (the env never reads them
+        again after handing them out); the masks stay, and only copies leave.
+        """
+        self._obs = rows_of(self.games.obs_buf, self.row_seat, self.row_game)
+        self._mask = rows_of(self.games.mask_buf, self.row_seat, self.row_game)
 
     def _observations(self) -> Any:
         assert self._obs is not None and self._mask is not None
         if self.obs_format == "box":
-            return self._obs.copy()
-        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+            return self._obs
+        return {"observation": self._obs, "action_mask": self._mask.copy()}
 
     def _one_observation(self, row: int) -> Any:
         assert self._obs is not None and self._mask is not None
@@ -423,7 +402,7 @@ class _GamesVectorEnv(VectorEnv):
             )
         if not np.issubdtype(a.dtype, np.integer):  # bools are not integers to numpy either
             raise ActionError(f"actions must be an integer array, got dtype {a.dtype}")
-        n = self.single_action_space.n
+        n = self.games.n_actions
         bad = (a < 0) | (a >= n)
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
@@ -436,205 +415,16 @@ class _GamesVectorEnv(VectorEnv):
         assert self._mask is not None
         return {"action_mask": self._mask.copy()} if self.obs_format == "box" else {}
 
+    def _rows_of_games(self, games: np.ndarray) -> np.ndarray:
+        """The rows of the listed games, in order (``np.isin`` would scan every row)."""
+        per_game = self.num_envs // self.n_games
+        return (games[:, None] * per_game + np.arange(per_game)).ravel()
+
     def _winner_names(self, winner: np.ndarray, over: np.ndarray) -> np.ndarray:
-        """Each row's game result as ``snapshot()["winner"]`` names it (object array)."""
-        names = np.array([None, "player_0", "player_1", "draw"], dtype=object)
-        return names[np.where(over, winner.astype(np.int64) + 1, 0)][self.row_game]
-
-
-def _put(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
-    """Merge ``values[rows]`` into ``infos[key]`` with its ``_key`` flags, as
-    ``VectorEnv._add_info`` does one sub-env at a time (zero or None where unset)."""
-    if not rows.any():
-        return
-    if key in infos:
-        infos[key][rows] = values[rows]
-        infos[f"_{key}"] |= rows
-        return
-    empty = np.full(values.shape, None, object) if values.dtype == object else np.zeros_like(values)
-    empty[rows] = values[rows]
-    infos[key], infos[f"_{key}"] = empty, rows.copy()
-
-
-class SpeedVectorEnv(_GamesVectorEnv):
-    """``num_envs`` games of ``speed_env/Speed-v1``: the learner in one seat, the opponent inside.
-
-    ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N, **kwargs)`` builds
-    it; every ``Speed-v1`` keyword is taken (``rules``, ``opponent``, ``seat``,
-    ``tick_ms``, ``reaction``, ``render_mode``, ``obs_format``,
-    ``illegal_action``, rule options), and ``autoreset_mode``. Infos, as in
-    ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
-    ``illegal`` (the action was illegal and taken as a wait) and, at a game's
-    end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
-    """
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        rules: str | os.PathLike[str] | Rules = "us",
-        *,
-        opponent: Policy | None = None,
-        seat: int | str = "random",
-        tick_ms: int = 50,
-        reaction: Any = None,
-        render_mode: str | None = None,
-        obs_format: str = "box",
-        illegal_action: str = "wait",
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        **options: Any,
-    ) -> None:
-        n = _check_num_envs(num_envs)
-        if seat != "random" and (
-            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
-        ):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
-        if isinstance(opponent, str):
-            raise TypeError(
-                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
-                "with the agents package: import agents; gymnasium.make_vec("
-                f"'speed_env/Speed-v1', num_envs={n}, opponent=agents.make({shown(opponent)}))"
-            )
-        if opponent is not None and not isinstance(opponent, Policy):
-            raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), "
-                f"got {type(opponent).__name__}"
-            )
-        self._setup(
-            n, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
-            autoreset_mode, options,
-        )  # fmt: skip
-        self.opponent = opponent
-        self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
-        self.seat_choice = seat
-        self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)
-        self.row_seat = self.seat  # the same array: a seat drawn at a reset moves the row
-        self.row_game = np.arange(n)
-
-    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
-        # The draws of SpeedGymEnv.reset, in its order: seat, deal, opponent's reseed.
-        if self.seat_choice == "random":
-            self.seat[game] = int(rng.integers(2))
-        deal = int(rng.integers(2**63))
-        if seed is not None:
-            if self._random is not None:
-                self._random.reseed(game, int(rng.integers(2**63)))
-            elif callable(getattr(self.opponent, "reseed", None)):
-                value = int(rng.integers(2**63))
-                if game == 0:
-                    self.opponent.reseed(value)  # type: ignore[union-attr]
-        return deal
-
-    def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
-        if not stepped.size:
-            return
-        opp = 1 - self.seat[stepped]
-        obs = self.games.obs_buf[opp, stepped]
-        mask = self.games.mask_buf[opp, stepped]
-        if self._random is not None:
-            raw[opp, stepped] = self._random.act(stepped, mask)
-            return
-        assert self.opponent is not None
-        who = f"the opponent {type(self.opponent).__name__}"
-        actions = np.asarray(self.opponent.act(obs, mask))
-        if actions.shape != (stepped.size,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ActionError(
-                f"{who} returned {actions.dtype} actions of shape {actions.shape}; act(obs, mask) "
-                f"must return one integer action per row of obs: shape ({stepped.size},) here"
-            )
-        n = self.games.n_actions
-        bad = (actions < 0) | (actions >= n)
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            raise ActionError(
-                f"{who} returned action {int(actions[j])} in game {int(stepped[j])}, outside "
-                f"the action space Discrete({n})"
-            )
-        raw[opp, stepped] = actions
-
-    def _reset_info(self) -> dict[str, np.ndarray]:
-        return {**self._mask_info(), "seat": self.seat.copy()}
-
-    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
-        # The seat as it was on this step: read before any reset draws a new one.
-        info = {**self._mask_info(), "seat": self.seat.copy()}
-        if ended.any():
-            info["winner"] = self._winner_names(tick.winner, ended)
-            if not self.rules.is_japanese:
-                info["points"] = tick.points[self.seat, self.row_game]
-        return info
-
-
-class SpeedSelfPlayVectorEnv(_GamesVectorEnv):
-    """Both seats of ``num_envs // 2`` games as rows: row ``2g + s`` is seat ``s`` of game ``g``.
-
-    ``gymnasium.make_vec("speed_env/SpeedSelfPlay-v1", num_envs=2 * G)``
-    builds it. Every row is ego-centric (its seat's own view, as every Speed
-    observation is), the caller gives an action for every row, and a game's
-    two rows end together (both terminated, rewards +1 / -1, or 0 / 0 for a
-    draw; both truncated at ``max_game_ms``). Game ``g`` after ``reset(seed=s)``
-    is ``speed_env.parallel_env()`` reset with ``seed=s + g``, and its next
-    games are that env's unseeded resets. Keywords: those of
-    ``parallel_env`` (``rules``, ``tick_ms``, ``reaction``, ``obs_format``,
-    ``illegal_action``, rule options; ``obs_format`` is ``"box"`` by default
-    here) and ``autoreset_mode``. Infos per row, as ``parallel_env`` gives
-    them per agent: ``action_mask`` (box), ``illegal`` and, at a game's end,
-    ``winner``, ``played``, ``bounced``, ``clock_ms`` and (``us``/``pagat``)
-    ``points``.
-    """
-
-    def __init__(
-        self,
-        num_envs: int = 2,
-        rules: str | os.PathLike[str] | Rules = "us",
-        *,
-        tick_ms: int = 50,
-        reaction: Any = None,
-        render_mode: str | None = None,
-        obs_format: str = "box",
-        illegal_action: str = "wait",
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        **options: Any,
-    ) -> None:
-        n = _check_num_envs(num_envs)
-        if n % 2:
-            raise ValueError(
-                f"num_envs={n} is odd: {SELF_PLAY_ID} has two rows per game (row 2g + s is seat "
-                f"s of game g), so num_envs must be even (2 * games)"
-            )
-        self._setup(
-            n // 2, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
-            autoreset_mode, options,
-        )  # fmt: skip
-        self.row_seat = np.tile(np.arange(2), n // 2)
-        self.row_game = np.repeat(np.arange(n // 2), 2)
-
-    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
-        # parallel_env deals a seeded reset's own seed and draws only unseeded ones.
-        return seed if seed is not None else int(rng.integers(2**63))
-
-    def _reset_info(self) -> dict[str, np.ndarray]:
-        return self._mask_info()
-
-    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
-        info = self._mask_info()
-        if ended.any():
-            s, g = self.row_seat, self.row_game
-            info.update(
-                winner=self._winner_names(tick.winner, ended),
-                played=tick.played[s, g].astype(np.int64),
-                bounced=tick.bounced[s, g].astype(np.int64),
-                clock_ms=tick.clock_ms[g].astype(np.int64),
-            )
-            if not self.rules.is_japanese:
-                info["points"] = tick.points[s, g].astype(np.int64)
-        return info
-
-
-def self_play_single(*args: Any, **kwargs: Any) -> NoReturn:
-    """Entry point of ``gymnasium.make("speed_env/SpeedSelfPlay-v1")``: refused, naming make_vec."""
-    raise error.Error(
-        f"{SELF_PLAY_ID} is a vector env only (its rows are both seats of each game, so one "
-        f"sub-env alone has no opponent): use gymnasium.make_vec({SELF_PLAY_ID!r}, num_envs=2 * "
-        "games); for one game's two seats use speed_env.parallel_env(), for one seat against "
-        "an opponent gymnasium.make('speed_env/Speed-v1')"
-    )
+        """Each row's game result as ``snapshot()["winner"]`` names it (object array, None for
+        games that did not end)."""
+        names = np.array([None, *AGENTS, "draw"], dtype=object)  # by winner + 1
+        out = np.full(self.num_envs, None, dtype=object)
+        rows = self._rows_of_games(np.flatnonzero(over))
+        out[rows] = names[winner[self.row_game[rows]].astype(np.int64) + 1]
+        return out

@@ -1,0 +1,168 @@
+"""``SpeedVectorEnv``: ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N)`` on the batch engine.
+
+The opponent of ``Speed-v1``'s vector env
+    The default, as in ``Speed-v1``, is uniformly random legal play: one
+    generator per game, started as ``RandomPolicy(0)`` and reseeded at each
+    seeded reset from the game's generator, so even the opponent's draws equal
+    ``num_envs`` separate ``Speed-v1`` envs'. ``opponent=`` any
+    :class:`~speed_env.policy.Policy` is called once a step on the batch of the
+    games being stepped (rows in game order); with a ``reseed`` method it is
+    reseeded at a seeded reset from game 0's generator. A policy that draws
+    no random numbers plays exactly as in ``num_envs`` single envs; one that
+    does (the kit's bots break ties at random) draws them for the whole batch
+    at once, so its games differ from separate envs' (still reproducible from
+    the seed).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from speed_env.game import ActionError
+from speed_env.policy import Policy
+from speed_env.rules import Rules
+from speed_env.shown import shown
+from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
+
+_RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
+
+
+class _GameRandom:
+    """Uniform random legal play with one generator per game: ``RandomPolicy`` ``n`` times.
+
+    Row ``i``'s draws are exactly those a ``RandomPolicy`` of its own makes
+    (``rng.random((1, n_actions))`` a step): a generator's uniforms are one
+    stream however they are fetched, so they are fetched ``_RANDOM_ROWS``
+    steps at a time to keep the Python calls per step few.
+    """
+
+    def __init__(self, n: int, n_actions: int) -> None:
+        self.rngs = [np.random.default_rng(0) for _ in range(n)]  # RandomPolicy(0)'s
+        self.buf = np.empty((n, _RANDOM_ROWS, n_actions))
+        self.cursor = np.full(n, _RANDOM_ROWS, np.int64)  # all spent: fetch on first use
+
+    def reseed(self, game: int, seed: int) -> None:
+        """Restart game ``game``'s generator from ``seed`` (what ``RandomPolicy.reseed`` does)."""
+        self.rngs[game] = np.random.default_rng(seed)
+        self.cursor[game] = _RANDOM_ROWS
+
+    def act(self, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One action for each of ``games`` (ascending indices), ``mask`` their rows."""
+        for g in games[self.cursor[games] == _RANDOM_ROWS]:
+            self.buf[g] = self.rngs[g].random(self.buf.shape[1:])
+            self.cursor[g] = 0
+        keys = np.where(mask > 0, self.buf[games, self.cursor[games]], -1.0)
+        self.cursor[games] += 1
+        return keys.argmax(axis=1).astype(np.int64)
+
+
+class SpeedVectorEnv(GamesVectorEnv):
+    """``num_envs`` games of ``speed_env/Speed-v1``: the learner in one seat, the opponent inside.
+
+    ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N, **kwargs)`` builds
+    it; every ``Speed-v1`` keyword is taken (``rules``, ``opponent``, ``seat``,
+    ``tick_ms``, ``reaction``, ``render_mode``, ``obs_format``,
+    ``illegal_action``, rule options), and ``autoreset_mode``. Infos, as in
+    ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
+    ``illegal`` (the action was illegal and taken as a wait) and, at a game's
+    end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rules: str | os.PathLike[str] | Rules = "us",
+        *,
+        opponent: Policy | None = None,
+        seat: int | str = "random",
+        tick_ms: int = 50,
+        reaction: Any = None,
+        render_mode: str | None = None,
+        obs_format: str = "box",
+        illegal_action: str = "wait",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **options: Any,
+    ) -> None:
+        n = check_num_envs(num_envs)
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
+        ):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
+        if isinstance(opponent, str):
+            raise TypeError(
+                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
+                "with the agents package: import agents; gymnasium.make_vec("
+                f"'speed_env/Speed-v1', num_envs={n}, opponent=agents.make({shown(opponent)}))"
+            )
+        if opponent is not None and not isinstance(opponent, Policy):
+            raise TypeError(
+                f"opponent must have act(obs, mask) -> actions (a Policy), "
+                f"got {type(opponent).__name__}"
+            )
+        self._setup(
+            n, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
+            autoreset_mode, options,
+        )  # fmt: skip
+        self.opponent = opponent
+        self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
+        self.seat_choice = seat
+        self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)
+        self.row_seat = self.seat  # the same array: a seat drawn at a reset moves the row
+        self.row_game = np.arange(n)
+
+    def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
+        # The draws of SpeedGymEnv.reset, in its order: seat, deal, opponent's reseed.
+        if self.seat_choice == "random":
+            self.seat[game] = int(rng.integers(2))
+        deal = int(rng.integers(2**63))
+        if seed is not None:
+            if self._random is not None:
+                self._random.reseed(game, int(rng.integers(2**63)))
+            elif callable(getattr(self.opponent, "reseed", None)):
+                value = int(rng.integers(2**63))
+                if game == 0:
+                    self.opponent.reseed(value)  # type: ignore[union-attr]
+        return deal
+
+    def _other_actions(self, raw: np.ndarray, stepped: np.ndarray) -> None:
+        if not stepped.size:
+            return
+        opp = 1 - self.seat[stepped]
+        obs = rows_of(self.games.obs_buf, opp, stepped)
+        mask = rows_of(self.games.mask_buf, opp, stepped)
+        if self._random is not None:
+            raw[opp, stepped] = self._random.act(stepped, mask)
+            return
+        assert self.opponent is not None
+        who = f"the opponent {type(self.opponent).__name__}"
+        actions = np.asarray(self.opponent.act(obs, mask))
+        if actions.shape != (stepped.size,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ActionError(
+                f"{who} returned {actions.dtype} actions of shape {actions.shape}; act(obs, mask) "
+                f"must return one integer action per row of obs: shape ({stepped.size},) here"
+            )
+        n = self.games.n_actions
+        bad = (actions < 0) | (actions >= n)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise ActionError(
+                f"{who} returned action {int(actions[j])} in game {int(stepped[j])}, outside "
+                f"the action space Discrete({n})"
+            )
+        raw[opp, stepped] = actions
+
+    def _reset_info(self) -> dict[str, np.ndarray]:
+        return {**self._mask_info(), "seat": self.seat.copy()}
+
+    def _step_info(self, tick: Any, ended: np.ndarray) -> dict[str, np.ndarray]:
+        # The seat as it was on this step: read before any reset draws a new one.
+        info = {**self._mask_info(), "seat": self.seat.copy()}
+        if ended.any():
+            info["winner"] = self._winner_names(tick.winner, ended)
+            if not self.rules.is_japanese:
+                info["points"] = tick.points[self.seat, self.row_game]
+        return info
