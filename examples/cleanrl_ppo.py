@@ -227,17 +227,28 @@ def evaluate(agent: Agent, args: Args, opponent: str, games: int) -> dict[str, A
     envs.close()
     wins, losses, draws = (int(x.sum()) for x in (result > 0, result < 0, result == 0))
     low, high = wilson_interval(wins + draws / 2, games)
-    rate = (wins + draws / 2) / games
-    return {"opponent": opponent, "games": games, "wins": wins, "losses": losses} | {
+    return {
+        "opponent": opponent,
+        "games": games,
+        "wins": wins,
+        "losses": losses,
         "draws": draws,
-        "win_rate": rate,
+        "win_rate": (wins + draws / 2) / games,
         "ci95": [round(low, 4), round(high, 4)],
     }
 
 
 # ---------------------------------------------------------------------- advantages
-def decision_gae(rewards, dones, decision, values, last_value, gamma, lam):  # type: ignore[no-untyped-def]
-    """GAE over the decision rows of each game; 0 on the other rows.
+def decision_gae(
+    rewards: np.ndarray,
+    dones: np.ndarray,
+    decision: np.ndarray,
+    values: np.ndarray,
+    last_value: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> np.ndarray:
+    """GAE over the decision rows of each game, 0 on the others (arrays of shape (ticks, rows)).
 
     Walking back in time, each row keeps the value and advantage of its game's next decision
     (``next_value``, ``next_adv``) and the rewards since (``pending``); a game's end cuts both.
