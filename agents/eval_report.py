@@ -374,7 +374,8 @@ def card_paths(paths: Sequence[str | Path]) -> list[Path]:
 def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
     """Merge cards (:func:`card_paths`) into ranked rows, every card checked and its ratings
     re-rated from its counts (:func:`read_card`); refuse cards of different protocol versions or
-    games, naming the files. The same card given twice (the same manifest and results) is listed once, with a note."""
+    games, naming the files. The same card given twice (the same manifest and results) is listed
+    once, with a note."""
     from agents.eval_protocol import card_hash
 
     if not paths:
