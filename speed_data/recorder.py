@@ -130,10 +130,13 @@ def record_stem(source: str, tag: str, game: int) -> str:
 
 
 class TableRecorder:
-    """The records of one page visit at ``speed play --record DIR`` (the person is seat 0)."""
+    """The records of one page visit at ``speed play --record DIR`` (the person is seat 0).
 
-    def __init__(self, folder: Path, name: str | None = None) -> None:
-        self.folder = Path(folder)
+    Without a folder it is inert: it deals the table's own seeds and records nothing, so the
+    session calls it the same way whether or not the person opted in."""
+
+    def __init__(self, folder: Path | None, name: str | None = None) -> None:
+        self.folder = None if folder is None else Path(folder)
         self.name = name
         self.tag = uuid.uuid4().hex[:6]
         self.game: GameRecorder | None = None
@@ -141,10 +144,15 @@ class TableRecorder:
         self.pending_ms: float | None = None
         self.flags = (False, False)
 
+    @property
+    def active(self) -> bool:
+        """Whether games are recorded."""
+        return self.folder is not None
+
     def seed(self, table_seed: int) -> int:
-        """The engine seed to deal the table's game ``table_seed`` with (see
-        :func:`speed_v1_game_seed`)."""
-        return speed_v1_game_seed(table_seed)
+        """The engine seed to deal the table's game ``table_seed`` with: recording, that of
+        ``Speed-v1``'s game ``table_seed`` (:func:`speed_v1_game_seed`); else itself."""
+        return speed_v1_game_seed(table_seed) if self.active else table_seed
 
     def begin(
         self,
@@ -152,13 +160,15 @@ class TableRecorder:
         obs: dict[str, Any],
         cfg: Any,
         profiles: list[Any],
-        opponent: str,
         table_seed: int,
     ) -> None:
         """Game ``number`` starts: its env was just reset with :meth:`seed` of ``table_seed``
         and showed ``obs``; ``cfg`` is the table's config, ``profiles`` both seats' latencies."""
         from speed_env.deal import deal_from_seed
 
+        if not self.active:
+            return
+        opponent = cfg.agents[1]
         deal = (
             cfg.deal
             if cfg.deal is not None
@@ -208,15 +218,20 @@ class TableRecorder:
             ms,
         )
 
-    def finish(self, winner: str | None) -> Path | None:
-        """The game ended: write its record (fsync'd, renamed into place); its path."""
-        if self.game is None or self.game.n_decisions == 0:
-            return None
-        record = self.game.finish(*self.flags, winner)
-        self.game = None
-        return records.write_record(
-            self.folder, record, record_stem("table", self.tag, self.number)
-        )
+    def finish(self, winner: str | None) -> tuple[str | None, str | None]:
+        """The game ended: write its record (fsync'd, renamed into place); (its path, None),
+        or (None, the problem) when the disk refused it; (None, None) when not recording."""
+        game, self.game = self.game, None
+        if game is None or game.n_decisions == 0 or self.folder is None:
+            return None, None
+        record = game.finish(*self.flags, winner)
+        try:
+            path = records.write_record(
+                self.folder, record, record_stem("table", self.tag, self.number)
+            )
+        except OSError as exc:
+            return None, f"record not saved: {exc}"
+        return str(path), None
 
     def abandon(self) -> None:
         """The page left mid-game: drop it (a record is a whole game)."""

@@ -174,9 +174,7 @@ class GameSession:
         self.hand_size = cfg.rules.hand_size
         for seat, bot in self.bots.items():
             self.profiles[seat] = bot.reaction
-        self.recorder = (
-            None if cfg.record_dir is None else TableRecorder(cfg.record_dir, cfg.record_name)
-        )
+        self.recorder = TableRecorder(cfg.record_dir, cfg.record_name)  # inert without a folder
 
     # ------------------------------------------------------------------ messages
     def welcome(self) -> dict[str, Any]:
@@ -195,7 +193,7 @@ class GameSession:
             "min_plays_for_profile": latency_fit.MIN_PLAYS,
             "speed": self.speed,
             "paused": self.paused,
-            "recording": self.recorder is not None,
+            "recording": self.recorder.active,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
@@ -266,18 +264,9 @@ class GameSession:
         )
         options = {"deal": self.cfg.deal} if self.cfg.deal is not None else None
         seed = self.base_seed + self.game
-        if self.recorder is not None:  # dealt as Speed-v1's game `seed`, so the record replays
-            seed = self.recorder.seed(seed)
-        self.obs, _ = self.env.reset(seed=seed, options=options)
-        if self.recorder is not None:
-            self.recorder.begin(
-                self.game,
-                self.obs,
-                self.cfg,
-                profiles,
-                self.cfg.agents[1],
-                self.base_seed + self.game,
-            )
+        # Recording deals Speed-v1's game `seed` (the record replays there); else the game `seed`.
+        self.obs, _ = self.env.reset(seed=self.recorder.seed(seed), options=options)
+        self.recorder.begin(self.game, self.obs, self.cfg, profiles, seed)
         self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
         self._record()
         self.pending = None
@@ -337,8 +326,7 @@ class GameSession:
         if ms is not None:
             self.latencies.append(ms)
             self.game_latencies.append(ms)
-        if self.recorder is not None:
-            self.recorder.play(ms)
+        self.recorder.play(ms)
         return {
             "type": "played",
             "slot": slot,
@@ -390,8 +378,7 @@ class GameSession:
         self.pending = None
         self.obs, rewards, terms, truncs, _infos = self.env.step(actions)
         self._record()
-        if self.recorder is not None:
-            self.recorder.step(actions, self.obs, rewards, terms, truncs)
+        self.recorder.step(actions, self.obs, rewards, terms, truncs)
         out = [self._state_message()]
         if any(terms.values()) or any(truncs.values()):
             out.append(self._finish())
@@ -470,7 +457,7 @@ class GameSession:
         path, problem = self._save()
         self.frames = []
         winner = snap["winner"]
-        record, record_error = self._write_record(winner)
+        record, record_error = self.recorder.finish(winner)  # on disk before the next game
         you = None
         if self.cfg.human_seat is not None:
             me = f"player_{self.cfg.human_seat}"
@@ -501,20 +488,9 @@ class GameSession:
             "record_error": record_error,
         }
 
-    def _write_record(self, winner: str | None) -> tuple[str | None, str | None]:
-        """This game's play record, on disk before the next game can start; (path, problem)."""
-        if self.recorder is None:
-            return None, None
-        try:
-            path = self.recorder.finish(winner)
-        except OSError as exc:
-            return None, f"record not saved: {exc}"
-        return (None if path is None else str(path)), None
-
     def close(self) -> str | None:
         """The page went away: keep an unfinished game's frames (if it had a play); its path."""
-        if self.recorder is not None:
-            self.recorder.abandon()  # a record is a whole game
+        self.recorder.abandon()  # a record is a whole game
         if self.state in ("countdown", "running") and self.n_frames > 1:
             path, _ = self._save()
             self.frames = []

@@ -171,6 +171,11 @@ def check_command(command: Command) -> None:
 def _check_train(argv: list[str]) -> None:
     """``speed train``'s flags go to the training toolkit's own parser (the [train] extra)."""
     pytest.importorskip("sb3_contrib", reason="speed train's flags need the [train] extra")
+    if argv[:1] == ["bc"]:  # cloning recorded play has its own flags (train/bc_data.py)
+        from train.bc_data import build_parser
+
+        build_parser().parse_args(argv[1:])
+        return
     from train.cli_args import parse
 
     parse(argv)

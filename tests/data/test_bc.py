@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import agents
 import speed_cli
 from speed_env.rules import make_rules
+from speed_env.single import SpeedGymEnv
 
 pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
 
@@ -24,10 +24,17 @@ def test_a_clone_of_the_scripted_person_agrees_above_chance_and_plays(person_gam
     assert stats["held_out_plays"] >= 20
     assert stats["held_out_agreement"] > stats["chance_agreement"]
     bot = agents.make(f"ppo:{out / 'model.json'}", make_rules("us"), seed=0)
-    obs = np.zeros((1, 193), np.float32)
-    mask = np.zeros((1, 27), np.int8)
-    mask[0, [0, 5]] = 1
-    assert bot.act(obs, mask)[0] in (0, 5)
+    env = SpeedGymEnv("us", opponent=agents.make("greedy", make_rules("us"), seed=0))
+    obs, info = env.reset(seed=1)
+    for _ in range(100):
+        action = int(bot.act(obs[None], info["action_mask"][None])[0])
+        assert info["action_mask"][action] == 1
+        obs, _, term, trunc, info = env.step(action)
+        if term or trunc:
+            break
+    tour = ["tournament", "--agents", f"ppo:{out / 'model.json'},greedy", "--games", "4",
+            "--workers", "1", "--out", str(tmp_path / "t")]  # fmt: skip
+    assert speed_cli.main(tour) == 0
 
 
 def test_a_clone_of_chain_from_a_minari_dataset_agrees_with_chain(tmp_path, monkeypatch, capsys):
