@@ -42,6 +42,7 @@ from typing import Any
 TARGETS = (("random", "beats random", "low"), ("greedy", "beats greedy", "low"))
 CHAIN = ("chain", "reaches chain", "high")
 BOTS = ("random", "greedy", "chain")
+STAMP_FIELDS = ("rules", "decisions", "wall_s", "cpu_s", "load")
 CURVE_FIELDS = (
     "rules",
     "decisions",
@@ -66,9 +67,10 @@ def cpu_seconds(pid: int) -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def train(rules: str, out: Path, extra: list[str], log: Path) -> list[dict[str, Any]]:
+def train(rules: str, out: Path, extra: list[str], log: Path, stamps: Path) -> list[dict[str, Any]]:
     """Run the recipe for ``rules`` into ``out`` and note each checkpoint's wall and CPU time
-    (polled every half second; a checkpoint is noted when its ``model.json`` appears)."""
+    (polled every half second; a checkpoint is noted, and appended to ``stamps``, when its
+    ``model.json`` appears, so that a run stopped part-way keeps what it reached)."""
     argv = [sys.executable, "-m", "speed_cli", "train", "realtime", "--rules", rules]
     argv += ["--out", str(out), "--no-progress", *extra]
     t0 = time.perf_counter()
@@ -85,11 +87,16 @@ def train(rules: str, out: Path, extra: list[str], log: Path) -> list[dict[str, 
                 if steps not in seen:
                     wall = time.perf_counter() - t0
                     seen[steps] = {"decisions": steps, "wall_s": wall, "cpu_s": last_cpu}
+                    row = {"rules": rules, **seen[steps], "load": os.getloadavg()[0]}
+                    append_csv(stamps, [row], STAMP_FIELDS)
             if done:
                 break
             time.sleep(0.5)
     if child.returncode != 0:
-        raise SystemExit(f"training {rules} failed (exit {child.returncode}); see {log}")
+        raise SystemExit(
+            f"training {rules} failed (exit {child.returncode}); see {log}; the checkpoints it "
+            f"reached are in {stamps}: --no-train evaluates them"
+        )
     return [seen[k] for k in sorted(seen)]
 
 
@@ -219,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2000, help="paired games a checkpoint")
     parser.add_argument("--workers", type=int, default=1, help="processes for the evaluations")
     parser.add_argument("--seed", type=int, default=777, help="seed of the evaluation deals")
+    parser.add_argument(
+        "--no-train",
+        action="store_true",
+        help="evaluate the checkpoints already noted in OUT/checkpoints.csv (a run stopped "
+        "part-way) without training",
+    )
     parser.add_argument("extra", nargs="*", help="after --: extra flags for speed train")
     args = parser.parse_args(argv)
     presets = [r.strip() for r in args.rules.split(",") if r.strip()]
@@ -229,20 +242,18 @@ def main(argv: list[str] | None = None) -> int:
     for rules in presets:
         run = out / rules
         stamps = [r for r in read_csv(stamps_path) if r["rules"] == rules]
-        if not stamps or not (run / "summary.json").exists():
+        finished = (run / "summary.json").exists()
+        if not args.no_train and not (stamps and finished):
             if run.exists():  # an unfinished run: start it again, timed from the start
                 import shutil
 
                 shutil.rmtree(run)
-            print(f"training {rules} ...", flush=True)
-            fresh = train(rules, run, list(args.extra), out / f"{rules}.log")
-            fresh = [{"rules": rules, **row, "load": os.getloadavg()[0]} for row in fresh]
-            rows = [r for r in read_csv(stamps_path) if r["rules"] != rules]
+            kept = [r for r in read_csv(stamps_path) if r["rules"] != rules]
             stamps_path.unlink(missing_ok=True)
-            append_csv(
-                stamps_path, [*rows, *fresh], ("rules", "decisions", "wall_s", "cpu_s", "load")
-            )
-            stamps = [{k: str(v) for k, v in row.items()} for row in fresh]
+            append_csv(stamps_path, kept, STAMP_FIELDS)
+            print(f"training {rules} ...", flush=True)
+            train(rules, run, list(args.extra), out / f"{rules}.log", stamps_path)
+            stamps = [r for r in read_csv(stamps_path) if r["rules"] == rules]
         done = {
             (r["decisions"], r["opponent"])
             for r in read_csv(curve_path)

@@ -186,3 +186,31 @@ def test_evaluate_cost_benchmark_splits_a_card_by_opponent():
     assert sum(float(line.rsplit(None, 1)[-1].rstrip("%")) for line in out[1:]) == pytest.approx(
         100, abs=0.5
     )
+
+
+@pytest.mark.slow
+def test_time_to_target_benchmark_times_and_evaluates_each_checkpoint(tmp_path):
+    """A tiny run of the default recipe: each checkpoint noted with its wall and CPU time,
+    played against the three bots, the curve drawn and the Markdown table printed; run again,
+    it reuses the run and the evaluations."""
+    out = tmp_path / "ttt"
+    small = ["--timesteps", "1024", "--n-envs", "16", "--n-steps", "32", "--batch-size", "256"]
+    small += ["--eval-every", "512", "--eval-games", "2", "--net-arch", "16"]
+    args = ["--rules", "us", "--games", "4", "--out", str(out), "--", *small]
+    printed = _run("time_to_target.py", *args)
+    stamps = (out / "checkpoints.csv").read_text().splitlines()
+    assert stamps[0] == "rules,decisions,wall_s,cpu_s,load"
+    assert [row.split(",")[1] for row in stamps[1:]] == ["512", "1024"]
+    assert all(float(row.split(",")[3]) > 0 for row in stamps[1:])  # CPU seconds were read
+    curve = (out / "curve.csv").read_text().splitlines()
+    assert len(curve) == 1 + 2 * 3  # two checkpoints x three bots
+    assert (out / "curve.png").stat().st_size > 0
+    table = printed[printed.index("| rules | target |") :].splitlines()
+    assert [line.split("|")[2].strip() for line in table[2:]] == [
+        "beats random",
+        "beats greedy",
+        "reaches chain",
+    ]
+    again = _run("time_to_target.py", *args)
+    assert "training us" not in again and "us @ " not in again  # nothing done twice
+    assert again[again.index("| rules | target |") :] == printed[printed.index("| rules |") :]

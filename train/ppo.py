@@ -359,10 +359,10 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     run.on_rollout_end = on_rollout_end
 
     # 4. Model -----------------------------------------------------------------------
-    policy = chosen_policy(cfg)
-    run.attach(make_model(cfg, env, policy=policy), ("csv", "tensorboard"))
-    if policy != cfg.policy:
-        run.bar.print(f"--policy auto: the {policy} actor (rules {cfg.rules})")
+    actor = chosen_policy(cfg)
+    run.attach(make_model(cfg, env, policy=actor), ("csv", "tensorboard"))
+    if actor != cfg.policy:
+        run.bar.print(f"--policy auto: the {actor} actor (rules {cfg.rules})")
     try:
         if cfg.resume:
             run.resume(seed)
