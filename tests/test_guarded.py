@@ -21,6 +21,7 @@ from agents import evaluate as ev
 from agents import tournament as rt
 from agents import vintage_tournament as vt
 from agents.guarded import AgentFailure, check_actions
+from agents.jobs import RunStopped, run_jobs
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).with_name("fixtures") / "hostile_bots.py"
@@ -105,6 +106,39 @@ def test_an_agent_failure_pickles_whole():
 
     exc = pickle.loads(pickle.dumps(AgentFailure("agent x failed in act: boom", "x")))
     assert str(exc) == "agent x failed in act: boom" and exc.spec == "x"
+
+
+# ------------------------------------------------------------------ the job runner
+PLAYED: list[tuple[str, str]] = []
+
+
+def _plays(job: tuple[str, str]) -> str:
+    PLAYED.append(job)
+    if "bad" in job:
+        raise AgentFailure("agent bad failed in act: boom", "bad")
+    return "+".join(job)
+
+
+def test_a_failing_agent_ends_only_the_jobs_it_plays_in():
+    PLAYED.clear()
+    jobs = [("bad", "a"), ("a", "b"), ("bad", "b"), ("b", "c")]
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs, players=lambda job: job)
+    stopped = info.value
+    assert stopped.results == [None, "a+b", None, "b+c"]
+    assert [f.spec for f in stopped.failures] == ["bad"] and not stopped.halted
+    assert stopped.skipped == [0, 2] and ("bad", "b") not in PLAYED
+
+
+def test_a_failure_stops_the_run_when_the_runner_cannot_tell_who_plays():
+    jobs = [("a", "b"), ("bad", "a"), ("b", "c")]
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs)
+    assert info.value.results == ["a+b", None, None] and info.value.halted
+    # Blamed on an agent the job does not seat: not contained either.
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs, players=lambda job: ("a", "b", "c"))
+    assert info.value.halted and info.value.results == ["a+b", None, None]
 
 
 # ------------------------------------------------------------------ a tournament
