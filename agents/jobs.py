@@ -14,19 +14,23 @@ workers and on either backend:
   (``max_retries`` times); an exception raised by the job itself is not
   retried (it would fail again) and reaches the caller as itself.
 
-An agent that fails in a job (:class:`agents.guarded.AgentFailure`) stops the
-run as Ctrl-C does: :class:`RunStopped` carries the failure and the results of
-the jobs that finished. A local worker process that dies (killed, or ended by
-native code) stops it the same way, naming the jobs that were in flight. On
-Ctrl-C or a failure the local workers are terminated at once (they ignore
-SIGINT themselves, so one Ctrl-C is the parent's to handle), never waited for.
+An agent that fails in a job (:class:`agents.guarded.AgentFailure`) ends only
+what it plays in when the caller says who plays in each job (``players``): the
+jobs without it run to completion, the jobs with it that have not started are
+not played, and :class:`RunStopped` is raised at the end carrying every failed
+agent's failure and the results of the jobs that finished. Without ``players``,
+or for a failure no agent of its job is blamed for, the run stops as Ctrl-C
+does. A local worker process that dies (killed, or ended by native code) stops
+it the same way, naming the jobs that were in flight. On Ctrl-C or a stop the
+local workers are terminated at once (they ignore SIGINT themselves, so one
+Ctrl-C is the parent's to handle), never waited for.
 """
 
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -61,13 +65,67 @@ class Backend:
 
 
 class RunStopped(AgentFailure):
-    """An agent failed in a job and the run stopped: the failure's one line, the agent to blame
-    (``spec``), and ``results``, what :func:`run_jobs` would have returned at Ctrl-C (``None``
-    where a job did not finish). Never pickled: it is raised in the process that ran the jobs."""
+    """Agents failed in jobs: the first failure's one line and agent (``spec``), every failed
+    agent's failure in job order (``failures``, one per agent), the indices of the jobs not
+    played because an agent in them had failed (``skipped``), ``results``, what
+    :func:`run_jobs` would have returned at Ctrl-C (``None`` where a job did not finish),
+    and ``halted``: whether a failure stopped the whole run (one not contained to its
+    agent's jobs). Never pickled: it is raised in the process that ran the jobs."""
 
-    def __init__(self, failure: AgentFailure, results: list[Any]) -> None:
+    def __init__(
+        self,
+        failure: AgentFailure,
+        results: list[Any],
+        failures: Sequence[AgentFailure] = (),
+        skipped: Sequence[int] = (),
+        halted: bool = True,
+    ) -> None:
         super().__init__(failure.message, failure.spec)
         self.results = results
+        self.failures = list(failures) or [failure]
+        self.skipped = list(skipped)
+        self.halted = halted
+
+
+class _Contained:
+    """The agents that failed so far, and which jobs they play in (``players(job)``: the agent
+    specs a job plays). A failure is contained when the agent it blames plays in its job."""
+
+    def __init__(
+        self, jobs: Sequence[Any], players: Callable[[Any], Collection[str]] | None
+    ) -> None:
+        self.jobs = jobs
+        self.players = players
+        self.failures: dict[str, tuple[int, AgentFailure]] = {}
+        self.skipped: list[int] = []
+        self.halted = False
+
+    def skip(self, i: int) -> bool:
+        """Whether job ``i`` is not to be played (an agent in it failed); noted if so."""
+        if self.players is None or not self.failures:
+            return False
+        if any(spec in self.failures for spec in self.players(self.jobs[i])):
+            self.skipped.append(i)
+            return True
+        return False
+
+    def fail(self, i: int, exc: AgentFailure) -> None:
+        """Record that job ``i`` failed with ``exc``; re-raise it when it cannot be contained
+        (no ``players``, or the agent blamed does not play in the job: the run stops)."""
+        if self.players is None or not exc.spec or exc.spec not in self.players(self.jobs[i]):
+            raise exc
+        # One failure per agent: a job of it that was already running may fail as well.
+        self.failures.setdefault(exc.spec, (i, exc))
+        self.skipped.append(i)
+
+    def stopped(self, results: list[Any]) -> RunStopped | None:
+        """The :class:`RunStopped` to raise at the end, or ``None`` when no agent failed."""
+        if not self.failures:
+            return None
+        failures = [exc for _, exc in sorted(self.failures.values(), key=lambda f: f[0])]
+        return RunStopped(
+            failures[0], results, failures, sorted(set(self.skipped)), halted=self.halted
+        )
 
 
 def _ignore_sigint() -> None:
@@ -90,11 +148,8 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 def _died(
     jobs: Sequence[Any], futures: dict[Future[Any], int], describe: Callable[[Any], str] | None
 ) -> AgentFailure:
-    """The failure of a pool whose worker died: the jobs that had not finished, by description
-    (the pool feeds its workers in submission order, so the first of them were running)."""
-    unfinished = sorted(
-        i for f, i in futures.items() if not f.done() or f.cancelled() or f.exception() is not None
-    )
+    """The failure of a pool whose worker died: the jobs that were in flight, by description."""
+    unfinished = sorted(futures.values())
     named = [describe(jobs[i]) if describe else f"job {i}" for i in unfinished[:4]]
     more = f" and {len(unfinished) - 4} more" if len(unfinished) > 4 else ""
     return AgentFailure(
@@ -111,18 +166,25 @@ def run_jobs(
     backend: Backend | None = None,
     on_result: Callable[[int, R], None] | None = None,
     describe: Callable[[Any], str] | None = None,
+    players: Callable[[Any], Collection[str]] | None = None,
 ) -> tuple[list[R | None], bool]:
     """``fn(job)`` for every job; returns results in job order (``None`` where a job did not
     finish) and whether all finished. ``fn`` must be a module-level function (it is pickled).
 
     ``workers`` is the number of local processes, or the CPUs of a Ray cluster
     started for the run; ``backend`` ``None`` means local. ``on_result(i, result)`` is
-    called in this process as each job finishes, before ``progress``. A job raising
-    :class:`~agents.guarded.AgentFailure` stops the run: :class:`RunStopped` is raised with
-    the results so far. ``describe(job)`` names a job in the line of a dead worker.
+    called in this process as each job finishes, before ``progress``. ``describe(job)``
+    names a job in the line of a dead worker.
+
+    A job raising :class:`~agents.guarded.AgentFailure`: with ``players(job)`` (the agent
+    specs a job plays), the jobs the blamed agent plays in and that have not started are
+    not played, the others run, and :class:`RunStopped` is raised at the end with every
+    failure and the results; without it (or when the blamed agent does not play in the job)
+    the run stops there, :class:`RunStopped` raised with the results so far.
     """
     results: list[R | None] = [None] * len(jobs)
     finished = 0
+    contained = _Contained(jobs, players)
 
     def record(i: int, res: R) -> None:
         nonlocal finished
@@ -137,6 +199,10 @@ def run_jobs(
         if backend is not None and backend.kind == "ray":
             from agents.ray_jobs import run_on_ray
 
+            def failed(i: int, exc: AgentFailure) -> list[int]:
+                contained.fail(i, exc)
+                return [j for j in range(len(jobs)) if results[j] is None and contained.skip(j)]
+
             run_on_ray(
                 fn,
                 jobs,
@@ -144,27 +210,65 @@ def run_jobs(
                 workers=workers,
                 address=backend.address,
                 max_retries=backend.max_retries,
+                failed=failed,
             )
         elif workers <= 1:
             for i, job in enumerate(jobs):
-                record(i, fn(job))
+                if contained.skip(i):
+                    continue
+                try:
+                    res = fn(job)
+                except AgentFailure as exc:
+                    contained.fail(i, exc)
+                    continue
+                record(i, res)
         else:
-            pool = ProcessPoolExecutor(
-                max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint
-            )
-            futures: dict[Future[R], int] = {}
-            try:
-                futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
-                for fut in as_completed(futures):
-                    try:
-                        res = fut.result()
-                    except BrokenProcessPool:
-                        raise _died(jobs, futures, describe) from None
-                    record(futures[fut], res)
-            finally:
-                _terminate(pool)
+            _run_pool(fn, jobs, workers, record, contained, describe)
     except KeyboardInterrupt:
         pass
-    except AgentFailure as exc:
-        raise RunStopped(exc, results) from None
+    except AgentFailure as exc:  # not contained: the run stopped here
+        contained.halted = True
+        contained.failures.setdefault(exc.spec, (-1, exc))
+    stopped = contained.stopped(results)
+    if stopped is not None:
+        raise stopped
     return results, finished == len(jobs)
+
+
+def _run_pool(
+    fn: Callable[[Any], R],
+    jobs: Sequence[Any],
+    workers: int,
+    record: Callable[[int, R], None],
+    contained: _Contained,
+    describe: Callable[[Any], str] | None,
+) -> None:
+    """The jobs on a pool of ``workers`` spawned processes, ``workers`` at a time: a job is
+    handed to the pool only when a worker is free, so none of a failed agent's jobs is queued
+    behind a failure and played anyway."""
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint
+    )
+    futures: dict[Future[R], int] = {}
+    waiting = iter(range(len(jobs)))
+    try:
+        while True:
+            while len(futures) < workers:
+                i = next((j for j in waiting if not contained.skip(j)), None)
+                if i is None:
+                    break
+                futures[pool.submit(fn, jobs[i])] = i
+            if not futures:
+                return
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for fut in sorted(done, key=futures.__getitem__):
+                try:
+                    res = fut.result()
+                except BrokenProcessPool:
+                    raise _died(jobs, futures, describe) from None
+                except AgentFailure as exc:
+                    contained.fail(futures.pop(fut), exc)
+                    continue
+                record(futures.pop(fut), res)
+    finally:
+        _terminate(pool)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 LOCAL = "local"
@@ -158,13 +158,19 @@ def run_on_ray(
     workers: int = 1,
     address: str | None = None,
     max_retries: int = 3,
+    failed: Callable[[int, Any], Iterable[int]] | None = None,
 ) -> None:
     """Run ``fn(job)`` for every job as a Ray task; ``record(index, result)`` as each one finishes.
 
     A task whose worker or node is lost runs again, up to ``max_retries`` times;
-    an exception raised by ``fn`` is raised here (not retried). On Ctrl-C (or
-    any error) the tasks still running are cancelled and the exception goes on.
+    an exception raised by ``fn`` is raised here (not retried), except an agent's
+    failure when ``failed`` is given: ``failed(index, failure)`` either raises (the
+    run stops) or names the jobs not to play, whose tasks are cancelled while the
+    others go on. On Ctrl-C (or any error) the tasks still running are cancelled
+    and the exception goes on.
     """
+    from agents.guarded import AgentFailure
+
     with cluster(address, workers) as ray:
         task = ray.remote(fn).options(num_cpus=1, max_retries=max_retries, retry_exceptions=False)
         refs = [task.remote(job) for job in jobs]
@@ -175,7 +181,18 @@ def run_on_ray(
                 # A timeout keeps the loop responsive to Ctrl-C while long tasks run.
                 done, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                 for ref in done:
-                    record(index[ref], _get(ray, ref))
+                    try:
+                        res = _get(ray, ref)
+                    except AgentFailure as exc:
+                        if failed is None:
+                            raise
+                        drop = set(failed(index[ref], exc))
+                        for other in [r for r in pending if index[r] in drop]:
+                            pending.remove(other)
+                            with contextlib.suppress(Exception):
+                                ray.cancel(other, force=True)
+                        continue
+                    record(index[ref], res)
         except BaseException:
             for ref in pending:
                 with contextlib.suppress(Exception):

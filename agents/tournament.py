@@ -274,7 +274,19 @@ def run(
         done=done,
         on_result=on_result,
         describe=describe_chunk,
+        players=seated,
     )
+
+
+def seated(settings: Settings, chunk: Chunk) -> tuple[str, str]:
+    """The two agent specs a chunk's pairing seats (an agent failing ends only what it plays in)."""
+    a, b = settings.pairings()[chunk.lineup]
+    return settings.agents[a], settings.agents[b]
+
+
+def describe_pairing(settings: Settings, chunk: Chunk) -> str:
+    """The pairing a chunk plays, in words (``random vs greedy``)."""
+    return " vs ".join(seated(settings, chunk))
 
 
 def describe_chunk(settings: Settings, chunk: Chunk) -> str:

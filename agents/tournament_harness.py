@@ -16,7 +16,7 @@ finished chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -83,6 +83,7 @@ def run(
     done: Mapping[int, R] | None = None,
     on_result: Callable[[R], None] | None = None,
     describe: Callable[[Any, Chunk], str] | None = None,
+    players: Callable[[Any, Chunk], Collection[str]] | None = None,
 ) -> tuple[list[R], bool]:
     """``play`` every chunk; returns the finished results in plan order and whether all finished.
 
@@ -92,10 +93,15 @@ def run(
     ``done`` holds results already finished (by chunk index, from an interrupted
     run's :mod:`agents.chunk_log`): only the other chunks are played.
     ``on_result`` is called here with each newly finished result, as it
-    finishes (to log it before the run goes on). An agent failing in a chunk
-    stops the run as Ctrl-C does: :class:`agents.jobs.RunStopped` is raised, its
-    ``results`` the finished results in plan order (``done`` included).
-    ``describe(settings, chunk)`` names a chunk where a worker died.
+    finishes (to log it before the run goes on). ``describe(settings, chunk)``
+    names a chunk where a worker died.
+
+    An agent failing in a chunk ends only what it plays in, given
+    ``players(settings, chunk)`` (the agent specs a chunk seats): the chunks
+    without it are played to the end, those with it not yet started are not, and
+    :class:`agents.jobs.RunStopped` is raised, its ``results`` the finished results
+    in plan order (``done`` included), its ``skipped`` the chunk indices not
+    played. Without ``players`` a failure stops the run as Ctrl-C does.
     """
     done = dict(done or {})
     for index, result in done.items():
@@ -123,11 +129,23 @@ def run(
         merged.update({c.index: r for c, r in zip(todo, results, strict=True) if r is not None})
         return [merged[c.index] for c in chunks if c.index in merged]
 
+    def seated(job: tuple[PlayChunk[R], Any, Chunk, int]) -> Collection[str]:
+        assert players is not None
+        return players(job[1], job[2])
+
     try:
         results, complete = run_jobs(
-            _play_job, jobs, workers, step, backend, on_result=keep, describe=named
+            _play_job,
+            jobs,
+            workers,
+            step,
+            backend,
+            on_result=keep,
+            describe=named,
+            players=seated if players else None,
         )
     except RunStopped as stopped:
         stopped.results = in_order(stopped.results)
+        stopped.skipped = [todo[i].index for i in stopped.skipped]
         raise
     return in_order(results), complete

@@ -273,6 +273,11 @@ def _game_name(games: list[tuple[Any, int, int]], slots: list[int], row: int) ->
     return f"deal {deal}, rotation {rotation}, seat {env.game.current}"
 
 
+def describe_lineup(settings: VintageSettings, chunk: Chunk) -> str:
+    """The line-up a chunk seats, in words (``table a / b / b``)."""
+    return "table " + " / ".join(settings.agents[a] for a in settings.lineups()[chunk.lineup])
+
+
 def describe_chunk(settings: VintageSettings, chunk: Chunk) -> str:
     """A chunk in words, for a line naming the work a failure stopped."""
     table = " / ".join(settings.agents[a] for a in settings.lineups()[chunk.lineup])
@@ -305,7 +310,13 @@ def run(
         done=done,
         on_result=on_result,
         describe=describe_chunk,
+        players=seated,
     )
+
+
+def seated(settings: VintageSettings, chunk: Chunk) -> set[str]:
+    """The agent specs a chunk's line-up seats (an agent failing ends only what it plays in)."""
+    return {settings.agents[a] for a in settings.lineups()[chunk.lineup]}
 
 
 def summarise(

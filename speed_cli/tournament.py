@@ -197,8 +197,9 @@ def _play_realtime(
     results, complete, wall, failure = done
     summary = tournament.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    summary = _failed(report.with_status(summary, len(results), total, _resume_hint(out)), failure)
-    summary = report.with_alpharank(summary)
+    unfinished = _unfinished(plan, results, lambda c: tournament.describe_pairing(settings, c))
+    summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = report.with_alpharank(_failed(summary, failure, unfinished))
     replays = tournament.replay_lines(results) if args.save_replays else None
     paths = report.write_outputs(out, summary, replays)
     print(report.leaderboard(summary))
@@ -308,8 +309,9 @@ def _play_vintage(
     results, complete, wall, failure = done
     summary = vt.summarise(settings, results)
     summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    summary = _failed(report.with_status(summary, len(results), total, _resume_hint(out)), failure)
-    summary = report.with_alpharank(summary)
+    unfinished = _unfinished(plan, results, lambda c: vt.describe_lineup(settings, c))
+    summary = report.with_status(summary, len(results), total, _resume_hint(out))
+    summary = report.with_alpharank(_failed(summary, failure, unfinished))
     paths = vt.write_outputs(out, summary)
     print(report.leaderboard(summary))
     return _finish(complete, failure, _written(summary["settings"]["games_played"], summary, paths))
@@ -329,9 +331,9 @@ def _run_logged(
     by flag, or agents whose files changed) is refused.
 
     Returns ``(results, complete, wall seconds, failure)``: ``failure`` is the
-    :class:`agents.jobs.RunStopped` of an agent that failed (the run stopped there, as at
-    Ctrl-C), else ``None``. ``None`` when nothing finished (an agent's failure is raised
-    then: there is nothing to write)."""
+    :class:`agents.jobs.RunStopped` naming the agents that failed (their chunks not played,
+    the others played to the end), else ``None``. ``None`` when nothing finished (an
+    agent's failure is raised then: there is nothing to write)."""
     from agents import chunk_log
     from agents.jobs import RunStopped
 
@@ -364,29 +366,49 @@ def _run_logged(
         log.close(complete=done is not None and done[1])
 
 
-def _failed(summary: dict[str, Any], failure: Any) -> dict[str, Any]:
-    """``summary`` with the agent whose failure stopped the run named in its status."""
+def _unfinished(plan: list[Any], results: list[Any], name: Callable[[Any], str]) -> list[str]:
+    """The line-ups (by ``name(chunk)``) with a chunk of ``plan`` not among ``results``."""
+    finished = {r.chunk.index for r in results}
+    missing = sorted({c.lineup: c for c in plan if c.index not in finished}.items())
+    return [name(chunk) for _, chunk in missing]
+
+
+def _failed(summary: dict[str, Any], failure: Any, unfinished: list[str]) -> dict[str, Any]:
+    """``summary`` with the agents whose failures ended their chunks named in its status
+    (``failed``: agent and one-line error each) and the pairings left unfinished listed."""
     if failure is None:
         return summary
     status = dict(summary["status"])
-    status["failed"] = {"agent": failure.spec, "error": failure.message}
-    status["note"] = f"INCOMPLETE: agent {failure.spec} failed, so the run stopped. " + status.get(
-        "note", ""
-    ).removeprefix("INCOMPLETE: ")
+    status["failed"] = [{"agent": f.spec, "error": f.message} for f in failure.failures]
+    status["unfinished"] = unfinished
+    errors = " ".join(f"{f.message}." for f in failure.failures)
+    ended = (
+        "The run stopped there"
+        if failure.halted
+        else "The chunks the failed agents play in were not played; every other chunk was"
+    )
+    status["note"] = (
+        f"INCOMPLETE: {errors} {ended}. Unfinished: {'; '.join(unfinished)}. "
+        + status.get("note", "").removeprefix("INCOMPLETE: ")
+    )
     return {**summary, "status": status}
 
 
 def _finish(complete: bool, failure: Any, line: str) -> int:
-    """The closing lines; the exit code: 1 when an agent failed (its line on stderr), else as
-    :func:`speed_cli.common.finish`."""
+    """The closing lines; the exit code: 1 when an agent failed (a line each on stderr), else
+    as :func:`speed_cli.common.finish`."""
     if failure is None:
         return finish(complete, line)
     print(line)
-    print(
-        f"speed tournament: error: {failure.message}; the results cover the chunks that "
-        "finished before it (marked INCOMPLETE)",
-        file=sys.stderr,
+    covered = (
+        "the results cover the chunks that finished before it"
+        if failure.halted
+        else "its chunks were not played; the results cover every other chunk"
     )
+    for f in failure.failures:
+        print(
+            f"speed tournament: error: {f.message}; {covered} (marked INCOMPLETE)", file=sys.stderr
+        )
     return 1
 
 

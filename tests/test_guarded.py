@@ -21,6 +21,7 @@ from agents import evaluate as ev
 from agents import tournament as rt
 from agents import vintage_tournament as vt
 from agents.guarded import AgentFailure, check_actions
+from agents.jobs import RunStopped, run_jobs
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).with_name("fixtures") / "hostile_bots.py"
@@ -107,6 +108,39 @@ def test_an_agent_failure_pickles_whole():
     assert str(exc) == "agent x failed in act: boom" and exc.spec == "x"
 
 
+# ------------------------------------------------------------------ the job runner
+PLAYED: list[tuple[str, str]] = []
+
+
+def _plays(job: tuple[str, str]) -> str:
+    PLAYED.append(job)
+    if "bad" in job:
+        raise AgentFailure("agent bad failed in act: boom", "bad")
+    return "+".join(job)
+
+
+def test_a_failing_agent_ends_only_the_jobs_it_plays_in():
+    PLAYED.clear()
+    jobs = [("bad", "a"), ("a", "b"), ("bad", "b"), ("b", "c")]
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs, players=lambda job: job)
+    stopped = info.value
+    assert stopped.results == [None, "a+b", None, "b+c"]
+    assert [f.spec for f in stopped.failures] == ["bad"] and not stopped.halted
+    assert stopped.skipped == [0, 2] and ("bad", "b") not in PLAYED
+
+
+def test_a_failure_stops_the_run_when_the_runner_cannot_tell_who_plays():
+    jobs = [("a", "b"), ("bad", "a"), ("b", "c")]
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs)
+    assert info.value.results == ["a+b", None, None] and info.value.halted
+    # Blamed on an agent the job does not seat: not contained either.
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs, players=lambda job: ("a", "b", "c"))
+    assert info.value.halted and info.value.results == ["a+b", None, None]
+
+
 # ------------------------------------------------------------------ a tournament
 FAILING = {
     "Raises": "RuntimeError: my bot has a bug",
@@ -121,7 +155,7 @@ FAILING = {
 
 
 @pytest.mark.parametrize("name", FAILING)
-def test_a_failing_bot_stops_the_tournament_naming_it_and_the_finished_chunks_are_written(
+def test_a_failing_bot_is_named_and_the_finished_chunks_are_written(
     name, small_chunks, tmp_path, capsys
 ):
     spec = bot(name)
@@ -135,11 +169,115 @@ def test_a_failing_bot_stops_the_tournament_naming_it_and_the_finished_chunks_ar
     assert "seat" in lines[0] and "deal" in lines[0]  # the game and seat
     doc = json.loads((out / "results.json").read_text())
     status = doc["status"]
-    assert status["complete"] is False and status["failed"]["agent"] == spec
+    assert status["complete"] is False and [f["agent"] for f in status["failed"]] == [spec]
     assert status["note"].startswith(f"INCOMPLETE: agent {spec} failed")
-    # random vs greedy (the first pairing, both its chunks) finished before the bot's first game.
+    assert FAILING[name] in status["failed"][0]["error"]
+    assert status["unfinished"] == [f"random vs {spec}", f"greedy vs {spec}"]
     assert [(m["a"], m["b"], m["games"]) for m in doc["matches"]] == [("random", "greedy", 4)]
     assert "INCOMPLETE" in (out / "leaderboard.md").read_text()
+
+
+def _results(argv: list[str], code: int) -> dict:
+    """``speed ARGV`` (in this process) exits ``code``; its results.json."""
+    assert speed_cli.main(argv) == code
+    out = Path(argv[argv.index("--out") + 1])
+    return json.loads((out / "results.json").read_text())
+
+
+def _pairing(doc: dict, a: str, b: str) -> dict:
+    """The match row of pairing ``a`` vs ``b``."""
+    (row,) = [m for m in doc["matches"] if (m["a"], m["b"]) == (a, b)]
+    return row
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_bot_ends_only_the_pairings_it_plays_in(
+    workers, small_chunks, tmp_path, monkeypatch, capsys
+):
+    # Three pairings of two chunks each, the bot's first: random vs greedy comes after the
+    # failure and must still be played whole, exactly as in a run where nothing failed.
+    builds = tmp_path / "builds"
+    monkeypatch.setenv("HOSTILE_BUILDS", str(builds))
+    spec = bot("RaisesAndCounts")
+    argv = ["tournament", "--games", "8", "--seed", "5", "--workers", str(workers)]
+    doc = _results([*argv, "--agents", f"random,{spec},greedy", "--out", str(tmp_path / "a")], 1)
+    clean = _results([*argv, "--agents", "random,chain,greedy", "--out", str(tmp_path / "b")], 0)
+    err = capsys.readouterr().err
+    assert sum(ln.startswith("speed tournament: error: ") for ln in err.splitlines()) == 1
+    assert _pairing(doc, "random", "greedy") == _pairing(clean, "random", "greedy")
+    assert _pairing(doc, "random", "greedy")["games"] == 8
+    assert [m["a"] for m in doc["matches"]] == ["random"]  # none of the bot's chunks finished
+    status = doc["status"]
+    assert (status["chunks_done"], status["chunks_total"]) == (2, 6)
+    assert status["unfinished"] == [f"random vs {spec}", f"{spec} vs greedy"]
+    # Built once before the run (to record its files), then only for the chunks running when it
+    # failed (one a worker), never after.
+    assert 2 <= len(builds.read_text().splitlines()) <= 1 + workers
+    assert sorted(r["name"] for r in doc["agents"]) == ["greedy", "random"]
+    assert doc["unranked"] == [spec]
+
+
+def test_every_failing_bot_is_named(small_chunks, tmp_path, capsys):
+    raises, none = bot("Raises"), bot("ReturnsNone")
+    argv = ["tournament", "--games", "4", "--agents", f"{raises},random,{none},greedy"]
+    doc = _results([*argv, "--out", str(tmp_path / "out")], 1)
+    err = [ln for ln in capsys.readouterr().err.splitlines() if "speed tournament: error" in ln]
+    assert len(err) == 2 and raises in err[0] and none in err[1]
+    assert [f["agent"] for f in doc["status"]["failed"]] == [raises, none]
+    assert "RuntimeError: my bot has a bug" in doc["status"]["failed"][0]["error"]
+    assert "returned None" in doc["status"]["failed"][1]["error"]
+    assert [(m["a"], m["b"], m["games"]) for m in doc["matches"]] == [("random", "greedy", 4)]
+    assert len(doc["status"]["unfinished"]) == 5
+    assert doc["status"]["note"].startswith(f"INCOMPLETE: agent {raises} failed")
+
+
+def test_a_failing_vintage_bot_ends_only_the_tables_it_sits_at(small_chunks, tmp_path, capsys):
+    spec = bot("vintage_illegal")
+    argv = ["tournament", "--game", "vintage", "--players", "2", "--games", "8", "--seed", "2"]
+    doc = _results(
+        [*argv, "--agents", f"vintage-random,{spec},vintage-greedy", "--out", str(tmp_path / "a")],
+        1,
+    )
+    clean = _results(
+        [
+            *argv,
+            "--agents",
+            "vintage-random,vintage-tactician,vintage-greedy",
+            "--out",
+            str(tmp_path / "b"),
+        ],
+        0,
+    )
+    assert f"agent {spec} failed in act" in capsys.readouterr().err
+    pair = ("vintage-random", "vintage-greedy")
+    assert _pairing(doc, *pair) == _pairing(clean, *pair) and _pairing(doc, *pair)["games"] == 8
+    (table,) = [t for t in doc["lineups"] if t["agents"] == list(pair)]
+    assert [t for t in clean["lineups"] if t["agents"] == list(pair)] == [table]
+    assert doc["status"]["unfinished"] == [
+        f"table vintage-random / {spec}",
+        f"table {spec} / vintage-greedy",
+    ]
+
+
+def test_a_resumed_run_with_a_failed_bot_plays_only_its_chunks_again(
+    small_chunks, tmp_path, monkeypatch, capsys
+):
+    builds = tmp_path / "builds"
+    monkeypatch.setenv("HOSTILE_BUILDS", str(builds))
+    spec = bot("RaisesAndCounts")
+    argv = ["tournament", "--games", "8", "--agents", f"random,{spec},greedy"]
+    argv += ["--out", str(tmp_path / "out")]
+    first = _results(argv, 1)
+    again = _results([*argv, "--resume"], 1)
+    assert "--resume: 2 chunks already finished" in capsys.readouterr().err
+    # Twice a run (its files recorded, its first chunk): it fails again at once.
+    assert len(builds.read_text().splitlines()) == 4
+    for doc in (first, again):
+        doc["settings"].pop("wall_s")
+    assert (
+        again["matches"] == first["matches"]
+        and again["status"]["failed"] == first["status"]["failed"]
+    )
 
 
 def test_a_bot_answering_in_uint64_plays(tmp_path, capsys):

@@ -18,7 +18,8 @@ from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
-from agents.jobs import Backend, run_jobs  # noqa: E402
+from agents.guarded import AgentFailure  # noqa: E402
+from agents.jobs import Backend, RunStopped, run_jobs  # noqa: E402
 from speed_cli import main as cli  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -168,6 +169,22 @@ def test_ctrl_c_keeps_what_finished_and_cancels_the_rest(local_cluster):
     # The cluster is still usable after the cancellations.
     again, complete = run_jobs(_slow_square, [(3, 0.0)], backend=Backend("ray"))
     assert complete and again == [9]
+
+
+def _plays(job: tuple[str, str]) -> str:
+    if "bad" in job:
+        raise AgentFailure("agent bad failed in act: boom", "bad")
+    return "+".join(job)
+
+
+def test_a_failing_agent_ends_only_its_jobs_on_ray(local_cluster):
+    jobs = [("bad", "a"), ("a", "b"), ("bad", "b"), ("b", "c")]
+    with pytest.raises(RunStopped) as info:
+        run_jobs(_plays, jobs, backend=Backend("ray"), players=lambda job: job)
+    stopped = info.value
+    assert stopped.results == [None, "a+b", None, "b+c"]
+    assert [f.spec for f in stopped.failures] == ["bad"] and not stopped.halted
+    assert stopped.skipped == [0, 2]
 
 
 def test_run_jobs_imports_no_ray_on_the_local_backend():
