@@ -368,10 +368,10 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
             run.resume(seed)
             for snap in state.get("snapshots", []):
                 tensors, manifest, where = read_model(run.out / snap["path"])
-                policy = as_policy(
+                frozen = as_policy(
                     tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
                 )
-                pool.add_snapshot(snap["name"], policy, len(env.groups))
+                pool.add_snapshot(snap["name"], frozen, len(env.groups))
         else:
             if cfg.init_from:
                 tensors, _, where = read_model(cfg.init_from)
