@@ -15,14 +15,13 @@ bot's cards land after a latency drawn from its reaction profile, so you face
 exactly what a bot faces. Your reaction times are measured as described in
 :mod:`speed_table.clock` and fitted as in :mod:`speed_env.latency_fit`.
 
-Games are recorded as JSON Lines replays, one frame per tick
-(``{"game": i, "seats": [...], "snapshot": {...}}``, the format of
-``speed tournament --save-replays``, played back by ``speed replay``), one
-file per page visit, a game appended when it ends or is abandoned, but only
-a game with at least one play (yours; either bot's when watching). The
-folder is bounded (:mod:`speed_table.replays`: the oldest files pruned, a
-visit's file split, a game larger than the bound by itself not saved, its
-frames dropped as soon as they pass it, and the result says so).
+Games are recorded as JSON Lines replays, one frame per tick (the format of
+``speed tournament --save-replays``, played back by ``speed replay``), one file
+per page visit, a game appended when it ends or is abandoned if it holds a
+play (yours; either bot's when watching). The folder is bounded
+(:mod:`speed_table.replays`: oldest files pruned, a visit's file split, a game
+larger than the bound alone not saved, and the result says so). With
+``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record.
 """
 
 from __future__ import annotations
