@@ -12,8 +12,7 @@ one that arrived since the last tick. Your card lands after a fixed 1 ms
 (:data:`HUMAN_LATENCY_MS`): your physical reaction already happened in real
 time before the message arrived, so the env must not add a second one. The
 bot's cards land after a latency drawn from its reaction profile, so you face
-exactly what a bot faces. Your reaction times are measured as described in
-:mod:`speed_table.clock` and fitted as in :mod:`speed_env.latency_fit`.
+exactly what a bot faces. Your reaction times: :mod:`speed_table.clock`.
 
 Games are recorded as JSON Lines replays, one frame per tick (the format of
 ``speed tournament --save-replays``, played back by ``speed replay``), one file
