@@ -157,6 +157,14 @@ def _play(
     env = BatchEnv(
         count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
     )
+
+    def act(p: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Seat ``p``'s actions, checked and attributed (:func:`agents.guarded.checked_act`)."""
+        return checked_act(
+            bots[p], obs, mask, spec=specs[p], where=where[p],
+            rows=lambda i: f"deal {start + i}", timeout=settings.act_timeout,
+        )  # fmt: skip
+
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)
     played = np.zeros((2, count), np.int64)
@@ -171,20 +179,7 @@ def _play(
                 if winner[i] < 0:
                     frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
         # Each seat's answer is checked before they are stacked (stacking converts dtypes).
-        actions = np.stack(
-            [
-                checked_act(
-                    bots[p],
-                    obs[p],
-                    mask[p],
-                    spec=specs[p],
-                    where=where[p],
-                    rows=lambda i: f"deal {start + i}",
-                    timeout=settings.act_timeout,
-                )
-                for p in range(2)
-            ]
-        )
+        actions = np.stack([act(p, obs[p], mask[p]) for p in range(2)])
         running = winner < 0
         obs, mask, _, term, trunc, info = env.step(actions)
         illegal += info["illegal"] & running  # a finished game's seats act on nothing
@@ -291,12 +286,8 @@ def describe_pairing(settings: Settings, chunk: Chunk) -> str:
 
 def describe_chunk(settings: Settings, chunk: Chunk) -> str:
     """A chunk in words, for a line naming the work a failure stopped."""
-    a, b = settings.pairings()[chunk.lineup]
     last = chunk.start + chunk.count - 1
-    return (
-        f"chunk {chunk.index} ({settings.agents[a]} vs {settings.agents[b]}, "
-        f"deals {chunk.start}-{last})"
-    )
+    return f"chunk {chunk.index} ({describe_pairing(settings, chunk)}, deals {chunk.start}-{last})"
 
 
 # ---------------------------------------------------------------- matches

@@ -112,6 +112,29 @@ from speed_env.settings import table_settings
 from speed_env.shown import shown
 
 
+def check_seat_and_opponent(seat: object, opponent: object, call: str) -> None:
+    """Refuse a ``seat`` other than 0, 1 or ``"random"`` and an ``opponent`` that is not a
+    :class:`~speed_env.policy.Policy`; ``call`` shows how to pass a bot (``{}`` for the
+    ``agents.make(...)`` expression), for the error that meets an agent spec string."""
+    if seat != "random" and (
+        isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
+    ):
+        raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
+    if isinstance(opponent, str):
+        # speed_env never imports agents (agents depends on speed_env): the bot is built by
+        # the caller, from the same spec.
+        made = f"agents.make({shown(opponent)})"
+        raise TypeError(
+            f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot with the "
+            f"agents package: import agents; {call.format(made)}"
+        )
+    if opponent is not None and not isinstance(opponent, Policy):
+        raise TypeError(
+            f"opponent must have act(obs, mask) -> actions (a Policy), "
+            f"got {type(opponent).__name__}"
+        )
+
+
 class SpeedGymEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
@@ -137,23 +160,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
                 f"got {render_mode!r}"
             )
         self.obs_format = formats.check_obs_format(obs_format)
-        if seat != "random" and (
-            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
-        ):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
-        if isinstance(opponent, str):
-            # speed_env never imports agents (agents depends on speed_env): the bot is built
-            # by the caller, from the same spec.
-            raise TypeError(
-                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
-                "with the agents package: import agents; "
-                f"SpeedGymEnv(opponent=agents.make({shown(opponent)}))"
-            )
-        if opponent is not None and not isinstance(opponent, Policy):
-            raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), "
-                f"got {type(opponent).__name__}"
-            )
+        check_seat_and_opponent(seat, opponent, "SpeedGymEnv(opponent={})")
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from speed_env.game import ActionError
 from speed_env.policy import Policy
 from speed_env.rules import Rules
-from speed_env.shown import shown
+from speed_env.single import check_seat_and_opponent
 from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
 
 _RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
@@ -88,21 +88,9 @@ class SpeedVectorEnv(GamesVectorEnv):
         **options: Any,
     ) -> None:
         n = check_num_envs(num_envs)
-        if seat != "random" and (
-            isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
-        ):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
-        if isinstance(opponent, str):
-            raise TypeError(
-                f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot "
-                "with the agents package: import agents; gymnasium.make_vec("
-                f"'speed_env/Speed-v1', num_envs={n}, opponent=agents.make({shown(opponent)}))"
-            )
-        if opponent is not None and not isinstance(opponent, Policy):
-            raise TypeError(
-                f"opponent must have act(obs, mask) -> actions (a Policy), "
-                f"got {type(opponent).__name__}"
-            )
+        check_seat_and_opponent(
+            seat, opponent, f"gymnasium.make_vec('speed_env/Speed-v1', num_envs={n}, opponent={{}})"
+        )
         self._setup(
             n, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
             autoreset_mode, options,
