@@ -224,9 +224,38 @@ def _timing(card: dict[str, Any]) -> list[str]:
     return [] if wall is None else ["", f"Made in {wall:.0f} s (wall clock)."]
 
 
+def _human(card: dict[str, Any]) -> list[str]:
+    h = card.get("human_likeness")
+    if h is None:
+        return []
+    r = h["reaction"]
+
+    def pct(x: float | None) -> str:
+        return "—" if x is None else f"{100 * x:.1f}%"
+
+    def ms(x: float | None) -> str:
+        return "—" if x is None else f"{x:g} ms"
+
+    return [
+        "",
+        "## Human-likeness",
+        "",
+        f"Against {h['data']} ({h['rules']} rules).",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| agreement with the person's plays | {pct(h['agreement'])} of {h['n_decisions']} "
+        f"{h['decisions']} |",
+        f"| chance agreement (a random legal play) | {pct(h['chance_agreement'])} |",
+        f"| reaction time, median: person / agent | {ms(r['person_median_ms'])} "
+        f"({r['n_person']} plays) / {ms(r['agent_median_ms'])} ({r['agent_profile']}) |",
+        f"| reaction-time distance (Wasserstein-1) | {ms(r['wasserstein_ms'])} |",
+    ]
+
+
 Section = Callable[[dict[str, Any]], list[str]]
 REALTIME_SECTIONS: list[Section] = [
-    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _timing
+    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _human, _timing
 ]  # fmt: skip
 """The real-time card's Markdown, section by section."""
 VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _alpharank, _timing]
