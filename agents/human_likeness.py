@@ -78,11 +78,11 @@ def measure(spec: str, data: str, seat: str, default: Any, seed: int) -> dict[st
         "data": decisions.source,
         "rules": decisions.rules.preset,
         "decisions": DECISIONS,
-        "n_decisions": int(len(action)),
+        "n_decisions": len(action),
         "agreement": None if agree is None else round(agree, 4),
         "chance_agreement": None if chance is None else round(chance, 4),
         "reaction": {
-            "n_person": int(len(person)),
+            "n_person": len(person),
             "person_median_ms": round(float(np.median(person)), 1) if len(person) else None,
             "agent_profile": profile.label(),
             "agent_median_ms": round(float(np.median(bot)), 1),
