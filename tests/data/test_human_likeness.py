@@ -98,3 +98,16 @@ def test_evaluate_refuses_bad_human_data(tmp_path, capsys) -> None:
     vintage = ["evaluate", "vintage-greedy", "--game", "vintage", "--human", str(tmp_path)]
     assert speed_cli.main([*vintage, "--out", str(out)]) == 2
     assert "--human compares real-time play" in capsys.readouterr().err
+
+
+def test_a_minari_export_gives_the_records_own_section(person_games, tmp_path, monkeypatch):
+    pytest.importorskip("minari", reason="the [data] extra is not installed")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    folder, _ = person_games
+    assert speed_cli.main(["data", "export", str(folder), "--minari", "speed/me-v0"]) == 0
+    human = make_profile("human")
+    from_records = measure("chain", str(folder), "human", human, 1)
+    from_minari = measure("chain", "speed/me-v0", "human", human, 1)
+    assert from_minari.pop("data") == "Minari dataset speed/me-v0"
+    from_records.pop("data")
+    assert from_minari == from_records
