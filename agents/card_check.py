@@ -13,8 +13,7 @@ naming the file and the field:
    whole number ``>= 0``, the counts add up (wins + losses + draws = games,
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
-   the optional ``human_likeness`` section (``speed evaluate --human``) is
-   type-checked field by field, its shares in [0, 1] and its times ``>= 0``;
+   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked;
 5. re-rated against the shipped anchors (:func:`agents.evaluate.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).
@@ -136,7 +135,7 @@ def check_card(
 
 # ------------------------------------------------------------------ human-likeness
 def _check_human(c: _Check, value: Any, game: str) -> None:
-    """The optional ``human_likeness`` section (:mod:`agents.human_likeness`), type by type."""
+    """The optional ``human_likeness`` section (:mod:`train.human_likeness`), type by type."""
     f = "human_likeness"
     if game != "realtime":
         c.fail(f, "belongs to real-time cards only")
@@ -145,18 +144,16 @@ def _check_human(c: _Check, value: Any, game: str) -> None:
         c.text(h, key, f"{f}.{key}")
     n = c.whole(h, "n_decisions", f"{f}.n_decisions")
     for key in ("agreement", "chance_agreement"):
-        if n == 0 and h.get(key) is None:
-            continue
-        c.number(h, key, f"{f}.{key}", 0.0, 1.0)
+        if n > 0 or h.get(key) is not None:  # no decisions: no shares
+            c.number(h, key, f"{f}.{key}", 0.0, 1.0)
     r = c.obj(h.get("reaction"), f"{f}.reaction")
     n_person = c.whole(r, "n_person", f"{f}.reaction.n_person")
     c.text(r, "agent_profile", f"{f}.reaction.agent_profile")
     c.number(r, "agent_median_ms", f"{f}.reaction.agent_median_ms", 0.0)
     c.whole(r, "agent_samples", f"{f}.reaction.agent_samples", low=1)
     for key in ("person_median_ms", "wasserstein_ms"):
-        if n_person == 0 and r.get(key) is None:
-            continue
-        c.number(r, key, f"{f}.reaction.{key}", 0.0)
+        if n_person > 0 or r.get(key) is not None:  # no times measured: no distance
+            c.number(r, key, f"{f}.reaction.{key}", 0.0)
 
 
 # ------------------------------------------------------------------ the counts

@@ -228,29 +228,21 @@ def _human(card: dict[str, Any]) -> list[str]:
     h = card.get("human_likeness")
     if h is None:
         return []
-    r = h["reaction"]
-
-    def pct(x: float | None) -> str:
-        return "—" if x is None else f"{100 * x:.1f}%"
-
-    def ms(x: float | None) -> str:
-        return "—" if x is None else f"{x:g} ms"
-
+    r, na = h["reaction"], "—"
+    pct = {
+        k: na if h[k] is None else f"{100 * h[k]:.1f}%" for k in ("agreement", "chance_agreement")
+    }
+    ms = {k: na if r[k] is None else f"{r[k]:g} ms" for k in ("person_median_ms", "wasserstein_ms")}
     return [
-        "",
-        "## Human-likeness",
-        "",
-        f"Against {h['data']} ({h['rules']} rules).",
-        "",
-        "| measure | value |",
-        "|---|---|",
-        f"| agreement with the person's plays | {pct(h['agreement'])} of {h['n_decisions']} "
+        "", "## Human-likeness", "", f"Against {h['data']} ({h['rules']} rules).", "",
+        "| measure | value |", "|---|---|",
+        f"| agreement with the person's plays | {pct['agreement']} of {h['n_decisions']} "
         f"{h['decisions']} |",
-        f"| chance agreement (a random legal play) | {pct(h['chance_agreement'])} |",
-        f"| reaction time, median: person / agent | {ms(r['person_median_ms'])} "
-        f"({r['n_person']} plays) / {ms(r['agent_median_ms'])} ({r['agent_profile']}) |",
-        f"| reaction-time distance (Wasserstein-1) | {ms(r['wasserstein_ms'])} |",
-    ]
+        f"| chance agreement (a random legal play) | {pct['chance_agreement']} |",
+        f"| reaction time, median: person / agent | {ms['person_median_ms']} ({r['n_person']} "
+        f"plays) / {r['agent_median_ms']:g} ms ({r['agent_profile']}) |",
+        f"| reaction-time distance (Wasserstein-1) | {ms['wasserstein_ms']} |",
+    ]  # fmt: skip
 
 
 Section = Callable[[dict[str, Any]], list[str]]

@@ -148,7 +148,7 @@ def card(
     human_likeness: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``report.json`` document: manifest, results, and (apart) the timing fields; with
-    ``human_likeness`` (:func:`agents.human_likeness.measure`) that section too."""
+    ``human_likeness`` (:func:`train.human_likeness.measure`) that section too."""
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
     doc = {

@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
     """The card's ``human_likeness`` section (measured before the games: bad data fails fast)."""
     from agents import eval_protocol as ep
-    from agents import human_likeness
     from speed_env.reaction import make_profile
+    from train import human_likeness
 
     if args.game != "realtime":
         raise UsageError("--human compares real-time play: leave it out with --game vintage")

@@ -11,8 +11,8 @@ import pytest
 
 import speed_cli
 from agents import card_check, eval_protocol
-from agents.human_likeness import draw_reaction_ms, measure, wasserstein_1
 from speed_env.reaction import make_profile
+from train.human_likeness import draw_reaction_ms, measure, wasserstein_1
 
 
 def test_wasserstein_1_is_the_shift_between_shifted_samples_and_zero_for_equal_ones() -> None:
