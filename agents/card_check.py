@@ -13,6 +13,7 @@ naming the file and the field:
    whole number ``>= 0``, the counts add up (wins + losses + draws = games,
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
+   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked;
 5. re-rated against the shipped anchors (:func:`agents.evaluate.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).
@@ -121,6 +122,8 @@ def check_card(
     for name, reason in c.obj(card.get("skipped"), "skipped").items():
         c.text({name: reason}, name, f"skipped.{name}")
     c.obj(card.get("timing"), "timing")
+    if "human_likeness" in card:
+        _check_human(c, card["human_likeness"], game)
     results = c.obj(card.get("results"), "results")
     if game == "vintage":
         _check_vintage(c, results, proto, agent, games)
@@ -128,6 +131,29 @@ def check_card(
         _check_realtime(c, results, proto, games)
     _check_rated(c, card, anchors)
     return card
+
+
+# ------------------------------------------------------------------ human-likeness
+def _check_human(c: _Check, value: Any, game: str) -> None:
+    """The optional ``human_likeness`` section (:mod:`train.human_likeness`), type by type."""
+    f = "human_likeness"
+    if game != "realtime":
+        c.fail(f, "belongs to real-time cards only")
+    h = c.obj(value, f)
+    for key in ("data", "rules", "decisions"):
+        c.text(h, key, f"{f}.{key}")
+    n = c.whole(h, "n_decisions", f"{f}.n_decisions")
+    for key in ("agreement", "chance_agreement"):
+        if n > 0 or h.get(key) is not None:  # no decisions: no shares
+            c.number(h, key, f"{f}.{key}", 0.0, 1.0)
+    r = c.obj(h.get("reaction"), f"{f}.reaction")
+    n_person = c.whole(r, "n_person", f"{f}.reaction.n_person")
+    c.text(r, "agent_profile", f"{f}.reaction.agent_profile")
+    c.number(r, "agent_median_ms", f"{f}.reaction.agent_median_ms", 0.0)
+    c.whole(r, "agent_samples", f"{f}.reaction.agent_samples", low=1)
+    for key in ("person_median_ms", "wasserstein_ms"):
+        if n_person > 0 or r.get(key) is not None:  # no times measured: no distance
+            c.number(r, key, f"{f}.reaction.{key}", 0.0)
 
 
 # ------------------------------------------------------------------ the counts

@@ -224,9 +224,30 @@ def _timing(card: dict[str, Any]) -> list[str]:
     return [] if wall is None else ["", f"Made in {wall:.0f} s (wall clock)."]
 
 
+def _human(card: dict[str, Any]) -> list[str]:
+    h = card.get("human_likeness")
+    if h is None:
+        return []
+    r, na = h["reaction"], "—"
+    pct = {
+        k: na if h[k] is None else f"{100 * h[k]:.1f}%" for k in ("agreement", "chance_agreement")
+    }
+    ms = {k: na if r[k] is None else f"{r[k]:g} ms" for k in ("person_median_ms", "wasserstein_ms")}
+    return [
+        "", "## Human-likeness", "", f"Against {h['data']} ({h['rules']} rules).", "",
+        "| measure | value |", "|---|---|",
+        f"| agreement with the person's plays | {pct['agreement']} of {h['n_decisions']} "
+        f"{h['decisions']} |",
+        f"| chance agreement (a random legal play) | {pct['chance_agreement']} |",
+        f"| reaction time, median: person / agent | {ms['person_median_ms']} ({r['n_person']} "
+        f"plays) / {r['agent_median_ms']:g} ms ({r['agent_profile']}) |",
+        f"| reaction-time distance (Wasserstein-1) | {ms['wasserstein_ms']} |",
+    ]  # fmt: skip
+
+
 Section = Callable[[dict[str, Any]], list[str]]
 REALTIME_SECTIONS: list[Section] = [
-    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _timing
+    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _human, _timing
 ]  # fmt: skip
 """The real-time card's Markdown, section by section."""
 VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _alpharank, _timing]

@@ -145,8 +145,10 @@ def card(
     by_group: dict[str, list[Any]],
     anchors: dict[str, Any] | None = None,
     timing: dict[str, Any] | None = None,
+    human_likeness: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``report.json`` document: manifest, results, and (apart) the timing fields."""
+    """The ``report.json`` document: manifest, results, and (apart) the timing fields; with
+    ``human_likeness`` (:func:`train.human_likeness.measure`) that section too."""
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
     doc = {
@@ -159,6 +161,8 @@ def card(
         "results": summarise(plan, by_group),
         "timing": timing or {},
     }
+    if human_likeness is not None:
+        doc["human_likeness"] = human_likeness
     return rate(doc, load_anchors(plan.game) if anchors is None else anchors)
 
 

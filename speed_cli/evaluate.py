@@ -51,6 +51,20 @@ def register(sub: Any) -> None:
         help="seed of the deals (default: the protocol's; another makes a replication)",
     )
     ev.add_argument("--out", default="card", help="output folder (default: card)")
+    ev.add_argument(
+        "--human",
+        metavar="DIR_OR_MINARI_ID",
+        default=None,
+        help="add human-likeness to the card: agreement with a person's recorded plays and the "
+        "distance between the reaction times (a speed play --record folder or a Minari dataset "
+        "id, as speed train bc --data)",
+    )
+    ev.add_argument(
+        "--human-seat",
+        choices=("human", "bot", "any"),
+        default="human",
+        help="whose records of a --human folder to compare with (default human)",
+    )
     # two processes by default, as the reaction experiment: the card is the same for any number,
     # and the search opponent (70% of its CPU time) keeps both cores busy
     add_backend_flags(ev, workers=2)
@@ -83,13 +97,31 @@ def run(args: argparse.Namespace) -> int:
     plan = ev.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
     )
+    human = _human_likeness(args, plan) if args.human is not None else None
     jobs = backend(args)
     out = check_writable(args.out)
     with FolderLock(out):  # one writer per folder, as tournaments and training: another is refused
-        return _evaluate(args, plan, jobs, out)
+        return _evaluate(args, plan, jobs, out, human)
 
 
-def _evaluate(args: argparse.Namespace, plan: Any, jobs: Any, out: Path) -> int:
+def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
+    """The card's ``human_likeness`` section (measured before the games: bad data fails fast)."""
+    from agents import eval_protocol as ep
+    from speed_env.reaction import make_profile
+    from train import human_likeness
+
+    if args.game != "realtime":
+        raise UsageError("--human compares real-time play: leave it out with --game vintage")
+    default = make_profile(ep.protocol("realtime", plan.version)["reaction"])
+    try:
+        return human_likeness.measure(args.spec, args.human, args.human_seat, default, plan.seed)
+    except ValueError as exc:
+        raise UsageError(f"--human: {exc}") from None
+
+
+def _evaluate(
+    args: argparse.Namespace, plan: Any, jobs: Any, out: Path, human: dict[str, Any] | None
+) -> int:
     """Play ``plan`` into ``out`` (its lock held) and write the card."""
     from agents import eval_report
     from agents import evaluate as ev
@@ -111,7 +143,7 @@ def _evaluate(args: argparse.Namespace, plan: Any, jobs: Any, out: Path) -> int:
     if args.game == "realtime" and "us" not in plan.skipped:
         timing["decision_cost"] = ev.decision_cost(args.spec)
     timing["wall_s"] = round(time.perf_counter() - t0, 2)
-    card = ev.card(plan, by_group, timing=timing)
+    card = ev.card(plan, by_group, timing=timing, human_likeness=human)
     paths = eval_report.write_card(out, card)
     print(eval_report.markdown(card))
     print(f"wrote {', '.join(str(p) for p in paths)} in {timing['wall_s']:.0f} s")

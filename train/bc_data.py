@@ -45,6 +45,8 @@ class Decisions:
     ret: np.ndarray
     """Discounted return from each tick to the end of its game."""
     game: np.ndarray
+    reaction_ms: np.ndarray
+    """The person's measured reaction time of each tick's play in ms (NaN where none)."""
     rules: Rules
     tick_ms: int
     source: str
@@ -67,7 +69,7 @@ def _rules_of(options: dict[str, Any]) -> Rules:
 def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
     """The decisions of a records folder (``seat``: ``human``, ``bot`` or ``any``) or of a
     Minari dataset id; refused by name when empty or played under different rules."""
-    games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     rules: list[dict[str, Any]] = []
     ticks: list[int] = []
     if Path(data).is_dir():
@@ -76,7 +78,13 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         for rec in records.read_records(data, None if seat == "any" else seat):
             arr = records.arrays(rec)
             games.append(
-                (arr["observations"][:-1], arr["masks"][:-1], arr["actions"], arr["rewards"])
+                (
+                    arr["observations"][:-1],
+                    arr["masks"][:-1],
+                    arr["actions"],
+                    arr["rewards"],
+                    arr["reaction_ms"],
+                )
             )
             rules.append(rec["rules"])
             ticks.append(rec["tick_ms"])
@@ -99,7 +107,9 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
             raise ValueError(f"Minari dataset {data!r} was not written by the Speed kit")
         for ep in dataset.iterate_episodes():
             mask = np.asarray(ep.infos["action_mask"], np.int8)
-            games.append((ep.observations[:-1], mask[:-1], ep.actions, ep.rewards))
+            # infos hold one row more than actions (the reset's first): step t's time is row t + 1
+            reaction = np.asarray(ep.infos["reaction_ms"], np.float64)[1:]
+            games.append((ep.observations[:-1], mask[:-1], ep.actions, ep.rewards, reaction))
             rules.append(kwargs["rules"])
             ticks.append(int(kwargs.get("tick_ms", 50)))
         source = f"Minari dataset {data}"
@@ -113,6 +123,7 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         action=np.concatenate([g[2] for g in games]).astype(np.int64),
         ret=np.concatenate([_returns(np.asarray(g[3]), gamma) for g in games]),
         game=np.concatenate([np.full(len(g[2]), i) for i, g in enumerate(games)]),
+        reaction_ms=np.concatenate([g[4] for g in games]).astype(np.float64),
         rules=_rules_of(rules[0]),
         tick_ms=ticks[0],
         source=source,
@@ -122,6 +133,13 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
 def agreement(pred: np.ndarray, action: np.ndarray) -> float:
     """Share of rows where ``pred`` is the recorded action."""
     return float(np.mean(pred == action)) if len(action) else float("nan")
+
+
+def chance_agreement(choice: np.ndarray) -> float:
+    """Agreement of a uniformly random legal play on rows of play masks ``choice`` (wait left
+    out): the mean of one over each row's legal plays."""
+    n_plays = choice[:, 1:].sum(axis=1)
+    return float(np.mean(1.0 / np.maximum(n_plays, 1))) if len(choice) else 0.0
 
 
 def clone(
@@ -179,7 +197,6 @@ def clone(
         log_p, _ = _forward(model.policy, torch.as_tensor(obs[test]), choice)
     pred = log_p.argmax(dim=1).numpy()
     chain = make("chain", data.rules, seed=seed).act(obs[test], choice)
-    n_plays = mask[test][:, 1:].sum(axis=1)
     stats: dict[str, Any] = {
         "data": data.source,
         "rules": data.rules.preset,
@@ -188,7 +205,7 @@ def clone(
         "held_out_games": n_held,
         "held_out_plays": len(test),
         "held_out_agreement": agreement(pred, action[test]),
-        "chance_agreement": float(np.mean(1.0 / np.maximum(n_plays, 1))) if len(test) else 0.0,
+        "chance_agreement": chance_agreement(choice),
         "chain_agreement": agreement(np.asarray(chain), action[test]),
         "epochs": epochs,
         "fit_s": round(fit_s, 2),
