@@ -12,6 +12,7 @@ are :func:`agents.evaluate.rate`'s. Importable from :mod:`agents.evaluate`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -116,13 +117,24 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
                 for row in doc["points"]
             ],
             "break_even_ms": fit.get("break_even_ms"),
-            "break_even_ci": fit.get("break_even_ci"),
+            "break_even_ci": finite_interval(fit.get("break_even_ci")),
             "break_even_latency_ms": fit.get("break_even_latency_ms"),
             "fit_p_value": fit.get("fit_p_value"),
             "meaning": "how many ms slower than chain (both jittered, at the median) the agent "
             "can react and still win half its games; negative: it must be faster",
         }
     return {"rule_sets": out, "latency": latency}
+
+
+def finite_interval(ci: Any) -> list[float] | None:
+    """``ci`` when both its ends are finite numbers, else ``None`` (JSON ``null``).
+
+    A weak agent's quick card can leave the break-even bootstrap without a bound (NaN); a card
+    is strict JSON (``speed leaderboard`` refuses NaN), so an undefined interval is written as
+    "none" rather than as a number that is not one."""
+    if ci is None or len(ci) != 2 or not all(math.isfinite(float(v)) for v in ci):
+        return None
+    return [float(v) for v in ci]
 
 
 def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:

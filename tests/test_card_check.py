@@ -233,3 +233,20 @@ def test_without_openspiel_cards_are_still_checked_but_for_alpha_rank(monkeypatc
     card["results"]["rating"] += 30
     with pytest.raises(card_check.CardError, match=r"results\.rating disagrees"):
         card_check.check_card(_rehashed(card), "edited")
+
+
+@pytest.mark.parametrize(
+    ("ci", "written"),
+    [
+        ([1.5, 9.0], [1.5, 9.0]),
+        ([float("nan"), 9.0], None),
+        ([0.0, float("inf")], None),
+        (None, None),
+    ],
+)
+def test_an_undefined_break_even_interval_is_written_as_null(ci, written) -> None:
+    """A weak agent's quick card can leave the break-even bootstrap without a bound: the card
+    writes ``null`` (strict JSON, which the leaderboard accepts), never ``NaN``."""
+    from agents.eval_summary import finite_interval
+
+    assert finite_interval(ci) == written
