@@ -104,8 +104,8 @@ VINTAGE_CARD_AGENTS := vintage-random vintage-greedy vintage-tactician vintage-s
 CARDS := agents/cards
 
 cards: setup  ## the rating anchors, the bundled agents' report cards and leaderboards
-	$(BIN)/python -m agents.make_anchors --game realtime
-	$(BIN)/python -m agents.make_anchors --game vintage
+	$(BIN)/python -m agents.evaluate.make_anchors --game realtime
+	$(BIN)/python -m agents.evaluate.make_anchors --game vintage
 	for a in $(CARD_AGENTS); do $(BIN)/speed evaluate $$a --out $(CARDS)/realtime/$$a || exit 1; done
 	for a in $(VINTAGE_CARD_AGENTS); do \
 		$(BIN)/speed evaluate $$a --game vintage --out $(CARDS)/vintage/$$a || exit 1; done
@@ -116,7 +116,7 @@ cards: setup  ## the rating anchors, the bundled agents' report cards and leader
 # Cards made before the card hash: checked through (counts, protocol data, ratings re-rated)
 # and written back sealed, without replaying a game. `make cards` seals the cards it makes.
 cards-rehash: setup  ## seal the committed report cards with their card hash (no replay)
-	$(BIN)/python -m agents.card_check --rehash $(CARDS)/*/*/report.json
+	$(BIN)/python -m agents.evaluate.card_check --rehash $(CARDS)/*/*/report.json
 
 demo: $(CORE_STAMP)  ## one game between two bots, shown as text
 	$(BIN)/speed demo

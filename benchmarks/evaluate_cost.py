@@ -14,7 +14,7 @@ import argparse
 import time
 from collections import defaultdict
 
-from agents import eval_plan
+from agents.evaluate import plan as eval_plan
 
 
 def part(group: str) -> str:

@@ -2,7 +2,7 @@
 
 The job is a tournament (``--job tournament``) or one round of vintage
 expert iteration's search targets (``--job targets``,
-:mod:`train.vintage_expert_targets`). It plays the job on a local Ray cluster
+:mod:`train.vintage.expert_targets`). It plays the job on a local Ray cluster
 of 1 and of 2 CPUs, alternating (1, 2, 1, 2 …, ``--repeats`` each, every run
 on a cluster started for it, as ``speed tournament --backend ray --workers N``
 does), checks that every run gives the same games (or targets), and prints
@@ -38,7 +38,7 @@ import numpy as np
 
 def timed_chunk(job: tuple[Any, Any, int]) -> tuple[Any, float]:
     """A tournament chunk and the CPU seconds its worker spent on it."""
-    from agents import tournament
+    from agents.tournament import realtime as tournament
 
     t0 = time.process_time()
     result = tournament.run_chunk(*job)
@@ -47,7 +47,7 @@ def timed_chunk(job: tuple[Any, Any, int]) -> tuple[Any, float]:
 
 def timed_target_chunk(chunk: Any) -> tuple[Any, float]:
     """A chunk of search targets and the CPU seconds its worker spent on it."""
-    from train import vintage_expert_targets
+    from train.vintage import expert_targets as vintage_expert_targets
 
     t0 = time.process_time()
     result = vintage_expert_targets.run_chunk(chunk)
@@ -56,7 +56,7 @@ def timed_target_chunk(chunk: Any) -> tuple[Any, float]:
 
 def tournament_job(args: argparse.Namespace) -> tuple[Callable, list, int, Callable, Callable]:
     """The tournament: (chunk function, jobs, games, what a run must reproduce, the merge)."""
-    from agents import tournament
+    from agents.tournament import realtime as tournament
     from speed_env.rules import make_rules
 
     settings = tournament.Settings(
@@ -78,7 +78,7 @@ def tournament_job(args: argparse.Namespace) -> tuple[Callable, list, int, Calla
 
 def targets_job(args: argparse.Namespace) -> tuple[Callable, list, int, Callable, Callable]:
     """One round of vintage search targets, as :func:`tournament_job` describes."""
-    from train import vintage_expert_targets as vet
+    from train.vintage import expert_targets as vet
 
     settings = vet.TargetSettings(games=args.games, worlds=args.worlds, seed=args.seed)
 
@@ -113,8 +113,8 @@ def main() -> None:
     parser.add_argument("--nodes", default="8,64", help="cluster sizes to estimate")
     parser.add_argument("--cpus-per-node", type=int, default=2)
     args = parser.parse_args()
-    from agents.jobs import Backend, run_jobs
-    from agents.ray_jobs import cluster
+    from agents.runtime.jobs import Backend, run_jobs
+    from agents.runtime.ray_jobs import cluster
 
     job = tournament_job if args.job == "tournament" else targets_job
     chunk_fn, jobs, games, reproduced, merge_fn = job(args)

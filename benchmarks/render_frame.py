@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import speed_env
-from speed_env.render import render_rgb
+from speed_env.render.image import render_rgb
 
 
 def main() -> None:

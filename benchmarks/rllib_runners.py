@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--kinds", default="games,batch")
     parser.add_argument("--opponents", default="self")
     args = parser.parse_args()
-    from agents.ray_jobs import cluster
+    from agents.runtime.ray_jobs import cluster
 
     with cluster(None, workers=1):
         print(f"{'runner':<8}{'games':>7}{'env steps/s':>14}")

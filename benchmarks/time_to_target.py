@@ -6,7 +6,7 @@ in a child process, and notes the wall time since the command started and the
 child's CPU time (user + sys, from ``/proc``) when each checkpoint appears.
 Once training ends (so that nothing else shares the CPU with it), every
 checkpoint is played against ``random``, ``greedy`` and ``chain`` on paired
-deals (``agents.tournament`` through the recipe's own scoring,
+deals (``agents.tournament.realtime`` through the recipe's own scoring,
 ``train.ppo.score``: each deal twice, seats swapped). A target is *reached*
 at the first checkpoint where:
 

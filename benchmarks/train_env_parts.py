@@ -4,7 +4,7 @@ Runs ``speed train`` with the given arguments and reads, on the main thread's
 CPU clock (so other jobs on the machine inflate it less than the wall clock),
 the env's whole step (``SpeedVecEnv.step_wait``, the run's own
 ``throughput.env.step_wait_cpu_s``) and times two parts of it: the
-compiled skip loop (``train.skip_loop.play_forced``) and the restarts of the
+compiled skip loop (``train.vec_env.skip_loop.play_forced``) and the restarts of the
 games that ended (``SpeedVecEnv._finish``); the rest is the Python and numpy
 around them. The run itself is the usual one (the timers add a few
 microseconds a step).

@@ -1,6 +1,6 @@
 """How fast does the training env run, next to what PPO's updates cost?
 
-Steps :class:`train.vec_env.SpeedVecEnv` (the env ``speed train`` uses: one
+Steps :class:`train.vec_env.env.SpeedVecEnv` (the env ``speed train`` uses: one
 timestep is one learner decision, the opponent inside) with uniformly random
 legal learner actions, and prints learner timesteps per second, the CPU
 time per timestep (the process's, so a loaded machine inflates it less than
@@ -14,7 +14,7 @@ the game-ticks a decision takes and the share of them the loop jumped over
 ``summary.json`` (``throughput``).
 
 With ``--split`` it also prints, per opponent, where the env's step spent
-its CPU a decision: the compiled skip loop (``train.skip_loop.play_forced``:
+its CPU a decision: the compiled skip loop (``train.vec_env.skip_loop.play_forced``:
 ticks, observations, a ``chain`` opponent), the restarts of the games that
 ended (``SpeedVecEnv._finish``: infos, draws, deals) and the rest of the step
 (Python and numpy around them); each part is timed on the thread's CPU clock.
@@ -32,15 +32,15 @@ from typing import Any
 
 import numpy as np
 
-import train.skip_loop
-from train.vec_env import SpeedVecEnv
+import train.vec_env.skip_loop
+from train.vec_env.env import SpeedVecEnv
 
 
 @contextmanager
 def timed_parts() -> Iterator[dict[str, float]]:
     """Thread CPU seconds spent in the skip loop's kernel and in the restarts while inside."""
     spent = {"skip_loop": 0.0, "restarts": 0.0}
-    kernel, finish = train.skip_loop.play_forced, SpeedVecEnv._finish
+    kernel, finish = train.vec_env.skip_loop.play_forced, SpeedVecEnv._finish
 
     def timed(part: str, call: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any) -> Any:
@@ -53,12 +53,12 @@ def timed_parts() -> Iterator[dict[str, float]]:
         return run
 
     # tick_forced calls play_forced by its module name, so the module attribute is swapped.
-    train.skip_loop.play_forced = timed("skip_loop", kernel)  # type: ignore[assignment]
+    train.vec_env.skip_loop.play_forced = timed("skip_loop", kernel)  # type: ignore[assignment]
     SpeedVecEnv._finish = timed("restarts", finish)  # type: ignore[method-assign]
     try:
         yield spent
     finally:
-        train.skip_loop.play_forced, SpeedVecEnv._finish = kernel, finish  # type: ignore[method-assign]
+        train.vec_env.skip_loop.play_forced, SpeedVecEnv._finish = kernel, finish  # type: ignore[method-assign]
 
 
 def measure(

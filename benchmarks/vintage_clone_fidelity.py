@@ -26,10 +26,10 @@ import numpy as np
 
 def tactician_decisions(games: int, seed: int):  # -> Targets
     """Choice decisions of ``games`` 4-tactician games, labelled with the tactician's action."""
-    from agents.vintage import VintageTactician
+    from agents.vintage.bots import VintageTactician
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
-    from train.vintage_expert_targets import Targets
+    from train.vintage.expert_targets import Targets
 
     bot = VintageTactician()
     obs, mask, choice, ret, game_ids = [], [], [], [], []
@@ -81,9 +81,10 @@ def main() -> None:
 
     from speed_env.vintage import make_vintage_rules
     from train import bc
-    from train.settings import make_model
-    from train.vintage_expert import ExpertConfig, agreement, fit_data, held_out, ppo_config
-    from train.vintage_expert_targets import read_targets
+    from train.common.settings import make_model
+    from train.vintage.expert_fit import agreement, held_out
+    from train.vintage.expert_targets import read_targets
+    from train.vintage_expert import ExpertConfig, fit_data, ppo_config
     from train.vintage_ppo import export, observation_scale, table_env
 
     torch.set_num_threads(1)

@@ -22,10 +22,10 @@ import argparse
 
 import numpy as np
 
-from agents.vintage_search import SearchSettings, VintageSearch
+from agents.vintage.search import SearchSettings, VintageSearch
 from speed_env.vintage import default_pack
 from speed_env.vintage.actions import Actions
-from train.vintage_expert_targets import read_targets
+from train.vintage.expert_targets import read_targets
 
 
 def kind(prior: int, choice: int) -> str:

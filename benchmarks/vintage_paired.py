@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from agents import vintage_tournament as vt
 from agents.stats import clustered_mean
+from agents.tournament import vintage as vt
 
 
 def ahead_shares(

@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from agents import vintage_agents
-from agents.vintage import VintageTactician
-from agents.vintage_search import VintageSearch
+from agents.vintage import registry as vintage_agents
+from agents.vintage.bots import VintageTactician
+from agents.vintage.search import VintageSearch
 from speed_env.vintage import raw_env
 
 

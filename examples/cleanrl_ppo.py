@@ -433,7 +433,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 def plot(csv_path: Path, png: Path, args: Args) -> None:
     """The CSV's win rates (evaluations, and the training games') against env steps, as a PNG."""
-    from agents.plotting import figure, save_png
+    from agents.runtime.plotting import figure, save_png
 
     rows = list(csv.DictReader(csv_path.read_text().splitlines()))
     fig, ax = figure(6.4, 3.6)

@@ -7,7 +7,7 @@ Run (the [ray] extra; RLlib 2.60 pins gymnasium 1.2.2, so `make setup-ray` puts 
 What a user of RLlib needs, nothing else:
 - the env is the kit's PettingZoo ``parallel_env`` in RLlib's own ``ParallelPettingZooEnv``;
 - the observation is the kit's ``{"observation", "action_mask"}`` dict (``int8`` mask);
-  ``MaskedMLPModule`` (train/rllib_module.py) masks illegal actions out of the logits;
+  ``MaskedMLPModule`` (train/rllib/module.py) masks illegal actions out of the logits;
 - both seats map to one shared module, ``main`` (self-play with parameter sharing).
 The full recipe (frozen snapshots and bots as opponents, BatchEnv runners, checkpoints,
 export to ``ppo:PATH.json``) is ``speed train-rllib``.
@@ -24,7 +24,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 from ray.tune.registry import register_env
 
 import speed_env
-from train.rllib_module import MaskedMLPModule
+from train.rllib.module import MaskedMLPModule
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ agent into one sub-env of a vector env, so one policy plays both seats
 1. ``obs_format="box"``: the observation is the flat float32 vector SuperSuit's
    wrappers and SB3's ``MlpPolicy`` expect, and the int8 mask rides in
    ``infos[agent]["action_mask"]``;
-2. :class:`train.info_masks.InfoMaskVecEnv` serves those masks to
+2. :class:`train.vec_env.info_masks.InfoMaskVecEnv` serves those masks to
    sb3-contrib's ``MaskablePPO`` (SuperSuit's vector env has no
    ``action_masks``).
 
@@ -31,7 +31,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 import speed_env
-from train.info_masks import InfoMaskVecEnv
+from train.vec_env.info_masks import InfoMaskVecEnv
 
 
 def make_vec_env(n_games: int) -> InfoMaskVecEnv:

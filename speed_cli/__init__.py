@@ -10,7 +10,7 @@ runs it: :mod:`~speed_cli.demo`, :mod:`~speed_cli.tournament`, :mod:`~speed_cli.
 overrides the same way for all of them. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
-an agent that fails (:class:`agents.guarded.AgentFailure`) prints one line naming it and exits
+an agent that fails (:class:`agents.specs.guarded.AgentFailure`) prints one line naming it and exits
 with code 1.
 """
 
@@ -76,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
-        from agents.guarded import AgentFailure  # only now: importing the CLI loads no kit layer
+        from agents.specs.guarded import (
+            AgentFailure,  # only now: importing the CLI loads no kit layer
+        )
 
         if not isinstance(exc, AgentFailure):
             raise

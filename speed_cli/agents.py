@@ -14,7 +14,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """List the agent specs with a one-line description each."""
     import agents
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
 
     for name, text in {**agents.available(), **vintage_agents.available()}.items():
         print(f"{name:<10} {text}")

@@ -1,6 +1,6 @@
 """What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
-command whose flags are made from a settings dataclass (:func:`train.settings.add_flags`), the
-chunked run with its progress bar."""
+command whose flags are made from a settings dataclass (:func:`train.common.settings.add_flags`),
+the chunked run with its progress bar."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from typing import Any, NoReturn
 
 # Re-exported (``X as X``): the commands take the bar and its callback type from here.
 Progress = Callable[[int, int], None]
-"""``progress(done, total)`` (:data:`agents.progress.Progress`; named here so that importing the
-CLI loads no kit layer)."""
+"""``progress(done, total)`` (:data:`agents.runtime.progress.Progress`; named here so that importing
+the CLI loads no kit layer)."""
 
 
 @contextmanager
 def chunk_progress(label: str) -> Iterator[Progress]:
-    """:func:`agents.progress.chunk_progress`, imported when a run starts."""
-    from agents.progress import chunk_progress as bar
+    """:func:`agents.runtime.progress.chunk_progress`, imported when a run starts."""
+    from agents.runtime.progress import chunk_progress as bar
 
     with bar(label) as progress:
         yield progress
@@ -154,7 +154,7 @@ def add_settings_command(
 ) -> argparse.ArgumentParser:
     """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
     ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
-    from train.settings import add_flags
+    from train.common.settings import add_flags
 
     p = sub.add_parser(name, help=summary, description=description)
     add_flags(p, settings)
@@ -222,9 +222,9 @@ def need_ray(what: str) -> None:
 
 
 def backend(args: argparse.Namespace) -> Any:
-    """The job backend (agents/jobs.py) named by ``--backend`` / ``--ray-address`` /
+    """The job backend (agents/runtime/jobs.py) named by ``--backend`` / ``--ray-address`` /
     ``--max-retries``."""
-    from agents.jobs import Backend
+    from agents.runtime.jobs import Backend
 
     if args.backend == "local" and args.ray_address is not None:
         raise UsageError("--ray-address needs --backend ray")

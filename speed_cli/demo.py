@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     """Two bots play one game; the table is printed whenever a card moves."""
     import agents
     import speed_env
-    from speed_env.render import render_ansi
+    from speed_env.render.text import render_ansi
 
     names = specs.agent_specs(args.agents, pair=True)
     env = speed_env.parallel_env(

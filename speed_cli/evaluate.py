@@ -1,5 +1,6 @@
-"""``speed evaluate``: any agent's report card under the fixed protocol (agents/evaluate.py);
-``speed leaderboard``: cards of one protocol version merged into a ranked table."""
+"""``speed evaluate``: any agent's report card under the fixed protocol
+(agents/evaluate/make_card.py); ``speed leaderboard``: cards of one protocol version merged into a
+ranked table."""
 
 from __future__ import annotations
 
@@ -91,8 +92,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
     from agents import evaluate as ev
-    from agents.files import check_writable
-    from agents.run_lock import FolderLock
+    from agents.runtime.files import check_writable
+    from agents.runtime.run_lock import FolderLock
 
     plan = ev.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
@@ -106,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
     """The card's ``human_likeness`` section (measured before the games: bad data fails fast)."""
-    from agents import eval_protocol as ep
+    from agents.evaluate import protocol as ep
     from speed_env.reaction import make_profile
-    from train import human_likeness
+    from train.realtime import human_likeness
 
     if args.game != "realtime":
         raise UsageError("--human compares real-time play: leave it out with --game vintage")
@@ -123,8 +124,8 @@ def _evaluate(
     args: argparse.Namespace, plan: Any, jobs: Any, out: Path, human: dict[str, Any] | None
 ) -> int:
     """Play ``plan`` into ``out`` (its lock held) and write the card."""
-    from agents import eval_report
     from agents import evaluate as ev
+    from agents.evaluate import report as eval_report
 
     t0 = time.perf_counter()
     done = run_chunks(
@@ -157,12 +158,13 @@ def _listed(result: tuple[dict[str, list[Any]], bool]) -> tuple[list[Any], bool]
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     """Merge the cards, print the table, write leaderboard.md and leaderboard.png."""
-    from agents import eval_report
-    from agents.files import check_writable, write_together
+    from agents.evaluate import report as eval_report
+    from agents.evaluate.card_check import CardError
+    from agents.runtime.files import check_writable, write_together
 
     try:
         board = eval_report.leaderboard(args.cards)
-    except eval_report.CardError as exc:
+    except CardError as exc:
         raise UsageError(str(exc)) from None
     out = check_writable(Path(args.out))
     text = eval_report.leaderboard_md(board)

@@ -1,5 +1,5 @@
 """``speed experiment reaction``: win rate against reaction latency, a logistic fit and the
-break-even latency (speed_lab.reaction_sweep)."""
+break-even latency (agents.reaction_sweep)."""
 
 from __future__ import annotations
 
@@ -88,10 +88,10 @@ def register(sub: Any) -> None:
 
 
 def run_reaction(args: argparse.Namespace) -> int:
-    """Win rate against reaction latency (speed_lab.reaction_sweep): CSV, JSON with the fit,
+    """Win rate against reaction latency (agents.reaction_sweep): CSV, JSON with the fit,
     plots."""
-    from agents import report
-    from speed_lab import reaction_sweep as rs
+    from agents import reaction_sweep as rs
+    from agents.runtime.files import check_writable
 
     latencies = rs.parse_latencies(args.latencies, "--latencies")
     if args.opponent_profile is not None:
@@ -132,7 +132,7 @@ def run_reaction(args: argparse.Namespace) -> int:
     compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
-    out = report.check_writable(args.out)
+    out = check_writable(args.out)
     done = common.run_chunks(
         "reaction sweep",
         lambda progress: rs.run_sweep(

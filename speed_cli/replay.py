@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play back a recorded game in the terminal."""
-    from speed_env.render import render_ansi
+    from speed_env.render.text import render_ansi
 
     frames = read_frames(args.file, args.game)
     seats = frames[0].get("seats", ["player_0", "player_1"])

@@ -36,7 +36,7 @@ def check_specs(
     ``speed play``), ``self`` (training against itself). ``rules=None`` builds a vintage agent.
     """
     import agents
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
 
     for spec in specs:
         if skip and spec == skip:

@@ -1,6 +1,6 @@
 """``speed tournament``: a round robin (or gauntlet) of agents, real-time Speed on paired deals
-(agents/tournament.py) or vintage Speed at N-player tables (agents/vintage_tournament.py); a
-leaderboard, ratings, result files and plots."""
+(agents/tournament/realtime.py) or vintage Speed at N-player tables (agents/tournament/vintage.py);
+a leaderboard, ratings, result files and plots."""
 
 from __future__ import annotations
 
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             f"--players {args.players}: real-time Speed has two players; use --game vintage"
         )
     import agents
-    from agents import report, tournament
+    from agents.runtime.files import check_writable
+    from agents.tournament import realtime as tournament
     from speed_env.reaction import make_profile
 
     names = tuple(specs.agent_specs(args.agents))
@@ -134,9 +135,9 @@ def run(args: argparse.Namespace) -> int:
     files = _agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     jobs = backend(args)
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
-    out = report.check_writable(args.out)
+    out = check_writable(args.out)
     with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
         return _play_realtime(args, settings, names, jobs, out, files)
 
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 def _agent_files(names: tuple[str, ...], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:
     """Per agent spec, the files building it (``make(spec)``) reads, with their SHA-256: what
     the chunk log records so that a resume is played by the same agents."""
-    from agents.agent_files import spec_files
+    from agents.evaluate.agent_files import spec_files
 
     return {spec: spec_files(spec, partial(make, spec)) for spec in names}
 
@@ -158,8 +159,9 @@ def _play_realtime(
     files: dict[str, dict[str, str]],
 ) -> int:
     """Play the real-time tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents import chunk_checks, report, tournament
-    from agents.chunk_log import Run
+    from agents.tournament import chunk_checks, report
+    from agents.tournament import realtime as tournament
+    from agents.tournament.chunk_log import Run
 
     plan = tournament.plan(settings)
     total = len(plan)
@@ -208,10 +210,9 @@ def _play_realtime(
 
 
 def run_vintage(args: argparse.Namespace) -> int:
-    """Vintage Speed at N-player tables (agents/vintage_tournament.py): line-ups, seat rotation,
+    """Vintage Speed at N-player tables (agents/tournament/vintage.py): line-ups, seat rotation,
     shared deals."""
-    from agents import report
-    from agents import vintage_tournament as vt
+    from agents.tournament import vintage as vt
 
     if args.save_replays:
         raise UsageError("--save-replays records real-time games only")
@@ -240,7 +241,8 @@ def run_vintage(args: argparse.Namespace) -> int:
         options=tuple(sorted(specs.rule_overrides(args.option).items())),
         act_timeout=args.act_timeout,
     )
-    from agents import vintage_agents
+    from agents.runtime.files import check_writable
+    from agents.vintage import registry as vintage_agents
 
     # Built once each (a missing model file fails here), recording the files they read.
     files = _agent_files(names, lambda spec: vintage_agents.make(spec, seed=0))
@@ -251,9 +253,9 @@ def run_vintage(args: argparse.Namespace) -> int:
         f"{settings.deals} deals, each once per seat rotation of {settings.players} players",
     )
     jobs = backend(args)
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
-    out = report.check_writable(args.out)
+    out = check_writable(args.out)
     with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
         return _play_vintage(args, settings, names, jobs, out, files)
 
@@ -267,9 +269,9 @@ def _play_vintage(
     files: dict[str, dict[str, str]],
 ) -> int:
     """Play the vintage tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents import chunk_checks, report
-    from agents import vintage_tournament as vt
-    from agents.chunk_log import Run
+    from agents.tournament import chunk_checks, report
+    from agents.tournament import vintage as vt
+    from agents.tournament.chunk_log import Run
 
     plan = vt.plan(settings)
     total = len(plan)
@@ -325,17 +327,17 @@ def _run_logged(
     play: Callable[[Progress, dict[int, Any], Callable[[Any], None]], tuple[list[Any], bool]],
 ) -> tuple[list[Any], bool, float, Any] | None:
     """Run ``play(progress, finished, log)`` under a progress bar with ``out``'s chunk log
-    (agents/chunk_log.py): each chunk's result is logged as it finishes, and with ``resume``
-    the chunks an interrupted run finished are handed in as ``finished`` and not played again.
-    A resume of a run other than ``logged`` (a :class:`agents.chunk_log.Run`: other settings,
-    by flag, or agents whose files changed) is refused.
+    (agents/tournament/chunk_log.py): each chunk's result is logged as it finishes, and with
+    ``resume`` the chunks an interrupted run finished are handed in as ``finished`` and not played
+    again. A resume of a run other than ``logged`` (a :class:`agents.tournament.chunk_log.Run`:
+    other settings, by flag, or agents whose files changed) is refused.
 
     Returns ``(results, complete, wall seconds, failure)``: ``failure`` is the
-    :class:`agents.jobs.RunStopped` naming the agents that failed (their chunks not played,
+    :class:`agents.runtime.jobs.RunStopped` naming the agents that failed (their chunks not played,
     the others played to the end), else ``None``. ``None`` when nothing finished (an
     agent's failure is raised then: there is nothing to write)."""
-    from agents import chunk_log
-    from agents.jobs import RunStopped
+    from agents.runtime.jobs import RunStopped
+    from agents.tournament import chunk_log
 
     earlier = None if resume else chunk_log.earlier_run(out)
     if earlier is not None:

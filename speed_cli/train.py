@@ -4,9 +4,9 @@ own flags, or ``speed train bc --data DIR_OR_MINARI_ID --out M`` (train/bc_data.
 recorded play); the older ``speed train FLAGS`` and ``speed train --game vintage FLAGS`` keep
 working.
 
-Every argument goes to :mod:`train.cli_args`, which makes the flags from each recipe's settings
-dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag the
-chosen game's recipe does not have."""
+Every argument goes to :mod:`train.common.cli_args`, which makes the flags from each recipe's
+settings dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag
+the chosen game's recipe does not have."""
 
 from __future__ import annotations
 
@@ -30,13 +30,13 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train (train/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
+    """Train (train/common/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
     if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
         raise UsageError("speed train needs the [train] extra (pip install 'speed-rl[train]')")
     if args.argv[:1] == ["bc"]:  # cloning recorded play (train/bc_data.py), not a PPO recipe
         from train.bc_data import run as clone
 
         return clone(args.argv[1:])
-    from train.cli_args import run as train
+    from train.common.cli_args import run as train
 
     return train(args.argv)

@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run expert iteration; print where the model is and how to play it."""
     from train import vintage_expert
-    from train.settings import from_args
+    from train.common.settings import from_args
 
     cfg = from_args(vintage_expert.ExpertConfig, args)
     if cfg.backend == "local" and cfg.ray_address is not None:

@@ -8,7 +8,7 @@ callers ask by name (:attr:`Games.over`, :attr:`Games.truncated`,
 :attr:`Games.winner`, :attr:`Games.stats`, :meth:`Games.outcome`) and step
 every game (:meth:`Games.step_observe`, :meth:`Games.step`) or chosen ones
 (:meth:`Games.step_games`). ``BatchEnv``, the PettingZoo and Gymnasium envs
-and the training env (``train/vec_env.py``) are thin layers over it.
+and the training env (``train/vec_env/env.py``) are thin layers over it.
 """
 
 from __future__ import annotations

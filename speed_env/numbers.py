@@ -1,7 +1,7 @@
 """Numbers read from text (command-line flags, settings), refused unless they can be meant.
 
 The one place the kit's commands check a number a person typed: every numeric flag of
-``speed`` (``speed_cli``) and of the training recipes (:mod:`train.settings`) is parsed by a
+``speed`` (``speed_cli``) and of the training recipes (:mod:`train.common.settings`) is parsed by a
 function made here, given as argparse's ``type=``. A value that cannot be meant (a negative
 count, zero workers, ``nan``, ``inf``, ``1e300`` seconds, a word) is refused before any work
 starts, and argparse prints the flag with the reason (``argument --workers: must be a whole

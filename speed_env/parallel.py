@@ -321,7 +321,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
                 "'rgb_array'"
             )
             return None
-        from speed_env import render  # only renderers pay for the drawing code
+        from speed_env.render import modes as render
 
         return render.render_mode(self.games.snapshot(0), self.render_mode)
 

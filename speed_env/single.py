@@ -272,7 +272,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         a frame."""
         if self.render_mode is None:
             return None
-        from speed_env import render
+        from speed_env.render import modes as render
 
         return render.render_mode(self.games.snapshot(0), self.render_mode)
 

@@ -4,8 +4,8 @@ Beside the library (it imports ``speed_env``, ``agents`` and ``train``; nothing
 there imports it). Each study runs as ``python -m speed_lab.<name>`` and prints
 its table; the research notes (docs/research/) quote their results with the command that made them.
 
-- :mod:`speed_lab.reaction_sweep`: win rate against reaction latency, with a
-  logistic fit (``speed experiment reaction``).
+- ``speed experiment reaction`` (:mod:`agents.reaction_sweep`): win rate against reaction
+  latency, with a logistic fit.
 - :mod:`speed_lab.chain_ablation`: ``chain`` with each score term switched off.
 - :mod:`speed_lab.chain_options`: ``chain``'s planning of the ``japanese`` options.
 - :mod:`speed_lab.doomed_race`: racing a card the opponent will beat, or waiting.

@@ -3,7 +3,7 @@
     python -m speed_lab.selfplay_probe MODEL.json --rules japanese [--steps 200 --envs 128]
     python -m speed_lab.selfplay_probe MODEL.json --rules us --bot chain
 
-The policy plays the learner's seat of :class:`~train.vec_env.SpeedVecEnv`
+The policy plays the learner's seat of :class:`~train.vec_env.env.SpeedVecEnv`
 against ``greedy`` (its argmax, as in tournaments). At every decision it
 records:
 
@@ -42,7 +42,7 @@ def probe(
 ) -> dict[str, Any]:
     """The decision statistics of module docstring for the kit model ``model`` on ``rules``."""
     import agents
-    from train.vec_env import SpeedVecEnv
+    from train.vec_env.env import SpeedVecEnv
 
     env = SpeedVecEnv(envs, rules, opponent="greedy", seed=seed)
     policy: Any = agents.make(f"ppo:{model}", rules, seed=seed)
@@ -90,7 +90,7 @@ def probe(
 def bot_as_learner(spec: str, rules: str, games: int = 3000, seed: int = 11) -> dict[str, Any]:
     """Win rate of the bot ``spec`` playing the learner's seat of the training env vs ``greedy``."""
     import agents
-    from train.vec_env import SpeedVecEnv
+    from train.vec_env.env import SpeedVecEnv
 
     env = SpeedVecEnv(256, rules, opponent="greedy", seed=seed)
     bot = agents.make(spec, rules, seed=seed + 1)

@@ -1,6 +1,6 @@
 """Variants of a bot against one opponent on paired deals: the rows of the ``chain_*`` studies.
 
-Each (case, variant) row is a two-agent tournament (``agents.tournament``) of
+Each (case, variant) row is a two-agent tournament (``agents.tournament.realtime``) of
 ``--games`` games on the same seed, so every variant plays the same deals; the
 row gives the variant's win rate (a draw counts half) with its Wilson 95%
 interval.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from agents import tournament
+from agents.tournament import realtime as tournament
 from speed_env.rules import Rules
 
 

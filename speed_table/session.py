@@ -34,7 +34,7 @@ import numpy as np
 
 import agents
 import speed_env
-from agents.guarded import calling, checked_act
+from agents.specs.guarded import calling, checked_act
 from speed_data.recorder import TableRecorder
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
@@ -344,7 +344,7 @@ class GameSession:
     def tick(self, now: float) -> list[dict[str, Any]]:
         """Step the game if a tick is due at ``now``; returns the messages for the page.
 
-        A bot that fails raises :class:`agents.guarded.AgentFailure` naming it; the game is
+        A bot that fails raises :class:`agents.specs.guarded.AgentFailure` naming it; the game is
         over then (the page is told why by :func:`speed_table.app.play_connection`)."""
         if not self.due(now):
             return []

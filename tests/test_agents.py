@@ -316,7 +316,7 @@ def test_fields_appended_later_left_every_earlier_slice_where_it_was():
     """The bundled model's manifest holds the layout from before ``rules`` and sampler fields."""
     import json
 
-    from agents.model_io import BUNDLED
+    from agents.model_io.kit_model import BUNDLED
 
     old = json.loads(BUNDLED.read_text(encoding="utf-8"))["observation"]["layout"]
     now = speed_env.observation_layout(speed_env.make_rules("us"))
@@ -360,7 +360,9 @@ def test_chain_refuses_an_observation_of_no_known_layout():
 def test_the_bundled_model_reads_the_observation_it_was_trained_on():
     """Trained on the 128-float layout: it is fed the first 128 floats, unchanged, and plays
     exactly as its network does on them; it refuses rules it was not trained on."""
-    from agents.model_io import BUNDLED, MLPPolicy, ModelFormatError, read_model
+    from agents.model_io.kit_model import BUNDLED, read_model
+    from agents.model_io.mlp import MLPPolicy
+    from agents.model_io.tensor_file import ModelFormatError
 
     tensors, manifest, _ = read_model(BUNDLED)
     assert manifest["observation"]["obs_dim"] == 128
@@ -388,7 +390,8 @@ def test_a_learned_agent_runs_its_network_only_on_rows_with_a_choice():
     """A row with one legal action (wait) plays it without the network; a row with a choice
     plays the argmax (or, with ``sample``, the Gumbel draw) of its masked logits, as when every
     row went through the network; the sampling stream draws for every row either way."""
-    from agents.model_io import BUNDLED, MLPPolicy, read_model
+    from agents.model_io.kit_model import BUNDLED, read_model
+    from agents.model_io.mlp import MLPPolicy
 
     tensors, manifest, _ = read_model(BUNDLED)
     env = speed_env.BatchEnv(256, "japanese")
@@ -428,7 +431,8 @@ def _bundle_for(folder, name, rules_list):
     import hashlib
     import json
 
-    from agents.model_io import BUNDLED, read_model, write_safetensors
+    from agents.model_io.kit_model import BUNDLED, read_model
+    from agents.model_io.tensor_file import write_safetensors
 
     tensors, manifest, _ = read_model(BUNDLED)
     folder.mkdir(exist_ok=True)
@@ -446,7 +450,8 @@ def _bundle_for(folder, name, rules_list):
 
 
 def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatch):
-    from agents import learned, model_io
+    from agents.model_io import kit_model as model_io
+    from agents.model_io import learned, tensor_file
 
     models = tmp_path / "models"
     default = _bundle_for(models, "trained", ["japanese", "us"])
@@ -461,7 +466,7 @@ def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatc
     obs, mask = env.reset(seed=1)
     assert (np.take_along_axis(mask[0], picked.act(obs[0], mask[0])[:, None], axis=1) == 1).all()
     with pytest.raises(
-        model_io.ModelFormatError,
+        tensor_file.ModelFormatError,
         match=r"no bundled model .* plays us \(same_rank\): trained\.json was "
         r"trained on japanese and us, not on us \(same_rank\); "
         r"pagat_model\.json was trained on pagat, not on",

@@ -64,7 +64,7 @@ def _summary(names, rewards):
 
 
 def test_a_tournament_summary_with_a_cycle_gets_alpharank_and_the_note() -> None:
-    from agents import report
+    from agents.tournament import report
 
     summary = _summary(
         ["rock", "paper", "scissors"],
@@ -108,11 +108,11 @@ def test_a_report_card_ranks_the_agent_among_the_reference_pool(game, name) -> N
     """``speed evaluate``'s card carries α-Rank per rule set, from the same counts as its rating:
     the shipped anchors (pool against pool) plus the card's own row."""
     import json
-    from pathlib import Path
 
-    from agents import eval_report, evaluate
+    from agents import evaluate
+    from agents.evaluate import report as eval_report
 
-    path = Path(evaluate.__file__).parent / "cards" / game / name / "report.json"
+    path = evaluate.CARDS / game / name / "report.json"
     card = json.loads(path.read_text())
     rerated = evaluate.rate(card, evaluate.load_anchors(game))
     # A pure function of the counts, on any machine (the masses are kept to 10 decimals, far
@@ -128,7 +128,7 @@ def test_a_report_card_ranks_the_agent_among_the_reference_pool(game, name) -> N
 
 
 def test_card_alpharank_gives_a_dominant_agent_the_mass() -> None:
-    from agents.eval_alpharank import entry
+    from agents.evaluate.alpharank import entry
 
     pool = {
         "agents": ["a", "b", "c"],

@@ -138,7 +138,7 @@ def test_vintage_rollout_speed_benchmark_times_each_search_spec():
 
 
 def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path):
-    from train.vintage_expert_targets import TargetSettings, generate, write_targets
+    from train.vintage.expert_targets import TargetSettings, generate, write_targets
 
     settings = TargetSettings(games=6, chunk_games=6, worlds=3, z=0.0, seed=3)
     path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)
@@ -156,7 +156,7 @@ def test_vintage_override_noise_benchmark_searches_the_overrides_again(tmp_path)
 
 
 def test_vintage_clone_fidelity_benchmark_reports_agreement_on_held_out_targets(tmp_path):
-    from train.vintage_expert_targets import TargetSettings, generate, write_targets
+    from train.vintage.expert_targets import TargetSettings, generate, write_targets
 
     settings = TargetSettings(games=10, chunk_games=10, worlds=2, seed=3)
     path = write_targets(tmp_path / "t.safetensors", generate(settings)[0], settings)

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from agents import card_check, eval_report
-from agents import eval_protocol as ep
 from agents import evaluate as ev
+from agents.evaluate import card_check
+from agents.evaluate import protocol as ep
+from agents.evaluate import report as eval_report
 from speed_cli import main
 
 CARDS = Path(__file__).resolve().parent.parent / "agents" / "cards"
@@ -247,6 +248,6 @@ def test_without_openspiel_cards_are_still_checked_but_for_alpha_rank(monkeypatc
 def test_an_undefined_break_even_interval_is_written_as_null(ci, written) -> None:
     """A weak agent's quick card can leave the break-even bootstrap without a bound: the card
     writes ``null`` (strict JSON, which the leaderboard accepts), never ``NaN``."""
-    from agents.eval_summary import finite_interval
+    from agents.evaluate.summary import finite_interval
 
     assert finite_interval(ci) == written

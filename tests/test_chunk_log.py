@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 import speed_cli
-from agents import chunk_checks
-from agents import tournament as rt
-from agents import vintage_tournament as vt
-from agents.chunk_log import LOG_NAME
-from agents.tournament_harness import Chunk
+from agents.tournament import chunk_checks
+from agents.tournament import realtime as rt
+from agents.tournament import vintage as vt
+from agents.tournament.chunk_log import LOG_NAME
+from agents.tournament.harness import Chunk
 
 REALTIME = ["tournament", "--agents", "random,greedy", "--games", "12"]
 """Six deals: three chunks of two deals (with :func:`small_chunks`)."""

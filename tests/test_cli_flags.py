@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 import speed_cli
-from train import cli_args
+from train.common import cli_args
 
 
 def _walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -46,7 +46,7 @@ def _positionals(parser: argparse.ArgumentParser) -> list[str]:
 def _build_parsers():
     """(words, parser) for every parser of ``speed``, ``speed train``'s included."""
     for path, parser in _walk(speed_cli.build_parser()):
-        if path != ("train",):  # speed train hands its arguments to train.cli_args
+        if path != ("train",):  # speed train hands its arguments to train.common.cli_args
             yield path, parser
     for path, parser in _walk(cli_args.build_parser()):
         yield ("train", *path), parser
@@ -157,9 +157,9 @@ def test_every_numeric_flag_is_parsed_by_a_checked_type():
 def test_every_numeric_setting_of_the_recipes_has_its_bounds():
     import dataclasses
 
+    from train.common.settings import FLAG_TYPES
     from train.ppo import Config
     from train.rllib_ppo import Config as RLlibConfig
-    from train.settings import FLAG_TYPES
     from train.vintage_expert import ExpertConfig
     from train.vintage_ppo import VintageConfig
 

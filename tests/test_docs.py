@@ -21,7 +21,7 @@ reason, and reads the same fences for the ``speed`` command check.
 Commands: every ``speed …`` line of a shell block (```` ```bash ````, ``console``, ``sh`` or a
 bare fence: continuation lines joined, ``$VARS`` given the block's own value or ``1``) and
 every inline span starting with ``speed `` is parsed by the CLI's own parser
-(:func:`speed_cli.build_parser`; ``speed train``'s flags by :func:`train.cli_args.parse`),
+(:func:`speed_cli.build_parser`; ``speed train``'s flags by :func:`train.common.cli_args.parse`),
 without running it: a renamed or removed flag fails here. An inline span is a mention, so
 only its required arguments may be missing.
 """
@@ -176,7 +176,7 @@ def _check_train(argv: list[str]) -> None:
 
         build_parser().parse_args(argv[1:])
         return
-    from train.cli_args import parse
+    from train.common.cli_args import parse
 
     parse(argv)
 

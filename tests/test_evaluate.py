@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import eval_protocol as ep
-from agents import eval_report
 from agents import evaluate as ev
-from agents.anchored_rating import anchor_ratings, anchored_rating
-from agents.card_check import first_difference
+from agents.evaluate import protocol as ep
+from agents.evaluate import report as eval_report
+from agents.evaluate.card_check import CardError, first_difference
+from agents.evaluate.rating import anchor_ratings, anchored_rating
 from speed_cli import main
 
 CARDS = Path(__file__).resolve().parent.parent / "agents" / "cards"
@@ -158,22 +158,18 @@ def test_leaderboard_ranks_and_refuses_mixed_games_and_unknown_protocols(
     card = json.loads((SMALL / "greedy" / "report.json").read_text())
     first = _write_card(tmp_path / "a", card)
     second = CARDS / "vintage" / "vintage-greedy" / "report.json"
-    with pytest.raises(
-        eval_report.CardError, match=r"game realtime: .*a/report.json.*game vintage: .*greedy"
-    ):
+    with pytest.raises(CardError, match=r"game realtime: .*a/report.json.*game vintage: .*greedy"):
         eval_report.leaderboard([first, second])
     assert main(["leaderboard", str(first), str(second), "--out", str(tmp_path / "lb")]) == 2
     assert "different games" in capsys.readouterr().err
     other = json.loads(json.dumps(card))
     other["protocol"] = other["manifest"]["protocol"] = 2
     other["manifest"]["hash"] = ep.manifest_hash(other["manifest"])
-    with pytest.raises(
-        eval_report.CardError, match=r"b/report\.json: protocol is 2: no evaluation protocol 2"
-    ):
+    with pytest.raises(CardError, match=r"b/report\.json: protocol is 2: no evaluation protocol 2"):
         eval_report.leaderboard([_write_card(tmp_path / "b", ep.seal(other))])
     edited = json.loads(json.dumps(card))
     edited["manifest"]["games"] = 10_000
-    with pytest.raises(eval_report.CardError, match="card_hash does not match the card"):
+    with pytest.raises(CardError, match="card_hash does not match the card"):
         eval_report.leaderboard([_write_card(tmp_path / "c", edited)])
     assert main(["leaderboard", str(first), "--out", str(tmp_path / "lb")]) == 0
     assert "`greedy`" in (tmp_path / "lb" / "leaderboard.md").read_text()
@@ -239,7 +235,7 @@ def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(
     import os
     import signal
 
-    from agents import files
+    from agents.runtime import files
 
     card = json.loads((SMALL / "greedy" / "report.json").read_text())
     real = files.stage
@@ -260,7 +256,8 @@ def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(
 
 def test_rating_a_committed_card_again_changes_nothing() -> None:
     # A card's ratings are a pure function of its counts, the shipped anchors and its seed: each
-    # committed card is re-rated and compared, field by field (agents.card_check), by read_card.
+    # committed card is re-rated and compared, field by field (agents.evaluate.card_check), by
+    # read_card.
     for path in [SMALL / "greedy" / "report.json", *sorted(CARDS.glob("*/*/report.json"))]:
         card = eval_report.read_card(path)
         assert card == json.loads(path.read_text()), path
@@ -292,7 +289,7 @@ def test_two_evaluates_into_one_folder_are_refused(
 ) -> None:
     """``speed evaluate`` holds its --out folder's lock, as tournaments and training do: a second
     writer is refused at once, naming the first, and writes nothing."""
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
     out = tmp_path / "card"
     with FolderLock(out, command="speed evaluate chain (the first)"):
@@ -355,7 +352,7 @@ def test_a_rename_failing_midway_puts_the_old_files_back(
     old content is put back and nothing else is left in the folder."""
     import os
 
-    from agents import files
+    from agents.runtime import files
 
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     files.write_together({a: b"old a", b: b"old b"})

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import speed_env
+from agents import reaction_sweep as rs
 from speed_cli import main as cli
 from speed_env.reaction import PRESETS
 from speed_env.rules import make_rules
-from speed_lab import reaction_sweep as rs
 
 
 def _logistic(a: float, b: float, d: np.ndarray) -> np.ndarray:

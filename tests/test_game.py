@@ -105,7 +105,8 @@ def _same_records(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def test_an_image_frame_without_pillow_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from speed_env.render import render_ansi, render_rgb
+    from speed_env.render.image import render_rgb
+    from speed_env.render.text import render_ansi
 
     games = Games(1, "us")
     games.deal_seeded(np.zeros(1, np.int64), [0])

@@ -18,10 +18,10 @@ import pytest
 
 import speed_cli
 from agents import evaluate as ev
-from agents import tournament as rt
-from agents import vintage_tournament as vt
-from agents.guarded import AgentFailure, check_actions
-from agents.jobs import RunStopped, run_jobs
+from agents.runtime.jobs import RunStopped, run_jobs
+from agents.specs.guarded import AgentFailure, check_actions
+from agents.tournament import realtime as rt
+from agents.tournament import vintage as vt
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).with_name("fixtures") / "hostile_bots.py"

@@ -1,11 +1,11 @@
-"""``python -m agents.make_anchors`` refuses what the kit does not have in one line, writing
-nothing (the anchors file stays as it was)."""
+"""``python -m agents.evaluate.make_anchors`` refuses what the kit does not have in one line,
+writing nothing (the anchors file stays as it was)."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents import make_anchors
+from agents.evaluate import make_anchors
 
 
 @pytest.mark.parametrize(
@@ -24,5 +24,5 @@ def test_an_unknown_protocol_or_rule_set_is_one_line(tmp_path, capsys, argv, nam
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert named in err and "Traceback" not in err
-    assert err.strip().splitlines()[-1].startswith("python -m agents.make_anchors: error:")
+    assert err.strip().splitlines()[-1].startswith("python -m agents.evaluate.make_anchors: error:")
     assert out.read_text() == "{}"

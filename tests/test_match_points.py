@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents import report, tournament
+from agents.tournament import realtime as tournament
+from agents.tournament import report
 from speed_cli import main as cli
 from speed_env import BatchEnv, make_rules
 

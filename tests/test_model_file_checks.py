@@ -21,8 +21,11 @@ import numpy as np
 import pytest
 
 import speed_env
-from agents import files, model_io
-from agents.model_io import ModelFormatError
+from agents.model_io import kit_model as model_io
+from agents.model_io import manifest as model_manifest
+from agents.model_io import rules_signature, tensor_file
+from agents.model_io.tensor_file import ModelFormatError
+from agents.runtime import files
 from speed_env.rules import make_rules
 
 RULES = make_rules("us")
@@ -30,7 +33,7 @@ RULES = make_rules("us")
 
 def _tensors(seed: int, hidden: int = 8) -> dict[str, np.ndarray]:
     """A small policy with a value head (``vf.0.*``, ``value.*``), as training saves it."""
-    sig = model_io.signature(RULES)
+    sig = rules_signature.signature(RULES)
     rng = np.random.default_rng(seed)
 
     def normal(*shape: int) -> np.ndarray:
@@ -84,7 +87,7 @@ def test_nan_outside_the_policy_is_refused_on_load(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     tensors, manifest, _ = model_io.read_model(path)
     tensors["value.bias"][0] = np.inf
-    blob = model_io.write_safetensors(tmp_path / "m.safetensors", tensors, {"format": "x"})
+    blob = tensor_file.write_safetensors(tmp_path / "m.safetensors", tensors, {"format": "x"})
     manifest["weights_sha256"] = hashlib.sha256(blob).hexdigest()
     path.write_text(json.dumps(manifest))
     with pytest.raises(ModelFormatError, match=r"m\.safetensors: tensor 'value\.bias' holds NaN"):
@@ -93,7 +96,7 @@ def test_nan_outside_the_policy_is_refused_on_load(tmp_path):
 
 
 def test_vintage_value_network_with_nan_is_refused(tmp_path):
-    from agents import vintage_value
+    from agents.vintage import value as vintage_value
 
     net = vintage_value.ValueNet(
         {
@@ -150,7 +153,7 @@ def test_manifest_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     exc = _finishes(lambda: model_io.load_policy(tmp_path / "m.json", RULES))
     assert isinstance(exc, ModelFormatError), exc
     assert "m.json" in str(exc) and "named pipe" in str(exc)
-    exc = _finishes(lambda: model_io.read_manifest(tmp_path / "m.json"))
+    exc = _finishes(lambda: model_manifest.read_manifest(tmp_path / "m.json"))
     assert isinstance(exc, ModelFormatError), exc
     # A save over it does not block either: the pipe is replaced by the new manifest.
     assert _finishes(lambda: _save(tmp_path / "m", _tensors(0))) is None
@@ -196,7 +199,7 @@ def test_manifest_over_the_size_limit_is_refused(tmp_path):
 
 def test_a_checkpoints_optimizer_state_that_is_a_fifo_is_refused(tmp_path):
     torch = pytest.importorskip("torch", reason="the [train] extra is not installed")
-    from train.checkpoint import read_optimizer
+    from train.common.checkpoint import read_optimizer
 
     good = tmp_path / "step.optim.pt"
     torch.save({"state": {}, "param_groups": []}, good)

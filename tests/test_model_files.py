@@ -1,6 +1,6 @@
-"""Model files (agents/model_io.py): a save is checked before anything is written, an earlier
-model survives a refused or interrupted save, and a damaged or crafted file is refused with an
-error naming the file and what in it is wrong (numpy only: no torch needed)."""
+"""Model files (agents/model_io/kit_model.py): a save is checked before anything is written, an
+earlier model survives a refused or interrupted save, and a damaged or crafted file is refused with
+an error naming the file and what in it is wrong (numpy only: no torch needed)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import model_io
-from agents.model_io import ModelFormatError
+from agents.model_io import kit_model as model_io
+from agents.model_io import rules_signature, tensor_file
+from agents.model_io.tensor_file import ModelFormatError
 from speed_env.rules import make_rules
 
 RULES = make_rules("us")
 
 
 def _tensors(seed: int, hidden: int = 8) -> dict[str, np.ndarray]:
-    sig = model_io.signature(RULES)
+    sig = rules_signature.signature(RULES)
     rng = np.random.default_rng(seed)
     return {
         "pi.0.weight": rng.normal(size=(hidden, sig["obs_dim"])).astype(np.float32),
@@ -268,7 +269,7 @@ def test_any_header_parses_or_is_refused_cleanly(header, data):
     text = json.dumps(header).encode()
     blob = struct.pack("<Q", len(text)) + text + data
     try:
-        tensors, _ = model_io.parse_safetensors(blob, "f.safetensors")
+        tensors, _ = tensor_file.parse_safetensors(blob, "f.safetensors")
     except ModelFormatError as exc:
         assert str(exc).startswith("f.safetensors")
     else:

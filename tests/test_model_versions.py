@@ -11,9 +11,10 @@ import pytest
 
 import agents
 import speed_env
-from agents import model_io
-from agents.model_io import ModelFormatError
-from agents.model_version import PRE_1_0
+from agents.model_io import kit_model as model_io
+from agents.model_io import mlp, rules_signature
+from agents.model_io.tensor_file import ModelFormatError
+from agents.model_io.version import PRE_1_0
 from speed_env.rules import make_rules
 from speed_env.vintage import make_vintage_rules
 
@@ -31,7 +32,7 @@ def _tensors(obs_dim: int, n_actions: int, hidden: int = 8) -> dict[str, np.ndar
 
 
 def _save_realtime(path):
-    sig = model_io.signature(RULES)
+    sig = rules_signature.signature(RULES)
     tensors = _tensors(sig["obs_dim"], sig["n_actions"])
     return model_io.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
 
@@ -124,5 +125,5 @@ def test_a_manifest_field_of_the_wrong_type_is_refused_by_name(tmp_path, field, 
 
 
 def test_a_network_built_in_memory_claims_no_file_version():
-    sig = model_io.signature(RULES)
-    assert model_io.MLPPolicy(_tensors(sig["obs_dim"], sig["n_actions"])).made_with is None
+    sig = rules_signature.signature(RULES)
+    assert mlp.MLPPolicy(_tensors(sig["obs_dim"], sig["n_actions"])).made_with is None

@@ -245,7 +245,7 @@ def test_openspiel_bots_and_ismcts_take_seats_in_kit_tournaments(tmp_path) -> No
 
 def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
     import agents
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
 
     with pytest.raises(agents.AgentSpecError, match="unknown OpenSpiel bot 'nosuch'"):
         agents.make("openspiel:nosuch")

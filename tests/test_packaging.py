@@ -111,7 +111,7 @@ sys.path.insert(0, str(target))
 import agents, speed_cli, speed_env, speed_lab, speed_table, train
 from speed_env.vintage.pack import default_pack
 from speed_table.app import STATIC
-from agents.model_io import BUNDLED
+from agents.model_io.kit_model import BUNDLED
 mods = [agents, speed_cli, speed_env, speed_lab, speed_table, train]
 print(json.dumps({
     "files": {m.__name__: str(Path(m.__file__).resolve()) for m in mods},

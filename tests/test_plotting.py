@@ -1,4 +1,4 @@
-"""The shared plotting helper (agents.plotting): PNGs as bytes or written atomically."""
+"""The shared plotting helper (agents.runtime.plotting): PNGs as bytes or written atomically."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from agents import plotting
+from agents.runtime import plotting
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -3,7 +3,7 @@
 docs/rules.md "Time, reaction and simultaneous plays": a tick commits at the
 clock, then resolves every landing, flip and idle countdown due by its end.
 While none is due and both seats wait, a tick only moves the clock, so the
-training env's skip loop (``train.skip_loop.play_forced``) advances such a
+training env's skip loop (``train.vec_env.skip_loop.play_forced``) advances such a
 game by ``k`` ticks at once. ``quiet_ticks`` must count exactly those ticks:
 one too many would skip an event (a landing, the flip that ends a countdown,
 an idle countdown's start, the truncation at ``max_game_ms``), one too few

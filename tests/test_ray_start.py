@@ -1,5 +1,5 @@
-"""Starting the ``--backend ray`` cluster (agents.ray_jobs): a local start that times out, as
-Ray's does on a busy machine, is tried once more; a failure is one line naming what failed
+"""Starting the ``--backend ray`` cluster (agents.runtime.ray_jobs): a local start that times out,
+as Ray's does on a busy machine, is tried once more; a failure is one line naming what failed
 and what to try, never Ray's traceback. Ray itself is faked, so this runs without it (the
 real clusters are tests/cluster's)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agents import ray_jobs
+from agents.runtime import ray_jobs
 from speed_cli import main
 
 TIMEOUT = (

@@ -1,4 +1,4 @@
-"""Tests for speed_env.render: text and RGB tables drawn from snapshot() dicts.
+"""Tests for speed_env.render.modes: text and RGB tables drawn from snapshot() dicts.
 
 Most tests use hand-written snapshots, so the renderers are checked against the
 snapshot contract (README, ``snapshot()``) on their own; one test also draws real env
@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from speed_env.render import render_ansi, render_rgb, rgb_shape, strip_ansi
+from speed_env.render.image import render_rgb, rgb_shape
+from speed_env.render.text import render_ansi, strip_ansi
 
 PRESETS = ("us", "pagat", "japanese")
 

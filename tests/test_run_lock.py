@@ -1,4 +1,4 @@
-"""One writer per folder (agents/run_lock.py), between real processes: a second writer is
+"""One writer per folder (agents/runtime/run_lock.py), between real processes: a second writer is
 refused at once naming the first, a lock left by a killed process is reported and taken over,
 and Ctrl-C lets go."""
 
@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from helpers_run import ROOT
 
-from agents.run_lock import LOCK_NAME, FolderInUse, FolderLock, owner_of, read_owner
+from agents.runtime.run_lock import LOCK_NAME, FolderInUse, FolderLock, owner_of, read_owner
 
 # A process that takes the lock, says so on stdout, and holds it until stdin closes (or a
 # signal ends it): the other side of every test here.
 HOLDER = """
 import sys, time
-from agents.run_lock import FolderLock
+from agents.runtime.run_lock import FolderLock
 with FolderLock(sys.argv[1], command="holder --out " + sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -7,8 +7,8 @@ import pytest
 
 import agents
 import speed_env
-from agents import tournament
 from agents.search import SearchAgent, SearchSettings
+from agents.tournament import realtime as tournament
 from speed_env.reaction import make_profile
 
 

@@ -8,7 +8,8 @@ import pytest
 
 import agents
 import speed_env
-from agents.model_io import BUNDLED, ModelFormatError, read_model
+from agents.model_io.kit_model import BUNDLED, read_model
+from agents.model_io.tensor_file import ModelFormatError
 
 SELFPLAY = BUNDLED.parent / "selfplay" / "selfplay.json"
 
@@ -34,7 +35,7 @@ def test_the_selfplay_model_was_trained_from_reward_alone_in_two_stages():
 def test_the_selfplay_model_is_the_rank_relative_network_played_in_numpy():
     """Its manifest names the rankwise network and its gather; it loads as the numpy
     ``RankwisePolicy`` (no torch needed to play it)."""
-    from agents.rankwise import RankwisePolicy
+    from agents.model_io.rankwise import RankwisePolicy
 
     _, manifest, _ = read_model(SELFPLAY)
     assert manifest["net"]["kind"] == "rankwise" and manifest["net"]["features"] == 194

@@ -14,8 +14,8 @@ import pytest
 
 import agents
 import speed_env
-from agents import tournament
 from agents.stats import ELO_SCALE, bootstrap_ratings, bradley_terry, wilson_interval
+from agents.tournament import realtime as tournament
 from speed_cli import main as cli
 from speed_env.rules import make_rules
 
@@ -224,7 +224,7 @@ def test_the_ray_backend_without_the_ray_extra_is_a_clear_error(tmp_path, capsys
 
 
 def test_a_job_backend_is_checked_when_made():
-    from agents.jobs import Backend
+    from agents.runtime.jobs import Backend
 
     with pytest.raises(ValueError, match="backend must be one of local, ray"):
         Backend("dask")

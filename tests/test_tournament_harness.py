@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agents import tournament_harness as harness
-from agents.tournament_harness import Chunk
+from agents.tournament import harness
+from agents.tournament.harness import Chunk
 
 
 def test_the_plan_cuts_each_line_up_into_chunks_of_deals_in_order():

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 import speed_cli
-from agents import report
-from agents import tournament as rt
-from agents import vintage_tournament as vt
-from agents.chunk_log import LOG_NAME
+from agents.tournament import realtime as rt
+from agents.tournament import report
+from agents.tournament import vintage as vt
+from agents.tournament.chunk_log import LOG_NAME
 
 REALTIME = ["tournament", "--agents", "random,greedy,chain", "--games", "12", "--save-replays", "1"]
 VINTAGE = ["tournament", "--game", "vintage", "--players", "2", "--games", "12"]
@@ -186,7 +186,7 @@ def test_ctrl_c_then_resume_gives_the_uninterrupted_results(tmp_path):
 def test_a_tournament_holds_its_folder_lock(small_chunks, tmp_path, capsys):
     """Two writers never share an output folder: a run or resume on a folder another process
     holds is refused, naming it, and changes nothing there."""
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
     out = tmp_path / "out"
     with FolderLock(out, command="speed tournament (the first)"):

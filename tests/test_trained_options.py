@@ -8,7 +8,9 @@ import pytest
 
 import agents
 import speed_env
-from agents.model_io import BUNDLED, ModelFormatError, read_manifest
+from agents.model_io.kit_model import BUNDLED
+from agents.model_io.manifest import read_manifest
+from agents.model_io.tensor_file import ModelFormatError
 
 OPTIONS = {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True}
 OPTIONS_MODEL = BUNDLED.parent / "japanese_options.json"

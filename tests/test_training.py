@@ -19,13 +19,14 @@ from stable_baselines3.common.vec_env import VecCheckNan
 
 import agents
 import speed_env
-from agents import model_io
-from agents.model_io import ModelFormatError
+from agents.model_io import kit_model as model_io
+from agents.model_io import tensor_file
+from agents.model_io.tensor_file import ModelFormatError
 from speed_cli import main as cli
 from speed_env.rules import make_rules
-from train.checkpoint import export_model, policy_tensors
-from train.pool import OpponentPool
-from train.vec_env import SpeedVecEnv
+from train.common.checkpoint import export_model, policy_tensors
+from train.realtime.pool import OpponentPool
+from train.vec_env.env import SpeedVecEnv
 
 torch.set_num_threads(1)
 
@@ -307,13 +308,13 @@ def test_weights_file_is_standard_safetensors(tiny_model):
 
     model, path, _ = tiny_model
     theirs = load_file(str(path.with_suffix(".safetensors")))
-    ours, _ = model_io.parse_safetensors(path.with_suffix(".safetensors").read_bytes(), "x")
+    ours, _ = tensor_file.parse_safetensors(path.with_suffix(".safetensors").read_bytes(), "x")
     assert theirs.keys() == ours.keys()
     for k in ours:
         np.testing.assert_array_equal(theirs[k], ours[k])
     other = path.parent / "lib.safetensors"
     save_file(theirs, str(other))
-    again, _ = model_io.parse_safetensors(other.read_bytes(), "lib")
+    again, _ = tensor_file.parse_safetensors(other.read_bytes(), "lib")
     assert all(np.array_equal(again[k], ours[k]) for k in ours)
 
 
@@ -349,9 +350,9 @@ def test_truncated_weights_are_refused(tiny_model, tmp_path):
 def test_missing_tensor_is_refused(tiny_model, tmp_path):
     m = _copy(tiny_model[1], tmp_path)
     w = m.with_suffix(".safetensors")
-    tensors, _ = model_io.parse_safetensors(w.read_bytes(), "x")
+    tensors, _ = tensor_file.parse_safetensors(w.read_bytes(), "x")
     del tensors["logits.bias"]
-    blob = model_io.write_safetensors(w, tensors)
+    blob = tensor_file.write_safetensors(w, tensors)
     manifest = json.loads(m.read_text())
     manifest["weights_sha256"] = hashlib.sha256(
         blob
@@ -630,7 +631,7 @@ def test_bc_fit_spreads_over_the_teachers_ties():
     # Labels {1, 2} tied best, 3 legal but worse: the fit must put nearly all mass on 1 and 2.
 
     from train.bc import BCConfig, _fit, _forward
-    from train.vec_env import SpeedVecEnv
+    from train.vec_env.env import SpeedVecEnv
 
     env = SpeedVecEnv(4, "us", opponent="greedy")
     model = MaskablePPO(
@@ -678,7 +679,7 @@ def test_speed_train_spellings_give_the_same_settings(tmp_path):
     import dataclasses
 
     from train import ppo, vintage_ppo
-    from train.cli_args import parse
+    from train.common.cli_args import parse
 
     flags = ["--rules", "japanese", "--gamma", "0.99", "--no-skip-forced", "--out", "x"]
     old = parse(flags)
@@ -731,7 +732,7 @@ def test_recipes_run_as_modules_with_their_own_flags(capsys):
 def test_the_atomic_writer_honours_the_umask(tmp_path):
     import os
 
-    from agents.files import write_atomic, write_json
+    from agents.runtime.files import write_atomic, write_json
 
     old = os.umask(0o027)
     try:

@@ -24,10 +24,10 @@ from helpers_run import ROOT
 
 import agents
 from speed_cli import main as cli
-from train.budget import describe, plan
-from train.run import Progress
-from train.run_folder import RunFolder
-from train.run_logs import STEP_COLUMN, logger
+from train.common.budget import describe, plan
+from train.common.run import Progress
+from train.common.run_folder import RunFolder
+from train.common.run_logs import STEP_COLUMN, logger
 
 # Small runs: rollouts of 16 x 32 = 512 decisions, evaluations of 2 games against greedy.
 SMALL = ["--n-envs", "16", "--n-steps", "32", "--batch-size", "256", "--n-epochs", "1"]
@@ -175,7 +175,7 @@ def test_speed_train_vintage_ctrl_c_then_resume_to_its_own_budget(tmp_path):
 def test_a_failure_after_an_update_still_saves_the_model(tmp_path, monkeypatch):
     """An exception in the loop: the latest model and a summary that says the run did not
     finish and why, then the exception itself (no final evaluation of a failed run)."""
-    from train import run as run_mod
+    from train.common import run as run_mod
 
     end = run_mod.TrainCallback._on_rollout_end
 

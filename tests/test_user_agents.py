@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents import user_agents, vintage_agents
-from agents.registry import AgentSpecError
-from agents.user_agents import UserAgentError, is_user_spec
+from agents.specs import user_files as user_agents
+from agents.specs.errors import AgentSpecError
+from agents.specs.user_files import UserAgentError, is_user_spec
+from agents.vintage import registry as vintage_agents
 from speed_cli import main
 
 BOT = textwrap.dedent(
@@ -112,7 +113,7 @@ def test_reaction_tail_and_module_form(bot_file: Path, monkeypatch: pytest.Monke
 
 
 def test_vintage_user_agent_plays_a_vintage_tournament(bot_file: Path) -> None:
-    from agents import vintage_tournament as vt
+    from agents.tournament import vintage as vt
 
     spec = f"py:{bot_file}:factory"
     assert vintage_agents.make(spec, seed=0).rules is None  # no real-time rules in vintage

@@ -5,7 +5,7 @@ heuristic already knows (play when you can, keep runs going). Cloning a bot
 first, actor *and* critic, lets PPO start from that level:
 
 1. the teacher plays the learner's seat of the training run's VecEnv (a
-   :class:`~train.vec_env.SpeedVecEnv` of real-time games, or a ``DummyVecEnv`` of
+   :class:`~train.vec_env.env.SpeedVecEnv` of real-time games, or a ``DummyVecEnv`` of
    :class:`~speed_env.vintage.single.VintageSingleEnv` tables) against its
    opponents, and every decision is recorded (observation, mask, the teacher's
    action, the reward);
@@ -280,7 +280,7 @@ def clone(
     """Fit ``model.policy`` (a MaskablePPO policy) to ``cfg.teacher`` playing in ``env``
     (``teachers`` and ``teacher_view`` as in :func:`record`); return stats. ``progress``
     draws a bar for each recording and each fit (stderr)."""
-    from train.checkpoint import snapshot_policy
+    from train.common.checkpoint import snapshot_policy
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)

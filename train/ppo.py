@@ -7,25 +7,25 @@ What a run does, in order (each step is a section of :func:`train`):
 
 1. **Settings.** Every setting is a field of :class:`Config` (the flags are
    made from it, help text and all; the shared ones are in
-   :mod:`train.settings`). ``--resume`` takes the saved settings of the run in
+   :mod:`train.common.settings`). ``--resume`` takes the saved settings of the run in
    ``--out`` and continues it.
 2. **Seeding.** One seed: the envs' deals and seat draws, the opponents'
    generators, torch and the evaluation deals (a fixed ``eval_seed``, so every
    point of the curve plays the same deals).
-3. **Environment.** :class:`~train.vec_env.SpeedVecEnv`: ``n_envs`` games on
+3. **Environment.** :class:`~train.vec_env.env.SpeedVecEnv`: ``n_envs`` games on
    the batched engine, the learner in a seat drawn per game, the opponent
    drawn per game from ``--opponent`` (a bot, a mix, or ``self`` for a
    self-play pool of the learner's snapshots and the bots). One timestep is one
    *decision* of the learner: the ticks where it can only wait are played by
    the env (see its docstring).
 4. **Model.** MaskablePPO with an MLP actor and critic (``--policy rankwise``: the
-   rank-relative actor of :mod:`train.rankwise_policy`), its rollouts collected by the lean
-   loop of :mod:`train.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm starts:
-   ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
+   rank-relative actor of :mod:`train.realtime.rankwise_policy`), its rollouts collected by the lean
+   loop of :mod:`train.vec_env.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm
+   starts: ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
    PATH`` starts from a saved model.
-5. **Loop.** ``model.learn`` (:class:`~train.run.Run`): the progress bar,
+5. **Loop.** ``model.learn`` (:class:`~train.common.run.Run`): the progress bar,
    self-play snapshots, and every ``eval_every`` timesteps a checkpoint played
-   against the gauntlet on paired deals (``agents.tournament``, as
+   against the gauntlet on paired deals (``agents.tournament.realtime``, as
    ``ppo:PATH``); logs (TensorBoard and CSV under ``out/logs``; ``eval.csv``;
    the pool's make-up in ``pool.json``).
 6. **Finish.** The final model first (``model.json`` + ``model.safetensors``),
@@ -35,7 +35,7 @@ What a run does, in order (each step is a section of :func:`train`):
    with and without the evaluations; also printed), and the ``speed
    tournament`` command that plays the model against the bots. Ctrl-C or an
    exception stops early and still writes the model and a summary that says
-   why (:class:`~train.run.Run`). The run holds ``--out``'s lock throughout.
+   why (:class:`~train.common.run.Run`). The run holds ``--out``'s lock throughout.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from train.curves import Panel
-from train.settings import RunSettings, check_ppo, recipe_main, specs
+from train.common.curves import Panel
+from train.common.settings import RunSettings, check_ppo, recipe_main, specs
 
 __all__ = [
     "Config",
@@ -73,9 +73,9 @@ class Config(RunSettings):
     """Warm start from a saved kit model (``.json``) of the same net_arch."""
     policy: str = "auto"
     """The actor: ``rankwise`` (one MLP shared by every play, over the observation re-indexed
-    relative to its rank and pile: agents/rankwise.py), ``mlp`` (an MLP over the observation),
-    or ``auto``: rankwise where the rules allow it (13 wrap-around ranks, plain plays), else
-    mlp."""
+    relative to its rank and pile: agents/model_io/rankwise.py), ``mlp`` (an MLP over the
+    observation), or ``auto``: rankwise where the rules allow it (13 wrap-around ranks, plain
+    plays), else mlp."""
     # ---- the environment
     tick_ms: int = 50
     """Length of a tick in ms."""
@@ -137,7 +137,7 @@ def check_config(cfg: Config) -> None:
     if cfg.policy not in ("auto", "mlp", "rankwise"):
         raise ValueError(f"policy must be auto, mlp or rankwise, got {cfg.policy!r}")
     if cfg.policy == "rankwise":
-        from agents.rankwise import check_rules
+        from agents.model_io.rankwise import check_rules
 
         for rules in parse_rules_options(cfg):
             check_rules(rules, "--policy rankwise")
@@ -154,8 +154,8 @@ def chosen_policy(cfg: Config) -> str:
     trained on allows it (13 wrap-around ranks, plain plays), else ``mlp``."""
     if cfg.policy != "auto":
         return cfg.policy
-    from agents.rankwise import check_rules
-    from agents.tensor_file import ModelFormatError
+    from agents.model_io.rankwise import check_rules
+    from agents.model_io.tensor_file import ModelFormatError
 
     try:
         for rules in parse_rules_options(cfg):
@@ -167,7 +167,7 @@ def chosen_policy(cfg: Config) -> str:
 
 def parse_rules_options(cfg: Config) -> list[Any]:
     """The Rules to train on: each preset of ``rules`` with ``options`` applied (checked)."""
-    from train.vec_env import parse_rules_list
+    from train.vec_env.env import parse_rules_list
 
     return parse_rules_list(cfg.rules, **rule_options(cfg))
 
@@ -191,8 +191,8 @@ PANELS = (
 
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
-    from agents import tournament
     from agents.stats import wilson_interval
+    from agents.tournament import realtime as tournament
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"
@@ -238,7 +238,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
 def report(rows: list[dict[str, Any]]) -> Any:
     """How an evaluation reads: each line-up's win rate and interval; greedy and chain as the
     bar's note."""
-    from train.run import Report
+    from train.common.run import Report
 
     line = "  ".join(
         f"{r['rules']}/{r['opponent']} {100 * r['win_rate']:.1f}% "
@@ -254,8 +254,8 @@ def report(rows: list[dict[str, Any]]) -> Any:
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: Config) -> dict[str, Any]:
     """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
-    The run holds its folder's lock throughout (:class:`~train.run_folder.RunFolder`)."""
-    from train.run_folder import RunFolder
+    The run holds its folder's lock throughout (:class:`~train.common.run_folder.RunFolder`)."""
+    from train.common.run_folder import RunFolder
 
     with RunFolder(cfg.out) as folder:
         return _train(cfg, folder)
@@ -268,11 +268,11 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     import torch
 
     import agents
-    from agents.model_io import as_policy, read_model
-    from train.checkpoint import export_model, load_tensors_into, snapshot_policy
-    from train.run import Curves, Run
-    from train.settings import make_model
-    from train.vec_env import SpeedVecEnv
+    from agents.model_io.kit_model import as_policy, read_model
+    from train.common.checkpoint import export_model, load_tensors_into, snapshot_policy
+    from train.common.run import Curves, Run
+    from train.common.settings import make_model
+    from train.vec_env.env import SpeedVecEnv
 
     folder.start(cfg, resume=cfg.resume)
     state = folder.state

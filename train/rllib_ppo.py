@@ -5,12 +5,12 @@ docs/ray.md, "RLlib: multi-agent PPO with action masking"). What it does, top to
 
 - The env: ``speed_v1`` (``player_0`` and ``player_1``, the dict observation
   with its ``int8`` mask), either one PettingZoo game per env or batches of
-  games on the batch engine (``env_runner``, see :mod:`train.rllib_env`).
-- The modules: ``main``, the learner (:class:`~train.rllib_module.MaskedMLPModule`,
+  games on the batch engine (``env_runner``, see :mod:`train.rllib.env`).
+- The modules: ``main``, the learner (:class:`~train.rllib.module.MaskedMLPModule`,
   illegal actions masked out of its logits), and its opponents: ``main`` itself
   (``self``), ``snapshot`` (a frozen copy of ``main``, refreshed every
   ``snapshot_every`` iterations) and any kit bot (``greedy``, ``chain`` …,
-  :class:`~train.rllib_module.BotModule`). Each episode maps one seat, drawn
+  :class:`~train.rllib.module.BotModule`). Each episode maps one seat, drawn
   from the episode's id, to ``main`` and the other to one of ``opponents``;
   only ``main`` is trained, and with ``self`` both seats' experience trains it.
 - The loop: ``iterations`` PPO updates; every ``checkpoint_every`` and at the
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.files import write_json
-from train.settings import hidden
+from agents.runtime.files import write_json
+from train.common.settings import hidden
 
 ENV_RUNNERS = ("batch", "games")
 
@@ -160,7 +160,8 @@ def build_config(cfg: Config) -> Any:
     from ray.tune.registry import register_env
 
     from speed_env.rules import make_rules
-    from train import rllib_env, rllib_module
+    from train.rllib import env as rllib_env
+    from train.rllib import module as rllib_module
 
     opponents = check(cfg)
     rules = make_rules(cfg.rules)
@@ -218,9 +219,9 @@ def refresh_snapshot(algo: Any) -> None:
 
 def export(algo: Any, cfg: Config, path: Path, training: dict[str, Any]) -> Path:
     """Write ``main`` in the kit's model format; returns the manifest's path."""
-    from agents.model_io import save_model
+    from agents.model_io.kit_model import save_model
     from speed_env.rules import make_rules
-    from train.rllib_module import kit_tensors
+    from train.rllib.module import kit_tensors
 
     module = algo.get_module("main")
     state = {k: v.detach().cpu().numpy() for k, v in module.state_dict().items()}
@@ -264,9 +265,9 @@ def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict
 
 def train(cfg: Config) -> dict[str, Any]:
     """Run the recipe; returns the summary written to ``OUT/summary.json``. The run holds
-    ``OUT``'s lock throughout (:mod:`agents.run_lock`: a second run on the same folder is
+    ``OUT``'s lock throughout (:mod:`agents.runtime.run_lock`: a second run on the same folder is
     refused at once, naming this one)."""
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
     check(cfg)
     with FolderLock(cfg.out):
@@ -274,7 +275,7 @@ def train(cfg: Config) -> dict[str, Any]:
 
 
 def _train(cfg: Config) -> dict[str, Any]:
-    from agents.ray_jobs import cluster
+    from agents.runtime.ray_jobs import cluster
 
     out = Path(cfg.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ What a run does, in order (each step is a section of :func:`train`):
    behaviour cloning of :func:`train.vintage_ppo.behaviour_clone`), which is
    cheap next to search.
 3. **Rounds.** Round ``r`` generates ``games`` games of search targets
-   (:mod:`train.vintage_expert_targets`, chunked jobs on ``--backend local``
+   (:mod:`train.vintage.expert_targets`, chunked jobs on ``--backend local``
    or ``ray``, the same file for one seed on either): the learner's seat plays
    the search's choice in round 0 and the network's after it (``acting``);
    the search's prior (the choice it must beat by ``z`` standard errors) is
@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from train import vintage_expert_fit
-from train.vintage_expert_fit import agreement as agreement
-from train.vintage_expert_fit import held_out as held_out
-from train.vintage_expert_targets import ACTING, PRIORS, Targets, TargetSettings
+from agents.vintage.search import PRIORS
+from train.vintage import expert_fit as vintage_expert_fit
+from train.vintage.expert_fit import agreement, held_out
+from train.vintage.expert_targets import ACTING, Targets, TargetSettings
 
 TARGETS = ("choice", "soft")
 
@@ -145,8 +145,8 @@ def specs(text: str | None) -> list[str]:
 
 def check_config(cfg: ExpertConfig) -> None:
     """Refuse settings that cannot work, naming the field."""
-    from agents.jobs import Backend
-    from agents.vintage_search import ROLLOUTS
+    from agents.runtime.jobs import Backend
+    from agents.vintage.search import ROLLOUTS
 
     whole = ("rounds", "games", "epochs", "batch_size", "eval_games", "workers")
     for name, least in (*((n, 1) for n in whole), ("value_games", 2)):  # a value game held out
@@ -169,7 +169,7 @@ def check_config(cfg: ExpertConfig) -> None:
     if "network" in (cfg.rollout, cfg.own_rollout) and not (cfg.init_bc or cfg.init_model):
         raise ValueError("rollout network needs a network from round 0: give init_bc or init_model")
     if cfg.value_model:
-        from agents.vintage_value import load_value
+        from agents.vintage.value import load_value
 
         load_value(cfg.value_model)  # a missing or foreign value file fails here
         if not cfg.leaf:
@@ -180,7 +180,7 @@ def check_config(cfg: ExpertConfig) -> None:
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
     if cfg.init_model:
-        from agents.model_io import load_vintage_policy
+        from agents.model_io.kit_model import load_vintage_policy
 
         load_vintage_policy(cfg.init_model)  # a missing or foreign model file fails here
     target_settings(cfg, 0, network=False)  # players, opponents, worlds, rollout, z
@@ -259,9 +259,9 @@ def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
 
 def train(cfg: ExpertConfig) -> dict[str, Any]:
     """Run the recipe (module docstring); returns the summary also written to
-    ``out/summary.json``. The run holds ``out``'s lock throughout (:mod:`agents.run_lock`:
+    ``out/summary.json``. The run holds ``out``'s lock throughout (:mod:`agents.runtime.run_lock`:
     a second run on the same folder is refused at once, naming this one)."""
-    from agents.run_lock import FolderLock
+    from agents.runtime.run_lock import FolderLock
 
     # 1. Settings ------------------------------------------------------------------
     check_config(cfg)
@@ -276,15 +276,14 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents import vintage_agents
-    from agents.files import write_json
-    from agents.jobs import Backend
-    from agents.model_io import copy_model
-    from agents.report import check_writable
+    from agents.model_io.kit_model import copy_model
+    from agents.runtime.files import check_writable, write_json
+    from agents.runtime.jobs import Backend
+    from agents.vintage import registry as vintage_agents
     from speed_env.vintage import make_vintage_rules
     from train import bc
-    from train import vintage_expert_targets as vet
-    from train.settings import make_model
+    from train.common.settings import make_model
+    from train.vintage import expert_targets as vet
     from train.vintage_ppo import (
         export,
         load_network,
@@ -340,7 +339,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
         return path, measured
 
     def current_network() -> vet.Network:
-        from agents.sb3_import import sb3_policy_tensors
+        from agents.model_io.sb3_import import sb3_policy_tensors
 
         tensors, _, activation = sb3_policy_tensors(model.policy)
         # The targets' observations are raw: fold the scale into the first layer, as export does.
@@ -465,7 +464,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
 # ---------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m train.vintage_expert``: bad settings print one line and return 2."""
-    from train.settings import recipe_main
+    from train.common.settings import recipe_main
 
     return recipe_main(
         ExpertConfig,

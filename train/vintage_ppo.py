@@ -7,7 +7,7 @@ What a run does, in order (each step is a section of :func:`train`):
 
 1. **Settings.** Every setting is a field of :class:`VintageConfig` (the
    flags are made from it, help text and all; the shared ones are in
-   :mod:`train.settings`, with this game's defaults re-declared here).
+   :mod:`train.common.settings`, with this game's defaults re-declared here).
    ``--resume`` takes the saved settings of the run in ``--out`` and
    continues it from its last checkpoint, as in real-time training.
 2. **Seeding.** One seed: the deals and the learner's seat (each env's
@@ -25,10 +25,10 @@ What a run does, in order (each step is a section of :func:`train`):
 4. **Model.** MaskablePPO with separate MLP actor and critic. Optional warm
    start: ``init_bc`` clones a bot first (:mod:`train.bc`, the teacher reading
    raw observations), and the clone is evaluated as the curve's first point.
-5. **Loop.** ``model.learn`` (:class:`~train.run.Run`): a progress bar, the
+5. **Loop.** ``model.learn`` (:class:`~train.common.run.Run`): a progress bar, the
    rolling win rate and penalty of the training games (logged), and every
    ``eval_every`` timesteps a checkpoint played by the N-player tournament
-   harness (:mod:`agents.vintage_tournament`) against ``players - 1`` copies of
+   harness (:mod:`agents.tournament.vintage`) against ``players - 1`` copies of
    each ``eval_opponents`` bot, seats rotated on shared deals; rows go to
    ``eval.csv`` and ``curves.png``.
 6. **Finish.** ``model.json`` + ``model.safetensors`` (the observation scale
@@ -50,8 +50,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from train.curves import Panel
-from train.settings import RunSettings, check_ppo, recipe_main, specs
+from train.common.curves import Panel
+from train.common.settings import RunSettings, check_ppo, recipe_main, specs
 
 __all__ = [
     "VintageConfig",
@@ -97,7 +97,7 @@ class VintageConfig(RunSettings):
 def check_config(cfg: VintageConfig) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
-    from agents.vintage_agents import VINTAGE
+    from agents.vintage.registry import VINTAGE
 
     check_ppo(cfg)
     if isinstance(cfg.players, bool) or not 2 <= cfg.players <= 10:
@@ -148,7 +148,7 @@ def table_env(
 ) -> Any:
     """Training env number ``i``: the learner at ``seat`` of a ``players`` table, the other
     seats vintage bots cycled from the specs ``opponents``, seeded by ``seed``, ``i`` and seat."""
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
     from speed_env.vintage.single import VintageSingleEnv
 
     bots = [
@@ -160,8 +160,8 @@ def table_env(
 
 def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict[str, Any]) -> Path:
     """Save the policy in the kit's format, the observation scale folded into the first layers."""
-    from agents.model_io import save_vintage_model
-    from agents.sb3_import import sb3_policy_tensors
+    from agents.model_io.kit_model import save_vintage_model
+    from agents.model_io.sb3_import import sb3_policy_tensors
 
     tensors, sizes, activation = sb3_policy_tensors(model.policy)
     # W @ (scale * x) == (W * scale) @ x: the saved network takes raw observations.
@@ -181,7 +181,8 @@ def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> 
     """
     import torch
 
-    from agents.model_io import ModelFormatError, load_vintage_policy, read_model
+    from agents.model_io.kit_model import load_vintage_policy, read_model
+    from agents.model_io.tensor_file import ModelFormatError
 
     net = load_vintage_policy(path)  # checks the file and its vintage signature
     tensors, _, where = read_model(path)
@@ -232,8 +233,8 @@ PANELS = (
 
 def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     """The saved policy at a table with ``players - 1`` copies of each eval bot: one row per bot."""
-    from agents import vintage_tournament as vt
     from agents.stats import wilson_interval
+    from agents.tournament import vintage as vt
 
     me = f"vintage-ppo:{model_path}"
     settings = vt.VintageSettings(
@@ -283,7 +284,7 @@ def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
 
 def report(rows: list[dict[str, Any]]) -> Any:
     """How an evaluation reads: penalties (the learner's and the bot's) and win rate per bot."""
-    from train.run import Report
+    from train.common.run import Report
 
     line = "  ".join(
         f"vs {r['opponent']}: penalty {r['mean_penalty']:.2f} "
@@ -304,8 +305,8 @@ def report(rows: list[dict[str, Any]]) -> Any:
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: VintageConfig) -> dict[str, Any]:
     """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
-    The run holds its folder's lock throughout (:class:`~train.run_folder.RunFolder`)."""
-    from train.run_folder import RunFolder
+    The run holds its folder's lock throughout (:class:`~train.common.run_folder.RunFolder`)."""
+    from train.common.run_folder import RunFolder
 
     with RunFolder(cfg.out) as folder:
         return _train(cfg, folder)
@@ -321,8 +322,8 @@ def _train(cfg: VintageConfig, folder: Any) -> dict[str, Any]:
 
     import agents
     from speed_env.vintage import make_vintage_rules
-    from train.run import Curves, Run
-    from train.settings import make_model
+    from train.common.run import Curves, Run
+    from train.common.settings import make_model
 
     folder.start(cfg, resume=cfg.resume)
 

@@ -13,7 +13,7 @@ count half). A small MLP (``net_arch``, sigmoid output) is fitted by binary
 cross-entropy to that share on all but a held-out share of the games, whose
 mean squared error is reported beside that of the constant mean (``r2``: the
 share of the variance explained). The result is a
-:class:`agents.vintage_value.ValueNet` file that ``vintage-search:leaf=D,value=PATH``
+:class:`agents.vintage.value.ValueNet` file that ``vintage-search:leaf=D,value=PATH``
 and ``speed train-expert --leaf D`` read. :func:`fit_value` is the function.
 """
 
@@ -63,11 +63,11 @@ class ValueConfig:
 
 def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, their seat's final finished-ahead share, and their game's index."""
-    from agents import vintage_agents
-    from agents.vintage_value import ahead_share
+    from agents.vintage import registry as vintage_agents
+    from agents.vintage.value import ahead_share
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
-    from train.settings import specs
+    from train.common.settings import specs
 
     bots = [vintage_agents.make(s, seed=cfg.seed + k) for k, s in enumerate(specs(cfg.bots))]
     rng = np.random.default_rng(cfg.seed)
@@ -104,7 +104,7 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
     file's ``training`` record)."""
     import torch
 
-    from agents.vintage_value import ValueNet, save_value
+    from agents.vintage.value import ValueNet, save_value
     from speed_env.vintage import make_vintage_rules
     from train.vintage_ppo import observation_scale
 
@@ -178,8 +178,8 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
 
 def check_config(cfg: ValueConfig) -> None:
     """Refuse settings that cannot work, naming the field."""
-    from agents import vintage_agents
-    from train.settings import specs
+    from agents.vintage import registry as vintage_agents
+    from train.common.settings import specs
 
     for name, least in (("games", 2), ("epochs", 1), ("batch_size", 1), ("torch_threads", 1)):
         value = getattr(cfg, name)
@@ -209,7 +209,7 @@ def check_config(cfg: ValueConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m train.vintage_value``: bad settings print one line and return 2."""
-    from train.settings import recipe_main
+    from train.common.settings import recipe_main
 
     def run(cfg: ValueConfig) -> dict[str, Any]:
         return {"complete": True, **fit_value(cfg)}

@@ -8,7 +8,7 @@ and keeps every regular file opened for reading, except Python's own
 (``.py``/``.pyc``, ``__pycache__``, the interpreter's prefix) and the kit's
 sources other than its bundled models (a module imported for the first time
 is read once per process, so it would make the record depend on what ran
-before). A user's agent file is added by its spec (:mod:`agents.user_agents`).
+before). A user's agent file is added by its spec (:mod:`agents.specs.user_files`).
 Paths inside the kit are recorded relative to its root, so the record is the
 same on every machine.
 """
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-KIT_ROOT = Path(__file__).resolve().parent.parent
+KIT_ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the kit's packages (``agents``, ``speed_env`` …)."""
 MODELS = KIT_ROOT / "agents" / "models"
 
@@ -69,7 +69,7 @@ def sha256(path: Path) -> str:
 def source_files(spec: str) -> dict[str, str]:
     """The Python file a user's agent spec (``py:PATH:NAME``, ``MODULE:NAME``) loads, with its
     SHA-256; ``{}`` for a registered agent or a module without a file."""
-    from agents import user_agents
+    from agents.specs import user_files as user_agents
 
     if not user_agents.is_user_spec(spec):
         return {}

@@ -1,7 +1,7 @@
 """α-Rank on a report card: the agent among the reference pool, from the same counts as its rating.
 
 A card's rating fits the agent against the reference pool's fixed ratings
-(:mod:`agents.anchored_rating`); α-Rank (:mod:`agents.alpharank`) ranks the same
+(:mod:`agents.evaluate.rating`); α-Rank (:mod:`agents.alpharank`) ranks the same
 agents by the stationary distribution of an evolutionary process over their
 payoff table, which sees cycles a rating hides. The table is the pool's own
 results (the shipped anchors: reference agent against reference agent) plus

@@ -1,10 +1,10 @@
 """A report card checked before anyone ranks it: everything shown is what its counts give.
 
-:func:`check_card` is what ``speed leaderboard`` (:func:`agents.eval_report.read_card`)
+:func:`check_card` is what ``speed leaderboard`` (:func:`agents.evaluate.report.read_card`)
 runs on every card, in this order; the first failure is one :class:`CardError`
 naming the file and the field:
 
-1. strict JSON (no key twice, no NaN or infinity: :mod:`agents.strict_json`);
+1. strict JSON (no key twice, no NaN or infinity: :mod:`agents.runtime.strict_json`);
 2. the card's hash (``card_hash``, over the whole card) and its manifest's hash;
 3. the card's agent, game and protocol are its manifest's, with exact types
    (``true`` and ``1.0`` are not ``1``), and the manifest's protocol data is
@@ -14,7 +14,7 @@ naming the file and the field:
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
    an optional ``human_likeness`` (``speed evaluate --human``) is type-checked;
-5. re-rated against the shipped anchors (:func:`agents.evaluate.rate`), the
+5. re-rated against the shipped anchors (:func:`agents.evaluate.make_card.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).
 
@@ -26,7 +26,7 @@ anyone can repeat (``speed evaluate`` with the card's agent, ``--games`` and
 penalties are checked for range only: the card does not hold the per-table
 counts they come from.
 
-``python -m agents.card_check --rehash CARD...`` checks cards made before the
+``python -m agents.evaluate.card_check --rehash CARD...`` checks cards made before the
 card hash existed (everything above but the hash) and writes them back with it.
 """
 
@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents import eval_protocol as ep
-from agents import strict_json
+from agents.evaluate import protocol as ep
+from agents.runtime import strict_json
 
 
 class CardError(ValueError):
@@ -87,7 +87,7 @@ def check_card(
             c.fail(
                 "card_hash",
                 "is missing: a card made before cards were sealed (python -m "
-                "agents.card_check --rehash checks it and adds it)",
+                "agents.evaluate.card_check --rehash checks it and adds it)",
             )
         if stored != ep.card_hash(card):
             c.fail("card_hash", "does not match the card (edited by hand?)")
@@ -135,7 +135,7 @@ def check_card(
 
 # ------------------------------------------------------------------ human-likeness
 def _check_human(c: _Check, value: Any, game: str) -> None:
-    """The optional ``human_likeness`` section (:mod:`train.human_likeness`), type by type."""
+    """The ``human_likeness`` section, type by type (:mod:`train.realtime.human_likeness`)."""
     f = "human_likeness"
     if game != "realtime":
         c.fail(f, "belongs to real-time cards only")
@@ -219,7 +219,7 @@ def _check_pairing(c: _Check, r: dict[str, Any], where: str, games: int, match: 
 
 
 def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
-    from agents.latency_sweep_fit import fit_logistic
+    from agents.reaction_sweep.fit import fit_logistic
     from agents.stats import wilson_interval
 
     points = c.items(lat.get("points"), "results.latency.points")
@@ -255,7 +255,7 @@ def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
 def _check_vintage(
     c: _Check, results: dict[str, Any], proto: dict[str, Any], agent: str, games: int
 ) -> None:
-    from agents.eval_plan import vintage_tables
+    from agents.evaluate.plan import vintage_tables
     from agents.stats import wilson_interval
 
     tables = c.items(results.get("tables"), "results.tables")
@@ -317,7 +317,7 @@ def _check_interval(
 
 def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None) -> None:
     """The card's ratings and α-Rank are what its counts give against ``anchors``."""
-    from agents import evaluate
+    from agents.evaluate import make_card as evaluate
 
     if anchors is None:
         anchors = evaluate.load_anchors(card["game"])
@@ -464,7 +464,7 @@ def rehash(paths: Sequence[str | Path]) -> list[Path]:
     ``speed evaluate`` writes a card); nothing is written unless every card checks."""
     import json
 
-    from agents.files import write_atomic
+    from agents.runtime.files import write_atomic
 
     done = []
     for p in map(Path, paths):
@@ -476,8 +476,9 @@ def rehash(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agents.card_check [--rehash] CARD...``: check cards (and seal old ones)."""
-    parser = argparse.ArgumentParser(prog="python -m agents.card_check", description=__doc__)
+    """``python -m agents.evaluate.card_check [--rehash] CARD...``: check (and seal) cards."""
+    prog = "python -m agents.evaluate.card_check"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("cards", nargs="+", metavar="CARD", help="report.json files")
     parser.add_argument("--rehash", action="store_true", help="check all but the hash, then seal")
     args = parser.parse_args(argv)

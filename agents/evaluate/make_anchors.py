@@ -1,17 +1,17 @@
 """Make the rating anchors: the reference pool's round robin under an evaluation protocol.
 
-    python -m agents.make_anchors --game realtime --workers 2
-    python -m agents.make_anchors --game vintage --workers 2
+    python -m agents.evaluate.make_anchors --game realtime --workers 2
+    python -m agents.evaluate.make_anchors --game vintage --workers 2
 
 Real-time Speed: per rule set of the protocol, a round robin of its
 opponents (those that can play the rules) on the protocol's paired deals,
-games, seed and reaction (:mod:`agents.tournament`). Vintage Speed: a round
+games, seed and reaction (:mod:`agents.tournament.realtime`). Vintage Speed: a round
 robin of the five reference bots at four seats (every line-up of four,
-seats rotated over shared deals, :mod:`agents.vintage_tournament`), scored
+seats rotated over shared deals, :mod:`agents.tournament.vintage`), scored
 seat by seat as the vintage tournament scores it. The pairwise counts
 (``wins``, ``draws``, ``games``) go to ``agents/cards/anchors_GAME.json`` under the
 protocol version, game and rule set (vintage: ``4p``), each written as soon as
-it is finished; :mod:`agents.anchored_rating` fits the anchors from them.
+it is finished; :mod:`agents.evaluate.rating` fits the anchors from them.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import eval_protocol as ep
-from agents.files import write_json
+from agents.evaluate import protocol as ep
+from agents.runtime.files import write_json
 
 
 def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str,
 def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """One rule set's round robin of the protocol's opponents: pairwise counts."""
     import agents
-    from agents import tournament
+    from agents.tournament import realtime as tournament
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
@@ -75,8 +75,8 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
 
 def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """The vintage bots' round robin at the protocol's table size: pairwise comparison counts."""
-    from agents import vintage_tournament as vt
-    from agents.vintage_stats import game_table, pairwise
+    from agents.tournament import vintage as vt
+    from agents.tournament.vintage_stats import game_table, pairwise
 
     proto = ep.protocol("vintage", version)
     settings = vt.VintageSettings(
@@ -100,11 +100,11 @@ def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the pool's round robins and write the anchors file."""
-    from agents.evaluate import anchors_file
-    from agents.progress import chunk_progress
+    from agents.evaluate.make_card import anchors_file
+    from agents.runtime.progress import chunk_progress
 
     p = argparse.ArgumentParser(
-        prog="python -m agents.make_anchors",
+        prog="python -m agents.evaluate.make_anchors",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,20 +1,20 @@
 """``speed evaluate``: play an agent through the fixed protocol and make its report card.
 
-The protocol is data (:mod:`agents.eval_protocol`); the games are the
-tournaments' own (:mod:`agents.tournament` for real-time Speed, paired deals;
-:mod:`agents.vintage_tournament` for Vintage Speed, seat rotation), cut into
-chunks and run by :func:`agents.jobs.run_jobs`, so a card is the same for any
+The protocol is data (:mod:`agents.evaluate.protocol`); the games are the
+tournaments' own (:mod:`agents.tournament.realtime` for real-time Speed, paired deals;
+:mod:`agents.tournament.vintage` for Vintage Speed, seat rotation), cut into
+chunks and run by :func:`agents.runtime.jobs.run_jobs`, so a card is the same for any
 number of workers and on either backend. The latency curve is a reaction
-sweep (:mod:`agents.latency_sweep`) played in the same pool of jobs. The plan
-and its playing are :mod:`agents.eval_plan`, the results per pairing or table
-:mod:`agents.eval_summary`; this module makes the card, rates it and times the
+sweep (:mod:`agents.reaction_sweep.work`) played in the same pool of jobs. The plan
+and its playing are :mod:`agents.evaluate.plan`, the results per pairing or table
+:mod:`agents.evaluate.summary`; this module makes the card, rates it and times the
 agent, and every public name of the three is importable from here.
 
 Real-time card, per rule set the agent can play (those it refuses are listed
 with its reason) and per opponent that can play it: games, wins, losses,
 draws, truncations, win rate (a draw half) with its Wilson interval, match
 win rate (``us``/``pagat``) and the illegal actions the agent chose; per rule
-set the anchored rating (:mod:`agents.anchored_rating`); the break-even
+set the anchored rating (:mod:`agents.evaluate.rating`); the break-even
 latency against ``chain``; the decision cost (CPU µs a decision at batch 1
 and 256, a timing field).
 
@@ -34,26 +34,22 @@ from typing import Any
 
 import numpy as np
 
-from agents import eval_protocol as ep
+from agents.evaluate import protocol as ep
 
 # The plan and the numbers are modules of their own; their names are this module's API too.
-from agents.eval_plan import EvaluationError as EvaluationError
-from agents.eval_plan import Plan as Plan
-from agents.eval_plan import make_plan as make_plan
-from agents.eval_plan import plan_realtime as plan_realtime
-from agents.eval_plan import plan_vintage as plan_vintage
-from agents.eval_plan import run_plan as run_plan
-from agents.eval_summary import summarise_realtime as summarise_realtime
-from agents.eval_summary import summarise_vintage as summarise_vintage
-from agents.guarded import calling, checked_act
+from agents.evaluate.plan import (
+    Plan,
+)
+from agents.evaluate.summary import summarise_realtime, summarise_vintage
+from agents.specs.guarded import calling, checked_act
 
-CARDS = Path(__file__).parent / "cards"
+CARDS = Path(__file__).parent.parent / "cards"  # agents/cards
 """The shipped anchors, the bundled agents' cards and their leaderboards."""
 
 
 def anchors_file(game: str) -> Path:
     """The reference pool's results under each protocol for ``game``
-    (``python -m agents.make_anchors --game GAME``)."""
+    (``python -m agents.evaluate.make_anchors --game GAME``)."""
     return CARDS / f"anchors_{game}.json"
 
 
@@ -80,7 +76,7 @@ def _rating(
     samples: int,
     seed: int,
 ) -> dict[str, Any]:
-    from agents.anchored_rating import anchor_ratings, anchored_rating
+    from agents.evaluate.rating import anchor_ratings, anchored_rating
 
     pool = _pool(anchors, version, game, key)
     if pool is None:
@@ -148,7 +144,7 @@ def card(
     human_likeness: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``report.json`` document: manifest, results, and (apart) the timing fields; with
-    ``human_likeness`` (:func:`train.human_likeness.measure`) that section too."""
+    ``human_likeness`` (:func:`train.realtime.human_likeness.measure`) that section too."""
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
     doc = {
@@ -168,13 +164,13 @@ def card(
 
 def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
     """The card with its anchored ratings (re)computed from its own results and ``anchors``,
-    sealed with its hash (:func:`agents.eval_protocol.card_hash`).
+    sealed with its hash (:func:`agents.evaluate.protocol.card_hash`).
 
     A pure function of the card's counts, the anchors and the card's deal seed (the bootstrap's
     seed), so a card rated when it is made equals one rated later against the same anchors:
-    ``speed leaderboard`` re-rates every card this way (:mod:`agents.card_check`).
+    ``speed leaderboard`` re-rates every card this way (:mod:`agents.evaluate.card_check`).
     """
-    from agents.eval_alpharank import card_alpharank
+    from agents.evaluate.alpharank import card_alpharank
 
     out = json.loads(json.dumps(card))  # a deep copy
     version, game = out["protocol"], out["game"]

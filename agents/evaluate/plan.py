@@ -1,15 +1,15 @@
 """``speed evaluate``'s work: the games a report card plays, as a plan of chunked jobs.
 
-:func:`make_plan` turns an agent spec and the protocol (:mod:`agents.eval_protocol`)
-into a :class:`Plan`: the tournaments' own games (:mod:`agents.tournament` for
-real-time Speed, paired deals, with the latency sweep of :mod:`agents.latency_sweep`;
-:mod:`agents.vintage_tournament` for Vintage Speed, seat rotation), cut into
-chunks; :func:`run_plan` plays them through :func:`agents.jobs.run_jobs`, so a
+:func:`make_plan` turns an agent spec and the protocol (:mod:`agents.evaluate.protocol`)
+into a :class:`Plan`: the tournaments' own games (:mod:`agents.tournament.realtime` for
+real-time Speed, paired deals, with the latency sweep of :mod:`agents.reaction_sweep.work`;
+:mod:`agents.tournament.vintage` for Vintage Speed, seat rotation), cut into
+chunks; :func:`run_plan` plays them through :func:`agents.runtime.jobs.run_jobs`, so a
 card is the same for any number of workers and on either backend. What the
 agent refuses to play is recorded with its reason: only a ``ValueError`` from
 building it (its rules check) is a refusal. Any other exception, there or in a
-game, fails the card: an :class:`agents.guarded.AgentFailure` naming the agent
-and the whole message. Importable from :mod:`agents.evaluate`.
+game, fails the card: an :class:`agents.specs.guarded.AgentFailure` naming the agent
+and the whole message. Importable from :mod:`agents.evaluate.make_card`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from agents import eval_protocol as ep
-from agents import tournament
-from agents import tournament_harness as harness
-from agents.guarded import calling, positive_seconds
-from agents.jobs import Backend, run_jobs
+from agents.evaluate import protocol as ep
+from agents.runtime.jobs import Backend, run_jobs
+from agents.specs.guarded import calling, positive_seconds
+from agents.tournament import harness
+from agents.tournament import realtime as tournament
 
 
 class EvaluationError(ValueError):
@@ -54,7 +54,7 @@ def _job(job: tuple[str, Any, Any]) -> tuple[str, Any]:
     group, settings, chunk = job
     if isinstance(settings, tournament.Settings):
         return group, tournament.run_chunk(settings, chunk)
-    from agents import vintage_tournament as vt
+    from agents.tournament import vintage as vt
 
     return group, vt.run_chunk(settings, chunk)
 
@@ -64,7 +64,7 @@ def _describe(job: tuple[str, Any, Any]) -> str:
     group, settings, chunk = job
     if isinstance(settings, tournament.Settings):
         return f"{group} {tournament.describe_chunk(settings, chunk)}"
-    from agents import vintage_tournament as vt
+    from agents.tournament import vintage as vt
 
     return f"{group} {vt.describe_chunk(settings, chunk)}"
 
@@ -72,7 +72,7 @@ def _describe(job: tuple[str, Any, Any]) -> str:
 def _reason(exc: BaseException) -> str:
     """A refusal's message with the kit's own folder left out (the card reads the same on
     every machine)."""
-    from agents.agent_files import KIT_ROOT
+    from agents.evaluate.agent_files import KIT_ROOT
 
     return str(exc).replace(f"{KIT_ROOT}/", "")
 
@@ -98,14 +98,15 @@ def plan_realtime(
     """The games of a real-time card; refuses a spec that names no agent or carries ``@``.
     ``act_timeout``: seconds per decision before an agent fails (``None``: no limit)."""
     import agents
-    from agents import agent_files, user_agents
-    from agents.latency_sweep import SweepSettings, plan_chunks
+    from agents.evaluate import agent_files
+    from agents.reaction_sweep.work import SweepSettings, plan_chunks
+    from agents.specs import user_files as user_agents
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
     proto = ep.protocol("realtime", version)
     parsed = agents.parse_spec(spec)
-    if agents.vintage_agents.is_vintage(spec):
+    if agents.vintage.registry.is_vintage(spec):
         raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
     if parsed.reaction is not None:
         raise EvaluationError(
@@ -205,8 +206,9 @@ def plan_vintage(
     """The games of a vintage card; refuses a real-time agent. ``act_timeout``: as
     :func:`plan_realtime`'s."""
     import agents
-    from agents import agent_files, vintage_agents
-    from agents import vintage_tournament as vt
+    from agents.evaluate import agent_files
+    from agents.tournament import vintage as vt
+    from agents.vintage import registry as vintage_agents
 
     proto = ep.protocol("vintage", version)
     if agents.REALTIME.knows(spec):
@@ -273,7 +275,7 @@ def run_plan(
     backend: Backend | None = None,
 ) -> tuple[dict[str, list[Any]], bool]:
     """Play every job: the chunk results by group, in plan order, and whether all finished.
-    An agent failing in a game raises :class:`agents.jobs.RunStopped` (a card needs every
+    An agent failing in a game raises :class:`agents.runtime.jobs.RunStopped` (a card needs every
     game)."""
     results, complete = run_jobs(_job, plan.jobs, workers, progress, backend, describe=_describe)
     by_group: dict[str, list[Any]] = {g: [] for g in plan.groups}

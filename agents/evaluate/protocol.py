@@ -151,7 +151,8 @@ def card_hash(card: dict[str, Any]) -> str:
     """SHA-256 over the canonical JSON of a whole card (its own ``card_hash`` left out): the agent,
     every count, rating and number, the manifest with its protocol data, the timing. A card
     edited anywhere no longer matches it; a leaderboard also re-rates the card from its counts
-    (:mod:`agents.card_check`), so a card re-hashed after an edit to its ratings is refused too."""
+    (:mod:`agents.evaluate.card_check`), so a card re-hashed after an edit to its ratings is refused
+    too."""
     body = {k: v for k, v in card.items() if k != "card_hash"}
     return hashlib.sha256(canonical(body)).hexdigest()
 

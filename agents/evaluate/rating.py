@@ -2,7 +2,7 @@
 
 The reference pool (the protocol's opponents) plays a round robin under the
 protocol once; its pairwise results ship with the kit as data
-(``agents/cards/anchors.json``, made by ``python -m agents.make_anchors``).
+(``agents/cards/anchors.json``, made by ``python -m agents.evaluate.make_anchors``).
 A Bradley–Terry fit of those results (:func:`agents.stats.bradley_terry`,
 Elo scale, centred on 1500) gives each reference agent its **anchor**
 rating. An evaluated agent's rating is then the one number ``x`` that best

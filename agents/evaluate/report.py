@@ -1,6 +1,6 @@
 """A report card as files a person reads (``report.md``, ``report.png``), and the leaderboard.
 
-Pure functions from the ``report.json`` document (:func:`agents.evaluate.card`)
+Pure functions from the ``report.json`` document (:func:`agents.evaluate.make_card.card`)
 to text and PNG bytes; :func:`write_card` computes every file first and then
 writes each atomically, so an interrupted run leaves no half-written file.
 :func:`leaderboard` merges cards of one protocol version into a ranked table.
@@ -25,8 +25,8 @@ from typing import Any
 from agents.alpharank import unseparated_note
 
 # CardError: cards that cannot be read, checked or merged (the message names the file).
-from agents.card_check import CardError as CardError
-from agents.files import write_together
+from agents.evaluate.card_check import CardError
+from agents.runtime.files import write_together
 
 
 def md_code(text: str) -> str:
@@ -264,7 +264,7 @@ def markdown(card: dict[str, Any]) -> str:
 def figure_png(card: dict[str, Any]) -> bytes:
     """``report.png``: win rate (vintage: finished-ahead rate) with 95% intervals per opponent
     and rule set; beside it (real-time) the win rate against chain over the agent's latency."""
-    from agents import plotting
+    from agents.runtime import plotting
 
     realtime = card["game"] == "realtime"
     rows: list[tuple[str, float, float, float]] = []
@@ -352,8 +352,8 @@ def _interrupt_after() -> Iterator[None]:
 
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
     """``report.json``, ``report.md`` and ``report.png`` in ``out``: every file made in memory
-    first, then staged and renamed together (:func:`agents.files.write_together`), with Ctrl-C
-    held back until all three are in place: a card's files never mix two runs, and a failed
+    first, then staged and renamed together (:func:`agents.runtime.files.write_together`), with
+    Ctrl-C held back until all three are in place: a card's files never mix two runs, and a failed
     write (a full disk) leaves the old card whole and names the file."""
     files = {
         out / "report.json": (json.dumps(card, indent=2) + "\n").encode(),
@@ -367,9 +367,9 @@ def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
 # ------------------------------------------------------------------ leaderboard
 def read_card(path: str | Path) -> dict[str, Any]:
     """A ``report.json`` (or the folder holding one), checked through and through
-    (:func:`agents.card_check.check_card`: its hashes, its protocol data, its counts, its
+    (:func:`agents.evaluate.card_check.check_card`: its hashes, its protocol data, its counts, its
     ratings re-rated from them); errors name the file and the field."""
-    from agents.card_check import check_card, read_json
+    from agents.evaluate.card_check import check_card, read_json
 
     p = Path(path)
     if p.is_dir():
@@ -397,7 +397,7 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
     re-rated from its counts (:func:`read_card`); refuse cards of different protocol versions or
     games, naming the files. The same card given twice (the same manifest and results) is listed
     once, with a note."""
-    from agents.eval_protocol import card_hash
+    from agents.evaluate.protocol import card_hash
 
     if not paths:
         raise CardError("give at least one card (report.json)")
@@ -485,7 +485,7 @@ def leaderboard_md(board: dict[str, Any]) -> str:
 
 def leaderboard_png(board: dict[str, Any]) -> bytes:
     """The ranking rule set's ratings with their intervals, best at the top."""
-    from agents import plotting
+    from agents.runtime import plotting
 
     rs = board["rank_by"]
     rows = []

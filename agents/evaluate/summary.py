@@ -1,13 +1,13 @@
-"""``speed evaluate``'s numbers: a played :class:`~agents.eval_plan.Plan`'s results, per
+"""``speed evaluate``'s numbers: a played :class:`~agents.evaluate.plan.Plan`'s results, per
 pairing or table.
 
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
 (``us``/``pagat``) and the illegal actions; the latency sweep's points and its
-break-even latency against ``chain`` (:mod:`agents.latency_sweep_summary`). Vintage: per
+break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`). Vintage: per
 table, the finished-ahead rate, the mean penalty and the win rate with their
 intervals, and the agent's seat-by-seat comparisons with each bot. The ratings
-are :func:`agents.evaluate.rate`'s. Importable from :mod:`agents.evaluate`.
+are :func:`agents.evaluate.make_card.rate`'s. Importable from :mod:`agents.evaluate.make_card`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import eval_protocol as ep
-from agents import tournament
-from agents.eval_plan import Plan, vintage_tables
+from agents.evaluate import protocol as ep
+from agents.evaluate.plan import Plan, vintage_tables
+from agents.tournament import realtime as tournament
 
 
 def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, Any]:
@@ -65,8 +65,8 @@ def _settings_of(plan: Plan, group: str) -> Any:
 def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
     """The real-time card's results: per rule set and opponent, the latency fit (the ratings:
     :func:`rate`)."""
-    from agents.latency_sweep import PointResult
-    from agents.latency_sweep_summary import summarise
+    from agents.reaction_sweep.summary import summarise
+    from agents.reaction_sweep.work import PointResult
 
     proto = ep.protocol("realtime", plan.version)
     samples = proto["rating"]["bootstrap"]
@@ -141,7 +141,7 @@ def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, A
     """The vintage card's results: per table, and the agent's seat-by-seat comparisons with
     each bot, all tables together (the rating: :func:`rate`)."""
     from agents.stats import clustered_mean, wilson_interval
-    from agents.vintage_stats import comparisons, game_table
+    from agents.tournament.vintage_stats import comparisons, game_table
 
     proto = ep.protocol("vintage", plan.version)
     tables: list[dict[str, Any]] = []

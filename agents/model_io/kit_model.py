@@ -1,11 +1,11 @@
 """Learned policies on disk, for both games: the kit's model format, written and read back checked.
 
-The numpy MLP that plays a model is :mod:`agents.mlp_policy`; the bytes of
+The numpy MLP that plays a model is :mod:`agents.model_io.mlp`; the bytes of
 its weights file (safetensors) and the atomic commit of the two files,
-:mod:`agents.tensor_file`; the agents built from model files (``ppo:PATH``,
-``trained``, ``vintage-ppo:PATH``), :mod:`agents.learned`; the signature a
-model must match, :mod:`agents.model_signature`; reading SB3 ``.zip`` files,
-:mod:`agents.sb3_import` (:func:`convert_sb3_zip` here writes one in the
+:mod:`agents.model_io.tensor_file`; the agents built from model files (``ppo:PATH``,
+``trained``, ``vintage-ppo:PATH``), :mod:`agents.model_io.learned`; the signature a
+model must match, :mod:`agents.model_io.rules_signature`; reading SB3 ``.zip`` files,
+:mod:`agents.model_io.sb3_import` (:func:`convert_sb3_zip` here writes one in the
 kit's format).
 
 A model is two files side by side:
@@ -31,7 +31,7 @@ A model is two files side by side:
                         (name, start, stop of each named slice) it was trained on
   ``reaction``          reaction profiles of the learner and the opponent in training
   ``tick_ms``           the tick the model was trained at
-  ``net``               ``kind`` ``"mlp"`` (or ``"rankwise"``: :mod:`agents.rankwise`,
+  ``net``               ``kind`` ``"mlp"`` (or ``"rankwise"``: :mod:`agents.model_io.rankwise`,
                         which adds ``features``), ``hidden`` sizes, ``activation``
                         (``tanh`` / ``relu``), and each tensor's shape
   ``env_id``            the env id of the game it was trained on (``speed_env/speed_v1``,
@@ -45,7 +45,7 @@ Tensors: ``pi.K.weight`` / ``pi.K.bias`` (hidden layer ``K`` of the policy),
 ``logits.weight`` / ``logits.bias``, and optionally the value head
 ``vf.K.*`` / ``value.*`` (used to resume training, not to play). A
 ``rankwise`` model has ``act.K.*``, ``score.*`` and ``wait.*`` instead of
-``pi.K.*`` and ``logits.*`` (:mod:`agents.rankwise`).
+``pi.K.*`` and ``logits.*`` (:mod:`agents.model_io.rankwise`).
 
 Saving checks the tensors first (shapes, finite values) and writes nothing
 when they fail; the two files are then replaced so that ``NAME.json`` always
@@ -61,7 +61,7 @@ observation/action signature other than the rules asked for.
 
 A manifest without ``env_id`` and ``kit_version`` (written before kit 1.0.0, as
 the bundled models' are) loads as before; a loaded policy's ``made_with``
-(:class:`agents.model_version.ModelVersion`) says which env and kit version
+(:class:`agents.model_io.version.ModelVersion`) says which env and kit version
 its file records, ``pre-1.0`` for those. A model made on another env version
 loads wherever the observation layout check below passes.
 
@@ -93,33 +93,30 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.mlp_policy import ACTIVATIONS as ACTIVATIONS  # re-exported (train.rllib_module)
-from agents.mlp_policy import MLPPolicy
-from agents.model_manifest import FORMAT as FORMAT
-from agents.model_manifest import FORMAT_VERSION as FORMAT_VERSION
-from agents.model_manifest import NET_KINDS as NET_KINDS
-from agents.model_manifest import check_net_tensors as check_net_tensors
-from agents.model_manifest import read_manifest as read_manifest
-from agents.model_signature import check_signature as check_signature  # re-exported
-from agents.model_signature import signature as signature
-from agents.model_signature import signature_key as signature_key
-from agents.rankwise import KIND as RANKWISE
-from agents.rankwise import RankwisePolicy, n_features
-from agents.tensor_file import (
+from agents.model_io.manifest import (
+    FORMAT,
+    FORMAT_VERSION,
+    check_net_tensors,
+    read_manifest,
+)
+from agents.model_io.mlp import MLPPolicy
+from agents.model_io.rankwise import KIND as RANKWISE
+from agents.model_io.rankwise import RankwisePolicy, n_features
+from agents.model_io.rules_signature import check_signature, signature, signature_key
+from agents.model_io.tensor_file import (
     ModelFormatError,
     commit,
     parse_safetensors,
     read_safetensors_bytes,
     safetensors_bytes,
 )
-from agents.tensor_file import write_safetensors as write_safetensors  # the format's API
 from speed_env.registration import made_with
 from speed_env.rules import Rules
 
 if TYPE_CHECKING:
     from speed_env.vintage import VintageRules
 
-BUNDLED = Path(__file__).parent / "models" / "trained.json"
+BUNDLED = Path(__file__).parent.parent / "models" / "trained.json"  # agents/models
 
 
 # ----------------------------------------------------------------- manifest
@@ -163,7 +160,7 @@ def save_model(
 
     ``rules``: the rules it was trained under (one, or a list when it was trained
     under several; all share one observation/action signature). ``kind``: the
-    network, ``"mlp"`` or ``"rankwise"`` (:mod:`agents.rankwise`).
+    network, ``"mlp"`` or ``"rankwise"`` (:mod:`agents.model_io.rankwise`).
 
     ``path`` may end in ``.json``, ``.safetensors`` or neither. Written by
     :func:`write_model`: checked first, and a model already at ``path``
@@ -202,7 +199,7 @@ def write_model(
     written when the check fails (a misshapen or non-finite tensor), and the
     files are committed so that ``PATH.json`` always names whole weights
     that match its checksum: the earlier model until the new one is complete
-    (see :func:`agents.tensor_file.commit`).
+    (see :func:`agents.model_io.tensor_file.commit`).
     """
     weights_path, manifest_path = model_paths(path)
     tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
@@ -307,7 +304,7 @@ def load_policy(
     or with ``trust_pickle=True`` a stable-baselines3 ``.zip``."""
     p = Path(path)
     if p.suffix == ".zip":
-        from agents.sb3_import import load_sb3_zip  # the [train] extra: torch, SB3
+        from agents.model_io.sb3_import import load_sb3_zip  # the [train] extra: torch, SB3
 
         return load_sb3_zip(p, rules, seed=seed, sample=sample, trust_pickle=trust_pickle)
     tensors, manifest, manifest_path = read_model(p)
@@ -322,7 +319,7 @@ def convert_sb3_zip(
     model."""
     from sb3_contrib import MaskablePPO
 
-    from agents.sb3_import import sb3_policy_tensors  # the [train] extra: torch, SB3
+    from agents.model_io.sb3_import import sb3_policy_tensors  # the [train] extra: torch, SB3
 
     model = MaskablePPO.load(str(path), device="cpu")
     tensors, hidden, activation = sb3_policy_tensors(model.policy)

@@ -1,7 +1,7 @@
 """The learned agents of both games, built from model files: ``ppo:PATH``, ``trained``,
 ``vintage-ppo:PATH``.
 
-Reading and checking the files is :mod:`agents.model_io`'s; this parses the
+Reading and checking the files is :mod:`agents.model_io.kit_model`'s; this parses the
 specs' arguments (``?sample``, ``?trust``) and picks the bundled model that
 was trained on the rules asked for.
 """
@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents import model_io
-from agents.mlp_policy import MLPPolicy
-from agents.model_io import check_signature, load_policy, load_vintage_policy, read_manifest
-from agents.tensor_file import ModelFormatError
+from agents.model_io import kit_model as model_io
+from agents.model_io.kit_model import load_policy, load_vintage_policy
+from agents.model_io.manifest import read_manifest
+from agents.model_io.mlp import MLPPolicy
+from agents.model_io.rules_signature import check_signature
+from agents.model_io.tensor_file import ModelFormatError
 from speed_env.observation import rules_tag, tag_label
 from speed_env.rules import Rules
 

@@ -1,8 +1,8 @@
 """Reading a model's manifest: every field a load reads, checked, a wrong one named.
 
-:func:`read_manifest` is the one way :mod:`agents.model_io` reads a manifest:
+:func:`read_manifest` is the one way :mod:`agents.model_io.kit_model` reads a manifest:
 only a regular file of bounded size, strict JSON (no key twice, no NaN or
-infinity: :mod:`agents.strict_json`) nested no deeper than a real one could
+infinity: :mod:`agents.runtime.strict_json`) nested no deeper than a real one could
 be, the format and its version, each field's type, the network's kind and
 activation, a weights name beside it, and (real-time models) presets and
 options this kit has. :func:`check_net_tensors` checks the tensors against it.
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from agents import strict_json
-from agents.files import NotRegularFileError, read_regular
-from agents.mlp_policy import ACTIVATIONS, check_tensors, trained_tags
-from agents.rankwise import KIND as RANKWISE
-from agents.rankwise import check_rankwise_tensors
-from agents.tensor_file import MAX_MANIFEST, ModelFormatError, check_finite, is_count
+from agents.model_io.mlp import ACTIVATIONS, check_tensors, trained_tags
+from agents.model_io.rankwise import KIND as RANKWISE
+from agents.model_io.rankwise import check_rankwise_tensors
+from agents.model_io.tensor_file import MAX_MANIFEST, ModelFormatError, check_finite, is_count
+from agents.runtime import strict_json
+from agents.runtime.files import NotRegularFileError, read_regular
 from speed_env.rules import PRESETS
 
 FORMAT, FORMAT_VERSION = "speed-rl-policy", 1

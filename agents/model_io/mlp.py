@@ -1,6 +1,6 @@
 """The numpy MLP that plays a kit model (no torch): :class:`MLPPolicy`.
 
-Built from a model's tensors (:mod:`agents.model_io` reads and checks the
+Built from a model's tensors (:mod:`agents.model_io.kit_model` reads and checks the
 files); it plays the rules it was trained under only, refusing an observation
 whose ``rules`` field names others. ``act`` reads only the rows with a choice
 (a row with one legal action plays it), so that is where such an observation
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.model_version import ModelVersion, model_version
-from agents.tensor_file import ModelFormatError
+from agents.model_io.tensor_file import ModelFormatError
+from agents.model_io.version import ModelVersion, model_version
 from speed_env.observation import layout_for_dim, rules_tag, tag_label
 from speed_env.rules import PRESETS, Rules, RulesError
 

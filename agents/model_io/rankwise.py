@@ -42,8 +42,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents.mlp_policy import MLPPolicy, check_shapes, checked_activation, trained_tags
-from agents.tensor_file import ModelFormatError
+from agents.model_io.mlp import MLPPolicy, check_shapes, checked_activation, trained_tags
+from agents.model_io.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim
 
 KIND = "rankwise"
@@ -210,7 +210,7 @@ def _act(x: np.ndarray, activation: str) -> np.ndarray:
 
 class RankwisePolicy(MLPPolicy):
     """A saved rank-relative actor as a batch :class:`~speed_env.policy.Policy` (numpy, no
-    torch); acts, samples and refuses other rules as :class:`~agents.mlp_policy.MLPPolicy`."""
+    torch); acts, samples and refuses other rules as :class:`~agents.model_io.mlp.MLPPolicy`."""
 
     def __init__(
         self,

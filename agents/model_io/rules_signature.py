@@ -3,16 +3,16 @@
 A model's manifest records the signature it was trained for (``obs_dim``,
 ``n_actions``, the observation's named layout) and the rules it was trained
 under; :func:`check_signature` refuses a model for rules it cannot play,
-naming both. Shared by :mod:`agents.model_io` (the kit's files) and
-:mod:`agents.sb3_import` (SB3 ``.zip`` files).
+naming both. Shared by :mod:`agents.model_io.kit_model` (the kit's files) and
+:mod:`agents.model_io.sb3_import` (SB3 ``.zip`` files).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.mlp_policy import tags_label, trained_tags
-from agents.tensor_file import ModelFormatError
+from agents.model_io.mlp import tags_label, trained_tags
+from agents.model_io.tensor_file import ModelFormatError
 from speed_env.observation import obs_dim as rules_obs_dim
 from speed_env.observation import observation_layout, rules_tag, tag_label
 from speed_env.rules import Rules

@@ -2,7 +2,7 @@
 
 A plain SB3 ``.zip`` unpickles Python objects when loaded, which can run
 arbitrary code: :func:`load_sb3_zip` refuses it unless the caller says the
-file is trusted (``ppo:PATH.zip?trust``); :func:`agents.model_io.convert_sb3_zip`
+file is trusted (``ppo:PATH.zip?trust``); :func:`agents.model_io.kit_model.convert_sb3_zip`
 converts one to the kit's format once. Needs the ``[train]`` extra.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.mlp_policy import MLPPolicy, check_tensors
-from agents.model_signature import check_signature, signature
-from agents.tensor_file import ModelFormatError
+from agents.model_io.mlp import MLPPolicy, check_tensors
+from agents.model_io.rules_signature import check_signature, signature
+from agents.model_io.tensor_file import ModelFormatError
 from speed_env.rules import Rules
 
 
@@ -29,7 +29,7 @@ def load_sb3_zip(
             f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run "
             f"code) when loaded; pass ppo:{path}?trust (or trust_pickle=True) if you trust where "
             "it came from, or convert it once to the kit's format with "
-            "agents.model_io.convert_sb3_zip"
+            "agents.model_io.kit_model.convert_sb3_zip"
         )
     if not path.exists():
         raise ModelFormatError(f"model file {path} does not exist")

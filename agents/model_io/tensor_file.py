@@ -1,6 +1,6 @@
 """The bytes of a kit model on disk: the safetensors codec and the atomic commit of its two files.
 
-:mod:`agents.model_io` holds the model format (the manifest, what it must say,
+:mod:`agents.model_io.kit_model` holds the model format (the manifest, what it must say,
 which game it plays); this module only turns tensors into the bytes of a
 ``.safetensors`` file and back, strictly (a crafted header is refused naming
 its field), and replaces files so that an interruption never leaves half a
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import files
-from agents.files import NotRegularFileError, open_regular, read_regular
+from agents.runtime import files
+from agents.runtime.files import NotRegularFileError, open_regular, read_regular
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}
 _DTYPE_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
@@ -213,7 +213,7 @@ def _tensor_entry(info: Any, what: str) -> tuple[np.dtype[Any], tuple[int, ...],
 
 def stage(path: Path, data: bytes) -> Path:
     """Write ``data`` to a new hidden temporary file beside ``path`` (flushed to disk); its path
-    (:func:`agents.files.stage`: named for its writer, removed on failure)."""
+    (:func:`agents.runtime.files.stage`: named for its writer, removed on failure)."""
     return files.stage(path, data, fsync=True)
 
 

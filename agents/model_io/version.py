@@ -4,7 +4,7 @@ Model manifests written by kit 1.0.0 and later record ``env_id`` (the game's env
 ``speed_env/speed_v1``) and ``kit_version``. Earlier manifests, the bundled models' among
 them, record neither: they load as before and report :data:`PRE_1_0`. A model made on another
 env version still loads wherever its observation layout check passes (fields are matched by
-name, :mod:`agents.model_signature`); this only says where it came from.
+name, :mod:`agents.model_io.rules_signature`); this only says where it came from.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A sweep plays one agent against one opponent at several reaction latencies
 (or a grid of both players' latencies) on paired deals, through the
-tournament harness (``agents.tournament``): each point is a two-agent
+tournament harness (``agents.tournament.realtime``): each point is a two-agent
 tournament between ``AGENT@LATENCY`` and ``OPPONENT@OPPONENT_LATENCY``. Every
 point uses the same seed, so every point plays the same deals (common random
 numbers): the differences between points are the latencies, not the luck of
@@ -48,21 +48,34 @@ the points instead. Jittered profiles give smooth, logistic curves.
 
 Pure functions over plain data, a module a job. The sweep's settings, work
 and statistics live in :mod:`agents` (the evaluation card's break-even latency
-is a sweep too): :mod:`agents.latency_sweep` (``SweepSettings.points`` and
+is a sweep too): :mod:`agents.reaction_sweep.work` (``SweepSettings.points`` and
 ``plan_chunks``: the work; ``PointResult``: a point's games),
-:mod:`agents.latency_sweep_fit` (``fit_logistic`` and ``bootstrap_fit``: the
-statistics), :mod:`agents.latency_sweep_summary` (``summarise``: counts and the fit).
+:mod:`agents.reaction_sweep.fit` (``fit_logistic`` and ``bootstrap_fit``: the
+statistics), :mod:`agents.reaction_sweep.summary` (``summarise``: counts and the fit).
 Here: :mod:`.sweep` (``run_sweep``: the games), :mod:`.results` (``rows_csv``,
 ``table``, ``headline``), :mod:`.plots` (``curve_png`` and ``grid_png``;
 matplotlib is imported only inside them), :mod:`.files` (``write_outputs``,
 ``load``). Every public name is importable from the package
-(``from speed_lab import reaction_sweep as rs``); ``speed experiment
+(``from agents import reaction_sweep as rs``); ``speed experiment
 reaction`` runs a sweep from the command line.
 """
 
 from __future__ import annotations
 
-from agents.latency_sweep import (
+from agents.reaction_sweep.files import FILES, load, write_outputs
+from agents.reaction_sweep.fit import (
+    LN_1_5,
+    Bootstrap,
+    LogisticFit,
+    bootstrap_fit,
+    deal_scores,
+    fit_logistic,
+)
+from agents.reaction_sweep.plots import curve_png, grid_png
+from agents.reaction_sweep.results import CSV_COLUMNS, headline, rows_csv, sweep_label, table
+from agents.reaction_sweep.summary import summarise
+from agents.reaction_sweep.sweep import run_sweep
+from agents.reaction_sweep.work import (
     CHUNK_DEALS,
     PointResult,
     SweepError,
@@ -73,19 +86,6 @@ from agents.latency_sweep import (
     profile_for,
     shifted_profile,
 )
-from agents.latency_sweep_fit import (
-    LN_1_5,
-    Bootstrap,
-    LogisticFit,
-    bootstrap_fit,
-    deal_scores,
-    fit_logistic,
-)
-from agents.latency_sweep_summary import summarise
-from speed_lab.reaction_sweep.files import FILES, load, write_outputs
-from speed_lab.reaction_sweep.plots import curve_png, grid_png
-from speed_lab.reaction_sweep.results import CSV_COLUMNS, headline, rows_csv, sweep_label, table
-from speed_lab.reaction_sweep.sweep import run_sweep
 
 __all__ = [
     "CHUNK_DEALS",

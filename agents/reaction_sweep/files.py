@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.files import write_atomic
-from agents.latency_sweep import SweepError
-from speed_lab.reaction_sweep.plots import curve_png, grid_png
-from speed_lab.reaction_sweep.results import rows_csv
+from agents.reaction_sweep.plots import curve_png, grid_png
+from agents.reaction_sweep.results import rows_csv
+from agents.reaction_sweep.work import SweepError
+from agents.runtime.files import write_atomic
 
 FILES = {
     "csv": "reaction.csv",

@@ -4,7 +4,7 @@
 likelihood on the game counts; ``bootstrap_fit`` gives 95% intervals of the
 break-even difference ``-a / b``, the ms per ten points ``ln(1.5) / |b|`` and
 the slope from a bootstrap over deals (the same deals at every point).
-:func:`agents.latency_sweep_summary.summarise` puts them in a sweep's summary.
+:func:`agents.reaction_sweep.summary.summarise` puts them in a sweep's summary.
 """
 
 from __future__ import annotations

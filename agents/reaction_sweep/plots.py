@@ -1,6 +1,6 @@
 """A reaction sweep's figures: win rate against latency difference, and the grid heatmap.
 
-Drawn with :mod:`agents.plotting` (matplotlib, the ``[plot]`` extra, is
+Drawn with :mod:`agents.runtime.plotting` (matplotlib, the ``[plot]`` extra, is
 imported only when a figure is drawn).
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import plotting
-from speed_lab.reaction_sweep.results import sweep_label
+from agents.reaction_sweep.results import sweep_label
+from agents.runtime import plotting
 
 
 def curve_png(

@@ -1,6 +1,6 @@
 """A reaction sweep's results as text: the ``reaction.json`` summary's CSV rows, table, headline.
 
-``summarise`` (:mod:`agents.latency_sweep_summary`; the package re-exports it) turns the points'
+``summarise`` (:mod:`agents.reaction_sweep.summary`; the package re-exports it) turns the points'
 games into the JSON document (settings, one row per point with its Wilson
 interval, the logistic fit and its bootstrap intervals); ``rows_csv``,
 ``table`` and ``headline`` render it.

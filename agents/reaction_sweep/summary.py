@@ -1,10 +1,10 @@
 """A latency sweep's points as the ``reaction.json`` summary: a row per point and the fit.
 
-``summarise`` turns the points' games (:class:`agents.latency_sweep.PointResult`)
+``summarise`` turns the points' games (:class:`agents.reaction_sweep.work.PointResult`)
 into the JSON document: the settings, one row per point with its Wilson
-interval, the logistic fit (:mod:`agents.latency_sweep_fit`) and its bootstrap
+interval, the logistic fit (:mod:`agents.reaction_sweep.fit`) and its bootstrap
 intervals. The evaluation card reads its break-even latency from it; ``speed
-experiment reaction`` writes it and renders it (:mod:`speed_lab.reaction_sweep.results`).
+experiment reaction`` writes it and renders it (:mod:`agents.reaction_sweep.results`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.latency_sweep import PointResult, SweepSettings, latency_axis_ms
-from agents.latency_sweep_fit import bootstrap_fit, fit_logistic
+from agents.reaction_sweep.fit import bootstrap_fit, fit_logistic
+from agents.reaction_sweep.work import PointResult, SweepSettings, latency_axis_ms
 from speed_env.registration import made_with
 
 

@@ -1,11 +1,11 @@
 """Playing a reaction sweep: every point's chunks in one pool of jobs.
 
 The settings, the work (``SweepSettings.points``, ``plan_chunks``) and a point's
-games (``PointResult``) are :mod:`agents.latency_sweep`, where the evaluation
-card's latency sweep (:mod:`agents.evaluate`) finds them too (the package
+games (``PointResult``) are :mod:`agents.reaction_sweep.work`, where the evaluation
+card's latency sweep (:mod:`agents.evaluate.make_card`) finds them too (the package
 re-exports them). ``run_sweep`` plays them through the tournament harness
-(``agents.tournament``) on any job backend. The package docstring
-(:mod:`speed_lab.reaction_sweep`) describes the whole experiment.
+(``agents.tournament.realtime``) on any job backend. The package docstring
+(:mod:`agents.reaction_sweep`) describes the whole experiment.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents import tournament
-from agents.jobs import Backend, run_jobs
-from agents.latency_sweep import PointResult, SweepSettings, plan_chunks
+from agents.reaction_sweep.work import PointResult, SweepSettings, plan_chunks
+from agents.runtime.jobs import Backend, run_jobs
+from agents.tournament import realtime as tournament
 
 
 def _run_job(
@@ -36,8 +36,8 @@ def run_sweep(
 
     The work is every point's chunks (``plan_chunks``, each played by the
     tournament harness's ``run_chunk``) in one pool, so the results are the
-    same for any number of workers and on either ``backend`` (``agents.jobs``). Ctrl-C stops the
-    run and returns what finished (a point keeps its finished chunks).
+    same for any number of workers and on either ``backend`` (``agents.runtime.jobs``). Ctrl-C stops
+    the run and returns what finished (a point keeps its finished chunks).
     """
     points = settings.points()
     jobs = []

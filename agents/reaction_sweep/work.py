@@ -2,14 +2,14 @@
 
 A sweep plays one agent against one opponent at several reaction latencies (or
 a grid of both players' latencies): every point (an agent latency and an
-opponent latency) is a two-agent tournament (:mod:`agents.tournament`) between
+opponent latency) is a two-agent tournament (:mod:`agents.tournament.realtime`) between
 ``AGENT@LATENCY`` and ``OPPONENT@OPPONENT_LATENCY`` on the same seed, so every
 point plays the same deals (common random numbers). ``SweepSettings.points``
 and ``plan_chunks`` are the work; :class:`PointResult` is one point's games.
-:mod:`agents.latency_sweep_summary` summarises them (the logistic fit:
-:mod:`agents.latency_sweep_fit`); the evaluation card's break-even latency
-(:mod:`agents.evaluate`) and ``speed experiment reaction``
-(:mod:`speed_lab.reaction_sweep`, which plays a sweep and draws it) both use them.
+:mod:`agents.reaction_sweep.summary` summarises them (the logistic fit:
+:mod:`agents.reaction_sweep.fit`); the evaluation card's break-even latency
+(:mod:`agents.evaluate.make_card`) and ``speed experiment reaction``
+(:mod:`agents.reaction_sweep`, which plays a sweep and draws it) both use them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents import tournament
+from agents.tournament import realtime as tournament
 from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
 from speed_env.rules import Rules
 

@@ -7,14 +7,14 @@ workers and on either backend:
 
 - ``local`` (the default): in order in this process (``workers=1``) or in a
   pool of ``workers`` spawned processes.
-- ``ray``: each job is a Ray task (:mod:`agents.ray_jobs`, which imports Ray
+- ``ray``: each job is a Ray task (:mod:`agents.runtime.ray_jobs`, which imports Ray
   only when used), on the cluster at ``Backend.address``, else ``RAY_ADDRESS``,
   else a cluster of ``workers`` CPUs started on 127.0.0.1 for the run and
   stopped after it. A task whose worker process or node dies is run again
   (``max_retries`` times); an exception raised by the job itself is not
   retried (it would fail again) and reaches the caller as itself.
 
-An agent that fails in a job (:class:`agents.guarded.AgentFailure`) ends only
+An agent that fails in a job (:class:`agents.specs.guarded.AgentFailure`) ends only
 what it plays in when the caller says who plays in each job (``players``): the
 jobs without it run to completion, the jobs with it that have not started are
 not played, and :class:`RunStopped` is raised at the end carrying every failed
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, TypeVar
 
-from agents.guarded import AgentFailure
+from agents.specs.guarded import AgentFailure
 
 R = TypeVar("R")
 
@@ -176,7 +176,7 @@ def run_jobs(
     called in this process as each job finishes, before ``progress``. ``describe(job)``
     names a job in the line of a dead worker.
 
-    A job raising :class:`~agents.guarded.AgentFailure`: with ``players(job)`` (the agent
+    A job raising :class:`~agents.specs.guarded.AgentFailure`: with ``players(job)`` (the agent
     specs a job plays), the jobs the blamed agent plays in and that have not started are
     not played, the others run, and :class:`RunStopped` is raised at the end with every
     failure and the results; without it (or when the blamed agent does not play in the job)
@@ -197,7 +197,7 @@ def run_jobs(
 
     try:
         if backend is not None and backend.kind == "ray":
-            from agents.ray_jobs import run_on_ray
+            from agents.runtime.ray_jobs import run_on_ray
 
             def failed(i: int, exc: AgentFailure) -> list[int]:
                 contained.fail(i, exc)

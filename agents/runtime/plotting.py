@@ -2,13 +2,13 @@
 
 matplotlib (the ``[plot]`` extra) is imported only inside these functions, on
 the non-interactive ``Agg`` backend, so importing this module (or ``agents``)
-costs nothing without it. The tournaments' figures (:mod:`agents.report`,
-:mod:`agents.vintage_tournament`), the training curves (``train``) and the
+costs nothing without it. The tournaments' figures (:mod:`agents.tournament.report`,
+:mod:`agents.tournament.vintage`), the training curves (``train``) and the
 reaction sweeps (``speed_lab``) build on:
 
 - :func:`pyplot` and :func:`figure`: ``matplotlib.pyplot`` and a new figure;
 - :func:`png_bytes` and :func:`save_png`: a finished figure as PNG bytes, or
-  written atomically (:func:`agents.files.write_atomic`), the figure closed;
+  written atomically (:func:`agents.runtime.files.write_atomic`), the figure closed;
 - :func:`interval_rows_png`: one row per name, a point and its 95% interval;
 - :func:`heatmap`: a win-rate grid (red to blue) with each cell's value
   written in it.
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import write_atomic
+from agents.runtime.files import write_atomic
 
 
 def pyplot() -> Any:

@@ -1,8 +1,8 @@
 """A progress bar for chunked runs (tournaments, sweeps, evaluations, anchor pools).
 
 :func:`chunk_progress` hands a ``progress(done, total)`` callback (the one
-:func:`agents.jobs.run_jobs` calls) that drives a tqdm bar on stderr; the CLI
-(:mod:`speed_cli.common`) and ``python -m agents.make_anchors`` both use it.
+:func:`agents.runtime.jobs.run_jobs` calls) that drives a tqdm bar on stderr; the CLI
+(:mod:`speed_cli.common`) and ``python -m agents.evaluate.make_anchors`` both use it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The ``ray`` backend of :func:`agents.jobs.run_jobs`: each job a Ray task, results by job index.
+"""The ``ray`` backend of :func:`agents.runtime.jobs.run_jobs`: each job a Ray task, results by job
+index.
 
 Imported only when a run asks for ``--backend ray`` (``import agents`` never
 imports Ray). Needs the ``[ray]`` extra, and on a cluster the kit installed on
@@ -139,7 +140,7 @@ def start(ray: Any, where: str, kwargs: dict[str, Any]) -> None:
 def _get(ray: Any, ref: Any) -> Any:
     """A task's result; an agent's failure in it comes back as itself, its one line intact
     (Ray wraps a task's exception in a RayTaskError whose text is the remote traceback)."""
-    from agents.guarded import AgentFailure
+    from agents.specs.guarded import AgentFailure
 
     try:
         return ray.get(ref)
@@ -169,7 +170,7 @@ def run_on_ray(
     others go on. On Ctrl-C (or any error) the tasks still running are cancelled
     and the exception goes on.
     """
-    from agents.guarded import AgentFailure
+    from agents.specs.guarded import AgentFailure
 
     with cluster(address, workers) as ray:
         task = ray.remote(fn).options(num_cpus=1, max_retries=max_retries, retry_exceptions=False)

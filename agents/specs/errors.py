@@ -1,5 +1,5 @@
 """The error every agent-spec parser raises: its own module, so the registries
-(:mod:`agents.registry`) and the user-agent loader (:mod:`agents.user_agents`), which
+(:mod:`agents.specs.registry`) and the user-agent loader (:mod:`agents.specs.user_files`), which
 subclasses it, both import it without importing each other back."""
 
 from __future__ import annotations

@@ -1,22 +1,20 @@
-"""Speed bots behind the batch ``Policy`` protocol, built from spec strings.
+"""The real-time game's registry and its agent kinds: ``random``, ``greedy``, ``chain``,
+``search``, ``openspiel:``, ``ppo:``, ``trained``, ``selfplay``.
 
-``make("greedy")``, ``make("chain@pro")``, ``make("random@200")``: a name, then
-optionally ``@`` and a reaction profile (ms or a preset name) that the
-tournament gives the bot's seat. ``available()`` lists the names with a
-one-line description each. This is the real-time game's registry
-(:mod:`agents.registry`); the vintage bots have their own,
-:mod:`agents.vintage_agents`, to which ``make`` hands a ``vintage-…`` spec.
+Each kind is a builder ``(rules, seed, arg) -> Policy`` registered under its name; a builder
+imports its agent only when called, so listing the kinds stays cheap. ``@`` and a reaction
+profile after a spec is the tournament's business (:func:`seat_reaction`), not the builder's.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
-from agents.registry import REALTIME_GAME, AgentEntry, AgentSpec, AgentSpecError, Registry
+from agents.specs.errors import AgentSpecError
+from agents.specs.registry import REALTIME_GAME, Registry
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
-from speed_env.rules import Rules, make_rules
+from speed_env.rules import Rules
 
 REALTIME = Registry(REALTIME_GAME)
 """The real-time agent kinds; ``build(rules, seed, arg)``."""
@@ -28,7 +26,7 @@ def _random(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _greedy(rules: Rules, seed: int | None, arg: str) -> Policy:
-    from agents.heuristics import GreedyAgent
+    from agents.greedy import GreedyAgent
 
     return GreedyAgent(rules, seed)
 
@@ -106,16 +104,16 @@ register(
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``,
     ``?sample``."""
-    from agents.learned import policy_from_spec_arg
+    from agents.model_io.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)
 
 
 def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
     """The bundled learned agent trained on ``rules``: ``agents/models/trained.json``, or another
-    model bundled beside it (:func:`agents.learned.bundled_models`); refused, naming each, when
-    none was trained on them."""
-    from agents.learned import bundled_policy
+    model bundled beside it (:func:`agents.model_io.learned.bundled_models`); refused, naming each,
+    when none was trained on them."""
+    from agents.model_io.learned import bundled_policy
 
     return bundled_policy(rules, seed, arg)
 
@@ -129,7 +127,7 @@ register(
 def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     """The bundled agent PPO learned from reward alone, no cloning (docs/research/selfplay.md):
     ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
-    from agents.model_io import BUNDLED, load_policy
+    from agents.model_io.kit_model import BUNDLED, load_policy
 
     path = BUNDLED.parent / "selfplay" / "selfplay.json"
     return load_policy(path, rules, seed=seed, sample=arg == "sample")
@@ -152,64 +150,3 @@ def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
     return replace(
         base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms"
     )
-
-
-def available() -> dict[str, str]:
-    """Real-time agent names and a one-line description of each (the vintage ones:
-    :func:`agents.vintage_agents.available`)."""
-    return REALTIME.available()
-
-
-def parse_spec(spec: str) -> AgentSpec:
-    """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse unknown
-    names and bad profiles. A vintage spec is parsed by the vintage registry."""
-    from agents import vintage_agents
-
-    if vintage_agents.is_vintage(spec):
-        return vintage_agents.parse_spec(spec)
-    return REALTIME.parse_spec(spec)
-
-
-def make(
-    spec: str, rules: str | os.PathLike[str] | Rules | None = None, seed: int | None = None
-) -> Policy:
-    """Build the agent a spec string names (its reaction profile is on ``.reaction``).
-
-    A real-time agent plays ``rules`` (a preset name, a rules file or
-    :class:`~speed_env.rules.Rules`; ``None``: ``us``). A vintage spec
-    (``vintage-greedy`` …) is built by :func:`agents.vintage_agents.make`,
-    which needs no rules: giving it real-time rules is refused.
-
-    >>> import speed_env
-    >>> bot = make("chain@pro", rules="us", seed=0)
-    >>> bot.spec, bot.reaction.name
-    ('chain@pro', 'pro')
-    >>> obs, infos = speed_env.parallel_env("us").reset(seed=0)
-    >>> seat = obs["player_0"]  # act() takes a batch: one row here
-    >>> bot.act(seat["observation"][None], seat["action_mask"][None]).shape
-    (1,)
-    """
-    from agents import vintage_agents
-
-    if vintage_agents.is_vintage(spec):
-        if rules is not None:
-            raise AgentSpecError(
-                f"{spec!r} plays Vintage Speed, not real-time Speed, and takes no rules; "
-                f"real-time agents are {', '.join(available())}"
-            )
-        return vintage_agents.make(spec, seed)
-    policy: Policy = REALTIME.make(spec, make_rules("us" if rules is None else rules), seed)
-    return policy
-
-
-__all__ = [
-    "REALTIME",
-    "AgentEntry",
-    "AgentSpec",
-    "AgentSpecError",
-    "available",
-    "make",
-    "parse_spec",
-    "register",
-    "seat_reaction",
-]

@@ -4,9 +4,9 @@ A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
 or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
 for an agent registered with ``budget``. A user's own agent,
-``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.user_agents`),
+``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.specs.user_files`),
 is understood by both registries: the game it plays is the one it is built for.
-:mod:`agents` holds the real-time registry, :mod:`agents.vintage_agents` the vintage
+:mod:`agents` holds the real-time registry, :mod:`agents.vintage.registry` the vintage
 one; each builds its own game's bots only.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents import user_agents
-from agents.spec_error import AgentSpecError
+from agents.specs import user_files as user_agents
+from agents.specs.errors import AgentSpecError
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
 REALTIME_GAME = "real-time Speed"

@@ -1,14 +1,15 @@
 """What a finished chunk's result can hold: the checks a logged chunk passes before a resume
 trusts it.
 
-A chunk line of ``OUT/chunks.jsonl`` (:mod:`agents.chunk_log`) is read back into the game's
-result dataclass; before a resumed run counts it, the result must be one the chunk could have
+A chunk line of ``OUT/chunks.jsonl`` (:mod:`agents.tournament.chunk_log`) is read back into the
+game's result dataclass; before a resumed run counts it, the result must be one the chunk could have
 produced. Each check returns the first problem, naming the field (``wins_a + wins_b + draws
 is 7, games is 8``), or ``None``:
 
-- :func:`realtime`: :class:`agents.tournament.ChunkResult`, each deal twice (seats swapped);
-- :func:`vintage`: :class:`agents.vintage_stats.ChunkResult`, each deal once per rotation,
-  the seats filled by the chunk's line-up.
+- :func:`realtime`: :class:`agents.tournament.realtime.ChunkResult`, each deal twice (seats
+  swapped);
+- :func:`vintage`: :class:`agents.tournament.vintage_stats.ChunkResult`, each deal once per
+  rotation, the seats filled by the chunk's line-up.
 
 A number must be a JSON integer (not ``true``, not ``1.0``) and no count negative: a count
 that is not one is what made the statistics fail far from the file ("math domain error").

@@ -3,12 +3,12 @@ interrupted run can be resumed (``speed tournament --resume``) to the same resul
 
 ``OUT/chunks.jsonl`` holds one JSON document a line: first a header, then one line per finished
 chunk, in the order they finished, each appended and flushed to disk before the next. A chunk
-is a pure function of the settings, the agents and its index (:mod:`agents.tournament_harness`),
+is a pure function of the settings, the agents and its index (:mod:`agents.tournament.harness`),
 so the chunks of an interrupted run plus the missing ones played on resume are exactly an
 uninterrupted run's, provided the resumed run *is* the run that was started:
 
 - the header records every setting the results depend on (by flag), the chunk plan, and per
-  agent the SHA-256 of every file building it reads (:func:`agents.agent_files.spec_files`:
+  agent the SHA-256 of every file building it reads (:func:`agents.evaluate.agent_files.spec_files`:
   the user's ``.py``, a model's manifest and weights), and the run's identity (its seed and a
   hash of all that);
 - every chunk line carries that identity.
@@ -17,8 +17,9 @@ Resuming (:func:`open_log` with ``resume``) is refused, naming what differs, whe
 differs or an agent's file changed (its chunks so far were played by another agent), and when
 the log predates file hashes (format 1). A chunk line the resume cannot trust is dropped with
 a line naming it, and its chunk is played again: a line from another run, a second line for one
-chunk, a chunk not in the plan, a result no chunk can produce (:mod:`agents.chunk_checks`). A
-last line cut short by a kill is dropped silently (its chunk is played again).
+chunk, a chunk not in the plan, a result no chunk can produce
+(:mod:`agents.tournament.chunk_checks`). A last line cut short by a kill is dropped silently (its
+chunk is played again).
 
 =======  =====================================================================================
 format   what it holds
@@ -40,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from agents.files import write_atomic, write_text
-from agents.tournament_harness import Chunk
+from agents.runtime.files import write_atomic, write_text
+from agents.tournament.harness import Chunk
 
 R = TypeVar("R")
 
@@ -105,7 +106,8 @@ class Run(Generic[R]):
     result_type: Callable[..., R]
     """The dataclass of a chunk's result."""
     check: Callable[[R], str | None] = lambda result: None
-    """The impossible field of a chunk's result (:mod:`agents.chunk_checks`), or ``None``."""
+    """The impossible field of a chunk's result (:mod:`agents.tournament.chunk_checks`), or
+    ``None``."""
 
     def header(self) -> dict[str, Any]:
         """The log's first line."""

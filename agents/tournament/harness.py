@@ -7,11 +7,11 @@ chunk is played (a module-level function, so it can be pickled to a worker
 process or a Ray task) and how the finished chunks are summarised. Each chunk
 is a pure function of the settings and its index (its policies' seeds
 included), so the results are identical for any number of workers and on
-either backend of :mod:`agents.jobs`, and an interrupted run keeps every
+either backend of :mod:`agents.runtime.jobs`, and an interrupted run keeps every
 finished chunk.
 
-- :mod:`agents.tournament`: real-time Speed, two seats, paired deals.
-- :mod:`agents.vintage_tournament`: Vintage Speed, N seats, seat rotation.
+- :mod:`agents.tournament.realtime`: real-time Speed, two seats, paired deals.
+- :mod:`agents.tournament.vintage`: Vintage Speed, N seats, seat rotation.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from agents.jobs import Backend, RunStopped, run_jobs
+from agents.runtime.jobs import Backend, RunStopped, run_jobs
 
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
@@ -91,7 +91,7 @@ def run(
     chunk are kept as replays. Ctrl-C stops the run and returns what finished;
     ``backend`` runs the chunks on Ray; the results are the same everywhere.
     ``done`` holds results already finished (by chunk index, from an interrupted
-    run's :mod:`agents.chunk_log`): only the other chunks are played.
+    run's :mod:`agents.tournament.chunk_log`): only the other chunks are played.
     ``on_result`` is called here with each newly finished result, as it
     finishes (to log it before the run goes on). ``describe(settings, chunk)``
     names a chunk where a worker died.
@@ -99,7 +99,7 @@ def run(
     An agent failing in a chunk ends only what it plays in, given
     ``players(settings, chunk)`` (the agent specs a chunk seats): the chunks
     without it are played to the end, those with it not yet started are not, and
-    :class:`agents.jobs.RunStopped` is raised, its ``results`` the finished results
+    :class:`agents.runtime.jobs.RunStopped` is raised, its ``results`` the finished results
     in plan order (``done`` included), its ``skipped`` the chunk indices not
     played. Without ``players`` a failure stops the run as Ctrl-C does.
     """

@@ -2,7 +2,7 @@
 
 Every pairing plays the same deals, and each deal twice with seats swapped,
 so the luck of the deal cancels out of every comparison. The work is cut
-into fixed chunks (a pairing, the line-up of :mod:`agents.tournament_harness`,
+into fixed chunks (a pairing, the line-up of :mod:`agents.tournament.harness`,
 and a range of deals) and run by that harness, shared with the vintage
 tournament: the results are identical for any number of worker processes, and
 an interrupted run keeps every finished chunk.
@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from agents import tournament_harness as harness
-from agents.guarded import calling, checked_act, positive_seconds, seed_globals
-from agents.jobs import Backend
-from agents.tournament_harness import Chunk
+from agents.runtime.jobs import Backend
+from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
+from agents.tournament import harness
+from agents.tournament.harness import Chunk
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.registration import made_with
@@ -55,7 +55,8 @@ class Settings:
     ``rules.match_target`` points."""
     act_timeout: float | None = None
     """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
-    :mod:`agents.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its numbers."""
+    :mod:`agents.specs.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its
+    numbers."""
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -140,8 +141,8 @@ def _play(
 ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
 
-    Every call into an agent is attributed (:mod:`agents.guarded`): a failure is one
-    :class:`~agents.guarded.AgentFailure` naming the agent, the seat and the deals."""
+    Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
+    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals."""
     import agents
 
     last = start + count - 1
@@ -159,7 +160,8 @@ def _play(
     )
 
     def act(p: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Seat ``p``'s actions, checked and attributed (:func:`agents.guarded.checked_act`)."""
+        """Seat ``p``'s actions, checked and attributed
+        (:func:`agents.specs.guarded.checked_act`)."""
         return checked_act(
             bots[p], obs, mask, spec=specs[p], where=where[p],
             rows=lambda i: f"deal {start + i}", timeout=settings.act_timeout,
@@ -255,8 +257,8 @@ def run(
 
     ``record`` games of the first chunk are kept as replays. Ctrl-C stops the
     run and returns what finished. ``backend`` runs the chunks on Ray
-    (``agents.jobs``); the results are the same on every backend. ``done`` and
-    ``on_result``: resuming and logging (:func:`agents.tournament_harness.run`).
+    (``agents.runtime.jobs``); the results are the same on every backend. ``done`` and
+    ``on_result``: resuming and logging (:func:`agents.tournament.harness.run`).
     """
     return harness.run(
         run_chunk,

@@ -1,6 +1,6 @@
 """Tournament outputs: the terminal leaderboard and the files in ``--out``.
 
-Files are written with :func:`agents.files.write_atomic` (a temporary name in
+Files are written with :func:`agents.runtime.files.write_atomic` (a temporary name in
 the output folder, renamed into place), so an interrupted or failed write never
 leaves a half-written file over a good one.
 """
@@ -14,9 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents import plotting
-from agents.files import check_writable as check_writable  # re-exported: callers use report.*
-from agents.files import write_atomic
+from agents.runtime import plotting
+from agents.runtime.files import write_atomic
 
 # Per-agent columns after "win %": shown when the agents carry the key (the real-time
 # tournament reports cards played and bounces, the vintage one mean penalties).

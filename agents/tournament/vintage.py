@@ -19,7 +19,7 @@ line-up's). Deal ``d`` is the game reset with seed ``(seed << 32) + d``
 (cut, deal and pack rebuilds), the same deal for every rotation and every
 line-up, so the luck of the cards cancels out of every comparison.
 
-**Statistics** (pure functions over the per-game table, in :mod:`agents.vintage_stats`):
+**Statistics** (pure functions over the per-game table, in :mod:`agents.tournament.vintage_stats`):
 
 - *Mean penalty* per agent: the penalty points it was left holding, per
   seat it filled in a finished game (truncated games are left out). Its 95%
@@ -40,7 +40,7 @@ line-up, so the luck of the cards cancels out of every comparison.
   per-game bootstrap) would make the intervals too narrow.
 
 **Determinism.** The work is cut into chunks (a line-up and a range of
-deals) and run by :mod:`agents.tournament_harness`, shared with the
+deals) and run by :mod:`agents.tournament.harness`, shared with the
 real-time tournament; each chunk is a pure function of the settings and its
 index (the policies' seeds included), so results are identical for any
 number of worker processes, and an interrupted run keeps every finished
@@ -58,15 +58,15 @@ from typing import Any
 
 import numpy as np
 
-from agents import plotting
-from agents import tournament_harness as harness
-from agents.guarded import calling, checked_act, positive_seconds, seed_globals
-from agents.jobs import Backend
-from agents.tournament_harness import Chunk
-from agents.vintage_stats import (
+from agents.runtime import plotting
+from agents.runtime.jobs import Backend
+from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
+from agents.stats import clustered_mean
+from agents.tournament import harness
+from agents.tournament.harness import Chunk
+from agents.tournament.vintage_stats import (
     ChunkResult,
     agent_rows,
-    clustered_mean,
     comparisons,
     game_table,
     pairwise_counts,
@@ -102,7 +102,8 @@ class VintageSettings:
     """Vintage rule options (``("may_draw_when_able", True)``, …), as sorted pairs."""
     act_timeout: float | None = None
     """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
-    :mod:`agents.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its numbers."""
+    :mod:`agents.specs.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its
+    numbers."""
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -157,7 +158,7 @@ def _jsonable(value: Any) -> Any:
 def check_settings(s: VintageSettings) -> None:
     """Refuse settings that cannot be played, naming what is wrong."""
     import agents
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
 
     if len(s.agents) < 2:
         raise VintageTournamentError(
@@ -205,7 +206,7 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     """
     if record:
         raise VintageTournamentError("a vintage tournament records no replays (record must be 0)")
-    from agents import vintage_agents
+    from agents.vintage import registry as vintage_agents
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
@@ -297,8 +298,8 @@ def run(
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
     Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
-    on Ray (``agents.jobs``); the results are the same on every backend. ``done``
-    and ``on_result``: resuming and logging (:func:`agents.tournament_harness.run`).
+    on Ray (``agents.runtime.jobs``); the results are the same on every backend. ``done``
+    and ``on_result``: resuming and logging (:func:`agents.tournament.harness.run`).
     """
     return harness.run(
         run_chunk,
@@ -400,7 +401,7 @@ def summarise(
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
     """Mean penalty per game with 95% intervals, one row per agent (fewer is better)."""
-    from agents import report
+    from agents.tournament import report
 
     agents = sorted(summary["agents"], key=lambda a: -a["mean_penalty"])
     return plotting.interval_rows_png(
@@ -415,7 +416,7 @@ def agents_csv(summary: dict[str, Any]) -> str:
     import csv
     import io
 
-    from agents import report
+    from agents.tournament import report
 
     buf = io.StringIO()
     note = report.incomplete_note(summary)
@@ -455,7 +456,7 @@ def agents_csv(summary: dict[str, Any]) -> str:
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
     """Every output file: the real-time tournament's set, plus ``agents.csv`` and
     ``penalties.png``."""
-    from agents import report
+    from agents.tournament import report
 
     return report.write_outputs(
         out,

@@ -1,7 +1,7 @@
 """The statistics of a vintage tournament: pure functions over its per-game table.
 
 Tested on synthetic results (tests/vintage/test_vintage_tournament.py); what
-each number means is told in :mod:`agents.vintage_tournament`:
+each number means is told in :mod:`agents.tournament.vintage`:
 
 - :class:`ChunkResult`: what one chunk of games recorded (the harness's unit).
 - :class:`GameTable`: every game as arrays, one row per game.
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.stats import clustered_mean
-from agents.tournament_harness import Chunk
+from agents.tournament.harness import Chunk
 
 
 @dataclass

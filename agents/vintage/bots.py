@@ -16,7 +16,7 @@ nothing else about the game is hidden from it but the other hands.
   not seen and from a next player who just drew; it blocks a next player
   about to go out, and sheds Lightning once anyone is about to go out.
 
-They play each other in :mod:`agents.vintage_tournament` (``speed tournament
+They play each other in :mod:`agents.tournament.vintage` (``speed tournament
 --game vintage``): line-ups, seat rotation, shared deals.
 """
 

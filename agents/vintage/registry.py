@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.registry import AgentSpec, AgentSpecError, Registry
+from agents.specs.errors import AgentSpecError
+from agents.specs.registry import AgentSpec, Registry
 from speed_env.policy import Policy
 
 VINTAGE = Registry("Vintage Speed")
@@ -21,7 +22,7 @@ VINTAGE = Registry("Vintage Speed")
 
 def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
     def build(context: None, seed: int | None, arg: str) -> Policy:
-        from agents import vintage
+        from agents.vintage import bots as vintage
 
         cls = getattr(vintage, cls_name)
         return cls(seed=seed) if cls_name == "VintageRandom" else cls()
@@ -31,9 +32,9 @@ def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
 
 def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
-    (:mod:`agents.vintage_search`); a network role (``rollout``/``own``/``prior`` ``network``)
+    (:mod:`agents.vintage.search`); a network role (``rollout``/``own``/``prior`` ``network``)
     plays ``net=PATH``, else the bundled ``vintage-expert``."""
-    from agents.vintage_search import VintageSearch, parse_settings
+    from agents.vintage.search import VintageSearch, parse_settings
 
     options, _, budget = arg.partition("@")
     try:
@@ -42,7 +43,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
         raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
     network = None
     if settings.uses_network:  # net=PATH, else the bundled vintage-expert
-        from agents.model_io import load_vintage_policy
+        from agents.model_io.kit_model import load_vintage_policy
 
         network = load_vintage_policy(settings.net or EXPERT_MODEL)
     return VintageSearch(settings, seed, network=network)
@@ -50,7 +51,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
 
 def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
-    from agents.learned import vintage_policy_from_spec_arg
+    from agents.model_io.learned import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(arg, seed)
 
@@ -82,8 +83,8 @@ VINTAGE.register(
 
 def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
-    (:mod:`agents.vintage_ismcts`; needs the ``[openspiel]`` extra)."""
-    from agents.vintage_ismcts import VintageIsmcts, parse_settings
+    (:mod:`agents.vintage.ismcts`; needs the ``[openspiel]`` extra)."""
+    from agents.vintage.ismcts import VintageIsmcts, parse_settings
 
     try:
         settings = parse_settings(arg)
@@ -120,13 +121,13 @@ VINTAGE.register(
     _vintage_openspiel,
 )
 
-EXPERT_MODEL = Path(__file__).parent / "models" / "vintage" / "expert.json"
+EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.json"
 """The bundled network of vintage expert iteration (``train/vintage_expert.py``)."""
 
 
 def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-expert`` (``?sample`` samples): the bundled expert-iteration network."""
-    from agents.learned import vintage_policy_from_spec_arg
+    from agents.model_io.learned import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
 

@@ -24,8 +24,8 @@ path may hold neither); the defaults are
 ``rollout=greedy,score=ahead,z=1.5,infer=0,confirm=0,prior=tactician,leaf=0``:
 
 - ``rollout``: the policy every seat plays in the rollouts; ``greedy`` (a
-  scalar copy of :class:`agents.vintage.VintageGreedy`, fast),
-  ``tactician`` (:class:`agents.vintage.VintageTactician` on the encoded
+  scalar copy of :class:`agents.vintage.bots.VintageGreedy`, fast),
+  ``tactician`` (:class:`agents.vintage.bots.VintageTactician` on the encoded
   observation, slower) or ``network`` (a vintage policy network, ``net``).
   ``own`` overrides it for the searcher's own seat (``rollout=greedy+own=network``:
   the searcher's future self plays as the network, the others greedily).
@@ -38,7 +38,7 @@ path may hold neither); the defaults are
   not given. Expert iteration passes its current network instead. Refused
   where no role is ``network`` (nothing would read it).
 - ``leaf``: D > 0 cuts every rollout D actions after the searched one and
-  scores it by a value network (``value``, :mod:`agents.vintage_value`: the
+  scores it by a value network (``value``, :mod:`agents.vintage.value`: the
   searcher's expected finished-ahead share from its own observation there);
   a game over before that is scored as it ended. Needs ``score=ahead``;
   ``value`` without ``leaf`` is refused (nothing would read it).
@@ -62,8 +62,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.vintage import VintageTactician, _VintageBot
-from agents.vintage_value import ValueNet, ahead_share
+from agents.vintage.bots import VintageTactician, _VintageBot
+from agents.vintage.value import ValueNet, ahead_share
 from speed_env.policy import Policy
 from speed_env.vintage import Pack
 from speed_env.vintage.engine import TRUNCATED, Game, apply, legal_actions, penalties
@@ -71,7 +71,7 @@ from speed_env.vintage.observation import encode
 from speed_env.vintage.worlds import copy_game, sample_world
 
 if TYPE_CHECKING:
-    from agents.mlp_policy import MLPPolicy
+    from agents.model_io.mlp import MLPPolicy
 
 ROLLOUTS = ("greedy", "tactician", "network")
 SCORES = ("reward", "ahead")
@@ -100,7 +100,7 @@ class SearchSettings:
     """Cut rollouts this many actions after the searched one and score them by ``value``
     (0: play every rollout to the end)."""
     value: str = ""
-    """Saved value network (:mod:`agents.vintage_value`) that scores cut rollouts."""
+    """Saved value network (:mod:`agents.vintage.value`) that scores cut rollouts."""
     score: str = "ahead"
     """What a rollout is worth to the searcher: ``reward`` or ``ahead``."""
     z: float = 1.5
@@ -221,12 +221,12 @@ class VintageSearch(_VintageBot):
         if self.network is None and cfg.uses_network:
             if not cfg.net:
                 raise ValueError("a search with a network role needs net=PATH or a network")
-            from agents.model_io import load_vintage_policy
+            from agents.model_io.kit_model import load_vintage_policy
 
             self.network = load_vintage_policy(cfg.net)
         self.value: ValueNet | None = value
         if self.value is None and cfg.leaf:
-            from agents.vintage_value import load_value
+            from agents.vintage.value import load_value
 
             self.value = load_value(cfg.value)
         # The default choice the search must beat by z standard errors (the tactician unless

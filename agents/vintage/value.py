@@ -4,7 +4,7 @@ The network reads one seat's raw observation vector (the 174 entries of
 :mod:`speed_env.vintage.observation`, scale folded into its first layer) and
 predicts the share of the other seats that seat will finish ahead of (fewer
 penalty points; ties count half), the tournament's pairwise measure. It is
-what :mod:`agents.vintage_search` evaluates where a rollout is cut short
+what :mod:`agents.vintage.search` evaluates where a rollout is cut short
 (``leaf=D``), and it is fitted by :mod:`train.vintage_value` on games of
 cheap bots. Numpy only, so a search worker needs no torch.
 
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.mlp_policy import _single_thread_blas
-from agents.tensor_file import (
+from agents.model_io.mlp import _single_thread_blas
+from agents.model_io.tensor_file import (
     ModelFormatError,
     check_finite,
     read_safetensors,

@@ -1,6 +1,6 @@
 """The image renderer: a real-time Speed table as an ``(H, W, 3)`` ``uint8`` RGB frame.
 
-What ``render_mode="rgb_array"`` returns (:func:`speed_env.render.render_mode`),
+What ``render_mode="rgb_array"`` returns (:func:`speed_env.render.modes.render_mode`),
 drawn from a ``snapshot()`` dict with Pillow's ``ImageDraw`` (shapes) and
 its built-in scalable font (text). Pillow is the ``[render]`` extra
 (``pip install 'speed-rl[render]'``) and is imported only when a frame is
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from speed_env.render_snapshot import Card, Flight, Table, read_snapshot, seconds
+from speed_env.render.snapshot import Card, Flight, Table, read_snapshot, seconds
 
 Colour = tuple[int, int, int]
 

@@ -5,7 +5,7 @@ writes it (docs/envs/speed.md, ``snapshot()``); the optional keys ``preset``,
 ``hand_visible`` (false draws a hand as card backs), ``flip_ms``,
 ``truncated`` and an in-flight move's ``cards`` are used when present. A
 missing or malformed entry is a ``ValueError`` naming it. The text
-(:mod:`speed_env.render_text`) and image (:mod:`speed_env.render_image`)
+(:mod:`speed_env.render.text`) and image (:mod:`speed_env.render.image`)
 renderers draw the :class:`Table` it returns.
 """
 

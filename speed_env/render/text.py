@@ -1,8 +1,8 @@
 """The text renderer: a real-time Speed table as a compact multi-line text table.
 
 What ``render_mode="ansi"`` returns and ``"human"`` prints
-(:func:`speed_env.render.render_mode`), drawn from a ``snapshot()`` dict
-through :func:`speed_env.render_snapshot.read_snapshot`.
+(:func:`speed_env.render.modes.render_mode`), drawn from a ``snapshot()`` dict
+through :func:`speed_env.render.snapshot.read_snapshot`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from speed_env.render_snapshot import Card, Seat, Table, read_snapshot, seconds
+from speed_env.render.snapshot import Card, Seat, Table, read_snapshot, seconds
 
 _UNICODE_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _RED, _BLUE, _YELLOW, _DIM, _BOLD, _RESET = (

@@ -299,7 +299,7 @@ class GamesVectorEnv(VectorEnv):
         them; ``human`` prints every game's table and returns None."""
         if self.render_mode is None:
             return None
-        from speed_env import render
+        from speed_env.render import modes as render
 
         frames = tuple(
             render.render_mode(self.games.snapshot(g), self.render_mode)

@@ -58,7 +58,7 @@
   }
 
   function seatBox(seat) {
-    // You (or player_0 when watching) sit at the bottom, as in speed_env.render.
+    // You (or player_0 when watching) sit at the bottom, as in speed_env.render.modes.
     return seat === mySeat() ? $("#seat-bottom") : $("#seat-top");
   }
 

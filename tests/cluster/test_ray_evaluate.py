@@ -12,7 +12,7 @@ from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
-from agents.eval_protocol import TIMING_KEYS  # noqa: E402
+from agents.evaluate.protocol import TIMING_KEYS  # noqa: E402
 from speed_cli import main as cli  # noqa: E402
 
 pytestmark = pytest.mark.slow

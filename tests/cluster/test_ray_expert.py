@@ -10,8 +10,8 @@ from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
-from agents.jobs import Backend  # noqa: E402
-from train.vintage_expert_targets import TargetSettings, generate, write_targets  # noqa: E402
+from agents.runtime.jobs import Backend  # noqa: E402
+from train.vintage.expert_targets import TargetSettings, generate, write_targets  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -18,8 +18,8 @@ from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
-from agents.guarded import AgentFailure  # noqa: E402
-from agents.jobs import Backend, RunStopped, run_jobs  # noqa: E402
+from agents.runtime.jobs import Backend, RunStopped, run_jobs  # noqa: E402
+from agents.specs.guarded import AgentFailure  # noqa: E402
 from speed_cli import main as cli  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -189,7 +189,7 @@ def test_a_failing_agent_ends_only_its_jobs_on_ray(local_cluster):
 
 def test_run_jobs_imports_no_ray_on_the_local_backend():
     code = (
-        "import sys, agents, speed_env, agents.jobs as j; j.run_jobs(abs, [-1, 2]); "
+        "import sys, agents, speed_env, agents.runtime.jobs as j; j.run_jobs(abs, [-1, 2]); "
         "print('ray' in sys.modules)"
     )
     out = subprocess.run(

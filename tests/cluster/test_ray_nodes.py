@@ -17,8 +17,8 @@ from ray_helpers import SKIP_REASON, free_port, loopback_ray, ray_start, stop
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
-from agents import tournament  # noqa: E402
-from agents.jobs import Backend, run_jobs  # noqa: E402
+from agents.runtime.jobs import Backend, run_jobs  # noqa: E402
+from agents.tournament import realtime as tournament  # noqa: E402
 from speed_env.rules import make_rules  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -21,11 +21,11 @@ from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 
 import agents  # noqa: E402
 import speed_env  # noqa: E402
-from agents.model_io import load_policy  # noqa: E402
+from agents.model_io.kit_model import load_policy  # noqa: E402
 from speed_cli import main as cli  # noqa: E402
 from speed_env.rules import make_rules  # noqa: E402
 from train import rllib_ppo  # noqa: E402
-from train.rllib_env import AGENTS, BatchVectorEnv  # noqa: E402
+from train.rllib.env import AGENTS, BatchVectorEnv  # noqa: E402
 
 
 def test_the_batch_env_plays_the_pettingzoo_games_and_restarts_on_the_next_step():

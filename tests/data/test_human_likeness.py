@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import speed_cli
-from agents import card_check, eval_protocol
+from agents.evaluate import card_check
+from agents.evaluate import protocol as eval_protocol
 from speed_env.reaction import make_profile
-from train.human_likeness import draw_reaction_ms, measure, wasserstein_1
+from train.realtime.human_likeness import draw_reaction_ms, measure, wasserstein_1
 
 
 def test_wasserstein_1_is_the_shift_between_shifted_samples_and_zero_for_equal_ones() -> None:

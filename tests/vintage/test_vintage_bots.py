@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from vintage_helpers import table
 
-from agents import report
-from agents import vintage_tournament as vt
-from agents.tournament_harness import Chunk
-from agents.vintage import VintageGreedy, VintageRandom, VintageTactician
+from agents.tournament import report
+from agents.tournament import vintage as vt
+from agents.tournament.harness import Chunk
+from agents.vintage.bots import VintageGreedy, VintageRandom, VintageTactician
 from speed_env.policy import Policy
 from speed_env.vintage import raw_env
 

@@ -10,11 +10,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents import vintage_agents
-from agents.model_io import ModelFormatError
-from agents.vintage_search import SearchSettings, VintageSearch
-from agents.vintage_tournament import VintageSettings, run
-from train.vintage_expert_targets import (
+from agents.model_io.tensor_file import ModelFormatError
+from agents.tournament.vintage import VintageSettings, run
+from agents.vintage import registry as vintage_agents
+from agents.vintage.search import SearchSettings, VintageSearch
+from train.vintage.expert_targets import (
     TargetSettings,
     distribution,
     generate,
@@ -115,7 +115,7 @@ def test_network_rollouts_and_cut_rollouts_write_the_same_targets_for_any_number
     tmp_path,
 ):
     # The round's network plays the rollouts; the value network scores rollouts cut 3 in.
-    from agents.vintage_value import ValueNet, save_value
+    from agents.vintage.value import ValueNet, save_value
 
     expert = vintage_agents.make("vintage-expert")
     network = (_tensors(expert), expert.activation)
@@ -236,7 +236,7 @@ def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, mes
 
 
 def test_value_model_and_value_games_where_nothing_reads_them_are_refused(tmp_path, capsys):
-    from agents.vintage_value import ValueNet, save_value
+    from agents.vintage.value import ValueNet, save_value
     from train.vintage_expert import main
 
     zero = {"v.0.weight": np.zeros((2, 174), np.float32), "v.0.bias": np.zeros(2, np.float32)}
@@ -255,10 +255,10 @@ def test_value_model_and_value_games_where_nothing_reads_them_are_refused(tmp_pa
 def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.model_io import read_model
+    from agents.model_io.kit_model import read_model
     from speed_env.vintage import make_vintage_rules
     from speed_env.vintage.single import VintageSingleEnv
-    from train.settings import make_model
+    from train.common.settings import make_model
     from train.vintage_expert import ExpertConfig, ppo_config
     from train.vintage_ppo import export, load_network, observation_scale
 

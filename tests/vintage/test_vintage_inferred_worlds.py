@@ -14,8 +14,8 @@ import pytest
 
 import agents
 from agents import AgentSpecError
-from agents.vintage import VintageTactician
-from agents.vintage_search import SearchSettings, VintageSearch
+from agents.vintage.bots import VintageTactician
+from agents.vintage.search import SearchSettings, VintageSearch
 from speed_env.vintage import ObservationLayout, default_pack, raw_env
 from speed_env.vintage.engine import legal_mask
 from speed_env.vintage.observation import encode

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import agents
-from agents import AgentSpecError, vintage_agents
-from agents import vintage_tournament as vt
-from agents.vintage import VintageGreedy, VintageTactician
-from agents.vintage_search import SearchSettings, VintageSearch
+from agents import AgentSpecError
+from agents.tournament import vintage as vt
+from agents.vintage import registry as vintage_agents
+from agents.vintage.bots import VintageGreedy, VintageTactician
+from agents.vintage.search import SearchSettings, VintageSearch
 from speed_env.vintage import ObservationLayout, default_pack, raw_env
 from speed_env.vintage.engine import legal_mask
 from speed_env.vintage.observation import encode

@@ -10,11 +10,10 @@ from test_vintage_search import decisions, permute_hidden_cards
 
 import agents
 from agents import AgentSpecError
-from agents.mlp_policy import MLPPolicy
-from agents.model_io import ModelFormatError
-from agents.tensor_file import write_safetensors
-from agents.vintage_search import SearchSettings, VintageSearch
-from agents.vintage_value import ValueNet, load_value, save_value
+from agents.model_io.mlp import MLPPolicy
+from agents.model_io.tensor_file import ModelFormatError, write_safetensors
+from agents.vintage.search import SearchSettings, VintageSearch
+from agents.vintage.value import ValueNet, load_value, save_value
 from speed_env.vintage import ObservationLayout, default_pack
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.engine import apply, legal_actions
@@ -173,7 +172,7 @@ def test_a_value_network_file_round_trips_and_a_foreign_one_is_refused(tmp_path)
 
 
 def test_a_value_fit_on_bot_games_predicts_better_than_the_mean(tmp_path) -> None:
-    from agents.vintage_value import ahead_share
+    from agents.vintage.value import ahead_share
     from train.vintage_value import ValueConfig, fit_value
 
     assert ahead_share([3, 10, 3, 0], 0) == pytest.approx((1 + 0.5 + 0) / 3)

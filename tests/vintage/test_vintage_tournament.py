@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from agents import report, vintage_stats
-from agents import vintage_tournament as vt
 from agents.stats import wilson_interval
-from agents.vintage import VintageGreedy
+from agents.tournament import report, vintage_stats
+from agents.tournament import vintage as vt
+from agents.vintage.bots import VintageGreedy
 from speed_cli import main as cli
 from speed_env import __version__
 from speed_env.vintage import raw_env

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.vintage import VintageGreedy, VintageRandom
+from agents.vintage.bots import VintageGreedy, VintageRandom
 from speed_env.policy import Policy
 from speed_env.vintage import make_vintage_rules
 from speed_env.vintage.single import VintageSingleEnv
@@ -145,7 +145,7 @@ def test_export_folds_the_scale_into_the_first_layer(tmp_path):
 
 
 def test_vintage_model_is_refused_where_it_does_not_fit(tmp_path):
-    from agents.model_io import ModelFormatError
+    from agents.model_io.tensor_file import ModelFormatError
 
     with pytest.raises(ModelFormatError, match="does not exist"):
         agents.make(f"vintage-ppo:{tmp_path / 'none.json'}")
@@ -155,7 +155,7 @@ def test_vintage_model_is_refused_where_it_does_not_fit(tmp_path):
 
 def test_short_training_run_end_to_end(tmp_path, capsys):
     """``speed train --game vintage``: a few thousand steps, every file, a model that plays."""
-    from agents import vintage_tournament as vt
+    from agents.tournament import vintage as vt
     from speed_cli import main as cli
 
     out = tmp_path / "run"
@@ -321,8 +321,8 @@ def test_vintage_run_warm_starts_from_a_cloned_bot(tmp_path):
 def test_an_interrupted_vintage_run_resumes_to_the_end(tmp_path, monkeypatch):
     """Ctrl-C right after the first checkpoint: the run still finishes (incomplete, exit 130);
     ``--resume`` continues from that checkpoint to ``timesteps`` and evaluates once more."""
-    from train import run as run_mod
     from train import vintage_ppo
+    from train.common import run as run_mod
 
     evaluate = run_mod.Run.evaluate
 

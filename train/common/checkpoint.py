@@ -16,14 +16,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.files import NotRegularFileError, read_regular, write_atomic
-from agents.model_io import MLPPolicy, ModelFormatError, read_model, save_model
-from agents.sb3_import import sb3_policy_tensors
+from agents.model_io.kit_model import read_model, save_model
+from agents.model_io.mlp import MLPPolicy
+from agents.model_io.sb3_import import sb3_policy_tensors
+from agents.model_io.tensor_file import ModelFormatError
+from agents.runtime.files import NotRegularFileError, read_regular, write_atomic
 
 
 def is_rankwise(model: Any) -> bool:
     """Does this MaskablePPO model have the rank-relative actor (``--policy rankwise``)?"""
-    from train.rankwise_policy import RankwisePolicy
+    from train.realtime.rankwise_policy import RankwisePolicy
 
     return isinstance(model.policy, RankwisePolicy)
 
@@ -31,7 +33,7 @@ def is_rankwise(model: Any) -> bool:
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
     """The kit tensors (actor and critic), hidden sizes and activation of a MaskablePPO model."""
     if is_rankwise(model):
-        from train.rankwise_policy import rankwise_tensors
+        from train.realtime.rankwise_policy import rankwise_tensors
 
         return rankwise_tensors(model.policy)
     return sb3_policy_tensors(model.policy)
@@ -59,7 +61,7 @@ def load_tensors_into(
     """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
     is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
     if is_rankwise(model):
-        from train.rankwise_policy import parameters_by_name
+        from train.realtime.rankwise_policy import parameters_by_name
 
         targets = parameters_by_name(model.policy)
     else:
@@ -86,7 +88,7 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
     """A frozen numpy copy of the model's actor (for self-play pools and evaluation)."""
     tensors, _, activation = policy_tensors(model)
     if is_rankwise(model):
-        from agents.rankwise import RankwisePolicy
+        from agents.model_io.rankwise import RankwisePolicy
 
         dim = int(model.observation_space.shape[0])
         return RankwisePolicy(tensors, activation, obs_dim=dim, sample=sample, seed=seed)
@@ -96,7 +98,7 @@ def snapshot_policy(model: Any, *, sample: bool, seed: int) -> MLPPolicy:
 def export_model(model: Any, path: str | Path, **manifest: Any) -> Path:
     """Write the model in the kit's format (actor and critic); returns the manifest path.
 
-    ``manifest``: what :func:`agents.model_io.save_model` records beside the weights
+    ``manifest``: what :func:`agents.model_io.kit_model.save_model` records beside the weights
     (``rules``, ``reaction``, ``tick_ms``, ``training``)."""
     tensors, hidden, activation = policy_tensors(model)
     kind = "rankwise" if is_rankwise(model) else "mlp"

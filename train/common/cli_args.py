@@ -6,7 +6,7 @@
     speed train vintage  [flags of train/vintage_ppo.py]  (python -m train.vintage_ppo)
 
 Each subcommand's flags are made from its recipe's settings dataclass
-(:func:`train.settings.add_flags`), so every flag given reaches the run as
+(:func:`train.common.settings.add_flags`), so every flag given reaches the run as
 given and every flag not given takes that recipe's default.
 
 The older spellings keep working: ``speed train [--game realtime] FLAGS`` is
@@ -23,7 +23,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from train.settings import add_flags, from_args
+from train.common.settings import add_flags, from_args
 
 __all__ = ["GAMES", "build_parser", "parse", "run"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import plotting
+from agents.runtime import plotting
 
 __all__ = ["Panel", "append_eval", "last_rows", "plot_curves", "read_eval"]
 

@@ -5,14 +5,14 @@ model and says three things about its game: how a model is saved (``save``),
 how a saved model is scored against the evaluation bots (``score``, rows of
 ``eval.csv``) and how those rows read (``report``). :class:`Run` does the rest:
 
-- the run folder (:class:`~train.run_folder.RunFolder`: settings, state,
+- the run folder (:class:`~train.common.run_folder.RunFolder`: settings, state,
   summary), SB3's logs, the progress bar (tqdm: rate, time left, the latest
   evaluation as a note);
 - every ``eval_every`` timesteps a checkpoint (the model in the kit's format
-  plus the optimizer, :mod:`train.checkpoint`) and an evaluation of it,
-  appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.curves`);
+  plus the optimizer, :mod:`train.common.checkpoint`) and an evaluation of it,
+  appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.common.curves`);
 - resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
-- the budget in whole rollouts (:mod:`train.budget`: said when it is not the
+- the budget in whole rollouts (:mod:`train.common.budget`: said when it is not the
   one asked, recorded as requested vs used), and the wall-clock one (``minutes``:
   no rollout starts past it, :class:`OutOfTime`);
 - the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C or an
@@ -35,10 +35,10 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from train.budget import Budget, describe, plan
-from train.curves import Panel, append_eval, last_rows, plot_curves
-from train.run_folder import RunFolder
-from train.settings import RunSettings
+from train.common.budget import Budget, describe, plan
+from train.common.curves import Panel, append_eval, last_rows, plot_curves
+from train.common.run_folder import RunFolder
+from train.common.settings import RunSettings
 
 Rows = list[dict[str, Any]]
 
@@ -173,9 +173,9 @@ class Run:
 
     def attach(self, model: Any, log_formats: Sequence[str] = ("csv",)) -> None:
         """Take ``model``: its logs go to ``OUT/logs`` (continued where a resumed run's
-        checkpoint was, :mod:`train.run_logs`); the budget in whole rollouts (said when it is
+        checkpoint was, :mod:`train.common.run_logs`); the budget in whole rollouts (said when it is
         not the one asked, and kept in ``state.json``); the progress bar starts."""
-        from train.run_logs import logger
+        from train.common.run_logs import logger
 
         cfg = self.cfg
         start = int(self.state.get("timesteps", 0))
@@ -195,7 +195,7 @@ class Run:
         """Continue the run in the folder: the last checkpoint's policy and optimizer, its
         timestep and update counts, and the env re-seeded with ``seed`` (SB3 seeded it with the
         run's first deals when the model was made)."""
-        from train.checkpoint import load_checkpoint
+        from train.common.checkpoint import load_checkpoint
 
         load_checkpoint(self.model, self.out / self.state["checkpoint"])
         self.model.num_timesteps = int(self.state["timesteps"])
@@ -209,7 +209,7 @@ class Run:
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:
         """The model (``save``) and its optimizer at ``steps``; ``state.json`` points at it."""
-        from train.checkpoint import save_optimizer
+        from train.common.checkpoint import save_optimizer
 
         path = self.save(self.out / "checkpoints" / f"step_{steps:09d}", steps)
         save_optimizer(self.model, path)

@@ -5,14 +5,14 @@
     OUT/config.json      the settings of the run (every field of the recipe's dataclass)
     OUT/state.json       what resuming needs: timesteps, last checkpoint, snapshots, ...
     OUT/summary.json     the result, written when the run ends (also after Ctrl-C)
-    OUT/eval.csv         one row per evaluation line-up (train/curves.py), and curves.png
+    OUT/eval.csv         one row per evaluation line-up (train/common/curves.py), and curves.png
     OUT/logs/            SB3's CSV (and TensorBoard) logs
-    OUT/checkpoints/     step_NNNNNNNNN.json/.safetensors/.optim.pt (train/checkpoint.py)
+    OUT/checkpoints/     step_NNNNNNNNN.json/.safetensors/.optim.pt (train/common/checkpoint.py)
     OUT/model.json       the final model (+ model.safetensors)
     OUT/run.lock         while a run writes the folder: its pid, host and command
 
-Every JSON file is written atomically (:mod:`agents.files`). A folder has one
-writer: a run holds its lock (:mod:`agents.run_lock`) from before it reads the
+Every JSON file is written atomically (:mod:`agents.runtime.files`). A folder has one
+writer: a run holds its lock (:mod:`agents.runtime.run_lock`) from before it reads the
 folder until it ends, and a second run on the same folder is refused at once,
 naming the first. A folder that already holds a run is refused unless the
 recipe is told to resume it (``--resume``, both recipes); a resumed run takes
@@ -34,8 +34,8 @@ import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agents.files import check_writable, write_json
-from agents.run_lock import FolderLock
+from agents.runtime.files import check_writable, write_json
+from agents.runtime.run_lock import FolderLock
 
 C = TypeVar("C")
 

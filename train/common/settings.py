@@ -82,8 +82,8 @@ class PPOSettings:
     torch_threads: int = 1
     """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     rollout: str = "lean"
-    """Rollout collector: ``lean`` (train/rollout.py: the same buffer, about half the cost a step
-    outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
+    """Rollout collector: ``lean`` (train/vec_env/rollout.py: the same buffer, about half the cost a
+    step outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
     runs)."""
 
 
@@ -213,16 +213,18 @@ def linear_lr(start: float) -> Callable[[float], float]:
 
 
 ROLLOUTS = ("lean", "sb3")
-"""The rollout collectors ``--rollout`` names: :mod:`train.rollout`'s, or MaskablePPO's own."""
+"""The rollout collectors ``--rollout`` names: :mod:`train.vec_env.rollout`'s, or MaskablePPO's
+own."""
 
 
 def model_class(rollout: str) -> Any:
-    """The MaskablePPO class of a ``--rollout`` choice: :class:`train.rollout.LeanMaskablePPO`
-    for ``lean``, sb3-contrib's ``MaskablePPO`` for ``sb3``."""
+    """The MaskablePPO class of a ``--rollout`` choice:
+    :class:`train.vec_env.rollout.LeanMaskablePPO` for ``lean``, sb3-contrib's ``MaskablePPO`` for
+    ``sb3``."""
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be lean or sb3, got {rollout!r}")
     if rollout == "lean":
-        from train.rollout import LeanMaskablePPO
+        from train.vec_env.rollout import LeanMaskablePPO
 
         return LeanMaskablePPO
     from sb3_contrib import MaskablePPO
@@ -232,16 +234,16 @@ def model_class(rollout: str) -> Any:
 
 def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
-    sb3-contrib's masked categorical computed once a batch: :mod:`train.masked_policy`;
-    ``policy="rankwise"``: the actor of :mod:`train.rankwise_policy`); with ``cfg.rollout``
-    ``lean`` the rollouts are collected by :class:`train.rollout.LeanMaskablePPO`."""
+    sb3-contrib's masked categorical computed once a batch: :mod:`train.vec_env.masked_policy`;
+    ``policy="rankwise"``: the actor of :mod:`train.realtime.rankwise_policy`); with ``cfg.rollout``
+    ``lean`` the rollouts are collected by :class:`train.vec_env.rollout.LeanMaskablePPO`."""
     import torch
 
-    from train.masked_policy import OnceMaskedPolicy
+    from train.vec_env.masked_policy import OnceMaskedPolicy
 
     policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
-        from train.rankwise_policy import RankwisePolicy as policy_class
+        from train.realtime.rankwise_policy import RankwisePolicy as policy_class
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]

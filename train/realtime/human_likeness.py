@@ -54,7 +54,7 @@ def measure(spec: str, data: str, seat: str, default: Any, seed: int) -> dict[st
     records folder, its ``seat`` kind, or a Minari dataset id); ``ValueError`` naming what is
     wrong when the data cannot be read or the agent cannot play its rules."""
     import agents
-    from agents.guarded import calling
+    from agents.specs.guarded import calling
     from train import bc_data
 
     decisions = bc_data.load(data, seat)

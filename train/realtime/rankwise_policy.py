@@ -1,20 +1,20 @@
-"""The rank-relative network (:mod:`agents.rankwise`) as an sb3-contrib MaskablePPO policy.
+"""The rank-relative network (:mod:`agents.model_io.rankwise`) as an sb3-contrib MaskablePPO policy.
 
 ``speed train --policy rankwise`` trains it. :class:`RankwisePolicy`
 subclasses ``MaskableActorCriticPolicy`` and replaces only its networks
 (``_build_mlp_extractor``): the actor is :class:`RankwiseActor`, the gather of
-:func:`agents.rankwise.action_features` followed by one MLP shared by all 26
+:func:`agents.model_io.rankwise.action_features` followed by one MLP shared by all 26
 play actions (``net_arch["pi"]`` its hidden sizes; its first layer run as one
-matmul over the observation, :class:`agents.rankwise.FirstLayerPlan`) and a wait
+matmul over the observation, :class:`agents.model_io.rankwise.FirstLayerPlan`) and a wait
 head over the actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
 linear ``action_net`` is an identity. The critic is the usual MLP over the
 observation (``net_arch["vf"]``). Everything else (masking, the distribution,
 ``evaluate_actions``, saving) is sb3-contrib's, the distribution computed once a
-batch as for the MLP (:class:`train.masked_policy.OnceMasked`).
+batch as for the MLP (:class:`train.vec_env.masked_policy.OnceMasked`).
 
 :func:`parameters_by_name` names its weights as the kit's tensors
-(:func:`rankwise_tensors` reads them; :mod:`train.checkpoint` writes them),
-so the saved model plays in numpy (:class:`agents.rankwise.RankwisePolicy`,
+(:func:`rankwise_tensors` reads them; :mod:`train.common.checkpoint` writes them),
+so the saved model plays in numpy (:class:`agents.model_io.rankwise.RankwisePolicy`,
 no torch).
 """
 
@@ -28,8 +28,8 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.rankwise import N_RANKS, action_features, first_layer_plan
-from train.masked_policy import OnceMasked
+from agents.model_io.rankwise import N_RANKS, action_features, first_layer_plan
+from train.vec_env.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
 
@@ -61,8 +61,8 @@ class RankwiseActor(nn.Module):
     def first_layer(self, padded: torch.Tensor) -> torch.Tensor:
         """Every play's first hidden layer before its activation ``(B, 26, H)``: the layer of
         the gathered features computed as one matmul over the padded observation
-        (:class:`agents.rankwise.FirstLayerPlan`; its weight folded afresh each call, so the
-        gradient reaches ``act.0.weight`` as the gather's does)."""
+        (:class:`agents.model_io.rankwise.FirstLayerPlan`; its weight folded afresh each call, so
+        the gradient reaches ``act.0.weight`` as the gather's does)."""
         layer = self.act[0]
         assert isinstance(layer, nn.Linear)
         wt = layer.weight.t()  # (F, H)

@@ -1,7 +1,7 @@
 """RLlib modules for real-time Speed: the masked actor-critic MLP the kit can save, and bots.
 
 :class:`MaskedMLPModule` is the network of the kit's model format
-(``agents/model_io.py``): an actor MLP ``pi.K`` with a ``logits`` head and a
+(``agents/model_io/kit_model.py``): an actor MLP ``pi.K`` with a ``logits`` head and a
 separate critic MLP ``vf.K`` with a ``value`` head. Its forward pass reads the
 ``{"observation", "action_mask"}`` dict and sets the logits of illegal actions
 to the float minimum, so PPO never samples or trains on them.
@@ -25,7 +25,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from agents.model_io import ACTIVATIONS
+from agents.model_io.mlp import ACTIVATIONS
 
 _FLOAT_MIN = torch.finfo(torch.float32).min
 

@@ -1,6 +1,6 @@
 """``SpeedVecEnv``'s restarts: the end of the games that ended in a pass, and their new deals.
 
-A pass of the skip loop (:mod:`train.skip_loop`) ends a few games; the env pays
+A pass of the skip loop (:mod:`train.vec_env.skip_loop`) ends a few games; the env pays
 them, writes their infos and deals their slots anew (:class:`Restarts`, the
 env's mixin for it; :class:`Group` is one rules preset's slots). Done with
 numpy, that was a dozen calls a tick (observe the ended games, gather the
@@ -28,7 +28,7 @@ from speed_env.engine import C, deal_seeded, legal_row
 from speed_env.game import Games
 from speed_env.observation import observe_game
 from speed_env.reaction import ReactionProfile
-from train.pool import OpponentPool
+from train.realtime.pool import OpponentPool
 
 
 @njit(cache=True)
@@ -95,7 +95,7 @@ def deal_games(
 def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) -> None:
     """For each run of ``sizes[i]`` new games in turn, the learner's seats into ``seat``
     (``rng.integers(0, 2, k)``), then the one-member pool's draw for their opponents
-    (``rng.random(k)``: :meth:`train.pool.OpponentPool.sample`): numba's generator methods
+    (``rng.random(k)``: :meth:`train.realtime.pool.OpponentPool.sample`): numba's generator methods
     follow numpy's algorithms on the same bit generator, so these are the very numbers, and
     the generator's state after them, of those numpy calls made one run at a time
     (``tests/test_vec_env_reference.py`` checks it)."""
@@ -200,7 +200,7 @@ class Restarts:
         a tick's at a time, in order); deal their slots new games.
 
         One round of compiled and array work for every game of the pass
-        (:mod:`train.vec_deal`): only the info dicts, and the draws of seats
+        (:mod:`train.vec_env.deal`): only the info dicts, and the draws of seats
         and opponents (a tick's games at a time), are made game by game."""
         ended = parts[0] if len(parts) == 1 else np.concatenate(parts)
         n = ended.size

@@ -3,7 +3,7 @@
 Each of the ``n_envs`` slots is one game on the batched engine (the same
 :class:`speed_env.game.Games` that ``BatchEnv`` steps), with the learner in
 one seat (drawn per game, so it learns both) and an opponent from an
-:class:`~train.pool.OpponentPool` in the other (drawn per game, so a mix or a
+:class:`~train.realtime.pool.OpponentPool` in the other (drawn per game, so a mix or a
 self-play pool is sampled per game). ``action_masks()`` (and
 ``env_method("action_masks")``, which sb3-contrib's ``MaskablePPO`` calls)
 gives the learner's legal actions.
@@ -18,10 +18,10 @@ more legal actions), the game ends, or ``max_skip`` ticks have passed. Once no m
 present their forced state (mask: wait only) rather than hold up the batch:
 the opponents' policies are called once per tick of the loop where one of them
 has a play, so a long tail costs more than the few wasted samples. The loop's
-ticks run compiled (:func:`train.skip_loop.play_forced`), jumping over the
+ticks run compiled (:func:`train.vec_env.skip_loop.play_forced`), jumping over the
 ticks where a game's clock alone moves: Python is visited only where an
 opponent policy that runs in Python has a play, and to pay and deal the
-games that ended (:mod:`train.vec_deal`). The
+games that ended (:mod:`train.vec_env.deal`). The
 game is exactly the one a tick-by-tick player would see; only the samples
 where the learner had no choice are left out, so PPO's updates spend their
 time on decisions (a game is about 250 ticks but about 20 decisions per
@@ -73,9 +73,9 @@ from speed_env.observation import observation_layout
 from speed_env.policy import Policy
 from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
-from train.pool import OpponentPool
-from train.skip_loop import compiled_chain, tick_forced
-from train.vec_deal import Group, Restarts
+from train.realtime.pool import OpponentPool
+from train.vec_env.deal import Group, Restarts
+from train.vec_env.skip_loop import compiled_chain, tick_forced
 
 
 def parse_rules_list(
@@ -324,7 +324,7 @@ class SpeedVecEnv(Restarts, VecEnv):
         return [False] * len(list(self._get_indices(indices)))
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        """No rendering here; use ``snapshot(i)`` and ``speed_env.render``."""
+        """No rendering here; use ``snapshot(i)`` and ``speed_env.render.modes``."""
         return [None] * self.n
 
     def snapshot(self, i: int) -> dict[str, Any]:
@@ -356,7 +356,7 @@ class SpeedVecEnv(Restarts, VecEnv):
 
         Each pass of the loop is a tick of the games still forced to wait: the
         opponents that have a play act (one call per pool member, its games in row
-        order), then one compiled call (:func:`train.skip_loop.play_forced`) steps
+        order), then one compiled call (:func:`train.vec_env.skip_loop.play_forced`) steps
         and observes those games, lists the ones still forced, and takes the
         following ticks itself while no policy in Python has anything to choose
         (a ``chain`` opponent it plays itself), jumping over the ticks where a

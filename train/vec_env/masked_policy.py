@@ -16,8 +16,9 @@ actions and computes the same losses and gradients as with sb3-contrib's own
 class (``tests/test_training_speed.py`` compares them). :class:`OnceMasked` is a
 mixin that gives any ``MaskableActorCriticPolicy`` (a subclass with its own
 networks too) this distribution; :class:`OnceMaskedPolicy` is the MLP policy
-with it, which :func:`train.settings.make_model` uses. Its ``sample`` serves the stock
-rollout loop (``--rollout sb3``); the default lean loop (:mod:`train.rollout`) draws its own.
+with it, which :func:`train.common.settings.make_model` uses. Its ``sample`` serves the stock
+rollout loop (``--rollout sb3``); the default lean loop (:mod:`train.vec_env.rollout`) draws its
+own.
 """
 
 from __future__ import annotations

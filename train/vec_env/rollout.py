@@ -20,7 +20,7 @@ sb3-contrib's ``MaskableRolloutBuffer`` (anything else takes the stock loop):
   generator, drawn for the whole rollout at its start;
 - only the envs that finished a game are visited in Python: their infos go
   to SB3's ``_update_info_buffer`` (``ep_info_buffer``, ``ep_success_buffer``;
-  SB3's VecEnvs, like :class:`~train.vec_env.SpeedVecEnv`, put ``episode``
+  SB3's VecEnvs, like :class:`~train.vec_env.env.SpeedVecEnv`, put ``episode``
   and ``is_success`` in a finished game's info only), and those cut by the
   time limit (``TimeLimit.truncated`` with a ``terminal_observation``) are
   bootstrapped with ``gamma`` times the critic's value, in one batch.
@@ -36,7 +36,7 @@ log-softmax where sb3-contrib normalises three times, the truncated games'
 values in one batch.
 
 The draw is not ``torch.multinomial``'s, so a run samples other actions than
-the stock loop would: ``--rollout sb3`` (:func:`train.settings.model_class`) keeps
+the stock loop would: ``--rollout sb3`` (:func:`train.common.settings.model_class`) keeps
 MaskablePPO's own loop, which repeats earlier runs exactly. Each rollout's
 uniforms come from a generator seeded with the model's seed and the timestep
 the rollout starts at, so they do not depend on what else drew from torch.
@@ -57,7 +57,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
-from train.masked_policy import HUGE_NEG
+from train.vec_env.masked_policy import HUGE_NEG
 
 __all__ = [
     "LeanMaskablePPO",

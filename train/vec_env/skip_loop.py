@@ -51,7 +51,7 @@ from speed_env.engine import OVER, C, legal_row, quiet_ticks, step_game
 from speed_env.game import Games
 from speed_env.observation import observe_clock, observe_game
 from speed_env.step_observe import _events  # what BatchEnv's step reads to observe only the clock
-from train.pool import OpponentPool
+from train.realtime.pool import OpponentPool
 
 NO_CHAIN: tuple[Any, ...] = (
     np.zeros(1, np.int64),

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from train.vintage_expert_targets import Targets, distribution
+from train.vintage.expert_targets import Targets, distribution
 
 
 def held_out(games: np.ndarray, share: float, seed: int) -> np.ndarray:

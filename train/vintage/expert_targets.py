@@ -5,7 +5,7 @@ table. The learner sits in seat ``g % players`` of game ``g``; the other
 seats are played by the ``opponents`` bots (the seat ``k`` places after the
 learner by ``opponents[(g + k - 1) % len(opponents)]``, so every bot meets
 every position). At each decision of the learner's seat with two or more
-legal actions, :class:`agents.vintage_search.VintageSearch` (``worlds``
+legal actions, :class:`agents.vintage.search.VintageSearch` (``worlds``
 sampled worlds per decision, uniform or (``infer``) agreeing with the stuck seats,
 greedy, tactician or network rollouts (``rollout`` for every seat, ``own`` for the
 learner's own seat; ``network`` is the round's network), rollouts optionally cut
@@ -18,7 +18,7 @@ network's (``acting="network"``: states the network reaches, as in DAgger).
 The games are cut into chunks of ``chunk_games``; a chunk is a pure function
 of the settings, its index and the network (every generator is seeded from
 ``(seed, round, chunk)``), and the chunks run through
-:func:`agents.jobs.run_jobs`, so ``--backend local`` and ``--backend ray``
+:func:`agents.runtime.jobs.run_jobs`, so ``--backend local`` and ``--backend ray``
 (and any number of workers) give the same arrays, and :func:`write_targets`
 the same file byte for byte (safetensors, keys sorted, no time stamps).
 
@@ -49,11 +49,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.jobs import Backend, run_jobs
-from agents.vintage_search import PRIORS
+from agents.runtime.jobs import Backend, run_jobs
+from agents.vintage.search import PRIORS
 
 if TYPE_CHECKING:
-    from agents.vintage_search import SearchSettings
+    from agents.vintage.search import SearchSettings
 
 ACTING = ("search", "network")
 
@@ -91,7 +91,7 @@ class TargetSettings:
     leaf: int = 0
     """Cut the search's rollouts this many actions in, scored by ``value`` (0: play out)."""
     value: str = ""
-    """Value network file (:mod:`agents.vintage_value`) of the cut rollouts."""
+    """Value network file (:mod:`agents.vintage.value`) of the cut rollouts."""
     z: float = 1.5
     """The search leaves its prior's choice only for a lead of more than ``z`` standard errors."""
     infer: bool = False
@@ -110,7 +110,7 @@ class TargetSettings:
     """Games per chunk of work."""
 
     def __post_init__(self) -> None:
-        from agents import vintage_agents
+        from agents.vintage import registry as vintage_agents
 
         if isinstance(self.players, bool) or not 2 <= self.players <= 10:
             raise ValueError(f"players must be 2-10, got {self.players!r}")
@@ -130,9 +130,9 @@ class TargetSettings:
         self.search_settings()  # checks them
 
     def search_settings(self) -> SearchSettings:
-        """The :class:`agents.vintage_search.SearchSettings` of the round's search (its
+        """The :class:`agents.vintage.search.SearchSettings` of the round's search (its
         ``network`` roles are played by the round's network, passed to the search)."""
-        from agents.vintage_search import SearchSettings
+        from agents.vintage.search import SearchSettings
 
         return SearchSettings(
             worlds=self.worlds,
@@ -206,10 +206,10 @@ def _seeds(settings: TargetSettings, chunk: int, n: int) -> list[int]:
 
 def run_chunk(chunk: TargetChunk) -> Targets:
     """Play one chunk's games and record the learner's searched decisions."""
-    from agents import vintage_agents
-    from agents.model_io import MLPPolicy
-    from agents.vintage_search import VintageSearch
-    from agents.vintage_value import load_value
+    from agents.model_io.mlp import MLPPolicy
+    from agents.vintage import registry as vintage_agents
+    from agents.vintage.search import VintageSearch
+    from agents.vintage.value import load_value
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
 
@@ -305,7 +305,7 @@ def generate(
 
 def write_targets(path: str | Path, targets: Targets, settings: TargetSettings) -> Path:
     """Write ``targets`` as one safetensors file (deterministic bytes) with the settings."""
-    from agents.model_io import write_safetensors
+    from agents.model_io.tensor_file import write_safetensors
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -318,8 +318,7 @@ def write_targets(path: str | Path, targets: Targets, settings: TargetSettings) 
 
 def read_targets(path: str | Path) -> tuple[Targets, dict[str, Any]]:
     """The targets and the settings saved by :func:`write_targets`; a clear error otherwise."""
-    from agents.model_io import ModelFormatError
-    from agents.tensor_file import read_safetensors
+    from agents.model_io.tensor_file import ModelFormatError, read_safetensors
 
     path = Path(path)
     tensors, meta = read_safetensors(path, "search targets")

@@ -1,0 +1,50 @@
+"""Speed bots behind the batch ``Policy`` protocol, built from spec strings.
+
+``make("greedy")``, ``make("chain@pro")``, ``make("random@200")``: a name, then optionally ``@``
+and a reaction profile (ms or a preset name) that the tournament gives the bot's seat.
+``available()`` lists the names with a line each; a ``vintage-…`` spec is the vintage game's.
+
+Real-time bots, at the top:
+
+- :mod:`~agents.greedy`: ``greedy``, plays a legal card as soon as it can.
+- :mod:`~agents.chain`: ``chain``, a planning heuristic, vectorised over the batch.
+- :mod:`~agents.search`: ``search``, fair rollout search over sampled worlds.
+- :mod:`~agents.openspiel_bots`: any OpenSpiel bot as a seat (``openspiel:``).
+
+Statistics both games' results use:
+
+- :mod:`~agents.stats`: 95% intervals, clustered means, Bradley–Terry ratings, bootstraps.
+- :mod:`~agents.alpharank`: α-Rank beside Bradley–Terry, a ranking that sees cycles.
+
+A room a job:
+
+- :mod:`~agents.specs`: spec strings to agents, both games' registries, calls into an agent.
+- :mod:`~agents.vintage`: Vintage Speed's bots, search and value network.
+- :mod:`~agents.model_io`: learned policies on disk, for both games.
+- :mod:`~agents.tournament`: tournaments of both games, their chunk log and their reports.
+- :mod:`~agents.evaluate`: ``speed evaluate``: the protocol, report cards, anchored ratings.
+- :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
+- :mod:`~agents.runtime`: job backends, run locks, safe files, progress bars, figures.
+
+Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the
+bundled agents' report cards).
+"""
+
+from __future__ import annotations
+
+from agents.specs.errors import AgentSpecError
+from agents.specs.make import available, make, parse_spec
+from agents.specs.realtime import REALTIME, register, seat_reaction
+from agents.specs.registry import AgentEntry, AgentSpec
+
+__all__ = [
+    "REALTIME",
+    "AgentEntry",
+    "AgentSpec",
+    "AgentSpecError",
+    "available",
+    "make",
+    "parse_spec",
+    "register",
+    "seat_reaction",
+]

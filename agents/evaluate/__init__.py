@@ -1,0 +1,46 @@
+"""``speed evaluate``: a fixed protocol, a report card, ratings anchored on a reference pool.
+
+- :mod:`~agents.evaluate.protocol`: the evaluation protocol, versioned data, and the card's
+  manifest.
+- :mod:`~agents.evaluate.plan`: the games a card plays, as a plan of chunked jobs.
+- :mod:`~agents.evaluate.summary`: a played plan's numbers, per pairing or table.
+- :mod:`~agents.evaluate.make_card`: play an agent through the protocol and make its card.
+- :mod:`~agents.evaluate.rating`: ratings anchored on the reference pool.
+- :mod:`~agents.evaluate.alpharank`: α-Rank of the agent among the reference pool.
+- :mod:`~agents.evaluate.make_anchors`: the reference pool's round robin (``python -m``).
+- :mod:`~agents.evaluate.agent_files`: the data files building an agent reads, and their SHA-256.
+- :mod:`~agents.evaluate.card_check`: a card re-verified from its counts before anyone ranks it.
+- :mod:`~agents.evaluate.report`: a card as files a person reads, and the leaderboard.
+
+The package re-exports the public names of the module it replaced (``agents.evaluate``).
+"""
+
+from __future__ import annotations
+
+from agents.evaluate.make_card import CARDS, anchors_file, card, decision_cost, load_anchors, rate
+from agents.evaluate.plan import (
+    EvaluationError,
+    Plan,
+    make_plan,
+    plan_realtime,
+    plan_vintage,
+    run_plan,
+)
+from agents.evaluate.summary import summarise_realtime, summarise_vintage
+
+__all__ = [
+    "CARDS",
+    "EvaluationError",
+    "Plan",
+    "anchors_file",
+    "card",
+    "decision_cost",
+    "load_anchors",
+    "make_plan",
+    "plan_realtime",
+    "plan_vintage",
+    "rate",
+    "run_plan",
+    "summarise_realtime",
+    "summarise_vintage",
+]

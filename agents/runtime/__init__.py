@@ -1,0 +1,13 @@
+"""Run plumbing shared by tournaments, sweeps, evaluations and training runs.
+
+- :mod:`~agents.runtime.jobs`: independent deterministic jobs, here or on Ray; Ctrl-C keeps what
+  finished.
+- :mod:`~agents.runtime.ray_jobs`: the ``ray`` backend of :func:`~agents.runtime.jobs.run_jobs`.
+- :mod:`~agents.runtime.run_lock`: one writer per output folder for the whole run.
+- :mod:`~agents.runtime.files`: the one atomic writer and the regular-file reader.
+- :mod:`~agents.runtime.strict_json`: JSON as the standard defines it (no duplicate keys, no NaN).
+- :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
+- :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
+"""
+
+from __future__ import annotations

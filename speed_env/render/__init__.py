@@ -1,0 +1,29 @@
+"""Draw a real-time Speed table from a ``snapshot()`` dict, as text or as an RGB frame.
+
+The environments' ``render_mode="human"`` / ``"ansi"`` / ``"rgb_array"`` (through
+:func:`render_mode`), replays and videos all draw through the two pure functions here,
+so a table looks the same wherever it is shown and a saved snapshot (plain JSON) can be
+re-drawn later without an engine. One module a job:
+
+* :mod:`speed_env.render.modes`: :func:`render_mode`, what an env's ``render()`` returns in each
+  mode;
+
+* :mod:`speed_env.render.snapshot` reads and checks the snapshot (both renderers draw
+  the typed table it returns);
+* :mod:`speed_env.render.text`: :func:`render_ansi`, a compact multi-line text table,
+  optionally coloured;
+* :mod:`speed_env.render.image`: :func:`render_rgb`, an ``(H, W, 3)`` ``uint8`` frame
+  drawn with Pillow (the ``[render]`` extra, imported only when a frame is drawn), whose
+  size depends only on ``scale``, so consecutive frames can go straight into a video.
+
+Player 0 sits at the bottom, player 1 at the top, and player *k*'s side pile is drawn
+beside centre pile *k*.
+"""
+
+from __future__ import annotations
+
+from speed_env.render.image import RGB_CARD_SIZE, render_rgb, rgb_shape
+from speed_env.render.modes import render_mode
+from speed_env.render.text import render_ansi, strip_ansi
+
+__all__ = ["RGB_CARD_SIZE", "render_ansi", "render_mode", "render_rgb", "rgb_shape", "strip_ansi"]

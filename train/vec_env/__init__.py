@@ -1,0 +1,20 @@
+"""``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``.
+
+- :mod:`~train.vec_env.env`: :class:`SpeedVecEnv`, the learner's seats, opponents inside.
+- :mod:`~train.vec_env.deal`: the restarts: games that ended, and their new deals.
+- :mod:`~train.vec_env.skip_loop`: the compiled loop over ticks where the learner can only wait.
+- :mod:`~train.vec_env.rollout`: the lean rollout collector (``--rollout lean``).
+- :mod:`~train.vec_env.masked_policy`: the masked categorical computed once a batch.
+- :mod:`~train.vec_env.info_masks`: ``InfoMaskVecEnv``, masks read from ``infos``.
+
+The package re-exports :class:`SpeedVecEnv` (``from train.vec_env import SpeedVecEnv``).
+"""
+
+from __future__ import annotations
+
+from train.vec_env.env import SpeedVecEnv, parse_rules_list
+
+__all__ = [
+    "SpeedVecEnv",
+    "parse_rules_list",
+]
