@@ -23,7 +23,7 @@ TORCH := torch==2.13.0
 LOCK := constraints.txt
 LOCK_VENV := .lock-venv
 # AgileRL pins pettingzoo<1.27 (the kit's venv has 1.27) and tensordict 0.13, so its worked
-# example (examples/agilerl_ippo.py) runs in a venv of its own; tests/test_examples.py uses it.
+# example (examples/agilerl_ippo.py) runs in a venv of its own; tests/kit/test_examples.py uses it.
 # AgileRL's own requirements pull in what the example never imports (jax, minari[all], pandas,
 # hydra, pygame-ce, pymunk, redis, google-cloud-storage, pre-commit, mpe2, supersuit: about
 # 1 GB), so agilerl and agilerl-arena are installed without their requirements and the venv
@@ -148,7 +148,7 @@ bench: setup
 	$(BIN)/speed bench
 
 # The documentation site (mkdocs.yml, sources in docs/) into site/; --strict turns a broken link,
-# a missing page or an unresolved reference into an error, as in CI (tests/test_docs_site.py).
+# a missing page or an unresolved reference into an error, as in CI (tests/kit/test_docs_site.py).
 docs: setup  ## build the documentation site into site/
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 

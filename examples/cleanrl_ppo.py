@@ -21,7 +21,7 @@ docstring the help) and :func:`main` reads top to bottom. What the game asks of 
 
 ``--opponent SPEC`` puts a kit bot (``agents.make``) inside Speed-v1 instead of its random
 player; ``--self-play`` acts every row of ``speed_env/SpeedSelfPlay-v1`` (row ``2g + s`` is seat
-``s`` of game ``g``). The last line printed is ``RESULT {json}`` (tests/test_examples.py).
+``s`` of game ``g``). The last line printed is ``RESULT {json}`` (tests/kit/test_examples.py).
 """
 
 from __future__ import annotations

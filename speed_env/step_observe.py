@@ -21,7 +21,7 @@ still in the cache, instead of copying the whole buffers afterwards; and the
 match points of a game that ended are counted here too, not by a numpy pass
 over every game of the batch. The rules and the observation are exactly those of
 :mod:`speed_env.engine` and :mod:`speed_env.observation`: this module only
-orders their calls, and ``tests/test_observation_kernel.py`` checks the
+orders their calls, and ``tests/env/test_observation_kernel.py`` checks the
 result against a whole observation on every step of many games."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Read the docs as the checks of ``tests/test_docs.py`` need them: fenced code blocks, inline
+"""Read the docs as the checks of ``tests/kit/test_docs.py`` need them: fenced code blocks, inline
 ``speed …`` spans, and the ``speed`` command lines inside shell blocks.
 
 A fence's info string gives its language (```` ```python ````, ```` ```bash ````); a block is
 marked not to run by an HTML comment on the nearest non-blank line before it::
 
-    <!-- docs-test: skip (trains for an hour; tests/test_training.py runs it small) -->
+    <!-- docs-test: skip (trains for an hour; tests/train/test_training.py runs it small) -->
 
 The reason in parentheses is required: a marker without one is reported as a defect, so
 every skipped block says why.

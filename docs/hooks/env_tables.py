@@ -23,7 +23,7 @@ between them, so the page reads complete on GitHub as in the built site::
 and a change to an env's spaces changes its table. A marker with an unknown key fails, naming
 it; an opening marker without its closing one is closed by the next regeneration.
 
-Regenerate the committed tables after changing an env (``tests/test_env_pages.py`` fails while
+Regenerate the committed tables after changing an env (``tests/kit/test_env_pages.py`` fails while
 a page is stale, naming this command)::
 
     python docs/hooks/env_tables.py           # rewrite docs/envs/*.md between the markers

@@ -18,7 +18,7 @@ from agents.evaluate import protocol as ep
 from agents.evaluate import report as eval_report
 from speed_cli import main
 
-CARDS = Path(__file__).resolve().parent.parent / "agents" / "cards"
+CARDS = Path(__file__).resolve().parents[2] / "agents" / "cards"
 SMALL = CARDS / "small" / "greedy" / "report.json"
 VINTAGE = CARDS / "vintage" / "vintage-greedy" / "report.json"
 

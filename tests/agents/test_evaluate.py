@@ -18,7 +18,7 @@ from agents.evaluate.card_check import CardError, first_difference
 from agents.evaluate.rating import anchor_ratings, anchored_rating
 from speed_cli import main
 
-CARDS = Path(__file__).resolve().parent.parent / "agents" / "cards"
+CARDS = Path(__file__).resolve().parents[2] / "agents" / "cards"
 SMALL = CARDS / "small"
 """Small committed cards (``--games 2``), re-made by the tests."""
 

@@ -23,8 +23,8 @@ from agents.specs.guarded import AgentFailure, check_actions
 from agents.tournament import realtime as rt
 from agents.tournament import vintage as vt
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = Path(__file__).with_name("fixtures") / "hostile_bots.py"
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "hostile_bots.py"
 
 
 def bot(name: str) -> str:

@@ -1,6 +1,6 @@
 """Match points (docs/rules.md "Match points") and ``speed tournament --match``.
 
-Exact single games are in ``tests/test_scenarios.py`` ("Match points"); here:
+Exact single games are in ``tests/env/test_scenarios.py`` ("Match points"); here:
 the points of whole batches agree with the final tables, and the tournament
 cuts each pairing's games into matches the same way for any number of workers.
 """

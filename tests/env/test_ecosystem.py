@@ -24,7 +24,7 @@ from speed_env import registration
 from speed_env.policy import RandomPolicy
 from speed_env.vintage.single import VintageSingleEnv
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ----------------------------------------------------------------- registries

@@ -83,7 +83,7 @@ def test_every_outdated_id_points_at_a_registered_current_id():
     assert raising == set(OUTDATED)
 
 
-# api_test warns about the classic {"observation", "action_mask"} Dict (tests/test_envs.py).
+# api_test warns about the classic {"observation", "action_mask"} Dict (tests/env/test_envs.py).
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 def test_the_checkers_pass_on_envs_made_from_the_new_ids():

@@ -4,8 +4,8 @@ Before ``idle_flip_ms`` a seat holding a legal play that kept waiting kept the
 table from ever being stuck: nothing flipped and the game ran to
 ``max_game_ms``, a draw. With the default idle rule the other seat sheds its
 cards through plays and idle flips and wins, on every preset. Exact timings
-are in ``tests/test_scenarios.py`` ("Idle"); the engine and the referee agree
-on them in ``tests/test_differential.py`` (option sets ``*-idle``). The games
+are in ``tests/env/test_scenarios.py`` ("Idle"); the engine and the referee agree
+on them in ``tests/env/test_differential.py`` (option sets ``*-idle``). The games
 are played by ``speed_lab/idle_waiter.py``, which measures the same on more deals.
 """
 

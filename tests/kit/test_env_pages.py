@@ -9,7 +9,7 @@ from pathlib import Path
 
 import speed_env
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "docs" / "hooks" / "env_tables.py"
 
 

@@ -9,7 +9,7 @@ import nbclient  # the dev extra installs nbformat, nbclient and ipykernel (the 
 import nbformat
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def _execute(name: str) -> list[str]:

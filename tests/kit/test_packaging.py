@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("speed_env", "agents", "train", "speed_cli", "speed_table", "speed_lab")
 
 pytestmark = pytest.mark.slow

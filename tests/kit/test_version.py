@@ -18,7 +18,7 @@ import pytest
 import speed_env
 from speed_env import _version
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 

@@ -221,7 +221,7 @@ def test_a_run_with_network_rollouts_and_cut_rollouts_fits_its_value_network_fir
         ("--rollout", "mcts", "rollout must be one of greedy, tactician, network"),
         ("--own-rollout", "oracle", "own_rollout must be one of greedy, tactician, network"),
         ("--value-model", "nowhere/v.safetensors", "nowhere/v.safetensors"),
-        # numbers out of range: refused by the flags' types (tests/test_cli_flags.py)
+        # numbers out of range: refused by the flags' types (tests/kit/test_cli_flags.py)
     ],
 )
 def test_bad_flags_print_one_line_naming_them(tmp_path, capsys, flag, value, message):

@@ -264,7 +264,7 @@ def test_resume_refuses_a_folder_without_a_run_of_this_recipe(tmp_path, capsys, 
     ("argv", "message"),
     [
         (["--rules", "japanese"], "--rules: not a setting of the vintage recipe"),
-        # --players 1: refused by the flag's type (tests/test_cli_flags.py)
+        # --players 1: refused by the flag's type (tests/kit/test_cli_flags.py)
         (["--opponent", "chain"], "plays real-time Speed"),
         (["--opponent", "vintage-nobody"], "unknown agent"),
         (["--batch-size", "100000"], "exceeds a rollout"),

@@ -12,7 +12,7 @@ drawn (a tick's new games at a time, in the order the tick-by-tick loop drew
 them; with random seats and a one-member pool, the usual case, by
 :func:`draw_seats` in one compiled call making exactly the draws of the numpy
 calls), :func:`deal_games` after. Only the info dicts SB3 reads are made game
-by game. ``tests/test_vec_env_reference.py`` checks every observation, reward
+by game. ``tests/train/test_vec_env_reference.py`` checks every observation, reward
 and info against the numpy version.
 """
 
@@ -98,7 +98,7 @@ def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) ->
     (``rng.random(k)``: :meth:`train.realtime.pool.OpponentPool.sample`): numba's generator methods
     follow numpy's algorithms on the same bit generator, so these are the very numbers, and
     the generator's state after them, of those numpy calls made one run at a time
-    (``tests/test_vec_env_reference.py`` checks it)."""
+    (``tests/train/test_vec_env_reference.py`` checks it)."""
     lo = 0
     for k in sizes:
         seat[lo : lo + k] = rng.integers(0, 2, k)

@@ -13,7 +13,7 @@ operations in the same order -- normalise the logits, put ``-1e8`` where the
 mask is 0 (if there is a mask), normalise again, softmax for the probabilities, ``multinomial`` to
 sample, the masked entropy -- on plain tensors, so a run draws the same
 actions and computes the same losses and gradients as with sb3-contrib's own
-class (``tests/test_training_speed.py`` compares them). :class:`OnceMasked` is a
+class (``tests/train/test_training_speed.py`` compares them). :class:`OnceMasked` is a
 mixin that gives any ``MaskableActorCriticPolicy`` (a subclass with its own
 networks too) this distribution; :class:`OnceMaskedPolicy` is the MLP policy
 with it, which :func:`train.common.settings.make_model` uses. Its ``sample`` serves the stock

@@ -31,7 +31,7 @@ after ``update_locals`` (the same local names: ``infos``, ``dones``,
 ``rewards``, ``new_obs``, ``actions``, ``values``, ``log_probs``), stopping
 when it returns False, and ``compute_returns_and_advantage`` on the last
 values before ``on_rollout_end``. The buffer holds what the stock loop would
-for the same actions (``tests/test_rollout.py``), to float rounding: one
+for the same actions (``tests/train/test_rollout.py``), to float rounding: one
 log-softmax where sb3-contrib normalises three times, the truncated games'
 values in one batch.
 

@@ -34,7 +34,7 @@ Games that end are listed with their tick and left alone (they are not
 stepped again this step); the caller deals them anew with their seats and
 opponents drawn a tick's games at a time, in the order the Python loop drew
 them, so the deals, seats and opponents are the same.
-``tests/test_vec_env_reference.py`` checks every observation, reward and info
+``tests/train/test_vec_env_reference.py`` checks every observation, reward and info
 against the numpy loop this replaced, which steps every game on every tick.
 """
 
