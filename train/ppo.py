@@ -210,7 +210,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
         )
         results, _ = tournament.run(settings, workers=cfg.eval_workers)
         for k, (_, j) in enumerate(settings.pairings()):
-            mine = [r for r in results if r.chunk.pair == k]
+            mine = [r for r in results if r.chunk.lineup == k]
             wins, losses, draws = (
                 sum(getattr(r, f) for r in mine) for f in ("wins_a", "wins_b", "draws")
             )

@@ -40,11 +40,6 @@ class Chunk:
     start: int
     count: int
 
-    @property
-    def pair(self) -> int:
-        """The real-time tournament's name for :attr:`lineup` (a pairing is a line-up of two)."""
-        return self.lineup
-
 
 def plan(lineups: int, deals: int, chunk_deals: int) -> list[Chunk]:
     """The chunks of a tournament, line-up by line-up, in the order their results are combined."""
