@@ -305,7 +305,7 @@ def test_cli_writes_every_file(tmp_path, capsys):
             ["--game", "vintage", "--agents", "vintage-greedy,vintage-nope"],
             "unknown agent 'vintage-nope'",
         ),
-        (["--game", "vintage", "--players", "11"], None),  # tests/kit/test_cli_flags.py: the message
+        (["--game", "vintage", "--players", "11"], None),  # the message: test_cli_flags.py
         (["--game", "vintage", "--option", "colour=red"], "colour"),
         (["--game", "vintage", "--gauntlet", "chain"], "gauntlet 'chain'"),
         (["--game", "vintage", "--save-replays", "2"], "--save-replays"),
