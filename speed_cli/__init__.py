@@ -1,17 +1,32 @@
-"""The ``speed`` command: one entry point, a module a subcommand, each importing what it needs
-lazily.
+"""The ``speed`` command: one entry point, a module a subcommand.
 
-Each module of this package holds one command's parser (``register``) beside the function that
-runs it: :mod:`~speed_cli.demo`, :mod:`~speed_cli.tournament`, :mod:`~speed_cli.agents`,
-:mod:`~speed_cli.replay`, :mod:`~speed_cli.table` (``play`` and ``watch``),
-:mod:`~speed_cli.train`, :mod:`~speed_cli.train_rllib`, :mod:`~speed_cli.train_expert`,
-:mod:`~speed_cli.experiment`, :mod:`~speed_cli.data` and
-:mod:`~speed_cli.bench`; :mod:`~speed_cli.specs` reads agent specs, reaction profiles and rule
-overrides the same way for all of them. The CLI sits above every layer of the kit
+Each command's module holds its parser (``register``) beside the function that runs it, and
+imports what the command needs lazily. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
-an agent that fails (:class:`agents.specs.guarded.AgentFailure`) prints one line naming it and exits
-with code 1.
+an agent that fails (:class:`agents.specs.guarded.AgentFailure`) prints one line naming it and
+exits with code 1.
+
+- :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.
+- :mod:`~speed_cli.common`: what several commands share: the usage error, the rule and
+  job-runner flags, flags made from a settings dataclass, the chunked run and its progress bar.
+- :mod:`~speed_cli.specs`: agent specs, reaction profiles and rule overrides, read the same way
+  for every command.
+- :mod:`~speed_cli.demo`: ``speed demo``: two bots play one game, the table printed as text.
+- :mod:`~speed_cli.tournament`: ``speed tournament``: a round robin or gauntlet of either game.
+- :mod:`~speed_cli.agents`: ``speed agents``: the agent specs, one line each.
+- :mod:`~speed_cli.evaluate`: ``speed evaluate``, an agent's report card, and ``speed
+  leaderboard``.
+- :mod:`~speed_cli.replay`: ``speed replay``: a recorded game played back in the terminal.
+- :mod:`~speed_cli.table`: ``speed play`` and ``speed watch``: the browser table on 127.0.0.1.
+- :mod:`~speed_cli.train`: ``speed train``: MaskablePPO on either game, or cloning recorded
+  play.
+- :mod:`~speed_cli.train_rllib`: ``speed train-rllib``: multi-agent PPO with RLlib.
+- :mod:`~speed_cli.train_expert`: ``speed train-expert``: vintage expert iteration.
+- :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction
+  latency.
+- :mod:`~speed_cli.data`: ``speed data``: play records as datasets and profiles.
+- :mod:`~speed_cli.bench`: ``speed bench``: game-steps per second of the kit's envs.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""speed_env: real-time Speed as PettingZoo / Gymnasium environments over one batched engine.
+"""Real-time Speed as PettingZoo / Gymnasium environments over one batched engine.
 
 Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 (AEC), :class:`BatchEnv` (thousands of games at once), :class:`SpeedGymEnv`
@@ -15,6 +15,50 @@ with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
 ``pettingzoo.make("parallel", "speed_env/speed_v1")``,
 ``gymnasium.make("speed_env/Speed-v1", opponent=...)`` ….
 ``__version__`` is the kit's version (semantic versioning; ``CHANGELOG.md``).
+
+The envs:
+
+- :mod:`~speed_env.parallel`: the PettingZoo ``ParallelEnv`` (``speed_v1``).
+- :mod:`~speed_env.aec`: the AEC env: the parallel env, one seat's turn at a time.
+- :mod:`~speed_env.single`: :class:`SpeedGymEnv`, one seat as a Gymnasium env, the opponent
+  inside.
+- :mod:`~speed_env.batch`: :class:`BatchEnv`, ``n`` games stepped at once, seat-major.
+- :mod:`~speed_env.vector`: Gymnasium vector envs over the batch engine (``make_vec``).
+- :mod:`~speed_env.obs_format`: the two observation formats every env offers, dict and box.
+- :mod:`~speed_env.pickling`: ``pickle`` and ``copy.deepcopy`` of every env, the whole game kept.
+- :mod:`~speed_env.registration`: the envs in PettingZoo's and Gymnasium's registries.
+- :mod:`~speed_env.render`: the table drawn as text or as an RGB frame.
+
+The game:
+
+- :mod:`~speed_env.engine`: the batched rules engine, compiled kernels.
+- :mod:`~speed_env.step_observe`: one tick of a batch as one compiled pass: step, then observe.
+- :mod:`~speed_env.game`: :class:`Games`, a batch of games with their settings, over the engine.
+- :mod:`~speed_env.settings`: :class:`TableSettings`, what every env is built from, checked once.
+- :mod:`~speed_env.rules`: the rules as one frozen value, its presets and loaders.
+- :mod:`~speed_env.cards`: cards as integer ids, their notation and parsing.
+- :mod:`~speed_env.deal`: the seeded deal of each preset, and explicit deals given by a user.
+- :mod:`~speed_env.table`: readable views of one game of an engine state, and explicit deals.
+- :mod:`~speed_env.rng`: counter-based randomness: a draw is a pure function of (game seed,
+  stream, counter).
+- :mod:`~speed_env.observation`: the ego-centric observation vector and its published layout.
+- :mod:`~speed_env.policy`: the ``Policy`` protocol every agent satisfies.
+- :mod:`~speed_env.worlds`: worlds consistent with one seat's observation, for fair search.
+- :mod:`~speed_env.reaction`: reaction-latency profiles: how long after a commit a card lands.
+- :mod:`~speed_env.latency_fit`: a reaction profile fitted to measured latencies.
+- :mod:`~speed_env.batch_size`: how many games one batch may hold, and the memory it takes.
+
+What the kit's reading of user input shares:
+
+- :mod:`~speed_env.numbers`: numbers read from text, refused unless they can be meant.
+- :mod:`~speed_env.shown`: a value as an error message quotes it, cut to a readable length.
+- :mod:`~speed_env.toml_file`: a user's TOML file read with errors that name it.
+- :mod:`~speed_env._version`: the kit's version, from ``pyproject.toml``'s ``version`` line.
+
+The other game, and a bridge:
+
+- :mod:`~speed_env.vintage`: Vintage Speed, the 1930s turn-based game: engine, envs, worlds.
+- :mod:`~speed_env.openspiel`: both games as OpenSpiel games (the ``[openspiel]`` extra).
 """
 
 from speed_env import vintage

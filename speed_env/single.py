@@ -65,7 +65,7 @@ Training speed
     ``torch.set_num_threads(1)`` before training (the worked examples in
     ``examples/`` do). A plain ``MaskablePPO("MlpPolicy", SpeedGymEnv())``
     with sb3-contrib's defaults, on 2 cores: 143 steps/s with torch's default
-    threads, 673 steps/s with one thread (idle machine, issue 22). On the same
+    threads, 673 steps/s with one thread (idle machine). On the same
     2 cores shared with other jobs (load average 14–17), learning 4,096 steps
     took 934 s with the default 2 threads (4 steps/s) and 61 s with one
     (67 steps/s): threads that wait for a busy core cost the most. Measured

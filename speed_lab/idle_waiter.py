@@ -1,4 +1,4 @@
-"""How long a seat that only waits can stretch a game under the idle rule (issue 11 §1).
+"""How long a seat that only waits can stretch a game under the idle rule (docs/rules.md "Idle").
 
 A seat that only ever waits plays each deal against a bot, in both seats, on
 ``BatchEnv``; the script prints, per preset and bot, the waiter's wins, the

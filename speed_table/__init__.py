@@ -5,15 +5,15 @@ local server (Starlette + uvicorn, the ``[web]`` extra) on 127.0.0.1 whose
 page (``static/``: one HTML, one JS, one CSS file, no build step) shows the
 table as a player sees it. The modules:
 
-- :mod:`speed_table.protocol`: the messages between page and server, and the
+- :mod:`~speed_table.protocol`: the messages between page and server, and the
   checks every message from the page passes.
-- :mod:`speed_table.session`: the game a page plays, stepped on a clock; your
+- :mod:`~speed_table.session`: the game a page plays, stepped on a clock; your
   play lands after 1 ms, the bot's after its reaction profile.
-- :mod:`speed_table.clock`: the session clock, and when each of your plays
+- :mod:`~speed_table.clock`: the session clock, and when each of your plays
   became legal (your reaction times; :mod:`speed_env.latency_fit` fits a
   profile to them).
-- :mod:`speed_table.replays`: the replay files, the folder kept bounded.
-- :mod:`speed_table.app`: the app, the WebSocket loop and the server.
+- :mod:`~speed_table.replays`: the replay files, the folder kept bounded.
+- :mod:`~speed_table.app`: the app, the WebSocket loop and the server.
 
 Only ``protocol``, ``clock``, ``replays`` and ``session`` import without the ``[web]``
 extra. The table sits beside the library (it imports ``speed_env`` and ``agents``;

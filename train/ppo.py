@@ -474,7 +474,8 @@ def throughput(
         "evaluation": t["eval_s"],  # the ones inside the loop; the final one comes after it
         "behaviour_cloning": t["bc_s"],
     }
-    # The kit's own share of the loop (issue 16): everything but PPO's update and the cloning.
+    # The kit's own share of the loop (docs/research/training-throughput.md): everything but
+    # PPO's update and the cloning.
     kit = sum(split[k] for k in ("env_engine", "env_opponents", "policy_forward_and_sb3"))
     return {
         "timesteps": steps,

@@ -46,18 +46,23 @@ as often as 100 ms faster) and no logistic curve fits it; the fit's deviance
 test (``LogisticFit.fit_p_value``) flags that, and ``headline`` says to read
 the points instead. Jittered profiles give smooth, logistic curves.
 
-Pure functions over plain data, a module a job. The sweep's settings, work
-and statistics live in :mod:`agents` (the evaluation card's break-even latency
-is a sweep too): :mod:`agents.reaction_sweep.work` (``SweepSettings.points`` and
-``plan_chunks``: the work; ``PointResult``: a point's games),
-:mod:`agents.reaction_sweep.fit` (``fit_logistic`` and ``bootstrap_fit``: the
-statistics), :mod:`agents.reaction_sweep.summary` (``summarise``: counts and the fit).
-Here: :mod:`.sweep` (``run_sweep``: the games), :mod:`.results` (``rows_csv``,
-``table``, ``headline``), :mod:`.plots` (``curve_png`` and ``grid_png``;
-matplotlib is imported only inside them), :mod:`.files` (``write_outputs``,
-``load``). Every public name is importable from the package
-(``from agents import reaction_sweep as rs``); ``speed experiment
-reaction`` runs a sweep from the command line.
+Pure functions over plain data, a module a job (the evaluation card's break-even latency is
+a sweep too):
+
+- :mod:`~agents.reaction_sweep.work`: the settings and the work (``SweepSettings.points``,
+  ``plan_chunks``), a point's games (``PointResult``).
+- :mod:`~agents.reaction_sweep.sweep`: ``run_sweep``, every point's chunks in one pool of jobs.
+- :mod:`~agents.reaction_sweep.fit`: the statistics, ``fit_logistic`` and ``bootstrap_fit``.
+- :mod:`~agents.reaction_sweep.summary`: ``summarise``, the points as ``reaction.json``'s
+  summary: counts and the fit.
+- :mod:`~agents.reaction_sweep.results`: the results as text: ``rows_csv``, ``table``,
+  ``headline``.
+- :mod:`~agents.reaction_sweep.plots`: ``curve_png`` and ``grid_png`` (matplotlib is imported
+  only inside them).
+- :mod:`~agents.reaction_sweep.files`: the output folder, ``write_outputs`` and ``load``.
+
+Every public name is importable from the package (``from agents import reaction_sweep as
+rs``); ``speed experiment reaction`` runs a sweep from the command line.
 """
 
 from __future__ import annotations

@@ -3,17 +3,19 @@
 ``import speed_env.openspiel`` registers them with ``pyspiel``, so that
 ``pyspiel.load_game`` knows them by name:
 
-- ``python_vintage_speed``: Vintage Speed, sequential, imperfect information,
-  explicit chance, with a fair ``resample_from_infostate``
-  (:mod:`speed_env.openspiel.vintage_game`).
-- ``python_speed``: real-time Speed, one simultaneous joint move per tick
-  (:mod:`speed_env.openspiel.realtime_game`); ``pyspiel.convert_to_turn_based``
-  plays it one seat at a time.
+- :mod:`~speed_env.openspiel.vintage_game`: ``python_vintage_speed``, Vintage Speed:
+  sequential, imperfect information, explicit chance, with a fair ``resample_from_infostate``.
+- :mod:`~speed_env.openspiel.realtime_game`: ``python_speed``, real-time Speed, one
+  simultaneous joint move per tick (``pyspiel.convert_to_turn_based`` plays it one seat at a
+  time).
+- :mod:`~speed_env.openspiel.game_type`: what both games declare alike: their
+  ``pyspiel.GameType`` and their parameters.
+- :mod:`~speed_env.openspiel.state_string`: a state as its game string and action history,
+  replayed on load: never a pickle.
 
 Both games' play equals the kit's envs' on the same deals and actions (tested).
-A state serialises as its game string and action history, replayed on load
-(:mod:`speed_env.openspiel.state_string`, which ``pyspiel.serialize_game_and_state``
-and ``pyspiel.deserialize_game_and_state`` use for these games): never a pickle.
+``pyspiel.serialize_game_and_state`` and ``pyspiel.deserialize_game_and_state`` use
+:mod:`~speed_env.openspiel.state_string` for these games.
 ``import speed_env`` does not import this package (nor ``pyspiel``).
 """
 

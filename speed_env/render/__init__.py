@@ -5,19 +5,18 @@ The environments' ``render_mode="human"`` / ``"ansi"`` / ``"rgb_array"`` (throug
 so a table looks the same wherever it is shown and a saved snapshot (plain JSON) can be
 re-drawn later without an engine. One module a job:
 
-* :mod:`speed_env.render.modes`: :func:`render_mode`, what an env's ``render()`` returns in each
-  mode;
+- :mod:`~speed_env.render.modes`: :func:`render_mode`, what an env's ``render()`` returns in
+  each mode.
+- :mod:`~speed_env.render.snapshot`: the snapshot reader: the dict, checked, as the typed table
+  both renderers draw.
+- :mod:`~speed_env.render.text`: :func:`render_ansi`, a compact multi-line text table,
+  optionally coloured.
+- :mod:`~speed_env.render.image`: :func:`render_rgb`, an ``(H, W, 3)`` ``uint8`` frame drawn
+  with Pillow (the ``[render]`` extra).
 
-* :mod:`speed_env.render.snapshot` reads and checks the snapshot (both renderers draw
-  the typed table it returns);
-* :mod:`speed_env.render.text`: :func:`render_ansi`, a compact multi-line text table,
-  optionally coloured;
-* :mod:`speed_env.render.image`: :func:`render_rgb`, an ``(H, W, 3)`` ``uint8`` frame
-  drawn with Pillow (the ``[render]`` extra, imported only when a frame is drawn), whose
-  size depends only on ``scale``, so consecutive frames can go straight into a video.
-
-Player 0 sits at the bottom, player 1 at the top, and player *k*'s side pile is drawn
-beside centre pile *k*.
+Pillow is imported only when a frame is drawn, and a frame's size depends only on ``scale``, so
+consecutive frames can go straight into a video. Player 0 sits at the bottom, player 1 at the
+top, and player *k*'s side pile is drawn beside centre pile *k*.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@
 AEC environment; :mod:`speed_env.vintage.aec` is the documentation page
 (actions, observations, rewards, options). The pieces, one concern each:
 
+- :mod:`~speed_env.vintage.aec`: the PettingZoo AEC env, and the game's documentation page.
+- :mod:`~speed_env.vintage.single`: :class:`VintageSingleEnv`, one seat as a Gymnasium env, the
+  other seats inside.
 - :mod:`~speed_env.vintage.pack`: the pack as a data file (``pack.toml``), card kinds and tokens.
 - :mod:`~speed_env.vintage.rules`: the options, validated.
 - :mod:`~speed_env.vintage.actions`: action ids and their names.

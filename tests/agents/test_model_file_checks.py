@@ -1,4 +1,4 @@
-"""Model files refused by name, and saves that leave nothing behind (issue 23 §4): every tensor
+"""Model files refused by name, and saves that leave nothing behind: every tensor
 checked for NaN (the value head too), only regular files opened (a pipe refused without blocking,
 a device without reading), sizes checked against the header first, a crafted manifest (deep
 nesting, ``format_version: true``, an unknown preset, invalid trained rules) refused naming the

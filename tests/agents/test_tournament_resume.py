@@ -1,6 +1,6 @@
 """An interrupted tournament says so in every output and ranks only agents that played; ``speed
 tournament --resume`` plays only the missing chunks and gives an uninterrupted run's results
-(issue 23 §5), for both games."""
+on the same deals, for both games."""
 
 from __future__ import annotations
 

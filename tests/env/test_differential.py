@@ -103,7 +103,7 @@ CONFIGS: list[tuple[tuple[ReactionProfile, ReactionProfile], int, tuple[float, f
 ]
 
 FAST_GAMES = 32  # per option set, not marked slow
-SLOW_GAMES = 1000  # per option set (the requirement)
+SLOW_GAMES = 1000  # per option set, marked slow: the full comparison with the referee
 FULL_EVERY = 32  # full-table comparison period, in steps, for every game
 FULL_EACH_STEP = 1  # the first slot of each batch (its games in turn) gets a full table every step
 SLOTS = 64  # games stepped at once per BatchEnv

@@ -1,4 +1,4 @@
-"""A refused call changes nothing, not even what comes later (issue 23 §2).
+"""A refused call changes nothing, not even what comes later.
 
 A Hypothesis state machine per env kind (parallel, AEC, ``SpeedGymEnv``,
 ``BatchEnv``, the vintage AEC env and ``VintageSingleEnv``; box and dict
@@ -13,7 +13,7 @@ unseeded reset (which reads the env's seed generator and, for the
 single-seat envs, draws the learner's seat), then more steps. Observations,
 rewards, flags and snapshots are compared call by call.
 
-On the main of issue 23 this failed for ``parallel``/AEC (a refused
+Before this machine was written it failed for ``parallel``/AEC (a refused
 bad-deal reset reseeded, or drew from, the seed generator) and for
 ``SpeedGymEnv`` (the same, the learner's seat drawn too; and a refused
 illegal action under ``"raise"`` had already advanced the opponent's

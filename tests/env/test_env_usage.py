@@ -1,4 +1,4 @@
-"""The envs as a user's own script meets them (issue 22 §2): masks through Gymnasium's
+"""The envs as a user's own script meets them: masks through Gymnasium's
 wrappers, the opponent spelled as a spec, the parallel env's call order and a left-out
 agent."""
 

@@ -1,4 +1,4 @@
-"""A seat that only waits cannot stall a game to a draw (docs/rules.md "Idle", issue 11 §1).
+"""A seat that only waits cannot stall a game to a draw (docs/rules.md "Idle").
 
 Before ``idle_flip_ms`` a seat holding a legal play that kept waiting kept the
 table from ever being stuck: nothing flipped and the game ran to

@@ -1,8 +1,8 @@
-"""Refusals that change nothing (issue 23 §2) and constructors that refuse what cannot be meant
-(issue 23 §6), one case at a time; each env is used again after the refusal.
+"""Refusals that change nothing and constructors that refuse what cannot be meant, one case
+at a time; each env is used again after the refusal.
 
 The property over every env kind and any interleaving is
-``test_env_state_machine.py``; these are the cases the issue lists, named.
+``test_env_state_machine.py``; these are the cases one at a time, each named.
 """
 
 from __future__ import annotations

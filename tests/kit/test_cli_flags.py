@@ -185,7 +185,7 @@ def test_no_numeric_flag_takes_what_is_no_finite_number(path, flag, value, capsy
     assert f"argument {flag}:" in capsys.readouterr().err
 
 
-# (command words, flag, value): what the issues found accepted or failing late, and the values
+# (command words, flag, value): what was once accepted or failed late, and the values
 # of the same kinds (negative, zero where it means nothing, nan, inf, a word) for the others.
 REFUSED = [
     (["replay", "FILE"], "--delay", "inf"),

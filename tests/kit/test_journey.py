@@ -42,8 +42,8 @@ SPEED = VENV / "bin" / "speed"
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """A fresh login shell's PATH: no venv on it (the page must say how ``speed`` gets there)."""
 
-# The journey the issue asks CI to walk; the page must hold each step (a step removed from
-# the page fails here instead of silently leaving the journey).
+# The journey a new user walks, which CI walks too; the page must hold each step (a step
+# removed from the page fails here instead of silently leaving the journey).
 STEPS = (
     "install",
     "activate",

@@ -5,11 +5,18 @@ Layers import only downward (``speed_env`` <- ``agents`` <- ``speed_data`` <- ``
 back through others (lazy imports inside functions included), and no library
 module but the compiled engine kernels passes 500 lines. Docstrings point to the docs page
 that has what they cite, not to the README (a landing page whose sections moved there).
+
+Each package's ``__init__`` docstring is its map, naming every module and subpackage it holds
+and nothing else, and the page's layout tree is the one the maps make
+(``docs/hooks/layout_map.py``). Only a package's ``__init__`` re-exports. The test folders
+mirror the packages.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +31,22 @@ LAYER = {
     "speed_table": 3,
     "speed_cli": 4,
 }
+HOOK = ROOT / "docs" / "hooks" / "layout_map.py"
+TEST_FOLDERS = {
+    "env",
+    "vintage",
+    "agents",
+    "train",
+    "table",
+    "cluster",
+    "kit",
+    "data",
+    "lab",
+    "fixtures",
+}
+"""The folders of ``tests/``: one a package (``env`` for ``speed_env``, ``table`` for
+``speed_table`` ...), ``vintage`` for the vintage game across the packages, ``kit`` for the kit
+as a whole (CLI, docs, packaging, this file), ``cluster`` for Ray, ``fixtures`` for data."""
 KERNELS = {"speed_env/engine.py"}  # numba kernels: one compiled unit, exempt from the size rule
 
 
@@ -118,3 +141,141 @@ def test_docstrings_cite_docs_pages_not_the_readme():
         if "README" in line
     ]
     assert not citing, f"cite the docs page instead of the README: {citing}"
+
+
+def _layout_map():
+    spec = importlib.util.spec_from_file_location("layout_map", HOOK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("layout_map", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+REGENERATE = f"python {HOOK.relative_to(ROOT)}"
+
+
+def test_each_package_map_names_its_modules_and_nothing_else():
+    """A module added, renamed or removed without its line in the package's ``__init__`` map
+    (``- :mod:`~package.module`: what it is.``) is named here."""
+    hook = _layout_map()
+    wrong = []
+    for package in hook.packages():
+        named = [target for target, _ in hook.read_map(package).entries]
+        held = hook.members(package)
+        wrong += [f"{package}: {m} is not in the map" for m in held if m not in named]
+        wrong += [
+            f"{package}: the map names {m}, not one of its own" for m in named if m not in held
+        ]
+        wrong += [
+            f"{package}: the map names {m} twice" for m in sorted(set(named)) if named.count(m) > 1
+        ]
+        if not hook.read_map(package).summary:
+            wrong.append(f"{package}: the map has no first line saying what the package is")
+    assert not wrong, (
+        f"{wrong}: give each module its line in its package's map, then run {REGENERATE}"
+    )
+
+
+def test_every_library_module_is_in_a_package():
+    """A folder of modules without an ``__init__.py`` would hold modules no map names."""
+    packages = {ROOT.joinpath(*p.split(".")) for p in _layout_map().packages()}
+    outside = [
+        str(path.relative_to(ROOT)) for path in MODULES.values() if path.parent not in packages
+    ]
+    assert outside == []
+
+
+def test_the_layout_tree_is_the_one_the_maps_make():
+    hook = _layout_map()
+    page = hook.PAGE.read_text(encoding="utf-8")
+    assert page.count(hook.OPENING) == 1 and page.count(hook.CLOSING) == 1, "layout-map markers"
+    assert not hook.is_stale(), f"stale layout tree in docs/development.md: run {REGENERATE}"
+
+
+def test_a_stale_tree_is_found_and_regenerated(tmp_path):
+    hook = _layout_map()
+    fresh = hook.regenerate(hook.PAGE.read_text(encoding="utf-8"))
+    page = tmp_path / "development.md"
+    page.write_text(fresh.replace("  aec.py ", "  aek.py ", 1), encoding="utf-8")
+    assert hook.is_stale(page)
+    assert hook.regenerate(page.read_text(encoding="utf-8")) == fresh
+    # an opening marker alone is filled and closed; the site shows the tree without markers
+    filled = hook.regenerate(f"# x\n\n{hook.OPENING}\n\ntext\n")
+    assert filled.count(hook.CLOSING) == 1 and filled.endswith("\n\ntext\n")
+    site = hook.on_page_markdown(filled)
+    assert "layout-map" not in site and "  parallel.py " in site
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements outside functions and classes (inside ``if`` and ``try`` too)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.append(node)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            inner += [s for h in getattr(node, "handlers", []) for s in h.body]
+            found += _top_level(inner)
+    return found
+
+
+def _reexports(path: Path) -> list[str]:
+    """What ``path`` re-exports: ``from x import y as y`` anywhere, and names its ``__all__``
+    lists that it does not define (an imported one, or one it does not have)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [
+        f"{node.lineno}: {alias.name} as {alias.asname}"
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+        if alias.asname is not None and alias.asname == alias.name
+    ]
+    defined: set[str] = set()
+    listed: list[str] = []
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
+        for target in targets:
+            names = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+            defined.update(names)
+            if names == ["__all__"] and node.value is not None:
+                listed += list(ast.literal_eval(node.value))
+    found += [
+        f"__all__ lists {name}, which it does not define" for name in listed if name not in defined
+    ]
+    return found
+
+
+def test_only_a_package_init_re_exports():
+    """A name has one home: an ordinary module's ``__all__`` lists only what it defines, and it
+    never marks an import as a re-export (``from x import y as y``); a package's ``__init__``
+    gathers its modules' names."""
+    ordinary = [path for path in MODULES.values() if path.name != "__init__.py"]
+    found = {
+        str(path.relative_to(ROOT)): problems for path in ordinary if (problems := _reexports(path))
+    }
+    assert found == {}
+
+
+def test_the_reexport_check_sees_both_forms(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from os import path as path\nfrom sys import argv\n\n\ndef f(): ...\n\n"
+        "X = 1\n__all__ = ['X', 'argv', 'f']\n",
+        encoding="utf-8",
+    )
+    assert _reexports(module) == ["1: path as path", "__all__ lists argv, which it does not define"]
+
+
+def test_the_test_folders_mirror_the_packages():
+    tests = ROOT / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
+    assert sorted(folders - TEST_FOLDERS) == [], "a test folder that mirrors no package"
+    assert sorted(p.name for p in tests.glob("test_*.py")) == [], "a test file left at tests/"

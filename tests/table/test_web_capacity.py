@@ -1,4 +1,4 @@
-"""The server runs at most ``max_games`` games at once (issue 23 §5): the next page is told the
+"""The server runs at most ``max_games`` games at once: the next page is told the
 table is full (a ``full`` message, close code 1013), and a slot freed by a page that leaves is
 taken again at once. Through Starlette's TestClient (no port opened)."""
 

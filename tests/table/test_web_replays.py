@@ -1,4 +1,4 @@
-"""The replay folder's byte bound holds with the newest file counted (issue 23 §5): a visit's
+"""The replay folder's byte bound holds with the newest file counted: a visit's
 file is split before a game would take it past the bound, a game larger than the bound by itself
 is not saved (the result says so), and its frames are dropped as soon as they pass it."""
 
