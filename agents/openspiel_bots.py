@@ -54,10 +54,11 @@ def _random_bot(game: Any, player: int, seed: int) -> Any:
 
 
 def _ismcts_bot(game: Any, player: int, seed: int) -> Any:
-    from open_spiel.python.algorithms import ismcts, mcts
+    from agents.vintage.ismcts import IsmctsSettings, ismcts_bot
 
-    rng = np.random.RandomState(seed)
-    return ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 200, random_state=rng)
+    # vintage-ismcts's defaults (200 simulations, one rollout, uct_c 2) and its seeded bot:
+    # OpenSpiel's own resampler would draw worlds from the machine's random device.
+    return ismcts_bot(game, IsmctsSettings(), seed)
 
 
 BUILTIN: dict[str, tuple[BotFactory, tuple[str, ...]]] = {

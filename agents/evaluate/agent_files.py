@@ -4,11 +4,24 @@ Building an agent may read model files (``trained`` reads a bundled
 manifest and its weights, ``ppo:PATH`` the file named, a user's agent its
 own weights). :func:`files_read` builds it under a Python audit hook
 (:func:`sys.addaudithook`, installed once, idle unless a recording is open)
-and keeps every regular file opened for reading, except Python's own
-(``.py``/``.pyc``, ``__pycache__``, the interpreter's prefix) and the kit's
-sources other than its bundled models (a module imported for the first time
-is read once per process, so it would make the record depend on what ran
-before). A user's agent file is added by its spec (:mod:`agents.specs.user_files`).
+and keeps every regular file opened for reading that can be an agent's code
+or data. Left out, because no agent keeps code or data there:
+
+- Python's own: ``.py``/``.pyc``, ``__pycache__``, package metadata
+  (``*.dist-info``, ``*.egg-info``), the interpreter's prefixes and the
+  site-packages folders (user site included);
+- the kit's sources other than its bundled models (a module imported for the
+  first time is read once per process, so it would make the record depend on
+  what ran before);
+- the system's state: ``/proc``, ``/sys``, ``/dev``, ``/run``, ``/etc`` and any
+  mount of a kernel pseudo filesystem (:data:`PSEUDO_FILESYSTEMS`). Building
+  a game reads ``/proc/meminfo``, whose bytes change every run, so keeping it
+  would change the run's identity every run and refuse every ``--resume``.
+
+Everything else is kept, wherever it lies (the working tree, a home folder,
+a data disk): a weight file at a path an agent finds on its own must not be
+missed, so the rule lists where agent files cannot be rather than where they
+may be. A user's agent file is added by its spec (:mod:`agents.specs.user_files`).
 Paths inside the kit are recorded relative to its root, so the record is the
 same on every machine.
 """
@@ -16,8 +29,12 @@ same on every machine.
 from __future__ import annotations
 
 import hashlib
+import re
+import site
 import sys
+import sysconfig
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,14 +59,67 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     _recordings[-1].add(str(path))
 
 
+SYSTEM_ROOTS = tuple(Path(p) for p in ("/proc", "/sys", "/dev", "/run", "/etc"))
+"""Folders of the system's state and configuration, never an agent's files (module docstring)."""
+PSEUDO_FILESYSTEMS = frozenset(
+    {
+        "autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs", "devfs",
+        "devpts", "devtmpfs", "efivarfs", "fusectl", "hugetlbfs", "mqueue", "nsfs", "proc",
+        "pstore", "rpc_pipefs", "securityfs", "selinuxfs", "sysfs", "tracefs",
+    }
+)  # fmt: skip
+"""Mount types whose files the kernel makes up on reading: left out wherever they are mounted."""
+
+
+@cache
+def _python_roots() -> tuple[Path, ...]:
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    # A user-site or system site-packages can lie outside the prefixes (pip install --user).
+    sites = {*getattr(site, "getsitepackages", list)(), site.getusersitepackages()}
+    paths = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(sorted({Path(p).resolve() for p in prefixes | sites | paths if p}))
+
+
+def pseudo_mounts(table: str) -> tuple[Path, ...]:
+    """The mount points of pseudo filesystems (:data:`PSEUDO_FILESYSTEMS`) in a mount table
+    written as ``/proc/self/mounts`` writes it."""
+    found = []
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[2] in PSEUDO_FILESYSTEMS:
+            # The table writes a space in a mount point as \040 (octal escapes).
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[1])
+            found.append(Path(point))
+    return tuple(found)
+
+
+@cache
+def _machine_pseudo_mounts() -> tuple[Path, ...]:
+    try:
+        return pseudo_mounts(Path("/proc/self/mounts").read_text())
+    except OSError:  # no such table (not Linux): the fixed SYSTEM_ROOTS still apply
+        return ()
+
+
+def system_file(path: Path) -> bool:
+    """Whether the resolved ``path`` lies where the system or Python keep their own files, never
+    an agent's (module docstring)."""
+    if path.suffix in (".py", ".pyc") or any(
+        part == "__pycache__" or part.endswith((".dist-info", ".egg-info")) for part in path.parts
+    ):
+        return True
+    roots = (*SYSTEM_ROOTS, *_machine_pseudo_mounts(), *_python_roots())
+    return any(path.is_relative_to(root) for root in roots)
+
+
 def _kept(path: Path) -> bool:
     """Whether an opened file belongs in the record (see the module docstring)."""
-    if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
+    if not path.is_file():
         return False
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
-        if path.is_relative_to(Path(prefix).resolve()):
-            return False
-    return not path.is_relative_to(KIT_ROOT) or path.is_relative_to(MODELS)
+    if path.is_relative_to(MODELS):
+        # First: a kit installed into site-packages keeps its bundled models there too.
+        return True
+    return not system_file(path) and not path.is_relative_to(KIT_ROOT)
 
 
 def record_name(path: Path) -> str:

@@ -7,7 +7,9 @@ which deals the hidden cards with the kit's fair sampler
 (:func:`speed_env.vintage.sample_world`) from the acting seat's observation.
 The agent is a plain vintage :class:`~speed_env.policy.Policy`: from each
 observation it deals one such world to start from, and the search never sees
-anything else, so it is fair by construction.
+anything else, so it is fair by construction. Every draw (the starting world,
+the search's choices and rollouts, each simulation's world) comes from the
+agent's seed (:func:`ismcts_bot`): the same seed plays the same games.
 
 Spec: ``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
 
@@ -80,6 +82,42 @@ def parse_settings(arg: str) -> IsmctsSettings:
     return IsmctsSettings(**values)
 
 
+def ismcts_bot(game: Any, settings: IsmctsSettings, seed: int) -> Any:
+    """OpenSpiel's ``ISMCTSBot`` on a ``python_vintage_speed`` ``game``, every draw from ``seed``.
+
+    Two generators, both derived from ``seed``: the search's (tree policy, chance
+    outcomes, the rollouts) and the worlds' (the sampler handed to
+    ``resample_from_infostate``, which seeds the kit's world sampler). What
+    ``vintage-ismcts`` builds for each decision and ``vintage-openspiel:ismcts``
+    for each table.
+    """
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    # Independent streams: RandomState(s) and the C++ sampler seeded s are both a Mersenne
+    # twister seeded alike, so one seed for both would tie the worlds to the search's choices.
+    search_seed, world_seed = (
+        int(v) & 0x7FFFFFFF for v in np.random.SeedSequence(seed).generate_state(2)
+    )
+    search_rng = np.random.RandomState(search_seed)
+    bot = ismcts.ISMCTSBot(
+        game,
+        mcts.RandomRolloutEvaluator(settings.rollouts, search_rng),
+        settings.uct_c,
+        settings.simulations,
+        random_state=search_rng,
+    )
+    # Without a resampler of its own the bot redeals each simulation's world with
+    # UniformProbabilitySampler(0, 1), seeded from the machine's random device: a search
+    # that plays differently every run whatever the seed.
+    sampler = pyspiel.UniformProbabilitySampler(world_seed, 0.0, 1.0)
+    infer = settings.infer
+    bot.set_resampler(
+        lambda state, player: state.resample_from_infostate(player, sampler, infer=infer)
+    )
+    return bot
+
+
 class VintageIsmcts:
     """A vintage :class:`~speed_env.policy.Policy` that chooses by OpenSpiel's ISMCTS (module
     docstring)."""
@@ -117,29 +155,13 @@ class VintageIsmcts:
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
             return legal[0]
-        from open_spiel.python.algorithms import ismcts, mcts
-
         players = round(float(obs[self.layout["seated"]].sum())) + 1
         game = self._game(players)
-        settings = self.settings
         # The starting world is one fair deal of the hidden cards; every simulation redeals
         # them from the same observation (the state's resample_from_infostate).
-        world = sample_world(obs, self.rng, rules=game.rules, infer=settings.infer)
+        world = sample_world(obs, self.rng, rules=game.rules, infer=self.settings.infer)
         state = game.state_from_engine(world)
-        search_rng = np.random.RandomState(int(self.rng.integers(2**31)))
-        bot = ismcts.ISMCTSBot(
-            game,
-            mcts.RandomRolloutEvaluator(settings.rollouts, search_rng),
-            settings.uct_c,
-            settings.simulations,
-            random_state=search_rng,
-        )
-        if settings.infer:
-            bot.set_resampler(
-                lambda s, player: s.resample_from_infostate(
-                    player, self._pyspiel.UniformProbabilitySampler(0.0, 1.0), infer=True
-                )
-            )
+        bot = ismcts_bot(game, self.settings, int(self.rng.integers(2**31)))
         action = int(bot.step(state))
         if action not in legal:  # pragma: no cover - the world's legal moves are the seat's
             raise RuntimeError(f"vintage-ismcts chose {action}, not among the legal {legal}")

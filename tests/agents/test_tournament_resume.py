@@ -212,3 +212,19 @@ def test_a_finished_runs_chunk_log_is_in_chunk_order_whatever_order_chunks_ended
     one = tmp_path / "one"
     assert speed_cli.main([*argv, "--seed", "3", "--workers", "1", "--out", str(one)]) == 0
     assert (one / LOG_NAME).read_text() == (out / LOG_NAME).read_text()
+
+
+def test_a_tournament_with_an_openspiel_seat_resumes(small_chunks, tmp_path, monkeypatch, capsys):
+    """Building ``openspiel:random`` reads ``/proc/meminfo``; recorded as an agent file, its
+    hash changed every run and every ``--resume`` was refused as a changed file."""
+    pytest.importorskip("pyspiel")
+    argv = ["tournament", "--agents", "openspiel:random,greedy", "--games", "8", "--workers", "1"]
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        stop_after(m, 1)
+        assert speed_cli.main([*argv, "--out", str(out)]) == 130
+    header = json.loads((out / LOG_NAME).read_text().splitlines()[0])
+    assert header["agent_files"]["openspiel:random"] == {}
+    capsys.readouterr()
+    assert speed_cli.main([*argv, "--out", str(out), "--resume"]) == 0, capsys.readouterr().err
+    assert results(out)["status"]["complete"] is True
