@@ -52,14 +52,16 @@ S = TypeVar("S", bound=RunSettings)
 def run_recipe(
     cfg: S, check: Callable[[S], None], body: Callable[[S, RunFolder, int], dict[str, Any]]
 ) -> dict[str, Any]:
-    """A recipe's run, steps 1 and 2 here and the rest in ``body``; its summary.
+    """A recipe's run: steps 1 and 2 here, the same in both recipes; its summary.
 
-    1. Settings: ``cfg.out``'s lock taken (held until the run ends), the settings the run
-       uses (``--resume``: the saved ones, :meth:`RunFolder.settings`) checked by ``check``
-       and written to the folder. 2. Seeding: torch seeded with ``cfg.seed`` (so the
-       network's first weights) and limited to ``torch_threads``. Then ``body(cfg, folder,
-       seed)`` builds the env, the model and runs the loop, ``seed`` seeding the deals
-       (shifted after a resume, :meth:`RunFolder.seed`, so it plays fresh ones).
+    1. Settings: ``cfg.out``'s lock is taken and held until the run ends; the settings the
+       run uses, with ``--resume`` the saved ones (:meth:`RunFolder.settings`), are checked
+       by ``check`` and written to the folder.
+    2. Seeding: torch is seeded with ``cfg.seed``, which fixes the network's first weights,
+       and limited to ``torch_threads`` threads.
+
+    Then ``body(cfg, folder, seed)``, the recipe's steps 3 to 6. ``seed`` seeds the deals;
+    after a resume it is shifted so that the run plays fresh ones (:meth:`RunFolder.seed`).
     """
     with RunFolder(cfg.out) as folder:
         cfg = folder.settings(cfg, resume=cfg.resume)
