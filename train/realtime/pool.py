@@ -134,7 +134,8 @@ class OpponentPool:
         """Member indices for ``k`` new games (counted in the logs)."""
         if len(self.members) == 1:
             # What rng.choice(1, size=k, p=[1.0]) returns, drawing the same k uniforms from rng
-            # (tests/train/test_vec_env_reference.py checks the stream), without its ~50 us of checks.
+            # (tests/train/test_vec_env_reference.py checks the stream), without its ~50 us of
+            # checks.
             rng.random(k)
             who = np.zeros(k, np.int64)
         else:
