@@ -39,7 +39,9 @@ from speed_env.observation import observe_clock, observe_game
 
 
 @njit(cache=True, inline="always")
-def _observe(s: np.ndarray, cfg: Config, b: int, obs: np.ndarray, mask: np.ndarray) -> None:
+def observe_whole(s: np.ndarray, cfg: Config, b: int, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Rewrite game ``b``'s rows whole: both seats' observations and masks (also for the
+    training env's compiled loops, which keep the same buffers)."""
     g = s[b]
     observe_game(g, cfg, obs, b)
     legal_row(g, cfg, 0, mask[0, b])
@@ -269,7 +271,7 @@ def step_observe(
         ends[5, b] = g.clock if ended else 0
         n_over += ended
         if full or _events(g) != before:
-            _observe(s, cfg, b, obs, mask)
+            observe_whole(s, cfg, b, obs, mask)
         else:
             observe_clock(g, cfg, obs, b)
         if fresh:
@@ -293,7 +295,7 @@ def restart_observe(
     for j in range(games.shape[0]):
         b = games[j]
         deal_seeded(s[b], cfg, seeds[j])
-        _observe(s, cfg, b, obs, mask)
+        observe_whole(s, cfg, b, obs, mask)
         _hand_out(b, obs, mask, out_obs, out_mask)
 
 

@@ -3,7 +3,8 @@
     python -m train.ppo --rules japanese --opponent greedy --timesteps 2000000 --out runs/NAME
     speed train realtime --rules japanese --opponent greedy ...     (the same flags)
 
-What a run does, in order (each step is a section of :func:`train`):
+What a run does, in order (each step is a section of :func:`train`; steps 1 and 2, the
+same in both recipes, are :func:`train.common.run.run_recipe`'s):
 
 1. **Settings.** Every setting is a field of :class:`Config` (the flags are
    made from it, help text and all; the shared ones are in
@@ -253,20 +254,15 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: Config) -> dict[str, Any]:
-    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
-    The run holds its folder's lock throughout (:class:`~train.common.run_folder.RunFolder`)."""
-    from train.common.run_folder import RunFolder
+    """Run the recipe (module docstring) in ``cfg.out``; the summary (``out/summary.json``)."""
+    from train.common.run import run_recipe
 
-    with RunFolder(cfg.out) as folder:
-        return _train(cfg, folder)
+    return run_recipe(cfg, check_config, _train)
 
 
-def _train(cfg: Config, folder: Any) -> dict[str, Any]:
-    # 1. Settings ------------------------------------------------------------------
-    cfg = folder.settings(cfg, resume=cfg.resume)
-    check_config(cfg)
-    import torch
-
+def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
+    # 1. Settings and 2. Seeding: run_recipe's, the same in both recipes (the settings checked
+    # and saved in the locked folder, torch seeded); `seed` seeds the deals and seats.
     import agents
     from agents.model_io.kit_model import as_policy, read_model
     from train.common.checkpoint import export_model, load_tensors_into, snapshot_policy
@@ -274,13 +270,7 @@ def _train(cfg: Config, folder: Any) -> dict[str, Any]:
     from train.common.settings import make_model
     from train.vec_env.env import SpeedVecEnv
 
-    folder.start(cfg, resume=cfg.resume)
     state = folder.state
-
-    # 2. Seeding -------------------------------------------------------------------
-    torch.manual_seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
-    seed = folder.seed(cfg.seed)  # fresh deals after a resume
 
     # 3. Environment ---------------------------------------------------------------
     rules_list = parse_rules_options(cfg)

@@ -117,7 +117,8 @@ class ExpertConfig:
     seed: int = 0
     """Seed of the target games, the search, the network and the fits."""
     chunk_games: int = 10
-    """Games per job of target generation."""
+    """Games per job of target generation. Part of the targets' seeding (a job's generators are
+    seeded from seed, round and job): keep it to reproduce a run (workers and backend need not)."""
     workers: int = 1
     """Processes (local) or CPUs of a Ray cluster started for the run."""
     backend: str = "local"

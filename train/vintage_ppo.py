@@ -3,7 +3,8 @@
     python -m train.vintage_ppo --players 4 --opponent vintage-greedy --timesteps 300000
     speed train vintage --players 4 --opponent vintage-greedy ...     (the same flags)
 
-What a run does, in order (each step is a section of :func:`train`):
+What a run does, in order (each step is a section of :func:`train`; steps 1 and 2, the
+same in both recipes, are :func:`train.common.run.run_recipe`'s):
 
 1. **Settings.** Every setting is a field of :class:`VintageConfig` (the
    flags are made from it, help text and all; the shared ones are in
@@ -304,19 +305,15 @@ def report(rows: list[dict[str, Any]]) -> Any:
 
 # ---------------------------------------------------------------------- the recipe
 def train(cfg: VintageConfig) -> dict[str, Any]:
-    """Run the recipe (module docstring); the summary, also written to ``out/summary.json``.
-    The run holds its folder's lock throughout (:class:`~train.common.run_folder.RunFolder`)."""
-    from train.common.run_folder import RunFolder
+    """Run the recipe (module docstring) in ``cfg.out``; the summary (``out/summary.json``)."""
+    from train.common.run import run_recipe
 
-    with RunFolder(cfg.out) as folder:
-        return _train(cfg, folder)
+    return run_recipe(cfg, check_config, _train)
 
 
-def _train(cfg: VintageConfig, folder: Any) -> dict[str, Any]:
-    # 1. Settings ------------------------------------------------------------------
-    cfg = folder.settings(cfg, resume=cfg.resume)
-    check_config(cfg)
-    import torch
+def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
+    # 1. Settings and 2. Seeding: run_recipe's, the same in both recipes (the settings checked
+    # and saved in the locked folder, torch seeded); `seed` seeds each table's deals.
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -324,13 +321,6 @@ def _train(cfg: VintageConfig, folder: Any) -> dict[str, Any]:
     from speed_env.vintage import make_vintage_rules
     from train.common.run import Curves, Run
     from train.common.settings import make_model
-
-    folder.start(cfg, resume=cfg.resume)
-
-    # 2. Seeding -------------------------------------------------------------------
-    torch.manual_seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
-    seed = folder.seed(cfg.seed)  # fresh deals after a resume
 
     # 3. Environment ---------------------------------------------------------------
     rules = make_vintage_rules(cfg.players, 1)

@@ -50,7 +50,8 @@ class ValueConfig:
     learning_rate: float = 1e-3
     """Adam step size, cosine-decayed to 0."""
     holdout: float = 0.1
-    """Share of the games held out to measure the fit."""
+    """Share of the games held out to measure the fit (whole games: one game's observations are
+    correlated, so none of a held-out game's is fitted)."""
     seed: int = 0
     """Seed of the games, the recording and the fit."""
     torch_threads: int = 1

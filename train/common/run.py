@@ -21,6 +21,10 @@ how a saved model is scored against the evaluation bots (``score``, rows of
   last evaluation and the curves (so nothing that draws or reports can lose
   the model). ``summary.json`` says whether the run reached its budget and,
   when not, why.
+
+:func:`run_recipe` is the frame around a recipe's own steps: its steps 1 and 2
+(the settings and the seeding), the same in both, and the folder's lock held
+until the run ends.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
@@ -41,6 +46,30 @@ from train.common.run_folder import RunFolder
 from train.common.settings import RunSettings
 
 Rows = list[dict[str, Any]]
+S = TypeVar("S", bound=RunSettings)
+
+
+def run_recipe(
+    cfg: S, check: Callable[[S], None], body: Callable[[S, RunFolder, int], dict[str, Any]]
+) -> dict[str, Any]:
+    """A recipe's run: steps 1 and 2 here, the same in both recipes; its summary.
+
+    1. Settings: ``cfg.out``'s lock is taken and held until the run ends; the settings the
+       run uses, with ``--resume`` the saved ones (:meth:`RunFolder.settings`), are checked
+       by ``check`` and written to the folder.
+    2. Seeding: torch is seeded with ``cfg.seed``, which fixes the network's first weights,
+       and limited to ``torch_threads`` threads.
+
+    Then ``body(cfg, folder, seed)``, the recipe's steps 3 to 6. ``seed`` seeds the deals;
+    after a resume it is shifted so that the run plays fresh ones (:meth:`RunFolder.seed`).
+    """
+    with RunFolder(cfg.out) as folder:
+        cfg = folder.settings(cfg, resume=cfg.resume)
+        check(cfg)
+        folder.start(cfg, resume=cfg.resume)
+        torch.manual_seed(cfg.seed)
+        torch.set_num_threads(cfg.torch_threads)
+        return body(cfg, folder, folder.seed(cfg.seed))
 
 
 @dataclass

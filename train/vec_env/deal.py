@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from speed_env.engine import C, deal_seeded, legal_row
+from speed_env.engine import C, deal_seeded
 from speed_env.game import Games
 from speed_env.observation import observe_game
 from speed_env.reaction import ReactionProfile
+from speed_env.step_observe import observe_whole
 from train.realtime.pool import OpponentPool
 
 
@@ -86,9 +87,7 @@ def deal_games(
         for k in range(lat.shape[2]):
             lat[b, q, k] = learner[k]
             lat[b, 1 - q, k] = member_lat[members[j], k]
-        observe_game(g, cfg, obs, b)
-        legal_row(g, cfg, 0, mask[0, b])
-        legal_row(g, cfg, 1, mask[1, b])
+        observe_whole(s, cfg, b, obs, mask)
 
 
 @njit(cache=True)

@@ -363,7 +363,6 @@ class SpeedVecEnv(Restarts, VecEnv):
         game's clock alone moves. The games that ended are paid and dealt anew
         after it in one round (:meth:`_finish`), their seats and opponents drawn
         a tick's games at a time, as the tick-by-tick loop did."""
-        games = g.games
         seat_all = self.seat[g.lo : g.hi]
         if actions is None:  # from a fresh deal: only the games where the learner has no choice yet
             pending = g.rows[g.mask[seat_all, g.rows].sum(axis=1) < 2]
@@ -389,17 +388,7 @@ class SpeedVecEnv(Restarts, VecEnv):
                 )
             t1 = time.perf_counter()
             pending, kept_free, parts, ticks, stepped = tick_forced(
-                games,
-                pending,
-                seat_all,
-                mine,
-                theirs,
-                g.obs,
-                g.mask,
-                ticks_left,
-                tail,
-                chain,
-                self._quiet,
+                g, pending, seat_all, mine, theirs, ticks_left, tail, chain, self._quiet
             )
             free = None if chain else kept_free
             self.counters["loop_ticks"] += ticks

@@ -47,22 +47,14 @@ import numpy as np
 from numba import njit
 
 from agents.chain import ChainAgent, act_row, work_arrays
-from speed_env.engine import OVER, C, legal_row, quiet_ticks, step_game
-from speed_env.game import Games
-from speed_env.observation import observe_clock, observe_game
-from speed_env.step_observe import _events  # what BatchEnv's step reads to observe only the clock
-from train.realtime.pool import OpponentPool
-
-NO_CHAIN: tuple[Any, ...] = (
-    np.zeros(1, np.int64),
-    0,
-    np.zeros(1, np.float64),
-    np.zeros(1, np.int64),
-    np.zeros(1, np.float64),
+from speed_env.engine import OVER, C, quiet_ticks, step_game
+from speed_env.observation import observe_clock
+from speed_env.step_observe import (
+    _events,  # what BatchEnv's step reads to observe only the clock
+    observe_whole,
 )
-"""Placeholder chain arguments where the opponents act in Python (the kernel's types stay
-fixed, so it compiles once)."""
-_NO_RNG = np.random.default_rng(0)  # never drawn from: chain is off
+from train.realtime.pool import OpponentPool
+from train.vec_env.deal import Group
 
 
 @njit(cache=True, inline="always")
@@ -81,6 +73,18 @@ def _has_play(mask: np.ndarray, q: int, b: int) -> bool:
         if mask[q, b, a] != 0:
             return True
     return False
+
+
+NO_CHAIN: tuple[Any, ...] = (
+    np.zeros(1, np.int64),
+    0,
+    np.zeros(1, np.float64),
+    np.zeros(1, np.int64),
+    np.zeros(1, np.float64),
+)
+"""Placeholder chain arguments of :func:`play_forced` where the opponents act in Python (its
+types stay fixed, so it compiles once)."""
+_NO_RNG = np.random.default_rng(0)  # never drawn from: chain is off
 
 
 @njit(cache=True)
@@ -177,9 +181,7 @@ def play_forced(
                 n_ended += 1
                 continue
             if _events(g) != before:
-                observe_game(g, cfg, obs, b)
-                legal_row(g, cfg, 0, mask[0, b])
-                legal_row(g, cfg, 1, mask[1, b])
+                observe_whole(s, cfg, b, obs, mask)
             else:  # only the clock moved: its entries alone change (the mask does not)
                 observe_clock(g, cfg, obs, b)
             if _n_legal(mask, q, b) < 2:
@@ -217,28 +219,28 @@ def compiled_chain(pool: OpponentPool, group: int, dim: int) -> Chain | None:
 
 
 def tick_forced(
-    games: Games,
+    group: Group,
     pending: np.ndarray,
     seat: np.ndarray,
     mine: np.ndarray,
     theirs: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
     max_ticks: int,
     stop_at: float,
     chain: Chain | None,
     quiet: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int, int]:
-    """:func:`play_forced` on ``games`` (its fresh outputs made here): the games still forced,
-    whether each one's opponent has a play, the games that ended split by tick (in order),
-    the ticks taken and the game-ticks stepped. ``quiet`` (int64, 2) counts the jumps over
-    quiet ticks and the game-ticks they covered."""
+    """:func:`play_forced` on rows ``pending`` of ``group`` (its games, their observation and
+    mask rows; the kernel's fresh outputs made here): the games still forced, whether each
+    one's opponent has a play, the games that ended split by tick (in order), the ticks taken
+    and the game-ticks stepped. ``quiet`` (int64, 2) counts the jumps over quiet ticks and the
+    game-ticks they covered."""
     k = pending.size
     forced, free = np.empty(k, np.int64), np.empty(k, np.bool_)
     ended, ended_tick = np.empty(k, np.int64), np.empty(k, np.int64)
     chain_args, rng = chain or (NO_CHAIN, _NO_RNG)
+    games = group.games
     n, n_ended, ticks, stepped = play_forced(
-        games.state, games.cfg, games.lat, pending, seat, mine, theirs, obs, mask,
+        games.state, games.cfg, games.lat, pending, seat, mine, theirs, group.obs, group.mask,
         int(max_ticks), float(stop_at), chain is not None, chain_args, rng,
         forced, free, ended, ended_tick, quiet,
     )  # fmt: skip
