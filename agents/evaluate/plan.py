@@ -88,15 +88,10 @@ def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
     return None
 
 
-def plan_realtime(
-    spec: str,
-    games: int,
-    seed: int,
-    version: int = ep.PROTOCOL_VERSION,
-    act_timeout: float | None = None,
-) -> Plan:
-    """The games of a real-time card; refuses a spec that names no agent or carries ``@``.
-    ``act_timeout``: seconds per decision before an agent fails (``None``: no limit)."""
+def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
+    """``plan`` (a real-time card's, from :func:`make_plan`) filled with the card's games; refuses
+    a spec that names no agent or carries ``@``. ``act_timeout``: seconds per decision before an
+    agent fails (``None``: no limit)."""
     import agents
     from agents.evaluate import agent_files
     from agents.reaction_sweep.work import SweepSettings, plan_chunks
@@ -104,7 +99,8 @@ def plan_realtime(
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
-    proto = ep.protocol("realtime", version)
+    spec, games, seed = plan.spec, plan.games, plan.seed
+    proto = ep.protocol("realtime", plan.version)
     parsed = agents.parse_spec(spec)
     if agents.vintage.registry.is_vintage(spec):
         raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
@@ -113,7 +109,7 @@ def plan_realtime(
             f"{spec!r} carries its own reaction profile; the protocol gives every seat the "
             f"{proto['reaction']!r} profile, so give the spec without @"
         )
-    plan = Plan("realtime", spec, games, seed, version, files=agent_files.source_files(spec))
+    plan.files.update(agent_files.source_files(spec))
     reaction = make_profile(proto["reaction"])
     for rs, cfg in proto["rule_sets"].items():
         rules = make_rules(cfg["preset"], **cfg["options"])
@@ -196,25 +192,20 @@ def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], st
     return tables
 
 
-def plan_vintage(
-    spec: str,
-    games: int,
-    seed: int,
-    version: int = ep.PROTOCOL_VERSION,
-    act_timeout: float | None = None,
-) -> Plan:
-    """The games of a vintage card; refuses a real-time agent. ``act_timeout``: as
-    :func:`plan_realtime`'s."""
+def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
+    """``plan`` (a vintage card's, from :func:`make_plan`) filled with the card's games; refuses
+    a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s."""
     import agents
     from agents.evaluate import agent_files
     from agents.tournament import vintage as vt
     from agents.vintage import registry as vintage_agents
 
-    proto = ep.protocol("vintage", version)
+    spec, games, seed = plan.spec, plan.games, plan.seed
+    proto = ep.protocol("vintage", plan.version)
     if agents.REALTIME.knows(spec):
         raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
     vintage_agents.parse_spec(spec)
-    plan = Plan("vintage", spec, games, seed, version, files=agent_files.source_files(spec))
+    plan.files.update(agent_files.source_files(spec))
     with calling(spec, "building it", passthrough=(ValueError,)):
         _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
     plan.files.update(files)
@@ -264,8 +255,8 @@ def make_plan(
     seed = proto["seed"] if seed is None else seed
     # Whole deals only (each played once per seating): the card records the games played.
     games -= games % least
-    maker = plan_vintage if game == "vintage" else plan_realtime
-    return maker(spec, games, seed, version, act_timeout)
+    fill = plan_vintage if game == "vintage" else plan_realtime
+    return fill(Plan(game, spec, games, seed, version), act_timeout)
 
 
 def run_plan(

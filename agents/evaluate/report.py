@@ -63,6 +63,10 @@ def _num(x: float | None, digits: int = 0) -> str:
 
 
 # ------------------------------------------------------------------ report.md
+def _section(title: str, *lines: str) -> list[str]:
+    return ["", f"## {title}", "", *lines]
+
+
 def _header(card: dict[str, Any]) -> list[str]:
     m = card["manifest"]
     games = "pairing" if card["game"] == "realtime" else "table"
@@ -83,7 +87,7 @@ def _header(card: dict[str, Any]) -> list[str]:
 
 
 def _ratings(card: dict[str, Any]) -> list[str]:
-    lines = ["", "## Anchored rating", ""]
+    lines = _section("Anchored rating")
     lines += ["Elo scale, anchored on the reference pool's own results (docs/evaluate.md).", ""]
     lines += ["| rule set | rating | 95% interval | against |", "|---|---:|---|---|"]
     for rs, row in card["results"]["rule_sets"].items():
@@ -100,7 +104,7 @@ def _ratings(card: dict[str, Any]) -> list[str]:
 
 
 def _realtime_table(card: dict[str, Any]) -> list[str]:
-    lines = ["", "## Results per rule set and opponent", ""]
+    lines = _section("Results per rule set and opponent")
     lines += [
         "Win rate counts a draw as half; intervals are 95% (Wilson). Illegal: actions the agent "
         "chose that were not legal (played as a wait).",
@@ -131,25 +135,22 @@ def _realtime_table(card: dict[str, Any]) -> list[str]:
 
 def _latency(card: dict[str, Any]) -> list[str]:
     lat = card["results"]["latency"]
-    lines = ["", "## Break-even latency against chain", ""]
-    if "skipped" in lat:
-        return [*lines, f"Skipped: {lat['skipped']}"]
-    be = lat.get("break_even_ms")
-    lines.append(
-        f"**{_num(be)} ms**{_ci(lat.get('break_even_ci'), False)}: {lat['meaning']} "
-        f"(`{lat['rule_set']}`, opponent `{lat['opponent']}`; the agent's reaction swept)."
+    be, ci = _num(lat.get("break_even_ms")), _ci(lat.get("break_even_ci"), False)
+    text = (
+        f"Skipped: {lat['skipped']}"
+        if "skipped" in lat
+        else f"**{be} ms**{ci}: {lat['meaning']} (`{lat['rule_set']}`, opponent "
+        f"`{lat['opponent']}`; the agent's reaction swept)."
     )
-    return lines
+    return _section("Break-even latency against chain", text)
 
 
 def _cost(card: dict[str, Any]) -> list[str]:
-    cost = card["timing"].get("decision_cost")
-    if not cost:
-        return []
+    cost = card["timing"].get("decision_cost") or {}
     cells = ", ".join(
         f"batch {k.split('_')[1]}: {v:.1f} µs" for k, v in cost.items() if k.startswith("batch_")
     )
-    return ["", "## Decision cost", "", f"CPU time per decision: {cells}."]
+    return _section("Decision cost", f"CPU time per decision: {cells}.") if cost else []
 
 
 def _table_name(lineup: Sequence[str]) -> str:
@@ -162,7 +163,7 @@ def _table_name(lineup: Sequence[str]) -> str:
 
 def _vintage_table(card: dict[str, Any]) -> list[str]:
     res = card["results"]
-    lines = ["", "## Tables (four seats, seats rotated over shared deals)", ""]
+    lines = _section("Tables (four seats, seats rotated over shared deals)")
     if res.get("rating") is not None:
         lines += [
             f"Anchored rating: **{res['rating']:.0f}**{_ci(res['rating_ci'], False)} "
@@ -195,7 +196,7 @@ def _alpharank(card: dict[str, Any]) -> list[str]:
     ranks = card["results"].get("alpharank")
     if not ranks:
         return []
-    lines = ["", "## α-Rank beside the rating", ""]
+    lines = _section("α-Rank beside the rating")
     lines += [
         "OpenSpiel's α-Rank over the agent and the reference agents it played, from the same "
         "counts as the rating (the pool's own results and the agent's row): the agent's share "

@@ -19,9 +19,15 @@ import numpy as np
 from agents.model_io.mlp import ACTIVATIONS, check_tensors, trained_tags
 from agents.model_io.rankwise import KIND as RANKWISE
 from agents.model_io.rankwise import check_rankwise_tensors
-from agents.model_io.tensor_file import MAX_MANIFEST, ModelFormatError, check_finite, is_count
+from agents.model_io.tensor_file import (
+    MAX_MANIFEST,
+    ModelFormatError,
+    check_finite,
+    is_count,
+    model_file_errors,
+)
 from agents.runtime import strict_json
-from agents.runtime.files import NotRegularFileError, read_regular
+from agents.runtime.files import read_regular
 from speed_env.rules import PRESETS
 
 FORMAT, FORMAT_VERSION = "speed-rl-policy", 1
@@ -30,14 +36,10 @@ FORMAT, FORMAT_VERSION = "speed-rl-policy", 1
 
 def read_manifest(path: Path) -> dict[str, Any]:
     """A model's manifest, every field a load reads checked (a wrong one named)."""
+    with model_file_errors(path, "model manifest"):
+        data = read_regular(path, "model manifest", MAX_MANIFEST)
     try:
-        text = read_regular(path, "model manifest", MAX_MANIFEST).decode("utf-8")
-    except FileNotFoundError:
-        raise ModelFormatError(f"model manifest {path} does not exist") from None
-    except NotRegularFileError as exc:
-        raise ModelFormatError(str(exc.strerror)) from None
-    except OSError as exc:
-        raise ModelFormatError(f"cannot read model manifest {path}: {exc.strerror}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ModelFormatError(f"cannot read model manifest {path}: {exc}") from None
     try:

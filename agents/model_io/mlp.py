@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -92,6 +92,15 @@ def _single_thread_blas() -> _SingleThreadBlas:
     return _BLAS
 
 
+class ActorOptions(TypedDict, total=False):
+    """The keyword options of every kit actor (:class:`MLPPolicy` and its subclasses)."""
+
+    sample: bool
+    seed: int | None
+    manifest: dict[str, Any] | None
+    source: str
+
+
 class MLPPolicy:
     """A saved actor network as a batch :class:`~speed_env.policy.Policy` (numpy, no torch).
 
@@ -110,7 +119,7 @@ class MLPPolicy:
         manifest: dict[str, Any] | None = None,
         source: str = "<memory>",
     ) -> None:
-        self.activation = checked_activation(activation, source)
+        self._acting(activation, sample=sample, seed=seed, manifest=manifest, source=source)
         self.layers = []
         k = 0
         while f"pi.{k}.weight" in tensors:
@@ -123,6 +132,19 @@ class MLPPolicy:
         self.head = (np.ascontiguousarray(w.T), np.asarray(tensors["logits.bias"], np.float32))
         self.obs_dim = (self.layers[0][0] if self.layers else self.head[0]).shape[0]
         self.n_actions = self.head[0].shape[1]
+
+    def _acting(
+        self,
+        activation: str,
+        *,
+        sample: bool = False,
+        seed: int | None = None,
+        manifest: dict[str, Any] | None = None,
+        source: str = "<memory>",
+    ) -> None:
+        """What acting and the rules check read, set alike by this class and each subclass
+        (:class:`~agents.model_io.rankwise.RankwisePolicy` builds other layers)."""
+        self.activation = checked_activation(activation, source)
         self.sample = sample
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Unpack
 
 import numpy as np
 
-from agents.model_io.mlp import MLPPolicy, check_shapes, checked_activation, trained_tags
+from agents.model_io.mlp import ActorOptions, MLPPolicy, check_shapes
 from agents.model_io.tensor_file import ModelFormatError
 from speed_env.observation import layout_for_dim
 
@@ -218,19 +218,11 @@ class RankwisePolicy(MLPPolicy):
         activation: str = "relu",
         *,
         obs_dim: int,
-        sample: bool = False,
-        seed: int | None = None,
-        manifest: dict[str, Any] | None = None,
-        source: str = "<memory>",
+        **options: Unpack[ActorOptions],
     ) -> None:
         # MLPPolicy's own layers are not built: only its acting and rules checks are shared.
-        self.activation = checked_activation(activation, source)
+        self._acting(activation, **options)
         self.obs_dim, self.n_actions = obs_dim, 1 + 2 * N_RANKS
-        self.sample = sample
-        self.rng = np.random.default_rng(seed)
-        self.manifest = manifest or {}
-        self.source = source
-        self.trained_tags = trained_tags(self.manifest, self.source)
         self.layers = [
             (
                 np.ascontiguousarray(np.asarray(tensors[f"act.{k}.weight"], np.float32).T),

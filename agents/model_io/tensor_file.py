@@ -13,7 +13,8 @@ import json
 import math
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,21 @@ MAX_MANIFEST = 4 * 1024 * 1024
 
 class ModelFormatError(ValueError):
     """A model file is missing, damaged, untrusted, or does not fit the rules asked for."""
+
+
+@contextmanager
+def model_file_errors(path: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Opening and reading the model file ``path`` with its ``OSError`` made a
+    :class:`ModelFormatError` naming it as ``what`` (``"model manifest"``): missing, not a
+    regular file (:func:`agents.runtime.files.open_regular`'s own message), or unreadable."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise ModelFormatError(f"{what} {path} does not exist") from None
+    except NotRegularFileError as exc:
+        raise ModelFormatError(str(exc.strerror)) from None
+    except OSError as exc:
+        raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
 # ----------------------------------------------------------------- safetensors
@@ -86,16 +102,9 @@ def read_safetensors_bytes(path: str | os.PathLike[str], what: str) -> bytes:
     """The bytes of the safetensors file ``path``, read only when it is a regular file
     whose size is the one its header describes (checked before the data is read: a
     link to ``/dev/zero`` or a named pipe is refused at once, never read)."""
-    try:
+    with model_file_errors(path, what):
         f, size = open_regular(path, what)
-    except FileNotFoundError:
-        raise ModelFormatError(f"{what} {path} does not exist") from None
-    except NotRegularFileError as exc:
-        raise ModelFormatError(str(exc.strerror)) from None
-    except OSError as exc:
-        raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
-    with f:
-        try:
+        with f:
             head = f.read(8)
             if len(head) == 8:
                 (n,) = struct.unpack("<Q", head)
@@ -111,8 +120,6 @@ def read_safetensors_bytes(path: str | os.PathLike[str], what: str) -> bytes:
                     return head + header + f.read(size - 8 - n)
             # Too short or a header that does not fit: the parser names what is wrong.
             return head + f.read(min(size, _MAX_HEADER + 8) - len(head))
-        except OSError as exc:
-            raise ModelFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
 def _data_size(header: bytes) -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agents.specs.errors import AgentSpecError
-from agents.specs.registry import REALTIME_GAME, Registry
+from agents.specs.registry import REALTIME_GAME, Registry, spec_settings
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
@@ -71,10 +71,7 @@ def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     (agents/search.py)."""
     from agents.search import SearchAgent, parse_settings
 
-    try:
-        settings = parse_settings(arg)
-    except ValueError as exc:
-        raise AgentSpecError(f"bad search spec {arg!r}: {exc}") from None
+    settings = spec_settings("search", arg, lambda: parse_settings(arg))
     return SearchAgent(rules, seed, settings)
 
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from agents.specs import user_files as user_agents
 from agents.specs.errors import AgentSpecError
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+
+_T = TypeVar("_T")
 
 REALTIME_GAME = "real-time Speed"
 """The real-time registry's ``game`` (a reaction profile after ``@`` is for it only)."""
@@ -68,6 +70,15 @@ def python_file_error(spec: str) -> AgentSpecError:
         f"{path!r} is a Python file, not an agent spec: name the agent in it (a Policy, a "
         f"class or a factory), {hint}"
     )
+
+
+def spec_settings(kind: str, arg: str, parse: Callable[[], _T]) -> _T:
+    """The settings ``parse()`` reads from a spec's argument ``arg``; its ``ValueError`` becomes an
+    :class:`AgentSpecError` naming ``kind`` and ``arg`` (``bad search spec 'worlds=0': …``)."""
+    try:
+        return parse()
+    except ValueError as exc:
+        raise AgentSpecError(f"bad {kind} spec {arg!r}: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.specs.errors import AgentSpecError
-from agents.specs.registry import AgentSpec, Registry
+from agents.specs.registry import AgentSpec, Registry, spec_settings
 from speed_env.policy import Policy
 
 VINTAGE = Registry("Vintage Speed")
@@ -37,10 +37,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     from agents.vintage.search import VintageSearch, parse_settings
 
     options, _, budget = arg.partition("@")
-    try:
-        settings = parse_settings(options, budget)
-    except ValueError as exc:
-        raise AgentSpecError(f"bad vintage-search spec {arg!r}: {exc}") from None
+    settings = spec_settings("vintage-search", arg, lambda: parse_settings(options, budget))
     network = None
     if settings.uses_network:  # net=PATH, else the bundled vintage-expert
         from agents.model_io.kit_model import load_vintage_policy
@@ -86,10 +83,7 @@ def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
     (:mod:`agents.vintage.ismcts`; needs the ``[openspiel]`` extra)."""
     from agents.vintage.ismcts import VintageIsmcts, parse_settings
 
-    try:
-        settings = parse_settings(arg)
-    except ValueError as exc:
-        raise AgentSpecError(f"bad vintage-ismcts spec {arg!r}: {exc}") from None
+    settings = spec_settings("vintage-ismcts", arg, lambda: parse_settings(arg))
     try:
         return VintageIsmcts(settings, seed)
     except ImportError as exc:

@@ -11,6 +11,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -170,6 +171,27 @@ def test_weights_that_are_a_fifo_or_a_folder_are_refused(tmp_path):
     (tmp_path / "m.safetensors").mkdir()
     with pytest.raises(ModelFormatError, match=r"m\.safetensors is a directory"):
         model_io.read_model(path)
+
+
+def test_a_missing_or_unreadable_model_file_is_refused_naming_it(tmp_path, monkeypatch):
+    # The manifest and the weights reader share one mapping of a file's OSError to the error.
+    gone, folder = tmp_path / "gone", re.escape(str(tmp_path))
+    with pytest.raises(ModelFormatError, match=f"^model manifest {folder}/gone does not exist$"):
+        model_manifest.read_manifest(gone)
+    with pytest.raises(ModelFormatError, match=f"^value network {folder}/gone does not exist$"):
+        tensor_file.read_safetensors(gone, "value network")
+    with pytest.raises(ModelFormatError, match=f"^value network {folder} is a directory, not a"):
+        tensor_file.read_safetensors(tmp_path, "value network")
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(model_manifest, "read_regular", denied)
+    monkeypatch.setattr(tensor_file, "open_regular", denied)
+    with pytest.raises(ModelFormatError, match=f"^cannot read model manifest {folder}/gone: Perm"):
+        model_manifest.read_manifest(gone)
+    with pytest.raises(ModelFormatError, match=f"^cannot read value network {folder}/gone: Perm"):
+        tensor_file.read_safetensors(gone, "value network")
 
 
 def test_weights_larger_than_the_header_says_are_refused_before_reading(tmp_path):

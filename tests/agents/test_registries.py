@@ -46,3 +46,25 @@ def test_one_uniform_random_player_serves_both_games():
     assert type(agents.make("random", seed=3)) is RandomPolicy
     vintage = agents.make("vintage-random", seed=3)
     assert isinstance(vintage, VintageRandom) and isinstance(vintage, RandomPolicy)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            "search:worlds=many",
+            "bad search spec 'worlds=many': search setting worlds='many' is not",
+        ),
+        (
+            "vintage-search:score=best@4",
+            "bad vintage-search spec 'score=best@4': score must be one of reward, ahead",
+        ),
+        ("vintage-search@x", "bad vintage-search spec '@x': worlds per decision must be a whole"),
+        ("vintage-ismcts:uct_c=-1", "bad vintage-ismcts spec 'uct_c=-1': uct_c must be a finite"),
+    ],
+)
+def test_a_bad_settings_argument_is_refused_naming_the_kind_and_the_argument(spec, message):
+    # Both games' builders refuse through one spec_settings: the kind, the argument, the reason.
+    with pytest.raises(agents.AgentSpecError) as info:
+        agents.make(spec, seed=0)
+    assert str(info.value).startswith(message)
