@@ -110,19 +110,29 @@ async def measure(url: str, counts: list[int], seconds: float, settle: float) ->
     return rows
 
 
+def game_counts(text: str) -> list[int]:
+    """``--games``: comma-separated counts of background games, 0 (the idle server) first."""
+    counts = [int(x) for x in text.split(",")]  # argparse names a ValueError as a bad value
+    if not counts or counts[0] != 0 or min(counts) < 0:
+        raise argparse.ArgumentTypeError(
+            f"must start with 0 (the idle server) and hold counts >= 0, got {text!r}"
+        )
+    return counts
+
+
 def main() -> None:
     """Print one row per count of background games: the probe's states/s, its share of the
     idle rate, and its ping (median and 95th percentile)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default="0,8,16,32", help="background game counts, 0 first")
+    parser.add_argument(
+        "--games", type=game_counts, default="0,8,16,32", help="background game counts, 0 first"
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="probe time per count")
     parser.add_argument("--settle", type=float, default=2.0, help="wait before each probe (s)")
-    parser.add_argument("--tick-ms", type=int, default=50)
+    parser.add_argument("--tick-ms", type=int, default=50, help="the server's tick (ms)")
     parser.add_argument("--agents", default="greedy,chain", help="the bots of every game")
     args = parser.parse_args()
-    counts = [int(x) for x in args.games.split(",")]
-    if not counts or counts[0] != 0 or min(counts) < 0:
-        parser.error("--games must start with 0 (the idle server) and hold counts >= 0")
+    counts = args.games
     proc, url = start_server(args.tick_ms, args.agents, max(counts) + 1)
     try:
         rows = asyncio.run(measure(url, counts, args.seconds, args.settle))

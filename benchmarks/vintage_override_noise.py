@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--worlds", default="32,128", help="comma-separated budgets to re-search")
     parser.add_argument("--limit", type=int, default=300, help="overrides re-searched at most")
     parser.add_argument("--z", type=float, default=1.5, help="the search's z (as the targets')")
-    parser.add_argument("--seed", type=int, default=123)
+    parser.add_argument("--seed", type=int, default=123, help="the second search's seed")
     parser.add_argument("--by-kind", action="store_true", help="split the counts by kind")
     args = parser.parse_args()
     targets, settings = read_targets(args.targets)

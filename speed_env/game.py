@@ -277,7 +277,8 @@ class Games:
         """
         rows = np.asarray(games, np.int64)
         ended = np.zeros(rows.shape[0], np.bool_)
-        engine.step_some(self.state, self.cfg, self.lat, rows, actions, ended)
+        rewards = np.empty((2, rows.shape[0]), np.float32)  # paid by step(); not read here
+        engine.step_some(self.state, self.cfg, self.lat, rows, actions, rewards, ended)
         self._synced = False
         return ended
 

@@ -95,6 +95,7 @@ Version history (the versions of :mod:`speed_env.parallel`'s game: one seat of i
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -279,3 +280,18 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def _render_human(self) -> None:
         if self.render_mode == "human":
             self.render()
+
+
+_SPEED_V1 = inspect.signature(SpeedGymEnv)
+
+
+def speed_v1_keywords(rules: object, keywords: dict[str, Any]) -> dict[str, Any]:
+    """``Speed-v1``'s arguments by name: ``rules`` and ``keywords`` bound to :class:`SpeedGymEnv`.
+
+    Every keyword gets its value or the single env's default; ``"options"``
+    holds the rule options. The vector form of ``Speed-v1`` takes its keywords
+    through this, so they are declared once, in ``SpeedGymEnv.__init__``.
+    """
+    bound = _SPEED_V1.bind(rules, **keywords)
+    bound.apply_defaults()
+    return dict(bound.arguments)

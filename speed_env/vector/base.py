@@ -126,15 +126,19 @@ class GamesVectorEnv(VectorEnv):
         self,
         games: int,
         rows: int,
-        rules: Any,
-        tick_ms: int,
-        reaction: Any,
         render_mode: str | None,
         obs_format: str,
-        illegal_action: str,
         autoreset_mode: Any,
-        options: dict[str, Any],
+        /,
+        **settings: Any,
     ) -> None:
+        """Check the keywords both envs take and build ``games`` games as ``rows`` rows.
+
+        ``settings`` go to :func:`~speed_env.settings.table_settings` as they are
+        (``rules``, ``tick_ms``, ``reaction``, ``illegal_action``, rule options).
+        """
+        # Positional-only above: a rule option spelled like a parameter must still reach
+        # table_settings, which names it in its refusal.
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -143,10 +147,7 @@ class GamesVectorEnv(VectorEnv):
         self.obs_format = formats.check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        settings = table_settings(
-            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
-        )
-        self.games = Games(games, settings)
+        self.games = Games(games, table_settings(**settings))
         self.rules = self.games.rules
         self.n_games = games
         self.num_envs = rows

@@ -32,13 +32,14 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
     two rows end together (both terminated, rewards +1 / -1, or 0 / 0 for a
     draw; both truncated at ``max_game_ms``). Game ``g`` after ``reset(seed=s)``
     is ``speed_env.parallel_env()`` reset with ``seed=s + g``, and its next
-    games are that env's unseeded resets. Keywords: those of
-    ``parallel_env`` (``rules``, ``tick_ms``, ``reaction``, ``obs_format``,
-    ``illegal_action``, rule options; ``obs_format`` is ``"box"`` by default
-    here) and ``autoreset_mode``. Infos per row, as ``parallel_env`` gives
-    them per agent: ``action_mask`` (box), ``illegal`` and, at a game's end,
-    ``winner``, ``played``, ``bounced``, ``clock_ms`` and (``us``/``pagat``)
-    ``points``.
+    games are that env's unseeded resets. Keywords: ``rules``,
+    ``obs_format`` (``"box"`` by default here), ``render_mode``,
+    ``autoreset_mode`` and, in ``settings``, the table's as ``parallel_env``
+    takes them: ``tick_ms``, ``reaction``, ``illegal_action`` and rule options
+    (:func:`~speed_env.settings.table_settings` checks them). Infos per row,
+    as ``parallel_env`` gives them per agent: ``action_mask`` (box),
+    ``illegal`` and, at a game's end, ``winner``, ``played``, ``bounced``,
+    ``clock_ms`` and (``us``/``pagat``) ``points``.
     """
 
     def __init__(
@@ -46,13 +47,10 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
         num_envs: int = 2,
         rules: str | os.PathLike[str] | Rules = "us",
         *,
-        tick_ms: int = 50,
-        reaction: Any = None,
-        render_mode: str | None = None,
         obs_format: str = "box",
-        illegal_action: str = "wait",
+        render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        **options: Any,
+        **settings: Any,
     ) -> None:
         n = check_num_envs(num_envs)
         if n % 2:
@@ -60,10 +58,7 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
                 f"num_envs={n} is odd: {SELF_PLAY_ID} has two rows per game (row 2g + s is seat "
                 f"s of game g), so num_envs must be even (2 * games)"
             )
-        self._setup(
-            n // 2, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
-            autoreset_mode, options,
-        )  # fmt: skip
+        self._setup(n // 2, n, render_mode, obs_format, autoreset_mode, rules=rules, **settings)
         self.row_seat = np.tile(np.arange(2), n // 2)
         self.row_game = np.repeat(np.arange(n // 2), 2)
 

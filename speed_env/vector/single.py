@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from speed_env.game import ActionError
 from speed_env.policy import Policy
 from speed_env.rules import Rules
-from speed_env.single import check_seat_and_opponent
+from speed_env.single import check_seat_and_opponent, speed_v1_keywords
 from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
 
 _RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
@@ -64,10 +64,11 @@ class SpeedVectorEnv(GamesVectorEnv):
     """``num_envs`` games of ``speed_env/Speed-v1``: the learner in one seat, the opponent inside.
 
     ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N, **kwargs)`` builds
-    it; every ``Speed-v1`` keyword is taken (``rules``, ``opponent``, ``seat``,
-    ``tick_ms``, ``reaction``, ``render_mode``, ``obs_format``,
-    ``illegal_action``, rule options), and ``autoreset_mode``. Infos, as in
-    ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
+    it. It takes ``autoreset_mode`` and every ``Speed-v1`` keyword, with
+    :class:`~speed_env.single.SpeedGymEnv`'s defaults: ``rules`` and, in
+    ``kwargs``, ``opponent``, ``seat``, ``tick_ms``, ``reaction``,
+    ``render_mode``, ``obs_format``, ``illegal_action`` and rule options.
+    Infos, as in ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
     ``illegal`` (the action was illegal and taken as a wait) and, at a game's
     end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
     """
@@ -77,25 +78,21 @@ class SpeedVectorEnv(GamesVectorEnv):
         num_envs: int = 1,
         rules: str | os.PathLike[str] | Rules = "us",
         *,
-        opponent: Policy | None = None,
-        seat: int | str = "random",
-        tick_ms: int = 50,
-        reaction: Any = None,
-        render_mode: str | None = None,
-        obs_format: str = "box",
-        illegal_action: str = "wait",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        **options: Any,
+        **kwargs: Any,
     ) -> None:
         n = check_num_envs(num_envs)
+        # Bound to SpeedGymEnv's own signature: Speed-v1's keywords and defaults are written
+        # once, there, so the vector form cannot drift from the single env.
+        settings = speed_v1_keywords(rules, kwargs)
+        opponent, seat = settings.pop("opponent"), settings.pop("seat")
         check_seat_and_opponent(
             seat, opponent, f"gymnasium.make_vec('speed_env/Speed-v1', num_envs={n}, opponent={{}})"
         )
-        self._setup(
-            n, n, rules, tick_ms, reaction, render_mode, obs_format, illegal_action,
-            autoreset_mode, options,
-        )  # fmt: skip
-        self.opponent = opponent
+        render_mode, obs_format = settings.pop("render_mode"), settings.pop("obs_format")
+        options = settings.pop("options")
+        self._setup(n, n, render_mode, obs_format, autoreset_mode, **settings, **options)
+        self.opponent: Policy | None = opponent
         self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
         self.seat_choice = seat
         self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,6 +177,22 @@ def test_table_load_benchmark_measures_one_game_beside_others():
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == ["1", "3"]  # the probe alone, then beside two games
     assert all(float(r[1]) > 0 for r in rows) and rows[0][2] == "100%"
+
+
+@pytest.mark.parametrize(
+    ("games", "said"),
+    [
+        ("8,16", "must start with 0 (the idle server) and hold counts >= 0, got '8,16'"),
+        ("0,x", "invalid game_counts value: '0,x'"),
+    ],
+)
+def test_table_load_benchmark_refuses_bad_counts_before_starting_a_server(games, said):
+    script = str(ROOT / "benchmarks" / "table_load.py")
+    done = subprocess.run(
+        [sys.executable, script, "--games", games], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2  # argparse's usage error, not a traceback
+    assert f"argument --games: {said}" in done.stderr
 
 
 @pytest.mark.slow
