@@ -57,9 +57,11 @@ class AlphaRank:
     cycle: tuple[str, ...] | None
     """A cycle of agents each beating the next (and the last the first), or None."""
     unseparated: dict[str, Any] | None = None
-    """The leader and the agents it is not separated from, with the head-to-heads among them
-    (:func:`unseparated`); None where the leader's every head-to-head is outside the noise
-    or the games behind the table were not given."""
+    """The leader and the agents it is not separated from, with the head-to-heads among them.
+
+    See :func:`unseparated`. None where the leader's every head-to-head is outside the noise
+    or the games behind the table were not given.
+    """
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``results.json``, ``report.json``)."""
@@ -79,16 +81,20 @@ class AlphaRank:
 
 
 def payoff_from_scores(score: np.ndarray) -> np.ndarray:
-    """Mean reward table from a score table (``score[i, j]``: i's win share against j, draws
-    half): ``2 * score - 1`` off the diagonal, 0 on it."""
+    """Mean reward table from a score table: ``2 * score - 1`` off the diagonal, 0 on it.
+
+    ``score[i, j]`` is i's win share against j, a draw counting half.
+    """
     table = 2.0 * np.asarray(score, dtype=float) - 1.0
     np.fill_diagonal(table, 0.0)
     return table
 
 
 def check_payoff(payoff: np.ndarray, agents: tuple[str, ...] | list[str]) -> np.ndarray:
-    """The table as a float (n, n) array; ValueError naming what is wrong (its shape, a pairing
-    with no result)."""
+    """The table as a float (n, n) array; ValueError naming what is wrong.
+
+    What can be wrong: its shape, or a pairing with no result.
+    """
     table = np.asarray(payoff, dtype=float)
     n = len(agents)
     if table.shape != (n, n):
@@ -122,6 +128,7 @@ def beat_cycle(payoff: np.ndarray, agents: tuple[str, ...] | list[str]) -> tuple
                 continue
             for k in range(n):
                 if beats[j, k] and beats[k, i]:
+                    # Started at its alphabetically first agent: one cycle, one spelling.
                     first = min((i, j, k), key=lambda s: agents[s])
                     order = [i, j, k]
                     at = order.index(first)
@@ -146,7 +153,7 @@ def unseparated(
     from agents.stats import wilson_interval
 
     n = len(agents)
-    lead = max(range(n), key=lambda i: (mass[i], -i))
+    lead = max(range(n), key=lambda i: (mass[i], -i))  # a tie goes to the earlier agent
 
     def head_to_head(i: int, j: int) -> dict[str, Any]:
         played = int(games[i, j])
@@ -173,9 +180,10 @@ def alpharank(
     alpha: float = ALPHA,
     population: int = POPULATION,
 ) -> AlphaRank:
-    """α-Rank over ``agents`` from their symmetric payoff table (module docstring); with
-    ``games`` (the games behind each entry) it also names the agents it cannot separate
-    from its leader (:func:`unseparated`).
+    """α-Rank over ``agents`` from their symmetric payoff table.
+
+    The table is the one the module docstring describes. With ``games``, the games behind each
+    entry, it also names the agents it cannot separate from its leader: :func:`unseparated`.
 
     Raises :class:`AlphaRankUnavailable` without OpenSpiel, ValueError for a
     table that is not square, or misses a pairing.
@@ -251,8 +259,11 @@ def markdown(result: AlphaRank | None, reason: str | None = None) -> list[str]:
 
 
 def unseparated_note(entry: dict[str, Any] | None) -> str | None:
-    """The reports' sentence for an ``unseparated`` entry: who α-Rank cannot separate from its
-    leader, and the leader's scores against them with their 95% intervals."""
+    """The reports' sentence for an ``unseparated`` entry.
+
+    It names who α-Rank cannot separate from its leader, and the leader's scores against them
+    with their 95% intervals.
+    """
     if not entry:
         return None
     lead, *rest = entry["agents"]
@@ -271,10 +282,13 @@ def unseparated_note(entry: dict[str, Any] | None) -> str | None:
 
 
 def from_summary(summary: dict[str, Any]) -> dict[str, Any]:
-    """The ``alpharank`` entry of a tournament summary (either game): α-Rank over the ranked
-    agents from the pairings' mean rewards (``(wins_a - wins_b) / games``, a draw or tie 0),
-    or ``{"computed": False, "reason": …}`` where it cannot be computed (a pairing not
-    played, as in a gauntlet; no OpenSpiel)."""
+    """The ``alpharank`` entry of a tournament summary, of either game.
+
+    - Computed: α-Rank over the ranked agents from the pairings' mean rewards,
+      ``(wins_a - wins_b) / games``, a draw or tie counting 0.
+    - Not computed: ``{"computed": False, "reason": …}``, say for a pairing not played, as in
+      a gauntlet, or without OpenSpiel.
+    """
     names = [a["name"] for a in summary.get("agents", [])]
     index = {name: i for i, name in enumerate(names)}
     table = np.full((len(names), len(names)), np.nan)
@@ -283,7 +297,7 @@ def from_summary(summary: dict[str, Any]) -> dict[str, Any]:
     for m in summary.get("matches", []):
         i, j = index.get(m["a"]), index.get(m["b"])
         if i is None or j is None or not m["games"]:
-            continue
+            continue  # left nan: check_payoff then names the pairing in the reason
         reward = (m["wins_a"] - m["wins_b"]) / m["games"]
         table[i, j], table[j, i] = reward, -reward
         games[i, j] = games[j, i] = m["games"]

@@ -1,7 +1,7 @@
-"""The kit's statistics: 95% intervals, clustered means, Bradley–Terry ratings and their bootstraps.
+"""The kit's statistics: 95% intervals, clustered means and Bradley–Terry ratings.
 
-Pure functions over plain arrays, shared by both games' tournaments, the
-training evaluations and the experiments (``speed_lab``):
+The ratings come with their bootstraps. Pure functions over plain arrays, shared by both
+games' tournaments, the training evaluations and the experiments (``speed_lab``):
 
 - intervals: :func:`wilson_interval` (a proportion), :func:`mean_interval`
   (a mean of independent values, normal approximation),
@@ -32,7 +32,7 @@ ELO_SCALE = 400.0 / math.log(10.0)
 def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for a proportion (``successes`` may hold half-points for draws)."""
     if n <= 0:
-        return (0.0, 1.0)
+        return (0.0, 1.0)  # no games say nothing: every proportion is possible
     p = successes / n
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -41,7 +41,10 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
 
 
 def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
-    """Mean of independent ``values`` and its 95% normal interval (nan bounds under two values)."""
+    """Mean of independent ``values`` and its 95% normal interval.
+
+    The bounds are nan under two values.
+    """
     x = np.asarray(values, np.float64)
     mean = float(x.mean())
     half = Z95 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.nan
@@ -66,6 +69,7 @@ def clustered_mean(values: np.ndarray, clusters: np.ndarray) -> tuple[float, flo
     if c >= 2:
         sums = np.bincount(inverse, weights=values, minlength=c)
         counts = np.bincount(inverse, minlength=c).astype(np.float64)
+        # C / (C - 1): the small-sample correction, which matters with a handful of clusters.
         se = math.sqrt(c / (c - 1) * float(((sums - mean * counts) ** 2).sum())) / values.size
     elif values.size >= 2:
         se = float(values.std(ddof=1)) / math.sqrt(values.size)
@@ -91,12 +95,16 @@ def bradley_terry(
     equal opponent) keeps ratings finite when a player wins or loses every game.
     """
     n = points.shape[0]
+    # The prior: + 0.5 here and the 1 / (strength + 1) term below are one game against a
+    # virtual opponent of strength 1.
     w = points.sum(axis=1) + 0.5
     g = games.astype(np.float64)
     strength = np.ones(n)
     for _ in range(iters):
         denom = (g / (strength[:, None] + strength[None, :])).sum(axis=1) + 1.0 / (strength + 1.0)
         new = w / denom
+        # Strengths are fixed only up to a common factor: pinned to a geometric mean of 1, so
+        # the change between steps measures convergence, not drift.
         new /= math.exp(np.log(new).mean())
         if np.max(np.abs(new - strength)) < tol:
             strength = new
@@ -135,6 +143,7 @@ def bootstrap_ratings(
         for i, j in pairs:
             m = int(games[i, j])
             probs = np.array([wins[i, j], wins[j, i], draws[i, j]], dtype=np.float64) / m
+            # Normalised again: rounded shares may sum past 1, which multinomial refuses.
             wi, wj, d = rng.multinomial(m, probs / probs.sum())
             pts[i, j] = wi + d / 2.0
             pts[j, i] = wj + d / 2.0
@@ -162,6 +171,7 @@ def cluster_bootstrap_ratings(
     c = points.shape[0]
     boot = np.empty((samples, rating.size))
     for s in range(samples):
+        # How often each cluster was drawn: weighting by it is resampling whole clusters.
         weight = np.bincount(rng.integers(0, c, c), minlength=c).astype(np.float64)
         boot[s] = bradley_terry(np.tensordot(weight, points, 1), np.tensordot(weight, games, 1))
     low, high = percentile_interval(boot)

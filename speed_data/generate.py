@@ -1,4 +1,4 @@
-"""Play records from bot play: any two agent specs in ``Speed-v1``, the first as the recorded seat.
+"""Play records from bot play: any two agent specs in ``Speed-v1``.
 
 ``speed data generate --agents chain,greedy --games N --rules us --minari ID``
 plays ``N`` games of the first agent (the recorded seat, ``player_0``)
@@ -54,7 +54,7 @@ def play_records(
     ``progress(1)`` is called after each game.
     """
     me = agents.make(specs[0], rules, seed=seed)
-    them = agents.make(specs[1], rules, seed=seed + 1)
+    them = agents.make(specs[1], rules, seed=seed + 1)  # not the recorded seat's stream
     profiles = (agents.seat_reaction(me, reaction), agents.seat_reaction(them, reaction))
     opponent = _Watched(them)
     env = SpeedGymEnv(rules, opponent=opponent, seat=0, tick_ms=tick_ms, reaction=profiles)
@@ -70,6 +70,8 @@ def play_records(
             reaction=profiles,
             opponent=specs[1],
             seed=game_seed,
+            # The deal Speed-v1's reset(seed=game_seed) makes: the env draws the engine's seed
+            # from its own generator first, so the deal is not deal_from_seed(game_seed).
             deal=deal_from_seed(rules, speed_v1_game_seed(game_seed)).to_dict(),
         )
         rec.observe(obs, info["action_mask"])

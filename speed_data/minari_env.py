@@ -32,8 +32,13 @@ def make_env(
     seed: int | None = None,
     **kwargs: Any,
 ) -> SpeedGymEnv:
-    """``Speed-v1`` with ``rules`` (every option), the agent ``opponent`` (a spec) and both seats'
-    profiles; other keyword arguments go to :class:`~speed_env.SpeedGymEnv`."""
+    """``Speed-v1`` with the recorded rules, opponent and profiles.
+
+    - ``rules``: every option, as a record holds them.
+    - ``opponent``: the agent, as a spec.
+    - ``reaction``: both seats' profiles.
+    - other keyword arguments go to :class:`~speed_env.SpeedGymEnv`.
+    """
     import agents
 
     options = dict(rules)
@@ -68,7 +73,7 @@ def spec_key(record: dict[str, Any]) -> str:
     """What must agree for two records to share one dataset's env (as text)."""
     import json
 
-    return json.dumps(env_spec(record).kwargs, sort_keys=True)
+    return json.dumps(env_spec(record).kwargs, sort_keys=True)  # a dict's order is no difference
 
 
 __all__ = ["ENTRY_POINT", "env_spec", "make_env", "spec_key"]

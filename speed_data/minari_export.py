@@ -45,6 +45,7 @@ def episode_buffer(record: dict[str, Any], index: int) -> Any:
     terminations = [False] * n
     truncations = [False] * n
     terminations[-1], truncations[-1] = record["terminated"], record["truncated"]
+    # n + 1 rows like the observations: the reset's row has no reaction and no opponent action.
     reaction = np.concatenate([[np.nan], data["reaction_ms"]])
     opponent = np.concatenate([[0], data["opponent_actions"]])
     return EpisodeBuffer(
@@ -67,9 +68,12 @@ def episode_buffer(record: dict[str, Any], index: int) -> Any:
 def write_dataset(
     dataset_id: str, recs: Iterable[dict[str, Any]], *, author: str | None = None
 ) -> Any:
-    """Write ``recs`` as the Minari dataset ``dataset_id`` (in ``MINARI_DATASETS_PATH``); the
-    ``MinariDataset``. Refuses an empty list and records of different envs, naming the first
-    that differs; an existing id is Minari's error (nothing is overwritten)."""
+    """Write ``recs`` as the Minari dataset ``dataset_id``; the ``MinariDataset``.
+
+    The dataset goes in ``MINARI_DATASETS_PATH``. Refuses an empty list and records of
+    different envs, naming the first that differs; an existing id is Minari's error, and
+    nothing is overwritten.
+    """
     import minari
 
     recs = list(recs)

@@ -1,7 +1,8 @@
-"""A person's reaction profile from their play records: the ex-Gaussian by maximum likelihood.
+"""A person's reaction profile from their play records.
 
-The kit's latency model (:mod:`speed_env.reaction`) is an ex-Gaussian with a
-floor: ``max(floor, mu + sigma * N(0, 1) + tau * Exp(1))``. :func:`fit` finds
+The profile is an ex-Gaussian fitted by maximum likelihood. The kit's latency model
+(:mod:`speed_env.reaction`) is an ex-Gaussian with a floor:
+``max(floor, mu + sigma * N(0, 1) + tau * Exp(1))``. :func:`fit` finds
 ``mu``, ``sigma`` and ``tau`` that maximise the likelihood of the measured
 reaction times, whose log density is::
 
@@ -51,6 +52,8 @@ def _log_ndtr(z: np.ndarray) -> np.ndarray:
         pass
     z = np.asarray(z, np.float64)
     out = np.empty_like(z)
+    # log(erfc) underflows to -inf in the far left tail (below about -38); the asymptotic
+    # series below is accurate well before that.
     far = z < -20
     erfc = np.vectorize(math.erfc, otypes=[np.float64])
     out[~far] = np.log(0.5 * erfc(-z[~far] / math.sqrt(2.0)))
@@ -106,9 +109,11 @@ def nelder_mead(
 def mle(
     x: np.ndarray, use_scipy: bool = True, start: tuple[float, float, float] | None = None
 ) -> tuple[float, float, float]:
-    """Maximum-likelihood ``(mu, sigma, tau)`` of the times ``x`` (ms), searched from ``start``
-    (default: the method-of-moments fit)."""
-    sd = float(np.std(x)) or 1.0
+    """Maximum-likelihood ``(mu, sigma, tau)`` of the times ``x``, in ms.
+
+    The search starts from ``start``; by default, the method-of-moments fit.
+    """
+    sd = float(np.std(x)) or 1.0  # equal times: a unit scale, so the first simplex is not flat
     if start is None:
         moments = latency_fit.fit_exgauss(x.tolist()) or {}
         start = (
@@ -116,10 +121,14 @@ def mle(
             float(moments.get("sigma", 0.0)),
             float(moments.get("tau", 0.0)),
         )
+    # Searched in log sigma and log tau, which need positive starts: a moments fit of 0 (all
+    # spread put on one side) starts at a tenth of the spread instead.
     mu0, sigma0, tau0 = start[0], max(start[1], sd / 10), max(start[2], sd / 10)
     x0 = np.array([mu0, math.log(sigma0), math.log(tau0)])
 
     def nll(p: np.ndarray) -> float:
+        # exp(20) ms is no reaction time, and exp(-20) no spread: out of bounds, and exp() of
+        # the search's wild steps stays finite.
         if not np.isfinite(p).all() or abs(p[1]) > 20 or abs(p[2]) > 20:
             return math.inf
         value = -log_likelihood(x, p[0], math.exp(p[1]), math.exp(p[2]))
@@ -151,10 +160,11 @@ def fit(
     seed: int = 0,
     use_scipy: bool = True,
 ) -> dict[str, Any]:
-    """The profile of ``latencies`` (ms; ``None`` and outliers dropped) with bootstrap intervals.
+    """The profile of ``latencies``, in ms, with bootstrap intervals.
 
-    Returns ``mu``, ``sigma``, ``tau``, ``floor``, ``n``, ``log_likelihood``, and
-    ``intervals`` (``{param: [low, high]}`` at ``level``, from ``n_boot`` resamples).
+    ``None`` and outliers are dropped. Returns ``mu``, ``sigma``, ``tau``, ``floor``, ``n``,
+    ``log_likelihood``, and ``intervals`` (``{param: [low, high]}`` at ``level``, from
+    ``n_boot`` resamples).
     Raises ``ValueError`` with fewer than :data:`MIN_TIMES` times.
     """
     x = np.asarray(
@@ -216,7 +226,7 @@ def qq_plot(
     """A Q-Q plot PNG of the measured times against the fitted ex-Gaussian; its path."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("Agg")  # a file, not a window: works with no display
     import matplotlib.pyplot as plt
 
     x = np.sort(np.asarray([v for v in latencies if v is not None and v <= latency_fit.OUTLIER_MS]))

@@ -1,5 +1,7 @@
-"""Building play records step by step: :class:`GameRecorder` for one game, :class:`TableRecorder`
-for the games of one page visit at the browser table.
+"""Building play records step by step.
+
+- :class:`GameRecorder`: one game.
+- :class:`TableRecorder`: the games of one page visit at the browser table.
 
 The table calls a :class:`TableRecorder` from three places (a game starts, a
 tick is stepped, a game ends) and one more when a play arrives (its measured
@@ -150,8 +152,11 @@ class TableRecorder:
         return self.folder is not None
 
     def seed(self, table_seed: int) -> int:
-        """The engine seed to deal the table's game ``table_seed`` with: recording, that of
-        ``Speed-v1``'s game ``table_seed`` (:func:`speed_v1_game_seed`); else itself."""
+        """The engine seed to deal the table's game ``table_seed`` with.
+
+        When recording, that of ``Speed-v1``'s game ``table_seed``, from
+        :func:`speed_v1_game_seed`; else ``table_seed`` itself.
+        """
         return speed_v1_game_seed(table_seed) if self.active else table_seed
 
     def begin(
@@ -162,8 +167,11 @@ class TableRecorder:
         profiles: list[Any],
         table_seed: int,
     ) -> None:
-        """Game ``number`` starts: its env was just reset with :meth:`seed` of ``table_seed``
-        and showed ``obs``; ``cfg`` is the table's config, ``profiles`` both seats' latencies."""
+        """Game ``number`` starts.
+
+        Its env was just reset with :meth:`seed` of ``table_seed`` and showed ``obs``; ``cfg``
+        is the table's config, ``profiles`` both seats' latencies.
+        """
         from speed_env.deal import deal_from_seed
 
         if not self.active:
@@ -206,6 +214,7 @@ class TableRecorder:
         if self.game is None:
             return
         self.flags = (bool(terms["player_0"]), bool(truncs["player_0"]))
+        # A wait has no reaction time: a measured one belongs to the tick that steps the play.
         ms = self.pending_ms if actions["player_0"] != 0 else None
         self.pending_ms = None
         me = obs["player_0"]
@@ -219,8 +228,14 @@ class TableRecorder:
         )
 
     def finish(self, winner: str | None) -> tuple[str | None, str | None]:
-        """The game ended: write its record (fsync'd, renamed into place); (its path, None),
-        or (None, the problem) when the disk refused it; (None, None) when not recording."""
+        """The game ended: write its record, fsync'd and renamed into place.
+
+        Returns:
+
+        - ``(path, None)`` when it was written;
+        - ``(None, problem)`` when the disk refused it;
+        - ``(None, None)`` when not recording.
+        """
         game, self.game = self.game, None
         if game is None or game.n_decisions == 0 or self.folder is None:
             return None, None

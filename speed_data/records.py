@@ -75,6 +75,7 @@ class RecordError(ValueError):
 
 def encode_array(a: np.ndarray) -> str:
     """An array's little-endian bytes as base64 text (the dtype and shape are the schema's)."""
+    # Little-endian whatever this machine is, so a record reads the same on any other.
     return base64.b64encode(
         np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes()
     ).decode("ascii")
@@ -116,6 +117,7 @@ def _need(data: dict[str, Any], key: str, kind: Any, where: str) -> Any:
     if key not in data:
         raise RecordError(f"{where}: missing key {key!r}")
     value = data[key]
+    # bool is an int subclass in Python, but JSON ``true`` is not a number.
     if not isinstance(value, kind) or (
         isinstance(value, bool) and kind in (int, float, (int, float))
     ):
@@ -124,8 +126,10 @@ def _need(data: dict[str, Any], key: str, kind: Any, where: str) -> Any:
 
 
 def check_record(data: Any, where: str = "record") -> dict[str, Any]:
-    """``data`` checked against the schema above; returns it. Raises :class:`RecordError`
-    naming ``where`` and the first key that is wrong."""
+    """``data`` checked against the schema above; returns it.
+
+    Raises :class:`RecordError` naming ``where`` and the first key that is wrong.
+    """
     if not isinstance(data, dict):
         raise RecordError(f"{where}: a record is a JSON object")
     if data.get("format") != FORMAT:
@@ -206,8 +210,11 @@ def check_record(data: Any, where: str = "record") -> dict[str, Any]:
 
 
 def arrays(record: dict[str, Any]) -> dict[str, np.ndarray]:
-    """A checked record's per-step data as arrays: ``observations`` ``(n + 1, obs_dim)``,
-    ``masks``, ``actions``, ``opponent_actions``, ``rewards``, ``reaction_ms`` (NaN where none)."""
+    """A checked record's per-step data as arrays.
+
+    The keys: ``observations`` ``(n + 1, obs_dim)``, ``masks``, ``actions``,
+    ``opponent_actions``, ``rewards``, and ``reaction_ms``, NaN where none.
+    """
     n, d, a = record["n_decisions"], record["obs_dim"], record["n_actions"]
     return {
         "observations": decode_array(
@@ -235,6 +242,8 @@ def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: s
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}{SUFFIX}"
+    # A name of its own, so two writers never share a temporary; not ``*.speedrec.json``, so
+    # readers pass it by.
     tmp = folder / f".{stem}.{uuid.uuid4().hex[:8]}.tmp"
     data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
     with open(tmp, "wb") as f:

@@ -41,8 +41,10 @@ def rules_of(record: dict[str, Any]) -> Rules:
 
 
 def replay_env(record: dict[str, Any], opponent: Any = None) -> SpeedGymEnv:
-    """The ``Speed-v1`` env a record was played in; the opponent replays its actions unless
-    ``opponent`` (a Policy) is given."""
+    """The ``Speed-v1`` env a record was played in.
+
+    The opponent replays the recorded actions unless ``opponent``, a Policy, is given.
+    """
     reaction = tuple(records.profile_of(p) for p in record["reaction"])
     return SpeedGymEnv(
         rules_of(record),
@@ -83,7 +85,7 @@ def compare(record: dict[str, Any]) -> list[str]:
         if (term, trunc) != want:
             problems.append(f"step {t}: flags {(term, trunc)} != recorded {want}")
         if problems:
-            break
+            break  # one step apart, every later step differs too: the first is the news
     return problems
 
 

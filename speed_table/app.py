@@ -95,9 +95,11 @@ async def _send_all(websocket: WebSocket, messages: Sequence[dict[str, Any]]) ->
 
 
 async def off_loop(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` on a daemon thread of its own, awaited: the event loop (every other page)
-    goes on meanwhile. A daemon thread, not an executor's: a bot that never returns must not
-    keep the server from exiting at Ctrl-C."""
+    """Run ``fn(*args)`` on a daemon thread of its own, and await it.
+
+    The event loop, so every other page, goes on meanwhile. A daemon thread, not an
+    executor's: a bot that never returns must not keep the server from exiting at Ctrl-C.
+    """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
@@ -133,6 +135,7 @@ async def play_connection(websocket: WebSocket, session: GameSession) -> None:
     receive: asyncio.Task[Any] = asyncio.ensure_future(websocket.receive())
     try:
         while True:
+            # An infinite next tick (no game running, or paused): wait for the page alone.
             wait = max(0.0, session.next_tick_at - now())
             done, _ = await asyncio.wait({receive}, timeout=None if wait == float("inf") else wait)
             if receive in done:
@@ -158,6 +161,7 @@ async def play_connection(websocket: WebSocket, session: GameSession) -> None:
                 await _send_all(websocket, messages)
     finally:
         receive.cancel()
+        # The cancelled receive raises CancelledError, or the error of a socket already gone.
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await receive
         saved = session.close()
@@ -172,8 +176,10 @@ def create_app(
     session_factory: Callable[[TableConfig], GameSession] | None = None,
     max_games: int = DEFAULT_MAX_GAMES,
 ) -> Starlette:
-    """The Starlette app of a table: the page, its static files and the ``/ws`` game socket,
-    which runs at most ``max_games`` games at once (a page past them is told ``full``)."""
+    """The Starlette app of a table: the page, its static files and the ``/ws`` game socket.
+
+    The socket runs at most ``max_games`` games at once; a page past them is told ``full``.
+    """
     if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
         raise ValueError(f"max_games must be a whole number >= 1, got {max_games!r}")
     make_session = session_factory or GameSession
@@ -185,6 +191,7 @@ def create_app(
     async def ws(websocket: WebSocket) -> None:
         nonlocal running
         if not _origin_ok(websocket):
+            # 1008: policy violation, the close code for a refused origin.
             await websocket.close(code=1008, reason="cross-origin WebSocket refused")
             return
         await websocket.accept()
@@ -221,9 +228,9 @@ def create_app(
             return
         try:
             await play_connection(websocket, session)
-        except (
-            Exception
-        ) as exc:  # the page went away while we were sending, or a bug: end this page only
+        except Exception as exc:
+            # The page went away while we were sending, or a bug: end this page only. By name:
+            # Starlette and the WebSocket library each have their own disconnect error.
             if type(exc).__name__ not in ("WebSocketDisconnect", "ClientDisconnected"):
                 log.exception("table session ended by an error")
         with contextlib.suppress(Exception):
@@ -251,6 +258,7 @@ def warm_up(cfg: TableConfig) -> None:
 def listen(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     """A listening TCP socket on ``host`` (port 0: a free one); connections wait in its backlog."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # A table restarted right after Ctrl-C must not wait out the old socket's TIME_WAIT.
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -271,10 +279,12 @@ def serve(
     announce: Callable[[str], None] = print,
     max_games: int = DEFAULT_MAX_GAMES,
 ) -> None:
-    """Serve a table on 127.0.0.1 until Ctrl-C: announce the URL, open the browser unless told not.
+    """Serve a table on 127.0.0.1 until Ctrl-C.
 
-    ``sock`` is a socket from :func:`listen` (else one is opened on ``port``,
-    0 for a free one); ``max_games``: the most games at once.
+    It announces the URL and opens the browser unless told not.
+
+    - ``sock``: a socket from :func:`listen`; else one is opened on ``port``, 0 for a free one.
+    - ``max_games``: the most games at once.
     """
     import uvicorn
 
@@ -286,11 +296,14 @@ def serve(
         log_level="warning",
         ws="websockets-sansio",
         lifespan="off",
+        # Above the protocol's own bound: an over-long message reaches protocol.parse, which
+        # answers it with an error, rather than uvicorn closing the socket.
         ws_max_size=protocol.MAX_MESSAGE_BYTES * 4,
     )
     server = uvicorn.Server(config)
     announce(url)
     if open_browser:
+        # webbrowser.open may wait on the browser it starts; the server must not.
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     server.run(sockets=[sock])
 

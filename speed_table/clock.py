@@ -37,6 +37,8 @@ class LegalSince:
     def update(self, mask: np.ndarray, now: float) -> None:
         """Record the actions that became legal at ``now`` and drop those no longer legal."""
         legal = np.flatnonzero(mask[1 : 1 + self.n_plays]) + 1
+        # An action still legal keeps its first time: latency counts from when it became
+        # legal, not from the latest tick.
         kept = {int(a): self.since.get(int(a), now) for a in legal}
         self.since = kept
 

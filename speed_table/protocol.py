@@ -1,4 +1,4 @@
-"""The browser table's message protocol: what the page may send, how each message is checked.
+"""The browser table's message protocol: what the page may send, and how it is checked.
 
 Every message, both ways, is one JSON object in a text WebSocket frame, with a
 ``"type"`` naming it. The server checks each message from the page in two
@@ -157,17 +157,20 @@ def _fields(hand_size: int) -> dict[str, tuple[type, dict[str, _Field]]]:
         ),
         "speed": (Speed, {"factor": _Field("number", choices=SPEED_FACTORS)}),
         "pause": (Pause, {"paused": _Field("bool")}),
+        # Well inside a float's exact integers (2**53), so ``t`` comes back as it was sent.
         "ping": (Ping, {"t": _Field("number", required=False, lo=-1e15, hi=1e15)}),
     }
 
 
-MESSAGE_TYPES = tuple(_fields(5))
+MESSAGE_TYPES = tuple(_fields(5))  # any hand size: only the names are read
 """The ``type`` values the page may send."""
 
 
 def _show(value: Any) -> str:
-    """A value from the page as JSON text for an error message: ASCII only (a lone surrogate in a
-    string is escaped, so the reply can always be sent), and cut short."""
+    """A value from the page as JSON text for an error message: ASCII only, and cut short.
+
+    ASCII, so a lone surrogate in a string is escaped and the reply can always be sent.
+    """
     text = json.dumps(value, ensure_ascii=True) if not isinstance(value, int) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -205,18 +208,22 @@ def _check_value(kind: str, name: str, value: Any, spec: _Field, about: str) -> 
 
 
 def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> ClientMessage:
-    """Check one message from the page (text, or an already decoded object) and return it typed.
+    """Check one message from the page and return it typed.
 
-    Raises :class:`ProtocolError` (code ``invalid``) naming what is wrong and
-    what would be right. ``hand_size`` bounds ``play.slot``.
+    ``raw`` is text, or an already decoded object. Raises :class:`ProtocolError`, code
+    ``invalid``, naming what is wrong and what would be right. ``hand_size`` bounds
+    ``play.slot``.
     """
     if isinstance(raw, bytes):
         raise ProtocolError(INVALID, "messages must be JSON text frames, not binary")
     if isinstance(raw, str):
+        # surrogatepass: a lone surrogate, which a JSON string may carry, is measured, not
+        # a UnicodeEncodeError.
         if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
             raise ProtocolError(INVALID, f"message longer than {MAX_MESSAGE_BYTES} bytes")
         try:
             data = json.loads(raw)
+        # RecursionError: deeply nested arrays, even within the byte bound, outrun the decoder.
         except (json.JSONDecodeError, RecursionError):
             raise ProtocolError(INVALID, "message is not valid JSON") from None
     else:

@@ -1,4 +1,6 @@
-"""The browser table's replay files: one JSON Lines file per page visit, in a folder kept bounded.
+"""The browser table's replay files: one JSON Lines file per page visit.
+
+The folder they are in is kept bounded.
 
 A visit's file is created when its first game is written (``play-…`` or
 ``watch-…``, then the date, time and a random tag, ``.jsonl``). Each write
@@ -83,6 +85,7 @@ def prune(folder: Path, limits: ReplayLimits, current: Path | None = None) -> li
                 st = path.stat()
             except OSError:  # deleted meanwhile (another table on the same folder)
                 continue
+            # The name breaks a tie of times, so equal mtimes are pruned in a fixed order.
             files.append((st.st_mtime, path.name, path, st.st_size))
     files.sort()
     count, total = len(files), sum(f[3] for f in files)
@@ -99,8 +102,11 @@ def prune(folder: Path, limits: ReplayLimits, current: Path | None = None) -> li
 
 
 class ReplayFile:
-    """A visit's replay file, created at its first game and split when the next game would take
-    it past the byte bound; the folder pruned after each write."""
+    """A visit's replay file, created at its first game.
+
+    It is split when the next game would take it past the byte bound; the folder is pruned
+    after each write.
+    """
 
     def __init__(self, folder: Path | None, mode: str, limits: ReplayLimits | None = None) -> None:
         self.limits = limits or ReplayLimits()
@@ -114,9 +120,11 @@ class ReplayFile:
         return self.folder / f"{self.mode}-{stamp}-{uuid.uuid4().hex[:6]}.jsonl"
 
     def append(self, lines: Sequence[str]) -> str | None:
-        """Append a game's frames (JSON lines, :func:`frame_line`); the file's path (None:
-        replays off). Raises :class:`ReplayTooLarge` for a game over the bound by itself
-        (nothing written), and may raise ``OSError``."""
+        """Append a game's frames, JSON lines from :func:`frame_line`; the file's path.
+
+        The path is None when replays are off. Raises :class:`ReplayTooLarge` for a game over
+        the bound by itself, writing nothing, and may raise ``OSError``.
+        """
         if self.path is None or not lines:
             return None if self.path is None else str(self.path)
         data = "".join(lines).encode("utf-8")

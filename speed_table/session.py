@@ -1,10 +1,10 @@
-"""One browser table: a real-time game of Speed that a person plays (or watches) through messages.
+"""One browser table: a real-time game of Speed that a person plays or watches.
 
-This is the game logic of the web table without any networking, so it can be
-tested on a fake clock: :mod:`speed_table.app` calls :meth:`GameSession.tick`
-every ``tick_ms`` of wall time (divided by the watch speed) and hands each
-message from the page to :meth:`GameSession.handle`. Every method takes
-``now``, a monotonic time in seconds, and returns the messages to send back.
+The person plays or watches through messages. This is the game logic of the web table
+without any networking, so it can be tested on a fake clock: :mod:`speed_table.app` calls
+:meth:`GameSession.tick` every ``tick_ms`` of wall time, divided by the watch speed, and hands
+each message from the page to :meth:`GameSession.handle`. Every method takes ``now``, a
+monotonic time in seconds, and returns the messages to send back.
 
 Each tick steps the same ``parallel_env`` that bots train in: the bot's action
 is chosen from the observation the page was last sent, and your play is the
@@ -15,11 +15,10 @@ bot's cards land after a latency drawn from its reaction profile, so you face
 exactly what a bot faces. Your reaction times: :mod:`speed_table.clock`.
 
 Games are recorded as JSON Lines replays, one frame per tick (the format of
-``speed tournament --save-replays``, played back by ``speed replay``), one file
-per page visit, a game appended when it ends or is abandoned if it holds a
-play (yours; either bot's when watching). The folder is bounded
-(:mod:`speed_table.replays`: oldest files pruned, a visit's file split, a game
-larger than the bound alone not saved, and the result says so). With
+``speed tournament --save-replays``, played back by ``speed replay``), one file per page visit,
+a game appended when it ends or is abandoned if it holds a play (yours; either bot's when
+watching). The folder is bounded (:mod:`speed_table.replays`: oldest files pruned, a visit's
+file split, a game larger than the bound alone not saved, and the result says so). With
 ``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record.
 """
 
@@ -120,7 +119,7 @@ def build_bots(cfg: TableConfig) -> dict[int, Any]:
             bot: Any = agents.make(
                 cfg.agents[seat],
                 cfg.rules,
-                seed=None if cfg.seed is None else cfg.seed + 1000 * seat,
+                seed=None if cfg.seed is None else cfg.seed + 1000 * seat,  # a stream per seat
             )
         if getattr(bot, "reaction", None) is None:
             bot.reaction = cfg.reaction
@@ -315,7 +314,7 @@ class GameSession:
         card = me["hand"][slot] if slot < len(me["hand"]) else None
         if card is None:
             raise ProtocolError(ILLEGAL, f"slot {slot + 1} is empty", "play")
-        action = 1 + 2 * _rank_index(card) + pile
+        action = 1 + 2 * _rank_index(card) + pile  # 0 is wait; then two piles per rank
         if not self._mask()[action]:
             top = snap["centre"][pile]["top"]
             raise ProtocolError(ILLEGAL, f"{card} does not go on pile {pile} (top {top})", "play")
@@ -345,7 +344,7 @@ class GameSession:
         """Step the game if a tick is due at ``now``; returns the messages for the page.
 
         A bot that fails raises :class:`agents.specs.guarded.AgentFailure` naming it; the game is
-        over then (the page is told why by :func:`speed_table.app.play_connection`)."""
+        over then, and :func:`speed_table.app.play_connection` tells the page why."""
         if not self.due(now):
             return []
         if self.state == "countdown":
@@ -372,7 +371,7 @@ class GameSession:
                     )[0]
                 )
             else:
-                actions[agent] = self.pending or 0
+                actions[agent] = self.pending or 0  # no play since the last tick: wait
         self.pending = None
         self.obs, rewards, terms, truncs, _infos = self.env.step(actions)
         self._record()
@@ -383,7 +382,7 @@ class GameSession:
             return out
         self._update_legal(now)
         late = now - self.next_tick_at
-        self.next_tick_at += self._interval()
+        self.next_tick_at += self._interval()  # from the schedule, not from now: no drift
         if late > MAX_CATCH_UP_TICKS * self._interval():
             self.next_tick_at = now + self._interval()
         return out
@@ -401,8 +400,9 @@ class GameSession:
         return {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
 
     def _record(self) -> None:
-        """Keep this tick's frame for the replay, unless the game already passed the bound (then
-        its frames are dropped: it will not be saved, and memory stays bounded)."""
+        """Keep this tick's frame for the replay, unless the game already passed the bound.
+
+        Then its frames are dropped: it will not be saved, and memory stays bounded."""
         self.n_frames += 1
         if self.replay.path is None or self.too_big:
             return
@@ -415,7 +415,7 @@ class GameSession:
 
     def _state_message(self) -> dict[str, Any]:
         snap = self.env.snapshot()
-        if self.cfg.human_seat is not None and snap["phase"] != "over":
+        if self.cfg.human_seat is not None and snap["phase"] != "over":  # the end shows all
             snap = protocol.hide_hand(snap, self.cfg.human_seat)
         return {
             "type": "state",
@@ -489,7 +489,7 @@ class GameSession:
     def close(self) -> str | None:
         """The page went away: keep an unfinished game's frames (if it had a play); its path."""
         self.recorder.abandon()  # a record is a whole game
-        if self.state in ("countdown", "running") and self.n_frames > 1:
+        if self.state in ("countdown", "running") and self.n_frames > 1:  # more than the deal
             path, _ = self._save()
             self.frames = []
             self.state = "over"

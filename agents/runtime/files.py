@@ -1,5 +1,6 @@
-"""Files the kit reads and writes, safely: the one atomic writer, the regular-file reader, and
-the output-folder check.
+"""Files the kit reads and writes, safely.
+
+Here are the one atomic writer, the regular-file reader, and the output-folder check.
 
 Writing. Every file a run or a tournament leaves behind (results, ``eval.csv``'s
 plots, a training run's ``state.json``, a model's two files ...) is written to a
@@ -82,9 +83,11 @@ def _alive(pid: int) -> bool:
 
 
 def remove_stale_temps(folder: str | os.PathLike[str]) -> list[Path]:
-    """Remove the temporaries in ``folder`` left by writers on this host that are no longer
-    running (killed mid-write); the paths removed. Temporaries of live writers, of other
-    hosts, and every other file are left alone."""
+    """Remove the temporaries in ``folder`` of dead writers on this host; the paths removed.
+
+    A dead writer is one no longer running, say killed mid-write. Temporaries of live writers,
+    of other hosts, and every other file are left alone.
+    """
     removed: list[Path] = []
     host = _host_tag()
     try:
@@ -126,9 +129,11 @@ def _umask() -> int:
 
 
 def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> Path:
-    """Write ``data`` to a new hidden temporary beside ``path`` (flushed to disk with
-    ``fsync``); its path. Stale temporaries of dead writers in that folder are removed first;
-    on any failure the new temporary is removed before the error goes on."""
+    """Write ``data`` to a new hidden temporary beside ``path``; its path.
+
+    ``fsync`` flushes it to disk. Stale temporaries of dead writers in that folder are removed
+    first; on any failure the new temporary is removed before the error goes on.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path.parent)
@@ -139,6 +144,7 @@ def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> 
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
+        # mkstemp made it 0600; a result is an ordinary file, as open() would have made it.
         os.chmod(tmp, 0o666 & ~_umask())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -178,12 +184,16 @@ def _cannot_write(path: Path, exc: OSError) -> OSError:
 
 
 def _keep_old(path: Path) -> Path:
-    """A second name for ``path``'s current file (a hard link; a copy where the file system
-    has none), beside it, so it can be put back."""
+    """A second name for ``path``'s current file, beside it, so it can be put back.
+
+    A hard link, or a copy where the file system has none.
+    """
     backup = path.parent / f"{_temp_prefix(path.name)}old{secrets.token_hex(4)}.tmp"
     try:
         os.link(path, backup)
     except OSError as exc:
+        # The ways a file system says "no hard links here" (or too many); anything else, say a
+        # full disk, is a real failure.
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
             raise
         return stage(path, path.read_bytes())
@@ -229,6 +239,8 @@ def write_together(files: dict[Path, bytes]) -> list[Path]:
             tmp.unlink(missing_ok=True)
         raise
     finally:
+        # After a success the old files are done with; after a failure the backups still here
+        # are of files never replaced.
         for backup in backups.values():
             backup.unlink(missing_ok=True)
     return list(files)
@@ -264,14 +276,18 @@ def _refuse_irregular(path: Path, mode: int, what: str) -> None:
 
 
 def open_regular(path: str | os.PathLike[str], what: str = "file") -> tuple[BinaryIO, int]:
-    """Open ``path`` for reading if (after following links) it is a regular file; the open file
-    and its size. Anything else raises :class:`NotRegularFileError` naming ``what`` and the
-    path, without having opened it (a named pipe would block the open, a device never ends)."""
+    """Open ``path`` for reading if it is a regular file; the open file and its size.
+
+    Links are followed first. Anything else raises :class:`NotRegularFileError` naming
+    ``what`` and the path, without having opened it: a named pipe would block the open, a
+    device never ends.
+    """
     path = Path(path)
     _refuse_irregular(path, os.stat(path).st_mode, what)
     # O_NONBLOCK: should the path be swapped for a pipe after the stat, the open still returns.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
+        # Again on what was opened: the path may have been swapped since the first stat.
         st = os.fstat(fd)
         _refuse_irregular(path, st.st_mode, what)
         return os.fdopen(fd, "rb"), st.st_size
@@ -283,8 +299,10 @@ def open_regular(path: str | os.PathLike[str], what: str = "file") -> tuple[Bina
 def read_regular(
     path: str | os.PathLike[str], what: str = "file", limit: int | None = None
 ) -> bytes:
-    """The bytes of the regular file ``path`` (:func:`open_regular`); a file over ``limit``
-    bytes is refused naming its size and the limit, before it is read."""
+    """The bytes of the regular file ``path``, opened by :func:`open_regular`.
+
+    A file over ``limit`` bytes is refused naming its size and the limit, before it is read.
+    """
     f, size = open_regular(path, what)
     with f:
         if limit is not None and size > limit:
@@ -293,6 +311,7 @@ def read_regular(
                 f"{what} {path} is {size} bytes, more than the {limit} bytes one may hold; "
                 "refusing to read it",
             )
+        # One byte past the limit is enough to tell a file that grew after the stat.
         data = f.read() if limit is None else f.read(limit + 1)
     if limit is not None and len(data) > limit:  # it grew after the stat
         raise NotRegularFileError(

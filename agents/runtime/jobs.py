@@ -1,9 +1,9 @@
-"""Run independent, deterministic jobs here or on a Ray cluster, keeping what finished on Ctrl-C.
+"""Run independent, deterministic jobs here or on a Ray cluster.
 
-Tournaments, vintage tournaments and reaction sweeps cut their work into
-chunks that are pure functions of their inputs; this runs them and hands back
-the results in job order, so the outcome is the same for any number of
-workers and on either backend:
+What finished is kept on Ctrl-C. Tournaments, vintage tournaments and reaction sweeps cut
+their work into chunks that are pure functions of their inputs; this runs them and hands back
+the results in job order, so the outcome is the same for any number of workers and on either
+backend:
 
 - ``local`` (the default): in order in this process (``workers=1``) or in a
   pool of ``workers`` spawned processes.
@@ -65,12 +65,18 @@ class Backend:
 
 
 class RunStopped(AgentFailure):
-    """Agents failed in jobs: the first failure's one line and agent (``spec``), every failed
-    agent's failure in job order (``failures``, one per agent), the indices of the jobs not
-    played because an agent in them had failed (``skipped``), ``results``, what
-    :func:`run_jobs` would have returned at Ctrl-C (``None`` where a job did not finish),
-    and ``halted``: whether a failure stopped the whole run (one not contained to its
-    agent's jobs). Never pickled: it is raised in the process that ran the jobs."""
+    """Agents failed in jobs; what the run got done comes with it.
+
+    - ``message`` and ``spec``: the first failure's one line and agent.
+    - ``failures``: every failed agent's failure in job order, one per agent.
+    - ``skipped``: the indices of the jobs not played because an agent in them had failed.
+    - ``results``: what :func:`run_jobs` would have returned at Ctrl-C, ``None`` where a job
+      did not finish.
+    - ``halted``: whether a failure stopped the whole run, one not contained to its agent's
+      jobs.
+
+    Never pickled: it is raised in the process that ran the jobs.
+    """
 
     def __init__(
         self,
@@ -88,8 +94,11 @@ class RunStopped(AgentFailure):
 
 
 class _Contained:
-    """The agents that failed so far, and which jobs they play in (``players(job)``: the agent
-    specs a job plays). A failure is contained when the agent it blames plays in its job."""
+    """The agents that failed so far, and which jobs they play in.
+
+    ``players(job)`` gives the agent specs a job plays. A failure is contained when the agent
+    it blames plays in its job.
+    """
 
     def __init__(
         self, jobs: Sequence[Any], players: Callable[[Any], Collection[str]] | None
@@ -110,8 +119,11 @@ class _Contained:
         return False
 
     def fail(self, i: int, exc: AgentFailure) -> None:
-        """Record that job ``i`` failed with ``exc``; re-raise it when it cannot be contained
-        (no ``players``, or the agent blamed does not play in the job: the run stops)."""
+        """Record that job ``i`` failed with ``exc``; re-raise it when it cannot be contained.
+
+        It cannot be with no ``players``, or when the agent blamed does not play in the job:
+        then the run stops.
+        """
         if self.players is None or not exc.spec or exc.spec not in self.players(self.jobs[i]):
             raise exc
         # One failure per agent: a job of it that was already running may fail as well.
@@ -134,8 +146,11 @@ def _ignore_sigint() -> None:
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: cancel what is queued and kill the workers, whatever they are running
-    (a slow agent must not hold up Ctrl-C, or a failure elsewhere)."""
+    """Stop a pool now: cancel what is queued and kill the workers.
+
+    The workers are killed whatever they are running: a slow agent must not hold up Ctrl-C,
+    or a failure elsewhere.
+    """
     # ProcessPoolExecutor has no public way to kill its workers before Python 3.14
     # (terminate_workers); its _processes map is where every version keeps them, until
     # shutdown clears it: taken first.
@@ -168,19 +183,26 @@ def run_jobs(
     describe: Callable[[Any], str] | None = None,
     players: Callable[[Any], Collection[str]] | None = None,
 ) -> tuple[list[R | None], bool]:
-    """``fn(job)`` for every job; returns results in job order (``None`` where a job did not
-    finish) and whether all finished. ``fn`` must be a module-level function (it is pickled).
+    """Run ``fn(job)`` for every job; results come back in job order.
 
-    ``workers`` is the number of local processes, or the CPUs of a Ray cluster
-    started for the run; ``backend`` ``None`` means local. ``on_result(i, result)`` is
-    called in this process as each job finishes, before ``progress``. ``describe(job)``
-    names a job in the line of a dead worker.
+    Returns the results, ``None`` where a job did not finish, and whether all finished.
+    ``fn`` must be a module-level function: it is pickled.
 
-    A job raising :class:`~agents.specs.guarded.AgentFailure`: with ``players(job)`` (the agent
-    specs a job plays), the jobs the blamed agent plays in and that have not started are
-    not played, the others run, and :class:`RunStopped` is raised at the end with every
-    failure and the results; without it (or when the blamed agent does not play in the job)
-    the run stops there, :class:`RunStopped` raised with the results so far.
+    - ``workers``: the number of local processes, or the CPUs of a Ray cluster started for
+      the run.
+    - ``backend``: ``None`` means local.
+    - ``on_result(i, result)``: called in this process as each job finishes, before
+      ``progress``.
+    - ``describe(job)``: names a job in the line of a dead worker.
+    - ``players(job)``: the agent specs a job plays.
+
+    A job raising :class:`~agents.specs.guarded.AgentFailure`:
+
+    - with ``players``, when the blamed agent plays in the job: the jobs it plays in that have
+      not started are not played, the others run, and :class:`RunStopped` is raised at the
+      end with every failure and the results;
+    - without ``players``, or when the blamed agent does not play in the job: the run stops
+      there, :class:`RunStopped` raised with the results so far.
     """
     results: list[R | None] = [None] * len(jobs)
     finished = 0
@@ -225,9 +247,11 @@ def run_jobs(
         else:
             _run_pool(fn, jobs, workers, record, contained, describe)
     except KeyboardInterrupt:
+        # Ctrl-C is an answer, not an error: the caller gets what finished and ``False``.
         pass
     except AgentFailure as exc:  # not contained: the run stopped here
         contained.halted = True
+        # Index -1 sorts before every job, so the failure that halted the run leads RunStopped.
         contained.failures.setdefault(exc.spec, (-1, exc))
     stopped = contained.stopped(results)
     if stopped is not None:
@@ -243,13 +267,17 @@ def _run_pool(
     contained: _Contained,
     describe: Callable[[Any], str] | None,
 ) -> None:
-    """The jobs on a pool of ``workers`` spawned processes, ``workers`` at a time: a job is
-    handed to the pool only when a worker is free, so none of a failed agent's jobs is queued
-    behind a failure and played anyway."""
+    """The jobs on a pool of ``workers`` spawned processes, ``workers`` at a time.
+
+    A job is handed to the pool only when a worker is free, so none of a failed agent's jobs
+    is queued behind a failure and played anyway.
+    """
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint
     )
     futures: dict[Future[R], int] = {}
+    # One iterator for the whole run: the generator below resumes it, so each job is
+    # considered (and a skipped one noted) exactly once.
     waiting = iter(range(len(jobs)))
     try:
         while True:
@@ -261,10 +289,13 @@ def _run_pool(
             if not futures:
                 return
             done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            # In job order, not completion order: on_result and the failure kept for an agent
+            # must not depend on which worker was faster.
             for fut in sorted(done, key=futures.__getitem__):
                 try:
                     res = fut.result()
                 except BrokenProcessPool:
+                    # The pool's own error names no job; ours names the ones in flight.
                     raise _died(jobs, futures, describe) from None
                 except AgentFailure as exc:
                     contained.fail(futures.pop(fut), exc)

@@ -17,8 +17,11 @@ Progress = Callable[[int, int], None]
 
 @contextmanager
 def chunk_progress(label: str) -> Iterator[Progress]:
-    """A tqdm bar on stderr counting finished chunks (rate and time left), closed when the run
-    ends or stops. It starts with the run; the number of chunks comes with the first report."""
+    """A tqdm bar on stderr counting finished chunks, with rate and time left.
+
+    The bar is closed when the run ends or stops. It starts with the run; the number of chunks
+    comes with the first report.
+    """
     from tqdm import tqdm
 
     bar = tqdm(desc=label, unit="chunk", file=sys.stderr)
@@ -26,6 +29,7 @@ def chunk_progress(label: str) -> Iterator[Progress]:
     def update(done: int, total: int) -> None:
         if bar.total != total:
             bar.total = total
+        # tqdm counts steps; the callback reports a running total.
         bar.update(done - bar.n)
 
     try:

@@ -1,5 +1,6 @@
-"""The ``ray`` backend of :func:`agents.runtime.jobs.run_jobs`: each job a Ray task, results by job
-index.
+"""The ``ray`` backend of :func:`agents.runtime.jobs.run_jobs`.
+
+Each job is a Ray task; results are kept by job index.
 
 Imported only when a run asks for ``--backend ray`` (``import agents`` never
 imports Ray). Needs the ``[ray]`` extra, and on a cluster the kit installed on
@@ -67,16 +68,15 @@ def cluster(address: str | None = None, workers: int = 1) -> Iterator[Any]:
     """
     ray = _import_ray()
     if ray.is_initialized():
+        # The caller's session is the caller's to close: used as it is, never shut down here.
         yield ray
         return
     where = resolve_address(address)
-    os.environ.setdefault(
-        "RAY_USAGE_STATS_ENABLED", "0"
-    )  # no reporting home from a test or a study
+    # No reporting home from a test or a study.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {"logging_level": "WARNING"}
-    if (
-        where == LOCAL
-    ):  # loopback only, no dashboard: nothing of a run's own cluster is reachable from outside
+    if where == LOCAL:
+        # Loopback only, no dashboard: nothing of a run's own cluster is reachable from outside.
         kwargs |= {
             "num_cpus": max(1, workers),
             "_node_ip_address": "127.0.0.1",
@@ -104,8 +104,11 @@ def _timed_out(exc: BaseException) -> bool:
 
 
 def start(ray: Any, where: str, kwargs: dict[str, Any]) -> None:
-    """``ray.init(address=where, **kwargs)``; a local start that timed out is tried again (up to
-    :data:`STARTS` in all); any failure ends as one :class:`RayStartError` line."""
+    """Call ``ray.init(address=where, **kwargs)``, trying a timed-out local start again.
+
+    A local start that timed out is tried up to :data:`STARTS` times in all; any failure ends
+    as one :class:`RayStartError` line.
+    """
     for attempt in range(1, STARTS + 1):
         try:
             ray.init(address=where, **kwargs)
@@ -138,8 +141,11 @@ def start(ray: Any, where: str, kwargs: dict[str, Any]) -> None:
 
 
 def _get(ray: Any, ref: Any) -> Any:
-    """A task's result; an agent's failure in it comes back as itself, its one line intact
-    (Ray wraps a task's exception in a RayTaskError whose text is the remote traceback)."""
+    """A task's result; an agent's failure in it comes back as itself.
+
+    Its one line stays intact: Ray wraps a task's exception in a RayTaskError whose text is
+    the remote traceback.
+    """
     from agents.specs.guarded import AgentFailure
 
     try:
@@ -161,18 +167,20 @@ def run_on_ray(
     max_retries: int = 3,
     failed: Callable[[int, Any], Iterable[int]] | None = None,
 ) -> None:
-    """Run ``fn(job)`` for every job as a Ray task; ``record(index, result)`` as each one finishes.
+    """Run ``fn(job)`` for every job as a Ray task.
 
-    A task whose worker or node is lost runs again, up to ``max_retries`` times;
-    an exception raised by ``fn`` is raised here (not retried), except an agent's
-    failure when ``failed`` is given: ``failed(index, failure)`` either raises (the
-    run stops) or names the jobs not to play, whose tasks are cancelled while the
-    others go on. On Ctrl-C (or any error) the tasks still running are cancelled
-    and the exception goes on.
+    ``record(index, result)`` is called as each one finishes. A task whose worker or node is
+    lost runs again, up to ``max_retries`` times. An exception raised by ``fn`` is raised here,
+    not retried, except an agent's failure when ``failed`` is given: ``failed(index, failure)``
+    either raises, and the run stops, or names the jobs not to play, whose tasks are cancelled
+    while the others go on. On Ctrl-C or any error the tasks still running are cancelled and
+    the exception goes on.
     """
     from agents.specs.guarded import AgentFailure
 
     with cluster(address, workers) as ray:
+        # max_retries covers a lost worker or node; an exception fn raised would only be
+        # raised again, so it is not retried.
         task = ray.remote(fn).options(num_cpus=1, max_retries=max_retries, retry_exceptions=False)
         refs = [task.remote(job) for job in jobs]
         index = {ref: i for i, ref in enumerate(refs)}
@@ -190,11 +198,13 @@ def run_on_ray(
                         drop = set(failed(index[ref], exc))
                         for other in [r for r in pending if index[r] in drop]:
                             pending.remove(other)
+                            # force: a game already running is killed, not played to its end;
+                            # a task that finished meanwhile may refuse the cancel, harmlessly.
                             with contextlib.suppress(Exception):
                                 ray.cancel(other, force=True)
                         continue
                     record(index[ref], res)
-        except BaseException:
+        except BaseException:  # Ctrl-C is a KeyboardInterrupt, not an Exception
             for ref in pending:
                 with contextlib.suppress(Exception):
                     ray.cancel(ref, force=True)

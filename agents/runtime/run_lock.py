@@ -93,9 +93,11 @@ def _stderr(line: str) -> None:
 
 
 class FolderLock:
-    """The exclusive lock on ``folder`` (module docstring). ``command`` names the owner in
-    the lock file (default: this process's command line); ``say`` gets the one line that
-    reports a stale lock taken over (default: stderr)."""
+    """The exclusive lock on ``folder``, as the module docstring describes.
+
+    - ``command``: names the owner in the lock file; default: this process's command line.
+    - ``say``: gets the one line that reports a stale lock taken over; default: stderr.
+    """
 
     def __init__(
         self,
@@ -118,8 +120,11 @@ class FolderLock:
         return self.fd is not None
 
     def acquire(self, *, create: bool = True) -> FolderLock:
-        """Take the lock (creating the folder when ``create``); raise :class:`FolderInUse`
-        naming the owner when another process holds it. Re-entrant on one object."""
+        """Take the lock, creating the folder when ``create``.
+
+        Raises :class:`FolderInUse` naming the owner when another process holds it.
+        Re-entrant on one object.
+        """
         if self.fd is not None:
             return self
         if create:
@@ -127,12 +132,13 @@ class FolderLock:
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
+                # LOCK_NB: a second writer is refused at once, never left waiting.
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 owner = read_owner(_read(fd))
                 os.close(fd)
                 raise FolderInUse(self.folder, owner) from None
-            except BaseException:
+            except BaseException:  # Ctrl-C here too: the descriptor must not leak
                 os.close(fd)
                 raise
             # The owner before us may have removed the file between our open and our flock:
@@ -162,14 +168,18 @@ class FolderLock:
             self.command,
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
+        # Truncate first: a shorter record must not keep the tail of a stale owner's.
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(asdict(owner)) + "\n").encode("utf-8"), 0)
+        # On disk now: after a power cut the next run can still name who held the folder.
         os.fsync(fd)
         return self
 
     def release(self) -> None:
-        """Let go: remove the lock file, then the ``flock`` (in that order, so a process
-        waiting on the old file sees it is gone). Safe to call twice."""
+        """Let go: remove the lock file, then the ``flock``.
+
+        In that order, so a process waiting on the old file sees it is gone. Safe to call twice.
+        """
         fd, self.fd = self.fd, None
         if fd is None:
             return
@@ -191,11 +201,13 @@ class FolderLock:
 
     def __del__(self) -> None:  # pragma: no cover - a lock dropped without release
         if getattr(self, "fd", None) is not None:
+            # Close only: the file stays with its owner, so the next run reports it as stale.
             os.close(self.fd)  # type: ignore[arg-type]
 
 
 def _read(fd: int) -> str:
     try:
+        # An owner record is one short JSON line; more is not ours, and reads as no owner.
         return os.pread(fd, 4096, 0).decode("utf-8", "replace")
     except OSError:
         return ""

@@ -36,6 +36,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
+            # The first repeat is enough to name; what follows it in the object is not kept.
             dup = _Duplicated(out)
             dup.key = key
             return dup
@@ -44,6 +45,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _float(text: str) -> Any:
+    # float() reads an over-large literal as infinity without a word: caught here.
     value = float(text)
     return value if math.isfinite(value) else _Bad(f"the number {text[:40]} (too large: infinite)")
 
@@ -53,8 +55,13 @@ def _constant(name: str) -> _Bad:
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse ``text`` as strict JSON; :class:`StrictJSONError` naming the key path of a
-    duplicated key, NaN or infinity, ``json.JSONDecodeError`` for text that is not JSON."""
+    """Parse ``text`` as strict JSON.
+
+    Raises:
+
+    - :class:`StrictJSONError` naming the key path of a duplicated key, NaN or infinity;
+    - ``json.JSONDecodeError`` for text that is not JSON.
+    """
     doc = json.loads(text, object_pairs_hook=_pairs, parse_float=_float, parse_constant=_constant)
     # Walked without recursion, so a deeply nested document is measured, not a RecursionError.
     stack: list[tuple[Any, str]] = [(doc, "")]

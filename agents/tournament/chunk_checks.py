@@ -1,5 +1,6 @@
-"""What a finished chunk's result can hold: the checks a logged chunk passes before a resume
-trusts it.
+"""What a finished chunk's result can hold.
+
+These are the checks a logged chunk passes before a resume trusts it.
 
 A chunk line of ``OUT/chunks.jsonl`` (:mod:`agents.tournament.chunk_log`) is read back into the
 game's result dataclass; before a resumed run counts it, the result must be one the chunk could have
@@ -23,6 +24,7 @@ __all__ = ["realtime", "vintage"]
 
 
 def _whole(value: Any) -> bool:
+    # bool is an int subclass, and JSON ``true`` must not pass for 1.
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -79,13 +81,16 @@ def realtime(result: Any) -> str | None:
 
 
 def vintage(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
-    """The first impossible field of a vintage chunk result of a chunk seating ``lineup`` at
-    tables of ``players``, or ``None``."""
+    """The first impossible field of a vintage chunk result, or ``None``.
+
+    The chunk seats ``lineup`` at tables of ``players``.
+    """
     chunk = result.chunk
     games = chunk.count * players  # each deal once per rotation
     problem = (
         _ints("deal", result.deal, games, range(chunk.start, chunk.start + chunk.count))
         or _ints("rotation", result.rotation, games, range(players))
+        # -1 is a drawn lock, -2 a truncated game (vintage_stats.ChunkResult.winner).
         or _ints("winner", result.winner, games, range(-2, players))
         or _ints("turns", result.turns, games, range(0, 1 << 31))
     )
@@ -100,6 +105,7 @@ def vintage(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
             return f"{name} holds {len(rows) if isinstance(rows, list) else 0} games, not {games}"
     for g in range(games):
         r = result.rotation[g]
+        # The inverse of "line-up position p sits in seat (p + r) % players".
         seats = [lineup[(s - r) % players] for s in range(players)]
         if result.seating[g] != seats:
             return f"seating[{g}] is {result.seating[g]!r}, but rotation {r} seats {seats}"

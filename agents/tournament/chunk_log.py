@@ -1,5 +1,7 @@
-"""The chunk log of a tournament: each finished chunk's result written as it finishes, so an
-interrupted run can be resumed (``speed tournament --resume``) to the same results.
+"""The chunk log of a tournament, so an interrupted run can be resumed to the same results.
+
+Each finished chunk's result is written as it finishes; ``speed tournament --resume`` reads
+them back.
 
 ``OUT/chunks.jsonl`` holds one JSON document a line: first a header, then one line per finished
 chunk, in the order they finished, each appended and flushed to disk before the next. A chunk
@@ -58,8 +60,10 @@ _NOTES_SHOWN = 10
 
 
 class ResumeError(ValueError):
-    """A run that cannot be resumed as asked: no log, another format, other settings, or an
-    agent whose files changed."""
+    """A run that cannot be resumed as asked.
+
+    The reasons: no log, another format, other settings, or an agent whose files changed.
+    """
 
 
 def _plain(value: Any) -> Any:
@@ -75,8 +79,11 @@ def _normal(value: Any) -> Any:
 
 
 def result_to_json(result: Any, run: dict[str, Any] | None = None) -> str:
-    """One chunk result (a dataclass holding its ``chunk``) as one JSON line, led by the
-    ``run`` identity it belongs to when given."""
+    """One chunk result as one JSON line.
+
+    ``result`` is a dataclass holding its ``chunk``. The line is led by the ``run`` identity
+    it belongs to when given.
+    """
     doc = dataclasses.asdict(result)
     if run is not None:
         doc = {"run": run, **doc}
@@ -84,8 +91,10 @@ def result_to_json(result: Any, run: dict[str, Any] | None = None) -> str:
 
 
 def result_from_json(cls: Callable[..., R], text: str) -> R:
-    """A chunk result of dataclass ``cls`` back from :func:`result_to_json`'s line (its
-    ``run`` identity left out)."""
+    """A chunk result of dataclass ``cls`` back from :func:`result_to_json`'s line.
+
+    The line's ``run`` identity is left out.
+    """
     doc = json.loads(text)
     doc.pop("run", None)
     return cls(**{**doc, "chunk": Chunk(**doc["chunk"])})
@@ -106,8 +115,10 @@ class Run(Generic[R]):
     result_type: Callable[..., R]
     """The dataclass of a chunk's result."""
     check: Callable[[R], str | None] = lambda result: None
-    """The impossible field of a chunk's result (:mod:`agents.tournament.chunk_checks`), or
-    ``None``."""
+    """The impossible field of a chunk's result, or ``None``.
+
+    See :mod:`agents.tournament.chunk_checks`.
+    """
 
     def header(self) -> dict[str, Any]:
         """The log's first line."""
@@ -120,9 +131,13 @@ class Run(Generic[R]):
         }
 
     def identity(self) -> dict[str, Any]:
-        """What every chunk line carries: the seed, and a SHA-256 over the settings and the
-        agents' files (a line of another run, or of this command over other files, differs)."""
+        """What every chunk line carries: the seed, and a SHA-256 of the settings and files.
+
+        The hash is over the settings and the agents' files, so a line of another run, or of
+        this command over other files, differs.
+        """
         body = {"settings": _normal(self.settings), "agent_files": _normal(self.agent_files)}
+        # Sorted keys: the hash must not depend on the order the settings were built in.
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
         return {"seed": self.seed, "settings": hashlib.sha256(canonical).hexdigest()}
 
@@ -137,16 +152,18 @@ class ChunkLog:
         self._run = run
 
     def add(self, result: Any) -> None:
-        """Append ``result`` (with the run's identity) and make it durable before the run
-        goes on."""
+        """Append ``result`` with the run's identity; durable before the run goes on."""
         self._file.write(result_to_json(result, self._run) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
 
     def close(self, complete: bool = False) -> None:
-        """Close the file (the log stays, for a later ``--resume``). A ``complete`` run's log is
-        rewritten in chunk order: chunks finish in whatever order the workers (or a Ray
-        cluster) end them, and a finished run's files are the same for any backend."""
+        """Close the file; the log stays, for a later ``--resume``.
+
+        A ``complete`` run's log is rewritten in chunk order: chunks finish in whatever order
+        the workers or a Ray cluster end them, and a finished run's files are the same for any
+        backend.
+        """
         self._file.close()
         if complete:
             header, *rows = [ln for ln in self.path.read_text(encoding="utf-8").split("\n") if ln]
@@ -192,8 +209,10 @@ def _changed_files(saved: Any, now: dict[str, dict[str, str]]) -> list[str]:
 
 
 def earlier_run(folder: Path) -> tuple[dict[str, Any], int] | None:
-    """The settings and the number of finished chunks of the run logged in ``folder`` (a
-    cut-short last line not counted), or None when there is no readable log."""
+    """The settings and the number of finished chunks of the run logged in ``folder``.
+
+    A cut-short last line is not counted. None when there is no readable log.
+    """
     try:
         lines = (folder / LOG_NAME).read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
@@ -218,9 +237,12 @@ def _stderr(line: str) -> None:
 def open_log(
     folder: Path, run: Run[R], *, resume: bool, say: Callable[[str], None] = _stderr
 ) -> tuple[ChunkLog, dict[int, R]]:
-    """Open ``folder``'s chunk log for ``run``: a new log, or with ``resume`` the existing one,
-    whose finished chunk results (by chunk index) are returned. Raises :class:`ResumeError`
-    naming what differs; ``say`` gets one line per chunk line dropped (module docstring)."""
+    """Open ``folder``'s chunk log for ``run``: a new log, or the existing one with ``resume``.
+
+    Returns the log and, on resume, its finished chunk results by chunk index. Raises
+    :class:`ResumeError` naming what differs; ``say`` gets one line per chunk line dropped,
+    for the reasons the module docstring lists.
+    """
     path = folder / LOG_NAME
     header = run.header()
     if not resume:
@@ -239,7 +261,8 @@ def open_log(
         raise ResumeError(f"--resume: cannot read {path}: {exc}") from None
     _check_header(path, lines[0], header)
     done, kept = _finished(path, lines, run, header["run"], say)
-    # Rewrite the log with the lines kept only, then go on appending to it.
+    # Rewrite the log with the lines kept only, then go on appending to it. Atomic: a kill
+    # during the rewrite leaves the old log, never half of the new one.
     write_text(path, "\n".join([lines[0], *kept]) + "\n")
     file = path.open("a", encoding="utf-8")
     return ChunkLog(path, file, header["run"]), done
@@ -253,6 +276,7 @@ def _check_header(path: Path, first: str, header: dict[str, Any]) -> None:
         saved = None
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
         raise ResumeError(f"--resume: {path} is not a chunk log this version of the kit reads")
+    # Format 1 first: its own message says why it can never resume, not just "another format".
     if saved.get("format_version") == 1:
         raise ResumeError(
             f"--resume: {path} was written by an earlier version of the kit, before chunk logs "
@@ -295,12 +319,16 @@ def _finished(
     identity: dict[str, Any],
     say: Callable[[str], None],
 ) -> tuple[dict[int, R], list[str]]:
-    """The trusted results of the log's chunk lines (by chunk index) and those lines; every
-    other line is dropped with a note to ``say``."""
+    """The trusted results of the log's chunk lines, by chunk index, and those lines.
+
+    Every other line is dropped with a note to ``say``.
+    """
     done: dict[int, R] = {}
     kept: dict[int, tuple[int, str]] = {}  # chunk index -> (line number, line)
     conflicted: set[int] = set()
     notes: list[str] = []
+    # Only the last line can be cut short by a kill (each line is fsynced before the next):
+    # a torn line anywhere else is damage, and is named.
     last = max((n for n, line in enumerate(lines, 1) if line.strip()), default=1)
     for n, line in enumerate(lines[1:], 2):
         if not line.strip():
@@ -334,6 +362,8 @@ def _finished(
             notes.append(f"line {n} (chunk {index}) holds an impossible result: {problem}")
             continue
         if index in kept:
+            # Two different results for one chunk: neither can be trusted, so the chunk is
+            # played again. An identical repeat is harmless and keeps the first.
             first, text = kept[index]
             if text == line:
                 notes.append(f"line {n} repeats line {first} (chunk {index})")
@@ -358,14 +388,17 @@ def _finished(
             f"--resume: {len(notes)} lines of {path} dropped{more}; a chunk they held is "
             "played again unless a trusted line holds it"
         )
-    order = sorted(kept.values())
+    order = sorted(kept.values())  # by line number: the rewritten log keeps the finish order
     return done, [text for _, text in order]
 
 
 def _in_plan(chunk: Any, plan: list[Chunk]) -> bool:
-    """Whether a line's ``chunk`` is exactly (integers as integers) the plan's chunk of its
-    index."""
+    """Whether a line's ``chunk`` is exactly the plan's chunk of its index.
+
+    Exactly: integers as integers.
+    """
     index = chunk.get("index") if isinstance(chunk, dict) else None
+    # bool is an int in Python: ``true`` must not pass for chunk 1.
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(plan):
         return False
     exact = json.dumps(dataclasses.asdict(plan[index]), sort_keys=True)

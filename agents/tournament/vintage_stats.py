@@ -35,8 +35,8 @@ class ChunkResult:
     deal: list[int] = field(default_factory=list)
     """Deal index of each game."""
     rotation: list[int] = field(default_factory=list)
-    """Rotation of each game (the agent at line-up position ``p`` sat in seat
-    ``(p + r) % players``)."""
+    """Rotation ``r`` of each game: the agent at line-up position ``p`` sat in seat
+    ``(p + r) % players``."""
     seating: list[list[int]] = field(default_factory=list)
     """Agent index in each seat, per game."""
     penalty: list[list[int]] = field(default_factory=list)
@@ -80,6 +80,8 @@ def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTab
         pen.extend(r.penalty)
         win.extend(r.winner)
         lineup.extend([r.chunk.lineup] * len(r.deal))
+        # One id per (line-up, deal): the rotations of one deal share its cards, so they
+        # are one cluster, not independent games.
         cluster.extend(r.chunk.lineup * deals_per_lineup + d for d in r.deal)
     return GameTable(
         seating=np.asarray(seating, np.int64).reshape(len(win), -1),
@@ -92,8 +94,10 @@ def game_table(results: Iterable[ChunkResult], deals_per_lineup: int) -> GameTab
 
 @dataclass(frozen=True)
 class Comparisons:
-    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`, a row
-    each."""
+    """Every seat-by-seat comparison of two different agents in a :class:`GameTable`.
+
+    One row each.
+    """
 
     a: np.ndarray
     """The agent in the lower seat."""
@@ -114,7 +118,7 @@ def comparisons(table: GameTable) -> Comparisons:
     for s, t in combinations(range(players), 2):
         a, b = table.seating[:, s], table.seating[:, t]
         ps, pt = table.penalty[:, s], table.penalty[:, t]
-        differ = a != b
+        differ = a != b  # a line-up may seat one agent twice: it is not compared with itself
         score = np.where(trunc | (ps == pt), 0.5, (ps < pt).astype(np.float64))
         parts.append((a[differ], b[differ], score[differ], table.cluster[differ]))
     if not parts:
@@ -140,6 +144,8 @@ def pairwise_counts(c: Comparisons, n_agents: int) -> tuple[np.ndarray, np.ndarr
     draws = np.zeros((n_agents, n_agents))
     games = np.zeros((n_agents, n_agents))
     tie = c.score_a == 0.5
+    # np.add.at, not ``+=``: a pair of agents repeats within the index arrays, and a fancy-
+    # indexed ``+=`` would count it once.
     np.add.at(games, (c.a, c.b), 1)
     np.add.at(games, (c.b, c.a), 1)
     np.add.at(draws, (c.a[tie], c.b[tie]), 1)
@@ -168,6 +174,7 @@ def agent_rows(
     """Per agent: seat-games, wins, mean penalty with its interval (over the games selected)."""
     rows = []
     sel = np.ones(len(table.winner), bool) if lineups is None else np.isin(table.lineup, lineups)
+    # A truncated game's hands are mid-game, not final penalties: left out of the mean.
     finished = sel & ~table.truncated
     seat_idx = np.arange(table.seating.shape[1] if table.seating.ndim == 2 else 0)
     for a in range(n_agents):

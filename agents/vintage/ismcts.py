@@ -96,6 +96,7 @@ def ismcts_bot(game: Any, settings: IsmctsSettings, seed: int) -> Any:
 
     # Independent streams: RandomState(s) and the C++ sampler seeded s are both a Mersenne
     # twister seeded alike, so one seed for both would tie the worlds to the search's choices.
+    # 31 bits: the C++ sampler's seed is a signed 32-bit int.
     search_seed, world_seed = (
         int(v) & 0x7FFFFFFF for v in np.random.SeedSequence(seed).generate_state(2)
     )
@@ -119,8 +120,10 @@ def ismcts_bot(game: Any, settings: IsmctsSettings, seed: int) -> Any:
 
 
 class VintageIsmcts:
-    """A vintage :class:`~speed_env.policy.Policy` that chooses by OpenSpiel's ISMCTS (module
-    docstring)."""
+    """A vintage :class:`~speed_env.policy.Policy` that chooses by OpenSpiel's ISMCTS.
+
+    The module docstring tells how it stays fair and what its spec's options are.
+    """
 
     def __init__(self, settings: IsmctsSettings | None = None, seed: int | None = None) -> None:
         import pyspiel
@@ -155,12 +158,15 @@ class VintageIsmcts:
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
             return legal[0]
+        # ``seated`` marks the other players at the table; one more for this seat.
         players = round(float(obs[self.layout["seated"]].sum())) + 1
         game = self._game(players)
         # The starting world is one fair deal of the hidden cards; every simulation redeals
         # them from the same observation (the state's resample_from_infostate).
         world = sample_world(obs, self.rng, rules=game.rules, infer=self.settings.infer)
         state = game.state_from_engine(world)
+        # A fresh bot per decision, seeded from the agent's generator: every decision draws
+        # anew, and the same agent seed still plays the same games.
         bot = ismcts_bot(game, self.settings, int(self.rng.integers(2**31)))
         action = int(bot.step(state))
         if action not in legal:  # pragma: no cover - the world's legal moves are the seat's

@@ -262,6 +262,7 @@ class VintageSearch(_VintageBot):
     def evaluate(self, obs: np.ndarray, mask: np.ndarray) -> SearchResult:
         """The search's values of every legal action for one observation, and its choice."""
         legal = [int(a) for a in np.flatnonzero(mask)]
+        # A forced move: no worlds are sampled, so it draws nothing from the generator.
         if len(legal) == 1:
             return SearchResult(legal, np.ones(1), legal[0], legal[0])
         default = int(self.prior.act(obs[None], np.asarray(mask, np.int8)[None])[0])
@@ -275,8 +276,11 @@ class VintageSearch(_VintageBot):
     def _search(
         self, obs: np.ndarray, legal: list[int], default: int, n: int
     ) -> tuple[np.ndarray, int]:
-        """Mean score of each legal action over ``n`` fresh worlds, and the action chosen:
-        the best one if it leads ``default`` by more than ``z`` paired standard errors."""
+        """Mean score of each legal action over ``n`` fresh worlds, and the action chosen.
+
+        The choice is the best action if it leads ``default`` by more than ``z`` paired
+        standard errors.
+        """
         infer = self.settings.infer
         worlds = [sample_world(obs, self.rng, pack=self.pack, infer=infer) for _ in range(n)]
         scores = self.world_scores(worlds, legal)
@@ -284,10 +288,12 @@ class VintageSearch(_VintageBot):
         fallback = legal.index(default)
         best = int(np.argmax(means))
         # Equal means (every action wins in every world, say) keep the prior's choice.
+        # 1e-9: means equal but for float rounding count as equal.
         if means[best] <= means[fallback] + 1e-9:
             return means, default
         lead = scores[:, best] - scores[:, fallback]
         if self.settings.z > 0:
+            # One world has no spread to measure a lead against: the prior stands.
             spread = lead.std(ddof=1) / np.sqrt(len(lead)) if len(lead) > 1 else np.inf
             if lead.mean() <= self.settings.z * spread:
                 return means, default
@@ -314,6 +320,7 @@ class VintageSearch(_VintageBot):
 
     def _score(self, game: Game, seat: int) -> float:
         if game.status == TRUNCATED:
+            # The env's reward on truncation is 0; ahead of no one and behind no one is a tie.
             return 0.0 if self.settings.score == "reward" else 0.5
         points = penalties(game)
         if self.settings.score == "reward":
@@ -321,16 +328,18 @@ class VintageSearch(_VintageBot):
         return ahead_share(points, seat)
 
     def _play_out(self, games: list[Game]) -> np.ndarray:
-        """Seat 0's score of each game, played on in lock-step: each game runs on with the
-        scalar bots until a seat the network plays has a choice; those games wait and one
-        forward pass serves them all. With ``leaf`` a game is cut that many actions in and
-        scored by the value network."""
+        """Seat 0's score of each game, played on in lock-step.
+
+        Each game runs on with the scalar bots until a seat the network plays has a choice;
+        those games wait and one forward pass serves them all. With ``leaf`` a game is cut
+        that many actions in and scored by the value network.
+        """
         own, others = self.settings.seat_policies
         net_seats = [own == "network"] + [others == "network"] * (games[0].n_players - 1)
         scalar = {"greedy": self._greedy, "tactician": self._tactician_move}
         picks = [scalar.get(own), *[scalar.get(others)] * (games[0].n_players - 1)]
-        leaf = self.settings.leaf or -1
-        zeros = [0] * games[0].n_players
+        leaf = self.settings.leaf or -1  # -1: no ply count reaches it, so no game is cut
+        zeros = [0] * games[0].n_players  # a rollout is one game: no match scores carried in
         plies = [0] * len(games)
         todo = list(range(len(games)))
         while todo:
@@ -380,6 +389,8 @@ class VintageSearch(_VintageBot):
         for a in legal:
             p = prio[a]
             if n <= a < self.actions.play_x:
+                # A Lightning: the set's cards held, / 100 so it orders Lightnings among
+                # themselves and never lifts one past another band.
                 p += sum([hand[k] for k in self._set_kinds[a - n]]) / 100.0
             if p > best_p:
                 best, best_p = a, p

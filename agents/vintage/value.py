@@ -37,8 +37,11 @@ FORMAT = "vintage-value/1"
 
 
 def ahead_share(points: list[int], seat: int) -> float:
-    """Share of the other seats ``seat`` has fewer penalty points than (ties count half): what
-    the network predicts, and what the search scores a finished rollout by (``score=ahead``)."""
+    """Share of the other seats ``seat`` has fewer penalty points than, ties counting half.
+
+    It is what the network predicts, and what the search scores a finished rollout by with
+    ``score=ahead``.
+    """
     mine = points[seat]
     others = [p for s, p in enumerate(points) if s != seat]
     return sum(1.0 if mine < p else 0.5 if mine == p else 0.0 for p in others) / len(others)
@@ -97,8 +100,10 @@ class ValueNet:
 def _layer(
     tensors: Mapping[str, np.ndarray], name: str, source: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Layer ``name``'s transposed float32 weight ``(in, out)`` and bias ``(out,)``; a missing
-    or misshapen tensor is a :class:`ModelFormatError` naming it and the file."""
+    """Layer ``name``'s transposed float32 weight ``(in, out)`` and bias ``(out,)``.
+
+    A missing or misshapen tensor is a :class:`ModelFormatError` naming it and the file.
+    """
     if f"{name}.weight" not in tensors or f"{name}.bias" not in tensors:
         raise ModelFormatError(f"{source} lacks the tensors {name}.weight and {name}.bias")
     w = np.asarray(tensors[f"{name}.weight"], np.float32)
@@ -107,6 +112,7 @@ def _layer(
         raise ModelFormatError(
             f"{source}: {name}.weight {w.shape} and {name}.bias {b.shape} do not make a layer"
         )
+    # Saved (out, in), as torch's Linear holds it; kept (in, out) so a batch is ``x @ w``.
     return np.ascontiguousarray(w.T), b
 
 
