@@ -35,11 +35,9 @@ and the markers dropped, so the site never shows a stale table.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import inspect
 import re
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -491,21 +489,17 @@ def on_page_content(html: str, **kwargs: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the env pages' generated tables (``--check``: only name the stale pages)."""
-    parser = argparse.ArgumentParser(
+    from marked_blocks import (
+        refresh_command,  # beside this file: run as a script, it is on the path
+    )
+
+    return refresh_command(
+        argv,
         prog="python docs/hooks/env_tables.py",
         description="Regenerate the tables of docs/envs/*.md from the live envs.",
+        stale=stale_pages,
+        regenerate=regenerate,
     )
-    parser.add_argument("--check", action="store_true", help="exit 1 if a page is stale")
-    args = parser.parse_args(argv)
-    stale = stale_pages()
-    if args.check:
-        for page in stale:
-            print(f"stale: {page} (run python docs/hooks/env_tables.py)", file=sys.stderr)
-        return 1 if stale else 0
-    for page in stale:
-        page.write_text(regenerate(page.read_text(encoding="utf-8")), encoding="utf-8")
-        print(f"wrote {page}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -28,10 +28,8 @@ the markers dropped, so the site never shows a stale tree. The maps are read fro
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,21 +192,17 @@ def on_page_markdown(markdown: str, **kwargs: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the layout block of docs/development.md (``--check``: only say if it is stale)."""
-    parser = argparse.ArgumentParser(
+    from marked_blocks import (
+        refresh_command,  # beside this file: run as a script, it is on the path
+    )
+
+    return refresh_command(
+        argv,
         prog="python docs/hooks/layout_map.py",
         description="Regenerate the layout block of docs/development.md from the package maps.",
+        stale=lambda: [PAGE] if is_stale() else [],
+        regenerate=regenerate,
     )
-    parser.add_argument("--check", action="store_true", help="exit 1 if the block is stale")
-    args = parser.parse_args(argv)
-    stale = is_stale()
-    if args.check:
-        if stale:
-            print(f"stale: {PAGE} (run python docs/hooks/layout_map.py)", file=sys.stderr)
-        return 1 if stale else 0
-    if stale:
-        PAGE.write_text(regenerate(PAGE.read_text(encoding="utf-8")), encoding="utf-8")
-        print(f"wrote {PAGE}")
-    return 0
 
 
 if __name__ == "__main__":
