@@ -8,8 +8,10 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from speed_cli import specs
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             f"--players {args.players}: real-time Speed has two players; use --game vintage"
         )
     import agents
-    from agents.runtime.files import check_writable
+    from agents.tournament import chunk_checks, report
     from agents.tournament import realtime as tournament
     from speed_env.reaction import make_profile
 
@@ -134,12 +136,27 @@ def run(args: argparse.Namespace) -> int:
     # Built once each (a missing model file fails here), recording the files they read.
     files = _agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
-    jobs = backend(args)
-    from agents.runtime.run_lock import FolderLock
-
-    out = check_writable(args.out)
-    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
-        return _play_realtime(args, settings, names, jobs, out, files)
+    game = _Game(
+        tournament,
+        "tournament",
+        {
+            "--rules/--option": settings.rules.to_dict(),
+            "--reaction": settings.reaction.label(),
+            "--tick-ms": args.tick_ms,
+            "--seed": args.seed,
+            "--gauntlet": args.gauntlet,
+            "--match": args.match,
+            "--save-replays": args.save_replays,
+        },
+        chunk_checks.realtime,
+        partial(tournament.run, record=args.save_replays),
+        tournament.describe_pairing,
+        lambda out, summary, results: report.write_outputs(
+            out, summary, tournament.replay_lines(results) if args.save_replays else None
+        ),
+        lambda summary: sum(m["games"] for m in summary["matches"]),
+    )
+    return _play(args, names, settings, files, game)
 
 
 def _agent_files(names: tuple[str, ...], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:
@@ -150,68 +167,10 @@ def _agent_files(names: tuple[str, ...], make: Callable[[str], Any]) -> dict[str
     return {spec: spec_files(spec, partial(make, spec)) for spec in names}
 
 
-def _play_realtime(
-    args: argparse.Namespace,
-    settings: Any,
-    names: tuple[str, ...],
-    jobs: Any,
-    out: Path,
-    files: dict[str, dict[str, str]],
-) -> int:
-    """Play the real-time tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents.tournament import chunk_checks, report
-    from agents.tournament import realtime as tournament
-    from agents.tournament.chunk_log import Run
-
-    plan = tournament.plan(settings)
-    total = len(plan)
-    header = {
-        "--game": "realtime",
-        "--agents": list(names),
-        "--games": args.games,
-        "--rules/--option": settings.rules.to_dict(),
-        "--reaction": settings.reaction.label(),
-        "--tick-ms": args.tick_ms,
-        "--seed": args.seed,
-        "--gauntlet": args.gauntlet,
-        "--match": args.match,
-        "--save-replays": args.save_replays,
-        PLAN_KEY: [total, tournament.CHUNK_DEALS],
-    }
-    logged = Run(header, args.seed, files, plan, tournament.ChunkResult, chunk_checks.realtime)
-    done = _run_logged(
-        "tournament",
-        out,
-        logged,
-        args.resume,
-        lambda progress, finished, log: tournament.run(
-            settings,
-            workers=args.workers,
-            record=args.save_replays,
-            progress=progress,
-            backend=jobs,
-            done=finished,
-            on_result=log,
-        ),
-    )
-    if done is None:
-        return 130
-    results, complete, wall, failure = done
-    summary = tournament.summarise(settings, results)
-    summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    unfinished = _unfinished(plan, results, lambda c: tournament.describe_pairing(settings, c))
-    summary = report.with_status(summary, len(results), total, _resume_hint(out))
-    summary = report.with_alpharank(_failed(summary, failure, unfinished))
-    replays = tournament.replay_lines(results) if args.save_replays else None
-    paths = report.write_outputs(out, summary, replays)
-    print(report.leaderboard(summary))
-    games = sum(m["games"] for m in summary["matches"])
-    return _finish(complete, failure, _written(games, summary, paths))
-
-
 def run_vintage(args: argparse.Namespace) -> int:
     """Vintage Speed at N-player tables (agents/tournament/vintage.py): line-ups, seat rotation,
     shared deals."""
+    from agents.tournament import chunk_checks
     from agents.tournament import vintage as vt
 
     if args.save_replays:
@@ -241,7 +200,6 @@ def run_vintage(args: argparse.Namespace) -> int:
         options=tuple(sorted(specs.rule_overrides(args.option).items())),
         act_timeout=args.act_timeout,
     )
-    from agents.runtime.files import check_writable
     from agents.vintage import registry as vintage_agents
 
     # Built once each (a missing model file fails here), recording the files they read.
@@ -252,71 +210,111 @@ def run_vintage(args: argparse.Namespace) -> int:
         "line-up",
         f"{settings.deals} deals, each once per seat rotation of {settings.players} players",
     )
-    jobs = backend(args)
-    from agents.runtime.run_lock import FolderLock
-
-    out = check_writable(args.out)
-    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
-        return _play_vintage(args, settings, names, jobs, out, files)
-
-
-def _play_vintage(
-    args: argparse.Namespace,
-    settings: Any,
-    names: tuple[str, ...],
-    jobs: Any,
-    out: Path,
-    files: dict[str, dict[str, str]],
-) -> int:
-    """Play the vintage tournament into ``out`` (its lock held), logging chunks; write."""
-    from agents.tournament import chunk_checks, report
-    from agents.tournament import vintage as vt
-    from agents.tournament.chunk_log import Run
-
-    plan = vt.plan(settings)
-    total = len(plan)
     lineups = settings.lineups()
 
     def check(result: Any) -> str | None:
-        lineup = lineups[result.chunk.lineup]
-        return chunk_checks.vintage(result, lineup, settings.players)
+        return chunk_checks.vintage(result, lineups[result.chunk.lineup], settings.players)
 
     header = {
-        "--game": "vintage",
-        "--agents": list(names),
-        "--games": args.games,
         "--players": settings.players,
         "--option": settings.to_dict()["options"],
         "--seed": args.seed,
         "--gauntlet": args.gauntlet,
-        PLAN_KEY: [total, vt.CHUNK_DEALS],
     }
-    logged = Run(header, args.seed, files, plan, vt.ChunkResult, check)
-    done = _run_logged(
+    game = _Game(
+        vt,
         "vintage tournament",
-        out,
-        logged,
-        args.resume,
-        lambda progress, finished, log: vt.run(
-            settings,
-            workers=args.workers,
-            progress=progress,
-            backend=jobs,
-            done=finished,
-            on_result=log,
-        ),
+        header,
+        check,
+        vt.run,
+        vt.describe_lineup,
+        lambda out, summary, _: vt.write_outputs(out, summary),  # vintage games keep no replays
+        # The settings count the games: a match row counts comparisons, several a game at a
+        # table of more than two.
+        lambda summary: summary["settings"]["games_played"],
     )
-    if done is None:
-        return 130
-    results, complete, wall, failure = done
-    summary = vt.summarise(settings, results)
-    summary["settings"].update(games_requested=args.games, complete=complete, wall_s=round(wall, 2))
-    unfinished = _unfinished(plan, results, lambda c: vt.describe_lineup(settings, c))
-    summary = report.with_status(summary, len(results), total, _resume_hint(out))
-    summary = report.with_alpharank(_failed(summary, failure, unfinished))
-    paths = vt.write_outputs(out, summary)
-    print(report.leaderboard(summary))
-    return _finish(complete, failure, _written(summary["settings"]["games_played"], summary, paths))
+    return _play(args, names, settings, files, game)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """What :func:`_play` needs of one game's tournament; the rest of a run is the same for both."""
+
+    tournament: ModuleType
+    """The game's module (agents/tournament/realtime.py or vintage.py): ``plan``,
+    ``CHUNK_DEALS``, ``ChunkResult``, ``summarise``."""
+    label: str
+    """The progress bar's label."""
+    header: dict[str, Any]
+    """The game's own settings in the chunk log's header, after ``--game``, ``--agents`` and
+    ``--games`` (a resume must give the same)."""
+    check: Callable[[Any], str | None]
+    """What a logged chunk's result must hold before a resume trusts it."""
+    run: Callable[..., tuple[list[Any], bool]]
+    """``run(settings, workers=, progress=, backend=, done=, on_result=)``: play the chunks."""
+    describe: Callable[[Any, Any], str]
+    """``describe(settings, chunk)``: the line-up a chunk seats, in words."""
+    write: Callable[[Path, dict[str, Any], list[Any]], list[Path]]
+    """``write(out, summary, results)``: write the result files; their paths."""
+    games: Callable[[dict[str, Any]], int]
+    """The games the summary counts, for the closing line."""
+
+
+def _play(
+    args: argparse.Namespace,
+    names: tuple[str, ...],
+    settings: Any,
+    files: dict[str, dict[str, str]],
+    game: _Game,
+) -> int:
+    """Play ``game``'s tournament into ``--out`` (locked against another writer), logging each
+    chunk as it finishes; write the result files and print the leaderboard. The exit code."""
+    from agents.runtime.files import check_writable
+    from agents.runtime.run_lock import FolderLock
+    from agents.tournament import report
+    from agents.tournament.chunk_log import Run
+
+    jobs = backend(args)
+    out = check_writable(args.out)
+    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
+        tournament = game.tournament
+        plan = tournament.plan(settings)
+        total = len(plan)
+        header = {
+            "--game": args.game,
+            "--agents": list(names),
+            "--games": args.games,
+            **game.header,
+            PLAN_KEY: [total, tournament.CHUNK_DEALS],
+        }
+        logged = Run(header, args.seed, files, plan, tournament.ChunkResult, game.check)
+        done = _run_logged(
+            game.label,
+            out,
+            logged,
+            args.resume,
+            lambda progress, finished, log: game.run(
+                settings,
+                workers=args.workers,
+                progress=progress,
+                backend=jobs,
+                done=finished,
+                on_result=log,
+            ),
+        )
+        if done is None:
+            return 130
+        results, complete, wall, failure = done
+        summary = tournament.summarise(settings, results)
+        summary["settings"].update(
+            games_requested=args.games, complete=complete, wall_s=round(wall, 2)
+        )
+        unfinished = _unfinished(plan, results, partial(game.describe, settings))
+        summary = report.with_status(summary, len(results), total, _resume_hint(out))
+        summary = report.with_alpharank(_failed(summary, failure, unfinished))
+        paths = game.write(out, summary, results)
+        print(report.leaderboard(summary))
+        return _finish(complete, failure, _written(game.games(summary), summary, paths))
 
 
 def _run_logged(

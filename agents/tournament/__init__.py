@@ -5,6 +5,8 @@
   paired deals, match points.
 - :mod:`~agents.tournament.vintage`: N-player vintage tournaments: line-ups, seat rotation,
   shared deals.
+- :mod:`~agents.tournament.summary`: what both games' ``results.json`` share: head-to-head
+  rows, rated agents.
 - :mod:`~agents.tournament.vintage_stats`: a vintage tournament's statistics, pure functions
   over its per-game table.
 - :mod:`~agents.tournament.chunk_log`: each finished chunk written as it finishes, for
@@ -20,7 +22,6 @@ from __future__ import annotations
 from agents.tournament.realtime import (
     CHUNK_DEALS,
     ChunkResult,
-    Match,
     MatchScore,
     Settings,
     describe_chunk,
@@ -35,6 +36,7 @@ from agents.tournament.realtime import (
     split_matches,
     summarise,
 )
+from agents.tournament.summary import Match
 
 __all__ = [
     "CHUNK_DEALS",

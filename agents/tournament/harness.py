@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from agents.runtime.jobs import Backend, RunStopped, run_jobs
 
@@ -60,6 +60,16 @@ class PlayChunk(Protocol[R_co]):
     def __call__(self, settings: Any, chunk: Chunk, record: int, /) -> R_co: ...
 
 
+class RunOptions(TypedDict, total=False):
+    """The keywords a game's ``run`` hands on to :func:`run` as they are (see there)."""
+
+    workers: int
+    progress: Callable[[int, int], None] | None
+    backend: Backend | None
+    done: Mapping[int, Any] | None
+    on_result: Callable[[Any], None] | None
+
+
 def _play_job(job: tuple[PlayChunk[R], Any, Chunk, int]) -> R:
     """One job of :func:`run` (module level: pickled to worker processes and Ray tasks)."""
     play, settings, chunk, record = job
@@ -70,6 +80,8 @@ def run(
     play: PlayChunk[R],
     settings: Any,
     chunks: list[Chunk],
+    describe: Callable[[Any, Chunk], str] | None = None,
+    players: Callable[[Any, Chunk], Collection[str]] | None = None,
     *,
     workers: int = 1,
     record: int = 0,
@@ -77,8 +89,6 @@ def run(
     backend: Backend | None = None,
     done: Mapping[int, R] | None = None,
     on_result: Callable[[R], None] | None = None,
-    describe: Callable[[Any, Chunk], str] | None = None,
-    players: Callable[[Any, Chunk], Collection[str]] | None = None,
 ) -> tuple[list[R], bool]:
     """``play`` every chunk; returns the finished results in plan order and whether all finished.
 

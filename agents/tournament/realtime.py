@@ -17,19 +17,18 @@ points, so they too are the same for any number of workers.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
-from agents.runtime.jobs import Backend
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.tournament import harness
 from agents.tournament.harness import Chunk
+from agents.tournament.summary import document, head_to_head
 from speed_env.batch import BatchEnv
 from speed_env.reaction import ReactionProfile, make_profile
-from speed_env.registration import made_with
 from speed_env.rules import Rules
 
 CHUNK_DEALS = 250
@@ -245,33 +244,17 @@ def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
 
 
 def run(
-    settings: Settings,
-    workers: int = 1,
-    record: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    backend: Backend | None = None,
-    done: Mapping[int, ChunkResult] | None = None,
-    on_result: Callable[[ChunkResult], None] | None = None,
+    settings: Settings, *, record: int = 0, **options: Unpack[harness.RunOptions]
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
-    ``record`` games of the first chunk are kept as replays. Ctrl-C stops the
-    run and returns what finished. ``backend`` runs the chunks on Ray
-    (``agents.runtime.jobs``); the results are the same on every backend. ``done`` and
-    ``on_result``: resuming and logging (:func:`agents.tournament.harness.run`).
+    ``record`` games of the first chunk are kept as replays. Ctrl-C stops the run and returns
+    what finished. ``options`` (``workers``, ``progress``, ``backend``, and ``done`` and
+    ``on_result`` for resuming and logging) are :func:`agents.tournament.harness.run`'s: the
+    results are the same for any number of workers, on every backend.
     """
     return harness.run(
-        run_chunk,
-        settings,
-        plan(settings),
-        workers=workers,
-        record=record,
-        progress=progress,
-        backend=backend,
-        done=done,
-        on_result=on_result,
-        describe=describe_chunk,
-        players=seated,
+        run_chunk, settings, plan(settings), describe_chunk, seated, record=record, **options
     )
 
 
@@ -352,20 +335,6 @@ def pairing_matches(
 
 # ---------------------------------------------------------------- summaries
 @dataclass
-class Match:
-    """One pairing's totals."""
-
-    a: str
-    b: str
-    games: int
-    wins_a: int
-    wins_b: int
-    draws: int
-    win_rate_a: float
-    win_rate_a_ci: list[float]
-
-
-@dataclass
 class MatchScore:
     """One pairing's matches (``--match``): consecutive games until a seat has
     ``match_target`` points."""
@@ -402,8 +371,8 @@ def pair_counts(
 def summarise(
     settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: the env id and kit version it was made with, settings,
-    agents with ratings, matches."""
+    """The ``results.json`` document (:func:`agents.tournament.summary.document`): settings,
+    agents with ratings, matches with match scores when ``settings.match``."""
     from agents.stats import bootstrap_ratings, wilson_interval
 
     results = list(results)
@@ -427,23 +396,13 @@ def summarise(
     match_count = np.zeros(n)
     matches = []
     for k, (a, b) in enumerate(pairs):
-        m = int(games[a, b])
-        if m == 0:
-            continue
-        score = wins[a, b] + draws[a, b] / 2
-        lo, hi = wilson_interval(score, m)
-        row = asdict(
-            Match(
-                settings.agents[a],
-                settings.agents[b],
-                m,
-                int(wins[a, b]),
-                int(wins[b, a]),
-                int(draws[a, b]),
-                score / m,
-                [lo, hi],
-            )
+        # A pairing's games are independent draws on paired deals: a plain Wilson interval
+        # (vintage's rotations share a deal's cards and are clustered instead).
+        row = head_to_head(
+            settings.agents, a, b, (wins, draws, games), lambda _a, _b, s, m: wilson_interval(s, m)
         )
+        if row is None:
+            continue
         if settings.match:
             played_matches, left = per_pair.get(k, ([], 0))
             won_a = sum(1 for w, _ in played_matches if w > 0)
@@ -467,30 +426,20 @@ def summarise(
             match_count[a] += count
             match_count[b] += count
         matches.append(row)
-    agents_out: list[dict[str, Any]] = []
+    agents_out: list[tuple[str, dict[str, Any]]] = []
     for i, spec in enumerate(settings.agents):
         total = played[i] + bounced[i]
-        agents_out.append(
-            {
-                "name": spec,
-                "rating": float(ratings.rating[i]),
-                "rating_ci": [float(ratings.low[i]), float(ratings.high[i])],
-                "games": int(n_games[i]),
-                "wins": int(wins[i].sum()),
-                "draws": int(draws[i].sum()),
-                "mean_cards_played": float(played[i] / n_games[i]) if n_games[i] else 0.0,
-                "bounce_rate": float(bounced[i] / total) if total else 0.0,
-            }
-        )
+        fields = {
+            "games": int(n_games[i]),
+            "wins": int(wins[i].sum()),
+            "draws": int(draws[i].sum()),
+            "mean_cards_played": float(played[i] / n_games[i]) if n_games[i] else 0.0,
+            "bounce_rate": float(bounced[i] / total) if total else 0.0,
+        }
         if settings.match:
-            agents_out[-1].update(matches=int(match_count[i]), match_wins=int(match_wins[i]))
-    agents_out.sort(key=lambda x: -x["rating"])
-    return {
-        **made_with("realtime"),
-        "settings": settings.to_dict(),
-        "agents": agents_out,
-        "matches": matches,
-    }
+            fields.update(matches=int(match_count[i]), match_wins=int(match_wins[i]))
+        agents_out.append((spec, fields))
+    return document("realtime", settings.to_dict(), ratings, agents_out, matches)
 
 
 def replay_lines(results: Iterable[ChunkResult]) -> list[str]:

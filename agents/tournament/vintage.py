@@ -49,21 +49,21 @@ chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from agents.runtime import plotting
-from agents.runtime.jobs import Backend
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.stats import clustered_mean
 from agents.tournament import harness
 from agents.tournament.harness import Chunk
+from agents.tournament.summary import document, head_to_head
 from agents.tournament.vintage_stats import (
     ChunkResult,
     agent_rows,
@@ -72,7 +72,6 @@ from agents.tournament.vintage_stats import (
     pairwise_counts,
     per_cluster,
 )
-from speed_env.registration import made_with
 from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
 
@@ -288,31 +287,15 @@ def describe_chunk(settings: VintageSettings, chunk: Chunk) -> str:
 
 
 def run(
-    settings: VintageSettings,
-    workers: int = 1,
-    progress: Callable[[int, int], None] | None = None,
-    backend: Backend | None = None,
-    done: Mapping[int, ChunkResult] | None = None,
-    on_result: Callable[[ChunkResult], None] | None = None,
+    settings: VintageSettings, **options: Unpack[harness.RunOptions]
 ) -> tuple[list[ChunkResult], bool]:
     """Play every chunk; returns the finished chunks in plan order and whether all finished.
 
-    Ctrl-C stops the run and returns what finished. ``backend`` runs the chunks
-    on Ray (``agents.runtime.jobs``); the results are the same on every backend. ``done``
-    and ``on_result``: resuming and logging (:func:`agents.tournament.harness.run`).
+    Ctrl-C stops the run and returns what finished. ``options`` are
+    :func:`agents.tournament.harness.run`'s (``workers``, ``progress``, ``backend``, and
+    ``done`` and ``on_result`` for resuming and logging); no game is kept as a replay.
     """
-    return harness.run(
-        run_chunk,
-        settings,
-        plan(settings),
-        workers=workers,
-        progress=progress,
-        backend=backend,
-        done=done,
-        on_result=on_result,
-        describe=describe_chunk,
-        players=seated,
-    )
+    return harness.run(run_chunk, settings, plan(settings), describe_chunk, seated, **options)
 
 
 def seated(settings: VintageSettings, chunk: Chunk) -> set[str]:
@@ -323,7 +306,7 @@ def seated(settings: VintageSettings, chunk: Chunk) -> set[str]:
 def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document: the env id and kit version it was made with, settings,
+    """The ``results.json`` document (:func:`agents.tournament.summary.document`): settings,
     agents with ratings and penalties, matches, line-ups."""
     from agents.stats import cluster_bootstrap_ratings
 
@@ -331,44 +314,23 @@ def summarise(
     k = len(settings.agents)
     table = game_table(results, settings.deals)
     comp = comparisons(table)
-    wins, draws, games = pairwise_counts(comp, k)
+    counts = pairwise_counts(comp, k)
     ratings = cluster_bootstrap_ratings(
         *per_cluster(comp, k), samples=bootstrap, seed=settings.seed
     )
-    matches = []
-    for a, b in combinations(range(k), 2):
-        m = int(games[a, b])
-        if m == 0:
-            continue
-        score = wins[a, b] + draws[a, b] / 2
-        # a's score in each of their comparisons, whichever seat a sat in; clustered by deal.
+
+    def interval(a: int, b: int, score: float, m: int) -> tuple[float, float]:
+        # A deal's seat rotations share its cards, so a's win rate against b is the clustered
+        # interval of a's score in each of their comparisons, whichever seat a sat in (a
+        # real-time pairing's games are independent: Wilson there).
         fwd, rev = (comp.a == a) & (comp.b == b), (comp.a == b) & (comp.b == a)
         values = np.concatenate([comp.score_a[fwd], 1.0 - comp.score_a[rev]])
         _, lo, hi = clustered_mean(values, np.concatenate([comp.cluster[fwd], comp.cluster[rev]]))
-        lo, hi = max(0.0, lo), min(1.0, hi)
-        matches.append(
-            {
-                "a": settings.agents[a],
-                "b": settings.agents[b],
-                "games": m,
-                "wins_a": int(wins[a, b]),
-                "wins_b": int(wins[b, a]),
-                "draws": int(draws[a, b]),
-                "win_rate_a": score / m,
-                "win_rate_a_ci": [lo, hi],
-            }
-        )
-    agents_out = []
-    for i, row in enumerate(agent_rows(table, k)):
-        agents_out.append(
-            {
-                "name": settings.agents[i],
-                "rating": float(ratings.rating[i]),
-                "rating_ci": [float(ratings.low[i]), float(ratings.high[i])],
-                **row,
-            }
-        )
-    agents_out.sort(key=lambda x: -x["rating"])
+        return max(0.0, lo), min(1.0, hi)
+
+    names = settings.agents
+    pairs = (head_to_head(names, a, b, counts, interval) for a, b in combinations(range(k), 2))
+    matches = [row for row in pairs if row is not None]
     lineups_out = []
     for li, lineup in enumerate(settings.lineups()):
         rows = agent_rows(table, k, np.array([li]))
@@ -390,13 +352,8 @@ def summarise(
         truncated=int(table.truncated.sum()),
         drawn=int((table.winner == -1).sum()),
     )
-    return {
-        **made_with("vintage"),
-        "settings": settings_out,
-        "agents": agents_out,
-        "matches": matches,
-        "lineups": lineups_out,
-    }
+    fields = zip(names, agent_rows(table, k), strict=True)
+    return document("vintage", settings_out, ratings, fields, matches, lineups=lineups_out)
 
 
 def penalties_png(summary: dict[str, Any]) -> bytes:
