@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 # Re-exported (``X as X``): the commands take the bar and its callback type from here.
 Progress = Callable[[int, int], None]
@@ -53,38 +53,29 @@ class Parser(argparse.ArgumentParser):
 
 # Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
 # count_list): a value that cannot be meant is refused there, naming the flag, with exit code 2.
-# These wrappers import it when a flag is parsed, so that importing speed_cli loads no kit layer.
-def _checked(name: str, *args: Any, **kwargs: Any) -> Callable[[str], Any]:
-    """The parser ``speed_env.numbers.<name>(*args, **kwargs)``, built when a flag is parsed."""
+# The factories here import it when a flag is parsed, so that importing speed_cli loads no kit
+# layer; the type checker reads speed_env's own signatures instead of a copy of them.
+def _deferred(name: str) -> Callable[..., Callable[[str], Any]]:
+    """The factory ``speed_env.numbers.<name>``, whose parsers import it when a flag is parsed."""
 
-    def parse(text: str) -> Any:
-        from speed_env import numbers
+    def factory(*args: Any, **kwargs: Any) -> Callable[[str], Any]:
+        def parse(text: str) -> Any:
+            from speed_env import numbers
 
-        return getattr(numbers, name)(*args, **kwargs)(text)
+            return getattr(numbers, name)(*args, **kwargs)(text)
 
-    parse.__name__ = name  # argparse names the type in its messages
-    return parse
+        parse.__name__ = name  # argparse names the type in its messages
+        return parse
 
-
-def count(low: int | None = 0, high: int | None = None) -> Callable[[str], int]:
-    """:func:`speed_env.numbers.count`, imported when the flag is parsed."""
-    return _checked("count", low, high)
-
-
-def count_list(low: int = 1, high: int | None = None) -> Callable[[str], list[int]]:
-    """:func:`speed_env.numbers.count_list`, imported when the flag is parsed."""
-    return _checked("count_list", low, high)
+    factory.__name__ = name
+    factory.__doc__ = f":func:`speed_env.numbers.{name}`, imported when the flag is parsed."
+    return factory
 
 
-def real(
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    above: float | None = None,
-    below: float | None = None,
-) -> Callable[[str], float]:
-    """:func:`speed_env.numbers.real`, imported when the flag is parsed."""
-    return _checked("real", low, high, above=above, below=below)
+if TYPE_CHECKING:
+    from speed_env.numbers import count, count_list, real
+else:
+    count, count_list, real = map(_deferred, ("count", "count_list", "real"))
 
 
 DEAL_SEED = count(0, 2**32 - 1)

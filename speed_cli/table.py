@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -175,13 +174,9 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
 
 def _read_deal(path: str) -> dict[str, Any]:
     """The explicit deal of ``--deal``: a JSON object (hands, draw_piles, …), checked later."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            deal = json.load(f)
-    except OSError as exc:
-        raise UsageError(f"cannot read deal file {path!r}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"deal file {path!r} is not JSON: {exc}") from None
+    from speed_env.json_file import read_json
+
+    deal = read_json(path, "deal file", UsageError)
     if not isinstance(deal, dict):
         raise UsageError(f"deal file {path!r} must hold a JSON object (hands, draw_piles, …)")
     return deal

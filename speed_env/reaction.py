@@ -140,15 +140,9 @@ PROFILE_PREFIX = "profile:"
 
 def load_profile(path: str) -> ReactionProfile:
     """The profile in the JSON profile file ``path`` (see the module docstring)."""
-    import json
+    from speed_env.json_file import read_json
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as exc:
-        raise ReactionError(f"cannot read reaction profile file {path!r}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ReactionError(f"reaction profile file {path!r} is not JSON: {exc}") from None
+    data = read_json(path, "reaction profile file", ReactionError)
     if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
         raise ReactionError(
             f"reaction profile file {path!r} must be a JSON object with "

@@ -81,21 +81,20 @@ def grid_png(doc: dict[str, Any], title: str | None = None) -> bytes:
     grid = np.full((len(ys), len(xs)), np.nan)
     for r in rows:
         grid[ys.index(r["latency_ms"]), xs.index(r["opponent_latency_ms"])] = r["win_rate"]
-    fig, ax, image = plotting.heatmap(
+    s = doc["settings"]
+    return plotting.heatmap_png(
         grid,
         [f"{v:g}" for v in xs],
         [f"{v:g}" for v in ys],
         size=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)),
-        vmin=0.0,
-        vmax=1.0,
+        scale=plotting.Scale(0.0, 1.0, dark_beyond=0.3),
         cell_text=lambda v: f"{100 * v:.0f}%",
-        dark_beyond=0.3,
         fontsize=8,
         origin="lower",
+        axis_labels=(
+            f"opponent ({s['opponent']}) latency, ms",
+            f"agent ({s['agent']}) latency, ms",
+        ),
+        title=title or f"{s['agent']}'s win rate against {s['opponent']}",
+        colorbar_label="win rate",
     )
-    s = doc["settings"]
-    ax.set_xlabel(f"opponent ({s['opponent']}) latency, ms")
-    ax.set_ylabel(f"agent ({s['agent']}) latency, ms")
-    ax.set_title(title or f"{s['agent']}'s win rate against {s['opponent']}")
-    fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
-    return plotting.png_bytes(fig)

@@ -11,7 +11,7 @@ reaction sweeps (``speed_lab``) build on:
   written atomically (:func:`agents.runtime.files.write_atomic`), the figure closed;
 - :func:`interval_rows_png`: one row per name, a point and its 95% interval;
 - :func:`heatmap`: a win-rate grid (red to blue) with each cell's value
-  written in it.
+  written in it; :func:`heatmap_png`, the whole figure: titled, a colour bar, as PNG bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import io
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,36 +74,42 @@ def interval_rows_png(
     return png_bytes(fig)
 
 
+class Scale(NamedTuple):
+    """A heatmap's colour scale: red at ``low``, blue at ``high``; a cell's text is white where its
+    value is more than ``dark_beyond`` from 0.5 (the deep colours)."""
+
+    low: float
+    high: float
+    dark_beyond: float
+
+
 def heatmap(
     grid: np.ndarray,
     x_labels: Sequence[str],
     y_labels: Sequence[str],
     *,
     size: tuple[float, float],
-    vmin: float,
-    vmax: float,
+    scale: Scale,
     cell_text: Callable[[float], str],
-    dark_beyond: float,
     fontsize: int,
     origin: str | None = None,
     x_rotation: float | None = None,
 ) -> tuple[Any, Any, Any]:
     """A win-rate grid in red (low) to blue (high), each filled cell labelled; ``(fig, ax, image)``.
 
-    A cell's label is white where its value is more than ``dark_beyond`` from
-    0.5 (the deep colours), black elsewhere; NaN cells stay empty.
+    A cell's label is white on the deep colours (:class:`Scale`), black elsewhere; NaN cells
+    stay empty.
     """
     fig, ax = figure(*size)
-    image = ax.imshow(
-        grid, cmap="RdBu", vmin=vmin, vmax=vmax, **({"origin": origin} if origin else {})
-    )
+    placed = {"origin": origin} if origin else {}
+    image = ax.imshow(grid, cmap="RdBu", vmin=scale.low, vmax=scale.high, **placed)
     tilt = {"rotation": x_rotation, "ha": "right"} if x_rotation is not None else {}
     ax.set_xticks(range(len(x_labels)), x_labels, **tilt)
     ax.set_yticks(range(len(y_labels)), y_labels)
     for i in range(grid.shape[0]):
         for j in range(grid.shape[1]):
             if not np.isnan(grid[i, j]):
-                dark = abs(grid[i, j] - 0.5) > dark_beyond
+                dark = abs(grid[i, j] - 0.5) > scale.dark_beyond
                 ax.text(
                     j,
                     i,
@@ -114,3 +120,24 @@ def heatmap(
                     color="white" if dark else "black",
                 )
     return fig, ax, image
+
+
+def heatmap_png(
+    grid: np.ndarray,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    title: str,
+    axis_labels: tuple[str, str] | None = None,
+    colorbar_label: str | None = None,
+    **style: Any,
+) -> bytes:
+    """A :func:`heatmap` (``style``: its keywords) as PNG bytes, with ``title``, ``axis_labels``
+    (x, y) when given and a colour bar (labelled ``colorbar_label`` when given)."""
+    fig, ax, image = heatmap(grid, x_labels, y_labels, **style)
+    if axis_labels is not None:
+        ax.set_xlabel(axis_labels[0])
+        ax.set_ylabel(axis_labels[1])
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, shrink=0.8, **({"label": colorbar_label} if colorbar_label else {}))
+    return png_bytes(fig)

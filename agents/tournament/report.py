@@ -239,21 +239,17 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
     for m in summary["matches"]:
         grid[idx[m["a"]], idx[m["b"]]] = m["win_rate_a"]
         grid[idx[m["b"]], idx[m["a"]]] = 1 - m["win_rate_a"]
-    fig, ax, image = plotting.heatmap(
+    return plotting.heatmap_png(
         grid,
         names,
         names,
+        title=titled(summary, _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1]),
         size=(1.2 + 1.1 * len(names), 1 + 0.9 * len(names)),
-        vmin=0.3,
-        vmax=0.7,
+        scale=plotting.Scale(0.3, 0.7, dark_beyond=0.12),  # most pairings land within 30-70%
         cell_text=lambda v: f"{100 * v:.1f}%",
-        dark_beyond=0.12,
         fontsize=9,
         x_rotation=30,
     )
-    ax.set_title(titled(summary, _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1]))
-    fig.colorbar(image, ax=ax, shrink=0.8)
-    return plotting.png_bytes(fig)
 
 
 def ratings_png(summary: dict[str, Any]) -> bytes:

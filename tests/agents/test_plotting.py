@@ -23,10 +23,8 @@ def test_interval_rows_and_heatmap_render_pngs():
         ["a", "b"],
         ["a", "b"],
         size=(3, 3),
-        vmin=0,
-        vmax=1,
+        scale=plotting.Scale(0, 1, dark_beyond=0.3),
         cell_text=lambda v: f"{v:.1f}",
-        dark_beyond=0.3,
         fontsize=8,
     )
     # Only the two filled cells are labelled, white on the deep colours.
