@@ -123,6 +123,19 @@ def reactions(most: int) -> Callable[[str], str]:
     return parse
 
 
+def add_reaction_flag(
+    p: argparse.ArgumentParser, most: int, default: str | None, help: str
+) -> None:
+    """``--reaction``: one reaction profile (ms or a preset name), or up to ``most`` by seat
+    (:func:`reactions`)."""
+    p.add_argument("--reaction", type=reactions(most), default=default, help=help)
+
+
+def add_game_flag(p: argparse.ArgumentParser, help: str) -> None:
+    """``--game``: ``realtime`` (the default) or ``vintage``."""
+    p.add_argument("--game", choices=("realtime", "vintage"), default="realtime", help=help)
+
+
 def add_rule_flags(
     p: argparse.ArgumentParser, tick_help: str | None = None, tick_max: int | None = None
 ) -> None:
@@ -182,6 +195,22 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
         default=3,
         help="ray: runs of a chunk whose worker or node died, before giving up",
     )
+
+
+def add_paired_deal_flags(p: argparse.ArgumentParser, per: str, workers: int) -> None:
+    """``--games`` per ``per`` (a pairing, a point: half as many deals, each played with the
+    seats both ways), ``--seed`` of the deals, and the job runner's flags
+    (:func:`add_backend_flags`, ``workers`` by default)."""
+    p.add_argument(
+        "--games", type=count(2), default=2000, help=f"games per {per} (half as many deals)"
+    )
+    p.add_argument("--seed", type=DEAL_SEED, default=0)
+    add_backend_flags(p, workers=workers)
+
+
+def add_out_flag(p: argparse.ArgumentParser, default: str) -> None:
+    """``--out``: the output folder (``default``)."""
+    p.add_argument("--out", default=default, help="output folder")
 
 
 def add_act_timeout_flag(p: argparse.ArgumentParser) -> None:

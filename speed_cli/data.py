@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_rule_flags, count, reactions
+from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
 
 
 def register(sub: Any) -> None:
@@ -29,12 +29,7 @@ def register(sub: Any) -> None:
     gen.add_argument("--agents", default="chain,greedy", help="two agent specs: recorded,opponent")
     gen.add_argument("--games", type=count(1, 10_000_000), default=100, help="games to play")
     add_rule_flags(gen, tick_help="ms of game time per tick (default 50)", tick_max=1000)
-    gen.add_argument(
-        "--reaction",
-        type=reactions(1),
-        default="human",
-        help="profile of an agent whose spec has no @ (default human)",
-    )
+    add_reaction_flag(gen, 1, "human", "profile of an agent whose spec has no @ (default human)")
     gen.add_argument("--seed", type=ENV_SEED, default=0, help="game g is Speed-v1's seed SEED + g")
     gen.add_argument("--out", default=None, metavar="DIR", help="write the play records here")
     gen.add_argument("--minari", default=None, metavar="ID", help="write a Minari dataset ID")

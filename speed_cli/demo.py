@@ -7,19 +7,14 @@ import json
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, add_rule_flags, count, reactions
+from speed_cli.common import ENV_SEED, add_reaction_flag, add_rule_flags, count
 
 
 def register(sub: Any) -> None:
     """Add ``speed demo`` to the subcommands ``sub``."""
     demo = sub.add_parser("demo", help="two bots play one game, shown as text")
     add_rule_flags(demo)
-    demo.add_argument(
-        "--reaction",
-        type=reactions(2),
-        default=None,
-        help="ms or profile name, or two separated by a comma",
-    )
+    add_reaction_flag(demo, 2, None, "ms or profile name, or two separated by a comma")
     demo.add_argument("--agents", default="greedy,random", help="two agent specs, comma-separated")
     demo.add_argument("--seed", type=ENV_SEED, default=0)
     demo.add_argument(

@@ -15,6 +15,7 @@ from speed_cli.common import (
     UsageError,
     add_act_timeout_flag,
     add_backend_flags,
+    add_game_flag,
     backend,
     count,
     run_chunks,
@@ -32,12 +33,7 @@ def register(sub: Any) -> None:
         "package.module:NAME.",
     )
     ev.add_argument("spec", metavar="SPEC", help="the agent (py:my_bot.py:Bot, chain, ppo:PATH …)")
-    ev.add_argument(
-        "--game",
-        choices=("realtime", "vintage"),
-        default="realtime",
-        help="realtime (paired deals against the reference bots) or vintage (four seats)",
-    )
+    add_game_flag(ev, "realtime (paired deals against the reference bots) or vintage (four seats)")
     ev.add_argument(
         "--games",
         type=count(2),

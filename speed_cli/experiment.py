@@ -65,11 +65,7 @@ def register(sub: Any) -> None:
         help="the agent's ms latencies jitter: PRESET's shape (default human) moved so its "
         "median is L; the opponent then defaults to that preset",
     )
-    rx.add_argument(
-        "--games", type=count(2), default=2000, help="games per point (half as many deals)"
-    )
-    rx.add_argument("--seed", type=common.DEAL_SEED, default=0)
-    common.add_backend_flags(rx, workers=2)
+    common.add_paired_deal_flags(rx, "point", workers=2)
     rx.add_argument(
         "--bootstrap",
         type=count(0),
@@ -83,7 +79,7 @@ def register(sub: Any) -> None:
         help="earlier sweeps' output folders to draw beside this one on the curve",
     )
     common.add_rule_flags(rx)
-    rx.add_argument("--out", default="results/reaction", help="output folder")
+    common.add_out_flag(rx, "results/reaction")
     rx.set_defaults(func=run_reaction)
 
 

@@ -10,28 +10,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_rule_flags, count, reactions
+from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
 
 
 def register(sub: Any) -> None:
     """Add ``speed play`` and ``speed watch`` to the subcommands ``sub``."""
-    play = sub.add_parser(
+    play = _table_command(
+        sub,
         "play",
         help="play a bot in the browser and measure your reaction time",
         description="Starts a local server (127.0.0.1 only) with the table as a page. Your card "
         "lands 1 ms after your play arrives (your own reaction already happened in real time); "
         "the bot's after its reaction profile. Needs the [web] extra.",
     )
-    _table_flags(play)
     play.add_argument(
         "--opponent", default="chain", help="agent spec of the bot (e.g. trained, chain@pro)"
     )
-    play.add_argument(
-        "--reaction",
-        type=reactions(1),
-        default="human",
-        help="the bot's reaction profile: ms or a profile name",
-    )
+    add_reaction_flag(play, 1, "human", "the bot's reaction profile: ms or a profile name")
     play.add_argument(
         "--record",
         default=None,
@@ -46,22 +41,18 @@ def register(sub: Any) -> None:
     )
     play.set_defaults(func=run_play)
 
-    watch = sub.add_parser(
-        "watch", help="watch two bots play live in the browser (0.5x, 1x, 2x, pause)"
+    watch = _table_command(
+        sub, "watch", help="watch two bots play live in the browser (0.5x, 1x, 2x, pause)"
     )
-    _table_flags(watch)
     watch.add_argument("--agents", default="chain,greedy", help="two agent specs, comma-separated")
-    watch.add_argument(
-        "--reaction",
-        type=reactions(2),
-        default="human",
-        help="profile of bots without @: one, or two by seat",
-    )
+    add_reaction_flag(watch, 2, "human", "profile of bots without @: one, or two by seat")
     watch.set_defaults(func=run_watch, countdown_ms=1000)
 
 
-def _table_flags(p: argparse.ArgumentParser) -> None:
-    """The flags ``speed play`` and ``speed watch`` share."""
+def _table_command(sub: Any, name: str, **about: str) -> argparse.ArgumentParser:
+    """Add ``speed play`` or ``speed watch`` (``name``, with ``about``: its help and description)
+    to the subcommands ``sub``, with the flags the two share."""
+    p: argparse.ArgumentParser = sub.add_parser(name, **about)
     add_rule_flags(p, tick_help="ms of game time per tick, 1-1000 (default 50)", tick_max=1000)
     p.add_argument(
         "--port",
@@ -113,6 +104,7 @@ def _table_flags(p: argparse.ArgumentParser) -> None:
         default=2000,
         help="get-ready time before each game, 0-60000",
     )
+    return p
 
 
 def run_play(args: argparse.Namespace) -> int:

@@ -16,17 +16,18 @@ from typing import Any
 
 from speed_cli import specs
 from speed_cli.common import (
-    DEAL_SEED,
     Progress,
     UsageError,
     add_act_timeout_flag,
-    add_backend_flags,
+    add_game_flag,
+    add_out_flag,
+    add_paired_deal_flags,
+    add_reaction_flag,
     add_rule_flags,
     backend,
     count,
     finish,
     note_games,
-    reactions,
     run_chunks,
 )
 
@@ -40,26 +41,17 @@ def register(sub: Any) -> None:
         "tournament", help="round robin on paired deals: leaderboard, ratings, plots"
     )
     add_rule_flags(tour)
-    tour.add_argument(
-        "--reaction",
-        type=reactions(1),
-        default=None,
-        help="reaction profile of agents without @: ms or a profile name",
-    )
+    add_reaction_flag(tour, 1, None, "reaction profile of agents without @: ms or a profile name")
     tour.set_defaults(reaction="human")
     tour.add_argument(
         "--agents", default="random,greedy,chain", help="agent specs, comma-separated"
     )
-    tour.add_argument(
-        "--games", type=count(2), default=2000, help="games per pairing (half as many deals)"
-    )
-    tour.add_argument("--seed", type=DEAL_SEED, default=0)
-    add_backend_flags(tour, workers=1)
+    add_paired_deal_flags(tour, "pairing", workers=1)
     add_act_timeout_flag(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
-    tour.add_argument("--out", default="results", help="output folder")
+    add_out_flag(tour, "results")
     tour.add_argument(
         "--resume",
         action="store_true",
@@ -75,18 +67,13 @@ def register(sub: Any) -> None:
         help="us/pagat: also score matches, consecutive games of a pairing (seats alternating, "
         "paired deals) until a seat has match_target points (--option match_target=N)",
     )
-    tour.add_argument(
-        "--game",
-        choices=("realtime", "vintage"),
-        default="realtime",
-        help="realtime (two players, paired deals) or vintage (N players, seat rotation; "
+    add_game_flag(
+        tour,
+        "realtime (two players, paired deals) or vintage (N players, seat rotation; "
         "--games per line-up, rule options as --option)",
     )
     tour.add_argument(
-        "--players",
-        type=count(2, 10),
-        default=None,
-        help="vintage: players at each table, 2-10 (default 4)",
+        "--players", type=count(2, 10), help="vintage: players at each table, 2-10 (default 4)"
     )
     tour.set_defaults(func=run)
 
