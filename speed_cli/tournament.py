@@ -124,9 +124,9 @@ def run(args: argparse.Namespace) -> int:
     files = _agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     game = _Game(
-        tournament,
-        "tournament",
-        {
+        tournament=tournament,
+        label="tournament",
+        header={
             "--rules/--option": settings.rules.to_dict(),
             "--reaction": settings.reaction.label(),
             "--tick-ms": args.tick_ms,
@@ -135,13 +135,13 @@ def run(args: argparse.Namespace) -> int:
             "--match": args.match,
             "--save-replays": args.save_replays,
         },
-        chunk_checks.realtime,
-        partial(tournament.run, record=args.save_replays),
-        tournament.describe_pairing,
-        lambda out, summary, results: report.write_outputs(
+        check=chunk_checks.realtime,
+        run=partial(tournament.run, record=args.save_replays),
+        describe=tournament.describe_pairing,
+        write=lambda out, summary, results: report.write_outputs(
             out, summary, tournament.replay_lines(results) if args.save_replays else None
         ),
-        lambda summary: sum(m["games"] for m in summary["matches"]),
+        games=lambda summary: sum(m["games"] for m in summary["matches"]),  # a game: one pairing's
     )
     return _play(args, names, settings, files, game)
 
@@ -209,16 +209,16 @@ def run_vintage(args: argparse.Namespace) -> int:
         "--gauntlet": args.gauntlet,
     }
     game = _Game(
-        vt,
-        "vintage tournament",
-        header,
-        check,
-        vt.run,
-        vt.describe_lineup,
-        lambda out, summary, _: vt.write_outputs(out, summary),  # vintage games keep no replays
+        tournament=vt,
+        label="vintage tournament",
+        header=header,
+        check=check,
+        run=vt.run,
+        describe=vt.describe_lineup,
+        write=lambda out, summary, _: vt.write_outputs(out, summary),  # no replays kept
         # The settings count the games: a match row counts comparisons, several a game at a
         # table of more than two.
-        lambda summary: summary["settings"]["games_played"],
+        games=lambda summary: summary["settings"]["games_played"],
     )
     return _play(args, names, settings, files, game)
 

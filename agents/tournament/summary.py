@@ -81,13 +81,12 @@ def document(
     matches: list[dict[str, Any]],
     **more: Any,
 ) -> dict[str, Any]:
-    """The ``results.json`` document of a ``game`` tournament: the env id and kit version it was
-    made with, ``settings``, the agents best first, ``matches``, then ``more`` (the vintage
-    line-ups).
+    """The ``results.json`` document of a ``game`` tournament, its agents best first.
 
-    ``agents`` is ``(name, fields)`` per agent, in the order of ``ratings`` (a
-    :class:`agents.stats.Ratings`): each agent's entry is its name, rating and 95% interval,
-    then its ``fields``.
+    It holds the env id and kit version it was made with, ``settings``, the agents,
+    ``matches``, then ``more`` (the vintage line-ups). ``agents`` is ``(name, fields)`` per
+    agent, in the order of ``ratings`` (a :class:`agents.stats.Ratings`): each agent's entry is
+    its name, rating and 95% interval, then its ``fields``.
     """
     rated = [
         {
