@@ -35,6 +35,23 @@ def test_interval_rows_and_heatmap_render_pngs():
     assert plotting.png_bytes(fig).startswith(PNG)
 
 
+def test_heatmap_png_is_the_heatmap_titled_with_a_colour_bar():
+    grid = np.array([[np.nan, 0.9], [0.1, np.nan]])
+    png = plotting.heatmap_png(
+        grid,
+        ["a", "b"],
+        ["a", "b"],
+        title="win rate",
+        axis_labels=("column", "row"),
+        colorbar_label="win rate",
+        size=(3, 3),
+        scale=plotting.Scale(0, 1, dark_beyond=0.3),
+        cell_text=lambda v: f"{v:.1f}",
+        fontsize=8,
+    )
+    assert png.startswith(PNG)
+
+
 def test_save_png_writes_the_file_whole_with_the_umask_and_leaves_no_temporary(tmp_path):
     fig, ax = plotting.figure(3, 2)
     ax.plot([0, 1, 2], [1, 2, 3])

@@ -271,6 +271,23 @@ def test_nonexistent_toml_file(tmp_path):
     assert str(path) in str(err.value)
 
 
+class _Refused(Exception):
+    """A caller's own error type, as read_json is given one."""
+
+
+def test_a_json_file_missing_or_not_json_is_the_callers_error_naming_what_and_where(tmp_path):
+    from speed_env.json_file import read_json
+
+    missing, broken = str(tmp_path / "nowhere.json"), tmp_path / "deal.json"
+    with pytest.raises(_Refused, match=r"^cannot read deal file '.*nowhere\.json': No such file"):
+        read_json(missing, "deal file", _Refused)
+    broken.write_text("{hands: 1", encoding="utf-8")
+    with pytest.raises(_Refused, match=r"^deal file '.*deal\.json' is not JSON: "):
+        read_json(str(broken), "deal file", _Refused)
+    broken.write_text('{"hands": [1]}', encoding="utf-8")
+    assert read_json(str(broken), "deal file", _Refused) == {"hands": [1]}
+
+
 def test_good_toml_file_is_read(tmp_path):
     path = tmp_path / "house.toml"
     path.write_text('preset = "pagat"\nwrap = false\nsame_rank = true\n', encoding="utf-8")
