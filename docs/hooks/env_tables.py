@@ -489,16 +489,15 @@ def on_page_content(html: str, **kwargs: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the env pages' generated tables (``--check``: only name the stale pages)."""
-    from marked_blocks import (
-        refresh_command,  # beside this file: run as a script, it is on the path
-    )
+    # marked_blocks.py lies beside this file, on the path when it runs as a script.
+    from marked_blocks import refresh_command
 
     return refresh_command(
         argv,
-        prog="python docs/hooks/env_tables.py",
-        description="Regenerate the tables of docs/envs/*.md from the live envs.",
-        stale=stale_pages,
-        regenerate=regenerate,
+        "python docs/hooks/env_tables.py",
+        "Regenerate the tables of docs/envs/*.md from the live envs.",
+        stale_pages,
+        regenerate,
     )
 
 

@@ -192,16 +192,15 @@ def on_page_markdown(markdown: str, **kwargs: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the layout block of docs/development.md (``--check``: only say if it is stale)."""
-    from marked_blocks import (
-        refresh_command,  # beside this file: run as a script, it is on the path
-    )
+    # marked_blocks.py lies beside this file, on the path when it runs as a script.
+    from marked_blocks import refresh_command
 
     return refresh_command(
         argv,
-        prog="python docs/hooks/layout_map.py",
-        description="Regenerate the layout block of docs/development.md from the package maps.",
-        stale=lambda: [PAGE] if is_stale() else [],
-        regenerate=regenerate,
+        "python docs/hooks/layout_map.py",
+        "Regenerate the layout block of docs/development.md from the package maps.",
+        lambda: [PAGE] if is_stale() else [],
+        regenerate,
     )
 
 

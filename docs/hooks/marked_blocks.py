@@ -15,7 +15,6 @@ from pathlib import Path
 
 def refresh_command(
     argv: list[str] | None,
-    *,
     prog: str,
     description: str,
     stale: Callable[[], list[Path]],
