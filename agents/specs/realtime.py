@@ -31,10 +31,6 @@ def _greedy(rules: Rules, seed: int | None, arg: str) -> Policy:
     return GreedyAgent(rules, seed)
 
 
-register("random", "uniform over legal actions, waiting included", _random)
-register("greedy", "plays a legal card as soon as it can", _greedy)
-
-
 def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`);
     ``chain:plan=0`` is the first ``chain``, which played the ``japanese`` options' moves blind."""
@@ -58,14 +54,6 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
     return ChainAgent(rules, seed, ChainWeights(**weights))
 
 
-register(
-    "chain",
-    "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
-    "together and blocks with its joker (japanese options)",
-    _chain,
-)
-
-
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``
     (agents/search.py)."""
@@ -75,27 +63,12 @@ def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     return SearchAgent(rules, seed, settings)
 
 
-register(
-    "search",
-    "fair rollout search over worlds sampled from its own view (search:worlds=16,depth=40)",
-    _search,
-)
-
-
 def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_speed``
     (agents/openspiel_bots.py)."""
     from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
 
     return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
-
-
-register(
-    "openspiel",
-    "an OpenSpiel bot (openspiel:random, or openspiel:package.module:FACTORY) shown worlds "
-    "dealt from its own view; needs the [openspiel] extra",
-    _openspiel,
-)
 
 
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
@@ -115,12 +88,6 @@ def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
     return bundled_policy(rules, seed, arg)
 
 
-register("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo)
-register(
-    "trained", "the bundled learned agent trained on the rules asked for (agents/models/)", _trained
-)
-
-
 def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     """The bundled agent PPO learned from reward alone, no cloning (docs/research/selfplay.md):
     ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
@@ -130,11 +97,40 @@ def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     return load_policy(path, rules, seed=seed, sample=arg == "sample")
 
 
-register(
-    "selfplay",
-    "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
-    _selfplay,
-)
+# The kinds, in the order ``speed agents`` lists them: one catalogue, a line each.
+for _name, _about, _build in (
+    ("random", "uniform over legal actions, waiting included", _random),
+    ("greedy", "plays a legal card as soon as it can", _greedy),
+    (
+        "chain",
+        "plans: keeps runs going, avoids races, leaves the opponent fewer plays; plays pairs "
+        "together and blocks with its joker (japanese options)",
+        _chain,
+    ),
+    (
+        "search",
+        "fair rollout search over worlds sampled from its own view (search:worlds=16,depth=40)",
+        _search,
+    ),
+    (
+        "openspiel",
+        "an OpenSpiel bot (openspiel:random, or openspiel:package.module:FACTORY) shown worlds "
+        "dealt from its own view; needs the [openspiel] extra",
+        _openspiel,
+    ),
+    ("ppo", "a saved learned model: ppo:PATH.json (an SB3 .zip needs ppo:PATH.zip?trust)", _ppo),
+    (
+        "trained",
+        "the bundled learned agent trained on the rules asked for (agents/models/)",
+        _trained,
+    ),
+    (
+        "selfplay",
+        "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
+        _selfplay,
+    ),
+):
+    register(_name, _about, _build)
 
 
 def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:

@@ -53,31 +53,6 @@ def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
     return vintage_policy_from_spec_arg(arg, seed)
 
 
-VINTAGE.register(
-    "vintage-random", "vintage Speed: uniform over legal actions", _bot("VintageRandom")
-)
-VINTAGE.register(
-    "vintage-greedy",
-    "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
-    _bot("VintageGreedy"),
-)
-VINTAGE.register(
-    "vintage-tactician",
-    "vintage Speed: greedy plus follow-keeping and endgame Lightning",
-    _bot("VintageTactician"),
-)
-VINTAGE.register(
-    "vintage-search",
-    "vintage Speed: rollout search over worlds sampled from its own view "
-    "(vintage-search@K, K worlds per decision)",
-    _vintage_search,
-    budget=True,
-)
-VINTAGE.register(
-    "vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo
-)
-
-
 def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
     (:mod:`agents.vintage.ismcts`; needs the ``[openspiel]`` extra)."""
@@ -92,14 +67,6 @@ def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
         ) from None
 
 
-VINTAGE.register(
-    "vintage-ismcts",
-    "vintage Speed: OpenSpiel's information-set MCTS on worlds dealt from its own view "
-    "(vintage-ismcts:simulations=N,rollouts=R,uct_c=C,infer=0|1)",
-    _vintage_ismcts,
-)
-
-
 def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``
     (agents/openspiel_bots.py)."""
@@ -107,13 +74,6 @@ def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
 
     return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
 
-
-VINTAGE.register(
-    "vintage-openspiel",
-    "vintage Speed: an OpenSpiel bot (vintage-openspiel:random|ismcts|package.module:FACTORY) "
-    "shown worlds dealt from its own view; needs the [openspiel] extra",
-    _vintage_openspiel,
-)
 
 EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.json"
 """The bundled network of vintage expert iteration (``train/vintage_expert.py``)."""
@@ -126,11 +86,45 @@ def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
     return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
 
 
-VINTAGE.register(
-    "vintage-expert",
-    "vintage Speed: the bundled network trained by expert iteration on vintage-search targets",
-    _vintage_expert,
-)
+# The kinds, in the order ``speed agents`` lists them: one catalogue, a line each.
+for _name, _about, _build in (
+    ("vintage-random", "vintage Speed: uniform over legal actions", _bot("VintageRandom")),
+    (
+        "vintage-greedy",
+        "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
+        _bot("VintageGreedy"),
+    ),
+    (
+        "vintage-tactician",
+        "vintage Speed: greedy plus follow-keeping and endgame Lightning",
+        _bot("VintageTactician"),
+    ),
+    (
+        "vintage-search",
+        "vintage Speed: rollout search over worlds sampled from its own view "
+        "(vintage-search@K, K worlds per decision)",
+        _vintage_search,
+    ),
+    ("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo),
+    (
+        "vintage-ismcts",
+        "vintage Speed: OpenSpiel's information-set MCTS on worlds dealt from its own view "
+        "(vintage-ismcts:simulations=N,rollouts=R,uct_c=C,infer=0|1)",
+        _vintage_ismcts,
+    ),
+    (
+        "vintage-openspiel",
+        "vintage Speed: an OpenSpiel bot (vintage-openspiel:random|ismcts|package.module:FACTORY) "
+        "shown worlds dealt from its own view; needs the [openspiel] extra",
+        _vintage_openspiel,
+    ),
+    (
+        "vintage-expert",
+        "vintage Speed: the bundled network trained by expert iteration on vintage-search targets",
+        _vintage_expert,
+    ),
+):
+    VINTAGE.register(_name, _about, _build)
 
 
 def available() -> dict[str, str]:
