@@ -86,45 +86,57 @@ def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
     return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
 
 
-# The kinds, in the order ``speed agents`` lists them: one catalogue, a line each.
-for _name, _about, _build in (
-    ("vintage-random", "vintage Speed: uniform over legal actions", _bot("VintageRandom")),
+# The kinds, in the order ``speed agents`` lists them: one catalogue, a line each. The last
+# field is ``budget``: ``@K`` is the agent's search budget (worlds per decision), not a reaction.
+for _name, _about, _build, _budget in (
+    ("vintage-random", "vintage Speed: uniform over legal actions", _bot("VintageRandom"), False),
     (
         "vintage-greedy",
         "vintage Speed: sheds costly cards first, keeps Lightning for when stuck",
         _bot("VintageGreedy"),
+        False,
     ),
     (
         "vintage-tactician",
         "vintage Speed: greedy plus follow-keeping and endgame Lightning",
         _bot("VintageTactician"),
+        False,
     ),
     (
         "vintage-search",
         "vintage Speed: rollout search over worlds sampled from its own view "
         "(vintage-search@K, K worlds per decision)",
         _vintage_search,
+        True,
     ),
-    ("vintage-ppo", "vintage Speed: a saved learned model, vintage-ppo:PATH.json", _vintage_ppo),
+    (
+        "vintage-ppo",
+        "vintage Speed: a saved learned model, vintage-ppo:PATH.json",
+        _vintage_ppo,
+        False,
+    ),
     (
         "vintage-ismcts",
         "vintage Speed: OpenSpiel's information-set MCTS on worlds dealt from its own view "
         "(vintage-ismcts:simulations=N,rollouts=R,uct_c=C,infer=0|1)",
         _vintage_ismcts,
+        False,
     ),
     (
         "vintage-openspiel",
         "vintage Speed: an OpenSpiel bot (vintage-openspiel:random|ismcts|package.module:FACTORY) "
         "shown worlds dealt from its own view; needs the [openspiel] extra",
         _vintage_openspiel,
+        False,
     ),
     (
         "vintage-expert",
         "vintage Speed: the bundled network trained by expert iteration on vintage-search targets",
         _vintage_expert,
+        False,
     ),
 ):
-    VINTAGE.register(_name, _about, _build)
+    VINTAGE.register(_name, _about, _build, budget=_budget)
 
 
 def available() -> dict[str, str]:
