@@ -277,9 +277,12 @@ def clone(
     teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Fit ``model.policy`` (a MaskablePPO policy) to ``cfg.teacher`` playing in ``env``
-    (``teachers`` and ``teacher_view`` as in :func:`record`); return stats. ``progress``
-    draws a bar for each recording and each fit (stderr)."""
+    """Fit ``model.policy`` to ``cfg.teacher`` playing in ``env``; return stats.
+
+    - ``model.policy``: a MaskablePPO policy;
+    - ``teachers``, ``teacher_view``: as in :func:`record`;
+    - ``progress``: draws a bar on stderr for each recording and each fit.
+    """
     from train.common.checkpoint import snapshot_policy
 
     t0 = time.perf_counter()

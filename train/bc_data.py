@@ -36,8 +36,10 @@ from speed_env.rules import Rules, make_rules
 
 @dataclass
 class Decisions:
-    """The recorded seat's decisions as arrays (one row a tick), and the rules they were made
-    under."""
+    """The recorded seat's decisions as arrays, one row a tick.
+
+    With the rules they were made under.
+    """
 
     obs: np.ndarray
     mask: np.ndarray
@@ -67,8 +69,11 @@ def _rules_of(options: dict[str, Any]) -> Rules:
 
 
 def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
-    """The decisions of a records folder (``seat``: ``human``, ``bot`` or ``any``) or of a
-    Minari dataset id; refused by name when empty or played under different rules."""
+    """The decisions of a records folder or of a Minari dataset id.
+
+    ``seat`` is ``human``, ``bot`` or ``any``. Refused by name when empty or played under
+    different rules.
+    """
     games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     rules: list[dict[str, Any]] = []
     ticks: list[int] = []
@@ -136,8 +141,10 @@ def agreement(pred: np.ndarray, action: np.ndarray) -> float:
 
 
 def chance_agreement(choice: np.ndarray) -> float:
-    """Agreement of a uniformly random legal play on rows of play masks ``choice`` (wait left
-    out): the mean of one over each row's legal plays."""
+    """Agreement of a uniformly random legal play on rows of play masks ``choice``.
+
+    Wait is left out: the mean of one over each row's legal plays.
+    """
     n_plays = choice[:, 1:].sum(axis=1)
     return float(np.mean(1.0 / np.maximum(n_plays, 1))) if len(choice) else 0.0
 

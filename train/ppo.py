@@ -151,8 +151,11 @@ def check_config(cfg: Config) -> None:
 
 
 def chosen_policy(cfg: Config) -> str:
-    """The actor ``cfg.policy`` names: ``auto`` is ``rankwise`` where every rules preset
-    trained on allows it (13 wrap-around ranks, plain plays), else ``mlp``."""
+    """The actor ``cfg.policy`` names.
+
+    ``auto`` is ``rankwise`` where every rules preset trained on allows it, else ``mlp``;
+    rankwise needs 13 wrap-around ranks and plain plays.
+    """
     if cfg.policy != "auto":
         return cfg.policy
     from agents.model_io.rankwise import check_rules
@@ -237,8 +240,10 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
 
 
 def report(rows: list[dict[str, Any]]) -> Any:
-    """How an evaluation reads: each line-up's win rate and interval; greedy and chain as the
-    bar's note."""
+    """How an evaluation reads: each line-up's win rate and interval.
+
+    Greedy and chain go in the bar's note.
+    """
     from train.common.run import Report
 
     line = "  ".join(
@@ -417,9 +422,12 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
 
 
 def verdict(rows: Sequence[dict[str, Any]]) -> str:
-    """An evaluation's rows in words: each line-up's win rate and interval, and whether it
-    beats the bot (the interval's low end above 50%), plays at its level (the interval holds
-    50%) or loses to it."""
+    """An evaluation's rows in words: each line-up's win rate and interval, and a verdict.
+
+    - beats the bot: the interval's low end is above 50%;
+    - plays at its level: the interval holds 50%;
+    - loses to it otherwise.
+    """
     said = []
     for r in rows:
         lo, hi, rate = (100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate"))
@@ -429,9 +437,11 @@ def verdict(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def tournament_command(cfg: Config, model: Path) -> str:
-    """The ``speed tournament`` that plays the model against the evaluation bots under the
-    rules, options, tick and reaction it trained with (the first preset where it trained on
-    several), printed when a run ends."""
+    """The ``speed tournament`` that plays the model against the evaluation bots.
+
+    Under the rules, options, tick and reaction it trained with: the first preset where it
+    trained on several. Printed when a run ends.
+    """
     import shlex
 
     spec = f"ppo:{model}"

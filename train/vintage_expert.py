@@ -259,9 +259,12 @@ def _chunks_progress(cfg: ExpertConfig, round_: int) -> Any:
 
 
 def train(cfg: ExpertConfig) -> dict[str, Any]:
-    """Run the recipe (module docstring); returns the summary also written to
-    ``out/summary.json``. The run holds ``out``'s lock throughout (:mod:`agents.runtime.run_lock`:
-    a second run on the same folder is refused at once, naming this one)."""
+    """Run the recipe of the module docstring; returns the summary.
+
+    The summary is also written to ``out/summary.json``. The run holds ``out``'s lock throughout
+    (:mod:`agents.runtime.run_lock`): a second run on the same folder is refused at once, naming
+    this one.
+    """
     from agents.runtime.run_lock import FolderLock
 
     # 1. Settings ------------------------------------------------------------------

@@ -147,8 +147,11 @@ def observation_scale(rules: Any) -> np.ndarray:
 def table_env(
     players: int, opponents: list[str], seed: int, i: int, scale: np.ndarray, seat: int | str
 ) -> Any:
-    """Training env number ``i``: the learner at ``seat`` of a ``players`` table, the other
-    seats vintage bots cycled from the specs ``opponents``, seeded by ``seed``, ``i`` and seat."""
+    """Training env number ``i``: the learner at ``seat`` of a ``players`` table.
+
+    The other seats are vintage bots cycled from the specs ``opponents``; seeded by ``seed``,
+    ``i`` and seat.
+    """
     from agents.vintage import registry as vintage_agents
     from speed_env.vintage.single import VintageSingleEnv
 
@@ -412,8 +415,10 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
 
 
 def tournament_command(cfg: VintageConfig, model: Path) -> str:
-    """The ``speed tournament --game vintage`` that seats the model at ``players`` tables with
-    each evaluation bot, printed when a run ends."""
+    """The ``speed tournament --game vintage`` for the model, printed when a run ends.
+
+    It seats the model at ``players`` tables with each evaluation bot.
+    """
     import shlex
 
     spec = f"vintage-ppo:{model}"

@@ -101,8 +101,10 @@ def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def fit_value(cfg: ValueConfig) -> dict[str, Any]:
-    """Record, fit and write the value network; returns what was measured (also saved in the
-    file's ``training`` record)."""
+    """Record, fit and write the value network; returns what was measured.
+
+    That is also saved in the file's ``training`` record.
+    """
     import torch
 
     from agents.vintage.value import ValueNet, save_value

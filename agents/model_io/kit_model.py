@@ -300,8 +300,11 @@ def load_policy(
     sample: bool = False,
     trust_pickle: bool = False,
 ) -> MLPPolicy:
-    """A saved model as a Policy for ``rules``: a kit manifest (``.json`` / ``.safetensors``),
-    or with ``trust_pickle=True`` a stable-baselines3 ``.zip``."""
+    """A saved model as a Policy for ``rules``.
+
+    ``path`` is a kit manifest (``.json`` / ``.safetensors``), or with ``trust_pickle=True`` a
+    stable-baselines3 ``.zip``.
+    """
     p = Path(path)
     if p.suffix == ".zip":
         from agents.model_io.sb3_import import load_sb3_zip  # the [train] extra: torch, SB3
@@ -315,8 +318,10 @@ def load_policy(
 def convert_sb3_zip(
     path: str | os.PathLike[str], out: str | os.PathLike[str], rules: Rules
 ) -> Path:
-    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` (an ``MlpPolicy``) to a kit
-    model."""
+    """Convert a trusted stable-baselines3 MaskablePPO ``.zip`` to a kit model.
+
+    The ``.zip`` holds an ``MlpPolicy``.
+    """
     from sb3_contrib import MaskablePPO
 
     from agents.model_io.sb3_import import sb3_policy_tensors  # the [train] extra: torch, SB3
@@ -335,8 +340,10 @@ def convert_sb3_zip(
 
 # ----------------------------------------------------------------- vintage models
 def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
-    """The observation/action signature a vintage model must match (any table size: the
-    layout is padded)."""
+    """The observation/action signature a vintage model must match.
+
+    Any table size fits: the layout is padded.
+    """
     from speed_env.vintage import Actions, ObservationLayout, make_vintage_rules
 
     rules = rules or make_vintage_rules(4, 1)
@@ -359,9 +366,13 @@ def save_vintage_model(
     activation: str,
     training: dict[str, Any] | None = None,
 ) -> Path:
-    """Write a vintage model: the same two files as :func:`save_model` (so :func:`read_model`
-    checks them), with ``rules`` holding the vintage options and ``observation`` the vintage
-    signature; returns the manifest's path."""
+    """Write a vintage model; returns the manifest's path.
+
+    The same two files as :func:`save_model`, so :func:`read_model` checks them, with:
+
+    - ``rules``: the vintage options;
+    - ``observation``: the vintage signature.
+    """
     manifest = {
         "game": "vintage",
         **made_with("vintage"),
@@ -384,8 +395,10 @@ def save_vintage_model(
 def load_vintage_policy(
     path: str | os.PathLike[str], *, seed: int | None = None, sample: bool = False
 ) -> MLPPolicy:
-    """A saved vintage model as a batch Policy (numpy only), refused naming the field when it
-    does not fit Vintage Speed with the default pack."""
+    """A saved vintage model as a batch Policy, numpy only.
+
+    Refused, naming the field, when it does not fit Vintage Speed with the default pack.
+    """
     tensors, manifest, where = read_model(path)
     have, want = manifest["observation"], vintage_signature()
     for key in ("obs_dim", "n_actions", "layout"):

@@ -33,8 +33,10 @@ def _flags(arg: str, spec: str, known: tuple[str, ...]) -> tuple[str, set[str]]:
 
 
 def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
-    """Build the ``ppo:PATH[?trust][?sample]`` agent (options after ``?``, joined by ``&``
-    or ``?``)."""
+    """Build the ``ppo:PATH[?trust][?sample]`` agent.
+
+    Options come after ``?``, joined by ``&`` or ``?``.
+    """
     path, flags = _flags(arg, "ppo", ("trust", "sample"))
     if not path:
         raise ModelFormatError(
@@ -54,17 +56,22 @@ def vintage_policy_from_spec_arg(arg: str, seed: int | None = None) -> MLPPolicy
 
 
 def bundled_models() -> list[Path]:
-    """The manifests of every bundled model: ``model_io.BUNDLED`` (the default) first, then
-    the other ``*.json`` manifests beside it, by name."""
+    """The manifests of every bundled model.
+
+    ``model_io.BUNDLED``, the default, comes first, then the other ``*.json`` manifests beside
+    it, by name.
+    """
     default = model_io.BUNDLED  # read at call time: a test bundles its own
     others = sorted(p for p in default.parent.glob("*.json") if p != default)
     return ([default] if default.exists() else []) + others
 
 
 def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
-    """The bundled learned agent that was trained on ``rules``: the first of
-    :func:`bundled_models` that can play them; a clear error naming each bundled model and
-    what it was trained on when none fits, or when none is bundled."""
+    """The bundled learned agent that was trained on ``rules``.
+
+    It is the first of :func:`bundled_models` that can play them. When none fits, or none is
+    bundled, a clear error names each bundled model and what it was trained on.
+    """
     models, bundled = bundled_models(), model_io.BUNDLED
     if not models:
         raise ModelFormatError(

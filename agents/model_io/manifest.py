@@ -96,8 +96,10 @@ _TOO_DEEP = object()
 
 
 def json_depth(value: Any) -> int:
-    """How deeply ``value`` (parsed JSON) nests lists and objects: 0 for a scalar (counted
-    without recursion, so any depth is measured)."""
+    """How deeply ``value``, parsed JSON, nests lists and objects: 0 for a scalar.
+
+    Counted without recursion, so any depth is measured.
+    """
     deepest, stack = 0, [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -132,8 +134,11 @@ NET_KINDS = ("mlp", RANKWISE)
 def check_net_tensors(
     tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], where: str
 ) -> None:
-    """Refuse tensors that do not make the manifest's network (its ``net.kind``), or any tensor
-    holding NaN or an infinity, naming them."""
+    """Refuse tensors that do not make the manifest's network, naming them.
+
+    The network is the manifest's ``net.kind``; any tensor holding NaN or an infinity is
+    refused too.
+    """
     if manifest["net"].get("kind") == RANKWISE:
         check_rankwise_tensors(tensors, manifest, where)
     else:

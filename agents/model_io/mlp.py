@@ -26,8 +26,10 @@ ACTIVATIONS = ("tanh", "relu")
 
 
 def checked_activation(activation: str, source: str) -> str:
-    """``activation`` if it is one of :data:`ACTIVATIONS`, else a ``ModelFormatError`` naming it
-    and the model ``source``."""
+    """``activation`` if it is one of :data:`ACTIVATIONS`.
+
+    Anything else is a ``ModelFormatError`` naming it and the model ``source``.
+    """
     if activation not in ACTIVATIONS:
         raise ModelFormatError(
             f"{source}: activation must be one of {ACTIVATIONS}, got {activation!r}"
@@ -154,8 +156,11 @@ class MLPPolicy:
 
     @property
     def made_with(self) -> ModelVersion | None:
-        """The env id and kit version its model file records (``pre-1.0`` for a manifest
-        written before kit 1.0.0); None for a network built in memory, from no file."""
+        """The env id and kit version its model file records.
+
+        The version is ``pre-1.0`` for a manifest written before kit 1.0.0; None for a network
+        built in memory, from no file.
+        """
         return model_version(self.manifest) if self.manifest else None
 
     def reseed(self, seed: int) -> None:
@@ -168,9 +173,11 @@ class MLPPolicy:
             return self._logits(self.inputs(np.asarray(obs, np.float32)))
 
     def inputs(self, obs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """What the network reads of ``obs``: its first ``obs_dim`` floats, once the
-        observation's ``rules`` field is found among the rules it was trained under (``rows``:
-        the rows' numbers in the caller's batch, for the error)."""
+        """What the network reads of ``obs``: its first ``obs_dim`` floats.
+
+        Only once the observation's ``rules`` field is found among the rules it was trained
+        under. ``rows`` are the rows' numbers in the caller's batch, for the error.
+        """
         width = obs.shape[-1]
         if width == self.obs_dim and self.trained_tags is None:
             return obs
@@ -235,9 +242,11 @@ def _rules_field(width: int) -> slice:
 
 
 def trained_tags(manifest: dict[str, Any], where: str = "the manifest") -> np.ndarray | None:
-    """The observation ``rules`` fields of every rules a manifest says its model was trained
-    under (``trained_rules``, else ``rules``), one row each; None when it does not say.
-    ``where`` names the manifest's file in the error for rules that are not valid."""
+    """The observation ``rules`` fields of every rules a model was trained under, one row each.
+
+    The manifest says so in ``trained_rules``, else ``rules``; None when it does not say.
+    ``where`` names the manifest's file in the error for rules that are not valid.
+    """
     listed = manifest.get("trained_rules") or ([manifest["rules"]] if "rules" in manifest else [])
     rows = []
     for d in listed:
@@ -274,8 +283,10 @@ def check_tensors(tensors: Mapping[str, np.ndarray], manifest: dict[str, Any], w
 def check_shapes(
     tensors: Mapping[str, np.ndarray], need: Mapping[str, tuple[int, ...]], where: str, net: str
 ) -> None:
-    """Refuse tensors missing from ``need``, of another shape, or not finite (``net`` names the
-    network in the message)."""
+    """Refuse tensors missing from ``need``, of another shape, or not finite.
+
+    ``net`` names the network in the message.
+    """
     missing = [k for k in need if k not in tensors]
     if missing:
         raise ModelFormatError(

@@ -69,8 +69,10 @@ _UNSUPPORTED = ("jokers", "stack_layout", "multi_play")
 
 
 def check_rules(rules: Any, where: str = "the rankwise network") -> None:
-    """Refuse rules this network cannot play: jokers, no wrap-around, stack or multi-play
-    moves (each named)."""
+    """Refuse rules this network cannot play, each named.
+
+    Those are jokers, no wrap-around, stack or multi-play moves.
+    """
     bad = [name for name in _UNSUPPORTED if getattr(rules, name)]
     if not rules.wrap:
         bad.append("wrap=false")
@@ -83,9 +85,12 @@ def check_rules(rules: Any, where: str = "the rankwise network") -> None:
 
 @cache
 def action_features(obs_dim: int) -> np.ndarray:
-    """Index table ``(26, F)``: row ``a - 1`` lists, for play action ``a`` (rank
-    ``(a - 1) // 2``, pile ``(a - 1) % 2``), which entry of the observation padded with
-    ``[0, 1]`` (indices ``obs_dim`` and ``obs_dim + 1``) each of its ``F`` features reads."""
+    """Index table ``(26, F)``: which padded entry each feature of each play reads.
+
+    Row ``a - 1`` is play action ``a``: rank ``(a - 1) // 2``, pile ``(a - 1) % 2``. Its ``F``
+    entries index the observation padded with ``[0, 1]``, at indices ``obs_dim`` and
+    ``obs_dim + 1``.
+    """
     lay = layout_for_dim(obs_dim)
     if lay["hand"].stop - lay["hand"].start != N_RANKS:
         raise ModelFormatError(
@@ -125,8 +130,10 @@ def n_features(obs_dim: int) -> int:
 
 
 class FirstLayerPlan(NamedTuple):
-    """How the shared scorer's first layer runs as one matmul over the observation instead of
-    26 over the gathered features (:func:`first_layer_plan`; the same numbers, reordered sums).
+    """How the shared scorer's first layer runs as one matmul over the observation.
+
+    That replaces 26 matmuls over the gathered features (:func:`first_layer_plan`): the same
+    numbers, reordered sums.
 
     A feature every play reads from the same entry (the scalars) is multiplied once a row and
     added to every play; the others are folded into a matrix ``M`` of ``(len(used), 26 * H)``
@@ -163,8 +170,10 @@ def first_layer_plan(obs_dim: int) -> FirstLayerPlan:
 
 
 def fold_first_layer(weight: np.ndarray, obs_dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first layer's ``weight`` ``(H, F)`` folded by :func:`first_layer_plan`: ``M``
-    ``(U, 26 * H)`` and the shared features' weights ``(S, H)``."""
+    """The first layer's ``weight`` ``(H, F)`` folded by :func:`first_layer_plan`.
+
+    Returns ``M`` ``(U, 26 * H)`` and the shared features' weights ``(S, H)``.
+    """
     plan = first_layer_plan(obs_dim)
     hidden = weight.shape[0]
     wt = np.asarray(weight, np.float32).T
@@ -176,8 +185,10 @@ def fold_first_layer(weight: np.ndarray, obs_dim: int) -> tuple[np.ndarray, np.n
 
 
 def pad(obs: np.ndarray) -> np.ndarray:
-    """``obs`` ``(n, obs_dim)`` with the two constant entries the gather reads appended
-    (``0`` at ``obs_dim``, ``1`` at ``obs_dim + 1``), float32."""
+    """``obs`` ``(n, obs_dim)`` with the two constant entries the gather reads appended.
+
+    ``0`` goes at ``obs_dim``, ``1`` at ``obs_dim + 1``; the result is float32.
+    """
     n, dim = obs.shape
     padded = np.empty((n, dim + 2), np.float32)
     padded[:, :dim] = obs
@@ -192,8 +203,10 @@ def gather(obs: np.ndarray) -> np.ndarray:
 
 
 def rotate_ranks(obs: np.ndarray, steps: int = 1) -> np.ndarray:
-    """``obs`` with every card's rank moved up by ``steps`` (mod 13) in every per-rank field
-    (a test of the network's symmetry; the scalars are unchanged)."""
+    """``obs`` with every card's rank moved up by ``steps``, mod 13, in every per-rank field.
+
+    A test of the network's symmetry; the scalars are unchanged.
+    """
     lay = layout_for_dim(obs.shape[-1])
     out = np.array(obs, copy=True)
     for name in RANK_FIELDS:
@@ -209,8 +222,11 @@ def _act(x: np.ndarray, activation: str) -> np.ndarray:
 
 
 class RankwisePolicy(MLPPolicy):
-    """A saved rank-relative actor as a batch :class:`~speed_env.policy.Policy` (numpy, no
-    torch); acts, samples and refuses other rules as :class:`~agents.model_io.mlp.MLPPolicy`."""
+    """A saved rank-relative actor as a batch :class:`~speed_env.policy.Policy`.
+
+    Numpy, no torch; acts, samples and refuses other rules as
+    :class:`~agents.model_io.mlp.MLPPolicy`.
+    """
 
     def __init__(
         self,

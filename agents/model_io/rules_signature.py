@@ -37,8 +37,12 @@ def signature_key(rules: Rules) -> tuple[int, int]:
 
 
 def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
-    """Refuse a model that cannot play ``rules``: other actions, an observation layout this
-    version does not start with, or rules it was not trained under (each named)."""
+    """Refuse a model that cannot play ``rules``, each cause named.
+
+    - other actions;
+    - an observation layout this version does not start with;
+    - rules it was not trained under.
+    """
     if manifest.get("game") == "vintage":  # its rules name no real-time preset to check
         raise ModelFormatError(
             f"{where} is a Vintage Speed model, not one for real-time Speed; play it as "

@@ -22,8 +22,10 @@ from speed_env.rules import Rules
 def load_sb3_zip(
     path: Path, rules: Rules, *, seed: int | None, sample: bool, trust_pickle: bool
 ) -> MLPPolicy:
-    """A trusted SB3 MaskablePPO ``.zip`` as a Policy for ``rules`` (refused without
-    ``trust_pickle``)."""
+    """A trusted SB3 MaskablePPO ``.zip`` as a Policy for ``rules``.
+
+    Refused without ``trust_pickle``.
+    """
     if not trust_pickle:
         raise ModelFormatError(
             f"{path} is a stable-baselines3 .zip, which unpickles Python objects (and so can run "

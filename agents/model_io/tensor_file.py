@@ -36,9 +36,11 @@ class ModelFormatError(ValueError):
 
 @contextmanager
 def model_file_errors(path: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Opening and reading the model file ``path`` with its ``OSError`` made a
-    :class:`ModelFormatError` naming it as ``what`` (``"model manifest"``): missing, not a
-    regular file (:func:`agents.runtime.files.open_regular`'s own message), or unreadable."""
+    """Open and read the model file ``path``, its ``OSError`` made a :class:`ModelFormatError`.
+
+    The error names the file as ``what``, say ``"model manifest"``: missing, not a regular
+    file with :func:`agents.runtime.files.open_regular`'s own message, or unreadable.
+    """
     try:
         yield
     except FileNotFoundError:
@@ -93,15 +95,20 @@ def write_safetensors(
 def read_safetensors(
     path: str | os.PathLike[str], what: str
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Tensors and metadata of the safetensors file ``path``; a file that cannot be read is a
-    :class:`ModelFormatError` naming it as ``what`` (``"value network"``, ...)."""
+    """Tensors and metadata of the safetensors file ``path``.
+
+    A file that cannot be read is a :class:`ModelFormatError` naming it as ``what``:
+    ``"value network"``, ...
+    """
     return parse_safetensors(read_safetensors_bytes(path, what), str(path))
 
 
 def read_safetensors_bytes(path: str | os.PathLike[str], what: str) -> bytes:
-    """The bytes of the safetensors file ``path``, read only when it is a regular file
-    whose size is the one its header describes (checked before the data is read: a
-    link to ``/dev/zero`` or a named pipe is refused at once, never read)."""
+    """The bytes of the safetensors file ``path``, checked before the data is read.
+
+    Read only when it is a regular file whose size is the one its header describes: a link to
+    ``/dev/zero`` or a named pipe is refused at once, never read.
+    """
     with model_file_errors(path, what):
         f, size = open_regular(path, what)
         with f:
@@ -138,8 +145,10 @@ def _data_size(header: bytes) -> int | None:
 
 
 def check_finite(tensors: Mapping[str, np.ndarray], where: str) -> None:
-    """Refuse a tensor holding NaN or an infinity, naming it and ``where`` (every tensor of a
-    file: the policy's, the value head's, any other)."""
+    """Refuse a tensor holding NaN or an infinity, naming it and ``where``.
+
+    Every tensor of a file is checked: the policy's, the value head's, any other.
+    """
     for name in sorted(tensors):
         if not np.isfinite(tensors[name]).all():
             raise ModelFormatError(f"{where}: tensor {name!r} holds NaN or infinite values")
@@ -219,8 +228,11 @@ def _tensor_entry(info: Any, what: str) -> tuple[np.dtype[Any], tuple[int, ...],
 
 
 def stage(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a new hidden temporary file beside ``path`` (flushed to disk); its path
-    (:func:`agents.runtime.files.stage`: named for its writer, removed on failure)."""
+    """Write ``data`` to a new hidden temporary file beside ``path``; returns its path.
+
+    Flushed to disk; see :func:`agents.runtime.files.stage`: named for its writer, removed on
+    failure.
+    """
     return files.stage(path, data, fsync=True)
 
 

@@ -53,10 +53,13 @@ class Budget:
 
 
 def plan(timesteps: int, eval_every: int, n_steps: int, n_envs: int, start: int = 0) -> Budget:
-    """The budget of a run asked for ``timesteps`` and ``eval_every`` with rollouts of
-    ``n_steps * n_envs``, starting (a resumed run) at ``start`` timesteps. Training goes from
-    ``start`` in whole rollouts until it reaches ``timesteps`` (SB3's loop), so it stops at
-    ``start`` plus the remainder rounded up; a run already there trains no further."""
+    """The budget of a run asked for ``timesteps`` and ``eval_every``.
+
+    Rollouts are ``n_steps * n_envs``; a resumed run starts at ``start`` timesteps. Training
+    goes from ``start`` in whole rollouts until it reaches ``timesteps``, as SB3's loop does,
+    so it stops at ``start`` plus the remainder rounded up; a run already there trains no
+    further.
+    """
     rollout = n_steps * n_envs
     used = start + whole_rollouts(max(timesteps - start, 0), rollout)
     return Budget(rollout, start, timesteps, used, eval_every, whole_rollouts(eval_every, rollout))

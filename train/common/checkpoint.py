@@ -58,8 +58,11 @@ def _mlp_parameters(policy: Any) -> dict[str, torch.Tensor]:
 def load_tensors_into(
     model: Any, tensors: dict[str, np.ndarray], where: str, *, need_value: bool = False
 ) -> None:
-    """Copy kit tensors into a MaskablePPO model's policy (same architecture); the value head
-    is copied when present (an actor-only file leaves the critic as it is unless ``need_value``)."""
+    """Copy kit tensors into a MaskablePPO model's policy of the same architecture.
+
+    The value head is copied when present; an actor-only file leaves the critic as it is
+    unless ``need_value``.
+    """
     if is_rankwise(model):
         from train.realtime.rankwise_policy import parameters_by_name
 
@@ -118,8 +121,10 @@ def save_optimizer(model: Any, manifest: Path) -> Path:
 
 
 def load_checkpoint(model: Any, manifest: str | Path) -> None:
-    """Restore the policy (actor and critic) and the optimizer of a checkpoint (the kit model
-    and :func:`save_optimizer`'s file)."""
+    """Restore the policy, actor and critic, and the optimizer of a checkpoint.
+
+    The checkpoint is the kit model and :func:`save_optimizer`'s file.
+    """
     tensors, _, path = read_model(manifest)
     load_tensors_into(model, tensors, str(path), need_value=True)
     optim = optimizer_path(path)
@@ -128,8 +133,10 @@ def load_checkpoint(model: Any, manifest: str | Path) -> None:
 
 
 def read_optimizer(path: Path) -> dict[str, Any]:
-    """The optimizer state saved by :func:`save_optimizer`, read only from a regular file (a
-    named pipe or a device there is refused by name, not read or waited on)."""
+    """The optimizer state saved by :func:`save_optimizer`, read only from a regular file.
+
+    A named pipe or a device there is refused by name, not read or waited on.
+    """
     try:
         blob = read_regular(path, "optimizer state")
     except NotRegularFileError as exc:

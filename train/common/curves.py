@@ -66,8 +66,10 @@ def last_rows(path: Path) -> list[dict[str, str]]:
 def plot_curves(
     eval_csv: Path, png: Path, title: str, panels: Sequence[Panel], split: str | None = None
 ) -> Path | None:
-    """Draw ``panels`` side by side (once per value of the ``split`` column, e.g. ``rules``);
-    ``None`` while ``eval_csv`` holds no row."""
+    """Draw ``panels`` side by side; ``None`` while ``eval_csv`` holds no row.
+
+    Once per value of the ``split`` column, e.g. ``rules``.
+    """
     rows = read_eval(eval_csv)
     if not rows:
         return None

@@ -128,8 +128,11 @@ class Progress:
             self.bar.update(steps - self.bar.n)
 
     def restart_clock(self) -> None:
-        """Measure the rate (and so the time left) from now: after a warm start that did not
-        move the bar (cloning), whose minutes would otherwise read as a rate near 0."""
+        """Measure the rate, and so the time left, from now.
+
+        Called after a warm start that did not move the bar, cloning, whose minutes would
+        otherwise read as a rate near 0.
+        """
         bar = self.bar
         if bar.disable:
             return
@@ -201,9 +204,12 @@ class Run:
         return self.folder.state
 
     def attach(self, model: Any, log_formats: Sequence[str] = ("csv",)) -> None:
-        """Take ``model``: its logs go to ``OUT/logs`` (continued where a resumed run's
-        checkpoint was, :mod:`train.common.run_logs`); the budget in whole rollouts (said when it is
-        not the one asked, and kept in ``state.json``); the progress bar starts."""
+        """Take ``model``; the progress bar starts.
+
+        - logs: to ``OUT/logs``, continued where a resumed run's checkpoint was
+          (:mod:`train.common.run_logs`);
+        - budget: in whole rollouts, said when it is not the one asked, kept in ``state.json``.
+        """
         from train.common.run_logs import logger
 
         cfg = self.cfg
@@ -221,9 +227,12 @@ class Run:
             self.bar.print(line)
 
     def resume(self, seed: int) -> None:
-        """Continue the run in the folder: the last checkpoint's policy and optimizer, its
-        timestep and update counts, and the env re-seeded with ``seed`` (SB3 seeded it with the
-        run's first deals when the model was made)."""
+        """Continue the run in the folder.
+
+        It takes the last checkpoint's policy and optimizer, its timestep and update counts, and
+        re-seeds the env with ``seed``: SB3 seeded it with the run's first deals when the model
+        was made.
+        """
         from train.common.checkpoint import load_checkpoint
 
         load_checkpoint(self.model, self.out / self.state["checkpoint"])
@@ -251,8 +260,10 @@ class Run:
         return path
 
     def evaluate(self, steps: int, checkpoint: Path | None = None) -> Rows:
-        """Checkpoint (unless given the one at ``steps``), score, append to ``eval.csv``, log,
-        redraw the curves, print."""
+        """Checkpoint, score, append to ``eval.csv``, log, redraw the curves, print.
+
+        The checkpoint is skipped when given the one at ``steps``.
+        """
         t0 = time.perf_counter()
         rows = self.score(checkpoint if checkpoint is not None else self.checkpoint(steps))
         for row in rows:
@@ -285,8 +296,11 @@ class Run:
         dagger_rounds: int = 0,
         teacher_view: Callable[[Any], Any] | None = None,
     ) -> dict[str, Any]:
-        """The warm start ``init_bc``: :func:`train.bc.clone` of the model to the teachers
-        playing in ``env``, timed, reported and kept in ``state.json``; its stats."""
+        """The warm start ``init_bc``; returns its stats.
+
+        :func:`train.bc.clone` of the model to the teachers playing in ``env``, timed, reported
+        and kept in ``state.json``.
+        """
         from train import bc
 
         cfg = self.cfg
@@ -315,9 +329,12 @@ class Run:
 
     # ------------------------------------------------------------------ the loop and the finish
     def learn(self) -> tuple[int, int, float, str | None]:
-        """Train up to the budget: (timesteps at the start, at the end, wall s, why it stopped
-        early or None). Ctrl-C and any exception stop the loop and are kept for the finish (an
-        exception in :attr:`error`), which saves the model first."""
+        """Train up to the budget.
+
+        Returns timesteps at the start, at the end, wall s, and why it stopped early or None.
+        Ctrl-C and any exception stop the loop and are kept for the finish, which saves the
+        model first; an exception is kept in :attr:`error`.
+        """
         from torch.distributions import Distribution
 
         start = int(self.model.num_timesteps)
@@ -362,11 +379,16 @@ class Run:
         return start, steps, time.perf_counter() - t0, stopped
 
     def finish(self, steps: int, stopped: str | None, **extra: Any) -> dict[str, Any]:
-        """The finish, the model first: a checkpoint and ``model.json`` at ``steps``, then
-        ``summary.json``; only then a last evaluation (skipped after a failure; a second Ctrl-C
-        skips it) and the curves, and ``summary.json`` again. The summary says whether the run
-        reached its budget (``complete``) and, when not, why (``stopped``). An exception that
-        stopped the loop is raised again once all of it is written."""
+        """The finish, the model first.
+
+        1. a checkpoint and ``model.json`` at ``steps``, then ``summary.json``;
+        2. only then a last evaluation, skipped after a failure or a second Ctrl-C;
+        3. the curves, and ``summary.json`` again.
+
+        The summary says whether the run reached its budget (``complete``) and, when not, why
+        (``stopped``). An exception that stopped the loop is raised again once all of it is
+        written.
+        """
         complete = stopped is None and (steps >= int(self.cfg.timesteps or 0) or self.out_of_time)
         summary: dict[str, Any] = {
             "model": None,

@@ -73,11 +73,16 @@ class RunFolder:
         return any((self.path / n).exists() for n in ("state.json", "model.json", "summary.json"))
 
     def settings(self, cfg: C, *, resume: bool) -> C:
-        """The settings the run will use: ``cfg`` for a new run (refused where a run already
-        is), or with ``resume`` the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``
-        (refused where the saved run is another recipe's). A ``timesteps`` of None (not given)
-        is the recipe's ``DEFAULT_TIMESTEPS`` for a new run and the saved budget for a resumed
-        one; :attr:`budget_source` says in words which it was."""
+        """The settings the run will use.
+
+        - new run: ``cfg``, refused where a run already is;
+        - ``resume``: the saved ones with :data:`RESUME_OVERRIDES` from ``cfg``, refused where
+          the saved run is another recipe's.
+
+        A ``timesteps`` of None, not given, is the recipe's ``DEFAULT_TIMESTEPS`` for a new run
+        and the saved budget for a resumed one; :attr:`budget_source` says in words which it
+        was.
+        """
         timesteps = getattr(cfg, "timesteps", 0)
         if not resume:
             self._refuse_a_used_folder()
@@ -122,14 +127,19 @@ class RunFolder:
             )
 
     def seed(self, base: int) -> int:
-        """The seed of the run's deals: ``base`` for a new run; shifted by the timesteps done
-        for a resumed one, so that it plays fresh deals rather than its first ones again."""
+        """The seed of the run's deals: ``base`` for a new run.
+
+        A resumed run's is shifted by the timesteps done, so that it plays fresh deals rather
+        than its first ones again.
+        """
         return base + 1_000_003 * int(self.state.get("timesteps", 0))
 
     def start(self, cfg: Any, *, resume: bool) -> None:
-        """Create the folder (proved writable), take its lock if not yet held (and then refuse
-        a folder another run began meanwhile) and write ``config.json``; with ``resume`` read
-        the saved state first."""
+        """Create the folder, take its lock and write ``config.json``.
+
+        The folder is proved writable. The lock is taken if not yet held, and then a folder
+        another run began meanwhile is refused. With ``resume`` the saved state is read first.
+        """
         check_writable(self.path)
         if not self.lock.held:
             self.lock.acquire()
@@ -165,8 +175,11 @@ class RunFolder:
 
 
 def own_budget(state: dict[str, Any]) -> int | None:
-    """The budget a saved run trained to: the one it used (its request rounded up to whole
-    rollouts, ``state["budget"]``), or, for a run saved before it recorded one, its request."""
+    """The budget a saved run trained to.
+
+    That is the one it used, ``state["budget"]``: its request rounded up to whole rollouts. A
+    run saved before it recorded one gives its request.
+    """
     used = (state.get("budget") or {}).get("timesteps", {}).get("used")
     if isinstance(used, int):
         return used
@@ -175,8 +188,10 @@ def own_budget(state: dict[str, Any]) -> int | None:
 
 
 def recipe_name(cfg: Any) -> str:
-    """The recipe whose settings ``cfg`` are, as ``state.json`` records it: the module of its
-    class (``train.ppo``; also when run as ``python -m train.ppo``)."""
+    """The recipe whose settings ``cfg`` are, as ``state.json`` records it.
+
+    It is the module of its class, ``train.ppo``, also when run as ``python -m train.ppo``.
+    """
     module = sys.modules.get(type(cfg).__module__)
     spec = getattr(module, "__spec__", None)
     return spec.name if spec is not None else type(cfg).__module__

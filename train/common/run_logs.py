@@ -21,8 +21,10 @@ STEP_COLUMN = "time/total_timesteps"
 
 
 def kept_rows(path: Path, upto: int) -> tuple[list[str], list[list[str]]]:
-    """The header of the CSV log ``path`` and its rows logged at timestep ``upto`` or before
-    (all its rows where it has no :data:`STEP_COLUMN`); ``([], [])`` for no file."""
+    """The header of the CSV log ``path`` and its rows logged at timestep ``upto`` or before.
+
+    All its rows where it has no :data:`STEP_COLUMN`; ``([], [])`` for no file.
+    """
     if not path.exists():
         return [], []
     with path.open(newline="", encoding="utf-8") as f:
@@ -69,9 +71,12 @@ def _continued_csv(path: Path, upto: int) -> Any:
 
 
 def logger(folder: Path, formats: Sequence[str], *, resumed_at: int | None) -> Any:
-    """An SB3 logger writing ``formats`` (``csv``, ``tensorboard``, ...) into ``folder``; with
-    ``resumed_at`` (the timestep of the checkpoint a run resumes from) ``progress.csv`` is
-    continued from that timestep rather than started again."""
+    """An SB3 logger writing ``formats`` into ``folder``.
+
+    - ``formats``: ``csv``, ``tensorboard``, ...;
+    - ``resumed_at``: the timestep of the checkpoint a run resumes from; ``progress.csv`` is
+      continued from that timestep rather than started again.
+    """
     from stable_baselines3.common.logger import Logger, make_output_format
 
     folder.mkdir(parents=True, exist_ok=True)

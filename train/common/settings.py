@@ -145,8 +145,10 @@ def specs(text: str | None) -> list[str]:
 
 # ---------------------------------------------------------------------- checks and the model
 def field_help(cls: type) -> dict[str, str]:
-    """Each field's docstring (the string under it in the class body), a subclass's over its
-    bases' (a field re-declared without one keeps its base's)."""
+    """Each field's docstring: the string under it in the class body.
+
+    A subclass's wins over its bases'; a field re-declared without one keeps its base's.
+    """
     out: dict[str, str] = {}
     for klass in reversed([k for k in cls.__mro__ if k is not object]):
         body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
@@ -218,9 +220,11 @@ own."""
 
 
 def model_class(rollout: str) -> Any:
-    """The MaskablePPO class of a ``--rollout`` choice:
-    :class:`train.vec_env.rollout.LeanMaskablePPO` for ``lean``, sb3-contrib's ``MaskablePPO`` for
-    ``sb3``."""
+    """The MaskablePPO class of a ``--rollout`` choice.
+
+    - ``lean``: :class:`train.vec_env.rollout.LeanMaskablePPO`;
+    - ``sb3``: sb3-contrib's ``MaskablePPO``.
+    """
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be lean or sb3, got {rollout!r}")
     if rollout == "lean":
@@ -233,10 +237,14 @@ def model_class(rollout: str) -> Any:
 
 
 def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
-    """A MaskablePPO on ``env`` with ``cfg``'s settings (separate actor and critic MLPs, CPU;
-    sb3-contrib's masked categorical computed once a batch: :mod:`train.vec_env.masked_policy`;
-    ``policy="rankwise"``: the actor of :mod:`train.realtime.rankwise_policy`); with ``cfg.rollout``
-    ``lean`` the rollouts are collected by :class:`train.vec_env.rollout.LeanMaskablePPO`."""
+    """A MaskablePPO on ``env`` with ``cfg``'s settings.
+
+    - separate actor and critic MLPs, on CPU;
+    - sb3-contrib's masked categorical computed once a batch: :mod:`train.vec_env.masked_policy`;
+    - ``policy="rankwise"``: the actor of :mod:`train.realtime.rankwise_policy`;
+    - ``cfg.rollout`` ``lean``: rollouts collected by
+      :class:`train.vec_env.rollout.LeanMaskablePPO`.
+    """
     import torch
 
     from train.vec_env.masked_policy import OnceMaskedPolicy
@@ -352,9 +360,12 @@ def flag_name(field: str) -> str:
 
 
 def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
-    """One ``--flag`` for each field of the dataclass ``cls``: its type, its default, its
-    docstring as the help. The recipe's own fields come first, then :class:`RunSettings`'
-    and :class:`PPOSettings`' in their own groups (when ``cls`` extends them)."""
+    """One ``--flag`` for each field of the dataclass ``cls``.
+
+    Each has its type, its default, its docstring as the help. The recipe's own fields come
+    first, then :class:`RunSettings`' and :class:`PPOSettings`' in their own groups, when
+    ``cls`` extends them.
+    """
     helps = field_help(cls)
     groups: list[tuple[Any, set[str]]] = []
     for base, title in ((PPOSettings, "PPO settings"), (RunSettings, "the run")):
@@ -418,8 +429,10 @@ def recipe_main(
     prog: str,
     description: str,
 ) -> int:
-    """``python -m train.<recipe>``: parse the flags of ``cls``, train; a bad setting prints one
-    line and returns 2, an interrupted run returns 130."""
+    """``python -m train.<recipe>``: parse the flags of ``cls``, train.
+
+    A bad setting prints one line and returns 2, an interrupted run returns 130.
+    """
     args = settings_parser(cls, prog, description).parse_args(argv)  # type: ignore[arg-type]
     try:
         summary = train(from_args(cls, args))

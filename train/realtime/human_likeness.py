@@ -27,8 +27,10 @@ SAMPLES = 20_000
 
 
 def wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
-    """Wasserstein-1 distance between the empirical distributions of ``a`` and ``b``: the area
-    between their distribution functions."""
+    """Wasserstein-1 distance between the empirical distributions of ``a`` and ``b``.
+
+    The area between their distribution functions.
+    """
     a, b = np.sort(np.asarray(a, np.float64)), np.sort(np.asarray(b, np.float64))
     grid = np.concatenate([a, b])
     grid.sort()
@@ -38,8 +40,10 @@ def wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def draw_reaction_ms(profile: Any, n: int, seed: int) -> np.ndarray:
-    """``n`` reaction times (ms) of ``profile`` (ex-Gaussian above its floor, whole ms, at least
-    1, as the engine draws them), from numpy's generator seeded with ``seed``."""
+    """``n`` reaction times in ms of ``profile``, from numpy's generator seeded with ``seed``.
+
+    Drawn as the engine draws them: ex-Gaussian above its floor, whole ms, at least 1.
+    """
     rng = np.random.default_rng(seed)
     if profile.is_fixed:
         value = np.full(n, float(profile.mu))
@@ -50,9 +54,12 @@ def draw_reaction_ms(profile: Any, n: int, seed: int) -> np.ndarray:
 
 
 def measure(spec: str, data: str, seat: str, default: Any, seed: int) -> dict[str, Any]:
-    """The ``human_likeness`` section of ``spec``'s card against the decisions of ``data`` (a
-    records folder, its ``seat`` kind, or a Minari dataset id); ``ValueError`` naming what is
-    wrong when the data cannot be read or the agent cannot play its rules."""
+    """The ``human_likeness`` section of ``spec``'s card against the decisions of ``data``.
+
+    ``data`` is a records folder with its ``seat`` kind, or a Minari dataset id. A
+    ``ValueError`` names what is wrong when the data cannot be read or the agent cannot play
+    its rules.
+    """
     import agents
     from agents.specs.guarded import calling
     from train import bc_data

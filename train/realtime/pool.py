@@ -143,8 +143,11 @@ class OpponentPool:
         return who
 
     def count_dealt(self, who: np.ndarray) -> None:
-        """Count new games against members ``who`` (what :meth:`sample` does after its draw; a
-        caller that made the draw itself counts them here)."""
+        """Count new games against members ``who``.
+
+        :meth:`sample` does this after its draw; a caller that made the draw itself counts them
+        here.
+        """
         for i, count in enumerate(np.bincount(who, minlength=len(self.members)).tolist()):
             if count:
                 self.members[i].games += count
@@ -171,8 +174,10 @@ class OpponentPool:
             mem.window[key] += 1
 
     def report(self, reset: bool = True) -> dict[str, dict[str, float]]:
-        """Per member since the last report: share of games drawn, finished games, the learner's
-        win rate."""
+        """Per member since the last report.
+
+        Share of games drawn, finished games, the learner's win rate.
+        """
         total = sum(m.window["games"] for m in self.members) or 1
         out = {}
         for m in self.members:

@@ -35,8 +35,11 @@ _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
 
 
 class RankwiseActor(nn.Module):
-    """Observation ``(B, obs_dim)`` to the 27 logits: one shared MLP scores each play action's
-    rank-relative features; the wait logit reads their hidden vectors' mean and max."""
+    """Observation ``(B, obs_dim)`` to the 27 logits.
+
+    One shared MLP scores each play action's rank-relative features; the wait logit reads their
+    hidden vectors' mean and max.
+    """
 
     used: torch.Tensor
     slot: torch.Tensor
@@ -59,10 +62,12 @@ class RankwiseActor(nn.Module):
         self.wait = nn.Linear(2 * dims[-1], 1)
 
     def first_layer(self, padded: torch.Tensor) -> torch.Tensor:
-        """Every play's first hidden layer before its activation ``(B, 26, H)``: the layer of
-        the gathered features computed as one matmul over the padded observation
-        (:class:`agents.model_io.rankwise.FirstLayerPlan`; its weight folded afresh each call, so
-        the gradient reaches ``act.0.weight`` as the gather's does)."""
+        """Every play's first hidden layer before its activation ``(B, 26, H)``.
+
+        The layer of the gathered features is computed as one matmul over the padded
+        observation (:class:`agents.model_io.rankwise.FirstLayerPlan`). Its weight is folded
+        afresh each call, so the gradient reaches ``act.0.weight`` as the gather's does.
+        """
         layer = self.act[0]
         assert isinstance(layer, nn.Linear)
         wt = layer.weight.t()  # (F, H)
@@ -87,8 +92,10 @@ class RankwiseActor(nn.Module):
 
 
 class RankwiseExtractor(nn.Module):
-    """SB3's ``mlp_extractor`` slot: the actor's "latent" is already the logits; the critic's is
-    a plain MLP's last hidden layer."""
+    """SB3's ``mlp_extractor`` slot.
+
+    The actor's "latent" is already the logits; the critic's is a plain MLP's last hidden layer.
+    """
 
     def __init__(
         self, obs_dim: int, pi: list[int], vf: list[int], activation_fn: type[nn.Module]

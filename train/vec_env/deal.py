@@ -44,10 +44,17 @@ def end_games(
     truncated: np.ndarray,
     ticks: np.ndarray,
 ) -> None:
-    """For each game ``rows[j]`` that is over, with the learner in seat ``seat[j]``: the
-    learner's last observation into ``last[j]``, its outcome (+1 won, -1 lost, 0 a draw or
-    truncated: :meth:`speed_env.game.Games.outcome`), whether the clock cut the game, and its
-    length in ticks. Rows ``obs[:, rows[j]]`` are overwritten (the game is dealt anew next)."""
+    """Close the games ``rows[j]`` that are over, the learner in seat ``seat[j]``.
+
+    For each, the learner's last observation goes into ``last[j]``, with:
+
+    - its outcome: +1 won, -1 lost, 0 a draw or truncated
+      (:meth:`speed_env.game.Games.outcome`);
+    - whether the clock cut the game;
+    - its length in ticks.
+
+    Rows ``obs[:, rows[j]]`` are overwritten: the game is dealt anew next.
+    """
     for j in range(rows.shape[0]):
         b = rows[j]
         g = s[b]
@@ -76,9 +83,11 @@ def deal_games(
     obs: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """Deal game ``rows[j]`` from ``seeds[j]`` (uint64), give the learner's seat ``seat[j]``
-    the reaction ``learner`` and the other seat its opponent's, ``member_lat[members[j]]``
-    (engine parameters), and write both seats' observations and masks."""
+    """Deal game ``rows[j]`` from ``seeds[j]``, uint64; write both seats' observations and masks.
+
+    The learner's seat ``seat[j]`` gets the reaction ``learner``, the other seat its
+    opponent's, ``member_lat[members[j]]``: engine parameters.
+    """
     for j in range(rows.shape[0]):
         b = rows[j]
         g = s[b]
@@ -92,12 +101,16 @@ def deal_games(
 
 @njit(cache=True)
 def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) -> None:
-    """For each run of ``sizes[i]`` new games in turn, the learner's seats into ``seat``
-    (``rng.integers(0, 2, k)``), then the one-member pool's draw for their opponents
-    (``rng.random(k)``: :meth:`train.realtime.pool.OpponentPool.sample`): numba's generator methods
-    follow numpy's algorithms on the same bit generator, so these are the very numbers, and
-    the generator's state after them, of those numpy calls made one run at a time
-    (``tests/train/test_vec_env_reference.py`` checks it)."""
+    """Draw seats and opponents for each run of ``sizes[i]`` new games in turn.
+
+    1. the learner's seats into ``seat``: ``rng.integers(0, 2, k)``;
+    2. the one-member pool's draw for their opponents: ``rng.random(k)``, as
+       :meth:`train.realtime.pool.OpponentPool.sample` draws.
+
+    numba's generator methods follow numpy's algorithms on the same bit generator, so these are
+    the very numbers, and the generator's state after them, of those numpy calls made one run
+    at a time; ``tests/train/test_vec_env_reference.py`` checks it.
+    """
     lo = 0
     for k in sizes:
         seat[lo : lo + k] = rng.integers(0, 2, k)
@@ -117,9 +130,12 @@ class Group:
 
 
 class Restarts:
-    """``SpeedVecEnv``'s restarts, the Python half: pay and record the games that ended in a
-    pass of the skip loop and deal their slots anew (a mixin: it reads and writes the env's
-    per-slot arrays, declared below, and draws from its generator)."""
+    """``SpeedVecEnv``'s restarts, the Python half.
+
+    It pays and records the games that ended in a pass of the skip loop and deals their slots
+    anew. A mixin: it reads and writes the env's per-slot arrays, declared below, and draws from
+    its generator.
+    """
 
     n: int
     obs_dim: int

@@ -204,8 +204,10 @@ class SpeedVecEnv(Restarts, VecEnv):
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        """Deal every slot a new game (slot ``i``: the deal seeded ``seed + i``) and run it to a
-        decision."""
+        """Deal every slot a new game and run it to a decision.
+
+        Slot ``i`` gets the deal seeded ``seed + i``.
+        """
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
         elif self._resets:
@@ -253,8 +255,10 @@ class SpeedVecEnv(Restarts, VecEnv):
         self._actions = a
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Apply the actions, run every game to the learner's next decision; ``(obs, rewards,
-        dones, infos)``."""
+        """Apply the actions, run every game to the learner's next decision.
+
+        Returns ``(obs, rewards, dones, infos)``.
+        """
         if self._actions is None:
             raise RuntimeError("call step_async() (or step()) after reset() first")
         t0, c0 = time.perf_counter(), time.thread_time()

@@ -45,8 +45,10 @@ class InfoMaskVecEnv(VecEnvWrapper):
         return [None if seed is None else seed + i for i in range(self.num_envs)]
 
     def reset(self) -> VecEnvObs:
-        """Reset every sub-env (seeded if ``seed`` was called) and keep the masks of their first
-        observations."""
+        """Reset every sub-env and keep the masks of their first observations.
+
+        Seeded if ``seed`` was called.
+        """
         seed, self._next_seed = self._next_seed, None
         inner = getattr(self.venv, "venv", None)
         infos: Sequence[dict[str, Any]]
@@ -76,11 +78,11 @@ class InfoMaskVecEnv(VecEnvWrapper):
         return self._masks.copy()
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The wrapped env's ``get_attr``; ``render_mode`` read off the wrapped env when it cannot
-        say.
+        """The wrapped env's ``get_attr``.
 
-        (SuperSuit's vector env answers ``get_attr`` for nothing, and SB3 asks it for
-        ``render_mode`` when a wrapper is built.)
+        ``render_mode`` is read off the wrapped env when it cannot say: SuperSuit's vector env
+        answers ``get_attr`` for nothing, and SB3 asks it for ``render_mode`` when a wrapper is
+        built.
         """
         try:
             return self.venv.get_attr(attr_name, indices)
@@ -100,8 +102,10 @@ class InfoMaskVecEnv(VecEnvWrapper):
         indices: VecEnvIndices = None,
         **method_kwargs: Any,
     ) -> list[Any]:
-        """``action_masks`` per sub-env from the kept infos; any other method goes to the wrapped
-        env."""
+        """``action_masks`` per sub-env from the kept infos.
+
+        Any other method goes to the wrapped env.
+        """
         if method_name != METHOD:
             return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
         masks = self.action_masks()

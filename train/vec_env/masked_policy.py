@@ -45,8 +45,10 @@ def _normalised(logits: torch.Tensor) -> torch.Tensor:
 
 
 class OnceMaskedCategorical(MaskableCategoricalDistribution):
-    """``MaskableCategoricalDistribution`` without the two torch ``Categorical`` builds per batch:
-    the same log-probabilities, samples, entropy and gradients."""
+    """``MaskableCategoricalDistribution`` without the two torch ``Categorical`` builds per batch.
+
+    The same log-probabilities, samples, entropy and gradients.
+    """
 
     def __init__(self, action_dim: int) -> None:
         super().__init__(action_dim)
@@ -59,8 +61,10 @@ class OnceMaskedCategorical(MaskableCategoricalDistribution):
 
     @property  # type: ignore[override]
     def distribution(self) -> MaskableCategorical:
-        """sb3-contrib's distribution of the same logits and mask, built on request (for code
-        that reads ``.distribution``; this class's own methods never build it)."""
+        """sb3-contrib's distribution of the same logits and mask, built on request.
+
+        For code that reads ``.distribution``; this class's own methods never build it.
+        """
         return MaskableCategorical(logits=self.raw, masks=self.masks)
 
     @distribution.setter
@@ -123,9 +127,11 @@ class OnceMaskedCategorical(MaskableCategoricalDistribution):
 
 
 class OnceMasked:
-    """Mixin, listed before ``MaskableActorCriticPolicy`` (or a subclass of it) in a policy's
-    bases: its discrete action distribution becomes :class:`OnceMaskedCategorical`. The action
-    head is built as before (the same layer, the same initial weights)."""
+    """Mixin: a policy's discrete action distribution becomes :class:`OnceMaskedCategorical`.
+
+    List it before ``MaskableActorCriticPolicy``, or a subclass of it, in the policy's bases.
+    The action head is built as before: the same layer, the same initial weights.
+    """
 
     action_dist: Any
 
@@ -136,5 +142,7 @@ class OnceMasked:
 
 
 class OnceMaskedPolicy(OnceMasked, MaskableActorCriticPolicy):
-    """sb3-contrib's ``MlpPolicy`` (``MaskableActorCriticPolicy``) with
-    :class:`OnceMaskedCategorical`."""
+    """sb3-contrib's ``MlpPolicy`` with :class:`OnceMaskedCategorical`.
+
+    That policy is ``MaskableActorCriticPolicy``.
+    """

@@ -70,12 +70,19 @@ _SEED_STRIDE = 1_000_003  # spreads (seed, timestep) pairs over distinct generat
 
 
 def draw(logits: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
-    """One action a row, by inverse CDF: the first action whose cumulative probability reaches
-    the row's uniform times the row's total. ``logits`` ``(B, A)``, masked actions at a huge
-    negative value (probability exactly 0: never drawn); ``uniforms`` ``(B, 1)`` in ``(0, 1]``
-    (at 0 a leading masked action would be drawn); the actions ``(B, 1)``, int64. A row of
-    NaN logits (a diverged network) draws ``A``, which the env refuses as outside its action
-    space."""
+    """One action a row, by inverse CDF.
+
+    The first action whose cumulative probability reaches the row's uniform times the row's
+    total.
+
+    - ``logits`` ``(B, A)``: masked actions at a huge negative value, probability exactly 0,
+      never drawn;
+    - ``uniforms`` ``(B, 1)`` in ``(0, 1]``: at 0 a leading masked action would be drawn;
+    - returns the actions ``(B, 1)``, int64.
+
+    A row of NaN logits, a diverged network, draws ``A``, which the env refuses as outside its
+    action space.
+    """
     # softmax, not exp of the log-probabilities: torch's exp is ~8x slower on the -1e8 entries
     cdf = torch.softmax(logits, dim=-1).cumsum(dim=-1)
     # u * total <= total in floating point too: the search never runs past the last action
@@ -83,9 +90,11 @@ def draw(logits: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
 
 
 def policy_logits_and_values(policy: Any, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The raw action logits ``(B, A)`` and values ``(B, 1)`` of a ``MaskableActorCriticPolicy``:
-    its ``forward`` up to the distribution, through the same modules (the features extracted
-    once when actor and critic share the extractor)."""
+    """The raw action logits ``(B, A)`` and values ``(B, 1)`` of a ``MaskableActorCriticPolicy``.
+
+    Its ``forward`` up to the distribution, through the same modules; the features are
+    extracted once when actor and critic share the extractor.
+    """
     features = policy.extract_features(obs)
     if policy.share_features_extractor:
         pi_features = vf_features = features
@@ -115,12 +124,14 @@ def _layers(net: nn.Module, head: nn.Module) -> list[Layer] | None:
 
 
 class MlpForward:
-    """:func:`policy_logits_and_values` of SB3's MLP actor-critic (a flattening feature
-    extractor, ``MlpExtractor``'s Linear and ReLU/Tanh layers, linear heads) with the hidden
-    layers written into outputs allocated once: the same ``addmm`` that ``nn.Linear`` calls,
-    so the same numbers, without a module call or a fresh tensor a layer (after an env step
-    the allocator's fresh memory is cold: about 85 us a step of 256 rows with 64x64 networks).
-    :meth:`of` gives None for any other policy."""
+    """:func:`policy_logits_and_values` of SB3's MLP actor-critic, into outputs allocated once.
+
+    The network is a flattening feature extractor, ``MlpExtractor``'s Linear and ReLU/Tanh
+    layers, and linear heads. Its hidden layers are written with the same ``addmm`` that
+    ``nn.Linear`` calls, so the same numbers, without a module call or a fresh tensor a layer:
+    after an env step the allocator's fresh memory is cold, about 85 us a step of 256 rows with
+    64x64 networks. :meth:`of` gives None for any other policy.
+    """
 
     def __init__(self, actor: list[Layer], critic: list[Layer], rows: int) -> None:
         self.nets = [
@@ -130,8 +141,11 @@ class MlpForward:
 
     @classmethod
     def of(cls, policy: Any, rows: int) -> MlpForward | None:
-        """The fast forward of ``policy`` for batches of ``rows``, or None where it does not
-        apply (another network, a hook on a module, observations that are not flat float32)."""
+        """The fast forward of ``policy`` for batches of ``rows``, or None where it does not apply.
+
+        It does not apply to another network, a hook on a module, or observations that are not
+        flat float32.
+        """
         from stable_baselines3.common.torch_layers import FlattenExtractor, MlpExtractor
 
         space = policy.observation_space
@@ -165,16 +179,20 @@ class MlpForward:
 
 
 class LeanMaskablePPO(MaskablePPO):
-    """MaskablePPO with the lean :meth:`collect_rollouts` (module docstring); everything else,
-    the update, saving and loading included, is MaskablePPO's."""
+    """MaskablePPO with the lean :meth:`collect_rollouts`, as the module docstring says.
+
+    Everything else, the update, saving and loading included, is MaskablePPO's.
+    """
 
     draw_actions: Any = staticmethod(draw)
     """``(masked logits, uniforms) -> actions``: how a step's actions are drawn (a test replaces
     it to replay given actions)."""
 
     def uses_lean_loop(self, rollout_buffer: Any) -> bool:
-        """Whether the lean loop serves this model (else MaskablePPO's own loop runs): a CPU
-        model, a ``Box`` observation, a ``Discrete`` action, sb3-contrib's buffer."""
+        """Whether the lean loop serves this model, else MaskablePPO's own loop runs.
+
+        It needs a CPU model, a ``Box`` observation, a ``Discrete`` action, sb3-contrib's buffer.
+        """
         return (
             self.device.type == "cpu"
             and type(rollout_buffer) is MaskableRolloutBuffer
@@ -183,8 +201,10 @@ class LeanMaskablePPO(MaskablePPO):
         )
 
     def _uniforms(self, n_steps: int, n_envs: int) -> torch.Tensor:
-        """The rollout's uniforms in (0, 1], ``(n_steps, n_envs, 1)``, from the model's seed (0
-        when it has none) and the timestep the rollout starts at."""
+        """The rollout's uniforms in (0, 1], ``(n_steps, n_envs, 1)``.
+
+        Seeded from the model's seed, 0 when it has none, and the timestep the rollout starts at.
+        """
         seed = (self.seed or 0) * _SEED_STRIDE + self.num_timesteps
         gen = torch.Generator().manual_seed(seed % 2**63)
         return 1.0 - torch.rand(n_steps, n_envs, 1, generator=gen)
@@ -197,8 +217,10 @@ class LeanMaskablePPO(MaskablePPO):
         n_rollout_steps: int,
         use_masking: bool = True,
     ) -> bool:
-        """Fill ``rollout_buffer`` with ``n_rollout_steps`` steps of every env (module
-        docstring); False if the callback stopped the rollout."""
+        """Fill ``rollout_buffer`` with ``n_rollout_steps`` steps of every env.
+
+        As the module docstring says; False if the callback stopped the rollout.
+        """
         if not self.uses_lean_loop(rollout_buffer):
             return super().collect_rollouts(
                 env, callback, rollout_buffer, n_rollout_steps, use_masking

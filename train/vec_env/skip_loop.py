@@ -109,8 +109,10 @@ def play_forced(
     ended_tick: np.ndarray,
     quiet: np.ndarray,
 ) -> tuple[int, int, int, int]:
-    """Tick games ``games[j]`` (group rows; ``seat[b]`` is the learner's seat in game ``b``),
-    the learner playing ``mine[j]`` on the first tick, then on while it is forced to wait.
+    """Tick games ``games[j]`` while the learner is forced to wait.
+
+    ``games`` are group rows; ``seat[b]`` is the learner's seat in game ``b``. The learner plays
+    ``mine[j]`` on the first tick.
 
     Each tick steps every game of the list, updates the rows of ``obs``/``mask``
     (which hold each game's observation from before the tick) of each one that
@@ -207,9 +209,11 @@ Chain = tuple[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray], np.ran
 
 
 def compiled_chain(pool: OpponentPool, group: int, dim: int) -> Chain | None:
-    """The arguments of a ``chain`` opponent that :func:`play_forced` plays itself, when the
-    pool is that one bot (its policy for rules group ``group``); None when the opponents act
-    in Python."""
+    """The arguments of a ``chain`` opponent that :func:`play_forced` plays itself.
+
+    Given when the pool is that one bot, its policy for rules group ``group``; None when the
+    opponents act in Python.
+    """
     members = pool.members
     policy = members[0].policies[group] if len(members) == 1 else None
     if type(policy) is not ChainAgent:  # a subclass may act otherwise
@@ -229,11 +233,17 @@ def tick_forced(
     chain: Chain | None,
     quiet: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int, int]:
-    """:func:`play_forced` on rows ``pending`` of ``group`` (its games, their observation and
-    mask rows; the kernel's fresh outputs made here): the games still forced, whether each
-    one's opponent has a play, the games that ended split by tick (in order), the ticks taken
-    and the game-ticks stepped. ``quiet`` (int64, 2) counts the jumps over quiet ticks and the
-    game-ticks they covered."""
+    """:func:`play_forced` on rows ``pending`` of ``group``.
+
+    Passes its games and their observation and mask rows; the kernel's fresh outputs are made
+    here. Returns:
+
+    - the games still forced, and whether each one's opponent has a play;
+    - the games that ended split by tick, in order;
+    - the ticks taken and the game-ticks stepped.
+
+    ``quiet``, int64 of 2, counts the jumps over quiet ticks and the game-ticks they covered.
+    """
     k = pending.size
     forced, free = np.empty(k, np.int64), np.empty(k, np.bool_)
     ended, ended_tick = np.empty(k, np.int64), np.empty(k, np.int64)

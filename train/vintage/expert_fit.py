@@ -21,8 +21,10 @@ def held_out(games: np.ndarray, share: float, seed: int) -> np.ndarray:
 def fit_data(
     targets: Targets, scale: np.ndarray, target: str, temperature: float
 ) -> dict[str, np.ndarray]:
-    """The columns train/bc.py's fit reads: scaled observations, mask, ``target`` (``choice`` or
-    ``soft`` at ``temperature``), reward."""
+    """The columns train/bc.py's fit reads.
+
+    Scaled observations, mask, ``target`` (``choice`` or ``soft`` at ``temperature``), reward.
+    """
     dist = distribution(targets, target, temperature)
     return {
         "obs": targets.obs * scale[None, :],
@@ -34,8 +36,11 @@ def fit_data(
 
 
 def agreement(policy: Any, targets: Targets, rows: np.ndarray, scale: np.ndarray) -> dict[str, Any]:
-    """Share of ``rows`` where the network's top action is the search's choice, or its prior's,
-    and the share of the rows where the search left its prior that the network follows it."""
+    """How often the network's top action agrees with the search.
+
+    - share of ``rows`` where it is the search's choice, or its prior's;
+    - share of the rows where the search left its prior that the network follows it.
+    """
     import torch
 
     from train.bc import _forward

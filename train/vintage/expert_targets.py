@@ -5,13 +5,18 @@ table. The learner sits in seat ``g % players`` of game ``g``; the other
 seats are played by the ``opponents`` bots (the seat ``k`` places after the
 learner by ``opponents[(g + k - 1) % len(opponents)]``, so every bot meets
 every position). At each decision of the learner's seat with two or more
-legal actions, :class:`agents.vintage.search.VintageSearch` (``worlds``
-sampled worlds per decision, uniform or (``infer``) agreeing with the stuck seats,
-greedy, tactician or network rollouts (``rollout`` for every seat, ``own`` for the
-learner's own seat; ``network`` is the round's network), rollouts optionally cut
-``leaf`` actions in and scored by the ``value`` network, its ``prior``
-the tactician or the network) values every legal action; the observation,
-the mask, the values, the search's choice and its prior's are recorded.
+legal actions, :class:`agents.vintage.search.VintageSearch` values every legal
+action; the observation, the mask, the values, the search's choice and its
+prior's are recorded. The search's settings:
+
+- ``worlds`` sampled worlds per decision, uniform or, with ``infer``, agreeing
+  with the stuck seats;
+- greedy, tactician or network rollouts: ``rollout`` for every seat, ``own``
+  for the learner's own seat; ``network`` is the round's network;
+- rollouts optionally cut ``leaf`` actions in and scored by the ``value``
+  network;
+- its ``prior``: the tactician or the network.
+
 The learner then plays the search's choice (``acting="search"``) or the
 network's (``acting="network"``: states the network reaches, as in DAgger).
 
@@ -130,8 +135,10 @@ class TargetSettings:
         self.search_settings()  # checks them
 
     def search_settings(self) -> SearchSettings:
-        """The :class:`agents.vintage.search.SearchSettings` of the round's search (its
-        ``network`` roles are played by the round's network, passed to the search)."""
+        """The :class:`agents.vintage.search.SearchSettings` of the round's search.
+
+        Its ``network`` roles are played by the round's network, passed to the search.
+        """
         from agents.vintage.search import SearchSettings
 
         return SearchSettings(
