@@ -127,6 +127,7 @@ def library_versions() -> dict[str, str]:
 
     out = {"python": platform.python_version()}
     for dist in ("speed-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium"):
+        # The [train] libraries are optional: a play-only install records what it has.
         with contextlib.suppress(md.PackageNotFoundError):
             out[dist] = md.version(dist)
     return out
@@ -202,6 +203,8 @@ def write_model(
     (see :func:`agents.model_io.tensor_file.commit`).
     """
     weights_path, manifest_path = model_paths(path)
+    # Cast before hashing and checking: the checksum and the shapes describe the
+    # float32 bytes on disk, whatever dtype training handed in.
     tensors32 = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
     blob = safetensors_bytes(tensors32, {"format": FORMAT})
     net = {**manifest["net"], "tensors": tensor_shapes(tensors32)}
@@ -210,9 +213,12 @@ def write_model(
         "format_version": FORMAT_VERSION,
         "weights": weights_path.name,
         "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        # The caller's fields come after ours, so it must not pass format or weights
+        # (copy_model strips them); "net" comes last, with the tensor shapes added here.
         **manifest,
         "net": net,
     }
+    # Checked before anything is written: a refused save leaves the earlier model whole.
     check_net_tensors(tensors32, full, str(weights_path))
     commit(weights_path, manifest_path, blob, (json.dumps(full, indent=2) + "\n").encode())
     return manifest_path
@@ -256,6 +262,8 @@ def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dic
             f"weights file {weights} named by manifest {manifest_path} does not exist"
         )
     blob = read_safetensors_bytes(weights, "weights file")
+    # The checksum comes before parsing: a file changed since it was saved is said to be
+    # changed, the parse below only narrows down how.
     digest = hashlib.sha256(blob).hexdigest()
     if digest != manifest["weights_sha256"]:
         # Say what is wrong as precisely as the bytes allow.
@@ -346,6 +354,7 @@ def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
     """
     from speed_env.vintage import Actions, ObservationLayout, make_vintage_rules
 
+    # The padded layout is the same for every table, so any rules build the signature.
     rules = rules or make_vintage_rules(4, 1)
     layout = ObservationLayout(rules.pack)
     return {

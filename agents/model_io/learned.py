@@ -85,8 +85,10 @@ def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
         try:
             check_signature(read_manifest(path), rules, path.name)
         except ModelFormatError as exc:
+            # Only the first clause: the advice after ";" would repeat for every model.
             refusals.append(str(exc).split(";")[0])
             continue
+        # The first that fits wins: the default model, then the others by name.
         return load_policy(path, rules, seed=seed, sample=arg == "sample")
     raise ModelFormatError(
         f"no bundled model (in {bundled.parent}) plays {tag_label(rules_tag(rules))}: "

@@ -64,6 +64,8 @@ class _SingleThreadBlas:
             for lib in libs:
                 dll = ctypes.CDLL(lib)
                 for get, set_ in self._NAMES:
+                    # The symbol names differ by how numpy's OpenBLAS was built (64-bit ints,
+                    # scipy-openblas wheels); the first pair found is used.
                     if hasattr(dll, get) and hasattr(dll, set_):
                         getter, setter = getattr(dll, get), getattr(dll, set_)
                         getter.restype = ctypes.c_int
@@ -76,6 +78,7 @@ class _SingleThreadBlas:
     def __enter__(self) -> None:
         if self.funcs is not None:
             self.prev = int(self.funcs[0]())
+            # Skip the call when already single-threaded: it takes a lock inside OpenBLAS.
             if self.prev != 1:
                 self.funcs[1](1)
 
@@ -84,6 +87,7 @@ class _SingleThreadBlas:
             self.funcs[1](self.prev)
 
 
+# Built on first use: scanning /proc and loading the library costs a few ms.
 _BLAS: _SingleThreadBlas | None = None
 
 
@@ -126,6 +130,7 @@ class MLPPolicy:
         k = 0
         while f"pi.{k}.weight" in tensors:
             w = np.asarray(tensors[f"pi.{k}.weight"], np.float32)
+            # Stored transposed and contiguous so the forward pass is x @ w with no copy.
             self.layers.append(
                 (np.ascontiguousarray(w.T), np.asarray(tensors[f"pi.{k}.bias"], np.float32))
             )
@@ -179,6 +184,7 @@ class MLPPolicy:
         under. ``rows`` are the rows' numbers in the caller's batch, for the error.
         """
         width = obs.shape[-1]
+        # Nothing to check and nothing to cut: the common case skips the layout lookup.
         if width == self.obs_dim and self.trained_tags is None:
             return obs
         try:
@@ -187,6 +193,7 @@ class MLPPolicy:
             raise ModelFormatError(f"{self.source}: {exc}") from None
         if self.trained_tags is not None:
             tags = obs[:, rules_at]
+            # (rows, trained, tag) compared at once: each row must equal some trained rules' tag.
             known = (tags[:, None, :] == self.trained_tags[None]).all(axis=2).any(axis=1)
             if not known.all():
                 row = int(np.flatnonzero(~known)[0])
@@ -196,11 +203,13 @@ class MLPPolicy:
                     f"play an observation of {tag_label(tags[row])} (row {named}); use a model "
                     "trained on those rules"
                 )
+        # A wider observation of a later kit version starts with this layout; the tail is new.
         return obs[:, : self.obs_dim]
 
     def _logits(self, x: np.ndarray) -> np.ndarray:
         for w, b in self.layers:
             x = x @ w
+            # In place: the forward pass allocates one array a layer, not two.
             x += b
             if self.activation == "tanh":
                 np.tanh(x, out=x)
@@ -218,6 +227,8 @@ class MLPPolicy:
         """
         legal = np.asarray(mask) > 0
         actions = legal.argmax(axis=1).astype(np.int64)  # the one legal action (0 if none)
+        # Drawn before the early return, for every row: the stream must not depend on
+        # how many rows had a choice.
         noise = self.rng.random(legal.shape, dtype=np.float32) if self.sample else None
         rows = np.flatnonzero(legal.sum(axis=1) >= 2)
         if rows.size == 0:
@@ -229,6 +240,7 @@ class MLPPolicy:
             else:
                 z = self._logits(self.inputs(obs[rows], rows))
         if noise is not None:
+            # The 1e-12 keeps a uniform of exactly 0 from giving an infinite key.
             z = z - np.log(-np.log(noise[rows] + 1e-12) + 1e-12)  # Gumbel
         z = np.where(legal[rows], z, -np.inf)
         actions[rows] = z.argmax(axis=1)

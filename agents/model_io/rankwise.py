@@ -117,9 +117,11 @@ def action_features(obs_dim: int) -> np.ndarray:
             for field in ("my_cards", "opp_cards", "phase", "seat", "clock", "rules"):
                 idx += list(range(lay[field].start, lay[field].stop))
             idx += list(range(lay["since_placed"].start, lay["since_placed"].stop))
+            # The pile itself as a feature: the padded constant 1 for pile 1, 0 for pile 0.
             idx.append(one if p else zero)
             rows.append(idx)
     table = np.array(rows, np.int64)
+    # Cached and shared by every caller: read-only so that none can alter it.
     table.setflags(write=False)
     return table
 
@@ -158,6 +160,7 @@ class FirstLayerPlan(NamedTuple):
 def first_layer_plan(obs_dim: int) -> FirstLayerPlan:
     """The :class:`FirstLayerPlan` of the gather of an observation of ``obs_dim`` floats."""
     table = action_features(obs_dim)
+    # A column equal to play 0's in every row reads one entry for all plays: shared.
     same = (table == table[0]).all(axis=0)
     shared, varying = np.flatnonzero(same), np.flatnonzero(~same)
     used, where = np.unique(table[:, varying], return_inverse=True)
@@ -179,6 +182,8 @@ def fold_first_layer(weight: np.ndarray, obs_dim: int) -> tuple[np.ndarray, np.n
     wt = np.asarray(weight, np.float32).T
     folded = np.zeros((len(plan.used) * plan.slot.shape[0], hidden), np.float32)
     src = np.broadcast_to(wt[plan.varying], (plan.slot.shape[0], *wt[plan.varying].shape))
+    # add.at, not +=: two features of one play may read the same entry, and their
+    # weights must sum rather than overwrite.
     np.add.at(folded, plan.slot.reshape(-1), src.reshape(-1, hidden))
     folded = folded.reshape(len(plan.used), plan.slot.shape[0] * hidden)
     return folded, np.ascontiguousarray(wt[plan.shared])
@@ -192,6 +197,7 @@ def pad(obs: np.ndarray) -> np.ndarray:
     n, dim = obs.shape
     padded = np.empty((n, dim + 2), np.float32)
     padded[:, :dim] = obs
+    # np.empty, not zeros: only these two columns need setting.
     padded[:, dim] = 0.0
     padded[:, dim + 1] = 1.0
     return padded
@@ -211,6 +217,7 @@ def rotate_ranks(obs: np.ndarray, steps: int = 1) -> np.ndarray:
     out = np.array(obs, copy=True)
     for name in RANK_FIELDS:
         field, _, which = name.partition("@")
+        # A two-pile field's "@p" and "@q" are its first and second blocks of 13: rotate both.
         start = lay[field].start + N_RANKS * {"": 0, "p": 0, "q": 1}[which]
         block = obs[..., start : start + N_RANKS]
         out[..., start : start + N_RANKS] = np.roll(block, steps, axis=-1)
@@ -238,12 +245,14 @@ class RankwisePolicy(MLPPolicy):
     ) -> None:
         # MLPPolicy's own layers are not built: only its acting and rules checks are shared.
         self._acting(activation, **options)
+        # Wait, then 13 ranks x 2 piles: the action layout the gather is built on.
         self.obs_dim, self.n_actions = obs_dim, 1 + 2 * N_RANKS
         self.layers = [
             (
                 np.ascontiguousarray(np.asarray(tensors[f"act.{k}.weight"], np.float32).T),
                 np.asarray(tensors[f"act.{k}.bias"], np.float32),
             )
+            # Two tensors, weight and bias, per shared layer.
             for k in range(sum(1 for name in tensors if name.startswith("act.")) // 2)
         ]
         # The first layer as one matmul over the observation (FirstLayerPlan): the same
@@ -263,6 +272,8 @@ class RankwisePolicy(MLPPolicy):
         padded, plan = pad(x), self.plan
         n, hidden = x.shape[0], self.shared_w.shape[1]
         h = (padded[:, plan.used] @ self.folded).reshape(n, -1, hidden)
+        # The features every play reads from the same entry, computed once a row and
+        # broadcast to all 26 plays.
         h += (padded[:, plan.shared_entries] @ self.shared_w + self.layers[0][1])[:, None, :]
         _act(h, self.activation)
         for w, b in self.layers[1:]:
@@ -272,6 +283,7 @@ class RankwisePolicy(MLPPolicy):
         plays = h @ self.score[0] + self.score[1]
         pooled = np.concatenate([h.mean(axis=1), h.max(axis=1)], axis=1)
         wait = pooled @ self.wait[0] + self.wait[1]
+        # Action 0 is wait, so its logit goes first.
         return np.concatenate([wait[:, None], plays], axis=1)
 
 

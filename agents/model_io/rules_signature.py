@@ -62,8 +62,11 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
     dim = have.get("obs_dim")
     try:
         fields = {str(f[0]): (f[1], f[2]) for f in old} if isinstance(old, list) else None
+    # A malformed layout in a hand-edited manifest is refused below, with the layouts shown.
     except (TypeError, IndexError, KeyError):
         fields = None
+    # Every field of ours that fits in the model's obs_dim must be one it knows: a
+    # model may predate fields appended at the end, never miss one in the middle.
     inside = {name for name, (_, stop) in now.items() if isinstance(dim, int) and stop <= dim}
     if (
         fields is None
@@ -89,6 +92,7 @@ def _rules_label(d: dict[str, Any]) -> str:
 
     default = (
         R(preset=d.get("preset", "us")).to_dict()
+        # Only a preset that exists has defaults to compare with; "?" (an SB3 .zip) has none.
         if d.get("preset") in ("us", "pagat", "japanese")
         else {}
     )

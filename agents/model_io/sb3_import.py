@@ -56,6 +56,8 @@ def load_sb3_zip(
             "obs_dim": int(obs_shape[0]),
             "n_actions": int(getattr(model.action_space, "n", 0)),
         },
+        # An SB3 .zip records no rules: "?" is no preset, so trained_tags gives None and
+        # the rules check is skipped; the signature check above still applies.
         "rules": {"preset": "?"},
         "net": {"kind": "mlp", "hidden": hidden, "activation": activation},
     }
@@ -83,6 +85,8 @@ def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], s
         k = 0
         for mod in seq:
             if isinstance(mod, nn.Linear):
+                # Linear layers are numbered apart from activations, so pi.K is the K-th Linear
+                # whatever SB3's Sequential index.
                 out[f"{prefix}.{k}.weight"] = mod.weight.detach().cpu().numpy().astype(np.float32)
                 out[f"{prefix}.{k}.bias"] = mod.bias.detach().cpu().numpy().astype(np.float32)
                 if prefix == "pi":
@@ -102,4 +106,5 @@ def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], s
     out["logits.bias"] = policy.action_net.bias.detach().cpu().numpy().astype(np.float32)
     out["value.weight"] = policy.value_net.weight.detach().cpu().numpy().astype(np.float32)
     out["value.bias"] = policy.value_net.bias.detach().cpu().numpy().astype(np.float32)
+    # No activation layer at all (no hidden layers): SB3's own default names it.
     return out, hidden, activation or "tanh"

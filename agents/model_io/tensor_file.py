@@ -25,6 +25,7 @@ from agents.runtime.files import NotRegularFileError, open_regular, read_regular
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}
 _DTYPE_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
+# A crafted length field could ask for gigabytes; no real header comes near this cap.
 _MAX_HEADER = 16 * 1024 * 1024
 MAX_MANIFEST = 4 * 1024 * 1024
 """The most bytes a model manifest may hold (a real one is a few kilobytes)."""
@@ -65,7 +66,9 @@ def safetensors_bytes(
     for name in sorted(tensors):
         arr = np.ascontiguousarray(tensors[name])
         if arr.dtype not in _DTYPE_NAMES:
+            # The codec writes only the dtypes of _DTYPES: anything else is stored as float32.
             arr = arr.astype(np.float32)
+        # safetensors is little-endian on disk whatever the machine is.
         data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
         header[name] = {
             "dtype": _DTYPE_NAMES[arr.dtype],
@@ -75,6 +78,7 @@ def safetensors_bytes(
         chunks.append(data)
         at += len(data)
     head = json.dumps(header, separators=(",", ":")).encode()
+    # The format pads the header with spaces so the data starts 8-byte aligned.
     head += b" " * (-len(head) % 8)
     return struct.pack("<Q", len(head)) + head + b"".join(chunks)
 
@@ -115,6 +119,8 @@ def read_safetensors_bytes(path: str | os.PathLike[str], what: str) -> bytes:
             head = f.read(8)
             if len(head) == 8:
                 (n,) = struct.unpack("<Q", head)
+                # A length past the file or the cap is never read: the fallback below lets the
+                # parser name it.
                 if n <= min(_MAX_HEADER, size - 8):
                     header = f.read(n)
                     data = _data_size(header)
@@ -139,6 +145,8 @@ def _data_size(header: bytes) -> int | None:
             for k, e in entries.items()
             if k != "__metadata__" and is_count(e["data_offsets"][1])
         ]
+    # Broad on purpose: any malformed header means "no size to check", and
+    # parse_safetensors then names the exact fault.
     except (ValueError, RecursionError, TypeError, KeyError, IndexError, AttributeError):
         return None
     return max(ends, default=0)
@@ -168,6 +176,7 @@ def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], d
         )
     try:
         header = json.loads(blob[8 : 8 + n].decode("utf-8"))
+    # RecursionError: a crafted header nested deeper than the JSON parser's stack.
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ModelFormatError(
             f"{where} is corrupted: its safetensors header is not valid JSON"
@@ -196,6 +205,7 @@ def parse_safetensors(blob: bytes, where: str) -> tuple[dict[str, np.ndarray], d
         tensors[name] = (
             np.frombuffer(data[begin:end], dtype=dtype)
             .reshape(shape)
+            # A native-order copy: frombuffer alone is a read-only view that keeps the blob alive.
             .astype(dtype.newbyteorder("="))
         )
     return tensors, dict(meta)
@@ -260,6 +270,7 @@ def commit(weights_path: Path, manifest_path: Path, blob: bytes, manifest_text: 
         _keep_earlier(manifest_path, weights_path, kept)
         os.replace(staged[0], weights_path)
         os.replace(staged[1], manifest_path)
+    # BaseException: a Ctrl-C between the two renames must clean up too.
     except BaseException:
         for tmp in staged:
             tmp.unlink(missing_ok=True)
