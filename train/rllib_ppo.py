@@ -133,6 +133,7 @@ def opponent_module(spec: str) -> str:
     """
     if spec in ("self", "snapshot"):
         return {"self": "main", "snapshot": "snapshot"}[spec]
+    # A spec such as ppo:PATH?sample is no module id: keep letters, digits, "-" and "_".
     return "bot_" + "".join(c if c.isalnum() or c in "-_" else "_" for c in spec)
 
 
@@ -145,7 +146,10 @@ def seat_mapping(opponents: list[str], seed: int) -> Any:
     modules = [opponent_module(s) for s in opponents]
 
     def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        # crc32, not hash(): Python salts str hashes per process, and every env runner
+        # process must map an episode to the same seats.
         h = zlib.crc32(f"{seed}:{episode.id_}".encode())
+        # The low bit picks the learner's seat, the rest its opponent: the two vary apart.
         main_seat = h % 2
         return "main" if int(agent_id[-1]) == main_seat else modules[(h // 2) % len(modules)]
 
@@ -187,12 +191,14 @@ def build_config(cfg: Config) -> Any:
         .env_runners(
             num_env_runners=cfg.num_env_runners,
             num_envs_per_env_runner=cfg.games_per_runner,
+            # "auto": RLlib sizes fragments so the runners' games fill one train batch.
             rollout_fragment_length="auto",
             **runner_kwargs,
         )
         .multi_agent(
             policies=set(specs),
             policy_mapping_fn=seat_mapping(opponents, cfg.seed),
+            # Only main learns: the snapshot is copied from it, the bots are fixed.
             policies_to_train=["main"],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
@@ -213,6 +219,7 @@ def refresh_snapshot(algo: Any) -> None:
     """Copy ``main``'s weights into the frozen ``snapshot`` opponent on every env runner."""
     state = algo.get_module("main").get_state()
     algo.env_runner_group.foreach_env_runner(
+        # The local runner too: with num_env_runners 0 it is the one that samples.
         lambda runner: runner.module["snapshot"].set_state(state), local_env_runner=True
     )
 
@@ -258,6 +265,7 @@ def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict
         "main_return_mean": round(float(returns.get("main", float("nan"))), 4),
         "wall_s": round(wall, 2),
         "steps_per_s": round(
+            # An iteration may report 0 s; the floor keeps the rate finite.
             (steps - steps_before) / max(float(result.get("time_this_iter_s", 0)), 1e-9), 1
         ),
     }
@@ -306,6 +314,7 @@ def _train(cfg: Config) -> dict[str, Any]:
                     )
                     if i % cfg.snapshot_every == 0:
                         refresh_snapshot(algo)
+                    # The last iteration is saved once, by the finally below.
                     if i % cfg.checkpoint_every == 0 and i < cfg.iterations:
                         algo.save_to_path(str((out / "checkpoints" / f"iter_{i}").resolve()))
                         export(algo, cfg, out / "model", {"iterations": i})
@@ -313,6 +322,7 @@ def _train(cfg: Config) -> dict[str, Any]:
         except KeyboardInterrupt:
             stopped = "interrupted (Ctrl-C)"
             print("interrupted: saving what was trained", file=sys.stderr)
+        # Broad on purpose: any failure inside RLlib still leaves a model and a summary.
         except Exception as exc:  # save what was trained, say why, then raise it
             error, stopped = exc, f"failed: {type(exc).__name__}: {exc}"
             print(f"training {stopped}; saving what was trained", file=sys.stderr)
@@ -332,6 +342,7 @@ def _train(cfg: Config) -> dict[str, Any]:
                     "opponents": cfg.opponents,
                 },
             )
+            # Inside the cluster block: the runners stop before Ray is shut down.
             algo.stop()
     summary = {
         "config": dataclasses.asdict(cfg),

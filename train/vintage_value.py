@@ -70,6 +70,7 @@ def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from speed_env.vintage.engine import TRUNCATED, penalties
     from train.common.settings import specs
 
+    # A seed per bot: two bots of one spec must not draw the same random stream.
     bots = [vintage_agents.make(s, seed=cfg.seed + k) for k, s in enumerate(specs(cfg.bots))]
     rng = np.random.default_rng(cfg.seed)
     obs: list[np.ndarray] = []
@@ -82,16 +83,21 @@ def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         start = len(obs)
         while not env.game.over:
             view = env.observe(env.agent_selection)
+            # Bots rotate by game and seat, so every bot meets every position.
             bot = bots[(g + env.game.current) % len(bots)]
             env.step(int(bot.act(view["observation"][None], view["action_mask"][None])[0]))
+            # Every seat's view may be kept, not only the mover's: the value is asked of any
+            # seat. keep thins the rows, which after each move are much alike.
             for kept in np.flatnonzero(rng.random(cfg.players) < cfg.keep):
                 obs.append(env.observe(env.possible_agents[kept])["observation"])
                 seats.append(int(kept))
         game = env.game
         points = penalties(game)
         for seat in seats[start:]:
+            # A game cut by the turn limit says nothing of who was ahead: the neutral 0.5.
             labels.append(0.5 if game.status == TRUNCATED else ahead_share(points, seat))
         game_ids += [g] * (len(obs) - start)
+    # The reshape needs a width even when nothing was kept.
     width = len(obs[0]) if obs else 0
     return (
         np.asarray(obs, np.float32).reshape(-1, width),
@@ -118,8 +124,10 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
     obs, labels, games = record(cfg)
     record_s = time.perf_counter() - t0
     scale = observation_scale(make_vintage_rules(cfg.players, 1))
+    # Apart from the recording's generator (seed): the split and shuffles draw their own.
     rng = np.random.default_rng(cfg.seed + 1)
     ids = np.unique(games)
+    # Held out by whole games: rows of one game are alike, so a row split would leak.
     held = np.isin(
         games, rng.choice(ids, size=max(1, round(len(ids) * cfg.holdout)), replace=False)
     )
@@ -134,8 +142,11 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
     y = torch.as_tensor(labels)
     train_idx = np.flatnonzero(~held)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    # Ceiling division: the last short batch is a step too, and the cosine schedule
+    # must span every step.
     steps = cfg.epochs * -(-len(train_idx) // cfg.batch_size)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=max(1, steps))
+    # The labels are shares in [0, 1]: a logistic output fits them.
     loss_fn = torch.nn.BCEWithLogitsLoss()
     t1 = time.perf_counter()
     for epoch in range(cfg.epochs):
@@ -162,6 +173,7 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
     value = ValueNet(tensors, "tanh", cfg.out)
     pred = value(obs[held])
     mse = float(np.mean((pred - labels[held]) ** 2))
+    # The constant predictor, the training mean: r2 says how much the network beats it.
     base = float(np.mean((labels[~held].mean() - labels[held]) ** 2))
     measured = {
         "observations": len(obs),
@@ -184,6 +196,7 @@ def check_config(cfg: ValueConfig) -> None:
     from agents.vintage import registry as vintage_agents
     from train.common.settings import specs
 
+    # Two games at least: one is held out and one must remain to train on.
     for name, least in (("games", 2), ("epochs", 1), ("batch_size", 1), ("torch_threads", 1)):
         value = getattr(cfg, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < least:

@@ -60,9 +60,11 @@ def end_games(
         g = s[b]
         observe_game(g, cfg, obs, b)
         q = seat[j]
+        # Copied now: this row of obs is overwritten when the slot is dealt anew.
         for i in range(obs.shape[2]):
             last[j, i] = obs[q, b, i]
         w = g.winner
+        # Only a finished game has a winner: a cut one pays 0 whatever w holds.
         won = not g.truncated and (w == 0 or w == 1)
         outcome[j] = (1.0 if w == q else -1.0) if won else 0.0
         truncated[j] = g.truncated
@@ -114,6 +116,7 @@ def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) ->
     lo = 0
     for k in sizes:
         seat[lo : lo + k] = rng.integers(0, 2, k)
+        # Drawn and dropped: the one-member pool's draw, which must still advance the stream.
         rng.random(k)
         lo += k
 
@@ -160,6 +163,7 @@ class Restarts:
         if self.seat_choice == "random":
             self.seat[slots] = self.rng.integers(0, 2, len(slots))
         elif self.seat_choice == "alternate":
+            # Each slot alternates, and neighbouring slots start in different seats.
             self.seat[slots] = (slots + self.game_no[slots]) % 2
         else:
             self.seat[slots] = int(self.seat_choice)
@@ -172,6 +176,7 @@ class Restarts:
         order of the draws the tick-by-tick loop made, a tick's new games at a time); write
         their observations and masks."""
         sizes = sizes or [len(slots)]
+        # The common case, compiled: one opponent and random seats.
         if self.seat_choice == "random" and len(self.pool.members) == 1:
             seat = np.empty(len(slots), np.int64)
             draw_seats(self.rng, np.array(sizes, np.int64), seat)  # the numbers of the loop below
@@ -185,6 +190,7 @@ class Restarts:
                 self._draw_seats(part)
                 self.member[part] = self.pool.sample(k, self.rng)
                 lo += k
+        # A fresh deal per game of each slot: slot + restarts * n never repeats across slots.
         seeds = (self._seed + slots + self.restarts[slots] * self.n).astype(np.uint64)
         # Seat reactions follow who sits where: the learner's profile, the opponent's own if any.
         deal_games(
@@ -197,6 +203,8 @@ class Restarts:
         """Each pool member's reaction as the engine's parameters (its own profile, else the
         env's opponent profile), one row a member; kept until the pool grows."""
         members = self.pool.members
+        # Members are only ever added (a snapshot is retired, not removed), so the length
+        # tells when the cached stack is stale.
         if len(self._opp_params) != len(members):
             self._opp_params = np.stack(
                 [(m.reaction or self.reactions[1]).params() for m in members]
@@ -226,6 +234,7 @@ class Restarts:
         truncated = np.empty(n, np.bool_)
         ticks = np.empty(n, np.int64)
         end_games(g.games.state, g.games.cfg, ended, seat, g.obs, last, outcome, truncated, ticks)
+        # The episode return keeps the true outcome; only the reward paid for a cut game differs.
         paid = outcome.copy()
         if self.truncation_reward is not None:
             paid[truncated] = self.truncation_reward
@@ -243,6 +252,8 @@ class Restarts:
             self.member[slots].tolist(),
             seat.tolist(),
             ticks.tolist(),
+            # SB3 bootstraps from the value of a TimeLimit.truncated game; with a
+            # truncation_reward the cut is a real ending, paid, not bootstrapped.
             (truncated & (self.truncation_reward is None)).tolist(),
             strict=True,
         )

@@ -207,6 +207,8 @@ def plan(settings: TargetSettings, network: Network | None = None) -> list[Targe
 
 def _seeds(settings: TargetSettings, chunk: int, n: int) -> list[int]:
     """``n`` independent seeds of one chunk (a function of the settings' seed, round and chunk)."""
+    # A constant tag keeps these seeds apart from any other stream built from
+    # (seed, round, chunk).
     seq = np.random.SeedSequence([settings.seed, settings.round, chunk, 0xE1])
     return [int(s) for s in seq.generate_state(n, dtype=np.uint64)]
 
@@ -222,6 +224,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
 
     s = chunk.settings
     n = s.players
+    # The search, then each opponent bot, then each game: a chunk is the same whoever runs it.
     seeds = _seeds(s, chunk.index, 1 + len(s.opponents) + chunk.count)
     net = MLPPolicy(*chunk.network) if chunk.network is not None else None
     search = VintageSearch(
@@ -246,13 +249,17 @@ def run_chunk(chunk: TargetChunk) -> Targets:
             view = env.observe(env.agent_selection)
             obs, mask = view["observation"], view["action_mask"]
             if seat != learner:
+                # The bot k seats after the learner, as the module docstring says: shifted by
+                # game so that every bot meets every position.
                 bot = bots[(g + (seat - learner) % n - 1) % len(bots)]
                 env.step(int(bot.act(obs[None], mask[None])[0]))
                 continue
+            # A forced move teaches nothing and would cost a search: played, not recorded.
             if int(mask.sum()) < 2:
                 env.step(int(np.flatnonzero(mask)[0]))
                 continue
             found = search.evaluate(obs, mask)
+            # NaN marks the illegal actions, so no value of 0 is taken for one.
             values = np.full(mask.shape, np.nan, np.float32)
             values[found.legal] = found.means
             for key, value in zip(
@@ -263,6 +270,8 @@ def run_chunk(chunk: TargetChunk) -> Targets:
                 rows[key].append(value)
             recorded += 1
             action = found.choice
+            # DAgger: the search's choice is recorded, the network's played, so the states
+            # recorded are the ones the network reaches.
             if net is not None and s.acting == "network":
                 action = int(net.act(obs[None], mask[None])[0])
             env.step(action)
@@ -273,6 +282,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
             reward = 1.0 if game.winner == learner else -penalties(game)[learner] / 100.0
         ret += [reward] * recorded
         game_ids += [g] * recorded
+    # Widths from the search, not the rows: a chunk may record nothing.
     width, n_actions = search.layout.size, search.actions.n
     return Targets(
         obs=np.asarray(rows["obs"], np.float32).reshape(-1, width),
@@ -304,6 +314,7 @@ def generate(
         )
     chunks = plan(settings, network)
     results, complete = run_jobs(run_chunk, chunks, workers, progress, backend)
+    # A chunk cut off by Ctrl-C comes back as None; every finished one is kept.
     done = [r for r in results if r is not None]
     if not done:
         raise KeyboardInterrupt("no chunk of search targets finished")
@@ -355,6 +366,7 @@ def distribution(targets: Targets, kind: str, temperature: float = 0.05) -> np.n
         if not temperature > 0:
             raise ValueError(f"temperature must be above 0, got {temperature!r}")
         v = np.where(targets.mask > 0, np.nan_to_num(targets.values, nan=0.0), -np.inf)
+        # The row's max subtracted before exp: a small temperature would overflow it.
         z = (v - v.max(axis=1, keepdims=True)) / temperature
         e = np.exp(z)
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -363,6 +375,7 @@ def distribution(targets: Targets, kind: str, temperature: float = 0.05) -> np.n
 
 def summary(targets: Targets) -> Mapping[str, float]:
     """How often the search left its prior, and the mean number of legal actions."""
+    # An empty round reports zeros, not a division by zero.
     n = max(1, len(targets))
     return {
         "decisions": len(targets),
