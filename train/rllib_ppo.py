@@ -218,8 +218,8 @@ def build_config(cfg: Config) -> Any:
 def refresh_snapshot(algo: Any) -> None:
     """Copy ``main``'s weights into the frozen ``snapshot`` opponent on every env runner."""
     state = algo.get_module("main").get_state()
+    # The local runner too: with num_env_runners 0 it is the one that samples.
     algo.env_runner_group.foreach_env_runner(
-        # The local runner too: with num_env_runners 0 it is the one that samples.
         lambda runner: runner.module["snapshot"].set_state(state), local_env_runner=True
     )
 
@@ -264,8 +264,8 @@ def _row(i: int, result: dict[str, Any], wall: float, steps_before: int) -> dict
         "episodes": int(runners.get("num_episodes_lifetime", 0)),
         "main_return_mean": round(float(returns.get("main", float("nan"))), 4),
         "wall_s": round(wall, 2),
+        # An iteration may report 0 s; the floor keeps the rate finite.
         "steps_per_s": round(
-            # An iteration may report 0 s; the floor keeps the rate finite.
             (steps - steps_before) / max(float(result.get("time_this_iter_s", 0)), 1e-9), 1
         ),
     }
