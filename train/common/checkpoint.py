@@ -69,9 +69,12 @@ def load_tensors_into(
         targets = parameters_by_name(model.policy)
     else:
         targets = _mlp_parameters(model.policy)
+    # All or nothing: a value head with a tensor missing is left out whole, never
+    # half copied.
     has_value = all(k in tensors for k in targets if k.startswith(("vf.", "value.")))
     if need_value and not has_value:
         raise ValueError(f"{where} has no value head (vf.*, value.*) to resume from")
+    # copy_ into a parameter that requires grad is refused while autograd records.
     with torch.no_grad():
         for name, param in targets.items():
             if name.startswith(("vf.", "value.")) and not has_value:
@@ -115,6 +118,7 @@ def optimizer_path(manifest: Path) -> Path:
 
 def save_optimizer(model: Any, manifest: Path) -> Path:
     """Save the optimizer's state beside the checkpoint ``manifest`` (atomically); its path."""
+    # Into bytes first, so the file is written atomically, never half a torch.save.
     buf = io.BytesIO()
     torch.save(model.policy.optimizer.state_dict(), buf)
     return write_atomic(optimizer_path(manifest), buf.getvalue())
@@ -128,6 +132,7 @@ def load_checkpoint(model: Any, manifest: str | Path) -> None:
     tensors, _, path = read_model(manifest)
     load_tensors_into(model, tensors, str(path), need_value=True)
     optim = optimizer_path(path)
+    # A model saved without its optimizer still loads; Adam then starts afresh.
     if optim.exists():
         model.policy.optimizer.load_state_dict(read_optimizer(optim))
 
@@ -143,5 +148,6 @@ def read_optimizer(path: Path) -> dict[str, Any]:
         raise ModelFormatError(str(exc.strerror)) from None
     except OSError as exc:
         raise ModelFormatError(f"cannot read optimizer state {path}: {exc.strerror}") from None
+    # weights_only: a file found in a run folder must not run code when unpickled.
     state: dict[str, Any] = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
     return state

@@ -27,6 +27,7 @@ from torch import nn
 
 from agents.model_io.mlp import ACTIVATIONS
 
+# The mask floor, not -inf: a softmax over a row of -inf is NaN.
 _FLOAT_MIN = torch.finfo(torch.float32).min
 
 
@@ -105,6 +106,7 @@ class BotModule(RLModule):
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         x = np.asarray(obs["observation"], np.float32)
+        # Bots read int8 masks, whatever dtype RLlib batched them in.
         mask = np.asarray(obs["action_mask"]).astype(np.int8)
         return {Columns.ACTIONS: np.asarray(self.bot.act(x, mask), np.int64)}
 

@@ -35,6 +35,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 __all__ = ["HUGE_NEG", "OnceMasked", "OnceMaskedCategorical", "OnceMaskedPolicy"]
 
+# sb3-contrib's own mask value: exp of it is exactly 0, and unlike -inf it never
+# makes 0 * -inf = NaN in a sum.
 HUGE_NEG = -1e8
 """What sb3-contrib puts on a masked action's logit (the lean rollout loop uses it too)."""
 
@@ -111,14 +113,17 @@ class OnceMaskedCategorical(MaskableCategoricalDistribution):
         """Entropy per row; masked actions contribute nothing (as sb3-contrib's)."""
         assert self.logits is not None, "proba_distribution comes first"
         if self.masks is None:
+            # The clamp torch's Categorical.entropy applies: the same numbers.
             logits = torch.clamp(self.logits, min=torch.finfo(self.logits.dtype).min)
             return -(logits * self.probs).sum(-1)
+        # Masked actions are left out of the sum, as sb3-contrib's entropy does.
         p_log_p = self.logits * self.probs
         zero = torch.tensor(0.0, device=p_log_p.device)
         return -torch.where(self.masks, p_log_p, zero).sum(-1)
 
     def sample(self) -> torch.Tensor:
         """One action per row, drawn as ``Categorical.sample`` draws it."""
+        # The call Categorical.sample makes: the same draws from the same generator.
         return torch.multinomial(self.probs, 1, True).view(-1)
 
     def mode(self) -> torch.Tensor:
@@ -136,6 +141,7 @@ class OnceMasked:
     action_dist: Any
 
     def _build(self, lr_schedule: Any) -> None:
+        # type, not isinstance: a subclass someone chose is left alone.
         if type(self.action_dist) is MaskableCategoricalDistribution:
             self.action_dist = OnceMaskedCategorical(self.action_dist.action_dim)
         super()._build(lr_schedule)  # type: ignore[misc]

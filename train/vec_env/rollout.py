@@ -114,8 +114,10 @@ def _layers(net: nn.Module, head: nn.Module) -> list[Layer] | None:
     (bias, transposed weight, in-place activation) triples; None for any other shape."""
     plan: list[Layer] = []
     for m in [*net, head] if isinstance(net, nn.Sequential) else []:
+        # type, not isinstance: a subclass of Linear may compute something else.
         if type(m) is nn.Linear and m.bias is not None:
             plan.append((m.bias, m.weight.t(), None))
+        # An activation only right after a Linear, and never after the head.
         elif type(m) in _IN_PLACE and plan and plan[-1][2] is None and m is not head:
             plan[-1] = (*plan[-1][:2], _IN_PLACE[type(m)])
         else:
@@ -155,6 +157,7 @@ class MlpForward:
             or type(policy.features_extractor) is not FlattenExtractor
             or len(space.shape) != 1
             or space.dtype != np.float32
+            # The fast path calls no module, so a hook would be skipped: fall back.
             or any(m._forward_hooks or m._forward_pre_hooks for m in policy.modules())
         ):
             return None
@@ -207,6 +210,7 @@ class LeanMaskablePPO(MaskablePPO):
         """
         seed = (self.seed or 0) * _SEED_STRIDE + self.num_timesteps
         gen = torch.Generator().manual_seed(seed % 2**63)
+        # rand is in [0, 1); draw needs (0, 1].
         return 1.0 - torch.rand(n_steps, n_envs, 1, generator=gen)
 
     def collect_rollouts(
@@ -245,6 +249,7 @@ class LeanMaskablePPO(MaskablePPO):
         action_masks = None
         while n_steps < n_rollout_steps:
             pos = buf.pos
+            # The buffer row doubles as the network's input: from_numpy shares it, no copy.
             buf.observations[pos] = self._last_obs
             obs_tensor = torch.from_numpy(buf.observations[pos])
             with torch.inference_mode():
@@ -255,9 +260,11 @@ class LeanMaskablePPO(MaskablePPO):
                     legal = torch.from_numpy(action_masks).bool()  # from int8: ~1/7 of `> 0`'s time
                     logits = torch.where(legal, logits, HUGE_NEG)
                 chosen = self.draw_actions(logits, uniforms[n_steps])
+                # Of the masked logits: the log-probabilities the update will compute again.
                 log_probs = torch.log_softmax(logits, dim=-1).gather(1, chosen).view(-1)
             actions = chosen.numpy().reshape(-1)
             new_obs, rewards, dones, infos = env.step(actions)
+            # Counted before the callback, as in SB3's loop: callbacks read it.
             self.num_timesteps += env.num_envs
 
             callback.update_locals(locals())
@@ -270,6 +277,7 @@ class LeanMaskablePPO(MaskablePPO):
                 self._bootstrap_truncated(ended, infos, rewards)
             n_steps += 1
 
+            # Written after the callback, as in SB3: a stop leaves this step out.
             buf.actions[pos] = chosen.numpy()
             buf.rewards[pos] = rewards
             buf.episode_starts[pos] = self._last_episode_starts
@@ -302,4 +310,6 @@ class LeanMaskablePPO(MaskablePPO):
         terminal = np.stack([infos[i]["terminal_observation"] for i in cut])
         with torch.inference_mode():
             values = self.policy.predict_values(torch.as_tensor(terminal, device=self.device))
+        # SB3's bootstrap: a game cut by the clock is paid the discounted value of where
+        # it stopped, not a loss.
         rewards[cut] += self.gamma * values.numpy().reshape(-1)
