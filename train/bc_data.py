@@ -84,6 +84,7 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
             arr = records.arrays(rec)
             games.append(
                 (
+                    # The last observation follows the last action: nothing was chosen there.
                     arr["observations"][:-1],
                     arr["masks"][:-1],
                     arr["actions"],
@@ -173,6 +174,8 @@ def clone(
     # faster (speed_env.single's "Training speed").
     torch.set_num_threads(1)
     torch.manual_seed(seed)
+    # Plays only: a person's waits mostly measure reaction time, which the engine
+    # draws apart from the policy.
     plays = data.action != 0
     obs, mask, action = data.obs[plays], data.mask[plays], data.action[plays]
     ret, game = data.ret[plays], data.game[plays]
@@ -180,11 +183,13 @@ def clone(
     games = np.unique(game)
     if len(games) < 2:
         raise ValueError("cloning needs at least 2 games with plays (one is held out)")
+    # At least one game held out, and at least one left to train on.
     n_held = min(len(games) - 1, max(1, round(holdout * len(games))))
     held = np.isin(game, rng.choice(games, n_held, replace=False))
     best = np.zeros_like(mask)
     best[np.arange(len(action)), action] = 1
     arrays = {"obs": obs, "mask": mask, "best": best, "ret": ret, "game": game}
+    # Only to give MaskablePPO its spaces: the fit reads the recorded arrays.
     env = SpeedGymEnv(data.rules, tick_ms=data.tick_ms)
     model = MaskablePPO(
         OnceMaskedPolicy,
@@ -203,6 +208,7 @@ def clone(
     with torch.no_grad():
         log_p, _ = _forward(model.policy, torch.as_tensor(obs[test]), choice)
     pred = log_p.argmax(dim=1).numpy()
+    # A yardstick: how often a simple rule bot picks the person's play.
     chain = make("chain", data.rules, seed=seed).act(obs[test], choice)
     stats: dict[str, Any] = {
         "data": data.source,

@@ -92,6 +92,7 @@ def _draw(ax: Any, rows: list[dict[str, str]], panel: Panel) -> None:
     def column(mine: list[dict[str, str]], name: str) -> list[float]:
         return [scale * float(r[name]) for r in mine]
 
+    # Opponents in the order first seen, so each keeps its colour between redraws.
     for opp in dict.fromkeys(r["opponent"] for r in rows):
         mine = sorted((r for r in rows if r["opponent"] == opp), key=lambda r: int(r["timesteps"]))
         t = [int(r["timesteps"]) for r in mine]

@@ -60,9 +60,12 @@ def _continued_csv(path: Path, upto: int) -> Any:
         """SB3's writer, opened without truncating and knowing the header's columns (a new
         column still rewrites the file with it, SB3's way)."""
 
+        # CSVOutputFormat's own __init__ opens the file with "w+" and would empty it.
         def __init__(self) -> None:
             self.file = path.open("r+", encoding="utf-8")
+            # At the end: SB3 appends its rows under the header kept above.
             self.file.seek(0, 2)
+            # SB3 rewrites the header only when a key is new to it.
             self.keys = list(header)
             self.separator = ","
             self.quotechar = '"'

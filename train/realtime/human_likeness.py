@@ -22,6 +22,7 @@ import numpy as np
 
 DECISIONS = "plays where the person had more than one legal play (the wait left out)"
 """Which recorded decisions the agreement is measured on (the section's ``decisions``)."""
+# Enough draws that the agent's median and distance barely move with the seed.
 SAMPLES = 20_000
 """Draws from the agent's reaction profile."""
 
@@ -34,6 +35,7 @@ def wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
     a, b = np.sort(np.asarray(a, np.float64)), np.sort(np.asarray(b, np.float64))
     grid = np.concatenate([a, b])
     grid.sort()
+    # Both CDFs are flat between grid points, so the integral is an exact sum.
     cdf_a = np.searchsorted(a, grid[:-1], side="right") / len(a)
     cdf_b = np.searchsorted(b, grid[:-1], side="right") / len(b)
     return float(np.sum(np.abs(cdf_a - cdf_b) * np.diff(grid)))
@@ -69,6 +71,7 @@ def measure(spec: str, data: str, seat: str, default: Any, seed: int) -> dict[st
         policy = agents.make(spec, decisions.rules, seed=seed)
     choice = decisions.mask.copy()
     choice[:, 0] = 0  # compared on which play: a recorded play is never a wait
+    # Real choices only: with one legal play anyone agrees.
     rows = (decisions.action != 0) & (choice.sum(axis=1) > 1)
     obs, choice, action = decisions.obs[rows], choice[rows], decisions.action[rows]
     if len(action):
@@ -78,6 +81,7 @@ def measure(spec: str, data: str, seat: str, default: Any, seed: int) -> dict[st
         chance: float | None = bc_data.chance_agreement(choice)
     else:
         agree = chance = None
+    # Rows with no measured reaction time hold NaN; they are left out.
     person = decisions.reaction_ms[np.isfinite(decisions.reaction_ms)]
     profile = agents.seat_reaction(policy, default)
     bot = draw_reaction_ms(profile, SAMPLES, seed)

@@ -51,6 +51,7 @@ class RankwiseActor(nn.Module):
         super().__init__()
         plan = first_layer_plan(obs_dim)
         for name, array in plan._asdict().items():  # copies: the plan's arrays are read-only
+            # Not persistent: rebuilt from obs_dim, so the state dict holds only weights.
             self.register_buffer(
                 name, torch.from_numpy(np.array(array)).flatten(), persistent=False
             )
@@ -74,6 +75,8 @@ class RankwiseActor(nn.Module):
         hidden = wt.shape[1]
         src = wt.index_select(0, self.varying).expand(self.n_plays, -1, -1)
         folded = wt.new_zeros(self.used.numel() * self.n_plays, hidden)
+        # index_add, out of place: features of one play that read one entry must sum,
+        # and autograd follows the fold back to act.0.weight.
         folded = folded.index_add(0, self.slot, src.reshape(-1, hidden))
         h = padded.index_select(1, self.used) @ folded.view(self.used.numel(), -1)
         shared = padded.index_select(1, self.shared_entries) @ wt.index_select(0, self.shared)
@@ -81,12 +84,14 @@ class RankwiseActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """The logits ``(B, 27)``: wait, then rank ``r`` on pile ``p`` at ``1 + 2r + p``."""
+        # The two constant entries the gather reads, 0 then 1, as model_io.rankwise.pad.
         pad = obs.new_zeros(obs.shape[0], 2)
         pad[:, 1] = 1.0
         h = self.activation(self.first_layer(torch.cat([obs, pad], dim=1)))
         for layer in self.act[1:]:
             h = self.activation(layer(h))
         plays = self.score(h).squeeze(-1)
+        # Mean and max over the plays: the wait logit does not depend on their order.
         pooled = torch.cat([h.mean(dim=1), h.amax(dim=1)], dim=1)
         return torch.cat([self.wait(pooled), plays], dim=1)
 
@@ -106,6 +111,7 @@ class RankwiseExtractor(nn.Module):
         for a, b in itertools.pairwise([obs_dim, *vf]):
             layers += [nn.Linear(a, b), activation_fn()]
         self.value_net = nn.Sequential(*layers)
+        # The actor's latent is already the logits: wait, then 13 ranks x 2 piles.
         self.latent_dim_pi = 1 + 2 * N_RANKS
         self.latent_dim_vf = vf[-1] if vf else obs_dim
 
@@ -145,6 +151,8 @@ class RankwisePolicy(OnceMasked, MaskableActorCriticPolicy):
         if self.ortho_init:  # small output layers, as SB3 gives its action_net: near uniform
             for head in (actor.score, actor.wait):
                 head.apply(lambda m: self.init_weights(m, gain=0.01))
+        # Made again: the parent built it before action_net was replaced, over
+        # parameters the policy no longer has.
         self.optimizer = self.optimizer_class(
             self.parameters(),
             lr=lr_schedule(1),  # type: ignore[call-arg]
@@ -178,6 +186,7 @@ def parameters_by_name(policy: RankwisePolicy) -> dict[str, torch.Tensor]:
 
 def rankwise_tensors(policy: RankwisePolicy) -> tuple[dict[str, np.ndarray], list[int], str]:
     """The kit tensors (actor and critic), the scorer's hidden sizes and the activation."""
+    # Copies: numpy views of the parameters would change as training goes on.
     tensors = {k: v.detach().cpu().numpy().copy() for k, v in parameters_by_name(policy).items()}
     actor = policy.extractor.actor
     hidden = [lin.out_features for lin in actor.act if isinstance(lin, nn.Linear)]
