@@ -61,7 +61,9 @@ def plan(timesteps: int, eval_every: int, n_steps: int, n_envs: int, start: int 
     further.
     """
     rollout = n_steps * n_envs
+    # A resumed run already past its budget trains no further, never a negative count.
     used = start + whole_rollouts(max(timesteps - start, 0), rollout)
+    # Evaluations fall between rollouts, so their interval is rounded the same way.
     return Budget(rollout, start, timesteps, used, eval_every, whole_rollouts(eval_every, rollout))
 
 
@@ -74,6 +76,7 @@ def describe(budget: Budget) -> str | None:
             ("eval-every", budget.eval_every_requested, budget.eval_every_used),
         )
         if used > asked
+        # A figure a resumed run had already passed was not rounded by it.
         and budget.start < asked
         # an interval the run never reaches changes nothing it does
         and not (flag == "eval-every" and asked >= budget.timesteps_used)

@@ -97,6 +97,7 @@ class RunFolder:
             raise ValueError(f"--resume: {self.path} holds no run to resume (no state.json)")
         state = self.read_state()
         recipe = recipe_name(cfg)
+        # A state saved before recipes were recorded is taken as this recipe's.
         if state.get("recipe", recipe) != recipe:
             raise ValueError(
                 f"--resume: {self.path} holds a run of {state['recipe']}, not of {recipe}; "
@@ -116,6 +117,7 @@ class RunFolder:
         elif "timesteps" in given:
             was = f"{own:,}" if isinstance(own, int) else "not recorded"
             self.budget_source = f"--timesteps as given (the run's own budget was {was})"
+        # Saved fields this recipe no longer has are dropped; the overrides win.
         merged = {k: v for k, v in state["config"].items() if k in known} | given
         return type(cfg)(**merged)
 
@@ -132,6 +134,8 @@ class RunFolder:
         A resumed run's is shifted by the timesteps done, so that it plays fresh deals rather
         than its first ones again.
         """
+        # A large prime stride keeps a resumed run's seed clear of base + i, the seeds its
+        # envs started from.
         return base + 1_000_003 * int(self.state.get("timesteps", 0))
 
     def start(self, cfg: Any, *, resume: bool) -> None:
@@ -141,6 +145,8 @@ class RunFolder:
         another run began meanwhile is refused. With ``resume`` the saved state is read first.
         """
         check_writable(self.path)
+        # Not held: the folder did not exist at __enter__. Another run may have begun in
+        # it since, so look again once the lock is ours.
         if not self.lock.held:
             self.lock.acquire()
             if not resume:
@@ -192,6 +198,7 @@ def recipe_name(cfg: Any) -> str:
 
     It is the module of its class, ``train.ppo``, also when run as ``python -m train.ppo``.
     """
+    # Under python -m the module is __main__; its __spec__ still names train.ppo.
     module = sys.modules.get(type(cfg).__module__)
     spec = getattr(module, "__spec__", None)
     return spec.name if spec is not None else type(cfg).__module__

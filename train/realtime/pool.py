@@ -94,11 +94,13 @@ class OpponentPool:
         self_play = "self" in items
         bots = [s for s in items if s != "self"]
         if self_play and not bots:
+            # Self-play alone still needs opponents until the first snapshot exists.
             bots = list(SELF_PLAY_BOTS)
         members = []
         for k, bot in enumerate(bots):
             parsed = agents.parse_spec(bot)
             policies = [
+                # A seed per bot and rules group, kept to 31 bits for agents that want an int32.
                 agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF)
                 for g, r in enumerate(rules)
             ]
@@ -109,6 +111,7 @@ class OpponentPool:
         """Add a frozen copy of the learner; the oldest beyond ``max_snapshots`` retire."""
         self.members.append(Member(name, [policy] * n_groups, "snapshot"))
         snaps = [m for m in self.members if m.kind == "snapshot" and m.active]
+        # Retired, not removed: member indices held by running games stay valid.
         for old in snaps[: max(0, len(snaps) - self.max_snapshots)]:
             old.active = False
 
@@ -178,6 +181,7 @@ class OpponentPool:
 
         Share of games drawn, finished games, the learner's win rate.
         """
+        # An empty window reports shares of 0, not a division by zero.
         total = sum(m.window["games"] for m in self.members) or 1
         out = {}
         for m in self.members:
@@ -188,6 +192,7 @@ class OpponentPool:
             out[m.name] = {
                 "share": w["games"] / total,
                 "finished": done,
+                # A draw counts half a win.
                 "win_rate": (w["wins"] + 0.5 * w["draws"]) / done if done else float("nan"),
                 "active": float(m.active),
             }

@@ -84,7 +84,10 @@ class BatchVectorEnv(VectorMultiAgentEnv):
         self.single_action_spaces: dict[str, gym.Space] = dict.fromkeys(AGENTS, act_space)
         self.single_observation_space = gym.spaces.Dict(self.single_observation_spaces)
         self.single_action_space = gym.spaces.Dict(self.single_action_spaces)
+        # One stand-in n times: only its spaces are read, the batch env does the stepping.
         self.envs = [_Spaces(obs_space, act_space)] * n
+        # Gymnasium's next_step autoreset: the step after an ending restarts the game
+        # and its actions are ignored (_restarting).
         self.metadata = {"autoreset_mode": "next_step"}
         self._restarting = np.zeros(n, bool)
         # The mask of a finished game's last observation: only waiting (nothing is acted on it).
@@ -93,6 +96,7 @@ class BatchVectorEnv(VectorMultiAgentEnv):
 
     def _obs(self, obs: np.ndarray, mask: np.ndarray, i: int) -> dict[str, dict[str, np.ndarray]]:
         return {
+            # Copies: the batch env writes the same arrays again on the next step.
             a: {"observation": obs[s, i].copy(), "action_mask": mask[s, i].copy()}
             for s, a in enumerate(AGENTS)
         }
@@ -139,12 +143,14 @@ class BatchVectorEnv(VectorMultiAgentEnv):
                 done = True
             restarting = bool(self._restarting[i])
             out_rew.append(
+                # The restart step is no move of the game: it pays nothing.
                 {a_: 0.0 if restarting else float(rewards[s, i]) for s, a_ in enumerate(AGENTS)}
             )
             t, u = done and bool(term[i]), done and bool(trunc[i])
             out_term.append({**dict.fromkeys(AGENTS, t), "__all__": t})
             out_trunc.append({**dict.fromkeys(AGENTS, u), "__all__": u})
             out_info.append({})
+        # A game that ended now restarts on the next step; one that restarted now is fresh.
         self._restarting = (term | trunc) & ~self._restarting
         return out_obs, out_rew, out_term, out_trunc, out_info
 
@@ -161,6 +167,7 @@ class BatchEnvRunner(MultiAgentEnvRunner):
     def make_env(self) -> None:
         """Build the batch of games (instead of ``num_envs_per_env_runner`` separate envs)."""
         old: Any = getattr(self, "env", None)
+        # make_env may be called again to rebuild: the old batch is closed first.
         if old is not None:
             old.close()
         vector: Any = BatchVectorEnv(

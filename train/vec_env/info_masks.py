@@ -42,6 +42,7 @@ class InfoMaskVecEnv(VecEnvWrapper):
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seed the next ``reset()``: sub-env ``i`` gets ``seed + i``."""
         self._next_seed = seed
+        # As SB3's VecEnv.seed: sub-env i gets seed + i.
         return [None if seed is None else seed + i for i in range(self.num_envs)]
 
     def reset(self) -> VecEnvObs:
@@ -49,6 +50,7 @@ class InfoMaskVecEnv(VecEnvWrapper):
 
         Seeded if ``seed`` was called.
         """
+        # A seed serves one reset only, as in SB3's VecEnv.
         seed, self._next_seed = self._next_seed, None
         inner = getattr(self.venv, "venv", None)
         infos: Sequence[dict[str, Any]]
@@ -75,6 +77,7 @@ class InfoMaskVecEnv(VecEnvWrapper):
         """The int8 masks ``(num_envs, n_actions)`` of the observations last returned."""
         if self._masks is None:
             raise RuntimeError("call reset() before asking for action masks")
+        # A copy: the caller may keep it past the next step.
         return self._masks.copy()
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:

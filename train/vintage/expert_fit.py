@@ -29,6 +29,7 @@ def fit_data(
     return {
         "obs": targets.obs * scale[None, :],
         "mask": targets.mask,
+        # The actions the target weighs: one for choice, every legal one for soft.
         "best": (dist > 0).astype(np.int8),
         "target": dist,
         "ret": targets.ret,
