@@ -98,6 +98,7 @@ def _forward(policy: Any, obs: torch.Tensor, mask: np.ndarray) -> tuple[torch.Te
     """Masked log-probabilities of every action and the value, in one pass of a MaskablePPO
     policy."""
     latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+    # -1e8 as sb3-contrib masks, not -inf: log_softmax and its gradient stay finite.
     logits = policy.action_net(latent_pi).masked_fill(torch.as_tensor(mask) == 0, -1e8)
     return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
 
@@ -117,9 +118,12 @@ def returns_to_go(
     g_ret = np.zeros(n, np.float32)
     g_known = np.zeros(n, bool)
     for t in range(steps - 1, -1, -1):
+        # At a done step the return restarts: the next row is another game.
         g_ret = np.where(done[t], rew[t], rew[t] + gamma * g_ret)
         g_known = done[t] | g_known
         ret[t], known[t] = g_ret, g_known
+    # Games counted down each env's column; envs spaced steps + 1 apart, so no two
+    # envs share an id.
     game = np.cumsum(done, axis=0) - done + np.arange(n)[None] * (steps + 1)
     return ret, known, game
 
@@ -173,12 +177,15 @@ def record(
             labels[lo:hi] = bot.act(seen[lo:hi], mask[lo:hi])
             best_buf[t, lo:hi] = best_actions(bot, seen[lo:hi], mask[lo:hi], labels[lo:hi])
         obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
+        # DAgger: the student moves and the teacher only labels, so the states are the
+        # student's own.
         actions = labels if student is None else student.act(obs, mask)
         obs, rew_buf[t], done_buf[t], _ = env.step(actions)
         bar.update(n)
     bar.close()
     ret, known, game = returns_to_go(rew_buf, done_buf, gamma)
     game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
+    # A game still running at the end has no return yet: its rows are dropped.
     keep = known.reshape(-1)
     return {
         "obs": obs_buf.reshape(-1, obs_dim)[keep],
@@ -302,7 +309,9 @@ def clone(
     losses = _fit(model.policy, data, train_idx, cfg.epochs, cfg, rng, log, progress)
     for r in range(cfg.dagger_rounds):
         t1 = time.perf_counter()
+        # Greedy: the states the student reaches when it plays for real.
         student = snapshot_policy(model, sample=False, seed=seed)
+        # A seed per round: fresh deals, and game ids apart from earlier rounds'.
         more = record(
             env, teachers, cfg.decisions, model.gamma, seed + 1 + r, student, teacher_view, progress
         )
@@ -311,6 +320,7 @@ def clone(
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
         train_idx = np.flatnonzero(~held)
         losses = _fit(model.policy, data, train_idx, cfg.dagger_epochs, cfg, rng, log, progress)
+    # Forced moves agree by force: only real choices are scored.
     test_idx = np.flatnonzero(held & (data["mask"].sum(axis=1) >= 2))
     policy = model.policy
     obs = torch.as_tensor(data["obs"][test_idx])

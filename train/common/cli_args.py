@@ -87,6 +87,7 @@ def _pop(argv: list[str], flag: str) -> tuple[str | None, list[str]]:
             rest.append(argv[i])
             i += 1
             continue
+        # A trailing flag with no value reads as "" and is refused by name below.
         value = given if eq else (argv[i + 1] if i + 1 < len(argv) else "")
         i += 1 if eq else 2
     return value, rest
@@ -123,6 +124,8 @@ def parse(argv: Sequence[str], prog: str = "speed train") -> tuple[str, Any]:
         argv = _legacy(argv)
     game = argv[0]
     parser = build_parser(prog)
+    # Known args only: an unknown flag is then named with its recipe, not with
+    # argparse's usage line.
     args, unknown = parser.parse_known_args(argv)
     flags = [a.partition("=")[0] for a in unknown if a.startswith("-")]
     if flags or unknown:

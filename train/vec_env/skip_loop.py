@@ -75,6 +75,7 @@ def _has_play(mask: np.ndarray, q: int, b: int) -> bool:
     return False
 
 
+# Placeholders of the right types: numba compiles one signature, chain or not.
 NO_CHAIN: tuple[Any, ...] = (
     np.zeros(1, np.int64),
     0,
@@ -153,6 +154,8 @@ def play_forced(
                     continue
                 g.clock += (ticks - asleep[b]) * tick_ms
                 asleep[b] = -1
+            # The chosen actions play on the first tick only; after it both wait unless
+            # chain plays the opponent.
             a_mine = mine[j] if ticks == 0 else 0
             a_theirs = theirs[j] if ticks == 0 else 0
             free = _has_play(mask, 1 - q, b)
@@ -173,6 +176,7 @@ def play_forced(
                     continue
             before = _events(g)
             was_over = g.phase == OVER
+            # step_game takes seat 0's action first.
             if q == 0:
                 step_game(g, cfg, lat[b], a_mine, a_theirs)
             else:
@@ -195,6 +199,7 @@ def play_forced(
                 n_forced += 1
         stepped += n_src
         ticks += 1
+        # An opponent with a play acts in Python, unless chain acts here: hand back.
         if (any_free and not chain) or n_forced <= stop_at or ticks >= max_ticks:
             for j in range(n_forced):  # the sleepers' clocks, to the end of the pass
                 b = forced[j]
@@ -254,9 +259,11 @@ def tick_forced(
         int(max_ticks), float(stop_at), chain is not None, chain_args, rng,
         forced, free, ended, ended_tick, quiet,
     )  # fmt: skip
+    # The kernel stepped the state itself: Games' observation buffers are stale.
     games.state_changed()
     parts = []
     if n_ended:
+        # ended_tick only grows: cut where it changes, one part per tick, in order.
         cuts = [0, *(np.flatnonzero(np.diff(ended_tick[:n_ended])) + 1).tolist(), n_ended]
         parts = [ended[lo:hi] for lo, hi in pairwise(cuts)]
     return forced[:n], free[:n], parts, ticks, stepped
