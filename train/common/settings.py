@@ -150,7 +150,9 @@ def field_help(cls: type) -> dict[str, str]:
     A subclass's wins over its bases'; a field re-declared without one keeps its base's.
     """
     out: dict[str, str] = {}
+    # Bases first, so a subclass's docstring replaces its base's.
     for klass in reversed([k for k in cls.__mro__ if k is not object]):
+        # Python keeps no field docstrings at run time: they are read from the source.
         body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
         for node, nxt in itertools.pairwise(body):
             if (
@@ -271,6 +273,7 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
         target_kl=cfg.target_kl,
         policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": act_fn},
         seed=cfg.seed,
+        # CPU: the networks are small MLPs, which a GPU round trip a step would slow down.
         device="cpu",
         verbose=0,
     )
@@ -356,6 +359,7 @@ is still parsed as a whole or finite number; a test holds every recipe's fields 
 
 def flag_name(field: str) -> str:
     """The flag of a field: ``n_envs`` is ``--n-envs`` (``lambda_`` is ``--lambda``)."""
+    # lambda_ dodges a keyword in Python; its flag is --lambda.
     return "--" + field.rstrip("_").replace("_", "-")
 
 
@@ -392,6 +396,7 @@ def _add_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
         return
     if str(f.type) not in _CONVERT:
         raise TypeError(f"field {f.name!r}: no flag for a field of type {f.type!r}")
+    # A field's name picks a tighter check than its type, where it has one.
     convert = FLAG_TYPES.get(f.name, _CONVERT[str(f.type)])
     shown = f" (default {f.default})" if f.default not in (None, "") else ""
     where.add_argument(
@@ -436,6 +441,7 @@ def recipe_main(
     args = settings_parser(cls, prog, description).parse_args(argv)  # type: ignore[arg-type]
     try:
         summary = train(from_args(cls, args))
+    # A bad setting or an unusable folder: one line and exit 2, not a traceback.
     except (ValueError, OSError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2

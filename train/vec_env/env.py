@@ -129,6 +129,7 @@ class SpeedVecEnv(Restarts, VecEnv):
             )
         # The learner's profile, and the opponent's unless its spec names one (chain@pro).
         self.reactions = make_pair(reaction)
+        # One group of slots per rules preset, as even as whole numbers allow.
         bounds = np.linspace(0, n_envs, len(self.rules_list) + 1).round().astype(int)
         self.groups = [
             Group(
@@ -178,6 +179,7 @@ class SpeedVecEnv(Restarts, VecEnv):
         layout = observation_layout(self.rules_list[0])
         self._left = (layout["my_cards"].start + 2, layout["opp_cards"].start + 2)
         self.potential = np.zeros(self.n, np.float32)
+        # Empty: its length differs from the pool's, so the first deal builds it.
         self._opp_params = np.zeros((0, 5))
         self._seed = int(seed)
         self._resets = 0
@@ -211,8 +213,11 @@ class SpeedVecEnv(Restarts, VecEnv):
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
         elif self._resets:
+            # Unseeded, a later reset moves the base far enough (7919 x n) that it does not
+            # deal the last reset's games again.
             self._seed = self.base_seed + 7_919 * self._resets * self.n
         self._resets += 1
+        # As SB3's VecEnv: a seed given by seed() serves one reset only.
         self._reset_seeds()
         self.restarts[:] = 0
         self.game_no[:] = 0
@@ -242,6 +247,7 @@ class SpeedVecEnv(Restarts, VecEnv):
         a = np.asarray(actions).reshape(-1)
         if a.shape[0] != self.n:
             raise ActionError(f"need one action per env ({self.n}), got {a.shape[0]}")
+        # Float actions pass when they are whole numbers.
         if not np.issubdtype(a.dtype, np.integer) and not np.all(np.mod(a, 1) == 0):
             raise ActionError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64)
@@ -269,6 +275,7 @@ class SpeedVecEnv(Restarts, VecEnv):
         choice = self.learner_mask.sum(axis=1) >= 2
         self.counters["forced"] += int((~choice).sum())
         if self.wait_penalty:
+            # Only a wait chosen when a play was possible: a forced wait costs nothing.
             rewards -= np.float32(self.wait_penalty) * (choice & (self._actions == 0))
         self.counters["illegal"] += int((chosen == 0).sum())
         self.ep_len += 1
@@ -376,6 +383,7 @@ class SpeedVecEnv(Restarts, VecEnv):
         chain = compiled_chain(self.pool, g.index, self.obs_dim)
         # Where the opponent has a play (its policy is called there), unless the kernel plays it.
         free = None if chain else g.mask[1 - seat_all[pending], pending, 1:].any(axis=1)
+        # Without skipping, one tick a step, as the plain env steps.
         ticks_left = self.max_skip if self.skip_forced else 1
         # Once no more than skip_tail of the games still wait, the step ends: a few long waits
         # (a stuck countdown) must not hold up the whole batch.
