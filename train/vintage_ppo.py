@@ -132,6 +132,8 @@ def observation_scale(rules: Any) -> np.ndarray:
     from speed_env.vintage import ObservationLayout
 
     layout = ObservationLayout(rules.pack)
+    # Each field over a typical top of its range: inputs near [0, 1] leave the tanh
+    # units unsaturated at the start.
     div = np.ones(layout.size, np.float32)
     copies = float(max(rules.pack.copies) * rules.packs)
     for name in ("hand", "discard"):
@@ -156,6 +158,7 @@ def table_env(
     from speed_env.vintage.single import VintageSingleEnv
 
     bots = [
+        # Seed, env and seat in one number; seats never collide (k < 10: at most 10 players).
         vintage_agents.make(opponents[k % len(opponents)], seed=seed * 1000 + i * 10 + k)
         for k in range(players - 1)
     ]
@@ -208,6 +211,8 @@ def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> 
         for name, layer in targets.items():
             weight = np.asarray(tensors[f"{name}.weight"], np.float32)
             if name in ("pi.0", "vf.0"):
+                # The file's first layers read raw observations (export folded the scale in);
+                # the env here hands scaled ones.
                 weight = weight / scale[None, :]
             if weight.shape != tuple(layer.weight.shape):
                 raise ModelFormatError(
@@ -256,6 +261,7 @@ def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     }
     for m in summary["matches"]:
         if m["b"] == me:
+            # Listed second, the learner gets the flipped interval: its low end is 1 - high.
             ahead[m["a"]] = (
                 1 - m["win_rate_a"],
                 1 - m["win_rate_a_ci"][1],
@@ -357,6 +363,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
         score=lambda p: score(p, cfg),
         report=report,
     )
+    # A window, so the logged rates follow the learner rather than its whole history.
     recent: deque[tuple[bool, float]] = deque(maxlen=2000)  # (won, penalty) of training games
 
     def on_step(infos: Sequence[dict[str, Any]], dones: Any) -> None:
@@ -400,6 +407,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
             stopped,
             play_with=f"vintage-ppo:{run.out / 'model.json'}",
             wall_s=round(wall, 2),
+            # A run resumed at its budget trains for 0 s.
             timesteps_per_s=round((steps - start) / max(train_s, 1e-9), 1),
             next=tournament_command(cfg, run.out / "model.json"),
         )
@@ -424,6 +432,7 @@ def tournament_command(cfg: VintageConfig, model: Path) -> str:
     spec = f"vintage-ppo:{model}"
     argv = ["speed", "tournament", "--game", "vintage", "--players", str(cfg.players)]
     argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
+    # 100 deals, each played once per seat.
     argv += ["--games", str(100 * cfg.players), "--out", str(model.parent / "tournament")]
     return shlex.join(argv)
 
