@@ -203,6 +203,7 @@ def target_settings(cfg: ExpertConfig, round_: int, network: bool) -> TargetSett
         z=cfg.z,
         infer=cfg.infer,
         confirm=cfg.confirm,
+        # Round 0 plays the search's choices: its network is at most the clone.
         acting=cfg.acting if network and round_ > 0 else "search",
         prior=cfg.prior if network else "tactician",
         seed=cfg.seed,
@@ -221,6 +222,7 @@ def ppo_config(cfg: ExpertConfig) -> Any:
         seed=cfg.seed,
         net_arch=cfg.net_arch,
         activation=cfg.activation,
+        # Four tables: they serve only the clone's recording; the rounds play their own games.
         n_envs=4,
         eval_games=cfg.eval_games,
         eval_opponents=cfg.eval_opponents,
@@ -407,7 +409,9 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
             path = vet.write_targets(out / f"round_{r}" / "targets.safetensors", targets, settings)
             gen_s = time.perf_counter() - t0
             data.append(targets)
+            # A seed per round: each round holds out games of its own.
             held.append(held_out(targets.game, cfg.holdout, cfg.seed * 7919 + r))
+            # Every round so far is fitted, as DAgger aggregates: earlier states are kept.
             every = Targets.concat(data)
             flags = np.concatenate(held)
             t1 = time.perf_counter()
@@ -421,6 +425,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
                 None,
             )
             fit_s = time.perf_counter() - t1
+            # This round's held-out rows, as indices into the concatenation.
             last = np.flatnonzero(held[-1]) + sum(len(t) for t in data[:-1])
             network = current_network()
             _, measured = export_and_measure(f"round_{r}", r)
