@@ -219,6 +219,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
                 sum(getattr(r, f) for r in mine) for f in ("wins_a", "wins_b", "draws")
             )
             games = wins + losses + draws
+            # A draw counts half a win.
             lo, hi = wilson_interval(wins + draws / 2, games)
             rows.append(
                 {

@@ -65,6 +65,7 @@ def run_recipe(
     """
     with RunFolder(cfg.out) as folder:
         cfg = folder.settings(cfg, resume=cfg.resume)
+        # After the merge: a resumed run's saved settings are checked as well.
         check(cfg)
         folder.start(cfg, resume=cfg.resume)
         torch.manual_seed(cfg.seed)
@@ -237,6 +238,7 @@ class Run:
 
         load_checkpoint(self.model, self.out / self.state["checkpoint"])
         self.model.num_timesteps = int(self.state["timesteps"])
+        # SB3 keeps the update count privately; restored so its logs count on.
         self.model._n_updates = int(self.state.get("n_updates", 0))
         self.model.get_env().seed(seed)
         self.bar.print(
@@ -354,6 +356,7 @@ class Run:
                 self.model.learn(
                     total_timesteps=total - start,
                     callback=TrainCallback(self),
+                    # A resumed run counts on from its checkpoint's timesteps.
                     reset_num_timesteps=False,
                     progress_bar=False,
                 )
@@ -408,6 +411,7 @@ class Run:
             # of the last rollout, which a later --resume must not lose.
             checkpoint = self.checkpoint(steps)
             summary["model"] = str(self.save(self.out / "model", steps))
+        # Even a Ctrl-C here leaves a summary that says the model was not saved.
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
             self._summarise(summary)
@@ -447,6 +451,7 @@ class Run:
 
     def close(self) -> None:
         """Close the progress bar and SB3's log files (CSV, TensorBoard), flushing them."""
+        # close runs from a finally, also when attach never did.
         if hasattr(self, "bar"):
             self.bar.bar.close()
         model = getattr(self, "model", None)
