@@ -27,7 +27,7 @@ from torch import nn
 
 from agents.model_io.mlp import ACTIVATIONS
 
-# The mask floor, not -inf: a softmax over a row of -inf is NaN.
+# The mask floor, not -inf: RLlib's entropy and KL terms would meet 0 * -inf = NaN.
 _FLOAT_MIN = torch.finfo(torch.float32).min
 
 
