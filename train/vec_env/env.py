@@ -213,8 +213,8 @@ class SpeedVecEnv(Restarts, VecEnv):
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
         elif self._resets:
-            # Unseeded, a later reset moves the base far enough (7919 x n) that it does not
-            # deal the last reset's games again.
+            # Unseeded, a later reset moves the base 7919 x n on, so its first deals are not
+            # the last reset's.
             self._seed = self.base_seed + 7_919 * self._resets * self.n
         self._resets += 1
         # As SB3's VecEnv: a seed given by seed() serves one reset only.
