@@ -490,7 +490,7 @@ def leaderboard_png(board: dict[str, Any]) -> bytes:
 
     rs = board["rank_by"]
     rows = []
-    for row in board["rows"][::-1]:  # matplotlib draws the first row at the bottom
+    for row in board["rows"][::-1]:  # interval_rows_png draws the first row at the bottom
         r, ci = row["ratings"].get(rs, (None, None))
         if r is not None:
             rows.append((_plain(row["agent"]), r, *(ci or (r, r))))
