@@ -109,7 +109,7 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
     rules = make_rules(cfg["preset"], **cfg["options"])
     with calling(spec, "building it"):
         policy = agents.make(spec, rules, seed=0)
-    size = max(cost["batches"])
+    size = max(cost["batches"])  # one set of positions; smaller batches time its first rows
     env = BatchEnv(size, rules)
     obs, mask = env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -127,6 +127,7 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
         o, m = obs[0][:batch], mask[0][:batch]
         where = f"timing decisions, batch {batch}"
         checked_act(policy, o, m, spec=spec, where=where)  # warm-up (compilation, caches)
+        # CPU time, not wall time: other processes on the machine do not inflate the cost.
         calls, t0 = 0, time.process_time()
         with calling(spec, "act", where):  # once around the loop: nothing added to each call
             while True:

@@ -145,7 +145,8 @@ def _play(
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
 
     Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
-    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals."""
+    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals.
+    """
     import agents
 
     last = start + count - 1
@@ -158,6 +159,7 @@ def _play(
         with calling(spec, "building it", where[p]):
             bots.append(agents.make(spec, settings.rules, seed=policy_seed + p))
             reactions.append(agents.seat_reaction(bots[p], settings.reaction))
+    # No autoreset: each deal is played once, and a finished game waits, over, for the rest.
     env = BatchEnv(
         count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
     )
@@ -172,6 +174,7 @@ def _play(
             rows=lambda i: f"deal {start + i}", timeout=settings.act_timeout,
         )  # fmt: skip
 
+    # Game i is seeded deal_seed(start) + i, which is deal_seed(start + i): chunks never overlap.
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)
     played = np.zeros((2, count), np.int64)

@@ -100,9 +100,11 @@ class VintageSettings:
     options: tuple[tuple[str, Any], ...] = ()
     """Vintage rule options (``("may_draw_when_able", True)``, …), as sorted pairs."""
     act_timeout: float | None = None
-    """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
-    :mod:`agents.specs.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its
-    numbers."""
+    """Seconds an agent may take over one ``act`` call before it fails; ``None``: no limit.
+
+    See :mod:`agents.specs.guarded`. Not in :meth:`to_dict`: it stops a run, never changes its
+    numbers.
+    """
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -111,7 +113,7 @@ class VintageSettings:
     @property
     def deals(self) -> int:
         """Deals per line-up."""
-        return max(1, self.games // self.players)
+        return max(1, self.games // self.players)  # whole deals: every rotation of each
 
     @property
     def rules(self) -> VintageRules:
@@ -176,7 +178,7 @@ def check_settings(s: VintageSettings) -> None:
         raise VintageTournamentError(f"players must be 2–10, got {s.players!r}")
     if s.gauntlet is not None and s.gauntlet not in s.agents:
         raise VintageTournamentError(f"gauntlet {s.gauntlet!r} is not one of the agents")
-    if s.games < s.players:
+    if s.games < s.players:  # else deals, at least 1, would play more games than asked
         raise VintageTournamentError(
             f"games must be at least players ({s.players}): each deal is played once per seat "
             "rotation"
