@@ -167,7 +167,7 @@ def _run_with_deadline(
         raise AgentFailure(
             failure_line(spec, call, where, f"no answer within --act-timeout {seconds:g} s"), spec
         ) from None
-    if not ok:  # already an AgentFailure: fn runs under calling()
+    if not ok:  # raised on the caller's thread; checked_act's fn has attributed it already
         raise value
     return value
 
