@@ -69,9 +69,11 @@ class ChainWeights:
     deny: float = 0.5
     """Per play the new top takes away from the opponent (gives, if negative)."""
     plan: float = 1.0
-    """1 plans the ``japanese`` options' moves with the weights below; 0 scores them as the
-    first ``chain`` did (stack and multi-play moves 0, a joker as a card that denies nothing,
-    a play-out flip choice as a play): the baseline they were measured against."""
+    """1 plans the ``japanese`` options' moves with the weights below; 0 scores them as before.
+
+    0 is the first ``chain``, the baseline they were measured against: stack and multi-play
+    moves 0, a joker as a card that denies nothing, a play-out flip choice as a play.
+    """
     multi: float = 1.0
     """Multi-play: per extra card shed, over playing one card of the rank onto that pile."""
     stack: float = 0.0
@@ -81,8 +83,10 @@ class ChainWeights:
     keep: float = 1.0
     """Penalty for covering my own joker (it stops blocking the pile)."""
     flip: float = 0.5
-    """Play-out flip choice of a card that goes under the opponent's flip: per card of mine
-    it would have led to (dump the card that connects least)."""
+    """Play-out flip choice of a card that goes under the opponent's flip: per card it leads to.
+
+    The cost is per card of mine it would have led to, so the card dumped connects least.
+    """
 
     def __post_init__(self) -> None:
         if self.plan not in (0.0, 1.0):
@@ -114,9 +118,11 @@ Work = tuple[
 
 @njit(cache=True)
 def work_arrays(n_actions: int) -> Work:
-    """Scratch for :func:`_score_row`: a row of scores, its per-rank working arrays, and the
-    rank adjacency with the rules it was built for (a caller scoring many rows makes them
-    once, and rebuilds the adjacency only when a row's rules differ)."""
+    """Scratch for :func:`_score_row`: a row of scores, per-rank arrays, the rank adjacency.
+
+    The adjacency comes with the rules it was built for: a caller scoring many rows makes the
+    scratch once, and the adjacency is rebuilt only when a row's rules differ.
+    """
     return (
         np.zeros(n_actions),
         np.zeros(13),
@@ -140,8 +146,10 @@ def _score_row(
     w: np.ndarray,
     work: Work,
 ) -> None:
-    """:func:`_scores` of one observation ``row`` into ``out`` (entries it leaves alone stay as
-    they are: a caller reusing ``out`` zeroes it first); ``work`` from :func:`work_arrays`."""
+    """:func:`_scores` of one observation ``row`` into ``out``; ``work`` from :func:`work_arrays`.
+
+    Entries it leaves alone stay as they are: a caller reusing ``out`` zeroes it first.
+    """
     hand_at, top_at, joker_at, flight_at, layout_at = at[0], at[1], at[2], at[3], at[4]
     unknown_at, cards_at, phase_at, seat_at, rules_at = at[5], at[6], at[7], at[8], at[9]
     w_run, w_flying, w_deny, plan = w[0], w[1], w[2], w[3] > 0.5
@@ -165,7 +173,7 @@ def _score_row(
             for r in range(13):
                 d = abs(r - t)
                 adj[t, r] = 1.0 if d == 1 or (wrap and d == 12) or (same_rank and d == 0) else 0.0
-    for r in range(13):
+    for r in range(13):  # the observation holds counts / 4; rint undoes the float32 rounding
         hand[r] = np.rint(row[hand_at + r] * 4.0)
     # What the opponent can play on a top of each rank: their visible layout, or the
     # expected count from the cards I cannot place (their hand is a draw from those).
@@ -214,7 +222,7 @@ def _score_row(
             for s in range(13):
                 acc += adj[r, s] * (hand[s] - (1.0 if s == r else 0.0))
             links[r] = acc
-    opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0
+    opp_joker = np.rint(row[layout_at + 13] * 4.0) if nr == 14 else 0.0  # 14 ranks: jokers
     for k in range(2):
         flying = row[flight_at + nr + k]
         before = 0.0
@@ -285,8 +293,10 @@ def _scores(
 
 
 def tied_best(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """bool ``(n, n_actions)``: the legal actions scoring within 1e-9 of the row's best legal score
-    (the set ``chain`` breaks at random: a clone is taught the set, not the coin)."""
+    """bool ``(n, n_actions)``: the legal actions scoring within 1e-9 of the row's best.
+
+    That is the set ``chain`` breaks at random: a clone is taught the set, not the coin.
+    """
     legal = mask > 0
     scores = np.where(legal, scores, -np.inf)
     return (scores >= scores.max(axis=1, keepdims=True) - 1e-9) & legal
@@ -294,8 +304,10 @@ def tied_best(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)  # read on every call; building the layout costs ~30 us
 def _slices(dim: int) -> tuple[np.ndarray, int]:
-    """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations
-    (the array is shared between calls: read it, never write it)."""
+    """Starts of the fields the bot reads, and the rank count, for ``dim``-float observations.
+
+    The array is shared between calls: read it, never write it.
+    """
     lay = layout_for_dim(dim)
     return np.array([lay[k].start for k in _FIELDS_READ], np.int64), lay["hand"].stop - lay[
         "hand"
@@ -329,6 +341,7 @@ def act_row(
     _score_row(obs[b], scores, at, nr, hand_sizes, tag, w, work)
     best, pick = -np.inf, 0
     for a in range(legal.shape[0]):
+        # A draw for every action, legal or not, in order: act's draws on a batch, row by row.
         v = scores[a] + rng.random() * 1e-3
         if legal[a] > 0 and v > best:
             best, pick = v, a
@@ -359,8 +372,11 @@ class ChainAgent:
     def kernel_args(
         self, dim: int
     ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.random.Generator]:
-        """What :func:`act_row` needs besides the row, for ``dim``-float observations: the
-        layout, the weights as they are now, and the bot's own tie-breaking generator."""
+        """What :func:`act_row` needs besides the row, for ``dim``-float observations.
+
+        That is the layout, the weights as they are now, and the bot's own tie-breaking
+        generator.
+        """
         if self._w_of is not self.weights:  # weights may be swapped between calls
             self._w_of, self._w = self.weights, np.array(astuple(self.weights), np.float64)
         at, nr = _slices(dim)
@@ -375,6 +391,6 @@ class ChainAgent:
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only if none is legal."""
         scores = self.scores(obs, mask.shape[1])
-        scores += self.rng.random(scores.shape) * 1e-3
+        scores += self.rng.random(scores.shape) * 1e-3  # the tie-break; act_row draws the same
         scores = np.where(mask > 0, scores, -np.inf)
         return scores.argmax(axis=1)

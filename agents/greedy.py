@@ -26,5 +26,5 @@ class GreedyAgent(RandomPolicy):
         """A random legal play per row; wait only when there is none."""
         keys = self.rng.random(mask.shape)
         keys[:, 0] = -0.5  # waiting loses to any legal play
-        keys = np.where(mask > 0, keys, -1.0)
+        keys = np.where(mask > 0, keys, -1.0)  # an illegal action loses even to waiting
         return keys.argmax(axis=1)

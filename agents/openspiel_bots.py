@@ -98,8 +98,10 @@ def bot_factory(arg: str, game: str) -> BotFactory:
 
 
 class VintageOpenSpielSeat:
-    """A vintage :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot`` (module
-    docstring)."""
+    """A vintage :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot``.
+
+    How, and why it plays fair: the module docstring.
+    """
 
     def __init__(self, factory: BotFactory, seed: int | None = None) -> None:
         self._pyspiel = _pyspiel()
@@ -131,10 +133,10 @@ class VintageOpenSpielSeat:
         out = np.zeros(len(obs), np.int64)
         for i, (row, legal_mask) in enumerate(zip(obs, np.asarray(mask), strict=True)):
             legal = [int(a) for a in np.flatnonzero(legal_mask)]
-            if len(legal) == 1:
+            if len(legal) == 1:  # no choice: no world dealt, no draw from the generator
                 out[i] = legal[0]
                 continue
-            players = round(float(row[self.layout["seated"]].sum())) + 1
+            players = round(float(row[self.layout["seated"]].sum())) + 1  # the others, and me
             game, bot = self._table(players)
             world = sample_world(row, self.rng, rules=game.rules)
             out[i] = _checked(int(bot.step(game.state_from_engine(world))), legal, "vintage")
@@ -143,13 +145,17 @@ class VintageOpenSpielSeat:
     def _table(self, players: int) -> tuple[Any, Any]:
         if players not in self._tables:
             game = self._pyspiel.load_game("python_vintage_speed", {"players": players})
+            # Player 0: a sampled world seats its observer at seat 0 (speed_env.vintage.worlds).
             self._tables[players] = (game, self.factory(game, 0, int(self.rng.integers(2**31))))
         return self._tables[players]
 
 
 class RealtimeOpenSpielSeat:
-    """A real-time :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot`` (module
-    docstring) on ``python_speed`` states rebuilt from each observation."""
+    """A real-time :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot``.
+
+    The bot is shown ``python_speed`` states rebuilt from each observation; how, and why it
+    plays fair: the module docstring.
+    """
 
     def __init__(self, rules: Any, factory: BotFactory, seed: int | None = None) -> None:
         self._pyspiel = _pyspiel()
@@ -179,6 +185,7 @@ class RealtimeOpenSpielSeat:
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(mask)
         out = np.zeros(len(obs), np.int64)
+        # A seed for every row up front: a row's world does not hang on which rows had a choice.
         seeds = self.rng.integers(2**62, size=len(obs))
         for i in range(len(obs)):
             legal = [int(a) for a in np.flatnonzero(mask[i])]

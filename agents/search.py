@@ -63,12 +63,16 @@ class SearchSettings:
     scale: float = 4.0
     """Card lead worth tanh(1) of the way from a draw to a win, at the depth cut."""
     z: float = 0.0
-    """Leave ``chain``'s choice only for an action whose mean lead over it, paired world by world,
-    is at least ``z`` standard errors (0: the best mean wins)."""
+    """Leave ``chain``'s choice only for an action ahead of it by ``z`` standard errors.
+
+    The lead is the mean over the worlds, paired world by world; 0: the best mean wins.
+    """
     wait: int = 1
-    """1: waiting is searched like every other legal action; 0: the agent waits only where
-    ``chain`` would, never in place of a play ``chain`` makes (measured stronger on the
-    ``japanese`` options, docs/research/japanese-options.md)."""
+    """Whether waiting is searched: 1 like every other legal action, 0 only where ``chain`` waits.
+
+    With 0 the agent never waits in place of a play ``chain`` makes, measured stronger on the
+    ``japanese`` options: docs/research/japanese-options.md.
+    """
     ms_per_world: float = 0.0
     """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each play of this seat."""
     reaction: str = "human"
@@ -106,6 +110,7 @@ def parse_settings(arg: str) -> SearchSettings:
         key, eq, value = item.partition("=")
         if not eq:
             key, value = "worlds", item
+        # Field types are strings here (from __future__ import annotations): "int", not int.
         conv = {"int": int, "float": float, "str": str}.get(str(types.get(key)))
         if conv is None:
             raise ValueError(f"unknown search setting {key!r}; use {', '.join(types)}")
@@ -136,10 +141,12 @@ def continuation_scores(
     n = len(worlds)
     prof = make_profile(settings.reaction)
     g = Games(n, rules, tick_ms=settings.tick_ms, reaction=(prof, prof))
-    g.state[:] = worlds
+    g.state[:] = worlds  # a copy into the engine's own records: the caller's stay as they were
     bot = ChainAgent(rules, seed)
     obs, mask = g.observe()
     rows = np.arange(n)
+    # Both seats' chain choices first, then the searched seat's overwritten: the same draws
+    # from chain's generator whatever action is being tried.
     actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
     actions[seats, rows] = first
     tick = 0
@@ -151,10 +158,11 @@ def continuation_scores(
         if live.size == 0 or (settings.depth and tick >= settings.depth):
             break
         g.observe_games(live, obs, mask)
-        actions = np.zeros((2, n), np.int64)
+        actions = np.zeros((2, n), np.int64)  # 0, a wait, for the games already over
         for p in range(2):
             actions[p, live] = bot.act(obs[p, live], mask[p, live])
     s = g.state
+    # Cards left to each seat: hand slots (-1 is empty), stacked cards, draw pile, in flight.
     left = (
         (s["hand"][:, :, : rules.hand_size] >= 0).sum(axis=2)
         + s["stk_n"].sum(axis=2)
@@ -208,6 +216,7 @@ def best_actions(
         best = int(q.argmax())
         if settings.z > 0 and mine.any() and per_row > 1:
             lead = per_world[best] - per_world[mine][0]
+            # The best of several noisy means is biased up: it must clear z standard errors.
             if lead.mean() < settings.z * lead.std(ddof=1) / np.sqrt(per_row):
                 continue
         out[i] = actions[best]
@@ -237,15 +246,19 @@ class SearchAgent:
         self.chain.reseed(seed)
 
     def best_set(self, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-        """int8 ``(n, n_actions)``: the actions as good as ``chosen`` (this agent's choices), the
-        labels a student is cloned to (``train/bc.py``): where the search kept ``chain``'s
-        choice, every action ``chain`` scores as high (its tie-break is a coin, not a finding);
-        where it left it, the one action the search chose."""
+        """int8 ``(n, n_actions)``: the actions as good as ``chosen``, this agent's choices.
+
+        These are the labels a student is cloned to, in ``train/bc.py``:
+
+        - where the search kept ``chain``'s choice, every action ``chain`` scores as high, since
+          its tie-break is a coin, not a finding;
+        - where it left it, the one action the search chose.
+        """
         ties = tied_best(self.chain.scores(obs, mask.shape[1]), mask)
         rows = np.arange(len(chosen))
         best = np.zeros(mask.shape, np.int8)
         best[rows, chosen] = 1
-        kept = ties[rows, chosen]
+        kept = ties[rows, chosen]  # chosen is among chain's ties: the search kept chain's choice
         best[kept] = ties[kept]
         return best
 
@@ -269,6 +282,6 @@ class SearchAgent:
             mask[rows],
             out[rows],
             self.settings,
-            int(self.rng.integers(2**31)),
+            int(self.rng.integers(2**31)),  # one seed per call: the same for every action
         )
         return out

@@ -55,8 +55,8 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     if not isinstance(path, str | Path) or (
         isinstance(mode, str) and any(c in mode for c in "wax+")
     ):
-        return
-    _recordings[-1].add(str(path))
+        return  # a file descriptor, or a file opened to write: not data the agent reads
+    _recordings[-1].add(str(path))  # the innermost recording: files_read may nest
 
 
 SYSTEM_ROOTS = tuple(Path(p) for p in ("/proc", "/sys", "/dev", "/run", "/etc"))
@@ -81,8 +81,11 @@ def _python_roots() -> tuple[Path, ...]:
 
 
 def pseudo_mounts(table: str) -> tuple[Path, ...]:
-    """The mount points of pseudo filesystems (:data:`PSEUDO_FILESYSTEMS`) in a mount table
-    written as ``/proc/self/mounts`` writes it."""
+    """The mount points of pseudo filesystems in a mount table.
+
+    ``table`` is written as ``/proc/self/mounts`` writes it; the types are
+    :data:`PSEUDO_FILESYSTEMS`.
+    """
     found = []
     for line in table.splitlines():
         fields = line.split()
@@ -102,8 +105,10 @@ def _machine_pseudo_mounts() -> tuple[Path, ...]:
 
 
 def system_file(path: Path) -> bool:
-    """Whether the resolved ``path`` lies where the system or Python keep their own files, never
-    an agent's (module docstring)."""
+    """Whether the resolved ``path`` lies where the system or Python keep their own files.
+
+    Such a file is never an agent's; the module docstring lists the places.
+    """
     if path.suffix in (".py", ".pyc") or any(
         part == "__pycache__" or part.endswith((".dist-info", ".egg-info")) for part in path.parts
     ):
@@ -123,8 +128,10 @@ def _kept(path: Path) -> bool:
 
 
 def record_name(path: Path) -> str:
-    """How a file is named in the record: relative to the kit's root inside it, else as given
-    (resolved)."""
+    """How a file is named in the record.
+
+    Inside the kit: relative to the kit's root, once resolved. Elsewhere: as given.
+    """
     resolved = path.resolve()
     if resolved.is_relative_to(KIT_ROOT):
         return resolved.relative_to(KIT_ROOT).as_posix()
@@ -137,8 +144,11 @@ def sha256(path: Path) -> str:
 
 
 def source_files(spec: str) -> dict[str, str]:
-    """The Python file a user's agent spec (``py:PATH:NAME``, ``MODULE:NAME``) loads, with its
-    SHA-256; ``{}`` for a registered agent or a module without a file."""
+    """The Python file a user's agent spec loads, with its SHA-256.
+
+    The spec is ``py:PATH:NAME`` or ``MODULE:NAME``; ``{}`` for a registered agent or a module
+    without a file.
+    """
     from agents.specs import user_files as user_agents
 
     if not user_agents.is_user_spec(spec):
@@ -150,9 +160,13 @@ def source_files(spec: str) -> dict[str, str]:
 
 
 def spec_files(spec: str, build: Callable[[], Any]) -> dict[str, str]:
-    """Every file building the agent ``spec`` reads, with its SHA-256: its own Python file
-    (:func:`source_files`) and the data files ``build()`` reads (:func:`files_read`). What a
-    report card's manifest and a tournament's chunk log record per agent."""
+    """Every file building the agent ``spec`` reads, with its SHA-256.
+
+    - its own Python file: :func:`source_files`;
+    - the data files ``build()`` reads: :func:`files_read`.
+
+    What a report card's manifest and a tournament's chunk log record per agent.
+    """
     _, files = files_read(build)
     return dict(sorted({**source_files(spec), **files}.items()))
 

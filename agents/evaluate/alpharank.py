@@ -26,6 +26,7 @@ def _pool_rewards(pool: dict[str, Any]) -> tuple[list[str], np.ndarray, np.ndarr
     wins = np.asarray(pool["wins"], float)
     games = np.asarray(pool["games"], float)
     with np.errstate(invalid="ignore", divide="ignore"):
+        # j's wins over i are i's losses; an unplayed pairing stays nan, not a warning.
         table = np.where(games > 0, (wins - wins.T) / games, np.nan)
     np.fill_diagonal(table, 0.0)
     return names, table, games
@@ -37,15 +38,22 @@ def entry(
     rewards: dict[str, float],
     games: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """α-Rank over the pool's agents the card played and the agent itself (``rewards``: the
-    agent's mean reward against each; ``games``: the games behind each, for the agents it
-    cannot separate), or ``{"computed": False, "reason": …}``."""
+    """α-Rank over the pool's agents the card played and the agent itself.
+
+    ``rewards``
+        the agent's mean reward against each.
+    ``games``
+        the games behind each, which name the agents it cannot separate.
+
+    Where it cannot be computed: ``{"computed": False, "reason": …}``.
+    """
     if pool is None:
         return {"computed": False, "reason": "no reference-pool results (anchors) for this"}
     names, pool_table, pool_games = _pool_rewards(pool)
     keep = [i for i, n in enumerate(names) if n in rewards]
     if not keep:
         return {"computed": False, "reason": "the agent played no reference agent here"}
+    # A reference agent evaluated against its own pool needs a second name in the table.
     label = f"{agent} (evaluated)" if agent in names else agent
     size = len(keep) + 1
     table = np.zeros((size, size))
@@ -66,12 +74,15 @@ def entry(
 
 
 def card_alpharank(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
-    """The card's ``alpharank`` results: per rule set (real time) or for the four-seat tables
-    (vintage), keyed as the card's ratings are."""
+    """The card's ``alpharank`` results, keyed as the card's ratings are.
+
+    Real time: one per rule set. Vintage: one for the four-seat tables, ``4p``.
+    """
     version, game = str(card["protocol"]), card["game"]
     pools = anchors.get(version, {}).get(game, {})
     if game == "vintage":
         comps = card["results"].get("comparisons", {})
+        # No losses column here: losses = games - wins - draws, so this is (wins - losses) / games.
         rewards = {
             b: (2 * c["wins"] + c["draws"] - c["games"]) / c["games"]
             for b, c in comps.items()

@@ -76,9 +76,9 @@ def read_json(path: Path) -> Any:
 def check_card(
     doc: Any, where: str, anchors: dict[str, Any] | None = None, *, sealed: bool = True
 ) -> dict[str, Any]:
-    """``doc`` checked as a card (the module docstring's steps), or :class:`CardError` naming
-    ``where`` and the field; ``anchors`` default to the shipped ones, ``sealed=False`` skips
-    the card hash (for cards made before it existed)."""
+    """``doc`` checked as a card, or :class:`CardError` naming ``where`` and the field.
+    The steps are the module docstring's. ``anchors`` default to the shipped ones;
+    ``sealed=False`` skips the card hash, for cards made before it existed."""
     c = _Check(where)
     card = c.obj(doc, "the card")
     if sealed:
@@ -229,7 +229,7 @@ def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
         p = c.obj(p, where)
         n = c.whole(p, "games", f"{where}.games", low=1)
         rate = c.number(p, "win_rate", f"{where}.win_rate", 0.0, 1.0)
-        halves = 2 * rate * n
+        halves = 2 * rate * n  # wins + draws / 2 in half games: a whole number if honest
         if abs(halves - round(halves)) > 1e-6:
             c.fail(
                 f"{where}.win_rate", f"is {rate}: no count of wins and draws in {n} games gives it"
@@ -246,7 +246,7 @@ def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
     if len(set(diffs)) >= 2:
         break_even = fit_logistic(diffs, counts, scores).break_even_ms
     if break_even is not None and not math.isfinite(break_even):
-        break_even = None
+        break_even = None  # a flat fit's infinity is no JSON: the card holds null
     c.close(lat, "break_even_ms", "results.latency", break_even, rel=1e-6)
     if lat.get("break_even_ci") is not None:  # a bootstrap's: it need not hold the estimate
         _check_interval(c, lat, "break_even_ci", "results.latency", None, -math.inf, math.inf)
@@ -311,7 +311,7 @@ def _check_interval(
     bounds = [c.number({key: v}, key, f"{where}.{key}", low, high) for v in ci]
     if len(bounds) != 2 or bounds[0] > bounds[1]:
         c.fail(f"{where}.{key}", "must be [low, high]")
-    if value is not None and not bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9:
+    if value is not None and not bounds[0] - 1e-9 <= value <= bounds[1] + 1e-9:  # float slack
         c.fail(f"{where}.{key}", f"must hold its estimate {value}")
 
 
@@ -342,15 +342,15 @@ def _same_json(a: Any, b: Any) -> bool:
 
 
 def first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str | None:
-    """The first path where ``a`` and ``b`` differ, types compared exactly (a bool is not an int,
-    an int not a float); ``tolerant``: floats within the rounding a card's numbers carry."""
+    """The first path where ``a`` and ``b`` differ, types compared exactly; None if none.
+    A bool is not an int, an int not a float. ``tolerant``: floats within a card's rounding."""
     if type(a) is not type(b):
         if tolerant and {type(a), type(b)} == {int, float}:
-            pass
+            pass  # tolerant: 1500 and 1500.0 are the same number
         else:
             return path or "the value"
     if isinstance(a, dict):
-        if list(a) != list(b) and set(a) != set(b):
+        if list(a) != list(b) and set(a) != set(b):  # key order alone is no difference
             missing = sorted(set(a) ^ set(b))
             return f"{path}.{missing[0]}"
         for k in a:
@@ -367,7 +367,7 @@ def first_difference(a: Any, b: Any, path: str, tolerant: bool = False) -> str |
                 return found
         return None
     if tolerant and isinstance(a, (int, float)) and not isinstance(a, bool):
-        rounded = any(f".{k}" in path for k in RATING_KEYS)
+        rounded = any(f".{k}" in path for k in RATING_KEYS)  # RATING_KEYS: 2 decimals
         return (
             None if math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0101 if rounded else 1e-9) else path
         )
@@ -460,8 +460,8 @@ def _kind(value: Any) -> str:
 
 # ------------------------------------------------------------------ re-hashing
 def rehash(paths: Sequence[str | Path]) -> list[Path]:
-    """Check each card fully but for its hash, then write it back sealed (the same bytes as
-    ``speed evaluate`` writes a card); nothing is written unless every card checks."""
+    """Check each card fully but for its hash, then write it back sealed.
+    The bytes are those ``speed evaluate`` writes; nothing is written unless every card checks."""
     import json
 
     from agents.runtime.files import write_atomic
@@ -470,7 +470,7 @@ def rehash(paths: Sequence[str | Path]) -> list[Path]:
     for p in map(Path, paths):
         card = check_card(read_json(p), str(p), sealed=False)
         done.append((p, ep.seal(card)))
-    for p, card in done:
+    for p, card in done:  # a second loop: every card checked before any is written
         write_atomic(p, (json.dumps(card, indent=2) + "\n").encode())
     return [p for p, _ in done]
 

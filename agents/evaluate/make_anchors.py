@@ -62,12 +62,12 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         seed=proto["seed"],
     )
     results, complete = tournament.run(settings, workers=workers, progress=progress)
-    if not complete:
+    if not complete:  # the run stops short only on Ctrl-C: main writes nothing for this key
         raise KeyboardInterrupt
     wins, draws, games = tournament.pair_counts(settings, results)
     return {
         "agents": pool,
-        "games_per_pairing": settings.deals * 2,
+        "games_per_pairing": settings.deals * 2,  # each deal twice, seats swapped
         "seed": settings.seed,
         **_counts(wins, draws, games),
     }
@@ -92,7 +92,7 @@ def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, 
     wins, draws, games = pairwise(game_table(results, settings.deals), len(settings.agents))
     return {
         "agents": list(settings.agents),
-        "games_per_lineup": settings.deals * settings.players,
+        "games_per_lineup": settings.deals * settings.players,  # each deal at every rotation
         "seed": settings.seed,
         **_counts(wins, draws, games),
     }
@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             f"it has {', '.join(proto['rule_sets'])}"
         )
     out = Path(args.out) if args.out else anchors_file(args.game)
+    # Read first: other protocol versions and rule sets in the file are kept as they are.
     doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
     section = doc.setdefault(str(args.protocol), {}).setdefault(args.game, {})
     for key in keys:

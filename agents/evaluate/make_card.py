@@ -48,8 +48,10 @@ CARDS = Path(__file__).parent.parent / "cards"  # agents/cards
 
 
 def anchors_file(game: str) -> Path:
-    """The reference pool's results under each protocol for ``game``
-    (``python -m agents.evaluate.make_anchors --game GAME``)."""
+    """The reference pool's results under each protocol for ``game``.
+
+    Made by ``python -m agents.evaluate.make_anchors --game GAME``.
+    """
     return CARDS / f"anchors_{game}.json"
 
 
@@ -86,6 +88,7 @@ def _rating(
     if fit is None:
         return {"rating": None, "note": "no games against an anchored agent"}
     return {
+        # 2 decimals: card_check compares a re-rating within 0.01 (its RATING_KEYS).
         "rating": round(fit.rating, 2),
         "rating_ci": [round(fit.low, 2), round(fit.high, 2)],
         "against": list(fit.opponents),
@@ -106,11 +109,12 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
     rules = make_rules(cfg["preset"], **cfg["options"])
     with calling(spec, "building it"):
         policy = agents.make(spec, rules, seed=0)
-    size = max(cost["batches"])
+    size = max(cost["batches"])  # one set of positions; smaller batches time its first rows
     env = BatchEnv(size, rules)
     obs, mask = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(20):  # some way into the games: hands and piles vary
+        # A random legal action per game (argmax of random weights on the mask); 0 where none is.
         acts = np.stack(
             [
                 np.where(mask[p].any(1), (mask[p] * rng.random(mask[p].shape)).argmax(1), 0)
@@ -123,6 +127,7 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
         o, m = obs[0][:batch], mask[0][:batch]
         where = f"timing decisions, batch {batch}"
         checked_act(policy, o, m, spec=spec, where=where)  # warm-up (compilation, caches)
+        # CPU time, not wall time: other processes on the machine do not inflate the cost.
         calls, t0 = 0, time.process_time()
         with calling(spec, "act", where):  # once around the loop: nothing added to each call
             while True:
@@ -143,8 +148,11 @@ def card(
     timing: dict[str, Any] | None = None,
     human_likeness: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``report.json`` document: manifest, results, and (apart) the timing fields; with
-    ``human_likeness`` (:func:`train.realtime.human_likeness.measure`) that section too."""
+    """The ``report.json`` document: manifest, results, and, apart, the timing fields.
+
+    With ``human_likeness``, from :func:`train.realtime.human_likeness.measure`, that section
+    too.
+    """
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
     manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
     doc = {
@@ -163,9 +171,9 @@ def card(
 
 
 def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
-    """The card with its anchored ratings (re)computed from its own results and ``anchors``,
-    sealed with its hash (:func:`agents.evaluate.protocol.card_hash`).
+    """The card with its anchored ratings computed afresh from its own results and ``anchors``.
 
+    The result is sealed with its hash, :func:`agents.evaluate.protocol.card_hash`.
     A pure function of the card's counts, the anchors and the card's deal seed (the bootstrap's
     seed), so a card rated when it is made equals one rated later against the same anchors:
     ``speed leaderboard`` re-rates every card this way (:mod:`agents.evaluate.card_check`).
@@ -180,7 +188,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
     if game == "vintage":
         res = out["results"]
         rows = [(b, c["wins"], c["draws"], c["games"]) for b, c in res["comparisons"].items()]
-        for k in keys:
+        for k in keys:  # an old rating's fields out first: a "note" must not outlive a rating
             res.pop(k, None)
         res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
         res["alpharank"] = card_alpharank(out, anchors)

@@ -70,16 +70,21 @@ def _describe(job: tuple[str, Any, Any]) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    """A refusal's message with the kit's own folder left out (the card reads the same on
-    every machine)."""
+    """A refusal's message with the kit's own folder left out.
+
+    So the card reads the same on every machine.
+    """
     from agents.evaluate.agent_files import KIT_ROOT
 
     return str(exc).replace(f"{KIT_ROOT}/", "")
 
 
 def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
-    """``None`` when ``build()`` succeeds, else the reason it refused (a ``ValueError``'s
-    message); any other exception is the agent's failure (:class:`AgentFailure`)."""
+    """``None`` when ``build()`` succeeds, else the reason it refused.
+
+    The reason is a ``ValueError``'s message; any other exception is the agent's failure,
+    :class:`AgentFailure`.
+    """
     try:
         with calling(spec, call, passthrough=(ValueError,)):
             build()
@@ -89,9 +94,13 @@ def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
 
 
 def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
-    """``plan`` (a real-time card's, from :func:`make_plan`) filled with the card's games; refuses
-    a spec that names no agent or carries ``@``. ``act_timeout``: seconds per decision before an
-    agent fails (``None``: no limit)."""
+    """A real-time card's ``plan``, from :func:`make_plan`, filled with the card's games.
+
+    Refuses a spec that names no agent or carries ``@``.
+
+    ``act_timeout``
+        seconds per decision before an agent fails; ``None``: no limit.
+    """
     import agents
     from agents.evaluate import agent_files
     from agents.reaction_sweep.work import SweepSettings, plan_chunks
@@ -121,7 +130,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
                 raise  # the file or name is wrong: nothing to evaluate
             plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
             continue
-        except ValueError as exc:
+        except ValueError as exc:  # after UserAgentError, itself a ValueError
             plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
             continue
         plan.files.update(files)
@@ -180,8 +189,10 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
 
 
 def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], str | None]]:
-    """The line-ups of a vintage card (the agent first) and a reason where one is skipped (a
-    mirror table)."""
+    """The line-ups of a vintage card, the agent first, each with the reason it is skipped.
+
+    The reason is None but for a mirror table.
+    """
     tables: list[tuple[list[str], str | None]] = []
     for bot in proto["opponents"]:
         mirror = "a mirror table (the agent is this bot)" if bot == spec else None
@@ -193,8 +204,10 @@ def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], st
 
 
 def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
-    """``plan`` (a vintage card's, from :func:`make_plan`) filled with the card's games; refuses
-    a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s."""
+    """A vintage card's ``plan``, from :func:`make_plan`, filled with the card's games.
+
+    Refuses a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s.
+    """
     import agents
     from agents.evaluate import agent_files
     from agents.tournament import vintage as vt
@@ -214,12 +227,13 @@ def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
         if reason:
             plan.skipped[group] = reason
             continue
-        others = tuple(dict.fromkeys(lineup[1:]))
+        others = tuple(dict.fromkeys(lineup[1:]))  # each bot once, in line-up order
         settings = vt.VintageSettings(
             agents=(spec, *others),
             players=proto["players"],
             games=games,
             seed=seed,
+            # Else two agents would fill four seats every way (a a b b ...), not one line-up.
             gauntlet=spec if len(others) == 1 else None,
             options=tuple(sorted(proto["options"].items())),
             act_timeout=act_timeout,
@@ -238,11 +252,17 @@ def make_plan(
     version: int = ep.PROTOCOL_VERSION,
     act_timeout: float | None = None,
 ) -> Plan:
-    """The plan of a card: ``games`` per pairing or table (default: the protocol's; fewer make
-    a quick card whose manifest says so; rounded down to whole deals, each played once per
-    seating), the deal ``seed`` (default: the protocol's) and ``act_timeout``, the seconds an
-    agent may take over one decision (``None``: no limit; it never changes a card's numbers,
-    so the card does not record it)."""
+    """The plan of a card.
+
+    ``games``
+        per pairing or table; default: the protocol's. Fewer make a quick card whose manifest
+        says so. Rounded down to whole deals, each played once per seating.
+    ``seed``
+        the deal seed; default: the protocol's.
+    ``act_timeout``
+        the seconds an agent may take over one decision; ``None``: no limit. It never changes a
+        card's numbers, so the card does not record it.
+    """
     positive_seconds(act_timeout)
     proto = ep.protocol(game, version)
     games = proto["games"] if games is None else games
@@ -271,6 +291,6 @@ def run_plan(
     results, complete = run_jobs(_job, plan.jobs, workers, progress, backend, describe=_describe)
     by_group: dict[str, list[Any]] = {g: [] for g in plan.groups}
     for r in results:
-        if r is not None:
+        if r is not None:  # a job not run: the run stopped early (complete is False)
             by_group[r[0]].append(r[1])
     return by_group, complete

@@ -120,14 +120,17 @@ def kit_version() -> str:
 
 
 def env_ids(game: str) -> list[str]:
-    """The current env ids of ``game`` (``speed_env.registration``'s tables, outdated ids left
-    out): what a card's games were played on."""
+    """The current env ids of ``game``: what a card's games were played on.
+
+    They come from ``speed_env.registration``'s tables, outdated ids left out.
+    """
     from speed_env import registration
 
     ids = set(registration.GYMNASIUM_ENVS)
     for table in registration.PETTINGZOO_ENVS.values():
         ids |= set(table)
     ids -= set(getattr(registration, "OUTDATED", {}))
+    # "intage": the ids spell it VintageSpeed-v0 and vintage_speed_v0.
     return sorted(i for i in ids if ("intage" in i) == (game == "vintage"))
 
 
@@ -148,11 +151,13 @@ def manifest_hash(manifest: dict[str, Any]) -> str:
 
 
 def card_hash(card: dict[str, Any]) -> str:
-    """SHA-256 over the canonical JSON of a whole card (its own ``card_hash`` left out): the agent,
-    every count, rating and number, the manifest with its protocol data, the timing. A card
-    edited anywhere no longer matches it; a leaderboard also re-rates the card from its counts
-    (:mod:`agents.evaluate.card_check`), so a card re-hashed after an edit to its ratings is refused
-    too."""
+    """SHA-256 over the canonical JSON of a whole card, its own ``card_hash`` left out.
+
+    It covers the agent, every count, rating and number, the manifest with its protocol data,
+    the timing. A card edited anywhere no longer matches it; a leaderboard also re-rates the
+    card from its counts (:mod:`agents.evaluate.card_check`), so a card re-hashed after an edit
+    to its ratings is refused too.
+    """
     body = {k: v for k, v in card.items() if k != "card_hash"}
     return hashlib.sha256(canonical(body)).hexdigest()
 

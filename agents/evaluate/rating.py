@@ -35,8 +35,10 @@ LOG10_OVER_400 = math.log(10.0) / 400.0
 
 
 def anchor_ratings(pool: dict[str, Any]) -> dict[str, float]:
-    """Each reference agent's anchor rating from one rule set's pool results
-    (``{"agents": [...], "wins": [[...]], "draws": [[...]], "games": [[...]]}``)."""
+    """Each reference agent's anchor rating from one rule set's pool results.
+
+    ``pool`` is ``{"agents": [...], "wins": [[...]], "draws": [[...]], "games": [[...]]}``.
+    """
     wins = np.asarray(pool["wins"], np.float64)
     draws = np.asarray(pool["draws"], np.float64)
     games = np.asarray(pool["games"], np.float64)
@@ -45,8 +47,11 @@ def anchor_ratings(pool: dict[str, Any]) -> dict[str, float]:
 
 
 def _fit(anchor: np.ndarray, points: np.ndarray, games: np.ndarray) -> float:
-    """The maximum-likelihood rating against fixed ``anchor`` ratings (Newton on a concave
-    log-likelihood, with the virtual half-win/half-loss against 1500)."""
+    """The maximum-likelihood rating against fixed ``anchor`` ratings.
+
+    Newton on a concave log-likelihood, with the virtual half-win/half-loss against 1500.
+    """
+    # The virtual opponent: one game, half a point, so x stays finite on a clean sweep.
     r = np.append(anchor, 1500.0)
     s = np.append(points, 0.5)
     n = np.append(games, 1.0)
@@ -56,6 +61,7 @@ def _fit(anchor: np.ndarray, points: np.ndarray, games: np.ndarray) -> float:
         grad = LOG10_OVER_400 * float((s - n * p).sum())
         hess = -(LOG10_OVER_400**2) * float((n * p * (1 - p)).sum())
         step = -grad / hess
+        # Far from the optimum the curvature is tiny and a raw step huge: 400 is 10:1 odds.
         x += float(np.clip(step, -400.0, 400.0))
         if abs(step) < 1e-9:
             break
@@ -99,6 +105,7 @@ def anchored_rating(
     for k in range(samples):
         pts = np.empty(len(rows))
         for i in range(len(rows)):
+            # One multinomial draw per opponent, in row order: the seed fixes the interval.
             probs = np.array([wins[i], draws[i], losses[i]]) / games[i]
             w, d, _ = rng.multinomial(int(games[i]), probs)
             pts[i] = w + d / 2.0

@@ -30,11 +30,11 @@ from agents.runtime.files import write_together
 
 
 def md_code(text: str) -> str:
-    """``text`` as a Markdown code span that stays one table cell: control characters made
-    spaces, ``|`` escaped, a fence longer than any run of backticks inside."""
+    """``text`` as a Markdown code span that stays one table cell.
+    Control characters made spaces, ``|`` escaped, a fence longer than any backtick run inside."""
     text = re.sub(r"[\x00-\x1f\x7f]", " ", text).replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    pad = " " if text.startswith("`") or text.endswith("`") else ""  # else it joins the fence
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -263,8 +263,8 @@ def markdown(card: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------ report.png
 def figure_png(card: dict[str, Any]) -> bytes:
-    """``report.png``: win rate (vintage: finished-ahead rate) with 95% intervals per opponent
-    and rule set; beside it (real-time) the win rate against chain over the agent's latency."""
+    """``report.png``: win rate with 95% intervals per opponent and rule set.
+    Vintage plots the finished-ahead rate; real time adds the win rate against chain by latency."""
     from agents.runtime import plotting
 
     realtime = card["game"] == "realtime"
@@ -285,7 +285,7 @@ def figure_png(card: dict[str, Any]) -> bytes:
         11 if curve else 6.5, 0.8 + 0.32 * max(len(rows), 6), ncols=2 if curve else 1
     )
     ax = axes[0] if curve else axes
-    y = list(range(len(rows)))[::-1]
+    y = list(range(len(rows)))[::-1]  # the first row at the top, as the table reads
     ax.errorbar(
         [r[1] for r in rows],
         y,
@@ -336,9 +336,9 @@ def figure_png(card: dict[str, Any]) -> bytes:
 
 @contextmanager
 def _interrupt_after() -> Iterator[None]:
-    """Hold Ctrl-C back until the block ends (then raise it), so that the block's few quick
-    writes all happen or none start; elsewhere than the main thread, a plain block."""
-    if threading.current_thread() is not threading.main_thread():
+    """Hold Ctrl-C back until the block ends, then raise it: its quick writes all happen or none.
+    Elsewhere than the main thread, a plain block."""
+    if threading.current_thread() is not threading.main_thread():  # signal.signal would raise
         yield
         return
     caught: list[int] = []
@@ -352,10 +352,10 @@ def _interrupt_after() -> Iterator[None]:
 
 
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
-    """``report.json``, ``report.md`` and ``report.png`` in ``out``: every file made in memory
-    first, then staged and renamed together (:func:`agents.runtime.files.write_together`), with
-    Ctrl-C held back until all three are in place: a card's files never mix two runs, and a failed
-    write (a full disk) leaves the old card whole and names the file."""
+    """``report.json``, ``report.md`` and ``report.png`` in ``out``, written together.
+    Every file is made in memory first, then staged and renamed together by
+    :func:`agents.runtime.files.write_together`, Ctrl-C held back until all three are in place: a
+    card's files never mix two runs; a failed write, say a full disk, keeps the old card whole."""
     files = {
         out / "report.json": (json.dumps(card, indent=2) + "\n").encode(),
         out / "report.md": markdown(card).encode(),
@@ -367,9 +367,9 @@ def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
 
 # ------------------------------------------------------------------ leaderboard
 def read_card(path: str | Path) -> dict[str, Any]:
-    """A ``report.json`` (or the folder holding one), checked through and through
-    (:func:`agents.evaluate.card_check.check_card`: its hashes, its protocol data, its counts, its
-    ratings re-rated from them); errors name the file and the field."""
+    """A ``report.json``, or the folder holding one, checked through and through.
+    :func:`agents.evaluate.card_check.check_card` checks its hashes, its protocol data, its counts,
+    its ratings re-rated from them; errors name the file and the field."""
     from agents.evaluate.card_check import check_card, read_json
 
     p = Path(path)
@@ -379,8 +379,8 @@ def read_card(path: str | Path) -> dict[str, Any]:
 
 
 def card_paths(paths: Sequence[str | Path]) -> list[Path]:
-    """The cards that ``paths`` name: a ``report.json``, a card's folder, or a folder of cards'
-    folders (each ``*/report.json`` in it, in name order: ``agents/cards/realtime``)."""
+    """The cards that ``paths`` name: a ``report.json``, a card's folder, or a folder of them.
+    In a folder of cards' folders, say ``agents/cards/realtime``: ``*/report.json`` by name."""
     out: list[Path] = []
     for given in map(Path, paths):
         if given.is_dir() and not (given / "report.json").exists():
@@ -394,10 +394,10 @@ def card_paths(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
-    """Merge cards (:func:`card_paths`) into ranked rows, every card checked and its ratings
-    re-rated from its counts (:func:`read_card`); refuse cards of different protocol versions or
-    games, naming the files. The same card given twice (the same manifest and results) is listed
-    once, with a note."""
+    """Merge cards into ranked rows; refuse cards of different protocol versions or games.
+    ``paths`` as :func:`card_paths` reads them; every card is checked and its ratings re-rated
+    from its counts by :func:`read_card`. A refusal names the files. The same card given twice,
+    the same manifest and results, is listed once, with a note."""
     from agents.evaluate.protocol import card_hash
 
     if not paths:
@@ -448,9 +448,9 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
 
     def rank_key(row: dict[str, Any]) -> float:
         r = row["ratings"].get(first, (None, None))[0]
-        return -math.inf if r is None else float(r)
+        return -math.inf if r is None else float(r)  # an unrated card ranks last
 
-    rows.sort(key=rank_key, reverse=True)
+    rows.sort(key=rank_key, reverse=True)  # stable: equal ratings keep the order given
     board = {"protocol": cards[0][1]["protocol"], "game": game, "rank_by": first, "rows": rows}
     if notes:
         board["notes"] = notes
@@ -490,7 +490,7 @@ def leaderboard_png(board: dict[str, Any]) -> bytes:
 
     rs = board["rank_by"]
     rows = []
-    for row in board["rows"][::-1]:
+    for row in board["rows"][::-1]:  # interval_rows_png draws the first row at the bottom
         r, ci = row["ratings"].get(rs, (None, None))
         if r is not None:
             rows.append((_plain(row["agent"]), r, *(ci or (r, r))))

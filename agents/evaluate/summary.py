@@ -1,5 +1,6 @@
-"""``speed evaluate``'s numbers: a played :class:`~agents.evaluate.plan.Plan`'s results, per
-pairing or table.
+"""``speed evaluate``'s numbers: a played plan's results, per pairing or table.
+
+The plan is a :class:`~agents.evaluate.plan.Plan`.
 
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
@@ -25,7 +26,7 @@ from agents.tournament import realtime as tournament
 def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, Any]:
     from agents.stats import wilson_interval
 
-    chunks = sorted(chunks, key=lambda c: c.chunk.start)
+    chunks = sorted(chunks, key=lambda c: c.chunk.start)  # workers finish in any order
     games = sum(c.games for c in chunks)
     wins = sum(c.wins_a for c in chunks)
     losses = sum(c.wins_b for c in chunks)
@@ -63,8 +64,10 @@ def _settings_of(plan: Plan, group: str) -> Any:
 
 
 def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
-    """The real-time card's results: per rule set and opponent, the latency fit (the ratings:
-    :func:`rate`)."""
+    """The real-time card's results: per rule set and opponent, and the latency fit.
+
+    The ratings are :func:`rate`'s.
+    """
     from agents.reaction_sweep.summary import summarise
     from agents.reaction_sweep.work import PointResult
 
@@ -92,6 +95,7 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
         points = []
         for g in groups:
             lat, opp = sweep.points()[plan.groups[g]["point"]]
+            # In chunk order, as a tournament's results are: the bootstrap draws depend on it.
             outcomes = np.array(
                 [o for c in sorted(by_group[g], key=lambda c: c.chunk.start) for o in c.outcomes],
                 np.int8,
@@ -138,8 +142,10 @@ def finite_interval(ci: Any) -> list[float] | None:
 
 
 def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
-    """The vintage card's results: per table, and the agent's seat-by-seat comparisons with
-    each bot, all tables together (the rating: :func:`rate`)."""
+    """The vintage card's results: per table, and the agent's comparisons with each bot.
+
+    The comparisons are seat by seat, all tables together. The rating is :func:`rate`'s.
+    """
     from agents.stats import clustered_mean, wilson_interval
     from agents.tournament.vintage_stats import comparisons, game_table
 
@@ -154,6 +160,7 @@ def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, A
         settings = plan.groups[group]["settings"]
         table = game_table(by_group[group], settings.deals)
         comp = comparisons(table)
+        # The agent is index 0; where it is the b side, its score is 1 - a's.
         mine_a, mine_b = comp.a == 0, comp.b == 0
         scores = np.concatenate([comp.score_a[mine_a], 1.0 - comp.score_a[mine_b]])
         clusters = np.concatenate([comp.cluster[mine_a], comp.cluster[mine_b]])
@@ -161,7 +168,7 @@ def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, A
         others = np.concatenate([comp.b[mine_a], comp.a[mine_b]])
         for k, name in enumerate(settings.agents):
             if k == 0:
-                continue
+                continue  # the agent itself
             s = scores[others == k]
             acc = per_bot.setdefault(name, [0.0, 0.0, 0.0])
             acc[0] += float((s == 1).sum())
@@ -181,6 +188,7 @@ def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, A
                 "games": len(table.winner),
                 "truncations": int(table.truncated.sum()),
                 "finished_ahead_rate": ahead,
+                # Clustered intervals are normal-approximation: clipped to a share's range.
                 "finished_ahead_ci": [max(0.0, lo), min(1.0, hi)],
                 "mean_penalty": pen,
                 "mean_penalty_ci": [plo, phi],

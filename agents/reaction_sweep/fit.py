@@ -90,6 +90,7 @@ def _fit_many(
     separate perfectly has no finite maximum: it ends unconverged.
     """
     centre = float(np.average(d, weights=n))
+    # ``or 1.0``: a zero spread would divide by zero (_check refuses it; a caller may not).
     scale = float(np.sqrt(np.average((d - centre) ** 2, weights=n))) or 1.0
     x = (d - centre) / scale
     rows = scores.shape[0]
@@ -106,13 +107,14 @@ def _fit_many(
             h00, h01, h11 = w.sum(axis=1), (w * x).sum(axis=1), (w * x * x).sum(axis=1)
             det = h00 * h11 - h01 * h01
             step = np.stack([(h11 * g0 - h01 * g1) / det, (h00 * g1 - h01 * g0) / det], axis=1)
+            # A singular Hessian gives no step, and a converged row must not move on noise.
             step[~np.isfinite(step).all(axis=1) | converged] = 0.0
             t = np.ones(rows)
             for _ in range(30):
                 new = beta + t[:, None] * step
                 new_eta = new[:, :1] + new[:, 1:] * x
                 new_ll = _log_lik(new_eta, n, scores)
-                worse = new_ll < ll - 1e-12
+                worse = new_ll < ll - 1e-12  # a rounding-sized loss is no reason to halve
                 if not worse.any():
                     break
                 t = np.where(worse, t / 2, t)
@@ -208,6 +210,7 @@ def bootstrap_fit(
     per_deal = [deal_scores(o) for o in outcomes]
     games = np.array([len(o) for o in outcomes], dtype=np.float64)
     sizes = {len(s) for s in per_deal}
+    # A lone game (an odd count) would make deal i a different deal at different points.
     joint = len(sizes) == 1 and all(len(o) % 2 == 0 for o in outcomes)
     rng = np.random.default_rng(seed)
     if joint:
@@ -223,6 +226,7 @@ def bootstrap_fit(
             scores[:, i] = counts @ s
     _check(d, games, scores)
     intercept, slope, converged, _ = _fit_many(d, games, scores)
+    # A resample where being slower does not lose has no break-even worth the name.
     used = converged & (slope < 0)
 
     def interval(values: np.ndarray) -> tuple[float, float]:

@@ -38,6 +38,7 @@ def curve_png(
         hi = np.array([r["ci_high"] for r in rows])
         if len(x):
             lo_x, hi_x = min(lo_x, x.min()), max(hi_x, x.max())
+        # A band needs one y per x; repeated differences (a grid) take error bars instead.
         if len(np.unique(x)) == len(x) and len(x) > 1:
             ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
             ax.plot(x, y, "o", color=colour, label=label)
@@ -49,6 +50,7 @@ def curve_png(
             ys = 1 / (1 + np.exp(-(fit["intercept"] + fit["slope_per_ms"] * xs)))
             ax.plot(xs, ys, "-", color=colour, alpha=0.8)
             be = fit["break_even_ms"]
+            # Far outside the points the marker would stretch the axis, and it is extrapolation.
             if math.isfinite(be) and x.min() - 100 <= be <= x.max() + 100:
                 ci = fit.get("break_even_ci")
                 xerr = [[be - ci[0]], [ci[1] - be]] if ci and all(map(math.isfinite, ci)) else None
@@ -90,7 +92,7 @@ def grid_png(doc: dict[str, Any], title: str | None = None) -> bytes:
         scale=plotting.Scale(0.0, 1.0, dark_beyond=0.3),
         cell_text=lambda v: f"{100 * v:.0f}%",
         fontsize=8,
-        origin="lower",
+        origin="lower",  # the lowest latency at the bottom, as on a plot's axis
         axis_labels=(
             f"opponent ({s['opponent']}) latency, ms",
             f"agent ({s['agent']}) latency, ms",

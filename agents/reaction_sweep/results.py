@@ -30,7 +30,7 @@ CSV_COLUMNS = (
 def rows_csv(doc: dict[str, Any]) -> str:
     """The points as CSV with exactly the columns of ``CSV_COLUMNS``."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv.writer(buf, lineterminator="\n")  # the kit's text files end in \n; csv defaults to \r\n
     w.writerow(CSV_COLUMNS)
     for row in doc["points"]:
         w.writerow(
@@ -82,8 +82,11 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The points as a fixed-width table for the terminal; latencies are medians in ms (a fixed
-    latency is its own median; a shaped ``--latencies L`` is ``L``), as on the plot."""
+    """The points as a fixed-width table for the terminal.
+
+    Latencies are medians in ms, as on the plot: a fixed latency is its own median, a shaped
+    ``--latencies L`` is ``L``.
+    """
     lines = [
         f"{'agent median ms':>15} {'opponent median ms':>18} {'games':>6} {'wins':>6} "
         f"{'losses':>6} {'draws':>5} {'win %':>6}  95% CI"

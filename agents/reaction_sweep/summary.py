@@ -22,8 +22,11 @@ from speed_env.registration import made_with
 def summarise(
     settings: SweepSettings, results: Sequence[PointResult], bootstrap: int = 1000
 ) -> dict[str, Any]:
-    """The ``reaction.json`` document: the env id and kit version it was made with, settings, a
-    row per point, and the fit with its intervals."""
+    """The ``reaction.json`` document.
+
+    It holds the env id and kit version it was made with, the settings, a row per point, and
+    the fit with its intervals.
+    """
     from agents.stats import wilson_interval
 
     axis = {
@@ -55,6 +58,7 @@ def summarise(
         "points": rows,
         "fit": None,
     }
+    # On the median axis, as plotted: the fit's break-even then reads off the same x.
     diffs = np.array([row["latency_ms"] - row["opponent_latency_ms"] for row in rows])
     if len(np.unique(diffs)) < 2:
         doc["fit_note"] = "no fit: it needs at least two different latency differences"
@@ -75,7 +79,7 @@ def summarise(
         "ms_per_ten_points": fit.ms_per_ten_points,
     }
     if bootstrap > 0:
-        boot = bootstrap_fit(
+        boot = bootstrap_fit(  # the sweep's own seed: the same intervals on every rerun
             diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed
         )
         out |= {

@@ -36,8 +36,8 @@ def run_sweep(
 
     The work is every point's chunks (``plan_chunks``, each played by the
     tournament harness's ``run_chunk``) in one pool, so the results are the
-    same for any number of workers and on either ``backend`` (``agents.runtime.jobs``). Ctrl-C stops
-    the run and returns what finished (a point keeps its finished chunks).
+    same for any number of workers and on either ``backend`` (``agents.runtime.jobs``).
+    Ctrl-C stops the run and returns what finished; a point keeps its finished chunks.
     """
     points = settings.points()
     jobs = []
@@ -45,11 +45,12 @@ def run_sweep(
         ts = settings.tournament_settings(point)
         jobs += [(k, ts, chunk) for chunk in plan_chunks(ts)]
     finished, complete = run_jobs(_run_job, jobs, workers, progress, backend)
+    # Keyed (point, chunk): sorted, each point's chunks come back in deal order.
     done = {(r[0], r[1].chunk.index): r[1] for r in finished if r is not None}
     results = []
     for k, (lat, opp) in enumerate(points):
         chunks = [done[key] for key in sorted(done) if key[0] == k]
         outcomes = np.array([o for c in chunks for o in c.outcomes], dtype=np.int8)
-        if outcomes.size:
+        if outcomes.size:  # a point with no finished chunk is left out, not shown as 0 games
             results.append(PointResult(lat, opp, outcomes))
     return results, complete

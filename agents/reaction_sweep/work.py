@@ -57,6 +57,7 @@ def parse_latencies(text: str, what: str = "--latencies") -> tuple[str, ...]:
         if item.startswith(PROFILE_PREFIX):  # a person's fitted profile file, kept as named
             out.append(item)
         else:
+            # One spelling per latency ("150.0" is "150"), so the repeat check below sees it.
             out.append(item.lower() if profile.name else f"{profile.mu:g}")
     if len(set(out)) != len(out):
         raise SweepError(f"{what} lists a latency twice: {text!r}")
@@ -71,10 +72,15 @@ protocol 1 of ``speed evaluate`` fixed, as ``agent_means_ms``; the profile's med
 
 
 def shifted_profile(ms: float, preset: str = "human", at: str = "median") -> ReactionProfile:
-    """The preset's ex-Gaussian shape moved (its floor too, so every quantile moves by the same
-    ms) so that its median (``at="median"``) or its Gaussian centre ``mu`` (``at="mu"``) is
-    ``ms``. The median is the one :meth:`ReactionProfile.median_ms` measures, so a shaped
-    latency ``L`` sits on the latency axis at exactly ``L``."""
+    """The preset's ex-Gaussian shape moved so that its median or its centre is ``ms``.
+
+    ``at``
+        ``"median"``: the median is ``ms``; ``"mu"``: the Gaussian centre ``mu`` is.
+
+    The floor moves too, so every quantile moves by the same ms. The median is the one
+    :meth:`ReactionProfile.median_ms` measures, so a shaped latency ``L`` sits on the latency
+    axis at exactly ``L``.
+    """
     base = make_profile(preset)
     if base.is_fixed or not base.name:
         raise SweepError(
@@ -93,8 +99,10 @@ def shifted_profile(ms: float, preset: str = "human", at: str = "median") -> Rea
 
 
 def profile_for(latency: str, jitter: str | None = None, at: str = "median") -> ReactionProfile:
-    """The reaction profile a latency string stands for (a number shaped as ``jitter`` if given,
-    placed by ``at``: :func:`shifted_profile`)."""
+    """The reaction profile a latency string stands for.
+
+    With ``jitter``, a number is that preset's shape placed by ``at``: :func:`shifted_profile`.
+    """
     profile = make_profile(latency)
     if jitter and profile.is_fixed:
         return shifted_profile(profile.mu, jitter, at)
@@ -102,8 +110,11 @@ def profile_for(latency: str, jitter: str | None = None, at: str = "median") -> 
 
 
 def latency_axis_ms(latency: str, jitter: str | None = None, at: str = "median") -> float:
-    """Where a latency sits on the ms axis, its median: a fixed latency itself, a jittered
-    profile its measured median (a shaped ``L`` placed by its median: ``L``)."""
+    """Where a latency sits on the ms axis: its median.
+
+    A fixed latency sits at itself, a jittered profile at its measured median; so a shaped
+    ``L`` placed by its median sits at ``L``.
+    """
     profile = profile_for(latency, jitter, at)
     return float(profile.mu) if profile.is_fixed else profile.median_ms()
 
@@ -127,11 +138,16 @@ class SweepSettings:
     seed: int = 0
     """Seed of the deals; the same deals at every point."""
     jitter: str | None = None
-    """A jittered preset: the agent's numeric latencies ``L`` become that shape, moved so that
-    its median is ``L`` (``jitter_at``)."""
+    """A jittered preset: the agent's numeric latencies ``L`` become that shape.
+
+    Each is moved so that its median is ``L``, or as ``jitter_at`` says.
+    """
     jitter_at: str = "median"
-    """What a shaped latency ``L`` is: the profile's ``median`` (every sweep the kit runs but
-    one) or its Gaussian centre ``mu`` (protocol 1's latency sweep): :data:`JITTER_AT`."""
+    """What a shaped latency ``L`` is, one of :data:`JITTER_AT`.
+
+    The profile's ``median``, in every sweep the kit runs but one, or its Gaussian centre
+    ``mu``, in protocol 1's latency sweep.
+    """
 
     def __post_init__(self) -> None:
         if self.jitter is not None:
@@ -197,7 +213,7 @@ class SweepSettings:
             "latencies": list(self.latencies),
             "opponent_latencies": list(self.opponent_latencies),
             "grid": self.is_grid,
-            "games_per_point": 2 * max(1, self.games // 2),
+            "games_per_point": 2 * max(1, self.games // 2),  # as played: whole deals
             "rules": self.rules.to_dict(),
             "tick_ms": self.tick_ms,
             "seed": self.seed,
@@ -244,6 +260,7 @@ class PointResult:
 def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
     """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
     return [
+        # Line-up 0: a point's tournament is one pairing.
         tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
         for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
     ]

@@ -1,6 +1,9 @@
-"""The error every agent-spec parser raises: its own module, so the registries
-(:mod:`agents.specs.registry`) and the user-agent loader (:mod:`agents.specs.user_files`), which
-subclasses it, both import it without importing each other back."""
+"""The error every agent-spec parser raises, in a module of its own.
+
+So the registries (:mod:`agents.specs.registry`) and the user-agent loader
+(:mod:`agents.specs.user_files`), which subclasses it, both import it without importing each
+other back.
+"""
 
 from __future__ import annotations
 

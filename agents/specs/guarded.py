@@ -72,8 +72,10 @@ class AgentFailure(RuntimeError):
 
 
 class ProcessExit(BaseException):
-    """Raised in place of ``os._exit(code)`` while an agent is being called (never caught by an
-    agent's ``except Exception``, as ``SystemExit`` is not)."""
+    """Raised in place of ``os._exit(code)`` while an agent is being called.
+
+    A ``BaseException``, as ``SystemExit`` is: an agent's ``except Exception`` never catches it.
+    """
 
 
 def describe(exc: BaseException) -> str:
@@ -118,22 +120,23 @@ def exits_refused() -> Iterator[None]:
 def calling(
     spec: str, call: str, where: str = "", *, passthrough: tuple[type[BaseException], ...] = ()
 ) -> Iterator[None]:
-    """Run the body as a call into agent ``spec``; anything it raises but ``KeyboardInterrupt``
-    (and the ``passthrough`` types: a refusal the caller handles) becomes one
-    :class:`AgentFailure`: ``agent SPEC failed in CALL (WHERE): WHAT``.
+    """Run the body as a call into agent ``spec``; what escapes becomes one :class:`AgentFailure`.
 
-    An :class:`AgentFailure` from a nested call goes on, ``[CALL, WHERE]`` added to its line."""
+    Its line reads ``agent SPEC failed in CALL (WHERE): WHAT``. Left as they are:
+    ``KeyboardInterrupt``, and the ``passthrough`` types, a refusal the caller handles.
+    An :class:`AgentFailure` from a nested call goes on, ``[CALL, WHERE]`` added to its line.
+    """
     try:
         with exits_refused():
             yield
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the user's Ctrl-C, never the agent's failure
         raise
-    except BaseException as exc:
+    except BaseException as exc:  # SystemExit and ProcessExit too: an agent must not end a run
         if isinstance(exc, passthrough):
             raise
         if isinstance(exc, AgentFailure):
             context = ", ".join(x for x in (call, where) if x)
-            if not context or f"[{context}]" in exc.message:
+            if not context or f"[{context}]" in exc.message:  # said once, however deep the nesting
                 raise
             raise AgentFailure(f"{exc.message} [{context}]", exc.spec) from None
         raise AgentFailure(failure_line(spec, call, where, describe(exc)), spec) from None
@@ -164,7 +167,7 @@ def _run_with_deadline(
         raise AgentFailure(
             failure_line(spec, call, where, f"no answer within --act-timeout {seconds:g} s"), spec
         ) from None
-    if not ok:
+    if not ok:  # raised on the caller's thread; checked_act's fn has attributed it already
         raise value
     return value
 
@@ -207,8 +210,10 @@ def check_actions(
     rows: Callable[[int], str] | None = None,
     legal_only: bool = False,
 ) -> np.ndarray:
-    """An agent's answer to ``act`` as int64 ``(n,)``, or an :class:`AgentFailure` saying what is
-    wrong with it (checked before two seats' answers are stacked, which would convert one)."""
+    """An agent's answer to ``act`` as int64 ``(n,)``, or an :class:`AgentFailure` saying why not.
+
+    Checked before two seats' answers are stacked, since stacking would convert one.
+    """
     n, n_actions = mask.shape
 
     def fail(what: str) -> AgentFailure:
@@ -216,12 +221,13 @@ def check_actions(
 
     if raw is None:
         raise fail(f"act returned None, not {n} actions")
+    # Before asarray, which would make [True, 2] ints and [None, 2] objects without a word.
     if isinstance(raw, list | tuple) and any(isinstance(a, bool | float) or a is None for a in raw):
         bad = next(a for a in raw if isinstance(a, bool | float) or a is None)
         raise fail(f"act returned {type(raw).__name__} holding {bad!r}: actions are ints")
     try:
         actions = np.asarray(raw)
-    except Exception as exc:
+    except Exception as exc:  # any object can come back, and its conversion raise anything
         raise fail(f"act returned {type(raw).__name__}, not an array: {describe(exc)}") from None
     if actions.dtype.kind not in "iu":
         raise fail(
@@ -233,7 +239,7 @@ def check_actions(
     if out_of_range.any():
         i = int(np.flatnonzero(out_of_range)[0])
         raise fail(f"{_row(rows, i)}: action {int(actions[i])} is outside 0..{n_actions - 1}")
-    actions = actions.astype(np.int64)
+    actions = actions.astype(np.int64)  # safe for uint64 too: the range is checked above
     if legal_only:
         illegal = mask[np.arange(n), actions] == 0
         if illegal.any():
@@ -248,9 +254,13 @@ def _row(rows: Callable[[int], str] | None, i: int) -> str:
 
 
 def seed_globals(seed: int) -> None:
-    """Seed Python's ``random`` and numpy's global generator from ``seed`` (a chunk's), so an
-    agent that draws from them plays the same for the same ``--seed`` and any ``--workers``."""
+    """Seed Python's ``random`` and numpy's global generator from a chunk's ``seed``.
+
+    So an agent that draws from them plays the same for the same ``--seed`` and any
+    ``--workers``.
+    """
     random.seed(seed)
+    # Masked: the legacy generator takes a seed of 32 bits only.
     np.random.seed(seed & 0xFFFFFFFF)  # noqa: NPY002 - the legacy global generator is the point
 
 
@@ -258,6 +268,7 @@ def positive_seconds(value: float | None) -> float | None:
     """Check an ``act_timeout``: ``None`` (no limit) or a finite number of seconds above 0."""
     if value is None:
         return None
+    # The upper bound refuses inf; nan fails every comparison, so it is refused too.
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
         raise ValueError(f"act_timeout must be a number of seconds above 0, got {value!r}")
     return float(value)

@@ -16,14 +16,18 @@ from speed_env.rules import Rules, make_rules
 
 
 def available() -> dict[str, str]:
-    """Real-time agent names and a one-line description of each (the vintage ones:
-    :func:`agents.vintage.registry.available`)."""
+    """Real-time agent names and a one-line description of each.
+
+    The vintage ones are :func:`agents.vintage.registry.available`'s.
+    """
     return REALTIME.available()
 
 
 def parse_spec(spec: str) -> AgentSpec:
-    """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse unknown
-    names and bad profiles. A vintage spec is parsed by the vintage registry."""
+    """Split ``name[:arg][@reaction]``; refuse unknown names and bad profiles.
+
+    ``@K`` is the budget of a search agent. A vintage spec is parsed by the vintage registry.
+    """
     from agents.vintage import registry as vintage_agents
 
     if vintage_agents.is_vintage(spec):

@@ -1,5 +1,7 @@
-"""The real-time game's registry and its agent kinds: ``random``, ``greedy``, ``chain``,
-``search``, ``openspiel:``, ``ppo:``, ``trained``, ``selfplay``.
+"""The real-time game's registry and its agent kinds.
+
+The kinds: ``random``, ``greedy``, ``chain``, ``search``, ``openspiel:``, ``ppo:``, ``trained``,
+``selfplay``.
 
 Each kind is a builder ``(rules, seed, arg) -> Policy`` registered under its name; a builder
 imports its agent only when called, so listing the kinds stays cheap. ``@`` and a reaction
@@ -32,8 +34,10 @@ def _greedy(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``chain`` or ``chain:run=1,flying=0,…`` (weights of :class:`agents.chain.ChainWeights`);
-    ``chain:plan=0`` is the first ``chain``, which played the ``japanese`` options' moves blind."""
+    """``chain`` or ``chain:run=1,flying=0,…``, weights of :class:`agents.chain.ChainWeights`.
+
+    ``chain:plan=0`` is the first ``chain``, which played the ``japanese`` options' moves blind.
+    """
     from dataclasses import fields
 
     from agents.chain import ChainAgent, ChainWeights
@@ -44,7 +48,7 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
         key, _, value = item.partition("=")
         try:
             if key not in names or (key == "plan" and value not in ("0", "1")):
-                raise ValueError
+                raise ValueError  # to the one message below, which lists every name
             weights[key] = float(value)
         except ValueError:
             raise AgentSpecError(
@@ -55,8 +59,10 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``
-    (agents/search.py)."""
+    """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``.
+
+    See agents/search.py.
+    """
     from agents.search import SearchAgent, parse_settings
 
     settings = spec_settings("search", arg, lambda: parse_settings(arg))
@@ -64,33 +70,43 @@ def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
 
 
 def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_speed``
-    (agents/openspiel_bots.py)."""
+    """``openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_speed``.
+
+    See agents/openspiel_bots.py.
+    """
     from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
 
     return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
 
 
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """``ppo:PATH`` (a kit model, ``.json``/``.safetensors``); ``?trust`` for an SB3 ``.zip``,
-    ``?sample``."""
+    """``ppo:PATH``: a kit model, ``.json`` or ``.safetensors``.
+
+    ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy.
+    """
     from agents.model_io.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)
 
 
 def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """The bundled learned agent trained on ``rules``: ``agents/models/trained.json``, or another
-    model bundled beside it (:func:`agents.model_io.learned.bundled_models`); refused, naming each,
-    when none was trained on them."""
+    """The bundled learned agent trained on ``rules``.
+
+    It is ``agents/models/trained.json``, or another model bundled beside it
+    (:func:`agents.model_io.learned.bundled_models`); refused, naming each, when none was
+    trained on them.
+    """
     from agents.model_io.learned import bundled_policy
 
     return bundled_policy(rules, seed, arg)
 
 
 def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
-    """The bundled agent PPO learned from reward alone, no cloning (docs/research/selfplay.md):
-    ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy."""
+    """The bundled agent PPO learned from reward alone, no cloning.
+
+    It is ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy.
+    The story: docs/research/selfplay.md.
+    """
     from agents.model_io.kit_model import BUNDLED, load_policy
 
     path = BUNDLED.parent / "selfplay" / "selfplay.json"
@@ -134,12 +150,16 @@ for _name, _about, _build in (
 
 
 def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
-    """The reaction profile a seat plays with: the policy's own (``@`` in its spec) or ``default``,
-    moved later by the policy's ``think_ms`` (time charged for thinking, as by ``search``)."""
+    """The reaction profile a seat plays with, moved later by the policy's ``think_ms``.
+
+    The profile is the policy's own, ``@`` in its spec, or else ``default``. ``think_ms`` is
+    time charged for thinking, as by ``search``.
+    """
     base = getattr(policy, "reaction", None) or default
     think = float(getattr(policy, "think_ms", 0.0) or 0.0)
     if think <= 0:
         return base
+    # The whole shape moves, floor too: thinking delays even the fastest reaction.
     return replace(
         base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms"
     )

@@ -47,16 +47,19 @@ def bare_path_error(spec: str) -> AgentSpecError:
 
 
 def python_file_error(spec: str) -> AgentSpecError:
-    """The error for a Python file given where an agent spec belongs: the ``py:`` spelling, with
-    the names the file defines at its top level where it can be read (parsed, never run)."""
+    """The error for a Python file given where an agent spec belongs: the ``py:`` spelling.
+
+    Where the file can be read, parsed but never run, the hint names what it defines at its
+    top level.
+    """
     import ast
     from pathlib import Path
 
     path = spec.strip()
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-        names: list[str] = []
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):  # ValueError: NUL, before 3.12
+        names: list[str] = []  # the hint without names: the error itself must not fail
     else:
         names = [
             node.name
@@ -73,8 +76,11 @@ def python_file_error(spec: str) -> AgentSpecError:
 
 
 def spec_settings(kind: str, arg: str, parse: Callable[[], _T]) -> _T:
-    """The settings ``parse()`` reads from a spec's argument ``arg``; its ``ValueError`` becomes an
-    :class:`AgentSpecError` naming ``kind`` and ``arg`` (``bad search spec 'worlds=0': …``)."""
+    """The settings ``parse()`` reads from a spec's argument ``arg``.
+
+    Its ``ValueError`` becomes an :class:`AgentSpecError` naming ``kind`` and ``arg``:
+    ``bad search spec 'worlds=0': …``.
+    """
     try:
         return parse()
     except ValueError as exc:
@@ -134,13 +140,16 @@ class Registry:
         return spec.strip().partition("@")[0].partition(":")[0] in self.entries
 
     def parse_spec(self, spec: str) -> AgentSpec:
-        """Split ``name[:arg][@reaction]`` (``@K`` is the budget of a search agent); refuse
-        unknown names and bad profiles."""
+        """Split ``name[:arg][@reaction]``; refuse unknown names and bad profiles.
+
+        ``@K`` is the budget of a search agent.
+        """
         if not isinstance(spec, str) or not spec.strip():
             raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}")
         text = spec.strip()
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
+        # A user's spec first: ``py:dir/bot.py:Bot`` would otherwise look like a file path.
         if name not in self.entries and user_agents.is_user_spec(text):
             return self._parse_user(text)
         if name not in self.entries and body.strip().lower().endswith(".py"):
@@ -154,7 +163,7 @@ class Registry:
             )
         reaction = None
         if reaction_text and self.entries[name].budget:
-            arg = f"{arg}@{reaction_text}"
+            arg = f"{arg}@{reaction_text}"  # the builder reads its budget from its argument
         elif reaction_text:
             try:
                 reaction = make_profile(reaction_text)
@@ -180,8 +189,10 @@ class Registry:
         return AgentSpec(text, source, f"{parsed.source}:{parsed.name}", reaction)
 
     def make(self, spec: str, context: Any, seed: int | None) -> Any:
-        """Build the agent a spec names with the game's ``context``; its reaction profile is on
-        ``.reaction`` and its spec on ``.spec``."""
+        """Build the agent a spec names with the game's ``context``.
+
+        Its reaction profile is on ``.reaction`` and its spec on ``.spec``.
+        """
         parsed = self.parse_spec(spec)
         if parsed.name in self.entries:
             policy = self.entries[parsed.name].build(context, seed, parsed.arg)

@@ -58,13 +58,18 @@ _NAME_TAIL = re.compile(rf"^(?P<name>{_IDENT})(?:@(?P<tail>.*))?$")
 
 
 class UserAgentError(AgentSpecError):
-    """A ``py:``/``module:`` agent spec that cannot be loaded: the message names the file and
-    what is wrong."""
+    """A ``py:`` or ``module:`` agent spec that cannot be loaded.
+
+    The message names the file and what is wrong.
+    """
 
 
 class AgentBuildError(UserAgentError):
-    """The user's class or factory refused to build the agent by raising ``ValueError`` (the
-    documented refusal of rules it does not play): the message names it and the reason."""
+    """The user's class or factory refused to build the agent by raising ``ValueError``.
+
+    That is the documented refusal of rules it does not play; the message names the class or
+    factory and the reason.
+    """
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ def parse(spec: str) -> UserSpec:
     """Split a user-agent spec (see the module docstring); refuse a malformed one by name."""
     text = spec.strip()
     if text.startswith("py:"):
-        path, sep, rest = text[3:].rpartition(":")
+        path, sep, rest = text[3:].rpartition(":")  # the last colon: PATH may hold one
         m = _NAME_TAIL.match(rest)
         if not sep or not path.endswith(".py") or not m:
             raise UserAgentError(
@@ -149,6 +154,7 @@ def _import(parsed: UserSpec) -> ModuleType:
     try:
         return importlib.import_module(parsed.source)
     except ModuleNotFoundError as exc:
+        # The module named, or a parent, is missing; else an import inside it failed.
         if exc.name is not None and parsed.source.startswith(exc.name):
             raise UserAgentError(
                 f"agent spec {parsed.text!r}: no module named {exc.name!r} (is its folder on "
@@ -158,7 +164,7 @@ def _import(parsed: UserSpec) -> ModuleType:
             f"agent spec {parsed.text!r}: importing module {parsed.source} failed: "
             f"{_last_line(exc)}"
         ) from None
-    except Exception as exc:
+    except Exception as exc:  # a module's top level can raise anything: one line naming it
         raise UserAgentError(
             f"agent spec {parsed.text!r}: importing module {parsed.source} failed: "
             f"{_last_line(exc)}"
@@ -166,8 +172,10 @@ def _import(parsed: UserSpec) -> ModuleType:
 
 
 def source_file(parsed: UserSpec) -> Path | None:
-    """The Python file a user spec loads (a module's ``__file__``), for the evaluation manifest;
-    ``None`` for a module without one."""
+    """The Python file a user spec loads, for the evaluation manifest.
+
+    For a module, its ``__file__``; ``None`` for a module without one.
+    """
     if parsed.kind == "file":
         return Path(parsed.source).expanduser()
     module = _import(parsed)
@@ -178,7 +186,7 @@ def source_file(parsed: UserSpec) -> Path | None:
 def _takes(fn: Any, n: int) -> bool:
     """Whether ``fn`` can be called with ``n`` positional arguments."""
     try:
-        inspect.signature(fn).bind(*([None] * n))
+        inspect.signature(fn).bind(*([None] * n))  # binding checks the arity without a call
     except TypeError:
         return False
     except ValueError:  # no signature (some builtins): assume it fits
@@ -212,6 +220,7 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
             + (f" (it defines {', '.join(public[:12])})" if public else "")
         )
     obj = getattr(module, parsed.name)
+    # A class first: a Policy class has a callable act too, but must be built.
     if inspect.isclass(obj):
         args: tuple[Any, ...] = (rules, seed) if _takes(obj, 2) else ()
         if not args and not _takes(obj, 0):
@@ -221,7 +230,7 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
             )
         policy = _call(obj, args, f"class {label}", parsed.text)
         check_policy(policy, f"class {label}")
-    elif callable(getattr(obj, "act", None)):
+    elif callable(getattr(obj, "act", None)):  # before callable(): a policy may be callable
         policy = obj
     elif callable(obj):
         if not _takes(obj, 2):
@@ -241,12 +250,14 @@ def build(spec: str, rules: Any, seed: int | None) -> Any:
 
 
 def _call(fn: Any, args: tuple[Any, ...], what: str, spec: str) -> Any:
-    """Build the agent: a ``ValueError`` is its refusal (:class:`AgentBuildError`), anything else
-    an :class:`AgentFailure` naming ``spec``."""
+    """Build the agent: a ``ValueError`` is its refusal, anything else an :class:`AgentFailure`.
+
+    The refusal becomes an :class:`AgentBuildError`; the failure names ``spec``.
+    """
     try:
         with calling(spec, f"building it ({what})", passthrough=(ValueError,)):
             return fn(*args)
-    except AgentSpecError:
+    except AgentSpecError:  # a ValueError too, but already the right error: on as it is
         raise
     except ValueError as exc:
         raise AgentBuildError(f"{what} refused to build the agent: {_last_line(exc)}") from None

@@ -110,13 +110,15 @@ def run(
     """
     done = dict(done or {})
     for index, result in done.items():
+        # A log from other settings plans other chunks: its results must not be merged here.
         if not 0 <= index < len(chunks) or getattr(result, "chunk", None) != chunks[index]:
             raise ValueError(f"a finished chunk ({index}) is not a chunk of this tournament")
     todo = [c for c in chunks if c.index not in done]
+    # Replays come from chunk 0 only: one place, whichever worker plays it.
     jobs = [(play, settings, c, record if c.index == 0 else 0) for c in todo]
 
     def step(finished: int, total: int) -> None:
-        if progress:
+        if progress:  # counted over the whole plan: a resumed run starts part way
             progress(len(done) + finished, len(chunks))
 
     def keep(i: int, result: R) -> None:
@@ -149,7 +151,7 @@ def run(
             describe=named,
             players=seated if players else None,
         )
-    except RunStopped as stopped:
+    except RunStopped as stopped:  # rewritten in plan terms: run_jobs counted todo's jobs
         stopped.results = in_order(stopped.results)
         stopped.skipped = [todo[i].index for i in stopped.skipped]
         raise

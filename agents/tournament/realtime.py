@@ -50,12 +50,16 @@ class Settings:
     gauntlet: str | None = None
     """Only pairings of this spec against each other agent (else a full round robin)."""
     match: bool = False
-    """Also score matches: consecutive games of a pairing until a seat has
-    ``rules.match_target`` points."""
+    """Also score matches: consecutive games of a pairing until a seat has ``match_target``.
+
+    The target is ``rules.match_target`` points.
+    """
     act_timeout: float | None = None
-    """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
-    :mod:`agents.specs.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its
-    numbers."""
+    """Seconds an agent may take over one ``act`` call before it fails; ``None``: no limit.
+
+    See :mod:`agents.specs.guarded`. Not in :meth:`to_dict`: it stops a run, never changes its
+    numbers.
+    """
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -68,7 +72,7 @@ class Settings:
     @property
     def deals(self) -> int:
         """Deals per pairing."""
-        return max(1, self.games // 2)
+        return max(1, self.games // 2)  # an odd game count loses its last game, never all
 
     def pairings(self) -> list[tuple[int, int]]:
         """Index pairs ``(a, b)`` that meet, in a fixed order."""
@@ -80,7 +84,7 @@ class Settings:
 
     def deal_seed(self, deal: int) -> int:
         """Seed of deal ``deal``; the same deals for every pairing."""
-        return (self.seed << 32) + deal
+        return (self.seed << 32) + deal  # 2**32 deals per seed: two seeds never share a deal
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
@@ -141,7 +145,8 @@ def _play(
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
 
     Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
-    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals."""
+    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals.
+    """
     import agents
 
     last = start + count - 1
@@ -154,18 +159,22 @@ def _play(
         with calling(spec, "building it", where[p]):
             bots.append(agents.make(spec, settings.rules, seed=policy_seed + p))
             reactions.append(agents.seat_reaction(bots[p], settings.reaction))
+    # No autoreset: each deal is played once, and a finished game waits, over, for the rest.
     env = BatchEnv(
         count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
     )
 
     def act(p: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Seat ``p``'s actions, checked and attributed
-        (:func:`agents.specs.guarded.checked_act`)."""
+        """Seat ``p``'s actions, checked and attributed.
+
+        The checks are :func:`agents.specs.guarded.checked_act`'s.
+        """
         return checked_act(
             bots[p], obs, mask, spec=specs[p], where=where[p],
             rows=lambda i: f"deal {start + i}", timeout=settings.act_timeout,
         )  # fmt: skip
 
+    # Game i is seeded deal_seed(start) + i, which is deal_seed(start + i): chunks never overlap.
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)
     played = np.zeros((2, count), np.int64)
@@ -192,7 +201,7 @@ def _play(
             clock[ended] = info["clock_ms"][ended]
             if "points" in info:  # us/pagat match scoring
                 points[:, ended] = info["points"][:, ended]
-    if record:
+    if record:  # and each recorded game's final position
         for i in range(min(record, count)):
             frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
     return {
@@ -206,25 +215,29 @@ def _play(
 
 
 def run_chunk(settings: Settings, chunk: Chunk, record: int = 0) -> ChunkResult:
-    """Play one chunk (``chunk.lineup`` is the pairing): each of its deals with ``a`` in seat 0,
-    then with seats swapped."""
+    """Play one chunk: each of its deals with ``a`` in seat 0, then with seats swapped.
+
+    ``chunk.lineup`` is the pairing's index.
+    """
     a, b = settings.pairings()[chunk.lineup]
     specs = (settings.agents[a], settings.agents[b])
     out = ChunkResult(chunk)
     seat_results = []
     for swap in (0, 1):
         order = (specs[1], specs[0]) if swap else specs
+        # Seats take policy_seed + p: the steps of 2 and 4 keep every chunk's and seating's
+        # seeds apart; the mask keeps the seed a non-negative 31-bit int, as older seeders want.
         policy_seed = (settings.seed * 1_000_003 + chunk.index * 4 + swap * 2) & 0x7FFFFFFF
         res, frames = _play(
             settings, order, chunk.start, chunk.count, policy_seed, record if swap == 0 else 0
-        )
+        )  # replays of the first seating only
         out.replays.extend(frames)
         seat_results.append(res)
     for i in range(chunk.count):
         for swap, res in enumerate(seat_results):
             seat_a = 1 if swap else 0
             w = int(res["winner"][i])
-            outcome = 0 if w in (2, 3) else (1 if w == seat_a else -1)
+            outcome = 0 if w in (2, 3) else (1 if w == seat_a else -1)  # 2: a draw, 3: truncated
             out.outcomes.append(outcome)
             out.truncated += w == 3
             out.illegal_a += int(res["illegal"][seat_a, i])
@@ -311,7 +324,7 @@ def pairing_matches(
         by_pair.setdefault(r.chunk.lineup, []).append(r)
     out: dict[int, tuple[list[tuple[int, int]], int]] = {}
     for pair, chunks in by_pair.items():
-        chunks.sort(key=lambda r: r.chunk.start)
+        chunks.sort(key=lambda r: r.chunk.start)  # results arrive in any order
         matches: list[tuple[int, int]] = []
         left = 0
         run_a: list[int] = []
@@ -336,8 +349,10 @@ def pairing_matches(
 # ---------------------------------------------------------------- summaries
 @dataclass
 class MatchScore:
-    """One pairing's matches (``--match``): consecutive games until a seat has
-    ``match_target`` points."""
+    """One pairing's matches, with ``--match``.
+
+    A match is consecutive games until a seat has ``match_target`` points.
+    """
 
     matches: int
     match_wins_a: int
@@ -352,8 +367,11 @@ class MatchScore:
 def pair_counts(
     settings: Settings, results: Iterable[ChunkResult]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(wins, draws, games)``, each ``(n, n)`` over ``settings.agents``: entry ``[a, b]`` counts
-    agent ``a``'s wins, the draws and the games of the pairing of ``a`` with ``b``."""
+    """``(wins, draws, games)``, each ``(n, n)`` over ``settings.agents``.
+
+    Entry ``[a, b]`` counts agent ``a``'s wins, the draws and the games of the pairing of ``a``
+    with ``b``.
+    """
     n = len(settings.agents)
     pairs = settings.pairings()
     wins, draws, games = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
@@ -371,8 +389,11 @@ def pair_counts(
 def summarise(
     settings: Settings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document (:func:`agents.tournament.summary.document`): settings,
-    agents with ratings, matches with match scores when ``settings.match``."""
+    """The ``results.json`` document, as :func:`agents.tournament.summary.document` lays it out.
+
+    It holds the settings, the agents with ratings, and the matches, with match scores when
+    ``settings.match``.
+    """
     from agents.stats import bootstrap_ratings, wilson_interval
 
     results = list(results)

@@ -91,7 +91,7 @@ def with_status(
             f"INCOMPLETE: {chunks_done} of {chunks_total} chunks finished; the results cover "
             f"those only. Resume with: {resume}"
         )
-    out = {"status": status, **summary}
+    out = {"status": status, **summary}  # first in the file: a reader sees it before numbers
     out["agents"] = [a for a in summary["agents"] if a["games"] > 0]
     unranked = [a["name"] for a in summary["agents"] if a["games"] == 0]
     if unranked:
@@ -100,9 +100,11 @@ def with_status(
 
 
 def with_alpharank(summary: dict[str, Any]) -> dict[str, Any]:
-    """``summary`` with ``alpharank``: OpenSpiel's α-Rank over its ranked agents, computed
-    from the same pairings as the ratings, or the reason it is not
-    (:func:`agents.alpharank.from_summary`)."""
+    """``summary`` with ``alpharank``: OpenSpiel's α-Rank over its ranked agents.
+
+    It is computed from the same pairings as the ratings, or says why it is not; see
+    :func:`agents.alpharank.from_summary`.
+    """
     from agents.alpharank import from_summary
 
     return {**summary, "alpharank": from_summary(summary)}
@@ -145,6 +147,7 @@ def leaderboard(summary: dict[str, Any]) -> str:
             f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
     header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
+    # Every row has match columns or none (--match is per run): the first row decides.
     with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
     rule = "|---|---|---:|---:|---:|---:|---:|---|"
     if with_matches:
@@ -238,7 +241,7 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
     grid = np.full((len(names), len(names)), np.nan)
     for m in summary["matches"]:
         grid[idx[m["a"]], idx[m["b"]]] = m["win_rate_a"]
-        grid[idx[m["b"]], idx[m["a"]]] = 1 - m["win_rate_a"]
+        grid[idx[m["b"]], idx[m["a"]]] = 1 - m["win_rate_a"]  # a draw is half to each side
     return plotting.heatmap_png(
         grid,
         names,
@@ -255,6 +258,7 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
 def ratings_png(summary: dict[str, Any]) -> bytes:
     """Ratings with their bootstrap 95% intervals."""
     return plotting.interval_rows_png(
+        # Reversed: the rows are drawn bottom up, and the best agent belongs at the top.
         [(a["name"], a["rating"], *a["rating_ci"]) for a in summary["agents"][::-1]],
         titled(summary, "Bradley–Terry rating (Elo scale), 95% bootstrap interval"),
     )

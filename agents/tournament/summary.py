@@ -37,8 +37,10 @@ class Match:
 
 
 Interval = Callable[[int, int, float, int], tuple[float, float]]
-"""``interval(a, b, score, games)``: the 95% interval of ``a``'s win rate against ``b``, given
-``a``'s score (wins, draws counting half) over their ``games``."""
+"""``interval(a, b, score, games)``: the 95% interval of ``a``'s win rate against ``b``.
+
+``score`` is ``a``'s wins, draws counting half, over their ``games``.
+"""
 
 
 def head_to_head(
@@ -97,5 +99,5 @@ def document(
         }
         for i, (name, fields) in enumerate(agents)
     ]
-    rated.sort(key=lambda x: -x["rating"])
+    rated.sort(key=lambda x: -x["rating"])  # stable: equal ratings keep the settings' order
     return {**made_with(game), "settings": settings, "agents": rated, "matches": matches, **more}

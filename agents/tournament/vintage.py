@@ -100,9 +100,11 @@ class VintageSettings:
     options: tuple[tuple[str, Any], ...] = ()
     """Vintage rule options (``("may_draw_when_able", True)``, …), as sorted pairs."""
     act_timeout: float | None = None
-    """Seconds an agent may take over one ``act`` call before it fails (``None``: no limit;
-    :mod:`agents.specs.guarded`). Not in :meth:`to_dict`: it stops a run, never changes its
-    numbers."""
+    """Seconds an agent may take over one ``act`` call before it fails; ``None``: no limit.
+
+    See :mod:`agents.specs.guarded`. Not in :meth:`to_dict`: it stops a run, never changes its
+    numbers.
+    """
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -111,7 +113,7 @@ class VintageSettings:
     @property
     def deals(self) -> int:
         """Deals per line-up."""
-        return max(1, self.games // self.players)
+        return max(1, self.games // self.players)  # whole deals: every rotation of each
 
     @property
     def rules(self) -> VintageRules:
@@ -176,7 +178,7 @@ def check_settings(s: VintageSettings) -> None:
         raise VintageTournamentError(f"players must be 2–10, got {s.players!r}")
     if s.gauntlet is not None and s.gauntlet not in s.agents:
         raise VintageTournamentError(f"gauntlet {s.gauntlet!r} is not one of the agents")
-    if s.games < s.players:
+    if s.games < s.players:  # else deals, at least 1, would play more games than asked
         raise VintageTournamentError(
             f"games must be at least players ({s.players}): each deal is played once per seat "
             "rotation"
@@ -191,8 +193,11 @@ def plan(settings: VintageSettings) -> list[Chunk]:
 
 
 def policy_seed(settings: VintageSettings, chunk: Chunk, position: int) -> int:
-    """Seed of the policy at ``position`` of the chunk's line-up (a function of the settings
-    only)."""
+    """Seed of the policy at ``position`` of the chunk's line-up.
+
+    A function of the settings and the chunk only, never of the worker that plays it.
+    """
+    # 101 > the 10 seats a table can have: two chunks' positions never share a seed.
     return (settings.seed * 1_000_003 + chunk.index * 101 + position) & 0x7FFFFFFF
 
 
@@ -225,14 +230,16 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     for i in range(chunk.count):
         for r in range(n):
             env = raw_env(num_players=n, games=1, **options)
-            env.reset(seed=settings.deal_seed(chunk.start + i))
+            env.reset(seed=settings.deal_seed(chunk.start + i))  # one deal for all rotations
             games.append((env, chunk.start + i, r))
     running = list(range(len(games)))
     while running:
         by_position: dict[int, list[int]] = {}
         for g in running:
             env, _, r = games[g]
+            # In rotation r seat s holds position (s - r) % n: the seat to act, back to its bot.
             by_position.setdefault((env.game.current - r) % n, []).append(g)
+        # A fixed order of positions: each bot's generator sees the same calls on every run.
         for pos in sorted(by_position):
             slots = by_position[pos]
             views = [games[g][0].observe(games[g][0].agent_selection) for g in slots]
@@ -260,15 +267,17 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
         out.penalty.append(penalties(game))
         if game.status == TRUNCATED:
             out.winner.append(-2)
-        else:
+        else:  # -1: a finished game with no single winner
             out.winner.append(game.winner if game.winner is not None else -1)
         out.turns.append(game.turns)
     return out
 
 
 def _game_name(games: list[tuple[Any, int, int]], slots: list[int], row: int) -> str:
-    """Row ``row`` of a decision batch (``slots``, indices into ``games``) in words: its game's
-    deal, rotation and the seat to act."""
+    """Row ``row`` of a decision batch in words: its game's deal, rotation and the seat to act.
+
+    ``slots`` are the batch's indices into ``games``.
+    """
     env, deal, rotation = games[slots[row]]
     return f"deal {deal}, rotation {rotation}, seat {env.game.current}"
 
@@ -306,8 +315,10 @@ def seated(settings: VintageSettings, chunk: Chunk) -> set[str]:
 def summarise(
     settings: VintageSettings, results: Iterable[ChunkResult], bootstrap: int = 300
 ) -> dict[str, Any]:
-    """The ``results.json`` document (:func:`agents.tournament.summary.document`): settings,
-    agents with ratings and penalties, matches, line-ups."""
+    """The ``results.json`` document, as :func:`agents.tournament.summary.document` lays it out.
+
+    It holds the settings, the agents with ratings and penalties, the matches and the line-ups.
+    """
     from agents.stats import cluster_bootstrap_ratings
 
     results = list(results)
@@ -360,6 +371,7 @@ def penalties_png(summary: dict[str, Any]) -> bytes:
     """Mean penalty per game with 95% intervals, one row per agent (fewer is better)."""
     from agents.tournament import report
 
+    # Most penalty first: rows are drawn bottom up, so the best agent ends at the top.
     agents = sorted(summary["agents"], key=lambda a: -a["mean_penalty"])
     return plotting.interval_rows_png(
         [(a["name"], a["mean_penalty"], *a["mean_penalty_ci"]) for a in agents],
@@ -411,8 +423,10 @@ def agents_csv(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
-    """Every output file: the real-time tournament's set, plus ``agents.csv`` and
-    ``penalties.png``."""
+    """Every output file: the real-time tournament's set, plus two.
+
+    The two are ``agents.csv`` and ``penalties.png``.
+    """
     from agents.tournament import report
 
     return report.write_outputs(

@@ -58,8 +58,10 @@ class _VintageBot:
 
 
 class VintageRandom(_VintageBot, RandomPolicy):
-    """A uniformly random legal action per row (:class:`~speed_env.policy.RandomPolicy`), its
-    input checked against the pack."""
+    """A uniformly random legal action per row, its input checked against the pack.
+
+    The choice is :class:`~speed_env.policy.RandomPolicy`'s.
+    """
 
     def __init__(self, seed: int | None = None, pack: Pack | None = None) -> None:
         _VintageBot.__init__(self, pack)
@@ -85,6 +87,8 @@ class VintageGreedy(_VintageBot):
         a = self.actions
         n = obs.shape[0]
         prio = np.zeros((n, a.n))
+        # Tiers far apart, so a tie-break never crosses one: numbered 100+, Lightning 10 to 11
+        # (held/100: a tie-break between its calls), X 200.
         prio[:, : self.n_numbered] = 100.0 + self.penalty[: self.n_numbered]
         held_per_set = obs[:, self.layout["hand"]][:, : self.n_numbered] @ self.set_onehot
         prio[:, a.call(0) : a.play_x] = 10.0 + held_per_set / 100.0
@@ -160,22 +164,22 @@ class VintageTactician(_VintageBot):
         n = self._n
         hand = obs[lay["hand"]]
         my_cards = float(hand.sum())
-        next_size = max(1.0, float(obs[lay["hand_sizes"]][0]))
+        next_size = max(1.0, float(obs[lay["hand_sizes"]][0]))  # an exponent below: never 0
         if obs[lay["extra"]][0] > 0:
             # Adding X sheds 20 but lets the next player place anything.
             return a.play_x if my_cards <= 1 or next_size >= w.hold_x_below else a.pass_
-        players = int(obs[lay["seated"]].sum()) + 1
+        players = int(obs[lay["seated"]].sum()) + 1  # "seated" lists the others, not me
         sizes = obs[lay["hand_sizes"]][: players - 1]
         danger = bool((sizes <= w.danger_cards).any())
         block_w = w.block if next_size <= w.block_cards else 0.0
         free_lightning = not np.any(legal < n)  # stuck but for Lightning
         if next_size <= w.block_cards or (danger and w.shed_lightning_in_danger):
             free_lightning = True
-        packs = 2 if players > 5 else 1
+        packs = 2 if players > 5 else 1  # the rules deal 6 to 10 players from two packs
         # Cards I have not seen are in the pack or in other hands.
         unseen = np.maximum(self.copies1 * packs - hand - obs[lay["discard"]], 0.0)
         unseen_n = unseen[:n]
-        unseen_total = max(1.0, float(unseen.sum()))
+        unseen_total = max(1.0, float(unseen.sum()))  # a divisor: all seen leaves it 0
         holds_x = hand[p.X] > 0
         numbered = hand[:n]
         going_out = my_cards <= 1 or (my_cards <= 2 and holds_x)

@@ -25,15 +25,18 @@ def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
         from agents.vintage import bots as vintage
 
         cls = getattr(vintage, cls_name)
+        # Only the random bot draws; the others are deterministic and take no seed.
         return cls(seed=seed) if cls_name == "VintageRandom" else cls()
 
     return build
 
 
 def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
-    """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``
-    (:mod:`agents.vintage.search`); a network role (``rollout``/``own``/``prior`` ``network``)
-    plays ``net=PATH``, else the bundled ``vintage-expert``."""
+    """``vintage-search@K`` or ``vintage-search:rollout=tactician,score=ahead@K``.
+
+    See :mod:`agents.vintage.search`. A role set to ``network``, of ``rollout``, ``own`` or
+    ``prior``, plays ``net=PATH``, else the bundled ``vintage-expert``.
+    """
     from agents.vintage.search import VintageSearch, parse_settings
 
     options, _, budget = arg.partition("@")
@@ -54,22 +57,26 @@ def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
 
 
 def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
-    """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``
-    (:mod:`agents.vintage.ismcts`; needs the ``[openspiel]`` extra)."""
+    """``vintage-ismcts[:simulations=N,rollouts=R,uct_c=C,infer=0|1]``.
+
+    See :mod:`agents.vintage.ismcts`; it needs the ``[openspiel]`` extra.
+    """
     from agents.vintage.ismcts import VintageIsmcts, parse_settings
 
     settings = spec_settings("vintage-ismcts", arg, lambda: parse_settings(arg))
     try:
         return VintageIsmcts(settings, seed)
-    except ImportError as exc:
+    except ImportError as exc:  # OpenSpiel is imported on building, not on listing the kinds
         raise AgentSpecError(
             f"vintage-ismcts needs OpenSpiel ({exc.name or exc}): pip install 'speed-rl[openspiel]'"
         ) from None
 
 
 def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
-    """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``
-    (agents/openspiel_bots.py)."""
+    """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``.
+
+    See agents/openspiel_bots.py.
+    """
     from agents.openspiel_bots import VintageOpenSpielSeat, bot_factory
 
     return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
