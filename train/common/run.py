@@ -65,7 +65,7 @@ def run_recipe(
     """
     with RunFolder(cfg.out) as folder:
         cfg = folder.settings(cfg, resume=cfg.resume)
-        # After the merge: a resumed run's saved settings are checked as well.
+        # Checked after the saved settings are merged in, so a resumed run's are checked too.
         check(cfg)
         folder.start(cfg, resume=cfg.resume)
         torch.manual_seed(cfg.seed)
