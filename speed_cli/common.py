@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
-# Re-exported (``X as X``): the commands take the bar and its callback type from here.
+# The commands take the bar and its callback type from here.
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` (:data:`agents.runtime.progress.Progress`; named here so that importing
 the CLI loads no kit layer)."""

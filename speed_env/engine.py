@@ -759,43 +759,39 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
 
 
 @njit(cache=True)
+def step_all(
+    s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray
+) -> None:
+    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of ended games."""
+    for b in range(s.shape[0]):
+        g = s[b]
+        was_over = g.phase == OVER
+        step_game(g, cfg, lat[b], actions[0, b], actions[1, b])
+        rewards[0, b] = 0.0
+        rewards[1, b] = 0.0
+        if not was_over and g.phase == OVER and g.winner >= 0 and g.winner != DRAW:
+            w = g.winner
+            rewards[w, b] = 1.0
+            rewards[1 - w, b] = -1.0
+
+
+@njit(cache=True)
 def step_some(
     s: np.ndarray,
     cfg: Config,
     lat: np.ndarray,
     games: np.ndarray,
     actions: np.ndarray,
-    rewards: np.ndarray,
     ended: np.ndarray,
 ) -> None:
-    """Step only games ``games[j]``, with ``actions`` (2, len(games)).
-
-    Column ``j`` of ``rewards`` (2, len(games)) gets +1 / -1 where game
-    ``games[j]`` ended on this tick with a winner, else 0; ``ended[j]`` flags
-    the games that ended on this tick.
-    """
+    """Step only games ``games[j]``, with ``actions`` (2, len(games)); flag in ``ended[j]`` those
+    that ended on this tick."""
     for j in range(games.shape[0]):
         b = games[j]
         g = s[b]
         was_over = g.phase == OVER
         step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
         ended[j] = (not was_over) and g.phase == OVER
-        rewards[0, j] = 0.0
-        rewards[1, j] = 0.0
-        if ended[j] and g.winner >= 0 and g.winner != DRAW:
-            w = g.winner
-            rewards[w, j] = 1.0
-            rewards[1 - w, j] = -1.0
-
-
-@njit(cache=True)
-def step_all(
-    s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray
-) -> None:
-    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of ended games."""
-    n = s.shape[0]
-    # The one stepping loop serves the whole batch too; callers of step_all read only rewards.
-    step_some(s, cfg, lat, np.arange(n), actions, rewards, np.empty(n, np.bool_))
 
 
 # ------------------------------------------------------------------------- dealing

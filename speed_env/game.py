@@ -277,8 +277,7 @@ class Games:
         """
         rows = np.asarray(games, np.int64)
         ended = np.zeros(rows.shape[0], np.bool_)
-        rewards = np.empty((2, rows.shape[0]), np.float32)  # paid by step(); not read here
-        engine.step_some(self.state, self.cfg, self.lat, rows, actions, rewards, ended)
+        engine.step_some(self.state, self.cfg, self.lat, rows, actions, ended)
         self._synced = False
         return ended
 

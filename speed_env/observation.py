@@ -475,6 +475,15 @@ def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
 
 
 @njit(cache=True)
+def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
+    for b in range(s.shape[0]):
+        observe_game(s[b], cfg, obs, b)
+        legal_row(s[b], cfg, 0, mask[0, b])
+        legal_row(s[b], cfg, 1, mask[1, b])
+
+
+@njit(cache=True)
 def observe_games(
     s: np.ndarray, cfg: Config, games: np.ndarray, obs: np.ndarray, mask: np.ndarray
 ) -> None:
@@ -484,9 +493,3 @@ def observe_games(
         observe_game(s[b], cfg, obs, b)
         legal_row(s[b], cfg, 0, mask[0, b])
         legal_row(s[b], cfg, 1, mask[1, b])
-
-
-@njit(cache=True)
-def observe_all(s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray) -> None:
-    """Fill ``obs`` (2, B, obs_dim) and ``mask`` (2, B, n_actions) for every game."""
-    observe_games(s, cfg, np.arange(s.shape[0]), obs, mask)
