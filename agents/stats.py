@@ -37,7 +37,9 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval holds p in exact arithmetic; rounding can leave a bound a hair past it
+    # (2.8e-17 above p = 0 at n = 6), and a plotted error bar must not be negative.
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def mean_interval(values: np.ndarray) -> tuple[float, float, float]:

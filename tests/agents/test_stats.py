@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from agents.stats import Z95, mean_interval, percentile_interval
+from agents.stats import Z95, mean_interval, percentile_interval, wilson_interval
 
 
 def test_z95_is_the_normal_quantile_of_a_95_percent_interval():
@@ -31,3 +31,13 @@ def test_percentile_interval_takes_the_middle_95_percent_of_each_column():
     samples = np.stack([np.arange(1001.0), -np.arange(1001.0)], axis=1)
     low, high = percentile_interval(samples)
     assert low.tolist() == [25.0, -975.0] and high.tolist() == [975.0, -25.0]
+
+
+def test_wilson_interval_holds_its_proportion_even_at_zero_and_one():
+    # In floating point the lower bound at 0 successes came out 2.8e-17 (n = 6), above the
+    # proportion: report.png's error bar was then negative and `speed evaluate --games 7` failed.
+    for n in range(1, 200):
+        for k in (0, 0.5, n / 2, n - 0.5, n):
+            lo, hi = wilson_interval(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)
+    assert wilson_interval(0, 6)[0] == 0.0 and wilson_interval(6, 6)[1] == 1.0
