@@ -19,4 +19,6 @@ logistic fit) lives in :mod:`agents.reaction_sweep`, since the evaluation card p
 - :mod:`~speed_lab.selfplay_probe`: what a learned policy does at its decisions: does it wait,
   which card does it pick?
 - :mod:`~speed_lab.idle_waiter`: a seat that only waits cannot stall a game to a draw.
+- :mod:`~speed_lab.clone_sample_size`: how many recorded games a behaviour clone needs to beat
+  chance on held-out games.
 """

@@ -12,7 +12,9 @@ where the recorded seat played a card (a person's waits are mostly their
 reaction time, which the env's latency profile stands for; fit it with ``speed
 data profile`` and play the clone as ``ppo:M/model.json@profile:FILE``).
 
-Whole games are held out (``--holdout``) and the **held-out agreement**, the
+Whole games are held out (``--holdout``; ``bc.json``'s ``held_out`` lists them, numbered
+from 0 in the order read: a folder's records of the seat by file name, a Minari
+dataset's episodes) and the **held-out agreement**, the
 share of held-out plays where the model's most likely play (a wait left out) is
 the one recorded, is reported beside two references on the same plays: *chance* (a
 uniformly random legal play) and *chain* (the kit's heuristic bot).
@@ -54,7 +56,8 @@ class Decisions:
     source: str
 
 
-def _returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
+def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    """float32: the discounted return from each step of one game to its end."""
     out = np.zeros(len(rewards), np.float32)
     g = 0.0
     for t in range(len(rewards) - 1, -1, -1):
@@ -127,7 +130,7 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         obs=np.concatenate([g[0] for g in games]).astype(np.float32),
         mask=np.concatenate([g[1] for g in games]).astype(np.int8),
         action=np.concatenate([g[2] for g in games]).astype(np.int64),
-        ret=np.concatenate([_returns(np.asarray(g[3]), gamma) for g in games]),
+        ret=np.concatenate([discounted_returns(np.asarray(g[3]), gamma) for g in games]),
         game=np.concatenate([np.full(len(g[2]), i) for i, g in enumerate(games)]),
         reaction_ms=np.concatenate([g[4] for g in games]).astype(np.float64),
         rules=_rules_of(rules[0]),
@@ -185,7 +188,8 @@ def clone(
         raise ValueError("cloning needs at least 2 games with plays (one is held out)")
     # At least one game held out, and at least one left to train on.
     n_held = min(len(games) - 1, max(1, round(holdout * len(games))))
-    held = np.isin(game, rng.choice(games, n_held, replace=False))
+    held_games = np.sort(rng.choice(games, n_held, replace=False))
+    held = np.isin(game, held_games)
     best = np.zeros_like(mask)
     best[np.arange(len(action)), action] = 1
     arrays = {"obs": obs, "mask": mask, "best": best, "ret": ret, "game": game}
@@ -216,6 +220,7 @@ def clone(
         "plays": int(plays.sum()),
         "games": len(games),
         "held_out_games": n_held,
+        "held_out": [int(g) for g in held_games],
         "held_out_plays": len(test),
         "held_out_agreement": agreement(pred, action[test]),
         "chance_agreement": chance_agreement(choice),

@@ -3,6 +3,7 @@ numbers they print are measured in the README)."""
 
 from __future__ import annotations
 
+import pytest
 from helpers_run import run_python
 
 
@@ -100,3 +101,13 @@ def test_search_departures_counts_no_waits_where_wait_is_off():
     same = measure("chain", "japanese", opts, games=8, ticks=30, seed=3)
     assert on.departures > same.departures
     assert "departures from chain" in _run("search_departures", "--games", "4", "--ticks", "10")
+
+
+def test_clone_sample_size_study_prints_a_row_per_number_of_games():
+    pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
+    out = _run("clone_sample_size", "--games", "2,3", "--datasets", "2").splitlines()
+    assert out[0].split()[:4] == ["games", "plays", "held-out", "clone"]
+    rows = [line.split() for line in out[1:]]
+    assert [row[0] for row in rows] == ["2", "3"]
+    # The person follows its habit 80% of the time, and some of its other picks match it too.
+    assert all(80.0 <= float(row[-1].rstrip("%")) <= 100.0 for row in rows)
