@@ -44,17 +44,17 @@ HABIT_ORDER = PLAYS[np.argsort(HABIT_KEY)]
 
 @dataclass(frozen=True)
 class Person:
-    """The scripted person: ex-Gaussian waits (ms) and how often it follows its habit."""
+    """The scripted person: its waits and how often its habit decides."""
 
-    mu: float = 300.0
-    sigma: float = 40.0
-    tau: float = 100.0
+    reaction: tuple[float, float, float] = (300.0, 40.0, 100.0)
+    """Ex-Gaussian mu, sigma and tau of its waits (ms), as the browser test's person."""
     habit: float = 0.8
+    """The chance that it answers the first new chance in habit order."""
 
     def wait_ms(self, rng: np.random.Generator) -> float:
         """One reaction time, at least 20 ms."""
-        drawn = self.mu + self.sigma * rng.standard_normal() + self.tau * rng.exponential()
-        return max(20.0, drawn)
+        mu, sigma, tau = self.reaction
+        return max(20.0, mu + sigma * rng.standard_normal() + tau * rng.exponential())
 
     def pick(self, new: list[int], rng: np.random.Generator) -> int:
         """Which of the ``new`` play actions (sorted in habit order) to answer."""

@@ -49,7 +49,13 @@ def run_speed(*argv: str, timeout: float = 600) -> subprocess.CompletedProcess[s
     )
 
 
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+# PYTHONFAULTHANDLER: a run that dies of a signal (a crash in native code) prints where, in
+# Python, each of its threads was.
+ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    "PYTHONFAULTHANDLER": "1",
+}
 
 
 def progress_steps(path: Path) -> list[int]:
@@ -148,7 +154,7 @@ def test_speed_train_vintage_ctrl_c_then_resume_to_its_own_budget(tmp_path):
     first = start_speed("train", "vintage", "--timesteps", "3000", *VINTAGE, "--out", str(out))
     wait_for_a_rollout(first, out)
     stdout, stderr = interrupt(first)
-    assert first.returncode == 130, stderr
+    assert first.returncode == 130, (stdout[-2000:], stderr)
     summary = json.loads((out / "summary.json").read_text())
     assert not summary["complete"] and summary["stopped"] == "interrupted (Ctrl-C)"
     stopped_at = summary["timesteps"]
@@ -248,7 +254,7 @@ def test_a_second_speed_train_on_the_same_out_is_refused_naming_the_first(tmp_pa
         assert first.poll() is None  # the first goes on
     finally:
         stdout, stderr = interrupt(first)
-    assert first.returncode == 130, stderr
+    assert first.returncode == 130, (stdout[-2000:], stderr)
     summary = json.loads((out / "summary.json").read_text())
     assert not summary["complete"] and summary["stopped"] == "interrupted (Ctrl-C)"
     assert agents.make(f"ppo:{out / 'model.json'}", "us") is not None
@@ -266,7 +272,7 @@ def test_speed_train_realtime_ctrl_c_then_resume_to_its_own_budget(tmp_path):
     first = start_speed("train", "realtime", "--timesteps", "4000", *SMALL, "--out", str(out))
     wait_for_a_rollout(first, out)
     stdout, stderr = interrupt(first)
-    assert first.returncode == 130, stderr
+    assert first.returncode == 130, (stdout[-2000:], stderr)
     assert "interrupted: saving what was trained" in stdout
     assert "--timesteps 4,000 -> 4,096" in stdout  # rollouts of 512
     summary = json.loads((out / "summary.json").read_text())
