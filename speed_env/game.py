@@ -74,6 +74,16 @@ def check_seed(seed: object) -> int | None:
     return int(seed)
 
 
+def check_render_mode(render_mode: object, modes: Sequence[str]) -> str | None:
+    """``render_mode`` if it is None or one of an env's ``modes``, else a ``ValueError``
+    naming them: every env, both games, refuses alike."""
+    if render_mode is None:
+        return None
+    if not isinstance(render_mode, str) or render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {list(modes)} or None, got {render_mode!r}")
+    return render_mode
+
+
 def check_options(options: object, *, deal: bool = True, env: str = "this env") -> dict[str, Any]:
     """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers
     send some).

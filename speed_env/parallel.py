@@ -125,6 +125,7 @@ from speed_env.game import (
     GameStats,
     check_action,
     check_options,
+    check_render_mode,
     check_seed,
 )
 from speed_env.pickling import GamePickle
@@ -160,10 +161,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         **options: Any,
     ) -> None:
         GamePickle.__init__(self, locals())
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
-            )
+        check_render_mode(render_mode, RENDER_MODES)
         self.obs_format = formats.check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
         settings = table_settings(

@@ -105,7 +105,14 @@ from gymnasium import spaces
 
 from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
-from speed_env.game import ActionError, Games, check_action, check_options, check_seed
+from speed_env.game import (
+    ActionError,
+    Games,
+    check_action,
+    check_options,
+    check_render_mode,
+    check_seed,
+)
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
@@ -155,11 +162,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         **options: Any,
     ) -> None:
         GamePickle.__init__(self, locals())
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.obs_format = formats.check_obs_format(obs_format)
         check_seat_and_opponent(seat, opponent, "SpeedGymEnv(opponent={})")
         settings = table_settings(

@@ -45,7 +45,7 @@ from numba import njit
 
 from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
-from speed_env.game import ActionError, Games, check_options, check_seed
+from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
@@ -139,11 +139,7 @@ class GamesVectorEnv(VectorEnv):
         """
         # Positional-only above: a rule option spelled like a parameter must still reach
         # table_settings, which names it in its refusal.
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.obs_format = formats.check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}

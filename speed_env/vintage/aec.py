@@ -164,7 +164,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from speed_env.aec import RefusalSafeOrderEnforcing
-from speed_env.game import check_options, check_seed
+from speed_env.game import check_options, check_render_mode, check_seed
 from speed_env.pickling import GamePickle
 from speed_env.vintage.actions import Actions
 from speed_env.vintage.deal import cut_for_dealer, deal_game, game_from_deal
@@ -205,8 +205,7 @@ class raw_env(AECEnv, GamePickle):
     ) -> None:
         GamePickle.__init__(self, locals())
         AECEnv.__init__(self)  # explicit: GamePickle.__init__ takes the arguments
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; use None or 'ansi'")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.rules: VintageRules = make_vintage_rules(num_players, games, **options)
         """Options and pack in use."""
