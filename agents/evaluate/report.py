@@ -15,10 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-import signal
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from agents.alpharank import unseparated_note
 # CardError: cards that cannot be read, checked or merged (the message names the file).
 from agents.evaluate.card_check import CardError
 from agents.runtime.files import write_together
+from agents.runtime.interrupts import sigint_deferred
 
 
 def md_code(text: str) -> str:
@@ -334,23 +332,6 @@ def figure_png(card: dict[str, Any]) -> bytes:
     return plotting.png_bytes(fig)
 
 
-@contextmanager
-def _interrupt_after() -> Iterator[None]:
-    """Hold Ctrl-C back until the block ends, then raise it: its quick writes all happen or none.
-    Elsewhere than the main thread, a plain block."""
-    if threading.current_thread() is not threading.main_thread():  # signal.signal would raise
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-
-
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
     """``report.json``, ``report.md`` and ``report.png`` in ``out``, written together.
     Every file is made in memory first, then staged and renamed together by
@@ -361,7 +342,7 @@ def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
         out / "report.md": markdown(card).encode(),
         out / "report.png": figure_png(card),
     }
-    with _interrupt_after():
+    with sigint_deferred():
         return write_together(files)
 
 

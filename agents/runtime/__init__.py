@@ -8,6 +8,7 @@
 - :mod:`~agents.runtime.strict_json`: JSON as the standard defines it (no duplicate keys, no NaN).
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
 - :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
+- :mod:`~agents.runtime.interrupts`: Ctrl-C held back over a block and raised when it ends.
 """
 
 from __future__ import annotations

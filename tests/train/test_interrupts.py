@@ -6,9 +6,9 @@ the process with a segmentation fault: ``speed train`` died so after a Ctrl-C, w
 printed, in 4 of about 60 tries of ``tests/train/test_training_runs.py``'s Ctrl-C test
 (faulthandler: inside ``skip_loop.tick_forced``'s call of ``play_forced``), and a loop calling
 a compiled function that takes a generator crashed in 5 of 5 ten-second runs of a SIGINT
-every 0.3 ms. The call now
-runs with the signal deferred to its end (``skip_loop._sigint_deferred``). The tests stand a
-Python function in for the kernel that takes the signal where the unboxing would.
+every 0.3 ms. The call now runs with the signal deferred to its end
+(``agents.runtime.interrupts.sigint_deferred``). The tests stand a Python function in for the
+kernel that takes the signal where the unboxing would.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
 
+from agents.runtime.interrupts import sigint_deferred
 from train.vec_env import skip_loop
 from train.vec_env.env import SpeedVecEnv
 
@@ -63,13 +64,13 @@ def test_a_ctrl_c_while_the_kernel_is_called_is_raised_once_it_returns(default_s
 def test_a_handler_the_program_set_itself_is_left_alone(default_sigint):
     caught: list[int] = []
     signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
-    with skip_loop._sigint_deferred():
+    with sigint_deferred():
         os.kill(os.getpid(), signal.SIGINT)
         _python_call()
         assert caught == [signal.SIGINT]  # handled at once, by the program's handler
 
 
 def test_no_interrupt_means_no_raise(default_sigint):
-    with skip_loop._sigint_deferred():
+    with sigint_deferred():
         _python_call()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

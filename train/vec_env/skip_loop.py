@@ -40,10 +40,6 @@ against the numpy loop this replaced, which steps every game on every tick.
 
 from __future__ import annotations
 
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
@@ -51,6 +47,7 @@ import numpy as np
 from numba import njit
 
 from agents.chain import ChainAgent, act_row, work_arrays
+from agents.runtime.interrupts import sigint_deferred
 from speed_env.engine import OVER, C, quiet_ticks, step_game
 from speed_env.observation import observe_clock
 from speed_env.step_observe import (
@@ -231,33 +228,6 @@ def compiled_chain(pool: OpponentPool, group: int, dim: int) -> Chain | None:
     return (at, nr, hand_sizes, tag, w), rng
 
 
-@contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """A Ctrl-C during the block is raised when it ends, not inside it.
-
-    Numba unboxes a ``np.random.Generator`` argument (``rng`` of :func:`play_forced`) by
-    running Python code, and a ``KeyboardInterrupt`` raised there crashes the process with a
-    segmentation fault instead of raising (a Ctrl-C of ``speed train`` did so in 4 of about 60
-    tries: ``tests/train/test_interrupts.py``). The default handler is swapped for one that only
-    notes the signal; a handler the program set itself, or a call outside the main thread
-    (where signals are not handled), is left as it is.
-    """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-
-
 def tick_forced(
     group: Group,
     pending: np.ndarray,
@@ -285,7 +255,8 @@ def tick_forced(
     ended, ended_tick = np.empty(k, np.int64), np.empty(k, np.int64)
     chain_args, rng = chain or (NO_CHAIN, _NO_RNG)
     games = group.games
-    with _sigint_deferred():
+    # Numba unboxes ``rng`` by running Python code, where a Ctrl-C crashed the process.
+    with sigint_deferred():
         n, n_ended, ticks, stepped = play_forced(
             games.state, games.cfg, games.lat, pending, seat, mine, theirs, group.obs, group.mask,
             int(max_ticks), float(stop_at), chain is not None, chain_args, rng,
