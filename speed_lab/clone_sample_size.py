@@ -31,6 +31,7 @@ import numpy as np
 
 import agents
 import speed_env
+from speed_env.numbers import count, count_list, real
 from speed_env.rules import make_rules
 from train.bc_data import Decisions, chance_agreement, clone, discounted_returns
 
@@ -166,21 +167,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", default="5,10,20", help="numbers of games, comma-separated")
-    parser.add_argument("--datasets", type=int, default=40, help="datasets per number of games")
-    parser.add_argument("--habit", type=float, default=0.8, help="how often the habit decides")
-    parser.add_argument("--holdout", type=float, default=0.4, help="share of games held out")
-    parser.add_argument("--seed", type=int, default=0)
+    # Cloning holds whole games out, so a dataset needs 2 at least.
+    games_help = "numbers of games, comma-separated (each at least 2)"
+    parser.add_argument("--games", type=count_list(2), default=[5, 10, 20], help=games_help)
+    parser.add_argument("--datasets", type=count(1), default=40, help="datasets per size")
+    parser.add_argument("--habit", type=real(0, 1), default=0.8, help="how often habit decides")
+    holdout = real(above=0, below=1)
+    parser.add_argument("--holdout", type=holdout, default=0.4, help="share of games held out")
+    parser.add_argument("--seed", type=count(0), default=0)
     args = parser.parse_args()
-    if not 0.0 <= args.habit <= 1.0:
-        parser.error(f"--habit {args.habit}: a share in [0, 1]")
     person = Person(habit=args.habit)
     heads = [("games", 5), ("plays", 5), ("held-out", 8), ("clone", 6), ("chance", 7)]
     heads += [("clone-chance", 12), ("<=0", 7), ("fitted (least)", 15), ("the rule", 9)]
     print("  ".join(f"{name:>{width}}" for name, width in heads))
-    for games in (int(g) for g in args.games.split(",")):
-        if games < 2:
-            parser.error(f"--games {games}: cloning holds whole games out, so at least 2")
+    for games in args.games:
         row = study_row(person, games, args.datasets, args.seed, args.holdout)
         print(row, flush=True)
 
