@@ -40,11 +40,22 @@ def register(sub: Any) -> None:
     exp.add_argument("--minari", required=True, metavar="ID", help="the dataset id to write")
     exp.add_argument(
         "--seat",
-        choices=("human", "bot"),
+        choices=("human", "bot", "simulated"),
         default="human",
-        help="whose decisions: a person's (default) or a bot's",
+        help="whose decisions: a person's (default), a bot's or a simulated person's",
     )
     exp.add_argument("--author", default=None, help="the dataset's author (default none)")
+    exp.add_argument(
+        "--verify",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay every record in Speed-v1 before writing (default on; --no-verify skips it)",
+    )
+    exp.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="leave bad records out (saying how many and why) instead of exporting nothing",
+    )
     exp.set_defaults(func=run_export)
 
     prof = cmds.add_parser(
@@ -119,10 +130,18 @@ def run_generate(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """Write the records of one seat kind in a folder as a Minari dataset."""
     _need_minari()
-    from speed_data import records
+    from speed_data import record_check
     from speed_data.minari_export import write_dataset
 
-    recs = list(records.read_records(args.folder, args.seat))
+    found = record_check.read_folder(args.folder, args.seat, verify_replay=args.verify)
+    if found.bad and not args.skip_bad:
+        _, problem = found.bad[0]
+        others = len(found.bad) - 1
+        more = f" (and {others} more bad record{'s' * (others != 1)})" if others else ""
+        raise UsageError(f"{problem}{more}; nothing exported: fix or remove it, or pass --skip-bad")
+    if found.bad:
+        print(f"skipped {found.summary()}", file=sys.stderr)
+    recs = found.good
     if not recs:
         raise UsageError(f"no {args.seat} play records in {args.folder!r}")
     ds = write_dataset(args.minari, recs, author=args.author)

@@ -10,14 +10,19 @@ key                    what
 ``version``            :data:`VERSION` (a change to the keys or their meaning bumps it)
 ``kit_version``        the kit that wrote it; ``env_id`` the env (``speed_env/Speed-v1``)
 ``source``             ``"table"`` (a person at ``speed play --record``) or ``"generate"``
-``seat_kind``          ``"human"`` or ``"bot"``: who played the recorded seat
-``agent``              the recorded seat's agent spec (``"you"`` for a person)
+``seat_kind``          who played the recorded seat: ``"human"`` (a person; only from the
+                       table), ``"bot"`` or ``"simulated"`` (a simulated person, from
+                       ``speed data generate --person``; both ``"generate"``)
+``agent``              the recorded seat's agent spec (``"you"`` for a person): provenance
+``rules``              every rule option (``Rules.to_dict()``), inline: ``preset`` is a
+                       preset name, never a file; ``tick_ms`` the tick
 ``name``               ``null``, or the name the person chose to add (``--name``)
-``rules``              every rule option (``Rules.to_dict()``); ``tick_ms`` the tick
 ``reaction``           both seats' env latency profiles ``[player_0, player_1]`` as
                        ``{"mu", "sigma", "tau", "floor", "name"}`` (a person's is a fixed
                        1 ms: their reaction happened before their play reached the table)
-``opponent``           ``{"spec", "reaction"}``: the other seat's agent and its profile
+``opponent``           ``{"spec", "reaction"}``: the other seat's agent and its profile;
+                       provenance only: no reader builds an agent from it (a replay plays
+                       ``opponent_actions``)
 ``seed``, ``deal``     ``Speed-v1`` reset seed and the deal (``reset(options={"deal": …})``)
 ``n_decisions``        steps of the recorded seat, one per tick
 ``obs_dim``,           sizes of the observation vector and the action space
@@ -32,7 +37,8 @@ key                    what
 ``truncated``
 ``reaction_ms``        per decision: the person's measured reaction time in ms for a play
                        (from the tick the play became legal to the play reaching the
-                       table, :mod:`speed_table.clock`), ``null`` for waits and for bots
+                       table, :mod:`speed_table.clock`), or a simulated person's drawn
+                       one; ``null`` for waits and for bots
 ``winner``             ``"player_0"``, ``"player_1"``, ``"draw"`` or ``null``
 =====================  =====================================================================
 
@@ -40,7 +46,17 @@ The recorded seat is always ``player_0`` and a game replays in ``Speed-v1``
 with ``seat=0``, ``reaction`` as recorded, the opponent replaying
 ``opponent_actions`` and ``reset(seed=seed, options={"deal": deal})``
 (:mod:`speed_data.replay`). Nothing in a record names a person unless
-``name`` was given. :func:`check_record` is the schema check; :func:`write_record`
+``name`` was given.
+
+Version 1 still: ``"simulated"`` is a value added to ``seat_kind``, no key was added or
+changed its meaning, and every version-1 record the kit wrote reads as before (a kit that
+predates ``"simulated"`` refuses such a record by its ``seat_kind``). What the checks of
+:mod:`speed_data.record_check` refuse (a path as ``rules.preset``, a ``"human"`` record not
+from the table) was never written by the kit.
+
+:func:`check_record` is the schema check, and :func:`read_record` adds
+:func:`speed_data.record_check.check_game` (the record against the game it claims to be);
+:func:`write_record`
 writes one atomically (temporary file, fsync, rename, fsync of the folder), so a
 file named ``*.speedrec.json`` is always a whole game.
 """
@@ -64,7 +80,7 @@ VERSION = 1
 SUFFIX = ".speedrec.json"
 """A record file's name ends so; other files in a records folder are ignored."""
 SOURCES = ("table", "generate")
-SEAT_KINDS = ("human", "bot")
+SEAT_KINDS = ("human", "bot", "simulated")
 WINNERS = ("player_0", "player_1", "draw", None)
 PROFILE_KEYS = ("mu", "sigma", "tau", "floor", "name")
 
@@ -269,7 +285,11 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"record {str(path)!r} is not JSON: {exc}") from None
-    return check_record(data, f"record {str(path)!r}")
+    where = f"record {str(path)!r}"
+    # Checked for truth too, on every read: what a record claims of its game must hold.
+    from speed_data.record_check import check_game
+
+    return check_game(check_record(data, where), where)
 
 
 def record_files(folder: str | os.PathLike[str]) -> list[Path]:

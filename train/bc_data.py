@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from speed_env.rules import Rules, make_rules
+from speed_data.record_check import check_steps, rules_from
+from speed_env.rules import Rules
 
 
 @dataclass
@@ -66,16 +67,12 @@ def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return out
 
 
-def _rules_of(options: dict[str, Any]) -> Rules:
-    options = dict(options)
-    return make_rules(options.pop("preset"), **options)
-
-
 def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
     """The decisions of a records folder or of a Minari dataset id.
 
     ``seat`` is ``human``, ``bot`` or ``any``. Refused by name when empty or played under
-    different rules.
+    different rules, and when a record or episode is not true of its game
+    (:mod:`speed_data.record_check`: the first bad file or episode and its first wrong key).
     """
     games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     rules: list[dict[str, Any]] = []
@@ -114,8 +111,18 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         kwargs = dataset.spec.env_spec.kwargs if dataset.spec.env_spec is not None else {}
         if "rules" not in kwargs:
             raise ValueError(f"Minari dataset {data!r} was not written by the Speed kit")
+        ds_rules = rules_from(kwargs["rules"], f"Minari dataset {data!r}")
         for ep in dataset.iterate_episodes():
             mask = np.asarray(ep.infos["action_mask"], np.int8)
+            # The same checks as a record's: in the space, legal under its mask, Speed-v1's pay.
+            check_steps(
+                np.asarray(ep.observations, np.float32),
+                mask,
+                np.asarray(ep.actions, np.int64),
+                np.asarray(ep.rewards, np.float64),
+                ds_rules,
+                f"Minari dataset {data!r} episode {ep.id}",
+            )
             # infos hold one row more than actions (the reset's first): step t's time is row t + 1
             reaction = np.asarray(ep.infos["reaction_ms"], np.float64)[1:]
             games.append((ep.observations[:-1], mask[:-1], ep.actions, ep.rewards, reaction))
@@ -133,7 +140,7 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         ret=np.concatenate([discounted_returns(np.asarray(g[3]), gamma) for g in games]),
         game=np.concatenate([np.full(len(g[2]), i) for i, g in enumerate(games)]),
         reaction_ms=np.concatenate([g[4] for g in games]).astype(np.float64),
-        rules=_rules_of(rules[0]),
+        rules=rules_from(rules[0], f"the games in {data!r}"),
         tick_ms=ticks[0],
         source=source,
     )

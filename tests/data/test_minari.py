@@ -69,9 +69,11 @@ def test_generate_writes_a_dataset_that_replays_exactly_and_recovers_its_env(tmp
     assert ds.total_episodes == 4
     assert replay_problems(ds) == []
     assert len(records.record_files(tmp_path / "r")) == 4
-    env = ds.recover_environment()
+    env = ds.recover_environment()  # the recorded opponent, replayed
     assert env.spec.id == "speed_env/Speed-v1" and env.unwrapped.rules.preset == "pagat"
-    assert type(env.unwrapped.opponent).__name__ != "ScriptedOpponent"  # the real greedy@pro
+    assert type(env.unwrapped.opponent).__name__ == "ReplayedOpponent"
+    # A kit bot the user names (the data's spec is provenance only).
+    env = ds.recover_environment(bot="greedy@pro")
     assert env.unwrapped.opponent.reaction.name == "pro"
     obs, info = env.reset(seed=0)
     for _ in range(50):
