@@ -61,7 +61,7 @@ def time_on_a_wait(rec: dict) -> None:
 def bot_as_table_person(rec: dict) -> None:
     # Every mark of the table but the times: a person's plays are timed at the table.
     rec.update(source="table", seat_kind="human", agent="you")
-    rec["reaction"][0] = dict(record_check.PERSON_PROFILE, name="")
+    rec["reaction"][0] = {"mu": 1.0, "sigma": 0.0, "tau": 0.0, "floor": 1.0, "name": ""}
 
 
 def flip_winner(rec: dict) -> None:
@@ -157,3 +157,17 @@ def test_verify_replays_the_record_and_names_the_first_difference(good):
     record_check.check_game(rec)
     with pytest.raises(records.RecordError, match=r"g\.json: does not replay in Speed-v1: step"):
         record_check.verify(rec, "g.json")
+
+
+def test_a_persons_record_with_a_time_on_a_wait_is_refused(person_games, tmp_path):
+    path = records.record_files(person_games[0])[0]
+    rec = records.read_record(path)  # the table's own record passes
+    rec = copy.deepcopy(rec)
+    t = rec["actions"].index(0)
+    rec["reaction_ms"][t] = 250.0
+    bad = records.write_record(tmp_path, rec, "waits")
+    with pytest.raises(
+        records.RecordError,
+        match=rf"waits\.speedrec\.json': key 'reaction_ms' step {t} times a wait",
+    ):
+        records.read_record(bad)
