@@ -154,11 +154,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_profile(args: argparse.Namespace) -> int:
     """Fit the ex-Gaussian to the person's timed plays; write the profile file and a Q-Q plot."""
-    from speed_data import profile, records
+    from speed_data import profile, record_check
 
     times: list[float] = []
     n_games = 0
-    for rec in records.read_records(args.folder, "human"):
+    for rec in record_check.read_records(args.folder, "human"):
         if args.name is not None and rec["name"] != args.name:
             continue
         n_games += 1

@@ -29,8 +29,8 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 
 from speed_data import records
-from speed_data.record_check import rules_from
 from speed_data.recorder import ENV_ID
+from speed_data.records import rules_from
 from speed_data.replay import ScriptedOpponent
 from speed_env.single import SpeedGymEnv
 

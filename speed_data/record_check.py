@@ -2,7 +2,8 @@
 
 :func:`speed_data.records.check_record` checks a record's keys, types and lengths;
 :func:`check_game` checks that what they hold can be true of a ``Speed-v1`` game
-(:func:`speed_data.records.read_record` runs both on every read):
+(:func:`read_record` and :func:`read_records` run both; every reader of the kit reads
+through them):
 
 - who played: a ``"human"`` record comes from the table (``source`` ``"table"``,
   ``agent`` ``"you"``) and the table records only people; ``"bot"`` and ``"simulated"``
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,36 +44,13 @@ from typing import Any
 import numpy as np
 
 from speed_data import records
-from speed_data.records import RecordError
-from speed_env.rules import PRESETS, Rules, RulesError
+from speed_data.records import RecordError, rules_from
+from speed_env.rules import Rules
 
 PERSON_PROFILE = {"mu": 1.0, "sigma": 0.0, "tau": 0.0, "floor": 1.0}
 """A person's seat at the table: a fixed 1 ms (their reaction happened before the play)."""
 WINNER_REWARD = {"player_0": 1.0, "player_1": -1.0, "draw": 0.0}
 """The recorded seat's last reward for each winner of a terminated game."""
-
-
-def rules_from(options: Any, where: str) -> Rules:
-    """The :class:`~speed_env.rules.Rules` of a record's (or dataset's) ``rules`` dict.
-
-    ``preset`` must be a preset name: rules travel inline, so no file named by the data
-    is ever read. Refused with :class:`~speed_data.records.RecordError` naming ``where``.
-    """
-    if not isinstance(options, dict):
-        raise RecordError(f"{where}: key 'rules' must be an object of rule options")
-    preset = options.get("preset")
-    if not isinstance(preset, str) or preset not in PRESETS:
-        # Not quoted: it may be a path, and the data's paths are not the reader's business.
-        raise RecordError(
-            f"{where}: key 'rules.preset' must be a preset name ({', '.join(PRESETS)}); a "
-            "record's rules are inline options, never a file"
-        )
-    try:
-        return Rules(**options)
-    except TypeError as exc:  # an unknown option name
-        raise RecordError(f"{where}: key 'rules': {exc}") from None
-    except RulesError as exc:
-        raise RecordError(f"{where}: key 'rules': {exc}") from None
 
 
 @lru_cache(maxsize=16)
@@ -284,6 +262,22 @@ def verify(record: dict[str, Any], where: str = "record") -> None:
         raise RecordError(f"{where}: does not replay in Speed-v1: {problems[0]}")
 
 
+def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The record in file ``path``, checked for shape and against its game."""
+    record = records.read_record(path)
+    return check_game(record, f"record {str(path)!r}")
+
+
+def read_records(
+    folder: str | os.PathLike[str], seat_kind: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Every record in ``folder``, checked (the first bad one raises), of ``seat_kind`` if given."""
+    for path in records.record_files(folder):
+        record = read_record(path)
+        if seat_kind is None or record["seat_kind"] == seat_kind:
+            yield record
+
+
 @dataclass(frozen=True)
 class Folder:
     """The records of a folder that passed, and each bad file's first problem."""
@@ -315,7 +309,7 @@ def read_folder(
     bad: list[tuple[Path, str]] = []
     for path in records.record_files(folder):
         try:
-            record = records.read_record(path)
+            record = read_record(path)
             if kinds is not None and record["seat_kind"] not in kinds:
                 continue
             if verify_replay:
@@ -334,7 +328,8 @@ __all__ = [
     "check_game",
     "check_steps",
     "read_folder",
-    "rules_from",
+    "read_record",
+    "read_records",
     "space_of",
     "verify",
 ]

@@ -54,9 +54,9 @@ predates ``"simulated"`` refuses such a record by its ``seat_kind``). What the c
 :mod:`speed_data.record_check` refuse (a path as ``rules.preset``, a ``"human"`` record not
 from the table) was never written by the kit.
 
-:func:`check_record` is the schema check, and :func:`read_record` adds
-:func:`speed_data.record_check.check_game` (the record against the game it claims to be);
-:func:`write_record`
+:func:`check_record` is the schema check (:func:`read_record` runs it), and
+:func:`speed_data.record_check.read_record` adds the record checked against the game it
+claims to be, as every reader of the kit reads; :func:`write_record`
 writes one atomically (temporary file, fsync, rename, fsync of the folder), so a
 file named ``*.speedrec.json`` is always a whole game.
 """
@@ -72,6 +72,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from speed_env.rules import PRESETS, Rules, RulesError
 
 FORMAT = "speed-play-record"
 """The ``format`` key of every record."""
@@ -225,6 +227,29 @@ def check_record(data: Any, where: str = "record") -> dict[str, Any]:
     return data
 
 
+def rules_from(options: Any, where: str) -> Rules:
+    """The :class:`~speed_env.rules.Rules` of a record's (or dataset's) ``rules`` dict.
+
+    ``preset`` must be a preset name: rules travel inline, so no file named by the data
+    is ever read. Refused with :class:`~speed_data.records.RecordError` naming ``where``.
+    """
+    if not isinstance(options, dict):
+        raise RecordError(f"{where}: key 'rules' must be an object of rule options")
+    preset = options.get("preset")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        # Not quoted: it may be a path, and the data's paths are not the reader's business.
+        raise RecordError(
+            f"{where}: key 'rules.preset' must be a preset name ({', '.join(PRESETS)}); a "
+            "record's rules are inline options, never a file"
+        )
+    try:
+        return Rules(**options)
+    except TypeError as exc:  # an unknown option name
+        raise RecordError(f"{where}: key 'rules': {exc}") from None
+    except RulesError as exc:
+        raise RecordError(f"{where}: key 'rules': {exc}") from None
+
+
 def arrays(record: dict[str, Any]) -> dict[str, np.ndarray]:
     """A checked record's per-step data as arrays.
 
@@ -276,7 +301,11 @@ def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: s
 
 
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The checked record in file ``path``."""
+    """The record in file ``path``, schema-checked.
+
+    The kit's readers use :func:`speed_data.record_check.read_record`, which also checks the
+    record against its game.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -285,11 +314,7 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"record {str(path)!r} is not JSON: {exc}") from None
-    where = f"record {str(path)!r}"
-    # Checked for truth too, on every read: what a record claims of its game must hold.
-    from speed_data.record_check import check_game
-
-    return check_game(check_record(data, where), where)
+    return check_record(data, f"record {str(path)!r}")
 
 
 def record_files(folder: str | os.PathLike[str]) -> list[Path]:
@@ -303,7 +328,7 @@ def record_files(folder: str | os.PathLike[str]) -> list[Path]:
 def read_records(
     folder: str | os.PathLike[str], seat_kind: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every record in ``folder`` (checked), optionally only those of ``seat_kind``."""
+    """Every record in ``folder`` (schema-checked), optionally only those of ``seat_kind``."""
     for path in record_files(folder):
         record = read_record(path)
         if seat_kind is None or record["seat_kind"] == seat_kind:
@@ -324,5 +349,6 @@ __all__ = [
     "read_record",
     "read_records",
     "record_files",
+    "rules_from",
     "write_record",
 ]

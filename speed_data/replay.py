@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from speed_data import records
-from speed_data.record_check import rules_from
+from speed_data.records import rules_from
 from speed_env.rules import Rules
 from speed_env.single import SpeedGymEnv
 

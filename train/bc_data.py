@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from speed_data.record_check import check_steps, rules_from
+from speed_data.record_check import check_steps
+from speed_data.records import rules_from
 from speed_env.rules import Rules
 
 
@@ -78,9 +79,9 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
     rules: list[dict[str, Any]] = []
     ticks: list[int] = []
     if Path(data).is_dir():
-        from speed_data import records
+        from speed_data import record_check, records
 
-        for rec in records.read_records(data, None if seat == "any" else seat):
+        for rec in record_check.read_records(data, None if seat == "any" else seat):
             arr = records.arrays(rec)
             games.append(
                 (

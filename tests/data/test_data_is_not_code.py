@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import speed_cli
-from speed_data import minari_env, records
+from speed_data import minari_env, record_check, records
 
 minari = pytest.importorskip("minari", reason="the [data] extra is not installed")
 
@@ -118,5 +118,5 @@ def test_a_folder_of_records_and_a_bot_file_still_reads_after_the_file_is_gone(h
     folder, marker = hostile
     (folder / "x.py").unlink()
     shutil.rmtree(folder / "__pycache__", ignore_errors=True)
-    assert len(list(records.read_records(folder))) == len(records.record_files(folder))
+    assert len(list(record_check.read_records(folder))) == len(records.record_files(folder))
     assert not marker.exists()
