@@ -12,7 +12,8 @@ through them):
   record);
 - ``reaction``: a person's own seat is the table's fixed 1 ms; ``opponent.reaction`` is
   the other seat's profile;
-- ``deal``: a deal of the rules' deck, and for generated games the deal of ``seed``;
+- ``seed``, ``deal``: a ``Speed-v1`` seed; a deal of the rules' deck, and for generated
+  games the deal of ``seed``;
 - ``obs_dim``, ``n_actions``: the sizes ``Speed-v1`` has under the rules;
 - ``observations``: inside ``Speed-v1``'s observation space (its Box bounds);
 - ``actions``: each legal under the record's own mask of that step;
@@ -169,7 +170,12 @@ def _check_profiles(record: dict[str, Any], where: str) -> None:
 def _check_deal(record: dict[str, Any], rules: Rules, where: str) -> None:
     from speed_data.recorder import speed_v1_game_seed
     from speed_env.deal import DealError, deal_from_seed, parse_deal
+    from speed_env.game import check_seed
 
+    try:
+        check_seed(record["seed"])
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"{where}: key 'seed': {exc}") from None
     try:
         deal = parse_deal(rules, record["deal"])
     except (DealError, TypeError, KeyError, AttributeError) as exc:
@@ -178,10 +184,7 @@ def _check_deal(record: dict[str, Any], rules: Rules, where: str) -> None:
     # given an explicit deal (a test's scenario), which the record cannot tell apart.
     if record["source"] == "generate":
         seed = record["seed"]
-        try:
-            want = deal_from_seed(rules, speed_v1_game_seed(seed))
-        except (ValueError, OverflowError):
-            raise RecordError(f"{where}: key 'seed' {seed} is not a Speed-v1 seed") from None
+        want = deal_from_seed(rules, speed_v1_game_seed(seed))
         if deal.to_dict() != want.to_dict():
             raise RecordError(
                 f"{where}: key 'deal' is not the deal of seed {seed}, which a generated game is "

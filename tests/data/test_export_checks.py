@@ -5,7 +5,9 @@ every record, ``--no-verify`` does not."""
 from __future__ import annotations
 
 import json
+import warnings
 
+import numpy as np
 import pytest
 
 import speed_cli
@@ -72,3 +74,47 @@ def test_verify_replays_each_record_and_no_verify_skips_it(folder, capsys):
     assert "g1.speedrec.json" in err and "does not replay in Speed-v1: step" in err
     assert speed_cli.main([*argv, "--no-verify"]) == 0
     assert "3 episodes" in capsys.readouterr().out
+
+
+def _dataset_of(rec: dict, dataset_id: str):
+    """A Minari dataset of one record as written, its checks bypassed (a forged dataset)."""
+    from speed_data.minari_env import env_spec
+    from speed_data.minari_export import episode_buffer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Minari asks for a code link and author
+        return minari.create_dataset_from_buffers(
+            dataset_id=dataset_id, buffer=[episode_buffer(rec, 0)], env=env_spec(rec)
+        )
+
+
+def test_bc_refuses_a_dataset_episode_outside_the_space(folder):
+    from train import bc_data
+
+    rec = json.loads((folder / f"g0{records.SUFFIX}").read_text(encoding="utf-8"))
+    obs = records.decode_array(
+        rec["observations"], np.float32, (rec["n_decisions"] + 1, rec["obs_dim"]), "o"
+    ).copy()
+    obs[2, 5] = 7.0
+    rec["observations"] = records.encode_array(obs)
+    _dataset_of(rec, "me/forged-v0")
+    with pytest.raises(ValueError, match=r"'me/forged-v0' episode 0: key 'observations' step 2"):
+        bc_data.load("me/forged-v0", "bot")
+
+
+def test_bc_refuses_a_dataset_whose_rules_name_a_file(folder, tmp_path):
+    from train import bc_data
+
+    rec = json.loads((folder / f"g0{records.SUFFIX}").read_text(encoding="utf-8"))
+    ds = _dataset_of(rec, "me/path-v0")
+    meta_path = next((tmp_path / "minari").rglob("path-v0/data/metadata.json"))
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    spec = json.loads(meta["env_spec"])
+    (tmp_path / "r.toml").write_text('preset = "us"\nsecret = "TOP SECRET"\n', encoding="utf-8")
+    spec["kwargs"]["rules"]["preset"] = str(tmp_path / "r.toml")
+    meta["env_spec"] = json.dumps(spec)
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert ds.total_episodes == 1
+    with pytest.raises(ValueError, match=r"key 'rules.preset' must be a preset name") as info:
+        bc_data.load("me/path-v0", "bot")
+    assert "TOP SECRET" not in str(info.value) and "r.toml" not in str(info.value)

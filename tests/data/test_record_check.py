@@ -100,6 +100,7 @@ def table_person_with_a_bot_profile(rec: dict) -> None:
 CASES = [
     ("mask-forbidden action", forbidden_action, "key 'actions' step"),
     ("deal and seed disagree", next_seed, "key 'deal' is not the deal of seed 6"),
+    ("negative seed", lambda r: r.update(seed=-1), "key 'seed': seed must be between 0"),
     ("NaN reward", nan_reward, "key 'rewards' step"),
     ("1e308 reward", huge_reward, "is 1e+308; Speed-v1 pays -1, 0 or +1"),
     ("observation 7.0", obs_outside, "key 'observations' step 1 entry 3 is 7.0"),
