@@ -14,19 +14,29 @@ The dataset's env spec is ``speed_env/Speed-v1`` built by
 opponent spec (``dataset.recover_environment()``); records that disagree on
 those cannot share one env, and are refused by name. Minari itself is the
 ``[data]`` extra: nothing here imports it until a dataset is written.
+
+A dataset is whole or absent: :class:`DatasetSink` checks the destination before the first
+record exists (:mod:`speed_data.minari_target`), streams records to a child process that
+writes them into a staging folder (:mod:`speed_data.minari_writer`), and moves the dataset
+into place only once it is complete; on any failure, Ctrl-C included, nothing is left.
 """
 
 from __future__ import annotations
 
 import json
-import warnings
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import numpy as np
 
 from speed_data import records
 from speed_data.minari_env import env_spec, spec_key
+from speed_data.minari_target import Staging, claim
+from speed_data.minari_writer import BATCH, DatasetWriter
 
 DESCRIPTION = (
     "Real-time Speed (the Speed RL kit), one seat's view per episode: observations are "
@@ -65,51 +75,187 @@ def episode_buffer(record: dict[str, Any], index: int) -> Any:
     )
 
 
+# What a Minari episode takes on disk, measured on Speed-v1 (us and pagat rules, chain, greedy
+# and random, 50 ms ticks): about 300 decisions and 280 kB a game, 86% of its record's JSON.
+GAME_BYTES_AT_50MS = 280_000
+RECORD_TO_DATASET = 0.9
+
+
+def estimate_generate_bytes(games: int, tick_ms: int) -> int:
+    """About how many bytes ``games`` generated games take as a dataset (decisions per tick)."""
+    return int(games * GAME_BYTES_AT_50MS * 50 / max(tick_ms, 1))
+
+
+def estimate_export_bytes(files: Iterable[str | os.PathLike[str]]) -> int:
+    """About how many bytes the records in ``files`` take as a dataset."""
+    return int(sum(os.stat(f).st_size for f in files) * RECORD_TO_DATASET)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A dataset written: its id, folder, episodes and steps."""
+
+    dataset_id: str
+    path: Path
+    total_episodes: int
+    total_steps: int
+
+
+class EpisodeWriter:
+    """Records into the Minari dataset ``dataset_id`` (in ``MINARI_DATASETS_PATH``), in batches.
+
+    Runs in the writer process (:mod:`speed_data.minari_writer`): the first batch creates the
+    dataset with the first record's env, later ones append; :meth:`close` writes the last
+    batch and the metadata that needs every record (who played), and gives (episodes, steps).
+    """
+
+    def __init__(self, dataset_id: str, *, author: str | None) -> None:
+        self.dataset_id = dataset_id
+        self.author = author
+        self.pending: list[Any] = []
+        self.dataset: Any = None
+        self.count = 0
+        self.first: dict[str, Any] | None = None
+        self.kinds: set[str] = set()
+        self.agents: set[str] = set()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Queue ``record`` as the next episode; write the queue when it is a batch."""
+        self.first = self.first or record
+        self.kinds.add(record["seat_kind"])
+        self.agents.add(record["agent"])
+        self.pending.append(episode_buffer(record, self.count))
+        self.count += 1
+        if len(self.pending) >= BATCH:
+            self._flush()
+
+    def _algorithm(self) -> str:
+        return f"{'/'.join(sorted(self.kinds))} play: {', '.join(sorted(self.agents))}"
+
+    def _flush(self) -> None:
+        import minari
+
+        if not self.pending:
+            return
+        if self.dataset is None:
+            assert self.first is not None
+            self.dataset = minari.create_dataset_from_buffers(
+                dataset_id=self.dataset_id,
+                buffer=self.pending,
+                env=env_spec(self.first),
+                algorithm_name=self._algorithm(),
+                author=self.author,
+                description=DESCRIPTION + f" Opponent: {self.first['opponent']['spec']}.",
+                requirements=[f"speed-rl=={self.first['kit_version']}"],
+            )
+        else:
+            self.dataset.update_dataset_from_buffer(self.pending)
+        self.pending = []
+
+    def close(self) -> tuple[int, int]:
+        """Write what is queued and the final metadata; (episodes, steps)."""
+        self._flush()
+        if self.dataset is None:
+            raise ValueError(f"no records to write as {self.dataset_id!r}")
+        self.dataset.storage.update_metadata({"algorithm_name": self._algorithm()})
+        return self.dataset.total_episodes, self.dataset.total_steps
+
+
+class DatasetSink:
+    """The Minari dataset ``dataset_id``, written whole or not at all (module docstring).
+
+    Entering checks the destination and claims its staging folder, before any record exists
+    (``estimated_bytes``: the space it needs; ``say``: where a cleared leftover is reported);
+    :meth:`add` streams one record; :meth:`commit` finishes and moves the dataset into place.
+    Leaving the block without a commit (an error, Ctrl-C) removes everything written.
+    """
+
+    def __init__(
+        self,
+        dataset_id: str,
+        *,
+        estimated_bytes: int = 0,
+        author: str | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.dataset_id = dataset_id
+        self.estimated_bytes = estimated_bytes
+        self.author = author
+        self.say = say
+        self.staging: Staging | None = None
+        self.writer: DatasetWriter | None = None
+        self.key: str | None = None
+        self.count = 0
+
+    def __enter__(self) -> DatasetSink:
+        kwargs = {} if self.say is None else {"say": self.say}
+        self.staging = claim(self.dataset_id, self.estimated_bytes, **kwargs)
+        try:
+            self.writer = DatasetWriter(self.dataset_id, self.staging.work, self.author)
+        except BaseException:
+            self.staging.release()
+            raise
+        return self
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Stream ``record`` as the next episode; one of another env is refused by number."""
+        assert self.writer is not None, "use DatasetSink in a with block"
+        key = spec_key(record)
+        if self.key is None:
+            self.key = key
+        elif key != self.key:
+            raise ValueError(
+                f"record {self.count} was played with other rules, tick, profiles or opponent "
+                "than record 0; a Minari dataset has one env: export them separately"
+            )
+        self.writer.add(record)
+        self.count += 1
+
+    def commit(self) -> Written:
+        """Finish the dataset and move it into place; what was written."""
+        assert self.writer is not None and self.staging is not None
+        if self.count == 0:
+            raise ValueError(
+                f"no records to write as {self.dataset_id!r}: the folder has none of that seat kind"
+            )
+        episodes, steps = self.writer.finish()
+        path = self.staging.commit()
+        return Written(self.dataset_id, path, episodes, steps)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.writer is not None:
+            self.writer.abort()
+        if self.staging is not None:
+            self.staging.release()
+
+
 def write_dataset(
     dataset_id: str, recs: Iterable[dict[str, Any]], *, author: str | None = None
-) -> Any:
-    """Write ``recs`` as the Minari dataset ``dataset_id``; the ``MinariDataset``.
+) -> Written:
+    """Write ``recs`` as the Minari dataset ``dataset_id``, streamed; what was written.
 
-    The dataset goes in ``MINARI_DATASETS_PATH``. Refuses an empty list and records of
-    different envs, naming the first that differs; an existing id is Minari's error, and
-    nothing is overwritten.
+    The dataset goes in ``MINARI_DATASETS_PATH``, whole or not at all (:class:`DatasetSink`).
+    Refuses no records and records of different envs, naming the first that differs, and an
+    id that is taken (nothing is overwritten).
     """
-    import minari
-
-    recs = list(recs)
-    if not recs:
-        raise ValueError(
-            f"no records to write as {dataset_id!r}: the folder has none of that seat kind"
-        )
-    key = spec_key(recs[0])
-    for i, rec in enumerate(recs):
-        if spec_key(rec) != key:
-            raise ValueError(
-                f"record {i} was played with other rules, tick, profiles or opponent than record "
-                "0; a Minari dataset has one env: export them separately"
-            )
-    with warnings.catch_warnings():
-        # Minari asks for a code link, an author's e-mail and an evaluation env; a local dataset
-        # of someone's games has no link or e-mail to give, and its env is the evaluation env.
-        warnings.filterwarnings(
-            "ignore", r"`(code_permalink|author|author_email|eval_env)`", UserWarning
-        )
-        return _create(minari, dataset_id, recs, author)
+    with DatasetSink(dataset_id, author=author) as sink:
+        for rec in recs:
+            sink.add(rec)
+        return sink.commit()
 
 
-def _create(minari: Any, dataset_id: str, recs: list[dict[str, Any]], author: str | None) -> Any:
-    spec = env_spec(recs[0])
-    kinds = sorted({r["seat_kind"] for r in recs})
-    agents_played = sorted({r["agent"] for r in recs})
-    return minari.create_dataset_from_buffers(
-        dataset_id=dataset_id,
-        buffer=[episode_buffer(r, i) for i, r in enumerate(recs)],
-        env=spec,
-        algorithm_name=f"{'/'.join(kinds)} play: {', '.join(agents_played)}",
-        author=author,
-        description=DESCRIPTION + f" Opponent: {recs[0]['opponent']['spec']}.",
-        requirements=[f"speed-rl=={recs[0]['kit_version']}"],
-    )
-
-
-__all__ = ["DESCRIPTION", "episode_buffer", "write_dataset"]
+__all__ = [
+    "DESCRIPTION",
+    "DatasetSink",
+    "EpisodeWriter",
+    "Written",
+    "episode_buffer",
+    "estimate_export_bytes",
+    "estimate_generate_bytes",
+    "write_dataset",
+]
