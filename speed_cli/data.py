@@ -130,15 +130,15 @@ def _minari_sink(
     if dataset_id is None:
         yield None
         return
-    from speed_data import minari_export
+    from speed_data import minari_sink
 
     kind, what, tick_ms = estimate
     need = (
-        minari_export.estimate_generate_bytes(what, tick_ms)
+        minari_sink.estimate_generate_bytes(what, tick_ms)
         if kind == "generate"
-        else minari_export.estimate_export_bytes(what)
+        else minari_sink.estimate_export_bytes(what)
     )
-    with minari_export.DatasetSink(dataset_id, estimated_bytes=need, author=author) as sink:
+    with minari_sink.DatasetSink(dataset_id, estimated_bytes=need, author=author) as sink:
         yield sink
 
 

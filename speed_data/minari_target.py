@@ -194,7 +194,11 @@ def claim(
     try:
         lock.acquire()
     except FolderInUse as exc:
-        raise TargetError(f"--minari {dataset_id!r} is being written now: {exc}") from None
+        who = "another run" if exc.owner is None else exc.owner.describe()
+        raise TargetError(
+            f"--minari {dataset_id!r} is being written now by {who}: wait for it to end or "
+            "choose another id"
+        ) from None
     except OSError as exc:
         raise TargetError(
             f"cannot write Minari datasets in {root}: {exc.strerror or exc}"

@@ -7,7 +7,7 @@ a child (``python -m speed_data.minari_writer``) and the caller streams records 
 - the parent sends pickled messages on the child's stdin: the setup, then ``("record", r)``
   per game, then ``("finish", None)``; the pipe's buffer is the only queue, so memory holds
   a few games, not all of them;
-- the child writes each record as an episode (:func:`speed_data.minari_export.episode_buffer`)
+- the child writes each record as an episode (:class:`speed_data.minari_export.EpisodeWriter`)
   into its datasets folder (a staging folder, :mod:`speed_data.minari_target`), a batch at
   a time, and after ``finish`` syncs the files to disk and answers ``("ok", episodes,
   steps)``, or ``("error", line)`` on any failure;
@@ -35,9 +35,6 @@ import sys
 import threading
 from pathlib import Path
 from typing import IO, Any
-
-BATCH = 16
-"""Episodes the child holds before it writes them (about 0.6 MB each)."""
 
 
 class WriteFailed(OSError):
@@ -217,4 +214,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["BATCH", "DatasetWriter", "WriteFailed", "main"]
+__all__ = ["DatasetWriter", "WriteFailed", "main"]
