@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,53 +102,83 @@ def run_generate(args: argparse.Namespace) -> int:
     out = None if args.out is None else Path(args.out)
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a file, not a folder")
-    kept: list[dict[str, Any]] = []
-    with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
-        for g, rec in enumerate(
-            play_records(
-                (pair[0], pair[1]),
-                rules,
-                args.games,
-                seed=args.seed,
-                tick_ms=args.tick_ms,
-                reaction=make_profile(args.reaction),
-                progress=bar.update,
-            )
-        ):
-            if out is not None:
-                records.write_record(out, rec, record_stem("generate", f"s{args.seed}", g))
-            if args.minari is not None:
-                kept.append(rec)
-    if out is not None:
-        print(f"{args.games} play records in {out}")
-    if args.minari is not None:
-        from speed_data.minari_export import write_dataset
-
-        ds = write_dataset(args.minari, kept)
-        print(f"Minari dataset {args.minari}: {ds.total_episodes} episodes, {ds.total_steps} steps")
+    with _minari_sink(args.minari, estimate=("generate", args.games, args.tick_ms)) as sink:
+        with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
+            for g, rec in enumerate(
+                play_records(
+                    (pair[0], pair[1]),
+                    rules,
+                    args.games,
+                    seed=args.seed,
+                    tick_ms=args.tick_ms,
+                    reaction=make_profile(args.reaction),
+                    progress=bar.update,
+                )
+            ):
+                if out is not None:
+                    records.write_record(out, rec, record_stem("generate", f"s{args.seed}", g))
+                if sink is not None:
+                    sink.add(rec)  # streamed: the games are not all held in memory
+        if out is not None:
+            print(f"{args.games} play records in {out}")
+        if sink is not None:
+            ds = sink.commit()
+            print(f"Minari dataset {ds.dataset_id}: {ds.total_episodes} episodes, "
+                  f"{ds.total_steps} steps")  # fmt: skip
     return 0
+
+
+@contextmanager
+def _minari_sink(
+    dataset_id: str | None, estimate: tuple[str, Any, int], author: str | None = None
+) -> Iterator[Any]:
+    """The checked, claimed Minari destination (a ``DatasetSink``), or None without ``--minari``.
+
+    ``estimate``: ``("generate", games, tick_ms)`` or ``("export", files, 0)``. Entered before
+    a game is played or a record read: a bad id, a taken one, a folder that cannot be written
+    or a disk too small is refused first.
+    """
+    if dataset_id is None:
+        yield None
+        return
+    from speed_data import minari_sink
+
+    kind, what, tick_ms = estimate
+    need = (
+        minari_sink.estimate_generate_bytes(what, tick_ms)
+        if kind == "generate"
+        else minari_sink.estimate_export_bytes(what)
+    )
+    with minari_sink.DatasetSink(dataset_id, estimated_bytes=need, author=author) as sink:
+        yield sink
 
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the records of one seat kind in a folder as a Minari dataset."""
     _need_minari()
-    from speed_data import record_check
-    from speed_data.minari_export import write_dataset
+    from speed_data import record_check, records
 
-    found = record_check.read_folder(args.folder, args.seat, verify_replay=args.verify)
-    if found.bad and not args.skip_bad:
-        _, problem = found.bad[0]
-        others = len(found.bad) - 1
-        more = f" (and {others} more bad record{'s' * (others != 1)})" if others else ""
-        raise UsageError(f"{problem}{more}; nothing exported: fix or remove it, or pass --skip-bad")
-    if found.bad:
-        print(f"skipped {found.summary()}", file=sys.stderr)
-    recs = found.good
-    if not recs:
-        raise UsageError(f"no {args.seat} play records in {args.folder!r}")
-    ds = write_dataset(args.minari, recs, author=args.author)
+    files = records.record_files(args.folder)
+    with _minari_sink(args.minari, ("export", files, 0), author=args.author) as sink:
+        # Every file is checked before the first episode is written: a folder with a bad
+        # record exports nothing unless --skip-bad; the good ones are then streamed.
+        found = record_check.read_folder(args.folder, args.seat, verify_replay=args.verify)
+        if found.bad and not args.skip_bad:
+            _, problem = found.bad[0]
+            others = len(found.bad) - 1
+            more = f" (and {others} more bad record{'s' * (others != 1)})" if others else ""
+            raise UsageError(
+                f"{problem}{more}; nothing exported: fix or remove it, or pass --skip-bad"
+            )
+        if found.bad:
+            print(f"skipped {found.summary()}", file=sys.stderr)
+        if not found.good:
+            raise UsageError(f"no {args.seat} play records in {args.folder!r}")
+        for path in found.good:  # one at a time, streamed
+            sink.add(record_check.read_record(path))
+        ds = sink.commit()
     print(
-        f"Minari dataset {args.minari}: {ds.total_episodes} episodes, {ds.total_steps} steps "
+        f"Minari dataset {ds.dataset_id}: {ds.total_episodes} episodes, {ds.total_steps} steps "
         f"({args.seat} seat)"
     )
     return 0

@@ -12,7 +12,11 @@ Above ``speed_env`` and ``agents``, below ``train``, ``speed_table`` and ``speed
   likelihood.
 - :mod:`~speed_data.minari_env`: the ``Speed-v1`` a Minari dataset recovers (the recorded
   opponent replayed, or a kit bot the user names; never an agent the data names).
-- :mod:`~speed_data.minari_export`: records as a Minari dataset (the ``[data]`` extra).
+- :mod:`~speed_data.minari_export`: records as Minari episodes (the ``[data]`` extra).
+- :mod:`~speed_data.minari_sink`: a Minari dataset written whole or not at all, streamed.
+- :mod:`~speed_data.minari_target`: a dataset's destination checked before play; its staging
+  folder.
+- :mod:`~speed_data.minari_writer`: Minari's HDF5 writing in a child process.
 
 Importing this package loads neither Minari nor torch.
 """

@@ -283,9 +283,14 @@ def read_records(
 
 @dataclass(frozen=True)
 class Folder:
-    """The records of a folder that passed, and each bad file's first problem."""
+    """The record files of a folder that passed, and each bad file's first problem.
 
-    good: list[dict[str, Any]]
+    Paths, not records: a folder of many games is checked in bounded memory, and the
+    good files are read again one at a time where they are used (``speed data export``
+    streams them into the dataset).
+    """
+
+    good: list[Path]
     bad: list[tuple[Path, str]]
 
     def summary(self) -> str:
@@ -302,13 +307,13 @@ def read_folder(
     verify_replay: bool = False,
     seat_kinds: Iterable[str] | None = None,
 ) -> Folder:
-    """Every record file of ``folder`` read and checked, the bad ones kept apart.
+    """Every record file of ``folder`` read and checked, the bad ones kept apart (paths).
 
     ``seat_kind`` (or several, ``seat_kinds``) keeps only those records; every file is
     checked all the same, and with ``verify_replay`` the kept ones are replayed too.
     """
     kinds = None if seat_kind is None and seat_kinds is None else {seat_kind, *(seat_kinds or ())}
-    good: list[dict[str, Any]] = []
+    good: list[Path] = []
     bad: list[tuple[Path, str]] = []
     for path in records.record_files(folder):
         try:
@@ -320,7 +325,7 @@ def read_folder(
         except RecordError as exc:
             bad.append((path, str(exc)))
             continue
-        good.append(record)
+        good.append(path)
     return Folder(good, bad)
 
 
