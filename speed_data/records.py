@@ -64,7 +64,7 @@ VERSION = 1
 SUFFIX = ".speedrec.json"
 """A record file's name ends so; other files in a records folder are ignored."""
 SOURCES = ("table", "generate")
-SEAT_KINDS = ("human", "bot")
+SEAT_KINDS = ("human", "bot", "simulated")
 WINNERS = ("player_0", "player_1", "draw", None)
 PROFILE_KEYS = ("mu", "sigma", "tau", "floor", "name")
 
