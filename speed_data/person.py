@@ -77,7 +77,7 @@ def person_of(spec: str, habit: float = 0.8) -> Person:
     reaction = make_profile(spec)
     if reaction.is_fixed:
         raise ReactionError(
-            f"--person {spec!r} is a fixed {reaction.mu:g} ms: a person's reaction times vary; "
+            f"{spec!r} is a fixed {reaction.mu:g} ms: a person's reaction times vary; "
             "give a profile name or profile:FILE (speed data profile writes one)"
         )
     return Person(reaction, habit)

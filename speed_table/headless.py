@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from speed_data.person import DEFAULT_REACTION, Person, person_of
+from speed_env.numbers import count, real
 
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, the default browser (no download)."""
@@ -311,8 +312,6 @@ def summary(pairs: Sequence[Sequence[float | None]], games: int, folder: str | P
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m speed_table.headless``: play, then print :func:`summary`."""
-    from speed_cli.common import count
-
     parser = argparse.ArgumentParser(
         prog="python -m speed_table.headless",
         description="A simulated person plays speed play --record DIR in headless Chromium.",
@@ -326,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the person's reaction profile: a name (human) or profile:FILE "
         "(default mu 300, sigma 40, tau 100 ms)",
     )
-    parser.add_argument("--habit", type=float, default=0.8, help="how often habit picks (0-1)")
+    parser.add_argument("--habit", type=real(0, 1), default=0.8, help="how often habit picks (0-1)")
     parser.add_argument("--opponent", default="chain", help="the bot's agent spec")
     parser.add_argument("--reaction", default="900", help="the bot's reaction profile")
     parser.add_argument("--seed", type=count(0, 2**31 - 1), default=4, help="game i: SEED + i")

@@ -94,7 +94,7 @@ def test_generate_then_profile_recovers_the_simulated_persons_profile(tmp_path, 
 @pytest.mark.parametrize(
     "extra,fragment",
     [
-        (["--person", "250"], "--person: --person '250' is a fixed 250 ms"),
+        (["--person", "250"], "--person: '250' is a fixed 250 ms"),
         (["--person", "profile:nope.json"], "--person: cannot read reaction profile file"),
         (["--person", "human", "--agents", "chain,greedy"], "--agents takes one agent spec"),
     ],
