@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import queue
 import re
 import signal
@@ -364,6 +365,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # Playwright's driver dies with the Ctrl-C too; its pending futures would print
+        # "Future exception was never retrieved" through asyncio's logger at exit.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         print("interrupted", file=sys.stderr)
         return 130
     print(summary(pairs, args.games, folder))
