@@ -1,6 +1,7 @@
 """``speed data``: play records as datasets and profiles.
 
-``speed data generate`` records bot play, ``speed data export`` writes a
+``speed data generate`` records bot play (or a simulated person's,
+``--person``), ``speed data export`` writes a
 folder of records as a Minari dataset, ``speed data profile`` fits a person's
 reaction profile to their records (:mod:`speed_data`; docs/human-data.md).
 """
@@ -11,10 +12,13 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from speed_cli import specs
 from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
+
+if TYPE_CHECKING:
+    from speed_data.person import Person
 
 PERSON_KINDS = ("human", "simulated")
 """The seat kinds whose records carry reaction times: a person's, and a simulated person's."""
@@ -27,7 +31,8 @@ def register(sub: Any) -> None:
 
     gen = cmds.add_parser(
         "generate",
-        help="record bot play (the first agent's seat) as play records and/or a Minari dataset",
+        help="record bot play (the first agent's seat), or a simulated person's (--person), as "
+        "play records and/or a Minari dataset",
     )
     gen.add_argument(
         "--agents",
@@ -133,7 +138,7 @@ def run_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _person(text: str) -> Any:
+def _person(text: str) -> Person:
     """The simulated person of ``--person``, or a one-line refusal naming the flag."""
     from speed_data.person import person_of
 
@@ -143,7 +148,7 @@ def _person(text: str) -> Any:
         raise UsageError(f"--person: {exc}") from None
 
 
-def _generate_pair(text: str | None, person: Any) -> tuple[str, str]:
+def _generate_pair(text: str | None, person: Person | None) -> tuple[str, str]:
     """The recorded seat's spec and the opponent's, from ``--agents`` (and ``--person``)."""
     if person is None:
         first, second = specs.agent_specs(text or "chain,greedy", pair=True)
