@@ -1,6 +1,7 @@
 """``speed data``: play records as datasets and profiles.
 
-``speed data generate`` records bot play, ``speed data export`` writes a
+``speed data generate`` records bot play (or a simulated person's,
+``--person``), ``speed data export`` writes a
 folder of records as a Minari dataset, ``speed data profile`` fits a person's
 reaction profile to their records (:mod:`speed_data`; docs/human-data.md).
 """
@@ -13,10 +14,16 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from speed_cli import specs
 from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
+
+if TYPE_CHECKING:
+    from speed_data.person import Person
+
+PERSON_KINDS = ("human", "simulated")
+"""The seat kinds whose records carry reaction times: a person's, and a simulated person's."""
 
 
 def register(sub: Any) -> None:
@@ -26,9 +33,22 @@ def register(sub: Any) -> None:
 
     gen = cmds.add_parser(
         "generate",
-        help="record bot play (the first agent's seat) as play records and/or a Minari dataset",
+        help="record bot play (the first agent's seat), or a simulated person's (--person), as "
+        "play records and/or a Minari dataset",
     )
-    gen.add_argument("--agents", default="chain,greedy", help="two agent specs: recorded,opponent")
+    gen.add_argument(
+        "--agents",
+        default=None,
+        help="two agent specs, recorded,opponent (default chain,greedy); with --person, "
+        "the opponent's one (default chain)",
+    )
+    gen.add_argument(
+        "--person",
+        default=None,
+        metavar="PROFILE",
+        help="record a simulated person with this reaction profile (a name such as human, "
+        "or profile:FILE) instead of the first agent",
+    )
     gen.add_argument("--games", type=count(1, 10_000_000), default=100, help="games to play")
     add_rule_flags(gen, tick_help="ms of game time per tick (default 50)", tick_max=1000)
     add_reaction_flag(gen, 1, "human", "profile of an agent whose spec has no @ (default human)")
@@ -96,9 +116,10 @@ def run_generate(args: argparse.Namespace) -> int:
         raise UsageError("say where the games go: --out DIR (play records), --minari ID, or both")
     if args.minari is not None:
         _need_minari()
-    pair = specs.agent_specs(args.agents, pair=True)
+    person = None if args.person is None else _person(args.person)
+    pair = _generate_pair(args.agents, person)
     rules = specs.make_rules(args)
-    specs.check_specs(pair, rules)
+    specs.check_specs(pair[1:] if person is not None else pair, rules)
     out = None if args.out is None else Path(args.out)
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a file, not a folder")
@@ -106,13 +127,14 @@ def run_generate(args: argparse.Namespace) -> int:
         with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
             for g, rec in enumerate(
                 play_records(
-                    (pair[0], pair[1]),
+                    pair,
                     rules,
                     args.games,
                     seed=args.seed,
                     tick_ms=args.tick_ms,
                     reaction=make_profile(args.reaction),
                     progress=bar.update,
+                    person=person,
                 )
             ):
                 if out is not None:
@@ -153,6 +175,31 @@ def _minari_sink(
         yield sink
 
 
+def _person(text: str) -> Person:
+    """The simulated person of ``--person``, or a one-line refusal naming the flag."""
+    from speed_data.person import person_of
+
+    try:
+        return person_of(text)
+    except ValueError as exc:
+        raise UsageError(f"--person: {exc}") from None
+
+
+def _generate_pair(text: str | None, person: Person | None) -> tuple[str, str]:
+    """The recorded seat's spec and the opponent's, from ``--agents`` (and ``--person``)."""
+    if person is None:
+        first, second = specs.agent_specs(text or "chain,greedy", pair=True)
+        return first, second
+    from speed_data.generate import person_label
+
+    opponent = specs.agent_specs(text or "chain")
+    if len(opponent) != 1:
+        raise UsageError(
+            f"with --person, --agents takes one agent spec (the opponent), got {text!r}"
+        )
+    return person_label(person), opponent[0]
+
+
 def run_export(args: argparse.Namespace) -> int:
     """Write the records of one seat kind in a folder as a Minari dataset."""
     _need_minari()
@@ -189,20 +236,40 @@ def run_profile(args: argparse.Namespace) -> int:
     from speed_data import profile, record_check
 
     times: list[float] = []
-    n_games = 0
-    for rec in record_check.read_records(args.folder, "human"):
+    people: dict[str, int] = {}  # games by who played them: "human", or a simulated person
+    for rec in record_check.read_records(args.folder):
+        if rec["seat_kind"] not in PERSON_KINDS:
+            continue
         if args.name is not None and rec["name"] != args.name:
             continue
-        n_games += 1
+        who = rec["agent"] if rec["seat_kind"] == "simulated" else "human"
+        people[who] = people.get(who, 0) + 1
         times += [ms for ms in rec["reaction_ms"] if ms is not None]
-    if n_games == 0:
+    if not people:
         who = "" if args.name is None else f" named {args.name!r}"
-        raise UsageError(f"no human play records{who} in {args.folder!r}")
-    fitted = profile.fit(times, n_boot=args.bootstrap, seed=args.seed)
+        raise UsageError(f"no human or simulated play records{who} in {args.folder!r}")
+    if len(people) > 1:
+        games = ", ".join(f"{who}: {n}" for who, n in sorted(people.items()))
+        raise UsageError(
+            f"{args.folder!r} holds the play records of more than one player ({games} games): "
+            "a profile is one person's, so fit each from a folder of its own"
+        )
+    who, n_games = next(iter(people.items()))
+    simulated = who != "human"
+    try:
+        fitted = profile.fit(times, n_boot=args.bootstrap, seed=args.seed)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: no profile written") from None
     folder = Path(args.folder)
     out = Path(args.out) if args.out else folder / "profile.json"
     plot = Path(args.plot) if args.plot else folder / "profile-qq.png"
-    profile.write_profile(out, fitted, source=f"{n_games} games in {folder}")
+    what = " of a simulated person" if simulated else ""
+    profile.write_profile(out, fitted, source=f"{n_games} games{what} in {folder}")
+    if simulated:
+        print(
+            f"simulated: these {n_games} games were played by a simulated person "
+            "(speed data generate --person), not a person"
+        )
     print(profile.describe(fitted))
     if importlib.util.find_spec("matplotlib") is not None:
         profile.qq_plot(times, fitted, plot)

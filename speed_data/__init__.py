@@ -7,7 +7,9 @@ Above ``speed_env`` and ``agents``, below ``train``, ``speed_table`` and ``speed
   read), and a folder's bad records kept apart.
 - :mod:`~speed_data.recorder`: building records step by step (the table's recorder).
 - :mod:`~speed_data.replay`: replaying a record in ``Speed-v1``, compared step by step.
-- :mod:`~speed_data.generate`: records from bot play (``speed data generate``).
+- :mod:`~speed_data.generate`: records from bot play, or a simulated person's
+  (``speed data generate``).
+- :mod:`~speed_data.person`: a simulated person with known reaction times and a habit.
 - :mod:`~speed_data.profile`: a person's reaction profile from their records, by maximum
   likelihood.
 - :mod:`~speed_data.minari_env`: the ``Speed-v1`` a Minari dataset recovers (the recorded
