@@ -259,16 +259,16 @@ def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: s
     return path
 
 
+MAX_RECORD_BYTES = 64 << 20
+"""The largest record file read (64 MiB): a long game's observations take a few MB."""
+
+
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The checked record in file ``path``."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"record {str(path)!r} is not JSON: {exc}") from None
+    """The checked record in file ``path``: a regular file, bounded, strict JSON
+    (:func:`speed_env.user_file.read_json`)."""
+    from speed_env import user_file
+
+    data = user_file.read_json(path, "record", RecordError, limit=MAX_RECORD_BYTES)
     return check_record(data, f"record {str(path)!r}")
 
 
