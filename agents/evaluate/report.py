@@ -56,8 +56,8 @@ def _header(card: dict[str, Any]) -> list[str]:
     if "results_hash" in card:
         lines += [
             "",
-            f"Results hash `{card['results_hash']}`: the same for every run of this evaluation "
-            "(the card less its timing); compare it to tell two runs apart.",
+            f"Results hash `{card['results_hash']}`: the card less its timing; every run of "
+            "this evaluation (agent and files, games, seed, kit) gives this one.",
         ]
     if m["agent_files"]:
         lines += ["", "Files the agent loads:"]
