@@ -1,7 +1,7 @@
 """The one reader of a user's file: regular files only, bounded, strict JSON, TOML.
 
 Every file a user names to the kit (a report card, a play record, a rules or pack
-TOML file, a reaction profile, a deal, a model manifest) is read here, so each
+TOML file, a reaction profile, a deal, a replay, a model manifest) is read here, so each
 is refused the same way, in one line naming what it was meant to be and the path:
 
 - only a regular file is read: the path is ``stat``-ed (links followed) *before*

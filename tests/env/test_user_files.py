@@ -94,15 +94,15 @@ _READS = {
     "rules": "from speed_env.rules import load_rules_file as read",
     "pack": "from speed_env.vintage.pack import load_pack as read",
     "deal": "from speed_cli.table import _read_deal as read",
+    "replay": "from speed_cli.replay import read_frames\nread = lambda p: read_frames(p, 0)",
 }
 """How each kind of user's file is read, as the commands that take it read it."""
 
 
 def _read_in_child(kind: str, path: str) -> subprocess.CompletedProcess[str]:
-    code = textwrap.dedent(
+    code = _READS[kind] + textwrap.dedent(
         f"""
         import sys
-        {_READS[kind]}
         try:
             read({path!r})
         except Exception as exc:  # the refusal, whatever the caller's error type
