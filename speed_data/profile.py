@@ -272,6 +272,12 @@ def write_profile(path: str | os.PathLike[str], fitted: dict[str, Any], source: 
     """Write the profile file ``--reaction profile:FILE`` reads (atomically); its path."""
     path = Path(path)
     data = {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, **fitted, "source": source}
+    # JSON has no NaN (the kit reads profiles as strict JSON): an interval not computed
+    # (no bootstrap) is written as null.
+    data["intervals"] = {
+        p: [v if math.isfinite(v) else None for v in bounds]
+        for p, bounds in fitted["intervals"].items()
+    }
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)

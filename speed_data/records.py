@@ -300,20 +300,19 @@ def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: s
     return path
 
 
-def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The record in file ``path``, schema-checked.
+MAX_RECORD_BYTES = 64 << 20
+"""The largest record file read (64 MiB): a long game's observations take a few MB."""
 
-    The kit's readers use :func:`speed_data.record_check.read_record`, which also checks the
-    record against its game.
+
+def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The record in file ``path``, schema-checked: a regular file, bounded, strict JSON.
+
+    Read through :func:`speed_env.user_file.read_json`. The kit's readers use
+    :func:`speed_data.record_check.read_record`, which also checks the record against its game.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"record {str(path)!r} is not JSON: {exc}") from None
+    from speed_env import user_file
+
+    data = user_file.read_json(path, "record", RecordError, limit=MAX_RECORD_BYTES)
     return check_record(data, f"record {str(path)!r}")
 
 

@@ -140,7 +140,7 @@ PROFILE_PREFIX = "profile:"
 
 def load_profile(path: str) -> ReactionProfile:
     """The profile in the JSON profile file ``path`` (see the module docstring)."""
-    from speed_env.json_file import read_json
+    from speed_env.user_file import read_json
 
     data = read_json(path, "reaction profile file", ReactionError)
     if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from speed_env.shown import shown
-from speed_env.toml_file import read_toml
+from speed_env.user_file import read_toml
 
 PRESETS = ("us", "pagat", "japanese")
 MAX_MS = 10**12

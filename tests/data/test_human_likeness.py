@@ -56,8 +56,7 @@ def test_evaluate_with_human_adds_a_checked_section(person_games, tmp_path) -> N
     def resealed(change):
         doc = json.loads(json.dumps(card))
         change(doc["human_likeness"])
-        doc["card_hash"] = eval_protocol.card_hash(doc)
-        return doc
+        return eval_protocol.seal(doc)  # both hashes made again, as a forger would
 
     bad = [
         (lambda h: h.update(agreement=1.5), "human_likeness.agreement"),

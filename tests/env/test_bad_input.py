@@ -276,13 +276,13 @@ class _Refused(Exception):
 
 
 def test_a_json_file_missing_or_not_json_is_the_callers_error_naming_what_and_where(tmp_path):
-    from speed_env.json_file import read_json
+    from speed_env.user_file import read_json
 
     missing, broken = str(tmp_path / "nowhere.json"), tmp_path / "deal.json"
-    with pytest.raises(_Refused, match=r"^cannot read deal file '.*nowhere\.json': No such file"):
+    with pytest.raises(_Refused, match=r"^cannot read deal file .*nowhere\.json: No such file"):
         read_json(missing, "deal file", _Refused)
     broken.write_text("{hands: 1", encoding="utf-8")
-    with pytest.raises(_Refused, match=r"^deal file '.*deal\.json' is not JSON: "):
+    with pytest.raises(_Refused, match=r"^deal file .*deal\.json is not JSON: "):
         read_json(str(broken), "deal file", _Refused)
     broken.write_text('{"hands": [1]}', encoding="utf-8")
     assert read_json(str(broken), "deal file", _Refused) == {"hands": [1]}

@@ -20,7 +20,8 @@ from agents.model_io.kit_model import read_model, save_model
 from agents.model_io.mlp import MLPPolicy
 from agents.model_io.sb3_import import sb3_policy_tensors
 from agents.model_io.tensor_file import ModelFormatError
-from agents.runtime.files import NotRegularFileError, read_regular, write_atomic
+from agents.runtime.files import write_atomic
+from speed_env.user_file import NotRegularFileError, read_regular
 
 
 def is_rankwise(model: Any) -> bool:
