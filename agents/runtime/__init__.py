@@ -4,6 +4,8 @@
   finished.
 - :mod:`~agents.runtime.ray_jobs`: the ``ray`` backend of :func:`~agents.runtime.jobs.run_jobs`.
 - :mod:`~agents.runtime.run_lock`: one writer per output folder for the whole run.
+- :mod:`~agents.runtime.run_identity`: which run a folder holds (``run.json``), so a finished
+  result is never replaced.
 - :mod:`~agents.runtime.files`: the one atomic writer and the regular-file reader.
 - :mod:`~agents.runtime.strict_json`: JSON as the standard defines it (no duplicate keys, no NaN).
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
