@@ -153,7 +153,7 @@ def _read_held(folder: Path) -> _Held | str | None:
     path = folder / IDENTITY_NAME
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no run here (or no folder: said later)
         return None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return f"{path} cannot be read ({exc})"
