@@ -318,6 +318,6 @@ def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
 if __name__ == "__main__":  # pragma: no cover
     try:
         sys.exit(run(sys.argv[1:], "python -m train.bc_data"))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # bad flags or data; a folder in use or unwritable
         print(f"train.bc_data: error: {exc}", file=sys.stderr)
         sys.exit(2)

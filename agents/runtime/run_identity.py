@@ -40,7 +40,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agents.runtime.files import check_writable, write_json
+from agents.runtime.files import check_writable, read_regular, write_json
 from agents.runtime.interrupts import sigint_deferred
 from agents.runtime.run_lock import LOCK_NAME, FolderLock
 
@@ -56,6 +56,8 @@ __all__ = [
 
 IDENTITY_NAME = "run.json"
 """The identity file's name inside the run folder."""
+IDENTITY_LIMIT = 64 << 20
+"""The most bytes a ``run.json`` may hold (a list of a large run's files stays far below)."""
 FORMAT = "speed-run"
 FORMAT_VERSION = 1
 
@@ -152,7 +154,8 @@ def _read_held(folder: Path) -> _Held | str | None:
     """The run ``folder/run.json`` records; None where there is none; a reason if unreadable."""
     path = folder / IDENTITY_NAME
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        # A regular file of bounded size only: a FIFO put there must not hang the command.
+        doc = json.loads(read_regular(path, "run identity", limit=IDENTITY_LIMIT))
     except (FileNotFoundError, NotADirectoryError):  # no run here (or no folder: said later)
         return None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -389,13 +392,21 @@ class RunOutput:
     def _move_aside(self, what: str, when: str | None) -> None:
         """Move everything in the folder but the lock to a new sibling, and say where."""
         target = _sibling(self.path, when)
-        target.mkdir()
         # The identity goes first: a move cut short leaves files with no run.json, which the
         # next run refuses as an unknown earlier run rather than taking them for its own.
         names = self._identity_file() + _contents(self.path)
-        with sigint_deferred():
-            for name in names:
-                os.rename(self.path / name, target / name)
+        moved = 0
+        try:
+            target.mkdir()
+            with sigint_deferred():
+                for name in names:
+                    os.rename(self.path / name, target / name)
+                    moved += 1
+        except OSError as exc:
+            raise OSError(
+                f"--overwrite: cannot move {what} from {self.path} to {target}: "
+                f"{exc.strerror or exc} ({moved} of {len(names)} entries moved, none deleted)"
+            ) from None
         self.say(f"--overwrite: moved {what} from {self.path} to {target}")
 
     def _write(self, *, finished: str | None, outputs: list[str]) -> None:

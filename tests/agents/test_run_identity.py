@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -155,9 +156,13 @@ def test_an_unreadable_identity_is_refused_naming_it(tmp_path):
     (tmp_path / "out" / IDENTITY_NAME).write_text("{torn")
     with pytest.raises(FolderHoldsRun, match=r"run\.json cannot be read"):
         RunOutput(tmp_path / "out", THIS, results=()).__enter__()
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / IDENTITY_NAME)  # would block a plain read forever
+    with pytest.raises(FolderHoldsRun, match=r"run\.json cannot be read \(.*named pipe"):
+        RunOutput(tmp_path / "fifo", THIS, results=()).__enter__()
 
 
-def test_resume(tmp_path):
+def test_resume_goes_on_into_its_own_command_only_never_with_overwrite(tmp_path):
     unfinished(tmp_path / "out", THIS)
     with pytest.raises(FolderHoldsRun, match="--overwrite starts a new run, --resume continues"):
         RunOutput(tmp_path / "out", THIS, results=(), resume=True, overwrite=True).__enter__()
