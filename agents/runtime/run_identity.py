@@ -175,7 +175,7 @@ def _read_held(folder: Path) -> _Held | str | None:
 def _differences(held: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """What differs between two identities, a phrase each: ``--games (200 there, 8 now)``."""
     if held.get("command") != now["command"]:
-        return [f"it is {held.get('command')!r}, not {now['command']!r}"]
+        return []  # the run's label names its command: nothing to compare
     out = []
     for part in ("settings", "inputs"):
         then, asked = held.get(part) or {}, now[part]
@@ -184,7 +184,9 @@ def _differences(held: dict[str, Any], now: dict[str, Any]) -> list[str]:
             if old == new:
                 continue
             if part == "inputs":
-                out.append(f"the files of {key} changed")
+                # An input on one side only is another agent: its setting says so already.
+                if old is not None and new is not None:
+                    out.append(f"the files of {key} changed")
             elif len(repr(old)) + len(repr(new)) <= _SHOWN:
                 out.append(f"{key} ({old!r} there, {new!r} now)")
             else:
@@ -347,9 +349,10 @@ class RunOutput:
         if held.finished is None and not has_files:
             return _Verdict()  # an interrupted run that left nothing to keep
         what = "another command" if held.key.get("command") != here["command"] else "other settings"
+        differ = "; ".join(_differences(held.key, here))
         raise FolderHoldsRun(
-            f"{self.path} holds a {held.label()} of {what}: "
-            + "; ".join(_differences(held.key, here))
+            f"{self.path} holds a {held.label()} of {what}"
+            + (f": {differ}" if differ else "")
             + f". To go on: {self._ways_on(resume=held.finished is None)}"
         )
 

@@ -75,7 +75,10 @@ def test_other_settings_are_refused_naming_what_differs_and_the_ways_on(tmp_path
 
 def test_another_command_is_refused(tmp_path):
     finished(tmp_path / "out", THIS)
-    with pytest.raises(FolderHoldsRun, match="of another command: it is 'speed thing', not"):
+    with pytest.raises(
+        FolderHoldsRun,
+        match=r"holds a speed thing run \(finished .*\) of another command\. To go on",
+    ):
         RunOutput(tmp_path / "out", RunIdentity("speed other", {}), results=()).__enter__()
 
 
