@@ -213,6 +213,16 @@ def add_out_flag(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument("--out", default=default, help="output folder")
 
 
+def add_overwrite_flag(p: argparse.ArgumentParser) -> None:
+    """``--overwrite``: a run already in ``--out`` is moved aside, never replaced in place."""
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
+        "afresh; without it such a folder is refused (agents/runtime/run_identity.py)",
+    )
+
+
 def add_act_timeout_flag(p: argparse.ArgumentParser) -> None:
     """``--act-timeout SECONDS``: an agent taking longer over one decision fails, named."""
     p.add_argument(

@@ -17,7 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
+from speed_cli.common import (
+    ENV_SEED,
+    UsageError,
+    add_overwrite_flag,
+    add_reaction_flag,
+    add_rule_flags,
+    count,
+)
+
+GENERATED = "generate-*.speedrec.json"
+"""The records ``generate --out`` writes: found with no run.json, an earlier run's."""
 
 if TYPE_CHECKING:
     from speed_data.person import Person
@@ -55,6 +65,7 @@ def register(sub: Any) -> None:
     gen.add_argument("--seed", type=ENV_SEED, default=0, help="game g is Speed-v1's seed SEED + g")
     gen.add_argument("--out", default=None, metavar="DIR", help="write the play records here")
     gen.add_argument("--minari", default=None, metavar="ID", help="write a Minari dataset ID")
+    add_overwrite_flag(gen)
     gen.set_defaults(func=run_generate)
 
     exp = cmds.add_parser("export", help="write a folder of play records as a Minari dataset")
@@ -105,13 +116,6 @@ def _need_minari() -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """Play ``--games`` games of two agents in Speed-v1 and write what was asked."""
-    from tqdm import tqdm
-
-    from speed_data import records
-    from speed_data.generate import play_records
-    from speed_data.recorder import record_stem
-    from speed_env.reaction import make_profile
-
     if args.out is None and args.minari is None:
         raise UsageError("say where the games go: --out DIR (play records), --minari ID, or both")
     if args.minari is not None:
@@ -123,6 +127,62 @@ def run_generate(args: argparse.Namespace) -> int:
     out = None if args.out is None else Path(args.out)
     if out is not None and out.exists() and not out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a file, not a folder")
+    with _records_folder(args, pair, rules, person) as run_folder:
+        if run_folder is not None and run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        return _generate(args, pair, rules, run_folder, person)
+
+
+def _records_folder(
+    args: argparse.Namespace, pair: tuple[str, str], rules: Any, person: Person | None
+) -> Any:
+    """``--out``'s :class:`agents.runtime.run_identity.RunOutput` (locked, judged), or a
+    context holding None without ``--out``."""
+    import contextlib
+
+    import agents
+    from agents.runtime import run_identity
+
+    if args.out is None:
+        return contextlib.nullcontext(None)
+    # A simulated person is no agent spec (its profile is in the settings): only the
+    # agents built from specs have files to hash.
+    built = pair[1:] if person is not None else pair
+    identity = run_identity.RunIdentity(
+        "speed data generate",
+        run_identity.flag_settings(args, skip=("data_command",)),
+        specs.agent_files(dict.fromkeys(built), lambda spec: agents.make(spec, rules, seed=0)),
+    )
+    # No --resume, and a rerun's records would sit beside the first's: an unfinished run is
+    # refused with advice rather than started again over it.
+    return run_identity.RunOutput(
+        args.out, identity, results=(GENERATED,), overwrite=args.overwrite, restart=False
+    )
+
+
+def _generate(
+    args: argparse.Namespace,
+    pair: tuple[str, str],
+    rules: Any,
+    run_folder: Any,
+    person: Person | None,
+) -> int:
+    """Play and write the games: records into ``run_folder`` (locked) where ``--out`` was
+    given, episodes streamed into the Minari dataset where ``--minari`` was."""
+    import uuid
+
+    from tqdm import tqdm
+
+    from speed_data import records
+    from speed_data.generate import play_records
+    from speed_data.recorder import record_stem
+    from speed_env.reaction import make_profile
+
+    out = None if run_folder is None else run_folder.path
+    # The run's own tag in every record's name: two runs never write the same file name.
+    tag = f"s{args.seed}-{uuid.uuid4().hex[:6]}"
+    written: list[Path] = []
     with _minari_sink(args.minari, estimate=("generate", args.games, args.tick_ms)) as sink:
         with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
             for g, rec in enumerate(
@@ -138,7 +198,7 @@ def run_generate(args: argparse.Namespace) -> int:
                 )
             ):
                 if out is not None:
-                    records.write_record(out, rec, record_stem("generate", f"s{args.seed}", g))
+                    written.append(records.write_record(out, rec, record_stem("generate", tag, g)))
                 if sink is not None:
                     sink.add(rec)  # streamed: the games are not all held in memory
         if out is not None:
@@ -147,6 +207,8 @@ def run_generate(args: argparse.Namespace) -> int:
             ds = sink.commit()
             print(f"Minari dataset {ds.dataset_id}: {ds.total_episodes} episodes, "
                   f"{ds.total_steps} steps")  # fmt: skip
+    if run_folder is not None:
+        run_folder.finish(written)
     return 0
 
 

@@ -23,6 +23,7 @@ uniformly random legal play) and *chain* (the kit's heuristic bot).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -271,7 +272,22 @@ def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
     p.add_argument("--holdout", type=float, default=0.2, help="share of games held out")
     p.add_argument("--net-arch", default="64,64", help="hidden layer sizes (default 64,64)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
+        "afresh; without it such a folder is refused",
+    )
     return p
+
+
+def digest(data: Decisions) -> str:
+    """SHA-256 of the decisions cloned: a run on other data is not the run already there."""
+    h = hashlib.sha256()
+    for part in (data.obs, data.mask, data.action, data.game, data.reaction_ms):
+        h.update(np.ascontiguousarray(part).tobytes())
+    h.update(json.dumps([data.rules.to_dict(), data.tick_ms], sort_keys=True).encode())
+    return h.hexdigest()
 
 
 def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
@@ -286,13 +302,30 @@ def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
     if not sizes or min(sizes) < 1:
         raise ValueError(f"--net-arch must be layer sizes like 64,64, got {args.net_arch!r}")
     data = load(args.data, args.seat)
-    clone(data, args.out, epochs=args.epochs, holdout=args.holdout, net_arch=sizes, seed=args.seed)
+    from agents.runtime import run_identity
+
+    identity = run_identity.RunIdentity(
+        "speed train bc", run_identity.flag_settings(args), {"--data": digest(data)}
+    )
+    with run_identity.RunOutput(
+        args.out, identity, results=("model.json", "bc.json"), overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        clone(
+            data, args.out, epochs=args.epochs, holdout=args.holdout, net_arch=sizes, seed=args.seed
+        )
+        out = run_folder.path
+        run_folder.finish(
+            [out / n for n in ("model.json", "model.safetensors", "bc.json") if (out / n).exists()]
+        )
     return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
     try:
         sys.exit(run(sys.argv[1:], "python -m train.bc_data"))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # bad flags or data; a folder in use or unwritable
         print(f"train.bc_data: error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -4,6 +4,8 @@
   finished.
 - :mod:`~agents.runtime.ray_jobs`: the ``ray`` backend of :func:`~agents.runtime.jobs.run_jobs`.
 - :mod:`~agents.runtime.run_lock`: one writer per output folder for the whole run.
+- :mod:`~agents.runtime.run_identity`: which run a folder holds (``run.json``), so a finished
+  result is never replaced.
 - :mod:`~agents.runtime.files`: the one atomic writer (a user's file is read by
   :mod:`speed_env.user_file`).
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.

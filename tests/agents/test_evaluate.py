@@ -110,6 +110,7 @@ def test_small_committed_card_is_reproduced_exactly(tmp_path: Path) -> None:
     assert first_difference(ranks[0], ranks[1], "alpharank", tolerant=True) is None
     assert _comparable(made) == _comparable(committed)
     assert {p.name for p in (tmp_path / "card").iterdir()} == {
+        "run.json",  # which run the folder holds (agents/runtime/run_identity.py)
         "report.json",
         "report.md",
         "report.png",

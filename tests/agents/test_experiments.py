@@ -225,6 +225,7 @@ def test_cli_writes_the_files(tmp_path, capsys):
     ]
     assert cli([*argv, "--out", str(out)]) == 0
     assert {p.name for p in out.iterdir()} == {
+        "run.json",  # which run the folder holds (agents/runtime/run_identity.py)
         "reaction.csv",
         "reaction.json",
         "winrate_vs_latency.png",
