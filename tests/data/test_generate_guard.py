@@ -71,7 +71,7 @@ def test_a_failing_bot_is_one_line_naming_it_and_nothing_is_recorded(bot, seat, 
     lines = [line for line in err.splitlines() if line.startswith("speed")]
     assert lines == [_expected(bot, seat, out)], err
     assert "Traceback" not in err and "_Watched" not in err
-    assert not out.exists() or not list(out.iterdir())
+    assert not out.exists() or not list(out.glob("*.speedrec.json"))  # no record written
 
 
 @pytest.mark.parametrize("seat", [0, 1], ids=["recorded", "opponent"])
@@ -87,4 +87,4 @@ def test_a_bot_calling_os_exit_is_named_not_a_silent_exit(seat, out):
     assert run.returncode == 1, (run.returncode, run.stderr)
     assert run.stderr.strip().splitlines()[-1] == _expected("Exiting", seat, out)
     assert "Traceback" not in run.stderr
-    assert not out.exists() or not list(out.iterdir())
+    assert not out.exists() or not list(out.glob("*.speedrec.json"))  # no record written

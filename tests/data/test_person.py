@@ -4,6 +4,7 @@ as the table records a person, and ``speed data profile`` recovering that profil
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -109,10 +110,15 @@ def test_generate_refuses_a_bad_person_in_one_line(extra, fragment, tmp_path, ca
 
 def test_profile_refuses_a_folder_of_two_players(tmp_path, capsys):
     out = tmp_path / "two"
+    out.mkdir()
     for person in ("human", "casual"):
-        argv = ["data", "generate", "--person", person, "--games", "1", "--out", str(out),
+        # one run folder each (a second run into one folder is refused), then one folder of both
+        own = tmp_path / person
+        argv = ["data", "generate", "--person", person, "--games", "1", "--out", str(own),
                 "--seed", str(len(person))]  # fmt: skip
         assert speed_cli.main(argv) == 0
+        for record in own.glob("*.speedrec.json"):
+            shutil.copy(record, out / record.name)
     capsys.readouterr()
     assert speed_cli.main(["data", "profile", str(out), "--bootstrap", "0"]) == 2
     err = capsys.readouterr().err
