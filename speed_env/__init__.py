@@ -50,7 +50,6 @@ The game:
 
 What the kit's reading of user input shares:
 
-- :mod:`~speed_env.numbers`: numbers read from text, refused unless they can be meant.
 - :mod:`~speed_env.shown`: a value as an error message quotes it, cut to a readable length.
 - :mod:`~speed_env.toml_file`: a user's TOML file read with errors that name it.
 - :mod:`~speed_env.json_file`: a user's JSON file read with errors that name it.

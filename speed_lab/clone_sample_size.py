@@ -31,9 +31,9 @@ import numpy as np
 
 import agents
 import speed_env
-from speed_env.numbers import count, count_list, real
 from speed_env.rules import make_rules
 from train.bc_data import Decisions, chance_agreement, clone, discounted_returns
+from train.common.numbers import count, count_list, real
 
 PLAYS = np.arange(1, 27)
 """The play actions of the 13-rank games: ``1 + 2 * rank + pile``."""

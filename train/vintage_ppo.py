@@ -328,6 +328,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
 
     import agents
     from speed_env.vintage import make_vintage_rules
+    from train import bc
     from train.common.run import Curves, Run
     from train.common.settings import make_model
 
@@ -393,7 +394,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
             def raw(obs: np.ndarray) -> np.ndarray:
                 return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
 
-            run.behaviour_clone(env, teachers, teacher_view=raw)
+            bc.warm_start(run, env, teachers, teacher_view=raw)
             run.evaluate(0)
 
         # 5. Loop ------------------------------------------------------------------------

@@ -18,8 +18,9 @@ import pytest
 
 import speed_cli
 from agents import evaluate as ev
+from agents.runtime.failures import AgentFailure
 from agents.runtime.jobs import RunStopped, run_jobs
-from agents.specs.guarded import AgentFailure, check_actions
+from agents.specs.guarded import check_actions
 from agents.tournament import realtime as rt
 from agents.tournament import vintage as vt
 

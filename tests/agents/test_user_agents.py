@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import agents
+from agents.errors import AgentSpecError
 from agents.specs import user_files as user_agents
-from agents.specs.errors import AgentSpecError
 from agents.specs.user_files import UserAgentError, is_user_spec
 from agents.vintage import registry as vintage_agents
 from speed_cli import main

@@ -48,6 +48,51 @@ TEST_FOLDERS = {
 ``speed_table`` ...), ``vintage`` for the vintage game across the packages, ``kit`` for the kit
 as a whole (CLI, docs, packaging, this file), ``cluster`` for Ray, ``fixtures`` for data."""
 KERNELS = {"speed_env/engine.py"}  # numba kernels: one compiled unit, exempt from the size rule
+ROOMS = {
+    "agents": (
+        "errors",
+        "runtime",
+        "stats",
+        "alpharank",
+        "model_io",
+        "greedy",
+        "chain",
+        "search",
+        "openspiel_bots",
+        "specs",
+        "vintage",
+        "tournament",
+        "reaction_sweep",
+        "evaluate",
+    ),
+    "train": (
+        "policy",
+        "common",
+        "vec_env",
+        "bc",
+        "bc_data",
+        "realtime",
+        "vintage",
+        "rllib",
+        "ppo",
+        "vintage_ppo",
+        "vintage_value",
+        "vintage_expert",
+        "rllib_ppo",
+    ),
+}
+"""The rooms of ``agents`` and ``train``, bottom up: a subpackage or a top-level module each
+(the package's maps say the same order). A module imports only its own room and those before
+it; importing the package itself (``import agents``) imports the rooms its ``__init__`` does."""
+KNOWN_UPWARD = {
+    # gameplug (issue 37) removes this arrow: the vintage registry plugs in as its game's
+    # registry, so specs/make.py no longer imports agents/vintage/registry.py. Delete it then.
+    ("agents.specs.make", "vintage"): "make() dispatches vintage-... specs to the vintage registry",
+    # The vintage game's own named OpenSpiel bot (``vintage-openspiel:ismcts``) is built in the
+    # shared OpenSpiel adapter; gameplug's vintage Game should hand bot_factory its named bots.
+    ("agents.openspiel_bots", "vintage"): "openspiel:ismcts builds agents/vintage/ismcts.py's bot",
+}
+"""Imports against the rooms' order still in the code, each with why: a stale one fails."""
 
 
 def _modules() -> dict[str, Path]:
@@ -81,13 +126,16 @@ def _owner(name: str) -> str | None:
     return name or None
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(facades: bool = False) -> dict[str, set[str]]:
+    """Which kit modules each imports; with ``facades``, its own packages' ``__init__`` too."""
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for module, path in MODULES.items():
         for name in _imports(path):
             target = _owner(name)
-            # A package's own __init__ is where its modules live, not an import of it.
-            if target and target != module and not module.startswith(target + "."):
+            # A package's own __init__ is where its modules live, not an import of it (but its
+            # façade, ``import agents`` inside agents, imports the rooms the __init__ does).
+            own = module.startswith(target + ".") if target else False
+            if target and target != module and (facades or not own):
                 graph[module].add(target)
     return graph
 
@@ -101,6 +149,70 @@ def test_layers_import_only_downward():
         and target.split(".")[0] != module.split(".")[0]
     ]
     assert upward == []
+
+
+def _room(module: str) -> tuple[str, str] | None:
+    """``(package, room)`` of a module of a package with rooms; ``None`` for the package itself."""
+    package, _, rest = module.partition(".")
+    return (package, rest.split(".")[0]) if package in ROOMS and rest else None
+
+
+def _upward_in_rooms(graph: dict[str, set[str]]) -> dict[tuple[str, str], str]:
+    """Each ``(module, room)`` where ``module`` imports a room declared above its own, with the
+    import (``module -> target``); an unknown room counts as above every other."""
+    found: dict[tuple[str, str], str] = {}
+    for module, targets in sorted(graph.items()):
+        own = _room(module)
+        if own is None:
+            continue
+        package, room = own
+        order = ROOMS[package]
+        floor = order.index(room) if room in order else len(order)
+        for target in sorted(targets):
+            # the package's own __init__ stands for the rooms it imports
+            via = sorted(graph.get(target, ())) if target == package else [target]
+            for reached in via:
+                other = _room(reached)
+                if other is None or other[0] != package or other[1] == room:
+                    continue
+                if other[1] not in order or order.index(other[1]) > floor:
+                    found.setdefault((module, other[1]), f"{module} -> {target}")
+    return found
+
+
+def test_rooms_import_only_downward():
+    """Inside ``agents`` and ``train`` a module imports only its own room and those declared
+    below it (``ROOMS``): the plumbing never knows the agent layer, the toolkit never knows a
+    recipe."""
+    upward = _upward_in_rooms(_graph(facades=True))
+    unknown = sorted(f"{m} -> {room}" for (m, room) in upward if (m, room) not in KNOWN_UPWARD)
+    assert unknown == [], "an import of a room declared above the importer's (tests/kit ROOMS)"
+    stale = sorted(f"{m} -> {room}" for (m, room) in KNOWN_UPWARD if (m, room) not in upward)
+    assert stale == [], "a known exception that is gone: delete it from KNOWN_UPWARD"
+
+
+def test_every_room_has_its_floor():
+    """A room added to ``agents`` or ``train`` is given its place in ``ROOMS``."""
+    rooms = {room for module in MODULES if (room := _room(module)) is not None}
+    missing = sorted(f"{p}.{r}" for p, r in rooms if r not in ROOMS[p])
+    gone = sorted(f"{p}.{r}" for p in ROOMS for r in ROOMS[p] if (p, r) not in rooms)
+    assert (missing, gone) == ([], [])
+
+
+def test_the_rooms_check_finds_an_import_up():
+    graph = {
+        "train.policy.checkpoint": {"train.vec_env.pool", "train.policy.rankwise_policy"},
+        "train.vec_env.env": {"train.vec_env.pool", "train.policy.rollout"},
+        "agents.runtime.jobs": {"agents"},  # through the façade, to the specs room
+        "agents": {"agents.specs.make"},
+        "train.nursery.x": {"train.policy.rollout"},  # an undeclared room imports freely ...
+        "train.ppo": {"train.nursery.x"},  # ... and is above every declared one
+    }
+    assert _upward_in_rooms(graph) == {
+        ("train.policy.checkpoint", "vec_env"): "train.policy.checkpoint -> train.vec_env.pool",
+        ("agents.runtime.jobs", "specs"): "agents.runtime.jobs -> agents",
+        ("train.ppo", "nursery"): "train.ppo -> train.nursery.x",
+    }
 
 
 def test_no_module_imports_itself_back():

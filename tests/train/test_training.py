@@ -24,9 +24,9 @@ from agents.model_io import tensor_file
 from agents.model_io.tensor_file import ModelFormatError
 from speed_cli import main as cli
 from speed_env.rules import make_rules
-from train.common.checkpoint import export_model, policy_tensors
-from train.realtime.pool import OpponentPool
+from train.policy.checkpoint import export_model, policy_tensors
 from train.vec_env.env import SpeedVecEnv
+from train.vec_env.pool import OpponentPool
 
 torch.set_num_threads(1)
 
