@@ -196,14 +196,14 @@ PANELS = (
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents.stats import wilson_interval
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"
     rows: list[dict[str, Any]] = []
     for rules in rules_list:
         t0 = time.perf_counter()
-        settings = tournament.Settings(
+        settings = realtime.Settings(
             agents=(spec, *specs(cfg.eval_opponents)),
             games=cfg.eval_games,
             rules=rules,
@@ -212,7 +212,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
             seed=cfg.eval_seed,
             gauntlet=spec,
         )
-        results, _ = tournament.run(settings, workers=cfg.eval_workers)
+        results, _ = realtime.run(settings, workers=cfg.eval_workers)
         for k, (_, j) in enumerate(settings.pairings()):
             mine = [r for r in results if r.chunk.lineup == k]
             wins, losses, draws = (
