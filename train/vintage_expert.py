@@ -10,7 +10,7 @@ What a run does, in order (each step is a section of :func:`train`):
 2. **Network.** A MaskablePPO actor-critic (the vintage PPO recipe's
    network, :mod:`train.vintage_ppo`, so the result can go on training with
    PPO); optionally warm-started by cloning a bot (``init_bc``, the vintage
-   behaviour cloning of :func:`train.vintage_ppo.behaviour_clone`), which is
+   behaviour cloning of :func:`train.bc.clone`), which is
    cheap next to search.
 3. **Rounds.** Round ``r`` generates ``games`` games of search targets
    (:mod:`train.vintage.expert_targets`, chunked jobs on ``--backend local``

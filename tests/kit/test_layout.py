@@ -3,7 +3,10 @@
 Layers import only downward (``speed_env`` <- ``agents`` <- ``speed_data`` <- ``train`` <-
 ``speed_lab``, ``speed_table`` <- ``speed_cli``), no module imports itself
 back through others (lazy imports inside functions included), and no library
-module but the compiled engine kernels passes 500 lines. Docstrings point to the docs page
+module but the compiled engine kernels passes 500 lines. Inside ``agents`` and ``train`` the
+rooms are floors as well (``ROOMS``, bottom up): a module imports only its own room and those
+below. Every kit module is imported under its own name, or its name with a prefix saying which
+where two names clash (``vintage_registry``). Docstrings point to the docs page
 that has what they cite, not to the README (a landing page whose sections moved there).
 
 Each package's ``__init__`` docstring is its map, naming every module and subpackage it holds
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -431,10 +435,19 @@ def test_the_test_folders_mirror_the_packages():
     assert sorted(p.name for p in tests.glob("test_*.py")) == [], "a test file left at tests/"
 
 
+def _python_source(path: Path) -> str:
+    """A ``.py`` file's text, or a notebook's code cells one after another."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".ipynb":
+        return text
+    cells = [c["source"] for c in json.loads(text)["cells"] if c["cell_type"] == "code"]
+    return "\n".join("".join(c) if isinstance(c, list) else c for c in cells)
+
+
 def _renamed_modules(path: Path) -> list[str]:
     """Each import in ``path`` that names a kit module otherwise than by its own name."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(_python_source(path))):
         if isinstance(node, ast.Import):
             named = [(a.name, a.asname) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -452,15 +465,16 @@ def _alias_checked_files() -> list[Path]:
     files = [*MODULES.values()]
     for folder in ALIAS_FOLDERS:
         files += sorted((ROOT / folder).rglob("*.py"))
-    return files
+    return files + sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_every_module_is_imported_under_its_own_name():
     """A reader who greps for the name an import gives finds the file: a kit module is imported
     under its own name (``from agents.tournament import realtime``), or, where two names clash,
     under its name with a prefix saying which (``registry as vintage_registry``, ``report as
-    eval_report``): the alias is the module's own name or ends in ``_`` and it. Third-party
-    conventions (``numpy as np``) are not kit modules and are not checked."""
+    eval_report``): the alias is the module's own name or ends in ``_`` and it. The packages,
+    tests, benchmarks, examples, docs hooks and notebooks are read. Third-party conventions
+    (``numpy as np``) are not kit modules and are not checked."""
     found = {}
     for path in _alias_checked_files():
         where = path.relative_to(ROOT).as_posix()
