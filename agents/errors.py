@@ -1,9 +1,8 @@
-"""The error every agent-spec parser raises, in a module of its own, beneath the rooms.
+"""The error every agent-spec parser raises, in a module of its own.
 
-So the registries (:mod:`agents.specs.registry`), the user-agent loader
-(:mod:`agents.specs.user_files`), which subclasses it, and the parsers below the registries
-(:mod:`agents.openspiel_bots`'s ``BOT`` argument) all import it without importing each other
-back, nor a room above their own.
+So the registries (:mod:`agents.specs.registry`) and the user-agent loader
+(:mod:`agents.specs.user_files`), which subclasses it, both import it without importing each
+other back; beneath every room, so :mod:`agents.openspiel_bots`, below the registries, too.
 """
 
 from __future__ import annotations
