@@ -4,7 +4,7 @@ Each command's module holds its parser (``register``) beside the function that r
 imports what the command needs lazily. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
-an agent that fails (:class:`agents.specs.guarded.AgentFailure`) prints one line naming it and
+an agent that fails (:class:`agents.runtime.failures.AgentFailure`) prints one line naming it and
 exits with code 1.
 
 - :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.

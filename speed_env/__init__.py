@@ -50,7 +50,6 @@ The game:
 
 What the kit's reading of user input shares:
 
-- :mod:`~speed_env.numbers`: numbers read from text, refused unless they can be meant.
 - :mod:`~speed_env.shown`: a value as an error message quotes it, cut to a readable length.
 - :mod:`~speed_env.user_file`: the one reader of a user's file (cards, records, rules, profiles,
   deals, manifests): regular files only, bounded, strict JSON, TOML; errors name the file.

@@ -117,7 +117,6 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -128,6 +127,7 @@ from speed_env.game import (
     check_render_mode,
     check_seed,
 )
+from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
@@ -162,7 +162,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     ) -> None:
         GamePickle.__init__(self, locals())
         check_render_mode(render_mode, RENDER_MODES)
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
@@ -173,7 +173,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        obs_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
+        obs_space = observation_space(self.obs_format, vector, self.games.n_actions)
         self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
@@ -284,7 +284,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         observations: dict[str, Any] = {}
         infos: dict[str, dict[str, Any]] = {}
         for p, a in enumerate(AGENTS):
-            observations[a], infos[a] = formats.package(
+            observations[a], infos[a] = package(
                 self.obs_format, self._obs[p, 0].copy(), self._mask[p, 0].copy()
             )
         return observations, infos
@@ -319,9 +319,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
                 "'rgb_array'"
             )
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
-        return render.render_mode(self.games.snapshot(0), self.render_mode)
+        return modes.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
         """In ``human`` mode the table is printed after every reset and step (as in Gymnasium)."""

@@ -103,7 +103,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -113,6 +112,7 @@ from speed_env.game import (
     check_render_mode,
     check_seed,
 )
+from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.rules import Rules
@@ -163,7 +163,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
     ) -> None:
         GamePickle.__init__(self, locals())
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         check_seat_and_opponent(seat, opponent, "SpeedGymEnv(opponent={})")
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
@@ -175,9 +175,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        self.observation_space = formats.observation_space(
-            self.obs_format, vector, self.games.n_actions
-        )
+        self.observation_space = observation_space(self.obs_format, vector, self.games.n_actions)
         self.action_space = spaces.Discrete(self.games.n_actions)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
@@ -263,9 +261,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
         assert self._obs is not None and self._mask is not None
-        return formats.package(
-            self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy()
-        )
+        return package(self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy())
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a JSON-ready dict."""
@@ -276,9 +272,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
         a frame."""
         if self.render_mode is None:
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
-        return render.render_mode(self.games.snapshot(0), self.render_mode)
+        return modes.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":

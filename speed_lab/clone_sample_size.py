@@ -32,9 +32,9 @@ import numpy as np
 import agents
 import speed_env
 from speed_data.person import Attention, Person, habit_key, plays_of
-from speed_env.numbers import count, count_list, real
 from speed_env.rules import make_rules
 from train.bc_data import Decisions, chance_agreement, clone, discounted_returns
+from train.common.numbers import count, count_list, real
 
 HABIT_ORDER = np.array(sorted(range(1, 27), key=habit_key))
 """The play actions of the 13-rank games (``1 + 2 * rank + pile``) in the person's habit order:

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from speed_data.person import DEFAULT_REACTION, Person, person_of
-from speed_env.numbers import count, real
+from train.common.numbers import count, real
 
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, the default browser (no download)."""

@@ -179,8 +179,8 @@ def clone(
     from agents import make
     from speed_env.single import SpeedGymEnv
     from train.bc import BCConfig, _fit, _forward
-    from train.common.checkpoint import export_model
-    from train.vec_env.masked_policy import OnceMaskedPolicy
+    from train.policy.checkpoint import export_model
+    from train.policy.masked_policy import OnceMaskedPolicy
 
     # A small MLP pays torch's thread hand-offs on every batch; one thread is several times
     # faster (speed_env.single's "Training speed").

@@ -20,8 +20,8 @@ same in both recipes, are :func:`train.common.run.run_recipe`'s):
    *decision* of the learner: the ticks where it can only wait are played by
    the env (see its docstring).
 4. **Model.** MaskablePPO with an MLP actor and critic (``--policy rankwise``: the
-   rank-relative actor of :mod:`train.realtime.rankwise_policy`), its rollouts collected by the lean
-   loop of :mod:`train.vec_env.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm
+   rank-relative actor of :mod:`train.policy.rankwise_policy`), its rollouts collected by the lean
+   loop of :mod:`train.policy.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm
    starts: ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
    PATH`` starts from a saved model.
 5. **Loop.** ``model.learn`` (:class:`~train.common.run.Run`): the progress bar,
@@ -196,14 +196,14 @@ PANELS = (
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents.stats import wilson_interval
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"
     rows: list[dict[str, Any]] = []
     for rules in rules_list:
         t0 = time.perf_counter()
-        settings = tournament.Settings(
+        settings = realtime.Settings(
             agents=(spec, *specs(cfg.eval_opponents)),
             games=cfg.eval_games,
             rules=rules,
@@ -212,7 +212,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
             seed=cfg.eval_seed,
             gauntlet=spec,
         )
-        results, _ = tournament.run(settings, workers=cfg.eval_workers)
+        results, _ = realtime.run(settings, workers=cfg.eval_workers)
         for k, (_, j) in enumerate(settings.pairings()):
             mine = [r for r in results if r.chunk.lineup == k]
             wins, losses, draws = (
@@ -271,9 +271,10 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     # and saved in the locked folder, torch seeded); `seed` seeds the deals and seats.
     import agents
     from agents.model_io.kit_model import as_policy, read_model
-    from train.common.checkpoint import export_model, load_tensors_into, snapshot_policy
+    from train import bc
     from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.policy.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.vec_env.env import SpeedVecEnv
 
     state = folder.state
@@ -383,7 +384,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
                         for k, (g, rules) in enumerate(groups)
                     ]
 
-                run.behaviour_clone(env, teachers, dagger_rounds=cfg.bc_dagger)
+                bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
             if pool.self_play and (cfg.init_bc or cfg.init_from):
                 snapshot(0)  # the warm start is the pool's first snapshot
             state["timesteps"] = 0

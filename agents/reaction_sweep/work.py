@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
 from speed_env.rules import Rules
 
@@ -176,14 +176,14 @@ class SweepSettings:
         """``(agent latency, opponent latency)`` of every point, the opponent's varying fastest."""
         return [(lat, opp) for lat in self.latencies for opp in self.opponent_latencies]
 
-    def tournament_settings(self, point: tuple[str, str]) -> tournament.Settings:
+    def tournament_settings(self, point: tuple[str, str]) -> realtime.Settings:
         """The two-agent tournament that plays one point."""
         lat, opp = point
         profile = profile_for(lat, self.jitter, self.jitter_at)
         if (
             self.jitter and not profile.name
         ):  # a shifted shape has no spec string: it rides on Settings
-            return tournament.Settings(
+            return realtime.Settings(
                 agents=(self.agent, f"{self.opponent}@{opp}"),
                 games=self.games,
                 rules=self.rules,
@@ -191,7 +191,7 @@ class SweepSettings:
                 tick_ms=self.tick_ms,
                 seed=self.seed,
             )
-        return tournament.Settings(
+        return realtime.Settings(
             agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"),
             games=self.games,
             rules=self.rules,
@@ -257,10 +257,10 @@ class PointResult:
         return int((self.outcomes == 0).sum())
 
 
-def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
+def plan_chunks(settings: realtime.Settings) -> list[realtime.Chunk]:
     """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
     return [
         # Line-up 0: a point's tournament is one pairing.
-        tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
+        realtime.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
         for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
     ]

@@ -2,6 +2,8 @@
 
 - :mod:`~agents.runtime.jobs`: independent deterministic jobs, here or on Ray; Ctrl-C keeps what
   finished.
+- :mod:`~agents.runtime.failures`: :class:`AgentFailure`, an agent that failed a call, the spec to
+  blame.
 - :mod:`~agents.runtime.ray_jobs`: the ``ray`` backend of :func:`~agents.runtime.jobs.run_jobs`.
 - :mod:`~agents.runtime.run_lock`: one writer per output folder for the whole run.
 - :mod:`~agents.runtime.run_identity`: which run a folder holds (``run.json``), so a finished

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.registry import REALTIME_GAME, Registry, spec_settings
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile

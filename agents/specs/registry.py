@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from agents.errors import AgentSpecError
 from agents.specs import user_files as user_agents
-from agents.specs.errors import AgentSpecError
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
 _T = TypeVar("_T")

@@ -28,7 +28,7 @@ or name that cannot be loaded is an :class:`UserAgentError` naming the file (or
 module) and what is missing. The class or factory refuses rules it does not
 play by raising ``ValueError`` (an :class:`AgentBuildError`, a *refusal*); any
 other exception it raises, ``sys.exit`` included, is a bug of the agent's, an
-:class:`agents.specs.guarded.AgentFailure` naming the spec and the whole message.
+:class:`agents.runtime.failures.AgentFailure` naming the spec and the whole message.
 
 A file is executed afresh for each agent built (so two seats hold two
 instances); a module is imported once, as Python does.
@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.guarded import calling, exits_refused
 
 _IDENT = r"[A-Za-z_]\w*"

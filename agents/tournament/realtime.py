@@ -145,7 +145,7 @@ def _play(
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
 
     Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
-    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals.
+    :class:`~agents.runtime.failures.AgentFailure` naming the agent, the seat and the deals.
     """
     import agents
 

@@ -43,9 +43,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
-from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
+from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
@@ -140,7 +140,7 @@ class GamesVectorEnv(VectorEnv):
         # Positional-only above: a rule option spelled like a parameter must still reach
         # table_settings, which names it in its refusal.
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.games = Games(games, table_settings(**settings))
@@ -150,9 +150,7 @@ class GamesVectorEnv(VectorEnv):
         self.render_mode = render_mode
         n_actions = self.games.n_actions
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        self.single_observation_space = formats.observation_space(
-            self.obs_format, vector, n_actions
-        )
+        self.single_observation_space = observation_space(self.obs_format, vector, n_actions)
         self.single_action_space = spaces.Discrete(n_actions)
         self.observation_space = batch_space(self.single_observation_space, rows)
         self.action_space = batch_space(self.single_action_space, rows)
@@ -296,11 +294,10 @@ class GamesVectorEnv(VectorEnv):
         them; ``human`` prints every game's table and returns None."""
         if self.render_mode is None:
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
         frames = tuple(
-            render.render_mode(self.games.snapshot(g), self.render_mode)
-            for g in range(self.n_games)
+            modes.render_mode(self.games.snapshot(g), self.render_mode) for g in range(self.n_games)
         )
         return None if self.render_mode == "human" else frames
 
@@ -388,7 +385,7 @@ class GamesVectorEnv(VectorEnv):
 
     def _one_observation(self, row: int) -> Any:
         assert self._obs is not None and self._mask is not None
-        obs, _ = formats.package(self.obs_format, self._obs[row].copy(), self._mask[row].copy())
+        obs, _ = package(self.obs_format, self._obs[row].copy(), self._mask[row].copy())
         return obs
 
     def _check_actions(self, actions: Any) -> np.ndarray:

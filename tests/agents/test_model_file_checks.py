@@ -222,7 +222,7 @@ def test_manifest_over_the_size_limit_is_refused(tmp_path):
 
 def test_a_checkpoints_optimizer_state_that_is_a_fifo_is_refused(tmp_path):
     torch = pytest.importorskip("torch", reason="the [train] extra is not installed")
-    from train.common.checkpoint import read_optimizer
+    from train.policy.checkpoint import read_optimizer
 
     good = tmp_path / "step.optim.pt"
     torch.save({"state": {}, "param_groups": []}, good)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents.specs import user_files as user_agents
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
+from agents.specs import user_files
 from agents.specs.user_files import UserAgentError, is_user_spec
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from speed_cli import main
 
 BOT = textwrap.dedent(
@@ -83,7 +83,7 @@ def test_grammar_keeps_registered_specs_with_colons() -> None:
         assert is_user_spec(spec), spec
     # A top-level module without a dot is not a module spec (it would shadow typos of names).
     assert not is_user_spec("my_bot:Bot")
-    parsed = user_agents.parse("py:C:/odd@dir/bot.py:Bot@pro")
+    parsed = user_files.parse("py:C:/odd@dir/bot.py:Bot@pro")
     assert (parsed.source, parsed.name, parsed.tail) == ("C:/odd@dir/bot.py", "Bot", "pro")
     assert agents.parse_spec("chain:run=1").name == "chain"
 
@@ -113,17 +113,17 @@ def test_reaction_tail_and_module_form(bot_file: Path, monkeypatch: pytest.Monke
 
 
 def test_vintage_user_agent_plays_a_vintage_tournament(bot_file: Path) -> None:
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
 
     spec = f"py:{bot_file}:factory"
-    assert vintage_agents.make(spec, seed=0).rules is None  # no real-time rules in vintage
-    settings = vt.VintageSettings(agents=(spec, "vintage-greedy"), players=2, games=4, seed=0)
-    results, complete = vt.run(settings)
+    assert registry.make(spec, seed=0).rules is None  # no real-time rules in vintage
+    settings = vintage.VintageSettings(agents=(spec, "vintage-greedy"), players=2, games=4, seed=0)
+    results, complete = vintage.run(settings)
     assert complete
-    summary = vt.summarise(settings, results, bootstrap=0)
+    summary = vintage.summarise(settings, results, bootstrap=0)
     assert {a["name"] for a in summary["agents"]} == {spec, "vintage-greedy"}
     with pytest.raises(AgentSpecError, match="takes no @pro"):
-        vintage_agents.parse_spec(f"py:{bot_file}:Bot@pro")
+        registry.parse_spec(f"py:{bot_file}:Bot@pro")
 
 
 @pytest.mark.parametrize(
@@ -238,4 +238,4 @@ def test_a_python_file_given_as_a_spec_gets_the_py_spelling(bot_file: Path, caps
     with pytest.raises(AgentSpecError, match=r"py:no_such_bot\.py:NAME"):
         agents.parse_spec("no_such_bot.py")
     with pytest.raises(AgentSpecError, match="is a Python file"):
-        vintage_agents.parse_spec("no_such_bot.py")
+        registry.parse_spec("no_such_bot.py")

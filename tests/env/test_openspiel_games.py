@@ -245,16 +245,16 @@ def test_openspiel_bots_and_ismcts_take_seats_in_kit_tournaments(tmp_path) -> No
 
 def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
     import agents
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
 
     with pytest.raises(agents.AgentSpecError, match="unknown OpenSpiel bot 'nosuch'"):
         agents.make("openspiel:nosuch")
     with pytest.raises(agents.AgentSpecError, match="plays vintage only"):
         agents.make("openspiel:ismcts")
     with pytest.raises(agents.AgentSpecError, match="no callable 'nope'"):
-        vintage_agents.make("vintage-openspiel:json:nope")
+        registry.make("vintage-openspiel:json:nope")
     with pytest.raises(agents.AgentSpecError, match="simulations must be a whole number"):
-        vintage_agents.make("vintage-ismcts:simulations=0")
+        registry.make("vintage-ismcts:simulations=0")
 
 
 def test_a_user_factory_bot_is_asked_as_the_seat_to_act() -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from speed_env.numbers import count, real
+from train.common.numbers import count, real
 
 __all__ = [
     "FLAG_TYPES",
@@ -82,7 +82,7 @@ class PPOSettings:
     torch_threads: int = 1
     """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     rollout: str = "lean"
-    """Rollout collector: ``lean`` (train/vec_env/rollout.py: the same buffer, about half the cost a
+    """Rollout collector: ``lean`` (train/policy/rollout.py: the same buffer, about half the cost a
     step outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
     runs)."""
 
@@ -217,20 +217,20 @@ def linear_lr(start: float) -> Callable[[float], float]:
 
 
 ROLLOUTS = ("lean", "sb3")
-"""The rollout collectors ``--rollout`` names: :mod:`train.vec_env.rollout`'s, or MaskablePPO's
+"""The rollout collectors ``--rollout`` names: :mod:`train.policy.rollout`'s, or MaskablePPO's
 own."""
 
 
 def model_class(rollout: str) -> Any:
     """The MaskablePPO class of a ``--rollout`` choice.
 
-    - ``lean``: :class:`train.vec_env.rollout.LeanMaskablePPO`;
+    - ``lean``: :class:`train.policy.rollout.LeanMaskablePPO`;
     - ``sb3``: sb3-contrib's ``MaskablePPO``.
     """
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be lean or sb3, got {rollout!r}")
     if rollout == "lean":
-        from train.vec_env.rollout import LeanMaskablePPO
+        from train.policy.rollout import LeanMaskablePPO
 
         return LeanMaskablePPO
     from sb3_contrib import MaskablePPO
@@ -242,18 +242,18 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings.
 
     - separate actor and critic MLPs, on CPU;
-    - sb3-contrib's masked categorical computed once a batch: :mod:`train.vec_env.masked_policy`;
-    - ``policy="rankwise"``: the actor of :mod:`train.realtime.rankwise_policy`;
+    - sb3-contrib's masked categorical computed once a batch: :mod:`train.policy.masked_policy`;
+    - ``policy="rankwise"``: the actor of :mod:`train.policy.rankwise_policy`;
     - ``cfg.rollout`` ``lean``: rollouts collected by
-      :class:`train.vec_env.rollout.LeanMaskablePPO`.
+      :class:`train.policy.rollout.LeanMaskablePPO`.
     """
     import torch
 
-    from train.vec_env.masked_policy import OnceMaskedPolicy
+    from train.policy.masked_policy import OnceMaskedPolicy
 
     policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
-        from train.realtime.rankwise_policy import RankwisePolicy as policy_class
+        from train.policy.rankwise_policy import RankwisePolicy as policy_class
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
