@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from agents import evaluate as ev
-from agents.evaluate import card_check
-from agents.evaluate import protocol as ep
+from agents import evaluate
+from agents.evaluate import card_check, protocol
 from agents.evaluate import report as eval_report
 from speed_cli import main
 
@@ -59,7 +58,7 @@ def test_report_md_escapes_the_agent_and_its_refusals_as_leaderboard_md_does() -
     reason = f"{EVIL} refuses these rules: a *bold* [link](http://x) <b>tag</b> and | pipes"
     card["results"]["rule_sets"]["pagat"]["opponents"]["trained"]["skipped"] = reason
     card["results"]["latency"] = {"skipped": reason}
-    card = ev.rate(card, ev.load_anchors("realtime"))  # α-Rank names the agent too
+    card = evaluate.rate(card, evaluate.load_anchors("realtime"))  # α-Rank names the agent too
     text = eval_report.markdown(card)
     _table_rows_intact(text)
     assert "\n| 1 | fake |" not in text  # the spec's own "row" stayed inside its cell
@@ -107,17 +106,17 @@ def test_a_decision_cost_is_shown_in_a_unit_that_keeps_its_digits(us: float, sho
 
 
 def test_the_results_hash_is_sealed_leaves_the_timing_out_and_is_shown() -> None:
-    card = ep.seal(_card())
+    card = protocol.seal(_card())
     again = json.loads(json.dumps(card))
     again["timing"] = {"wall_s": 1.0, "decision_cost": {"batch_1_us_per_decision": 9.0}}
-    again = ep.seal(again)  # the same evaluation, run again: only the time differs
-    assert card["results_hash"] == again["results_hash"] == ep.results_hash(_card())
+    again = protocol.seal(again)  # the same evaluation, run again: only the time differs
+    assert card["results_hash"] == again["results_hash"] == protocol.results_hash(_card())
     assert card["card_hash"] != again["card_hash"]
     assert list(card)[-2:] == ["results_hash", "card_hash"]
     assert f"Results hash `{card['results_hash']}`" in eval_report.markdown(card)
     other = json.loads(json.dumps(_card()))
     other["manifest"]["seeds"]["deals"] = 7  # another seed: another evaluation
-    assert ep.results_hash(other) != card["results_hash"]
+    assert protocol.results_hash(other) != card["results_hash"]
     card_check.check_card(card, "sealed")  # a sealed card verifies
 
 
@@ -125,9 +124,9 @@ def test_a_card_without_a_results_hash_still_verifies_and_an_edited_one_is_refus
     old = _card()
     assert "results_hash" not in old
     assert eval_report.read_card(SMALL) == old
-    forged = ep.seal(_card())
+    forged = protocol.seal(_card())
     forged["results_hash"] = "0" * 64
-    forged = {**forged, "card_hash": ep.card_hash(forged)}  # the card hash made again
+    forged = {**forged, "card_hash": protocol.card_hash(forged)}  # the card hash made again
     with pytest.raises(card_check.CardError, match="results_hash does not match the card"):
         card_check.check_card(forged, "forged")
 
@@ -139,8 +138,8 @@ def _replication(seed: int) -> dict[str, Any]:
     """The small card as if evaluated again with ``--seed seed``: the same counts, re-rated."""
     card = _card()
     card["manifest"]["seeds"]["deals"] = seed
-    card["manifest"]["hash"] = ep.manifest_hash(card["manifest"])
-    return ev.rate(card, ev.load_anchors("realtime"))
+    card["manifest"]["hash"] = protocol.manifest_hash(card["manifest"])
+    return evaluate.rate(card, evaluate.load_anchors("realtime"))
 
 
 def test_two_cards_of_one_agent_are_marked_as_its_replications(tmp_path, capsys) -> None:
@@ -161,8 +160,8 @@ def test_two_cards_of_one_agent_are_marked_as_its_replications(tmp_path, capsys)
 def test_cards_of_different_agents_are_not_replications(tmp_path) -> None:
     other = _card()
     other["agent"] = other["manifest"]["agent"] = "greedy@200"
-    other["manifest"]["hash"] = ep.manifest_hash(other["manifest"])
-    other = ev.rate(other, ev.load_anchors("realtime"))
+    other["manifest"]["hash"] = protocol.manifest_hash(other["manifest"])
+    other = evaluate.rate(other, evaluate.load_anchors("realtime"))
     board = eval_report.leaderboard(
         [_write(tmp_path / "a", _card()), _write(tmp_path / "b", other)]
     )
