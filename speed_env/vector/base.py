@@ -21,6 +21,16 @@ Autoreset modes (``autoreset_mode=``, ``metadata["autoreset_mode"]``)
     an error naming the game. A string (``"same_step"``, ``"SameStep"``) is taken
     for the enum.
 
+Reset options (:data:`RESET_KEYS`)
+    ``reset_mask`` is Gymnasium's own vector option (``SyncVectorEnv`` takes it
+    in every mode: a bool array, one per sub-env, marking those to reset); every
+    other key is a sub-env's, and ``deal`` is the only one ``Speed-v1`` reads.
+    In ``NEXT_STEP`` and ``SAME_STEP`` an unknown key is ignored, as
+    ``SyncVectorEnv`` of ``Speed-v1`` ignores it. Under ``DISABLED`` it is
+    refused, naming the key and the known ones: there the caller resets ended
+    games with a ``reset_mask`` every time some end, so a misspelt mask
+    (``reset_masks``) would silently restart every game in play.
+
 Seeding, as ``SyncVectorEnv`` of single envs does it
     ``reset(seed=s)`` resets sub-env ``i`` with seed ``s + i`` (a list gives
     each its own; ``None`` leaves each on its own stream), and every later
@@ -49,6 +59,9 @@ from speed_env.game import ActionError, Games, check_options, check_render_mode,
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
+
+RESET_KEYS = ("reset_mask", "deal")
+"""The ``reset`` option keys a vector env reads; under ``DISABLED`` autoreset no other is taken."""
 
 END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
 """Info keys set only on the step that ends a game."""
@@ -84,6 +97,18 @@ def check_num_envs(num_envs: object) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be a whole number >= 1, got {shown(num_envs)}")
     return int(num_envs)
+
+
+def check_reset_keys(options: dict[str, Any]) -> None:
+    """Refuse an option key outside :data:`RESET_KEYS`, naming it and the known ones."""
+    unknown = [key for key in options if key not in RESET_KEYS]
+    if unknown:
+        known = ", ".join(repr(k) for k in RESET_KEYS)
+        raise ValueError(
+            f"reset option {shown(unknown[0])} is not one this vector env knows ({known}); under "
+            "autoreset_mode DISABLED an unknown key is refused, so that a misspelt 'reset_mask' "
+            "cannot restart every game"
+        )
 
 
 def put_info(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
@@ -189,9 +214,12 @@ class GamesVectorEnv(VectorEnv):
         ``seed``: an int ``s`` resets game ``k`` with ``s + k`` (rows: see the
         class); a list gives one seed (or ``None``) per game; ``None`` draws
         from each game's generator. ``options={"deal": {...}}`` deals every reset
-        game that deal (docs/rules.md). Returns ``(observations, infos)``.
+        game that deal (docs/rules.md). Under ``DISABLED`` autoreset any other option key is
+        refused (see the module docstring). Returns ``(observations, infos)``.
         """
         options = dict(check_options(options))
+        if self.autoreset_mode == AutoresetMode.DISABLED:
+            check_reset_keys(options)
         games = self._reset_games(options.pop("reset_mask", None))
         seeds = self._seeds(seed)
         deal = options.get("deal")
