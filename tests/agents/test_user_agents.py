@@ -166,8 +166,8 @@ def test_a_syntax_error_names_the_file_and_line(
     bad.write_text("import numpy\n\nclass Bot:\n    def act(self, obs, mask)\n        return 0\n")
     with pytest.raises(UserAgentError, match=r"SyntaxError in .*typo\.py, line 4: expected ':'"):
         agents.make(f"py:{bad}:Bot")
-    code = main(["tournament", "--agents", f"py:{bad}:Bot,greedy", "--games", "2", "--out",
-                 str(tmp_path / "out")])  # fmt: skip
+    out = str(tmp_path / "out")
+    code = main(["tournament", "--agents", f"py:{bad}:Bot,greedy", "--games", "2", "--out", out])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and f"{bad}, line 4" in err
 
