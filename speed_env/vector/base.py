@@ -53,9 +53,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
+from speed_env import engine
 from speed_env import obs_format as formats
+from speed_env.batch_size import bytes_per_game, bytes_per_row, check_batch_size
 from speed_env.deal import parse_deal
 from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
+from speed_env.observation import obs_dim
+from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
@@ -109,6 +113,15 @@ def check_reset_keys(options: dict[str, Any]) -> None:
             "autoreset_mode DISABLED an unknown key is refused, so that a misspelt 'reset_mask' "
             "cannot restart every game"
         )
+
+
+def check_rows(rows: int, games: int, rules: Rules) -> None:
+    """Refuse ``rows`` rows over ``games`` games above the batch bound or the memory available,
+    naming ``num_envs`` and the estimate, before any array of them exists."""
+    n_actions, dim = engine.n_actions(rules), obs_dim(rules)
+    per_game = bytes_per_game(engine.state_dtype().itemsize, dim, n_actions)
+    per_row = bytes_per_row(per_game, games / rows, dim, n_actions)
+    check_batch_size(rows, per_row, name="num_envs", unit="sub-envs")
 
 
 def put_info(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
@@ -168,7 +181,9 @@ class GamesVectorEnv(VectorEnv):
         self.obs_format = formats.check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.games = Games(games, table_settings(**settings))
+        table = table_settings(**settings)
+        check_rows(rows, games, table.rules)
+        self.games = Games(games, table)
         self.rules = self.games.rules
         self.n_games = games
         self.num_envs = rows
