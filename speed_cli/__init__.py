@@ -87,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (UsageError, ValueError, OSError) as exc:
+    # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
+    # input like any other, and one a library could not allocate reads no better as a traceback.
+    except (UsageError, ValueError, OSError, MemoryError) as exc:
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:

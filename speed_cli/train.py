@@ -16,6 +16,15 @@ from typing import Any
 
 from speed_cli.common import UsageError
 
+TRAIN_EXTRA = (
+    "speed train needs the [train] extra (torch, stable-baselines3, sb3-contrib): `make setup` "
+    "installs it in a clone; without make, install torch's CPU build first (pip install "
+    "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu), then pip install "
+    "'speed-rl[train]' (or '.[train]' in a clone): plain pip pulls torch's CUDA packages"
+)
+"""What ``speed train`` says when the [train] extra is missing: how to install it without
+CUDA."""
+
 
 def register(sub: Any) -> None:
     """Add ``speed train`` to the subcommands ``sub`` (its arguments are parsed by the toolkit)."""
@@ -32,7 +41,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Train (train/common/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
     if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
-        raise UsageError("speed train needs the [train] extra (pip install 'speed-rl[train]')")
+        raise UsageError(TRAIN_EXTRA)
     if args.argv[:1] == ["bc"]:  # cloning recorded play (train/bc_data.py), not a PPO recipe
         from train.bc_data import run as clone
 

@@ -158,6 +158,29 @@ def test_file_and_import_errors(tmp_path: Path) -> None:
         agents.parse_spec("py:bot.txt:Bot")
 
 
+def test_a_syntax_error_names_the_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot file that does not parse is one line naming the file, the line and the reason."""
+    bad = tmp_path / "typo.py"
+    bad.write_text("import numpy\n\nclass Bot:\n    def act(self, obs, mask)\n        return 0\n")
+    with pytest.raises(UserAgentError, match=r"SyntaxError in .*typo\.py, line 4: expected ':'"):
+        agents.make(f"py:{bad}:Bot")
+    out = str(tmp_path / "out")
+    code = main(["tournament", "--agents", f"py:{bad}:Bot,greedy", "--games", "2", "--out", out])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"{bad}, line 4" in err
+
+
+def test_an_error_at_import_names_the_line_of_the_bot_file(tmp_path: Path) -> None:
+    raising = tmp_path / "raising.py"
+    raising.write_text("import numpy\n\nraise RuntimeError('no config')\n")
+    with pytest.raises(
+        UserAgentError, match=r"RuntimeError: no config \(at .*raising\.py, line 3\)"
+    ):
+        agents.make(f"py:{raising}:Bot")
+
+
 def test_cli_refuses_a_bad_user_agent_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -595,8 +595,9 @@ def test_speed_train_self_play_and_bc_warm_start(tmp_path):
 def test_speed_train_refuses_bad_input(tmp_path, capsys):
     assert cli(["train", "--opponent", "nobody", "--out", str(tmp_path / "x")]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
-    assert cli(["train", "--net-arch", "a,b", "--out", str(tmp_path / "y")]) == 2
-    assert "net_arch" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # a flag's bad value: argparse's one line
+        cli(["train", "--net-arch", "a,b", "--out", str(tmp_path / "y")])
+    assert refused.value.code == 2 and "argument --net-arch" in capsys.readouterr().err
     assert cli(["train", "--resume", "--out", str(tmp_path / "z")]) == 2
     assert "no run to resume" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()

@@ -21,21 +21,28 @@ import itertools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NoReturn, TypeVar
 
-from train.common.numbers import count, real
+from speed_env.batch_size import MAX_GAMES
+from train.common.numbers import count, count_list, real
 
 __all__ = [
     "FLAG_TYPES",
+    "MAX_DECISIONS",
+    "MAX_LAYERS",
+    "MAX_LAYER_WIDTH",
     "ROLLOUTS",
+    "FlagParser",
     "PPOSettings",
     "RunSettings",
     "add_flags",
     "check_ppo",
+    "check_sizes",
     "field_help",
     "flag_name",
     "from_args",
     "hidden",
+    "layer_sizes",
     "make_model",
     "model_class",
     "recipe_main",
@@ -164,21 +171,88 @@ def field_help(cls: type) -> dict[str, str]:
     return out
 
 
-def hidden(cfg: Any) -> list[int]:
-    """``cfg.net_arch`` (comma-separated; any recipe's settings) as a list of layer sizes."""
-    try:
-        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(
-            f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}"
-        ) from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
+MAX_LAYER_WIDTH = 4096
+"""The widest hidden layer ``--net-arch`` takes. The kit's recipes use 64 to 256; a layer of
+4,096 already holds 16.8 million weights to the next (about 270 MB with Adam's moments), and a
+width of 10**9 would ask torch for terabytes before a single step."""
+
+MAX_LAYERS = 8
+"""The most hidden layers ``--net-arch`` lists (the recipes use two)."""
+
+
+def layer_sizes(text: str) -> list[int]:
+    """``"256,256"`` as hidden layer sizes: 1 to :data:`MAX_LAYERS` whole numbers, each 1 to
+    :data:`MAX_LAYER_WIDTH`, separated by commas; ``argparse.ArgumentTypeError`` (a
+    ``ValueError``) saying what is wrong otherwise, so it serves as a flag's ``type=``."""
+    sizes = count_list(1, MAX_LAYER_WIDTH)(text)
+    if len(sizes) > MAX_LAYERS:
+        raise argparse.ArgumentTypeError(
+            f"must list at most {MAX_LAYERS} layer sizes, got {len(sizes)} in {text!r}"
+        )
     return sizes
 
 
+def net_arch_flag(text: str) -> str:
+    """``type=`` of ``--net-arch``: the text as given, once :func:`layer_sizes` takes it."""
+    layer_sizes(text)
+    return text
+
+
+net_arch_flag.__name__ = "layer_sizes"  # argparse names the type in its messages
+
+
+def hidden(cfg: Any) -> list[int]:
+    """``cfg.net_arch`` (comma-separated; any recipe's settings) as a list of layer sizes, the
+    same check as the flag's (a saved config may not have come through the flag)."""
+    try:
+        return layer_sizes(str(cfg.net_arch))
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"net_arch {exc}") from None
+
+
+MAX_DECISIONS = 2**22
+"""The most decisions a run stores at once: a rollout (``n_steps * n_envs``; the recipes' is
+16,384) or the teacher decisions ``init_bc`` records (``bc_decisions``; 300,000 by default)."""
+
+DECISION_BYTES = 2 * (4 * (208 + 48) + 32)
+"""Memory one stored decision takes, about: its observation and mask as float32 (at most 205
+and 48 entries in the kit's games) and seven float32 columns (action, reward, value, ...),
+twice, since SB3 flattens a rollout into a copy to train on."""
+
+
+def check_sizes(cfg: RunSettings) -> None:
+    """Refuse a run too large to hold, naming its flags, before anything is allocated: a
+    rollout (``--n-steps * --n-envs``) or ``--bc-decisions`` above :data:`MAX_DECISIONS`
+    (ValueError), or its games, rollout and cloning record together above the memory
+    available (MemoryError; each game counted as a real-time batch game,
+    :func:`speed_env.batch_size.bytes_per_game`, a vintage table alike)."""
+    from speed_env import engine
+    from speed_env.batch_size import bytes_per_game, memory_bound
+
+    rollout = cfg.n_steps * cfg.n_envs
+    bc = cfg.bc_decisions if cfg.init_bc else 0
+    for what, n in (("--n-steps * --n-envs", rollout), ("--bc-decisions", bc)):
+        if n > MAX_DECISIONS:
+            raise ValueError(
+                f"{what} = {n:,} decisions is more than a run stores at once (at most "
+                f"MAX_DECISIONS = {MAX_DECISIONS:,}; {n:,} would take about "
+                f"{n * DECISION_BYTES / 1e9:.1f} GB); lower {what.replace(' * ', ' or ')}"
+            )
+    per_game = bytes_per_game(engine.state_dtype().itemsize, 208, 48)
+    need = cfg.n_envs * per_game + (rollout + bc) * DECISION_BYTES
+    bound = memory_bound()
+    if bound is not None and need > bound[0]:
+        cloning = f" and --bc-decisions {bc:,}" if bc else ""
+        raise MemoryError(
+            f"--n-envs {cfg.n_envs:,} with --n-steps {cfg.n_steps:,} (a rollout of {rollout:,} "
+            f"decisions){cloning} would take about {need / 1e9:.1f} GB, more than the "
+            f"{bound[0] / 1e9:.1f} GB of memory available under {bound[1]}"
+        )
+
+
 def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
-    """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field."""
+    """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field;
+    a rollout or a behaviour-cloning record too large to store is refused by its flags."""
     if cfg.timesteps is not None and cfg.timesteps < 1:
         raise ValueError(f"timesteps must be >= 1, got {cfg.timesteps!r}")
     if cfg.minutes is not None and not cfg.minutes > 0:
@@ -194,6 +268,7 @@ def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
         raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
     if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
         raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
+    check_sizes(cfg)
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
         raise ValueError(
             f"batch_size {cfg.batch_size} exceeds a rollout "
@@ -300,7 +375,6 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
             "n_epochs",
             "torch_threads",
             "timesteps",
-            "n_envs",
             "bc_decisions",
             "bc_epochs",
             "eval_every",
@@ -326,6 +400,8 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     ),
     # counts where 0 means none (or off)
     **dict.fromkeys(("bc_dagger", "num_env_runners", "leaf", "confirm"), count(0)),
+    "n_envs": count(1, MAX_GAMES),  # games in one batch (speed_env.batch_size)
+    "net_arch": net_arch_flag,
     "seed": _SEED,
     "eval_seed": _SEED,
     "players": count(2, 10),
@@ -414,13 +490,31 @@ def from_args(cls: Callable[..., S], args: argparse.Namespace) -> S:
     return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
 
 
+class FlagParser(argparse.ArgumentParser):
+    """The training commands' argument parser: a flag counts only spelled in full, and a
+    refused command line is one line naming what was wrong (exit code 2).
+
+    So ``speed train realtime --n-envs x`` reads as ``speed tournament --games x`` does
+    (``speed_cli.common.Parser``, which the training layer cannot import): argparse's own
+    error prints the whole usage text first, some forty lines for a recipe. Subparsers are
+    made of the same class (``add_subparsers`` builds them with ``type(self)``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False  # --timestep is refused by name, not read as --timesteps
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Refuse the command line in one line naming what was wrong (exit code 2)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def settings_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
     """An argument parser holding :func:`add_flags` of ``cls``."""
-    parser = argparse.ArgumentParser(
+    parser = FlagParser(
         prog=prog,
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,  # a flag counts only spelled in full: --timestep is refused by name
     )
     add_flags(parser, cls)
     return parser
@@ -442,7 +536,7 @@ def recipe_main(
     try:
         summary = train(from_args(cls, args))
     # A bad setting or an unusable folder: one line and exit 2, not a traceback.
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, MemoryError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     return 0 if summary["complete"] else 130
