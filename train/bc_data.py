@@ -258,7 +258,8 @@ def clone(
 def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
     """The flags of ``speed train bc``."""
     from train.common.numbers import real
-    from train.common.settings import FLAG_TYPES, FlagParser, layer_sizes
+    from train.common.settings import FLAG_TYPES, FlagParser
+    from train.common.sizes import layer_sizes
 
     # Every flag's value checked as it is parsed, naming the flag in one line, as the PPO
     # recipes' are (train.common.settings.FLAG_TYPES).

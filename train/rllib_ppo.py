@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.runtime.files import write_json
-from train.common.settings import hidden
+from train.common.sizes import hidden
 
 ENV_RUNNERS = ("batch", "games")
 

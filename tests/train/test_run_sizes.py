@@ -11,7 +11,7 @@ import pytest
 
 import speed_cli
 from speed_env import batch_size
-from train.common import settings
+from train.common import sizes
 from train.ppo import Config
 
 # speed train refuses everything else first where the [train] extra is missing.
@@ -38,8 +38,8 @@ def test_a_net_arch_wider_than_the_bound_is_refused_naming_the_flag(
         assert "argument --net-arch: must be whole numbers from 1 to 4096" in err
     # A saved config (--resume) did not come through the flag: the same bound holds there.
     with pytest.raises(ValueError, match="net_arch must be whole numbers from 1 to 4096"):
-        settings.hidden(Config(net_arch="64,1000000000"))
-    assert settings.hidden(Config(net_arch="4096,64")) == [4096, 64]
+        sizes.hidden(Config(net_arch="64,1000000000"))
+    assert sizes.hidden(Config(net_arch="4096,64")) == [4096, 64]
 
 
 @needs_train
@@ -70,7 +70,7 @@ def test_a_run_larger_than_the_memory_is_refused_by_its_estimate(
     assert "--n-envs 500,000 with --n-steps 1 (a rollout of 500,000 decisions)" in err
     assert "1.0 GB of memory available under a test's limit" in err
     assert not out.exists()
-    settings.check_sizes(Config())  # the defaults fit
+    sizes.check_sizes(Config())  # the defaults fit
 
 
 def test_a_missing_train_extra_says_how_to_install_it_without_cuda(

@@ -1,6 +1,8 @@
 """What every training recipe shares: settings, run folder, logs, budget, flag numbers.
 
 - :mod:`~train.common.settings`: a run's settings and the flags made from them.
+- :mod:`~train.common.sizes`: the sizes a run may ask for (layers, stored decisions, memory),
+  refused by flag before anything is allocated.
 - :mod:`~train.common.cli_args`: ``speed train``'s parser, a subcommand a game.
 - :mod:`~train.common.run`: the mechanics of a run, the same for both recipes.
 - :mod:`~train.common.run_folder`: what a run leaves in ``--out``, and resuming from it.
