@@ -14,6 +14,13 @@ any option below. Unknown keys and bad values are refused with a
 Decisions the rule sources leave open ([assumption] in ``docs/rules.md``) are
 options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
 lock, and the play-out default flip; ``docs/rules.md`` lists them.
+
+The variants of the US Speed seed (Party Speed): ``jokers`` as wild cards in
+``us``/``pagat``, ``hand_size`` 3 … 7 in every preset, and ``players``: 2 only
+for now (3 and 4 are refused, naming the missing n-seat engine; their rules are
+specified in ``docs/rules.md``)::
+
+    make_rules("us", jokers=True, hand_size=7)
 """
 
 from __future__ import annotations
