@@ -354,3 +354,32 @@ def test_defaults_keep_the_rules_dict_and_follow_the_preset():
     assert make_rules(make_rules("us", hand_size=6), preset="japanese").hand_size == 6
     rules = make_rules("pagat", jokers=True, hand_size=3)
     assert speed_env.Rules(**rules.to_dict()) == rules
+
+
+# =========================================================================
+# Every door takes the options (DESIGN.md, "Party Speed")
+# =========================================================================
+
+
+def _doors():
+    import gymnasium
+
+    yield "parallel_env", lambda **kw: speed_env.parallel_env("us", **kw)
+    yield "env (AEC)", lambda **kw: speed_env.env("us", **kw)
+    yield "BatchEnv", lambda **kw: speed_env.BatchEnv(4, "us", **kw)
+    yield "SpeedGymEnv", lambda **kw: speed_env.SpeedGymEnv("us", **kw)
+    yield "make_vec", lambda **kw: gymnasium.make_vec("speed_env/Speed-v1", 2, rules="us", **kw)
+    yield (
+        "self-play rows",
+        lambda **kw: gymnasium.make_vec("speed_env/SpeedSelfPlay-v1", 4, rules="us", **kw),
+    )
+
+
+@pytest.mark.parametrize("door", [name for name, _ in _doors()])
+def test_every_env_takes_hand_size_and_jokers_and_refuses_three_players(door):
+    build = dict(_doors())[door]
+    env = build(hand_size=7, jokers=True)
+    rules = env.unwrapped.rules if hasattr(env, "unwrapped") else env.rules
+    assert (rules.hand_size, rules.jokers, rules.n_ranks) == (7, True, 14)
+    with pytest.raises(RulesError, match="players=3 is not playable yet"):
+        build(players=3)
