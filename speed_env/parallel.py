@@ -13,7 +13,9 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``0`` waits; ``1 + 2 * r + pile`` plays a card of rank index ``r``
     (A = 0 … K = 12, joker 13 with jokers) onto centre pile ``pile`` (0 or 1),
     taken from the leftmost slot holding that rank. ``us``, ``pagat`` and
-    ``japanese`` share 27 actions (29 with jokers). ``stack_layout`` appends
+    ``japanese`` share 27 actions (29 with ``jokers``: wild cards in
+    ``us``/``pagat``, each player's own joker in ``japanese``; ``hand_size``
+    3 … 7 changes no space). ``stack_layout`` appends
     ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
     (docs/rules.md). An illegal in-space action is a wait, counted in
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
@@ -78,7 +80,13 @@ Version history
     Within v1, without changing the game or the observation: a refused
     ``reset`` or ``step`` changes nothing, not the seed generator either; a
     deal giving a seat no cards at all is refused; ``infos`` gain ``missing``
-    and ``missing_total``; ``step()`` before ``reset()`` says so.
+    and ``missing_total``; ``step()`` before ``reset()`` says so. New rule
+    options, leaving every earlier game as it was: ``hand_size`` (3 … 7) and
+    ``jokers`` for ``us``/``pagat`` (two wild jokers; the spaces of
+    ``japanese`` with jokers: 29 actions, 205 floats). The id stays
+    ``speed_v1``: an id names the game for each rules value, the spaces follow the
+    rules (as they did for ``japanese`` jokers), and no earlier (id, rules) pair
+    changed; model and result files record the rules beside the id.
 
     v0: first release, observation 128 floats (136 with jokers). It then changed
     while keeping the name ``speed_v0``, which is why v1 exists:

@@ -56,6 +56,8 @@ REALTIME_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("us", {}),
     ("pagat", {}),
     ("japanese", {}),
+    ("us, wild jokers", {"jokers": True}),
+    ("pagat, hand_size=3", {"hand_size": 3}),
     ("japanese, jokers", {"jokers": True}),
     (
         "japanese, all options",

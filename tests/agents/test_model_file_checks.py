@@ -325,7 +325,7 @@ def test_unknown_preset_in_trained_rules_is_refused(tmp_path):
 
 def test_invalid_trained_rule_names_the_file(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
-    _edit_manifest(path, lambda m: m["trained_rules"][0].update(jokers=True))  # japanese only
+    _edit_manifest(path, lambda m: m["trained_rules"][0].update(play_out=True))  # japanese only
     with pytest.raises(ModelFormatError, match=r"m\.json: the trained rules .* are not valid"):
         model_io.load_policy(path, RULES)
     _still_loads(tmp_path)
