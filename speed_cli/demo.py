@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from speed_cli import specs
+from speed_cli import think as think_flags
 from speed_cli.common import ENV_SEED, add_reaction_flag, add_rule_flags, count
 
 
@@ -20,6 +21,7 @@ def register(sub: Any) -> None:
     demo.add_argument(
         "--max-frames", type=count(0), default=12, help="tables to print before the result"
     )
+    think_flags.add_flags(demo)
     demo.set_defaults(func=run)
 
 
@@ -37,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         **specs.rule_overrides(args.option),
     )
     bots = [agents.make(spec, env.rules, seed=args.seed + i) for i, spec in enumerate(names)]
+    think = think_flags.plan(args, tuple(names), env.rules, None)
+    charged = think_flags.charge_seats(env.games, bots, names, think)
     obs, _ = env.reset(seed=args.seed)
     last_key = None
     shown = 0
@@ -48,8 +52,13 @@ def run(args: argparse.Namespace) -> int:
             last_key = key
             shown += 1
         actions = {
-            agent: int(
-                bots[p].act(obs[agent]["observation"][None], obs[agent]["action_mask"][None])[0]
+            agent: think_flags.timed_act(
+                bots[p],
+                obs[agent],
+                env.games,
+                p,
+                charged,
+                think is not None and not think.repeatable,
             )
             for p, agent in enumerate(env.agents)
         }

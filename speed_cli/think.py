@@ -39,12 +39,13 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
-def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path) -> Any:
+def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path | None) -> Any:
     """The run's :class:`~agents.think.plan.ThinkPlan` (``None`` for ``off``), checked.
 
     ``calibrated`` reads ``--think-file``, else the ``think.json`` already in ``out`` (a
     resumed or repeated run), else times every agent; :func:`keep` writes it into the run
-    folder once the folder is the run's.
+    folder once the folder is the run's. A command without a run folder (``speed demo``)
+    gives ``out=None`` and has one worker.
     """
     import agents
     from agents.think import measured, record
@@ -56,7 +57,7 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
         raise UsageError("--think-file FILE charges a calibration: give it with --think calibrated")
     if mode == "off":
         return None
-    if mode == "measured" and args.workers != 1:
+    if mode == "measured" and getattr(args, "workers", 1) != 1:
         raise UsageError(
             "--think measured times each decision as it is played: give --workers 1 (other "
             "workers would share the machine and slow every decision)"
@@ -72,7 +73,7 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
         data: dict[str, Any] | None = None
         if args.think_file is not None:
             data = record.read(args.think_file, names, rules)
-        elif not args.overwrite:
+        elif out is not None and not args.overwrite:
             data = _recorded(out / record.FILE_NAME, names, rules)
         return record.plan_of(data or calibrate_all(names, rules), names)
     except ThinkError as exc:
@@ -133,6 +134,40 @@ def keep(think: Any, out: Path) -> None:
     path = out / record.FILE_NAME
     write_json(path, dict(think.record))
     print(f"thinking: calibration recorded in {path}", file=sys.stderr)
+
+
+def charge_seats(games: Any, bots: list[Any], names: Any, think: Any) -> list[Any]:
+    """Give one game's seats (``games``, an env's) their profiles with thinking charged.
+
+    ``off`` leaves the env's profiles as they are (``speed demo`` as before); the others
+    charge through :func:`agents.think.plan.seat_profile` and print what each seat plays at.
+    Returns the seats' profiles before any measured charge.
+    """
+    from agents.think.plan import seat_profile
+
+    base = list(games.reactions)
+    if think is None:
+        return base
+    seats = [seat_profile(bots[p], names[p], base[p], think) for p in range(2)]
+    games.set_reactions((seats[0], seats[1]))
+    for p in range(2):
+        mode = "each decision's own time added" if not think.repeatable else think.mode
+        print(f"thinking ({mode}): {names[p]} plays at {seats[p].label()}")
+    return seats
+
+
+def timed_act(
+    bot: Any, seat_obs: dict[str, Any], games: Any, seat: int, seats: list[Any], measured: bool
+) -> int:
+    """``bot``'s action in one game; ``measured``: its time charged to ``seat`` in ``games``."""
+    from agents.think.measured import act_and_charge
+
+    obs, mask = seat_obs["observation"][None], seat_obs["action_mask"][None]
+    if not measured:
+        return int(bot.act(obs, mask)[0])
+    row = games.lat[:, seat]
+    action = act_and_charge(lambda _, o, m: bot.act(o, m), obs, mask, [True], row, seats[seat])
+    return int(action[0])
 
 
 def header(think: Any) -> dict[str, Any]:

@@ -31,7 +31,7 @@ class ThinkPlan:
     costs: tuple[tuple[str, float], ...] = ()
     """``(spec, ms)`` per agent: the constant charged to every play (``calibrated``)."""
     record: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
-    """The calibration record the costs come from (machine facts included), for the results."""
+    """The calibration the costs come from (machine facts included); measured: the machine."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES[1:]:
@@ -54,8 +54,8 @@ class ThinkPlan:
         out: dict[str, Any] = {"mode": self.mode, "repeatable": self.repeatable}
         if self.costs:
             out["charged_ms"] = dict(self.costs)
-        if self.record is not None:
-            out["calibration"] = dict(self.record)
+        if self.record is not None:  # what the costs stand on, or the machine that measured
+            out["calibration" if self.mode == "calibrated" else "machine"] = dict(self.record)
         return out
 
 

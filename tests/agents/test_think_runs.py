@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import speed_cli
@@ -65,8 +66,8 @@ def test_a_measured_run_says_it_cannot_be_repeated(tmp_path):
     argv = [*GAMES, "--agents", "greedy,chain", "--think", "measured", "--out", str(out)]
     assert speed_cli.main(argv) == 0
     think = results(out)["settings"]["think"]
-    assert think["repeatable"] is False and "not repeatable" in think["calibration"]["note"]
-    assert think["calibration"]["cores"] >= 1
+    assert think["repeatable"] is False and "not repeatable" in think["machine"]["note"]
+    assert think["machine"]["cores"] >= 1
 
 
 def test_off_writes_no_thinking_and_declared_charges_what_the_specs_say(tmp_path):
@@ -133,3 +134,23 @@ def test_the_reaction_experiment_charges_the_calibrated_costs_at_every_point(tmp
     think = doc["settings"]["think"]
     assert think["charged_ms"].keys() == {"chain", "greedy"}
     assert think["calibration"] == json.loads((out / "think.json").read_text())
+
+
+def test_speed_demo_measured_charges_each_decision_to_its_seat():
+    import time
+
+    import speed_env
+    from speed_cli import think as think_flags
+    from speed_env.reaction import fixed
+
+    class Sleeper:
+        def act(self, obs, mask):
+            time.sleep(0.02)
+            return np.zeros(len(obs), np.int64)
+
+    env = speed_env.parallel_env("us", reaction=100)
+    obs, _ = env.reset(seed=0)
+    seats = [fixed(100), fixed(100)]
+    assert think_flags.timed_act(Sleeper(), obs["player_1"], env.games, 1, seats, True) == 0
+    assert 120 <= env.games.lat[0, 1, 1] <= 128  # 100 ms + the 20 ms it slept (+ overshoot)
+    assert env.games.lat[0, 0, 1] == 100  # the other seat untouched
