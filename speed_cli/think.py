@@ -132,6 +132,8 @@ def keep(think: Any, out: Path) -> None:
     if think is None or think.mode != "calibrated" or think.record is None:
         return
     path = out / record.FILE_NAME
+    if _holds(path, dict(think.record)):
+        return  # charged from this very file: nothing to write
     write_json(path, dict(think.record))
     print(f"thinking: calibration recorded in {path}", file=sys.stderr)
 
@@ -168,6 +170,16 @@ def timed_act(
     row = games.lat[:, seat]
     action = act_and_charge(lambda _, o, m: bot.act(o, m), obs, mask, [True], row, seats[seat])
     return int(action[0])
+
+
+def _holds(path: Path, document: dict[str, Any]) -> bool:
+    """Whether the JSON file ``path`` holds ``document`` already."""
+    import json
+
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")) == document)
+    except (OSError, ValueError):
+        return False
 
 
 def header(think: Any) -> dict[str, Any]:
