@@ -162,13 +162,17 @@ def timed_act(
     bot: Any, seat_obs: dict[str, Any], games: Any, seat: int, seats: list[Any], measured: bool
 ) -> int:
     """``bot``'s action in one game; ``measured``: its time charged to ``seat`` in ``games``."""
+    import numpy as np
+
     from agents.think.measured import act_and_charge
 
     obs, mask = seat_obs["observation"][None], seat_obs["action_mask"][None]
     if not measured:
         return int(bot.act(obs, mask)[0])
     row = games.lat[:, seat]
-    action = act_and_charge(lambda _, o, m: bot.act(o, m), obs, mask, [True], row, seats[seat])
+    action = act_and_charge(
+        lambda _, o, m: bot.act(o, m), obs, mask, np.ones(1, bool), row, seats[seat]
+    )
     return int(action[0])
 
 

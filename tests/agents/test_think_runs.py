@@ -140,7 +140,7 @@ def test_speed_demo_measured_charges_each_decision_to_its_seat():
     import time
 
     import speed_env
-    from speed_cli import think as think_flags
+    from speed_cli import think
     from speed_env.reaction import fixed
 
     class Sleeper:
@@ -151,6 +151,6 @@ def test_speed_demo_measured_charges_each_decision_to_its_seat():
     env = speed_env.parallel_env("us", reaction=100)
     obs, _ = env.reset(seed=0)
     seats = [fixed(100), fixed(100)]
-    assert think_flags.timed_act(Sleeper(), obs["player_1"], env.games, 1, seats, True) == 0
+    assert think.timed_act(Sleeper(), obs["player_1"], env.games, 1, seats, True) == 0
     assert 120 <= env.games.lat[0, 1, 1] <= 128  # 100 ms + the 20 ms it slept (+ overshoot)
     assert env.games.lat[0, 0, 1] == 100  # the other seat untouched
