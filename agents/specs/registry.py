@@ -3,11 +3,12 @@
 A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
 or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
-for an agent registered with ``budget``. A user's own agent,
-``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.specs.user_files`),
-is understood by both registries: the game it plays is the one it is built for.
-:mod:`agents` holds the real-time registry, :mod:`agents.vintage.registry` the vintage
-one; each builds its own game's bots only.
+for an agent registered with ``budget``. A real-time spec may also declare its thinking cost
+after ``@``, ``chain@think=5ms`` or ``chain@pro@think=5ms`` (:mod:`agents.think.declared`).
+A user's own agent, ``py:PATH.py:NAME`` or ``package.module:NAME``
+(:mod:`agents.specs.user_files`), is understood by both registries: the game it plays is the
+one it is built for. :mod:`agents` holds the real-time registry,
+:mod:`agents.vintage.registry` the vintage one; each builds its own game's bots only.
 """
 
 from __future__ import annotations
