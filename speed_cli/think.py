@@ -50,7 +50,7 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
     import agents
     from agents.think import measured, record
     from agents.think.calibrate import machine_facts
-    from agents.think.plan import ThinkError, ThinkPlan, check_agent
+    from agents.think.plan import ThinkError, ThinkPlan, check_agent, declared_ms
 
     mode = args.think
     if args.think_file is not None and mode != "calibrated":
@@ -63,11 +63,13 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
             "workers would share the machine and slow every decision)"
         )
     try:
+        declared = []
         for spec in names:
             bot = agents.make(spec, rules, seed=0)
             check_agent(bot, spec, mode, agents.parse_spec(spec).think_ms is not None)
-        if mode == "declared":
-            return ThinkPlan("declared")
+            declared.append((spec, declared_ms(bot, spec)))
+        if mode == "declared":  # charged as each agent declares; recorded in the results
+            return ThinkPlan("declared", tuple(declared))
         if mode == "measured":
             return ThinkPlan("measured", record=measured.note(machine_facts()))
         data: dict[str, Any] | None = None

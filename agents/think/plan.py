@@ -29,7 +29,8 @@ class ThinkPlan:
 
     mode: str
     costs: tuple[tuple[str, float], ...] = ()
-    """``(spec, ms)`` per agent: the constant charged to every play (``calibrated``)."""
+    """``(spec, ms)`` per agent: the constant charged to every play (``calibrated``), or what
+    each declares (``declared``, recorded; the agent's own ``think_ms`` is what is charged)."""
     record: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     """The calibration the costs come from (machine facts included); measured: the machine."""
 

@@ -79,7 +79,11 @@ def test_off_writes_no_thinking_and_declared_charges_what_the_specs_say(tmp_path
     argv = [*GAMES, "--agents", agents, "--think", "declared", "--out", str(declared)]
     assert speed_cli.main(argv) == 0
     doc = results(declared)
-    assert doc["settings"]["think"] == {"mode": "declared", "repeatable": True}
+    assert doc["settings"]["think"] == {
+        "mode": "declared",
+        "repeatable": True,
+        "charged_ms": {"greedy@think=0": 0.0, "chain@think=400ms": 400.0},
+    }
     slowed = next(a for a in doc["agents"] if a["name"] == "chain@think=400ms")
     assert slowed["wins"] < 4  # 400 ms a play is most of a human's reaction again
 
