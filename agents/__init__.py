@@ -29,11 +29,12 @@ A room a job:
 - :mod:`~agents.evaluate`: ``speed evaluate``: the protocol, report cards, anchored ratings.
 - :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
 - :mod:`~agents.runtime`: job backends, run locks, safe files, progress bars, figures.
+- :mod:`~agents.think`: thinking time charged as latency: declared, calibrated or measured.
 
 Floors, bottom up: ``errors``, ``runtime``, ``stats``, ``alpharank``, ``model_io``, the bots
-(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``specs``, ``vintage``, ``tournament``,
-``reaction_sweep``, ``evaluate``. A module imports only its own floor and those below
-(``tests/kit/test_layout.py``, which names the two arrows still against it).
+(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``think``, ``specs``, ``vintage``,
+``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own floor and those
+below (``tests/kit/test_layout.py``, which names the two arrows still against it).
 
 Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the
 bundled agents' report cards).

@@ -12,6 +12,8 @@ exits with code 1.
   job-runner flags, flags made from a settings dataclass, the chunked run and its progress bar.
 - :mod:`~speed_cli.specs`: agent specs, reaction profiles and rule overrides, read the same way
   for every command.
+- :mod:`~speed_cli.think`: ``--think`` and ``--think-file``: each agent's thinking charged as
+  latency, calibrated before play.
 - :mod:`~speed_cli.demo`: ``speed demo``: two bots play one game, the table printed as text.
 - :mod:`~speed_cli.tournament`: ``speed tournament``: a round robin or gauntlet of either game.
 - :mod:`~speed_cli.agents`: ``speed agents``: the agent specs, one line each.

@@ -4,9 +4,12 @@ break-even latency (agents.reaction_sweep)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 from speed_cli import common, specs
+from speed_cli import think as think_flags
 from speed_cli.common import UsageError, count
 
 RESULTS = ("reaction.json", "reaction.csv")
@@ -82,6 +85,7 @@ def register(sub: Any) -> None:
         help="earlier sweeps' output folders to draw beside this one on the curve",
     )
     common.add_rule_flags(rx)
+    think_flags.add_flags(rx)
     common.add_out_flag(rx, "results/reaction")
     common.add_overwrite_flag(rx)
     rx.set_defaults(func=run_reaction)
@@ -132,6 +136,10 @@ def run_reaction(args: argparse.Namespace) -> int:
     )
     # An unknown agent or a missing model fails here, before any work.
     specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
+    seated = tuple(dict.fromkeys((settings.agent, settings.opponent)))
+    # Thinking is calibrated (or read from --think-file) once, before any point is played.
+    think = think_flags.plan(args, seated, settings.rules, Path(args.out))
+    settings = dataclasses.replace(settings, think=think)
     compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
@@ -148,6 +156,7 @@ def run_reaction(args: argparse.Namespace) -> int:
         if run_folder.done is not None:
             print(run_folder.done)
             return 0
+        think_flags.keep(settings.think, run_folder.path)  # the calibration charged
         return _sweep(args, settings, compare, jobs, run_folder)
 
 

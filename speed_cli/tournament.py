@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from speed_cli import specs
+from speed_cli import think as think_flags
 from speed_cli.common import (
     Progress,
     UsageError,
@@ -51,6 +52,7 @@ def register(sub: Any) -> None:
     )
     add_paired_deal_flags(tour, "pairing", workers=1)
     add_act_timeout_flag(tour)
+    think_flags.add_flags(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
@@ -85,6 +87,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
     if args.game == "vintage":
+        if args.think != "off" or args.think_file is not None:
+            raise UsageError("--think charges real-time play: Vintage Speed takes turns")
         if args.match:
             raise UsageError(
                 "--match scores real-time Speed (us/pagat); a vintage match is its option 'games'"
@@ -123,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         gauntlet=args.gauntlet,
         match=args.match,
         act_timeout=args.act_timeout,
+        think=think_flags.plan(args, names, rules, Path(args.out)),  # before any game
     )
     # Built once each (a missing model file fails here), recording the files they read.
     files = specs.agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
@@ -138,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             "--gauntlet": args.gauntlet,
             "--match": args.match,
             "--save-replays": args.save_replays,
+            **think_flags.header(settings.think),
         },
         check=chunk_checks.realtime,
         run=partial(tournament.run, record=args.save_replays),
@@ -267,6 +273,7 @@ def _play(
         if run_folder.done is not None:
             print(run_folder.done)
             return 0
+        think_flags.keep(getattr(settings, "think", None), out)  # the calibration charged
         tournament = game.tournament
         plan = tournament.plan(settings)
         total = len(plan)

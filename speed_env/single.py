@@ -32,7 +32,10 @@ The opponent
     returns anything but one integer action per row (shape ``(1,)`` here)
     is refused by name. Under ``illegal_action="raise"`` the learner's
     action is checked before the opponent is asked, so a refused step moves
-    nothing, the opponent's generator included.
+    nothing, the opponent's generator included. ``opponent_think`` (ms, default 0)
+    charges the opponent for its thinking: every play it makes lands that much later, its
+    seat's reaction profile moved by the constant (:func:`speed_env.reaction.delayed`;
+    docs/thinking-time.md).
 
 Registered with Gymnasium as ``speed_env/Speed-v1``:
 ``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``.
@@ -115,9 +118,19 @@ from speed_env.game import (
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
+from speed_env.reaction import ReactionProfile, check_think_ms, delayed
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
+
+
+def charge_opponent(
+    reactions: tuple[ReactionProfile, ReactionProfile], learner: int, think_ms: float
+) -> tuple[ReactionProfile, ReactionProfile]:
+    """Both seats' profiles with the opponent's (the seat not ``learner``) moved ``think_ms``."""
+    pair = list(reactions)
+    pair[1 - learner] = delayed(pair[1 - learner], think_ms)
+    return pair[0], pair[1]
 
 
 def check_seat_and_opponent(seat: object, opponent: object, call: str) -> None:
@@ -159,6 +172,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         render_mode: str | None = None,
         obs_format: str = "box",
         illegal_action: str = "wait",
+        opponent_think: float = 0.0,
         **options: Any,
     ) -> None:
         GamePickle.__init__(self, locals())
@@ -168,6 +182,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.opponent_think = check_think_ms(opponent_think, "opponent_think")
         self.games = Games(1, settings)
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
@@ -196,6 +211,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
         super().reset(seed=seed)
         if self.seat_choice == "random":
             self.seat = int(self.np_random.integers(2))
+        if self.opponent_think:  # the opponent's seat moves with the learner's
+            self.games.set_reactions(
+                charge_opponent(self.games.reactions, self.seat, self.opponent_think)
+            )
         game_seed = int(self.np_random.integers(2**63))
         reseed = getattr(self.opponent, "reseed", None)
         if seed is not None and callable(reseed):

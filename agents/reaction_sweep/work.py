@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.think.plan import ThinkPlan
 from agents.tournament import realtime
 from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
 from speed_env.rules import Rules
@@ -149,6 +150,11 @@ class SweepSettings:
     ``mu``, in protocol 1's latency sweep.
     """
 
+    think: ThinkPlan | None = None
+    """How both agents' thinking is charged at every point (``--think``); ``None``: off.
+
+    A calibrated plan's costs are the bare specs' (``agent``, ``opponent``)."""
+
     def __post_init__(self) -> None:
         if self.jitter is not None:
             for lat in self.latencies:
@@ -183,21 +189,33 @@ class SweepSettings:
         if (
             self.jitter and not profile.name
         ):  # a shifted shape has no spec string: it rides on Settings
+            seats = (self.agent, f"{self.opponent}@{opp}")
             return realtime.Settings(
-                agents=(self.agent, f"{self.opponent}@{opp}"),
+                agents=seats,
                 games=self.games,
                 rules=self.rules,
                 reaction=profile,
                 tick_ms=self.tick_ms,
                 seed=self.seed,
+                think=self._seated_think(seats),
             )
+        seats = (f"{self.agent}@{lat}", f"{self.opponent}@{opp}")
         return realtime.Settings(
-            agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"),
+            agents=seats,
             games=self.games,
             rules=self.rules,
             tick_ms=self.tick_ms,
             seed=self.seed,
+            think=self._seated_think(seats),
         )
+
+    def _seated_think(self, seats: tuple[str, str]) -> ThinkPlan | None:
+        """The plan with each bare spec's cost under the spec it is seated as at a point."""
+        if self.think is None or not self.think.costs:
+            return self.think
+        bare = (self.think.cost(self.agent), self.think.cost(self.opponent))
+        costs = tuple(zip(seats, bare, strict=True))
+        return ThinkPlan(self.think.mode, costs, self.think.record)
 
     def agent_label(self, latency: str) -> str:
         """The agent at one latency, as text (a shifted shape by its parameters)."""
@@ -223,7 +241,7 @@ class SweepSettings:
             "jitter_at": self.jitter_at if self.jitter else None,
             "latency_axis": "medians: fixed latencies at their value, jittered profiles at their "
             "median",
-        }
+        } | ({} if self.think is None else {"think": self.think.to_dict()})
 
 
 # ------------------------------------------------------------------ results

@@ -10,10 +10,9 @@ profile after a spec is the tournament's business (:func:`seat_reaction`), not t
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from agents.errors import AgentSpecError
 from agents.specs.registry import REALTIME_GAME, Registry, spec_settings
+from agents.think.plan import seat_profile
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
@@ -153,13 +152,8 @@ def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
     """The reaction profile a seat plays with, moved later by the policy's ``think_ms``.
 
     The profile is the policy's own, ``@`` in its spec, or else ``default``. ``think_ms`` is
-    time charged for thinking, as by ``search``.
+    time charged for thinking, as by ``search`` or ``@think=5ms`` (docs/thinking-time.md); a
+    negative or non-number ``think_ms`` is refused (:class:`~agents.think.plan.ThinkError`).
     """
-    base = getattr(policy, "reaction", None) or default
-    think = float(getattr(policy, "think_ms", 0.0) or 0.0)
-    if think <= 0:
-        return base
-    # The whole shape moves, floor too: thinking delays even the fastest reaction.
-    return replace(
-        base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms"
-    )
+    # One mechanism for every mode (agents/think/plan.py): this is ``--think off``'s.
+    return seat_profile(policy, getattr(policy, "spec", type(policy).__name__), default)

@@ -63,6 +63,7 @@ ROOMS = {
         "chain",
         "search",
         "openspiel_bots",
+        "think",
         "specs",
         "vintage",
         "tournament",
