@@ -25,14 +25,16 @@ A room a job:
 - :mod:`~agents.specs`: spec strings to agents, both games' registries, calls into an agent.
 - :mod:`~agents.vintage`: Vintage Speed's bots, search and value network.
 - :mod:`~agents.model_io`: learned policies on disk, for both games.
+- :mod:`~agents.league`: a population's meta-strategy (Nash by a linear program, α-Rank) and the
+  ``league:DIR`` agent that plays it.
 - :mod:`~agents.tournament`: tournaments of both games, their chunk log and their reports.
 - :mod:`~agents.evaluate`: ``speed evaluate``: the protocol, report cards, anchored ratings.
 - :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
 - :mod:`~agents.runtime`: job backends, run locks, safe files, progress bars, figures.
 
 Floors, bottom up: ``errors``, ``runtime``, ``stats``, ``alpharank``, ``model_io``, the bots
-(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``specs``, ``vintage``, ``tournament``,
-``reaction_sweep``, ``evaluate``. A module imports only its own floor and those below
+(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``league``, ``specs``, ``vintage``,
+``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own floor and those below
 (``tests/kit/test_layout.py``, which names the two arrows still against it).
 
 Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the

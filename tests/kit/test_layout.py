@@ -63,6 +63,7 @@ ROOMS = {
         "chain",
         "search",
         "openspiel_bots",
+        "league",
         "specs",
         "vintage",
         "tournament",
@@ -83,6 +84,7 @@ ROOMS = {
         "vintage_value",
         "vintage_expert",
         "rllib_ppo",
+        "league",
     ),
 }
 """The rooms of ``agents`` and ``train``, bottom up: a subpackage or a top-level module each
