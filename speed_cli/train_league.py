@@ -44,7 +44,7 @@ def build_parser(prog: str = "speed train league") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--rules", default=None, help="preset (us, pagat, japanese) or a .toml file")
-    p.add_argument("--out", required=True, help="the league's folder")
+    p.add_argument("--out", default="runs/league", help="the league's folder (runs/league)")
     p.add_argument("--rounds", type=count(1), default=None, help="members to add (default 3)")
     p.add_argument(
         "--minutes", type=real(above=0.0, below=1e7), default=None,

@@ -16,7 +16,7 @@ from agents.league.mixture import MixturePolicy
 from agents.runtime.run_identity import FolderHoldsRun
 from speed_env.rules import make_rules
 from train.common.settings import weighted
-from train.league.member import MemberInterrupted, opponent_spec, train_member
+from train.league.member import MemberBudget, MemberInterrupted, opponent_spec, train_member
 from train.league.run import LeagueSettings, resumed, run_league
 from train.vec_env.pool import OpponentPool
 
@@ -57,6 +57,7 @@ def test_weighted_specs_and_bad_weights():
 
 
 # ---------------------------------------------------------------------- a tiny league
+
 
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory) -> Path:
@@ -166,3 +167,22 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path):
         with pytest.raises(ValueError, match=message):
             run_league(settings, out, recipe=TINY, say=print)
         assert not out.exists()
+
+
+def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_path):
+    """A Ctrl-C landing in the recipe's evaluation is kept by its tournament harness, which
+    plays on: the league once took that member as trained and went on to the next round."""
+    import contextlib
+    import signal
+
+    import train.ppo
+
+    def swallowed(cfg):
+        with contextlib.suppress(KeyboardInterrupt):  # as agents/tournament/harness.py does
+            signal.raise_signal(signal.SIGINT)
+        return {"stopped": None}
+
+    monkeypatch.setattr(train.ppo, "train", swallowed)
+    with pytest.raises(MemberInterrupted):
+        train_member(["chain"], [1.0], None, "us", MemberBudget(256), 0, tmp_path / "m")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back

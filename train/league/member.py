@@ -10,8 +10,11 @@ the opponents as its pool (``ppo:a.json*0.6,chain*0.4``: drawn per game by weigh
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +48,34 @@ class TrainMember(Protocol):
 
 class MemberInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a member's training: the member is not kept."""
+
+
+@contextlib.contextmanager
+def noting_ctrl_c() -> Iterator[list[int]]:
+    """Ctrl-C acts as before and is also noted in the list this yields.
+
+    The recipe keeps going after a Ctrl-C that lands in one of its evaluations (the
+    tournament harness keeps the games that finished), so its summary alone cannot say that
+    the user asked to stop. Off the main thread, where no handler can be set, nothing is noted.
+    """
+    noted: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def note(signum: int, frame: Any) -> None:
+        noted.append(signum)
+        if callable(previous):
+            previous(signum, frame)
+        else:  # SIG_IGN or SIG_DFL set by someone else: Python's own behaviour
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def opponent_spec(opponents: Sequence[str], weights: Sequence[float]) -> str:
@@ -115,19 +146,21 @@ def train_member(
 
     What the recipe prints goes to ``out/train.log``.
 
-    Raises :class:`MemberInterrupted` where Ctrl-C stopped it (the recipe saved what it had,
-    which the league does not keep), and the recipe's error where it failed.
+    Raises :class:`MemberInterrupted` where Ctrl-C came while it trained (the recipe saved what
+    it had, which the league does not keep), and the recipe's error where it failed.
     """
-    import contextlib
-
     from train.ppo import train
 
     out.mkdir(parents=True, exist_ok=True)
     # The recipe's own lines (its evaluation, "next, pit it against ...") go to the member's
     # log: the league's output says what the league does. Its progress bar stays on stderr.
-    with (out / "train.log").open("w", encoding="utf-8") as log, contextlib.redirect_stdout(log):
-        summary = train(recipe_config(opponents, weights, init, rules, budget, seed, out, recipe))
-    stopped = str(summary.get("stopped") or "")
-    if stopped.startswith("interrupted") or "interrupted" in str(summary.get("final_evaluation")):
+    cfg = recipe_config(opponents, weights, init, rules, budget, seed, out, recipe)
+    with (
+        (out / "train.log").open("w", encoding="utf-8") as log,
+        contextlib.redirect_stdout(log),
+        noting_ctrl_c() as ctrl_c,
+    ):
+        summary = train(cfg)
+    if ctrl_c or summary.get("stopped"):
         raise MemberInterrupted(f"training of {out} was interrupted")
     return out / "model.json"

@@ -32,12 +32,12 @@ class Games:
 
 
 def gauntlet_scores(
-    new: str, members: Sequence[str], games: Games, *, progress: bool = False
+    new: str, members: Sequence[str], games: Games, *, progress: bool = False, name: str = ""
 ) -> tuple[list[float], bool]:
     """``new``'s score against each of ``members``, and whether every game was played.
 
     Ctrl-C stops the games; the scores are then not whole (False), and the caller drops them.
-    With ``progress``, a bar on stderr counts the finished chunks.
+    With ``progress``, a bar on stderr counts the finished chunks (labelled ``name``).
     """
     import contextlib
 
@@ -54,7 +54,9 @@ def gauntlet_scores(
         gauntlet=new,
     )
     with (
-        chunk_progress(f"{new} v. {len(members)}") if progress else contextlib.nullcontext() as bar
+        chunk_progress(f"{name or new} v. {len(members)} members")
+        if progress
+        else contextlib.nullcontext() as bar
     ):
         results, complete = realtime.run(
             settings, workers=games.workers, backend=games.backend, progress=bar

@@ -301,7 +301,9 @@ def _round(
     budget = MemberBudget(settings.timesteps_per_round, minutes_left)
     model = train(specs, before, init, settings.rules, budget, settings.seed * 1009 + k, where)
     t1 = time.perf_counter()
-    row, whole = payoff.gauntlet_scores(f"ppo:{model.resolve()}", specs, games, progress=progress)
+    row, whole = payoff.gauntlet_scores(
+        f"ppo:{model.resolve()}", specs, games, progress=progress, name=name
+    )
     if not whole:
         raise MemberInterrupted(f"the games of round {k} were interrupted")
     gain = meta.gain(row, before)
