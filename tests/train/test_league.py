@@ -153,11 +153,20 @@ def test_a_finished_league_is_not_run_again_and_grows_on_resume(whole, tmp_path,
         resumed(out, {"games_per_pairing": 40})
     assert resumed(out, {"rounds": 5, "seed": 0}).rounds == 5
 
+    # --resume --rounds 3, stopped before round 3 is written: a plain --resume goes on to 3
+    def stopped(*args):
+        raise MemberInterrupted("Ctrl-C")
+
+    more = resumed(out, {"rounds": 3})
+    assert run_league(more, out, resume=True, trainer=stopped, recipe=TINY, say=said.append) == 130
+    assert resumed(out, {}).rounds == 3
+    assert [r["round"] for r in record_of(out)["rounds"]] == [0, 1, 2]
+
 
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path):
     out = tmp_path / "never"
     for bad, message in (
-        ({"include": ("nobody",)}, "unknown agent 'nobody'"),
+        ({"include": ("nobody",)}, "--include 'nobody': unknown agent 'nobody'"),
         ({"include": ("chain:run=1,flying=0",)}, "cannot hold a comma"),
         ({"include": ("greedy",)}, "--include repeats a member"),
         ({"init": "warm"}, "--init must be one of fresh, previous"),
@@ -183,6 +192,10 @@ def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_pa
         return {"stopped": None}
 
     monkeypatch.setattr(train.ppo, "train", swallowed)
-    with pytest.raises(MemberInterrupted):
-        train_member(["chain"], [1.0], None, "us", MemberBudget(256), 0, tmp_path / "m")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal
+    try:
+        with pytest.raises(MemberInterrupted):
+            train_member(["chain"], [1.0], None, "us", MemberBudget(256), 0, tmp_path / "m")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, before)

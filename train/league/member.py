@@ -56,26 +56,28 @@ def noting_ctrl_c() -> Iterator[list[int]]:
 
     The recipe keeps going after a Ctrl-C that lands in one of its evaluations (the
     tournament harness keeps the games that finished), so its summary alone cannot say that
-    the user asked to stop. Off the main thread, where no handler can be set, nothing is noted.
+    the user asked to stop. Only a Python handler (``KeyboardInterrupt``'s) is wrapped; off the
+    main thread, where no handler can be set, nothing is noted.
     """
     noted: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
+    previous = signal.getsignal(signal.SIGINT) if _main_thread() else None
+    if not callable(previous):  # off the main thread, or Ctrl-C ignored or left to the OS
         yield noted
         return
-    previous = signal.getsignal(signal.SIGINT)
 
     def note(signum: int, frame: Any) -> None:
         noted.append(signum)
-        if callable(previous):
-            previous(signum, frame)
-        else:  # SIG_IGN or SIG_DFL set by someone else: Python's own behaviour
-            raise KeyboardInterrupt
+        previous(signum, frame)
 
     signal.signal(signal.SIGINT, note)
     try:
         yield noted
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 def opponent_spec(opponents: Sequence[str], weights: Sequence[float]) -> str:

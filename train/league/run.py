@@ -93,7 +93,10 @@ def check(settings: LeagueSettings) -> Any:
     for spec in settings.include:
         if "," in spec:
             raise ValueError(f"--include {spec!r}: a league member's spec cannot hold a comma")
-        agents.parse_spec(spec)  # an unknown agent is refused here, naming it
+        try:
+            agents.parse_spec(spec)  # an unknown agent is refused here, before any work
+        except ValueError as exc:
+            raise ValueError(f"--include {spec!r}: {exc}") from None
     if len(set(population)) < len(population):
         raise ValueError(f"--include repeats a member: {', '.join(population)}")
     try:
@@ -214,7 +217,11 @@ def run_league(
                 "--overwrite to move it aside"
             )
         league = record.load_json(saved) if saved.exists() else _new_league(settings)
-        league["settings"] = _new_league(settings)["settings"]  # rounds, minutes as resumed
+        if league["settings"] != _new_league(settings)["settings"]:
+            # --rounds or --minutes given anew: saved at once, so that a Ctrl-C before the next
+            # round is written leaves a league that a plain --resume continues to them.
+            league["settings"] = _new_league(settings)["settings"]
+            files.write_all(folder, league)
         games = payoff.Games(rules, settings.games_per_pairing, settings.seed,
                              settings.reaction, workers, backend)  # fmt: skip
         t0 = time.perf_counter()
