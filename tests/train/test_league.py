@@ -199,3 +199,47 @@ def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_pa
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_init_previous_starts_each_member_from_the_last_and_trains_against_the_meta(
+    whole, tmp_path
+):
+    from agents.model_io.kit_model import copy_model
+
+    calls = []
+
+    def copying(opponents, weights, init, rules, budget, seed, out):
+        calls.append((list(opponents), list(weights), init, rules, budget, seed))
+        return copy_model(whole / "members" / "round_01" / "model.json", out / "model.json")
+
+    out = tmp_path / "prev"
+    settings = LeagueSettings(**{**SETTINGS.__dict__, "init": "previous"})
+    assert run_league(settings, out, trainer=copying, say=lambda line: None) == 0
+    rec = record_of(out)
+    assert calls[0][2] is None  # no member before the first
+    assert calls[1][2] == (out / "members" / "round_01" / "model.json").resolve()
+    for (opponents, weights, *_), r in zip(calls, rec["rounds"], strict=False):
+        assert weights == r["meta"]["weights"] and len(opponents) == len(weights)
+    assert [c[5] for c in calls] == [1, 2] and calls[0][4] == MemberBudget(256)
+
+
+def test_minutes_end_the_league_at_a_round_boundary(tmp_path):
+    said: list[str] = []
+    settings = LeagueSettings(**{**SETTINGS.__dict__, "minutes": 1e-6})
+    assert run_league(settings, tmp_path / "m", recipe=TINY, say=said.append) == 0
+    assert "the 1e-06-minute budget is spent after round 0" in said
+    assert [r["round"] for r in record_of(tmp_path / "m")["rounds"]] == [0]
+
+
+def test_the_command_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, capsys):
+    import speed_cli
+
+    out = tmp_path / "x"
+    assert speed_cli.main(["train", "league", "--out", str(out), "--include", "nobody"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--include 'nobody': unknown agent" in err
+    with pytest.raises(SystemExit) as exc:  # argparse's exit, as for every sub-parser of speed
+        speed_cli.main(["train", "league", "--out", str(out), "--rounds", "0"])
+    assert exc.value.code == 2
+    assert "argument --rounds: must be a whole number >= 1" in capsys.readouterr().err
+    assert not out.exists()
