@@ -243,3 +243,25 @@ def test_the_command_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, cap
     assert exc.value.code == 2
     assert "argument --rounds: must be a whole number >= 1" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_an_included_bot_is_built_first_and_its_file_is_the_runs_input(tmp_path):
+    from agents.runtime.failures import AgentFailure
+
+    broken = tmp_path / "broken.py"
+    broken.write_text(
+        "class Bot:\n    def __init__(self, rules, seed):\n        raise OSError('no')\n"
+    )
+    settings = LeagueSettings(**{**SETTINGS.__dict__, "include": (f"py:{broken}:Bot",)})
+    with pytest.raises(AgentFailure, match=r"failed in building it .*OSError: no"):
+        run_league(settings, tmp_path / "never", recipe=TINY, say=print)
+    assert not (tmp_path / "never").exists()
+    good = tmp_path / "bot.py"
+    good.write_text("from speed_env.policy import RandomPolicy\nBot = RandomPolicy\n")
+    settings = LeagueSettings(
+        **{**SETTINGS.__dict__, "include": (f"py:{good}:Bot",), "minutes": 1e-6}
+    )
+    assert run_league(settings, tmp_path / "lg", recipe=TINY, say=lambda line: None) == 0
+    inputs = json.loads((tmp_path / "lg" / "run.json").read_text())["inputs"]
+    assert list(inputs) == [f"py:{good}:Bot"] and len(inputs[f"py:{good}:Bot"]) == 1
+    assert [m["name"] for m in record_of(tmp_path / "lg")["members"]][-1] == f"py:{good}:Bot"

@@ -51,7 +51,7 @@ def league_png(league: dict[str, Any]) -> bytes:
         [r["round"] for r in learned], [100 * r["gain"] for r in learned], "o-", color="C3"
     )
     gain_ax.set_xlabel("round")
-    gain_ax.set_ylabel("new member's score over 50% v. the meta-strategy (points)")
+    gain_ax.set_ylabel("gain: points over 50% v. the meta-strategy")
     gain_ax.set_title("PSRO's exploitability estimate")
     weights = np.zeros((len(rounds), len(names)))
     for k, r in enumerate(rounds):

@@ -130,6 +130,23 @@ def resumed(out: Path, given: dict[str, Any]) -> LeagueSettings:
     return dataclasses.replace(base, **{k: v for k, v in given.items() if k in RESUMABLE})
 
 
+def included_files(settings: LeagueSettings, rules: Any) -> dict[str, dict[str, str]]:
+    """Per ``--include`` spec, the files building it reads and their SHA-256.
+
+    Built once here, so a member that cannot be built fails before any work, naming it; the
+    digests are the run's inputs (a changed bot file is another league, never resumed as this).
+    """
+    import agents
+    from agents.evaluate.agent_files import spec_files
+    from agents.specs.guarded import calling
+
+    files = {}
+    for spec in settings.include:
+        with calling(spec, "building it", f"{COMMAND} --include"):
+            files[spec] = spec_files(spec, partial(agents.make, spec, rules, 0))
+    return files
+
+
 def _member(name: str, spec: str, path: str | None, round_: int) -> dict[str, Any]:
     return {"name": name, "spec": spec, "path": path, "round": round_}
 
@@ -199,7 +216,9 @@ def run_league(
     rules = check(settings)
     train = trainer or partial(train_member, recipe={"progress": progress, **(recipe or {})})
     flags = {f"--{k.replace('_', '-')}": v for k, v in dataclasses.asdict(settings).items()}
-    identity = run_identity.RunIdentity(COMMAND, flags | ({"recipe": recipe} if recipe else {}))
+    identity = run_identity.RunIdentity(
+        COMMAND, flags | ({"recipe": recipe} if recipe else {}), included_files(settings, rules)
+    )
     with run_identity.RunOutput(
         folder,
         identity,
