@@ -34,8 +34,8 @@ A room a job:
 
 Floors, bottom up: ``errors``, ``runtime``, ``stats``, ``alpharank``, ``model_io``, the bots
 (``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``league``, ``specs``, ``vintage``,
-``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own floor and those below
-(``tests/kit/test_layout.py``, which names the two arrows still against it).
+``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own floor and those
+below (``tests/kit/test_layout.py``, which names the two arrows still against it).
 
 Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the
 bundled agents' report cards).
