@@ -25,6 +25,8 @@ A room a job:
 - :mod:`~agents.specs`: spec strings to agents, both games' registries, calls into an agent.
 - :mod:`~agents.vintage`: Vintage Speed's bots, search and value network.
 - :mod:`~agents.model_io`: learned policies on disk, for both games.
+- :mod:`~agents.league`: a population's meta-strategy (Nash by a linear program, α-Rank) and the
+  ``league:DIR`` agent that plays it.
 - :mod:`~agents.tournament`: tournaments of both games, their chunk log and their reports.
 - :mod:`~agents.evaluate`: ``speed evaluate``: the protocol, report cards, anchored ratings.
 - :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
@@ -32,9 +34,10 @@ A room a job:
 - :mod:`~agents.think`: thinking time charged as latency: declared, calibrated or measured.
 
 Floors, bottom up: ``errors``, ``runtime``, ``stats``, ``alpharank``, ``model_io``, the bots
-(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``think``, ``specs``, ``vintage``,
-``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own floor and those
-below (``tests/kit/test_layout.py``, which names the two arrows still against it).
+(``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``think``, ``league``, ``specs``,
+``vintage``, ``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own
+floor and those below (``tests/kit/test_layout.py``, which names the two arrows still against
+it).
 
 Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the
 bundled agents' report cards).

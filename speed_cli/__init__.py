@@ -23,6 +23,8 @@ exits with code 1.
 - :mod:`~speed_cli.table`: ``speed play`` and ``speed watch``: the browser table on 127.0.0.1.
 - :mod:`~speed_cli.train`: ``speed train``: MaskablePPO on either game, or cloning recorded
   play.
+- :mod:`~speed_cli.train_league`: ``speed train league``: a population trained against its own
+  meta-strategy.
 - :mod:`~speed_cli.train_rllib`: ``speed train-rllib``: multi-agent PPO with RLlib.
 - :mod:`~speed_cli.train_expert`: ``speed train-expert``: vintage expert iteration.
 - :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction

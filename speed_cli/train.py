@@ -1,8 +1,9 @@
 """``speed train``: MaskablePPO with the game as a subcommand, ``speed train realtime FLAGS``
 (train/ppo.py) or ``speed train vintage FLAGS`` (train/vintage_ppo.py), each with its recipe's
 own flags, or ``speed train bc --data DIR_OR_MINARI_ID --out M`` (train/bc_data.py: cloning
-recorded play); the older ``speed train FLAGS`` and ``speed train --game vintage FLAGS`` keep
-working.
+recorded play), or ``speed train league --rules R --out DIR`` (speed_cli/train_league.py: a
+population trained against its own meta-strategy); the older ``speed train FLAGS`` and
+``speed train --game vintage FLAGS`` keep working.
 
 Every argument goes to :mod:`train.common.cli_args`, which makes the flags from each recipe's
 settings dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag
@@ -30,7 +31,8 @@ def register(sub: Any) -> None:
     """Add ``speed train`` to the subcommands ``sub`` (its arguments are parsed by the toolkit)."""
     tr = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent: speed train {realtime,vintage} FLAGS (--help for each)",
+        help="train a MaskablePPO agent: speed train {realtime,vintage,bc,league} FLAGS "
+        "(--help for each)",
         add_help=False,  # `speed train --help` is the toolkit's: its games and their flags
         prefix_chars="\x00",  # nothing is an option here: every argument goes to the toolkit
     )
@@ -46,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
         from train.bc_data import run as clone
 
         return clone(args.argv[1:])
+    if args.argv[:1] == ["league"]:  # a population of PPO members (train/league/)
+        from speed_cli.train_league import run as league
+
+        return league(args.argv[1:])
     from train.common.cli_args import run as train
 
     return train(args.argv)

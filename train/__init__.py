@@ -26,12 +26,14 @@ A room a job:
 - :mod:`~train.vintage`: vintage expert iteration's pieces: search targets, and how a fit is
   judged.
 - :mod:`~train.rllib`: RLlib's multi-agent env and masked module for real-time Speed.
+- :mod:`~train.league`: ``speed train league``, a population trained against its own
+  meta-strategy (PSRO), its members trained by the ``ppo`` recipe.
 
 Floors, bottom up: ``policy``, ``common``, ``vec_env``, behaviour cloning (``bc``, then
 ``bc_data``: human-likeness and vintage expert iteration fit and read as they do), ``realtime``,
 ``vintage``, ``rllib``, then the other recipes (``ppo``, ``vintage_ppo``, ``vintage_value``,
-``vintage_expert``, ``rllib_ppo``). A module imports only its own floor and those below
-(``tests/kit/test_layout.py``).
+``vintage_expert``, ``rllib_ppo``), and ``league`` over them. A module imports only its own
+floor and those below (``tests/kit/test_layout.py``).
 
 Imports torch and stable-baselines3 only inside the modules that need them.
 """

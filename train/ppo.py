@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from train.common.curves import Panel
-from train.common.settings import RunSettings, check_ppo, recipe_main, specs
+from train.common.settings import RunSettings, check_ppo, recipe_main, specs, weighted
 
 __all__ = [
     "Config",
@@ -111,9 +111,9 @@ class Config(RunSettings):
     """Snapshots sample from their policy (True) instead of playing its argmax."""
     # ---- defaults of this recipe (measured: docs/training.md, docs/research/selfplay.md)
     opponent: str = "self"
-    """Opponent: an agent spec, a comma-separated mix (uniform per game), or ``self``: a pool of
-    the learner's own snapshots (``self_fraction`` of the games) and the bots random, greedy
-    and chain (``self,chain``: with the bots listed)."""
+    """Opponent: an agent spec, a comma-separated mix (per game; ``chain*3`` weights one), or
+    ``self``: a pool of the learner's own snapshots (``self_fraction`` of the games) and the
+    bots random, greedy and chain (``self,chain``: with the bots listed)."""
     ent_coef: float = 0.003
     """Entropy bonus."""
     eval_every: int = 500_000
@@ -145,7 +145,7 @@ def check_config(cfg: Config) -> None:
     parse_rules_options(cfg)
     if cfg.eval_games < 2:
         raise ValueError("eval_games must be at least 2 (each deal is played twice)")
-    bots = [s for s in specs(cfg.opponent) if s != "self"]
+    bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
 

@@ -1,7 +1,7 @@
 """The real-time game's registry and its agent kinds.
 
 The kinds: ``random``, ``greedy``, ``chain``, ``search``, ``openspiel:``, ``ppo:``, ``trained``,
-``selfplay``.
+``selfplay``, ``league:``.
 
 Each kind is a builder ``(rules, seed, arg) -> Policy`` registered under its name; a builder
 imports its agent only when called, so listing the kinds stays cheap. ``@`` and a reaction
@@ -112,6 +112,29 @@ def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     return load_policy(path, rules, seed=seed, sample=arg == "sample")
 
 
+def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``league:DIR``: a member of the league in ``DIR`` drawn per game from its meta-strategy.
+
+    See agents/league/mixture.py; each member is built with a seed of its own from ``seed``.
+    """
+    from agents.league import mixture, record
+
+    if not arg:
+        raise AgentSpecError("league: needs the league's folder, league:DIR")
+    try:
+        league = record.read(arg)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad league spec {arg!r}: {exc}") from None
+    base = 0 if seed is None else seed
+    kept = [k for k, w in enumerate(league.weights) if w > 0]
+    members = [
+        REALTIME.make(league.specs[k], rules, (base * 31 + 7 * k + 1) & 0x7FFFFFFF) for k in kept
+    ]
+    return mixture.MixturePolicy(
+        members, [league.weights[k] for k in kept], base, [league.names[k] for k in kept]
+    )
+
+
 # The kinds, in the order ``speed agents`` lists them: one catalogue, a line each.
 for _name, _about, _build in (
     ("random", "uniform over legal actions, waiting included", _random),
@@ -143,6 +166,11 @@ for _name, _about, _build in (
         "selfplay",
         "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
         _selfplay,
+    ),
+    (
+        "league",
+        "a member of a speed train league drawn per game from its meta-strategy (league:DIR)",
+        _league,
     ),
 ):
     register(_name, _about, _build)

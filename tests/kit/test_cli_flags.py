@@ -8,6 +8,7 @@ import argparse
 import pytest
 
 import speed_cli
+from speed_cli import train_league
 from train import bc_data
 from train.common import cli_args
 
@@ -52,6 +53,7 @@ def _build_parsers():
     for path, parser in _walk(cli_args.build_parser()):
         yield ("train", *path), parser
     yield ("train", "bc"), bc_data.build_parser()
+    yield ("train", "league"), train_league.build_parser()
 
 
 PARSERS = dict(_build_parsers())  # built once: the train recipes' parsers take a while

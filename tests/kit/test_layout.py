@@ -64,6 +64,7 @@ ROOMS = {
         "search",
         "openspiel_bots",
         "think",
+        "league",
         "specs",
         "vintage",
         "tournament",
@@ -84,6 +85,7 @@ ROOMS = {
         "vintage_value",
         "vintage_expert",
         "rllib_ppo",
+        "league",
     ),
 }
 """The rooms of ``agents`` and ``train``, bottom up: a subpackage or a top-level module each

@@ -58,7 +58,8 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
         "--timesteps and --eval-every are rounded up to whole rollouts (said, and recorded in "
         "summary.json); --resume without --timesteps goes on to the run's own budget. The older "
         "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` "
-        "work too.",
+        "work too. `speed train bc` (cloning recorded play) and `speed train league` (a "
+        "population trained against its own meta-strategy) have flags of their own (--help).",
     )
     games = parser.add_subparsers(dest="game", required=True, metavar="{realtime,vintage}")
     for game in GAMES:

@@ -145,6 +145,23 @@ def specs(text: str | None) -> list[str]:
     return [s.strip() for s in (text or "").split(",") if s.strip()]
 
 
+def weighted(item: str) -> tuple[str, float]:
+    """An opponent spec and its weight: ``chain*0.25`` is ``("chain", 0.25)``, ``chain`` 1.
+
+    A ``*`` not followed by a number is part of the spec; a weight not above 0 is refused.
+    """
+    spec, star, tail = item.rpartition("*")
+    if not star:
+        return item, 1.0
+    try:
+        weight = float(tail)
+    except ValueError:
+        return item, 1.0
+    if not weight > 0 or weight == float("inf"):
+        raise ValueError(f"opponent weight must be a positive number, got {item!r}")
+    return spec.strip(), weight
+
+
 # ---------------------------------------------------------------------- checks and the model
 def field_help(cls: type) -> dict[str, str]:
     """Each field's docstring: the string under it in the class body.
