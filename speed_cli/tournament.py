@@ -15,12 +15,14 @@ from types import ModuleType
 from typing import Any
 
 from speed_cli import specs
+from speed_cli import think as think_flags
 from speed_cli.common import (
     Progress,
     UsageError,
     add_act_timeout_flag,
     add_game_flag,
     add_out_flag,
+    add_overwrite_flag,
     add_paired_deal_flags,
     add_reaction_flag,
     add_rule_flags,
@@ -33,6 +35,8 @@ from speed_cli.common import (
 
 PLAN_KEY = "chunk plan (chunks, deals a chunk)"
 """The chunk log header's entry for the plan: a resume needs the same chunks."""
+RESULTS = ("results.json", "chunks.jsonl", "leaderboard.md")
+"""Files a tournament leaves: found with no run.json, an earlier kit's run (never replaced)."""
 
 
 def register(sub: Any) -> None:
@@ -48,6 +52,7 @@ def register(sub: Any) -> None:
     )
     add_paired_deal_flags(tour, "pairing", workers=1)
     add_act_timeout_flag(tour)
+    think_flags.add_flags(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
@@ -58,6 +63,7 @@ def register(sub: Any) -> None:
         help="continue the interrupted tournament in --out (give the same settings): only the "
         "chunks it did not finish are played, and the results are an uninterrupted run's",
     )
+    add_overwrite_flag(tour)
     tour.add_argument(
         "--save-replays", type=count(0), default=0, metavar="N", help="record N games as JSON Lines"
     )
@@ -81,6 +87,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) on paired deals; leaderboard, files and plots."""
     if args.game == "vintage":
+        if args.think != "off" or args.think_file is not None:
+            raise UsageError("--think charges real-time play: Vintage Speed takes turns")
         if args.match:
             raise UsageError(
                 "--match scores real-time Speed (us/pagat); a vintage match is its option 'games'"
@@ -119,9 +127,10 @@ def run(args: argparse.Namespace) -> int:
         gauntlet=args.gauntlet,
         match=args.match,
         act_timeout=args.act_timeout,
+        think=think_flags.plan(args, names, rules, Path(args.out)),  # before any game
     )
     # Built once each (a missing model file fails here), recording the files they read.
-    files = _agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
+    files = specs.agent_files(names, lambda spec: agents.make(spec, settings.rules, seed=0))
     note_games(args.games, 2 * settings.deals, "pairing", "paired deals: each deal twice")
     game = _Game(
         tournament=tournament,
@@ -134,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             "--gauntlet": args.gauntlet,
             "--match": args.match,
             "--save-replays": args.save_replays,
+            **think_flags.header(settings.think),
         },
         check=chunk_checks.realtime,
         run=partial(tournament.run, record=args.save_replays),
@@ -144,14 +154,6 @@ def run(args: argparse.Namespace) -> int:
         games=lambda summary: sum(m["games"] for m in summary["matches"]),  # a game: one pairing's
     )
     return _play(args, names, settings, files, game)
-
-
-def _agent_files(names: tuple[str, ...], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:
-    """Per agent spec, the files building it (``make(spec)``) reads, with their SHA-256: what
-    the chunk log records so that a resume is played by the same agents."""
-    from agents.evaluate.agent_files import spec_files
-
-    return {spec: spec_files(spec, partial(make, spec)) for spec in names}
 
 
 def run_vintage(args: argparse.Namespace) -> int:
@@ -190,7 +192,7 @@ def run_vintage(args: argparse.Namespace) -> int:
     from agents.vintage import registry as vintage_agents
 
     # Built once each (a missing model file fails here), recording the files they read.
-    files = _agent_files(names, lambda spec: vintage_agents.make(spec, seed=0))
+    files = specs.agent_files(names, lambda spec: vintage_agents.make(spec, seed=0))
     note_games(
         args.games,
         settings.deals * settings.players,
@@ -256,14 +258,22 @@ def _play(
 ) -> int:
     """Play ``game``'s tournament into ``--out`` (locked against another writer), logging each
     chunk as it finishes; write the result files and print the leaderboard. The exit code."""
-    from agents.runtime.files import check_writable
-    from agents.runtime.run_lock import FolderLock
+    from agents.runtime import run_identity
     from agents.tournament import report
-    from agents.tournament.chunk_log import Run
+    from agents.tournament.chunk_log import LOG_NAME, Run
 
     jobs = backend(args)
-    out = check_writable(args.out)
-    with FolderLock(out):  # one writer per folder: another run, or resume, on it is refused
+    out = Path(args.out)
+    identity = run_identity.RunIdentity("speed tournament", run_identity.flag_settings(args), files)
+    # One writer per folder (another run, or resume, on it is refused), and a finished run of
+    # other settings is never replaced.
+    with run_identity.RunOutput(
+        out, identity, results=RESULTS, overwrite=args.overwrite, resume=args.resume
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        think_flags.keep(getattr(settings, "think", None), out)  # the calibration charged
         tournament = game.tournament
         plan = tournament.plan(settings)
         total = len(plan)
@@ -300,6 +310,8 @@ def _play(
         summary = report.with_status(summary, len(results), total, _resume_hint(out))
         summary = report.with_alpharank(_failed(summary, failure, unfinished))
         paths = game.write(out, summary, results)
+        if complete and failure is None:
+            run_folder.finish([*paths, out / LOG_NAME])
         print(report.leaderboard(summary))
         return _finish(complete, failure, _written(game.games(summary), summary, paths))
 

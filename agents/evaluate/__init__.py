@@ -11,6 +11,8 @@
 - :mod:`~agents.evaluate.agent_files`: the data files building an agent reads, and their SHA-256.
 - :mod:`~agents.evaluate.card_check`: a card re-verified from its counts before anyone ranks it.
 - :mod:`~agents.evaluate.report`: a card as files a person reads, and the leaderboard.
+- :mod:`~agents.evaluate.report_text`: the text a card shows: escaped, cut at a word, in units.
+- :mod:`~agents.evaluate.replications`: cards of one agent on a leaderboard, marked as such.
 
 The package re-exports the public names of the module it replaced (``agents.evaluate``).
 """

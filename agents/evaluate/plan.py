@@ -8,7 +8,7 @@ chunks; :func:`run_plan` plays them through :func:`agents.runtime.jobs.run_jobs`
 card is the same for any number of workers and on either backend. What the
 agent refuses to play is recorded with its reason: only a ``ValueError`` from
 building it (its rules check) is a refusal. Any other exception, there or in a
-game, fails the card: an :class:`agents.specs.guarded.AgentFailure` naming the agent
+game, fails the card: an :class:`agents.runtime.failures.AgentFailure` naming the agent
 and the whole message. Importable from :mod:`agents.evaluate.make_card`.
 """
 

@@ -3,7 +3,6 @@
 - :mod:`~agents.specs.make`: :func:`make`, :func:`parse_spec` and :func:`available` for the
   spec strings of both games.
 - :mod:`~agents.specs.registry`: :class:`Registry`, one per game, and the spec grammar both share.
-- :mod:`~agents.specs.errors`: :class:`AgentSpecError`, the one error every spec parser raises.
 - :mod:`~agents.specs.realtime`: the real-time game's registry and its kinds (``random`` …
   ``selfplay``, ``ppo:``, ``openspiel:``); :mod:`agents` is its façade.
 - :mod:`~agents.specs.user_files`: a user's own agent, ``py:PATH.py:NAME`` or

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.realtime import REALTIME
 from agents.specs.registry import AgentSpec
 from speed_env.policy import Policy
