@@ -79,6 +79,7 @@ ROOMS = {
         "vintage",
         "rllib",
         "ppo",
+        "exploit",
         "vintage_ppo",
         "vintage_value",
         "vintage_expert",
