@@ -29,6 +29,8 @@ exits with code 1.
 - :mod:`~speed_cli.train_expert`: ``speed train-expert``: vintage expert iteration.
 - :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction
   latency.
+- :mod:`~speed_cli.exploit`: ``speed exploit``: a best response to any agent, and what it wins
+  against it.
 - :mod:`~speed_cli.data`: ``speed data``: play records as datasets and profiles.
 - :mod:`~speed_cli.bench`: ``speed bench``: game-steps per second of the kit's envs.
 """
@@ -46,6 +48,7 @@ from speed_cli import (
     demo,
     evaluate,
     experiment,
+    exploit,
     replay,
     table,
     tournament,
@@ -67,6 +70,7 @@ COMMANDS = (
     train_rllib,
     train_expert,
     experiment,
+    exploit,
     evaluate,
     data,
     bench,

@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 import speed_cli
-from speed_cli import train_league
+from speed_cli import exploit, train_league
 from train import bc_data
 from train.common import cli_args
 
@@ -46,14 +46,16 @@ def _positionals(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def _build_parsers():
-    """(words, parser) for every parser of ``speed``, ``speed train``'s included."""
+    """(words, parser) for every parser of ``speed``, ``train``'s and ``exploit``'s included."""
+    # speed train hands its arguments to train.common.cli_args, speed exploit to its parse()
     for path, parser in _walk(speed_cli.build_parser()):
-        if path != ("train",):  # speed train hands its arguments to train.common.cli_args
+        if path not in (("train",), ("exploit",)):
             yield path, parser
     for path, parser in _walk(cli_args.build_parser()):
         yield ("train", *path), parser
     yield ("train", "bc"), bc_data.build_parser()
     yield ("train", "league"), train_league.build_parser()
+    yield ("exploit",), exploit.build_parser()
 
 
 PARSERS = dict(_build_parsers())  # built once: the train recipes' parsers take a while
@@ -118,13 +120,14 @@ def test_the_issues_abbreviations_are_refused(tmp_path, capsys):
         ["train", "realtime", "--opponent", "{m}", "--timesteps", "10"],
         ["train", "realtime", "--eval-opponents", "{m}", "--timesteps", "10"],
         ["train", "vintage", "--opponent", "{m}", "--timesteps", "10"],
+        ["exploit", "{m}", "--timesteps", "10"],
     ],
     ids=lambda argv: " ".join(argv[:2]),
 )
 def test_a_bare_model_path_is_refused_showing_the_spec_to_write(argv, tmp_path, capsys):
     model = "runs/x/model.json"
     argv = [a.replace("{m}", model) for a in argv]
-    if argv[0] == "train":
+    if argv[0] in ("train", "exploit"):
         argv += ["--out", str(tmp_path / "run")]
     elif argv[0] in ("tournament", "experiment"):
         argv += ["--out", str(tmp_path / "out")]
@@ -162,6 +165,7 @@ def test_every_numeric_setting_of_the_recipes_has_its_bounds():
     import dataclasses
 
     from train.common.settings import FLAG_TYPES
+    from train.exploit import ExploitSettings
     from train.ppo import Config
     from train.rllib_ppo import Config as RLlibConfig
     from train.vintage_expert import ExpertConfig
@@ -169,7 +173,7 @@ def test_every_numeric_setting_of_the_recipes_has_its_bounds():
 
     missing = [
         f"{cls.__name__}.{f.name}"
-        for cls in (Config, VintageConfig, RLlibConfig, ExpertConfig)
+        for cls in (Config, VintageConfig, RLlibConfig, ExpertConfig, ExploitSettings)
         for f in dataclasses.fields(cls)
         if str(f.type).startswith(("int", "float")) and f.name not in FLAG_TYPES
     ]

@@ -160,6 +160,8 @@ def check_command(command: Command) -> None:
             args = parser.parse_args(command.argv)
             if args.command == "train" and (command.complete or args.argv):
                 _check_train(args.argv)
+            if args.command == "exploit" and (command.complete or args.argv):
+                _check_exploit(args.argv)
     except SystemExit as exit:
         if exit.code == 0 and {"-h", "--help"} & set(command.argv):
             return
@@ -184,6 +186,18 @@ def _check_train(argv: list[str]) -> None:
     from train.common.cli_args import parse
 
     parse(argv)
+
+
+def _check_exploit(argv: list[str]) -> None:
+    """``speed exploit``'s flags are its own parser's (made from the run's settings)."""
+    pytest.importorskip("sb3_contrib", reason="speed exploit's flags need the [train] extra")
+    from speed_cli.common import UsageError
+    from speed_cli.exploit import parse
+
+    try:
+        parse(argv)
+    except UsageError as error:  # the settings' own refusals (SPEC missing), read as argparse's
+        raise ValueError(str(error)) from None
 
 
 @pytest.mark.parametrize("path", DOCS, ids=IDS)

@@ -81,6 +81,7 @@ ROOMS = {
         "vintage",
         "rllib",
         "ppo",
+        "exploit",
         "vintage_ppo",
         "vintage_value",
         "vintage_expert",

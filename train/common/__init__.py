@@ -9,6 +9,8 @@
 - :mod:`~train.common.run_logs`: SB3's logs, continued on resume, not truncated.
 - :mod:`~train.common.numbers`: the numbers of flags, refused unless they can be meant.
 - :mod:`~train.common.curves`: ``eval.csv`` and ``curves.png``.
+- :mod:`~train.common.paired_score`: a model's score against agents over paired deals, with
+  its interval.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
   asked.
 """

@@ -176,8 +176,12 @@ class Run:
         save: Callable[[Path, int], Path],
         score: Callable[[Path], Rows],
         report: Callable[[Rows], Report],
+        eval_csv: str = "eval.csv",
+        curves_png: str = "curves.png",
     ) -> None:
         self.cfg, self.folder, self.curves = cfg, folder, curves
+        # The evaluation log and its figure, in the run folder (an exploiter's: exploit.csv).
+        self.eval_csv, self.curves_png = eval_csv, curves_png
         self.save, self.score, self.report = save, score, report
         self.timing = {"rollout_s": 0.0, "update_s": 0.0, "eval_s": 0.0, "bc_s": 0.0}
         self.last_eval: Rows = []
@@ -273,7 +277,7 @@ class Run:
         said = self.report(rows)
         for tag, value in said.scalars.items():
             self.model.logger.record(tag, value)
-        append_eval(self.out / "eval.csv", rows, self.curves.fields)
+        append_eval(self.out / self.eval_csv, rows, self.curves.fields)
         self.plot()
         self.state["last_eval"] = steps
         self.folder.write_state()
@@ -284,10 +288,10 @@ class Run:
         return rows
 
     def plot(self) -> Path | None:
-        """Redraw ``curves.png`` from ``eval.csv``."""
+        """Redraw ``curves.png`` from ``eval.csv`` (or the recipe's own names for them)."""
         c = self.curves
         return plot_curves(
-            self.out / "eval.csv", self.out / "curves.png", c.title, c.panels, c.split
+            self.out / self.eval_csv, self.out / self.curves_png, c.title, c.panels, c.split
         )
 
     # ------------------------------------------------------------------ the loop and the finish
@@ -404,7 +408,7 @@ class Run:
     def _summarise(self, summary: dict[str, Any]) -> None:
         """Write ``summary.json`` (with the evaluation time, the warm start and the latest
         evaluation rows) and ``state.json``."""
-        last = self.last_eval if self.last_eval else last_rows(self.out / "eval.csv")
+        last = self.last_eval if self.last_eval else last_rows(self.out / self.eval_csv)
         summary.update(eval_s=round(self.timing["eval_s"], 2), bc=self.state.get("bc"))
         summary["last_eval"] = last
         self.folder.write_state()

@@ -4,6 +4,8 @@
 - :mod:`~train.vec_env.deal`: the restarts: games that ended, and their new deals.
 - :mod:`~train.vec_env.skip_loop`: the compiled loop over ticks where the learner can only wait.
 - :mod:`~train.vec_env.pool`: the opponents a learner trains against, sampled per game.
+- :mod:`~train.vec_env.mixture`: a fixed mixture of frozen agents as the pool, each call
+  attributed.
 - :mod:`~train.vec_env.info_masks`: ``InfoMaskVecEnv``, masks read from ``infos``.
 
 The package re-exports :class:`SpeedVecEnv` (``from train.vec_env import SpeedVecEnv``).
