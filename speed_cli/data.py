@@ -295,6 +295,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_profile(args: argparse.Namespace) -> int:
     """Fit the ex-Gaussian to the person's timed plays; write the profile file and a Q-Q plot."""
+    from agents.runtime import files
     from speed_data import profile, record_check
 
     times: list[float] = []
@@ -325,16 +326,21 @@ def run_profile(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     out = Path(args.out) if args.out else folder / "profile.json"
     plot = Path(args.plot) if args.plot else folder / "profile-qq.png"
+    if plot.resolve() == out.resolve():
+        raise UsageError(f"--plot and the profile file are one file ({str(out)!r}): name two")
     what = " of a simulated person" if simulated else ""
-    profile.write_profile(out, fitted, source=f"{n_games} games{what} in {folder}")
+    written = {out: profile.profile_json(fitted, source=f"{n_games} games{what} in {folder}")}
+    if importlib.util.find_spec("matplotlib") is not None:
+        written[plot] = profile.qq_png(times, fitted)
+    # Both or neither: a failure (a full disk, Ctrl-C) leaves no temporary and the old pair.
+    files.write_together(written)
     if simulated:
         print(
             f"simulated: these {n_games} games were played by a simulated person "
             "(speed data generate --person), not a person"
         )
     print(profile.describe(fitted))
-    if importlib.util.find_spec("matplotlib") is not None:
-        profile.qq_plot(times, fitted, plot)
+    if plot in written:
         print(f"Q-Q plot: {plot}")
     else:  # pragma: no cover - no [plot] extra
         print("no Q-Q plot: it needs the [plot] extra (matplotlib)")

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.runtime import files, plotting
 from speed_env import latency_fit
 from speed_env.reaction import PROFILE_FORMAT, PROFILE_VERSION
 
@@ -241,19 +242,12 @@ def quantiles(
     return np.quantile(sample, probs)
 
 
-def qq_plot(
-    latencies: Sequence[float], fitted: dict[str, Any], path: str | os.PathLike[str]
-) -> Path:
-    """A Q-Q plot PNG of the measured times against the fitted ex-Gaussian; its path."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # a file, not a window: works with no display
-    import matplotlib.pyplot as plt
-
+def qq_png(latencies: Sequence[float], fitted: dict[str, Any]) -> bytes:
+    """A Q-Q plot of the measured times against the fitted ex-Gaussian, as PNG bytes."""
     x = np.sort(np.asarray([v for v in latencies if v is not None and v <= latency_fit.OUTLIER_MS]))
     probs = (np.arange(1, x.size + 1) - 0.5) / x.size
     model = quantiles(fitted, probs)
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = plotting.figure(5, 5)
     ax.scatter(model, x, s=10)
     lim = [min(model.min(), x.min()), max(model.max(), x.max())]
     ax.plot(lim, lim, color="grey", linewidth=1)
@@ -262,15 +256,22 @@ def qq_plot(
     mu, sigma, tau = (fitted[p] for p in PARAMS)
     ax.set_title(f"mu {mu:.0f}, sigma {sigma:.0f}, tau {tau:.0f} ms (n = {x.size})")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return plotting.png_bytes(fig, dpi=100, tight=False)
 
 
-def write_profile(path: str | os.PathLike[str], fitted: dict[str, Any], source: str = "") -> Path:
-    """Write the profile file ``--reaction profile:FILE`` reads (atomically); its path."""
-    path = Path(path)
+def qq_plot(
+    latencies: Sequence[float], fitted: dict[str, Any], path: str | os.PathLike[str]
+) -> Path:
+    """Write :func:`qq_png` to ``path``, atomically; its path.
+
+    A failure leaves no temporary and the file that was there unchanged
+    (:func:`agents.runtime.files.write_atomic`).
+    """
+    return files.write_atomic(path, qq_png(latencies, fitted))
+
+
+def profile_json(fitted: dict[str, Any], source: str = "") -> bytes:
+    """The profile file ``--reaction profile:FILE`` reads, for the fit ``fitted``, as bytes."""
     data = {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, **fitted, "source": source}
     # JSON has no NaN (the kit reads profiles as strict JSON): an interval not computed
     # (no bootstrap) is written as null.
@@ -278,10 +279,16 @@ def write_profile(path: str | os.PathLike[str], fitted: dict[str, Any], source: 
         p: [v if math.isfinite(v) else None for v in bounds]
         for p, bounds in fitted["intervals"].items()
     }
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return (json.dumps(data, indent=2) + "\n").encode("utf-8")
+
+
+def write_profile(path: str | os.PathLike[str], fitted: dict[str, Any], source: str = "") -> Path:
+    """Write :func:`profile_json` to ``path``, atomically; its path.
+
+    A failure leaves no temporary and the file that was there unchanged
+    (:func:`agents.runtime.files.write_atomic`).
+    """
+    return files.write_atomic(path, profile_json(fitted, source))
 
 
 def describe(fitted: dict[str, Any]) -> str:
@@ -304,6 +311,8 @@ __all__ = [
     "log_likelihood",
     "mle",
     "nelder_mead",
+    "profile_json",
     "qq_plot",
+    "qq_png",
     "write_profile",
 ]

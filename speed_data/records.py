@@ -57,8 +57,9 @@ from the table) was never written by the kit.
 :func:`check_record` is the schema check (:func:`read_record` runs it), and
 :func:`speed_data.record_check.read_record` adds the record checked against the game it
 claims to be, as every reader of the kit reads; :func:`write_record`
-writes one atomically (temporary file, fsync, rename, fsync of the folder), so a
-file named ``*.speedrec.json`` is always a whole game.
+writes one atomically (:func:`agents.runtime.files.write_atomic`: temporary file, fsync,
+rename; then an fsync of the folder), so a file named ``*.speedrec.json`` is always a whole game
+and a failed or interrupted write leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -66,13 +67,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.runtime.files import write_atomic
 from speed_env.rules import PRESETS, Rules, RulesError
 
 FORMAT = "speed-play-record"
@@ -274,24 +275,22 @@ def arrays(record: dict[str, Any]) -> dict[str, np.ndarray]:
 def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: str) -> Path:
     """Write ``record`` (checked first) as ``folder/STEM.speedrec.json``; its path.
 
-    The bytes go to a temporary file in the same folder, are fsync'd, and the
-    file is renamed into place and the folder fsync'd: after this returns the
-    game survives a crash, and a crash before leaves no partial record (only a
-    ``.tmp`` file that readers ignore).
+    The bytes go to a temporary file in the same folder, are fsync'd, and the file is renamed
+    into place (:func:`agents.runtime.files.write_atomic`) and the folder fsync'd:
+    after this returns the game survives a crash. A failure (an ``OSError`` naming the file)
+    or a Ctrl-C before removes the temporary and leaves the folder as it was; a crash (no
+    chance to remove it) leaves a hidden ``.tmp`` file that readers ignore and the next
+    write into the folder removes.
     """
     check_record(record, stem)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{stem}{SUFFIX}"
-    # A name of its own, so two writers never share a temporary; not ``*.speedrec.json``, so
-    # readers pass it by.
-    tmp = folder / f".{stem}.{uuid.uuid4().hex[:8]}.tmp"
     data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        write_atomic(path, data, fsync=True)
+    except OSError as exc:  # a full disk, a read-only folder: say which file
+        raise OSError(f"could not write {path}: {exc.strerror or exc}") from None
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)  # the rename itself is durable only once the folder is
