@@ -5,8 +5,9 @@ plays ``N`` games of the first agent (the recorded seat, ``player_0``)
 against the second inside ``Speed-v1``, game ``g`` reset with seed ``seed + g``,
 and records each as :mod:`speed_data.records` does a person's (``seat_kind``
 ``"bot"``, no reaction times: a bot decides at once and the env draws its
-latency from its profile). The records replay exactly in ``Speed-v1``
-(:func:`speed_data.replay.compare`), like the table's.
+latency from its profile), with the files each agent was built from and their
+SHA-256 (``agent_files``, ``opponent.files``: provenance). The records replay
+exactly in ``Speed-v1`` (:func:`speed_data.replay.compare`), like the table's.
 
 With a :class:`~speed_data.person.Person` (``--person PROFILE``) the recorded
 seat is that simulated person instead, recorded as the table records a real one
@@ -23,11 +24,13 @@ wrong (raises, exits, answers a float or a bool) is one
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 import agents
+from agents.evaluate.agent_files import built_with_files
 from agents.specs.guarded import calling, checked_act, seed_globals
 from speed_data.person import Attention, Person, plays_of
 from speed_data.recorder import GameRecorder, speed_v1_game_seed
@@ -85,14 +88,20 @@ def play_records(
     # a tournament.
     seed_globals(seed)
     me: Any = None
+    my_files: dict[str, str] = {}
     if person is None:
         with calling(specs[0], "building it", where[0]):
-            me = agents.make(specs[0], rules, seed=seed)
+            me, my_files = built_with_files(
+                specs[0], partial(agents.make, specs[0], rules, seed=seed)
+            )
             mine = agents.seat_reaction(me, reaction)
     else:
         mine = fixed(PERSON_LANDS_MS)
     with calling(specs[1], "building it", where[1]):
-        them = agents.make(specs[1], rules, seed=seed + 1)  # not the recorded seat's stream
+        # seed + 1: not the recorded seat's stream. The files it read are the record's provenance.
+        them, their_files = built_with_files(
+            specs[1], partial(agents.make, specs[1], rules, seed=seed + 1)
+        )
         profiles = (mine, agents.seat_reaction(them, reaction))
     opponent = _GuardedOpponent(them, specs[1])
     env = SpeedGymEnv(rules, opponent=opponent, seat=0, tick_ms=tick_ms, reaction=profiles)
@@ -105,6 +114,8 @@ def play_records(
             source="generate",
             seat_kind="bot" if person is None else "simulated",
             agent=specs[0] if person is None else person_label(person),
+            agent_files=my_files,
+            opponent_files=their_files,
             rules=rules,
             tick_ms=tick_ms,
             reaction=profiles,

@@ -7,7 +7,9 @@ through them):
 
 - who played: a ``"human"`` record comes from the table (``source`` ``"table"``,
   ``agent`` ``"you"``) and the table records only people; ``"bot"`` and ``"simulated"``
-  records come from ``speed data generate``;
+  records come from ``speed data generate``; only a bot's record names ``agent_files``;
+- ``agent_files``, ``opponent.files``: provenance, shape-checked by the schema (paths to
+  SHA-256 digests) and never opened;
 - ``rules``: a preset name and inline options, never a path (nothing is read but the
   record);
 - ``reaction``: a person's own seat is the table's fixed 1 ms; ``opponent.reaction`` is
@@ -150,6 +152,11 @@ def _check_who(record: dict[str, Any], where: str) -> None:
     if kind == "human" and record["agent"] != "you":
         raise RecordError(
             f"{where}: key 'agent' of a person's record is 'you' (the table writes no other)"
+        )
+    if kind != "bot" and record.get("agent_files", {}) != {}:
+        raise RecordError(
+            f"{where}: key 'agent_files' names files, but seat_kind {kind!r} is no agent built "
+            "from files"
         )
 
 

@@ -55,7 +55,10 @@ class GameRecorder:
         seed: int,
         deal: dict[str, Any],
         name: str | None = None,
+        agent_files: dict[str, str] | None = None,
+        opponent_files: dict[str, str] | None = None,
     ) -> None:
+        """The record's head; ``*_files``: ``{path: SHA-256}`` a seat's agent was built from."""
         self.head: dict[str, Any] = {
             "format": records.FORMAT,
             "version": records.VERSION,
@@ -64,11 +67,16 @@ class GameRecorder:
             "source": source,
             "seat_kind": seat_kind,
             "agent": agent,
+            "agent_files": dict(agent_files or {}),
             "name": name,
             "rules": rules.to_dict(),
             "tick_ms": int(tick_ms),
             "reaction": [records.profile_dict(p) for p in reaction],
-            "opponent": {"spec": opponent, "reaction": records.profile_dict(reaction[1])},
+            "opponent": {
+                "spec": opponent,
+                "reaction": records.profile_dict(reaction[1]),
+                "files": dict(opponent_files or {}),
+            },
             "seed": int(seed),
             "deal": deal,
         }
@@ -166,11 +174,13 @@ class TableRecorder:
         cfg: Any,
         profiles: list[Any],
         table_seed: int,
+        opponent_files: dict[str, str] | None = None,
     ) -> None:
         """Game ``number`` starts.
 
         Its env was just reset with :meth:`seed` of ``table_seed`` and showed ``obs``; ``cfg``
-        is the table's config, ``profiles`` both seats' latencies.
+        is the table's config, ``profiles`` both seats' latencies, ``opponent_files`` the
+        files the opponent was built from (``{path: SHA-256}``).
         """
         from speed_env.deal import deal_from_seed
 
@@ -195,6 +205,7 @@ class TableRecorder:
             seed=table_seed,
             deal=deal,
             name=self.name,
+            opponent_files=opponent_files,
         )
         self.game.observe(obs["player_0"]["observation"], obs["player_0"]["action_mask"])
 

@@ -14,15 +14,21 @@ key                    what
                        table), ``"bot"`` or ``"simulated"`` (a simulated person, from
                        ``speed data generate --person``; both ``"generate"``)
 ``agent``              the recorded seat's agent spec (``"you"`` for a person): provenance
+``agent_files``        the files building the recorded seat's agent reads, ``{path: SHA-256}``
+                       (``{}`` for a person, a simulated one or a kit bot without files):
+                       provenance, never opened by a reader (version 2)
 ``rules``              every rule option (``Rules.to_dict()``), inline: ``preset`` is a
                        preset name, never a file; ``tick_ms`` the tick
 ``name``               ``null``, or the name the person chose to add (``--name``)
 ``reaction``           both seats' env latency profiles ``[player_0, player_1]`` as
                        ``{"mu", "sigma", "tau", "floor", "name"}`` (a person's is a fixed
                        1 ms: their reaction happened before their play reached the table)
-``opponent``           ``{"spec", "reaction"}``: the other seat's agent and its profile;
-                       provenance only: no reader builds an agent from it (a replay plays
-                       ``opponent_actions``)
+``opponent``           ``{"spec", "reaction", "files"}``: the other seat's agent, its
+                       profile and the files building it read (``{path: SHA-256}``, a path
+                       relative to the kit for its own models, else as given, as a
+                       tournament records them; ``files`` from version 2); provenance only:
+                       no reader builds an agent from it or opens a file it names (a replay
+                       plays ``opponent_actions``)
 ``seed``, ``deal``     ``Speed-v1`` reset seed and the deal (``reset(options={"deal": …})``)
 ``n_decisions``        steps of the recorded seat, one per tick
 ``obs_dim``,           sizes of the observation vector and the action space
@@ -48,9 +54,10 @@ with ``seat=0``, ``reaction`` as recorded, the opponent replaying
 (:mod:`speed_data.replay`). Nothing in a record names a person unless
 ``name`` was given.
 
-Version 1 still: ``"simulated"`` is a value added to ``seat_kind``, no key was added or
-changed its meaning, and every version-1 record the kit wrote reads as before (a kit that
-predates ``"simulated"`` refuses such a record by its ``seat_kind``). What the checks of
+Version 2 added ``opponent.files`` and ``agent_files`` (required in version 2). A version-1
+record still reads, without them (checked when present); in version 1 ``"simulated"`` was a
+value added to ``seat_kind`` (a kit that predates it refuses such a record by its
+``seat_kind``). What the checks of
 :mod:`speed_data.record_check` refuse (a path as ``rules.preset``, a ``"human"`` record not
 from the table) was never written by the kit.
 
@@ -67,6 +74,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,14 +86,18 @@ from speed_env.rules import PRESETS, Rules, RulesError
 
 FORMAT = "speed-play-record"
 """The ``format`` key of every record."""
-VERSION = 1
-"""The record format's version."""
+VERSION = 2
+"""The record format's version (the one written)."""
+READS = (1, 2)
+"""The versions this kit reads."""
 SUFFIX = ".speedrec.json"
 """A record file's name ends so; other files in a records folder are ignored."""
 SOURCES = ("table", "generate")
 SEAT_KINDS = ("human", "bot", "simulated")
 WINNERS = ("player_0", "player_1", "draw", None)
 PROFILE_KEYS = ("mu", "sigma", "tau", "floor", "name")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+"""A file hash as the kit writes it: 64 lowercase hex digits."""
 
 
 class RecordError(ValueError):
@@ -144,6 +156,19 @@ def _need(data: dict[str, Any], key: str, kind: Any, where: str) -> Any:
     return value
 
 
+def _check_files(files: Any, present: bool, where: str) -> None:
+    """A ``{path: SHA-256}`` map of provenance: path text, 64 lowercase hex digits."""
+    if not present:
+        raise RecordError(f"{where} is missing (a path: SHA-256 map, {{}} when none)")
+    if not isinstance(files, dict):
+        raise RecordError(f"{where} must be a map of file paths to SHA-256 hex digests")
+    for path, digest in files.items():
+        if not path or "\x00" in path:
+            raise RecordError(f"{where} holds an empty path or one with a NUL byte")
+        if not isinstance(digest, str) or not SHA256.fullmatch(digest):
+            raise RecordError(f"{where}: the hash of {path[:80]!r} is not 64 lowercase hex digits")
+
+
 def check_record(data: Any, where: str = "record") -> dict[str, Any]:
     """``data`` checked against the schema above; returns it.
 
@@ -153,9 +178,11 @@ def check_record(data: Any, where: str = "record") -> dict[str, Any]:
         raise RecordError(f"{where}: a record is a JSON object")
     if data.get("format") != FORMAT:
         raise RecordError(f"{where}: key 'format' must be {FORMAT!r}, got {data.get('format')!r}")
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if isinstance(version, bool) or version not in READS:
         raise RecordError(
-            f"{where}: record version {data.get('version')!r} is not one this kit reads ({VERSION})"
+            f"{where}: record version {version!r} is not one this kit reads "
+            f"({', '.join(map(str, READS))})"
         )
     for key in ("kit_version", "env_id", "source", "seat_kind", "agent"):
         _need(data, key, str, where)
@@ -176,6 +203,13 @@ def check_record(data: Any, where: str = "record") -> dict[str, Any]:
         raise RecordError(f"{where}: key 'reaction' needs two profiles (player_0, player_1)")
     opponent = _need(data, "opponent", dict, where)
     _need(opponent, "spec", str, f"{where}: opponent")
+    # Provenance: a reader checks the shape and never opens a file named here.
+    for holder, key, name in (
+        (data, "agent_files", "agent_files"),
+        (opponent, "files", "opponent.files"),
+    ):
+        if key in holder or version >= 2:
+            _check_files(holder.get(key), key in holder, f"{where}: key {name!r}")
     for i, prof in enumerate([*reaction, opponent.get("reaction")]):
         here = f"{where}: reaction[{i}]" if i < 2 else f"{where}: opponent.reaction"
         if not isinstance(prof, dict) or set(prof) != set(PROFILE_KEYS):
@@ -335,6 +369,7 @@ def read_records(
 
 __all__ = [
     "FORMAT",
+    "READS",
     "SUFFIX",
     "VERSION",
     "RecordError",

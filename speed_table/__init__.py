@@ -9,6 +9,8 @@ table as a player sees it. The modules:
   checks every message from the page passes.
 - :mod:`~speed_table.session`: the game a page plays, stepped on a clock; your
   play lands after 1 ms, the bot's after its reaction profile.
+- :mod:`~speed_table.table_bots`: a table's bots, and the files each was built from
+  (a play record's provenance).
 - :mod:`~speed_table.clock`: the session clock, and when each of your plays
   became legal (your reaction times; :mod:`speed_env.latency_fit` fits a
   profile to them).

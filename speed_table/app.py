@@ -55,7 +55,8 @@ from starlette.websockets import WebSocket
 from agents.runtime.failures import AgentFailure
 from speed_table import protocol
 from speed_table.clock import now
-from speed_table.session import GameSession, TableConfig, build_bots
+from speed_table.session import GameSession, TableConfig
+from speed_table.table_bots import build_bots
 
 STATIC = Path(__file__).with_name("static")
 LOCAL_HOSTS = ("127.0.0.1", "localhost")

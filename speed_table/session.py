@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-import agents
 import speed_env
-from agents.specs.guarded import calling, checked_act
+from agents.evaluate.agent_files import source_files
+from agents.specs.guarded import checked_act
 from speed_data.recorder import TableRecorder
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
@@ -43,6 +43,7 @@ from speed_table import protocol
 from speed_table.clock import LegalSince
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
 from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
+from speed_table.table_bots import built_bots
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
@@ -110,23 +111,6 @@ class TableConfig:
         return 0 if self.mode == "play" else None
 
 
-def build_bots(cfg: TableConfig) -> dict[int, Any]:
-    """The bots of a table by seat, each with its reaction profile on ``.reaction`` (never None)."""
-    seats = [1] if cfg.mode == "play" else [0, 1]
-    bots: dict[int, Any] = {}
-    for seat in seats:
-        with calling(cfg.agents[seat], "building it", f"table seat {seat}"):
-            bot: Any = agents.make(
-                cfg.agents[seat],
-                cfg.rules,
-                seed=None if cfg.seed is None else cfg.seed + 1000 * seat,  # a stream per seat
-            )
-        if getattr(bot, "reaction", None) is None:
-            bot.reaction = cfg.reaction
-        bots[seat] = bot
-    return bots
-
-
 def _rank_index(token: str) -> int:
     card = parse_card(token)
     return JOKER_RANK if card >= 52 else rank_of(card)
@@ -142,7 +126,12 @@ class GameSession:
 
     def __init__(self, cfg: TableConfig, bots: dict[int, Any] | None = None) -> None:
         self.cfg = cfg
-        self.bots = bots if bots is not None else build_bots(cfg)
+        if bots is None:
+            self.bots, self.bot_files = built_bots(cfg)
+        else:
+            # Built elsewhere (a test, the warm-up): the spec's own file is what is known.
+            self.bots = bots
+            self.bot_files = {seat: source_files(cfg.agents[seat]) for seat in bots}
         self.base_seed = (
             cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
         )
@@ -263,7 +252,9 @@ class GameSession:
         seed = self.base_seed + self.game
         # Recording deals Speed-v1's game `seed` (the record replays there); else the game `seed`.
         self.obs, _ = self.env.reset(seed=self.recorder.seed(seed), options=options)
-        self.recorder.begin(self.game, self.obs, self.cfg, profiles, seed)
+        self.recorder.begin(
+            self.game, self.obs, self.cfg, profiles, seed, self.bot_files.get(1, {})
+        )
         self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
         self._record()
         self.pending = None
@@ -497,4 +488,4 @@ class GameSession:
         return None
 
 
-__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig", "build_bots"]
+__all__ = ["HUMAN_LATENCY_MS", "GameSession", "TableConfig"]

@@ -167,8 +167,17 @@ def spec_files(spec: str, build: Callable[[], Any]) -> dict[str, str]:
 
     What a report card's manifest and a tournament's chunk log record per agent.
     """
-    _, files = files_read(build)
-    return dict(sorted({**source_files(spec), **files}.items()))
+    return built_with_files(spec, build)[1]
+
+
+def built_with_files(spec: str, build: Callable[[], T]) -> tuple[T, dict[str, str]]:
+    """``build()`` of the agent ``spec``, and the files it read as :func:`spec_files` gives them.
+
+    For a caller that keeps the agent it built (a play record's opponent), so the hashes are
+    of the very files that agent was built from.
+    """
+    agent, files = files_read(build)
+    return agent, dict(sorted({**source_files(spec), **files}.items()))
 
 
 def files_read(build: Callable[[], T]) -> tuple[T, dict[str, str]]:
