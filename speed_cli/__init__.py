@@ -22,7 +22,8 @@ exits with code 1.
 - :mod:`~speed_cli.train`: ``speed train``: MaskablePPO on either game, or cloning recorded
   play.
 - :mod:`~speed_cli.train_rllib`: ``speed train-rllib``: multi-agent PPO with RLlib.
-- :mod:`~speed_cli.train_expert`: ``speed train-expert``: vintage expert iteration.
+- :mod:`~speed_cli.train_expert`: ``speed train-expert``: expert iteration
+  (train/vintage_expert.py).
 - :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction
   latency.
 - :mod:`~speed_cli.data`: ``speed data``: play records as datasets and profiles.

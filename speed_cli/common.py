@@ -131,9 +131,14 @@ def add_reaction_flag(
     p.add_argument("--reaction", type=reactions(most), default=default, help=help)
 
 
-def add_game_flag(p: argparse.ArgumentParser, help: str) -> None:
-    """``--game``: ``realtime`` (the default) or ``vintage``."""
-    p.add_argument("--game", choices=("realtime", "vintage"), default="realtime", help=help)
+def add_game_flag(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--game``: one of the registered games (:mod:`agents.games.registry`), the first by
+    default; ``help`` by default lists each game's ``about``."""
+    from agents.games.registry import DEFAULT, GAMES
+
+    if help is None:
+        help = " or ".join(f"{name} ({game.about})" for name, game in GAMES.items())
+    p.add_argument("--game", choices=tuple(GAMES), default=DEFAULT, help=help)
 
 
 def add_rule_flags(

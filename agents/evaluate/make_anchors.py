@@ -38,7 +38,7 @@ def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str,
 
 def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """One rule set's round robin of the protocol's opponents: pairwise counts."""
-    import agents
+    from agents.specs.realtime import REALTIME
     from agents.tournament import realtime as tournament
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
@@ -49,7 +49,7 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
     pool = []
     for opp in proto["opponents"]:
         try:
-            agents.make(opp, rules, seed=0)
+            REALTIME.make(opp, rules, 0)
         except ValueError:
             continue  # refuses these rules: not an anchor here
         pool.append(opp)

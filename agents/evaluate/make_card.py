@@ -99,7 +99,7 @@ def _rating(
 # ------------------------------------------------------------------ timing
 def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, Any]:
     """CPU microseconds per decision at each batch size of the protocol (real-time Speed)."""
-    import agents
+    from agents.specs.realtime import REALTIME
     from speed_env.batch import BatchEnv
     from speed_env.rules import make_rules
 
@@ -108,7 +108,7 @@ def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, An
     cfg = proto["rule_sets"][cost["rule_set"]]
     rules = make_rules(cfg["preset"], **cfg["options"])
     with calling(spec, "building it"):
-        policy = agents.make(spec, rules, seed=0)
+        policy = REALTIME.make(spec, rules, 0)
     size = max(cost["batches"])  # one set of positions; smaller batches time its first rows
     env = BatchEnv(size, rules)
     obs, mask = env.reset(seed=0)

@@ -22,8 +22,10 @@ from typing import Any
 from agents.evaluate import protocol as ep
 from agents.runtime.jobs import Backend, run_jobs
 from agents.specs.guarded import calling, positive_seconds
+from agents.specs.realtime import REALTIME
 from agents.tournament import harness
 from agents.tournament import realtime as tournament
+from agents.vintage.registry import VINTAGE
 
 
 class EvaluationError(ValueError):
@@ -101,7 +103,6 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
     ``act_timeout``
         seconds per decision before an agent fails; ``None``: no limit.
     """
-    import agents
     from agents.evaluate import agent_files
     from agents.reaction_sweep.work import SweepSettings, plan_chunks
     from agents.specs import user_files as user_agents
@@ -110,9 +111,9 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
 
     spec, games, seed = plan.spec, plan.games, plan.seed
     proto = ep.protocol("realtime", plan.version)
-    parsed = agents.parse_spec(spec)
-    if agents.vintage.registry.is_vintage(spec):
+    if VINTAGE.knows(spec):
         raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
+    parsed = REALTIME.parse_spec(spec)
     if parsed.reaction is not None:
         raise EvaluationError(
             f"{spec!r} carries its own reaction profile; the protocol gives every seat the "
@@ -124,7 +125,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         rules = make_rules(cfg["preset"], **cfg["options"])
         try:
             with calling(spec, f"building it for rule set {rs}", passthrough=(ValueError,)):
-                _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
+                _, files = agent_files.files_read(partial(REALTIME.make, spec, rules, 0))
         except user_agents.UserAgentError as exc:
             if not isinstance(exc, user_agents.AgentBuildError):
                 raise  # the file or name is wrong: nothing to evaluate
@@ -136,7 +137,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         plan.files.update(files)
         for opp in proto["opponents"]:
             reason = _try_build(
-                partial(agents.make, opp, rules, seed=0), opp, f"building it for rule set {rs}"
+                partial(REALTIME.make, opp, rules, 0), opp, f"building it for rule set {rs}"
             )
             if reason is not None:
                 plan.skipped[f"{rs}/{opp}"] = f"{opp} refuses these rules: {reason}"
@@ -208,19 +209,17 @@ def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
 
     Refuses a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s.
     """
-    import agents
     from agents.evaluate import agent_files
     from agents.tournament import vintage as vt
-    from agents.vintage import registry as vintage_agents
 
     spec, games, seed = plan.spec, plan.games, plan.seed
     proto = ep.protocol("vintage", plan.version)
-    if agents.REALTIME.knows(spec):
+    if REALTIME.knows(spec):
         raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
-    vintage_agents.parse_spec(spec)
+    VINTAGE.parse_spec(spec)
     plan.files.update(agent_files.source_files(spec))
     with calling(spec, "building it", passthrough=(ValueError,)):
-        _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
+        _, files = agent_files.files_read(lambda: VINTAGE.make(spec, None, 0))
     plan.files.update(files)
     for t, (lineup, reason) in enumerate(vintage_tables(spec, proto)):
         group = f"table/{t}"

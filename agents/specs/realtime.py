@@ -74,9 +74,9 @@ def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     See agents/openspiel_bots.py.
     """
-    from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
+    from agents.openspiel_bots import REALTIME_BOTS, RealtimeOpenSpielSeat, bot_factory
 
-    return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
+    return RealtimeOpenSpielSeat(rules, bot_factory(arg, REALTIME_BOTS, REALTIME.game), seed)
 
 
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:

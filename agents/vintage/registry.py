@@ -75,11 +75,12 @@ def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
 def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``.
 
-    See agents/openspiel_bots.py.
+    See agents/vintage/openspiel_seat.py.
     """
-    from agents.openspiel_bots import VintageOpenSpielSeat, bot_factory
+    from agents.openspiel_bots import bot_factory
+    from agents.vintage.openspiel_seat import BOTS, VintageOpenSpielSeat
 
-    return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
+    return VintageOpenSpielSeat(bot_factory(arg, BOTS, VINTAGE.game), seed)
 
 
 EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.json"
