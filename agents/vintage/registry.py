@@ -43,7 +43,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     settings = spec_settings("vintage-search", arg, lambda: parse_settings(options, budget))
     network = None
     if settings.uses_network:  # net=PATH, else the bundled vintage-expert
-        from agents.model_io.kit_model import load_vintage_policy
+        from agents.model_io.vintage import load_vintage_policy
 
         network = load_vintage_policy(settings.net or EXPERT_MODEL)
     return VintageSearch(settings, seed, network=network)
@@ -51,7 +51,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
 
 def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
-    from agents.model_io.learned import vintage_policy_from_spec_arg
+    from agents.model_io.vintage import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(arg, seed)
 
@@ -89,7 +89,7 @@ EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.jso
 
 def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-expert`` (``?sample`` samples): the bundled expert-iteration network."""
-    from agents.model_io.learned import vintage_policy_from_spec_arg
+    from agents.model_io.vintage import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
 
