@@ -96,3 +96,10 @@ def test_the_spec_room_imports_no_game_room_above_it():
                 if n.startswith(("agents.vintage", "agents.games", "agents.tournament"))
             ]
     assert upward == []
+
+
+def test_each_game_names_its_own_env_ids():
+    realtime, vintage = load_game("realtime").env_ids(), load_game("vintage").env_ids()
+    assert "speed_env/speed_v1" in realtime and "speed_env/Speed-v1" in realtime
+    assert "speed_env/vintage_speed_v0" in vintage and "speed_env/VintageSpeed-v0" in vintage
+    assert not set(realtime) & set(vintage)
