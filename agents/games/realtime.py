@@ -149,6 +149,11 @@ class RealtimeGame:
     default_seats: int = 2
     default_agents: tuple[str, ...] = ("random", "greedy", "chain")
 
+    @property
+    def model_kind(self) -> str | None:
+        """The kind that plays a saved model file."""
+        return REALTIME.model_kind
+
     def env_ids(self) -> tuple[str, ...]:
         """The registered ids of its envs (the current versions)."""
         from agents.evaluate.protocol import env_ids

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from agents.games import realtime, vintage
-from agents.specs.registry import AgentSpec
+from agents.specs.registry import AgentSpec, BarePathError, bare_path_error
 from agents.tournament.game import Game
 from speed_env.policy import Policy
 from speed_env.rules import Rules
@@ -58,7 +58,11 @@ def available() -> dict[str, str]:
 def parse_spec(spec: str) -> AgentSpec:
     """Split ``name[:arg][@reaction]``, by the registry of the game the name is an agent of;
     refuse unknown names and bad profiles. ``@K`` is a search agent's budget."""
-    parsed: AgentSpec = game_of_spec(spec).parse_spec(spec)
+    try:
+        parsed: AgentSpec = game_of_spec(spec).parse_spec(spec)
+    except BarePathError:  # a model file: each game's spelling of it
+        kinds = [(g.model_kind, g.title) for g in GAMES.values() if g.model_kind is not None]
+        raise bare_path_error(spec, kinds) from None
     return parsed
 
 
@@ -80,5 +84,6 @@ def make(
     >>> bot.act(seat["observation"][None], seat["action_mask"][None]).shape
     (1,)
     """
+    parse_spec(spec)  # a bare model path is refused naming every game's spelling
     policy: Policy = game_of_spec(spec).make_agent(spec, rules, seed)
     return policy

@@ -146,6 +146,11 @@ class VintageGame:
     default_seats: int = 4
     default_agents: tuple[str, ...] = ("vintage-random", "vintage-greedy", "vintage-tactician")
 
+    @property
+    def model_kind(self) -> str | None:
+        """The kind that plays a saved model file."""
+        return VINTAGE.model_kind
+
     def env_ids(self) -> tuple[str, ...]:
         """The registered ids of its envs (the current versions)."""
         from agents.evaluate.protocol import env_ids

@@ -18,7 +18,7 @@ from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
 
-REALTIME = Registry(REALTIME_GAME)
+REALTIME = Registry(REALTIME_GAME, model_kind="ppo")
 """The real-time agent kinds; ``build(rules, seed, arg)``."""
 register = REALTIME.register
 

@@ -2,12 +2,12 @@
 
 A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
-or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
+or a preset name, real-time Speed) or a search budget (``search@32``)
 for an agent registered with ``budget``. A user's own agent,
 ``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.specs.user_files`),
-is understood by both registries: the game it plays is the one it is built for.
-:mod:`agents` holds the real-time registry, :mod:`agents.vintage.registry` the vintage
-one; each builds its own game's bots only.
+is understood by every registry: the game it plays is the one it is built for.
+Each game's room holds its registry (:mod:`agents.specs.realtime` ...), which builds its own
+game's bots only; :mod:`agents.games.registry` asks them all.
 """
 
 from __future__ import annotations
@@ -34,15 +34,20 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or "\\" in text or text.lower().endswith(_MODEL_SUFFIXES)
 
 
-def bare_path_error(spec: str) -> AgentSpecError:
-    """The error for a model file given where an agent spec belongs: it shows the spellings.
+class BarePathError(AgentSpecError):
+    """A model file given where an agent spec belongs; the message shows the spellings."""
 
-    A bare path is refused rather than guessed: the same file name could be a real-time or a
-    vintage model, and the spec names which (``ppo:`` or ``vintage-ppo:``)."""
+
+def bare_path_error(spec: str, kinds: list[tuple[str, str]]) -> BarePathError:
+    """The error for a model file given where an agent spec belongs: it shows the spellings,
+    one per ``(agent kind, game)`` of ``kinds`` that plays a saved model.
+
+    A bare path is refused rather than guessed: the same file name could be a model of any
+    game, and the spec names which (``ppo:`` ...)."""
     path = spec.strip()
-    return AgentSpecError(
-        f"{path!r} is a file, not an agent spec: name a saved model by its kind, "
-        f"ppo:{path} (real-time Speed) or vintage-ppo:{path} (Vintage Speed)"
+    spellings = " or ".join(f"{kind}:{path} ({game})" for kind, game in kinds)
+    return BarePathError(
+        f"{path!r} is a file, not an agent spec: name a saved model by its kind, {spellings}"
     )
 
 
@@ -91,15 +96,15 @@ def spec_settings(kind: str, arg: str, parse: Callable[[], _T]) -> _T:
 class AgentEntry:
     """How to build one kind of agent: ``build(context, seed, arg)``.
 
-    ``context`` is what the game's bots need to be built (the real-time rules;
-    nothing for a vintage bot).
+    ``context`` is what the game's bots need to be built (the real-time rules; nothing for a
+    game whose bots read one default observation).
     """
 
     name: str
     description: str
     build: Callable[..., Any]
     budget: bool = False
-    """``@`` in its spec is a search budget (``vintage-search@32``), not a reaction profile."""
+    """``@`` in its spec is a search budget (``search@32``), not a reaction profile."""
 
 
 @dataclass(frozen=True)
@@ -115,9 +120,11 @@ class AgentSpec:
 class Registry:
     """The agent kinds of one game, by name."""
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, model_kind: str | None = None) -> None:
         self.game = game
         """The game in words, for error messages (``real-time Speed``)."""
+        self.model_kind = model_kind
+        """The kind that plays a saved model file (``ppo``), if the game has one."""
         self.entries: dict[str, AgentEntry] = {}
 
     def register(
@@ -155,7 +162,8 @@ class Registry:
         if name not in self.entries and body.strip().lower().endswith(".py"):
             raise python_file_error(body)
         if name not in self.entries and _looks_like_path(body):
-            raise bare_path_error(spec)
+            kinds = [] if self.model_kind is None else [(self.model_kind, self.game)]
+            raise bare_path_error(spec, kinds)
         if name not in self.entries:
             raise AgentSpecError(
                 f"unknown agent {name!r} in spec {spec!r}; {self.game} agents: "

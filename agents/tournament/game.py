@@ -181,6 +181,11 @@ class Game(Protocol):
         """A tournament's line-up when none is given."""
         ...
 
+    @property
+    def model_kind(self) -> str | None:
+        """The agent kind that plays a saved model file (``ppo``), if the game has one."""
+        ...
+
     def env_ids(self) -> tuple[str, ...]:
         """The env ids it registers, current version first (Gymnasium's and PettingZoo's)."""
         ...

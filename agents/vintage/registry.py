@@ -16,7 +16,7 @@ from agents.specs.errors import AgentSpecError
 from agents.specs.registry import AgentSpec, Registry, spec_settings
 from speed_env.policy import Policy
 
-VINTAGE = Registry("Vintage Speed")
+VINTAGE = Registry("Vintage Speed", model_kind="vintage-ppo")
 """The vintage agent kinds; ``build(None, seed, arg)`` (a vintage bot needs no rules object)."""
 
 

@@ -7,6 +7,7 @@ a library, the way a league's payoff table will call it.
 from __future__ import annotations
 
 import ast
+import re
 import json
 from pathlib import Path
 
@@ -103,3 +104,15 @@ def test_each_game_names_its_own_env_ids():
     assert "speed_env/speed_v1" in realtime and "speed_env/Speed-v1" in realtime
     assert "speed_env/vintage_speed_v0" in vintage and "speed_env/VintageSpeed-v0" in vintage
     assert not set(realtime) & set(vintage)
+
+
+def test_a_bare_model_path_is_refused_with_every_games_spelling():
+    spellings = " or ".join(
+        f"{g.model_kind}:runs/model.json ({g.title})" for g in GAMES.values() if g.model_kind
+    )
+    assert "ppo:runs/model.json (real-time Speed)" in spellings
+    assert "vintage-ppo:runs/model.json (Vintage Speed)" in spellings
+    with pytest.raises(
+        ValueError, match=f"name a saved model by its kind, {re.escape(spellings)}$"
+    ):
+        make("runs/model.json")

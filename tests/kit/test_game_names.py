@@ -33,7 +33,6 @@ NOT_YET = {
     "agents/evaluate/report.py",
     "agents/evaluate/summary.py",
     "agents/model_io/__init__.py",  # re-exports the vintage model functions
-    "agents/specs/registry.py",  # the bare-path message lists each game's model kind
     # speed_cli/: the evaluate and training commands
     "speed_cli/evaluate.py",
     "speed_cli/train.py",
