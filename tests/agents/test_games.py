@@ -7,8 +7,8 @@ a library, the way a league's payoff table will call it.
 from __future__ import annotations
 
 import ast
-import re
 import json
+import re
 from pathlib import Path
 
 import pytest
