@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.runtime import strict_json
 
 
@@ -89,10 +89,10 @@ def check_card(
                 "is missing: a card made before cards were sealed (python -m "
                 "agents.evaluate.card_check --rehash checks it and adds it)",
             )
-        if stored != ep.card_hash(card):
+        if stored != protocol.card_hash(card):
             c.fail("card_hash", "does not match the card (edited by hand?)")
     manifest = c.obj(card.get("manifest"), "manifest")
-    if manifest.get("hash") != ep.manifest_hash(manifest):
+    if manifest.get("hash") != protocol.manifest_hash(manifest):
         c.fail("manifest.hash", "does not match the manifest (edited by hand?)")
     if card.get("card") != CARD_TITLE:
         c.fail("card", f"must be {CARD_TITLE!r} (is this a report card?)")
@@ -102,8 +102,8 @@ def check_card(
         if not _same_json(card.get(key), manifest.get(key)):
             c.fail(key, f"is {card.get(key)!r:.100}, its manifest's {manifest.get(key)!r:.100}")
     try:
-        proto = ep.protocol(game, version)
-    except ep.ProtocolError as exc:
+        proto = protocol.protocol(game, version)
+    except protocol.ProtocolError as exc:
         c.fail("protocol", f"is {version}: {exc}")
     path = first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
     if path is not None:
@@ -317,11 +317,11 @@ def _check_interval(
 
 def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None) -> None:
     """The card's ratings and α-Rank are what its counts give against ``anchors``."""
-    from agents.evaluate import make_card as evaluate
+    from agents.evaluate import make_card
 
     if anchors is None:
-        anchors = evaluate.load_anchors(card["game"])
-    rated = evaluate.rate(card, anchors)
+        anchors = make_card.load_anchors(card["game"])
+    rated = make_card.rate(card, anchors)
     stored, again = card["results"], rated["results"]
     if importlib.util.find_spec("open_spiel") is None:
         # α-Rank needs the [openspiel] extra: without it, it cannot be re-computed here (and a
@@ -469,7 +469,7 @@ def rehash(paths: Sequence[str | Path]) -> list[Path]:
     done = []
     for p in map(Path, paths):
         card = check_card(read_json(p), str(p), sealed=False)
-        done.append((p, ep.seal(card)))
+        done.append((p, protocol.seal(card)))
     for p, card in done:  # a second loop: every card checked before any is written
         write_atomic(p, (json.dumps(card, indent=2) + "\n").encode())
     return [p for p, _ in done]

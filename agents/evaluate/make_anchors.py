@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.runtime.files import write_json
 
 
@@ -39,11 +39,11 @@ def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str,
 def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """One rule set's round robin of the protocol's opponents: pairwise counts."""
     from agents.specs.realtime import REALTIME
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
-    proto = ep.protocol("realtime", version)
+    proto = protocol.protocol("realtime", version)
     cfg = proto["rule_sets"][rs]
     rules = make_rules(cfg["preset"], **cfg["options"])
     pool = []
@@ -53,7 +53,7 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         except ValueError:
             continue  # refuses these rules: not an anchor here
         pool.append(opp)
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=tuple(pool),
         games=proto["games"],
         rules=rules,
@@ -61,10 +61,10 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         tick_ms=proto["tick_ms"],
         seed=proto["seed"],
     )
-    results, complete = tournament.run(settings, workers=workers, progress=progress)
+    results, complete = realtime.run(settings, workers=workers, progress=progress)
     if not complete:  # the run stops short only on Ctrl-C: main writes nothing for this key
         raise KeyboardInterrupt
-    wins, draws, games = tournament.pair_counts(settings, results)
+    wins, draws, games = realtime.pair_counts(settings, results)
     return {
         "agents": pool,
         "games_per_pairing": settings.deals * 2,  # each deal twice, seats swapped
@@ -75,18 +75,18 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
 
 def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """The vintage bots' round robin at the protocol's table size: pairwise comparison counts."""
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
     from agents.tournament.vintage_stats import game_table, pairwise
 
-    proto = ep.protocol("vintage", version)
-    settings = vt.VintageSettings(
+    proto = protocol.protocol("vintage", version)
+    settings = vintage.VintageSettings(
         agents=tuple(proto["opponents"]),
         players=proto["players"],
         games=proto["games"],
         seed=proto["seed"],
         options=tuple(sorted(proto["options"].items())),
     )
-    results, complete = vt.run(settings, workers=workers, progress=progress)
+    results, complete = vintage.run(settings, workers=workers, progress=progress)
     if not complete:
         raise KeyboardInterrupt
     wins, draws, games = pairwise(game_table(results, settings.deals), len(settings.agents))
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--game", choices=("realtime", "vintage"), required=True)
-    p.add_argument("--protocol", type=int, default=ep.PROTOCOL_VERSION)
+    p.add_argument("--protocol", type=int, default=protocol.PROTOCOL_VERSION)
     p.add_argument("--rule-sets", default=None, help="realtime: only these (comma-separated)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument(
@@ -117,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:  # a protocol or rule set the kit does not have: one line, nothing written
-        proto = ep.protocol(args.game, args.protocol)
-    except ep.ProtocolError as exc:
+        proto = protocol.protocol(args.game, args.protocol)
+    except protocol.ProtocolError as exc:
         p.error(f"--protocol: {exc}")
     keys = (
         ["4p"]

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 
 # The plan and the numbers are modules of their own; their names are this module's API too.
 from agents.evaluate.plan import (
@@ -97,13 +97,13 @@ def _rating(
 
 
 # ------------------------------------------------------------------ timing
-def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, Any]:
+def decision_cost(spec: str, version: int = protocol.PROTOCOL_VERSION) -> dict[str, Any]:
     """CPU microseconds per decision at each batch size of the protocol (real-time Speed)."""
     from agents.specs.realtime import REALTIME
     from speed_env.batch import BatchEnv
     from speed_env.rules import make_rules
 
-    proto = ep.protocol("realtime", version)
+    proto = protocol.protocol("realtime", version)
     cost = proto["decision_cost"]
     cfg = proto["rule_sets"][cost["rule_set"]]
     rules = make_rules(cfg["preset"], **cfg["options"])
@@ -154,7 +154,9 @@ def card(
     too.
     """
     summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
-    manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
+    manifest = protocol.manifest(
+        plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version
+    )
     doc = {
         "card": "speed-rl evaluation report",
         "protocol": plan.version,
@@ -182,7 +184,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
 
     out = json.loads(json.dumps(card))  # a deep copy
     version, game = out["protocol"], out["game"]
-    proto = ep.protocol(game, version)
+    proto = protocol.protocol(game, version)
     samples, seed = proto["rating"]["bootstrap"], out["manifest"]["seeds"]["deals"]
     keys = ("rating", "rating_ci", "against", "anchors", "note")
     if game == "vintage":
@@ -192,7 +194,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
             res.pop(k, None)
         res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
         res["alpharank"] = card_alpharank(out, anchors)
-        return ep.seal(out)
+        return protocol.seal(out)
     for rs, row in out["results"]["rule_sets"].items():
         if "opponents" not in row:
             continue
@@ -205,4 +207,4 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
             row.pop(k, None)
         row.update(_rating(anchors, version, game, rs, rows, samples, seed))
     out["results"]["alpharank"] = card_alpharank(out, anchors)
-    return ep.seal(out)
+    return protocol.seal(out)

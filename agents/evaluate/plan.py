@@ -19,12 +19,11 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.runtime.jobs import Backend, run_jobs
 from agents.specs.guarded import calling, positive_seconds
 from agents.specs.realtime import REALTIME
-from agents.tournament import harness
-from agents.tournament import realtime as tournament
+from agents.tournament import harness, realtime
 from agents.vintage.registry import VINTAGE
 
 
@@ -54,21 +53,21 @@ class Plan:
 def _job(job: tuple[str, Any, Any]) -> tuple[str, Any]:
     """One chunk of a group (module level: pickled to workers and Ray tasks)."""
     group, settings, chunk = job
-    if isinstance(settings, tournament.Settings):
-        return group, tournament.run_chunk(settings, chunk)
-    from agents.tournament import vintage as vt
+    if isinstance(settings, realtime.Settings):
+        return group, realtime.run_chunk(settings, chunk)
+    from agents.tournament import vintage
 
-    return group, vt.run_chunk(settings, chunk)
+    return group, vintage.run_chunk(settings, chunk)
 
 
 def _describe(job: tuple[str, Any, Any]) -> str:
     """A job in words, for the line of a worker that died."""
     group, settings, chunk = job
-    if isinstance(settings, tournament.Settings):
-        return f"{group} {tournament.describe_chunk(settings, chunk)}"
-    from agents.tournament import vintage as vt
+    if isinstance(settings, realtime.Settings):
+        return f"{group} {realtime.describe_chunk(settings, chunk)}"
+    from agents.tournament import vintage
 
-    return f"{group} {vt.describe_chunk(settings, chunk)}"
+    return f"{group} {vintage.describe_chunk(settings, chunk)}"
 
 
 def _reason(exc: BaseException) -> str:
@@ -105,12 +104,12 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
     """
     from agents.evaluate import agent_files
     from agents.reaction_sweep.work import SweepSettings, plan_chunks
-    from agents.specs import user_files as user_agents
+    from agents.specs import user_files
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
     spec, games, seed = plan.spec, plan.games, plan.seed
-    proto = ep.protocol("realtime", plan.version)
+    proto = protocol.protocol("realtime", plan.version)
     if VINTAGE.knows(spec):
         raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
     parsed = REALTIME.parse_spec(spec)
@@ -126,8 +125,8 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         try:
             with calling(spec, f"building it for rule set {rs}", passthrough=(ValueError,)):
                 _, files = agent_files.files_read(partial(REALTIME.make, spec, rules, 0))
-        except user_agents.UserAgentError as exc:
-            if not isinstance(exc, user_agents.AgentBuildError):
+        except user_files.UserAgentError as exc:
+            if not isinstance(exc, user_files.AgentBuildError):
                 raise  # the file or name is wrong: nothing to evaluate
             plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
             continue
@@ -142,7 +141,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             if reason is not None:
                 plan.skipped[f"{rs}/{opp}"] = f"{opp} refuses these rules: {reason}"
                 continue
-            settings = tournament.Settings(
+            settings = realtime.Settings(
                 agents=(spec, opp),
                 games=games,
                 rules=rules,
@@ -210,10 +209,10 @@ def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
     Refuses a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s.
     """
     from agents.evaluate import agent_files
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
 
     spec, games, seed = plan.spec, plan.games, plan.seed
-    proto = ep.protocol("vintage", plan.version)
+    proto = protocol.protocol("vintage", plan.version)
     if REALTIME.knows(spec):
         raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
     VINTAGE.parse_spec(spec)
@@ -227,7 +226,7 @@ def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
             plan.skipped[group] = reason
             continue
         others = tuple(dict.fromkeys(lineup[1:]))  # each bot once, in line-up order
-        settings = vt.VintageSettings(
+        settings = vintage.VintageSettings(
             agents=(spec, *others),
             players=proto["players"],
             games=games,
@@ -238,7 +237,7 @@ def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
             act_timeout=act_timeout,
         )
         plan.groups[group] = {"kind": "table", "lineup": lineup, "settings": settings}
-        for chunk in vt.plan(settings):
+        for chunk in vintage.plan(settings):
             plan.jobs.append((group, settings, chunk))
     return plan
 
@@ -248,7 +247,7 @@ def make_plan(
     game: str = "realtime",
     games: int | None = None,
     seed: int | None = None,
-    version: int = ep.PROTOCOL_VERSION,
+    version: int = protocol.PROTOCOL_VERSION,
     act_timeout: float | None = None,
 ) -> Plan:
     """The plan of a card.
@@ -263,7 +262,7 @@ def make_plan(
         card's numbers, so the card does not record it.
     """
     positive_seconds(act_timeout)
-    proto = ep.protocol(game, version)
+    proto = protocol.protocol(game, version)
     games = proto["games"] if games is None else games
     least = proto.get("players", 2)
     if isinstance(games, bool) or not isinstance(games, int) or games < least:

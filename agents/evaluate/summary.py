@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.evaluate.plan import Plan, vintage_tables
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 
 
-def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, Any]:
+def _pairing_row(settings: realtime.Settings, chunks: list[Any]) -> dict[str, Any]:
     from agents.stats import wilson_interval
 
     chunks = sorted(chunks, key=lambda c: c.chunk.start)  # workers finish in any order
@@ -46,7 +46,7 @@ def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, 
         "illegal_per_game": illegal / games if games else 0.0,
     }
     if settings.match:
-        matches, left = tournament.pairing_matches(settings, chunks).get(0, ([], 0))
+        matches, left = realtime.pairing_matches(settings, chunks).get(0, ([], 0))
         won = sum(1 for w, _ in matches if w > 0)
         mlo, mhi = wilson_interval(won, len(matches))
         row["match"] = {
@@ -71,7 +71,7 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
     from agents.reaction_sweep.summary import summarise
     from agents.reaction_sweep.work import PointResult
 
-    proto = ep.protocol("realtime", plan.version)
+    proto = protocol.protocol("realtime", plan.version)
     samples = proto["rating"]["bootstrap"]
     out: dict[str, Any] = {}
     for rs in proto["rule_sets"]:
@@ -149,7 +149,7 @@ def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, A
     from agents.stats import clustered_mean, wilson_interval
     from agents.tournament.vintage_stats import comparisons, game_table
 
-    proto = ep.protocol("vintage", plan.version)
+    proto = protocol.protocol("vintage", plan.version)
     tables: list[dict[str, Any]] = []
     per_bot: dict[str, list[float]] = {}  # bot -> [wins, draws, comparisons]
     for t, (lineup, _) in enumerate(vintage_tables(plan.spec, proto)):

@@ -119,14 +119,14 @@ BUNDLED = Path(__file__).parent.parent / "models" / "trained.json"  # agents/mod
 # ----------------------------------------------------------------- manifest
 def library_versions() -> dict[str, str]:
     """Versions of the libraries that matter for a saved model (those importable now)."""
-    import importlib.metadata as md
     import platform
+    from importlib import metadata
 
     out = {"python": platform.python_version()}
     for dist in ("speed-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium"):
         # The [train] libraries are optional: a play-only install records what it has.
-        with contextlib.suppress(md.PackageNotFoundError):
-            out[dist] = md.version(dist)
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[dist] = metadata.version(dist)
     return out
 
 

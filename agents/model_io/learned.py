@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.model_io import kit_model as model_io
+from agents.model_io import kit_model
 from agents.model_io.kit_model import load_policy
 from agents.model_io.manifest import read_manifest
 from agents.model_io.mlp import MLPPolicy
@@ -50,10 +50,10 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
 def bundled_models() -> list[Path]:
     """The manifests of every bundled model.
 
-    ``model_io.BUNDLED``, the default, comes first, then the other ``*.json`` manifests beside
+    ``kit_model.BUNDLED``, the default, comes first, then the other ``*.json`` manifests beside
     it, by name.
     """
-    default = model_io.BUNDLED  # read at call time: a test bundles its own
+    default = kit_model.BUNDLED  # read at call time: a test bundles its own
     others = sorted(p for p in default.parent.glob("*.json") if p != default)
     return ([default] if default.exists() else []) + others
 
@@ -64,7 +64,7 @@ def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
     It is the first of :func:`bundled_models` that can play them. When none fits, or none is
     bundled, a clear error names each bundled model and what it was trained on.
     """
-    models, bundled = bundled_models(), model_io.BUNDLED
+    models, bundled = bundled_models(), kit_model.BUNDLED
     if not models:
         raise ModelFormatError(
             f"the bundled model {bundled} is missing: this copy of the kit ships without a "

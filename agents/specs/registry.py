@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agents.specs import user_files as user_agents
+from agents.specs import user_files
 from agents.specs.errors import AgentSpecError
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
@@ -157,7 +157,7 @@ class Registry:
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
         # A user's spec first: ``py:dir/bot.py:Bot`` would otherwise look like a file path.
-        if name not in self.entries and user_agents.is_user_spec(text):
+        if name not in self.entries and user_files.is_user_spec(text):
             return self._parse_user(text)
         if name not in self.entries and body.strip().lower().endswith(".py"):
             raise python_file_error(body)
@@ -181,7 +181,7 @@ class Registry:
 
     def _parse_user(self, text: str) -> AgentSpec:
         """A user's agent (``py:PATH.py:NAME``, ``package.module:NAME``): checked in shape only."""
-        parsed = user_agents.parse(text)
+        parsed = user_files.parse(text)
         reaction = None
         if parsed.tail and self.game != REALTIME_GAME:
             raise AgentSpecError(
@@ -205,7 +205,7 @@ class Registry:
         if parsed.name in self.entries:
             policy = self.entries[parsed.name].build(context, seed, parsed.arg)
         else:  # a user's agent: its file or module is loaded now
-            policy = user_agents.build(parsed.text, context, seed)
+            policy = user_files.build(parsed.text, context, seed)
         try:
             policy.reaction = parsed.reaction
             policy.spec = parsed.text

@@ -22,9 +22,9 @@ VINTAGE = Registry("Vintage Speed", model_kind="vintage-ppo")
 
 def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
     def build(context: None, seed: int | None, arg: str) -> Policy:
-        from agents.vintage import bots as vintage
+        from agents.vintage import bots
 
-        cls = getattr(vintage, cls_name)
+        cls = getattr(bots, cls_name)
         # Only the random bot draws; the others are deterministic and take no seed.
         return cls(seed=seed) if cls_name == "VintageRandom" else cls()
 
