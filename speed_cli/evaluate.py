@@ -88,9 +88,13 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
     from agents import evaluate as ev
+    from agents.games.registry import game_of_spec
     from agents.runtime.files import check_writable
     from agents.runtime.run_lock import FolderLock
 
+    owner = game_of_spec(args.spec)
+    if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
+        raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
     plan = ev.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
     )

@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agents.evaluate import protocol
+from agents.evaluate.realtime import CARD
 from agents.runtime.jobs import Backend
 from agents.specs.realtime import REALTIME
 from agents.specs.registry import AgentSpec
@@ -217,3 +219,5 @@ class RealtimeGame:
 
 GAME = RealtimeGame()
 """The real-time game, as :mod:`agents.games.registry` registers it."""
+
+protocol.register(CARD)  # its report card, for the shared card code (speed evaluate)

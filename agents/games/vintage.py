@@ -13,6 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agents.evaluate import protocol
+from agents.evaluate.vintage import CARD
 from agents.runtime.jobs import Backend
 from agents.specs.errors import AgentSpecError
 from agents.specs.registry import AgentSpec
@@ -219,3 +221,5 @@ class VintageGame:
 
 GAME = VintageGame()
 """The vintage game, as :mod:`agents.games.registry` registers it."""
+
+protocol.register(CARD)  # its report card, for the shared card code (speed evaluate)

@@ -116,3 +116,15 @@ def test_a_bare_model_path_is_refused_with_every_games_spelling():
         ValueError, match=f"name a saved model by its kind, {re.escape(spellings)}$"
     ):
         make("runs/model.json")
+
+
+def test_each_game_registers_its_report_card_for_the_shared_card_code():
+    from agents.evaluate import protocol
+
+    assert [card.name for card in protocol.card_games()] == list(GAMES)
+    for name in GAMES:
+        card = protocol.card_game(name)
+        assert protocol.protocol(name, 1)["game"] == name
+        assert card.sections() and card.unit and card.title
+    with pytest.raises(protocol.ProtocolError, match="no 'texas' game to evaluate"):
+        protocol.card_game("texas")

@@ -22,18 +22,8 @@ REGISTRATION = {
 }
 """Where games are registered: the one place each that lists them all."""
 NOT_YET = {
-    # agents/: evaluation still branches on the game
-    "agents/evaluate/__init__.py",
-    "agents/evaluate/alpharank.py",
-    "agents/evaluate/card_check.py",
-    "agents/evaluate/make_anchors.py",
-    "agents/evaluate/make_card.py",
-    "agents/evaluate/plan.py",
-    "agents/evaluate/protocol.py",
-    "agents/evaluate/report.py",
-    "agents/evaluate/summary.py",
     "agents/model_io/__init__.py",  # re-exports the vintage model functions
-    # speed_cli/: the evaluate and training commands
+    # speed_cli/: the evaluate command (its --game help) and the training commands
     "speed_cli/evaluate.py",
     "speed_cli/train.py",
     "speed_cli/train_expert.py",
