@@ -76,6 +76,11 @@ class CardGame(Protocol):
         ...
 
     @property
+    def about(self) -> str:
+        """Its card in a few words, for ``--game``'s help (``four seats``)."""
+        ...
+
+    @property
     def unit(self) -> str:
         """What a card plays its games per (``pairing``, ``table``)."""
         ...

@@ -31,6 +31,7 @@ class RealtimeCard:
 
     name: str = "realtime"
     title: str = "Real-time Speed"
+    about: str = "paired deals against the reference bots"
     unit: str = "pairing"
     protocols: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: protocol.REALTIME_1})
     env_mark: str | None = None

@@ -316,6 +316,7 @@ class VintageCard:
 
     name: str = "vintage"
     title: str = "Vintage Speed"
+    about: str = "four seats"
     unit: str = "table"
     protocols: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: PROTOCOL_1})
     # The ids spell it VintageSpeed-v0 and vintage_speed_v0.
