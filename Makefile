@@ -2,7 +2,9 @@
 # Python 3.11 (a venv in .venv; torch's local CPU build first). Each setup step says, before it
 # starts, what it installs and roughly how long it takes: the times are what a fresh clone took
 # on a 2-core machine busy with other work (load 15); a quiet one is faster (docs/getting-started.md).
-# Users without make: `pip install ".[train]"`.
+# Users without make: torch's CPU build first (`pip install torch==2.13.0 --index-url
+# https://download.pytorch.org/whl/cpu`; plain pip pulls the CUDA packages), then
+# `pip install ".[train]"`.
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 
 BotFactory = Callable[[Any, int, int], Any]
 """``factory(game, player, seed) -> pyspiel.Bot``."""

@@ -10,7 +10,7 @@ each run's wall time, the speed-up of the medians and its efficiency
 (speed-up / workers). Each chunk also reports the
 CPU time it used in its worker (``time.process_time``), which a machine
 shared with other work inflates far less than wall time. The merge
-(``tournament.summarise``: combining the chunks, ratings, bootstrap; for
+(``realtime.summarise``: combining the chunks, ratings, bootstrap; for
 targets, concatenating the chunks and writing the file) runs in the driver
 and is timed on its own.
 
@@ -38,59 +38,59 @@ import numpy as np
 
 def timed_chunk(job: tuple[Any, Any, int]) -> tuple[Any, float]:
     """A tournament chunk and the CPU seconds its worker spent on it."""
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
 
     t0 = time.process_time()
-    result = tournament.run_chunk(*job)
+    result = realtime.run_chunk(*job)
     return result, time.process_time() - t0
 
 
 def timed_target_chunk(chunk: Any) -> tuple[Any, float]:
     """A chunk of search targets and the CPU seconds its worker spent on it."""
-    from train.vintage import expert_targets as vintage_expert_targets
+    from train.vintage import expert_targets
 
     t0 = time.process_time()
-    result = vintage_expert_targets.run_chunk(chunk)
+    result = expert_targets.run_chunk(chunk)
     return result, time.process_time() - t0
 
 
 def tournament_job(args: argparse.Namespace) -> tuple[Callable, list, int, Callable, Callable]:
     """The tournament: (chunk function, jobs, games, what a run must reproduce, the merge)."""
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
     from speed_env.rules import make_rules
 
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=tuple(args.agents.split(",")),
         games=args.games,
         rules=make_rules("us"),
         seed=args.seed,
     )
-    jobs = [(settings, c, 0) for c in tournament.plan(settings)]
+    jobs = [(settings, c, 0) for c in realtime.plan(settings)]
     games = 2 * settings.deals * len(settings.pairings())
     return (
         timed_chunk,
         jobs,
         games,
         lambda results: [r.outcomes for r in results],
-        lambda results: tournament.summarise(settings, results),
+        lambda results: realtime.summarise(settings, results),
     )
 
 
 def targets_job(args: argparse.Namespace) -> tuple[Callable, list, int, Callable, Callable]:
     """One round of vintage search targets, as :func:`tournament_job` describes."""
-    from train.vintage import expert_targets as vet
+    from train.vintage import expert_targets
 
-    settings = vet.TargetSettings(games=args.games, worlds=args.worlds, seed=args.seed)
+    settings = expert_targets.TargetSettings(games=args.games, worlds=args.worlds, seed=args.seed)
 
     def merge(results: list) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            vet.write_targets(
-                os.path.join(tmp, "t.safetensors"), vet.Targets.concat(results), settings
+            expert_targets.write_targets(
+                os.path.join(tmp, "t.safetensors"), expert_targets.Targets.concat(results), settings
             )
 
     return (
         timed_target_chunk,
-        vet.plan(settings),
+        expert_targets.plan(settings),
         args.games,
         lambda results: [np.asarray(r.values).tobytes() for r in results],
         merge,

@@ -3,9 +3,9 @@
 1. **The rollout's policy step**: MaskablePPO's ``policy(obs, action_masks=...)`` on
    ``n_envs`` observations of the training env (what the stock ``collect_rollouts`` calls once
    a step), with sb3-contrib's masked categorical (two torch distributions built a
-   batch) and with :class:`train.vec_env.masked_policy.OnceMaskedCategorical` (the same
+   batch) and with :class:`train.policy.masked_policy.OnceMaskedCategorical` (the same
    numbers, computed once), also under ``torch.inference_mode`` instead of ``no_grad``;
-   and the lean collector's step (:mod:`train.vec_env.rollout`: the networks' forward, the masked
+   and the lean collector's step (:mod:`train.policy.rollout`: the networks' forward, the masked
    log-softmax and the inverse-CDF draw).
 2. **Where the policy step's time goes**: the torch calls that cost the most in it, alone
    on tensors of its sizes (a batch of ``n_envs`` rows).
@@ -60,8 +60,8 @@ def policy_step(n_envs: int, reps: int) -> dict[str, float]:
     from sb3_contrib.common.maskable.utils import get_action_masks
     from torch.distributions import Distribution
 
-    from train.vec_env.masked_policy import OnceMaskedCategorical
-    from train.vec_env.rollout import MlpForward, draw
+    from train.policy.masked_policy import OnceMaskedCategorical
+    from train.policy.rollout import MlpForward, draw
 
     torch.set_num_threads(1)
     Distribution.set_default_validate_args(False)  # as a training run does (train/common/run.py)
@@ -167,7 +167,7 @@ def lean_profile(n_envs: int, rollouts: int) -> dict[str, float]:
     import torch
     from torch.distributions import Distribution
 
-    import train.vec_env.rollout
+    import train.policy.rollout
 
     torch.set_num_threads(1)
     Distribution.set_default_validate_args(False)
@@ -186,12 +186,12 @@ def lean_profile(n_envs: int, rollouts: int) -> dict[str, float]:
 
         return run
 
-    forward = train.vec_env.rollout.policy_logits_and_values
-    fast_forward = train.vec_env.rollout.MlpForward.__call__
+    forward = train.policy.rollout.policy_logits_and_values
+    fast_forward = train.policy.rollout.MlpForward.__call__
     buf = model.rollout_buffer
     parts = {
-        "forward (actor and critic)": (train.vec_env.rollout.MlpForward, "__call__", fast_forward),
-        "forward (modules)": (train.vec_env.rollout, "policy_logits_and_values", forward),
+        "forward (actor and critic)": (train.policy.rollout.MlpForward, "__call__", fast_forward),
+        "forward (modules)": (train.policy.rollout, "policy_logits_and_values", forward),
         "draw (softmax, cumsum, search)": (model, "draw_actions", model.draw_actions),
         "masks from the env": (env, "action_masks", env.action_masks),
         "env action check (step_async)": (env, "step_async", env.step_async),
@@ -209,8 +209,8 @@ def lean_profile(n_envs: int, rollouts: int) -> dict[str, float]:
     try:
         total = outside_env_us(model, env, callback, rollouts)
     finally:
-        train.vec_env.rollout.policy_logits_and_values = forward
-        train.vec_env.rollout.MlpForward.__call__ = fast_forward  # type: ignore[method-assign]
+        train.policy.rollout.policy_logits_and_values = forward
+        train.policy.rollout.MlpForward.__call__ = fast_forward  # type: ignore[method-assign]
     steps = rollouts * model.n_steps
     out = {name: spent.get(name, 0.0) / steps * 1e6 for name in parts if name in spent}
     out["loop's own lines"] = total - sum(out.values())

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from agents.stats import clustered_mean
-from agents.tournament import vintage as vt
+from agents.tournament import vintage
 
 
 def ahead_shares(
@@ -27,10 +27,10 @@ def ahead_shares(
 ) -> np.ndarray:
     """Per game of ``spec``'s gauntlet, in (deal, rotation) order: the share of the other
     seats it finished ahead of (fewer penalty points; ties and truncation count half)."""
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=(spec, opponent), players=players, games=games, seed=seed, gauntlet=spec
     )
-    results, _ = vt.run(settings, workers=workers)
+    results, _ = vintage.run(settings, workers=workers)
     keyed = []
     for r in results:
         for deal, rotation, seats, points, winner in zip(

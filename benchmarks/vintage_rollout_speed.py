@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from agents.vintage.bots import VintageTactician
 from agents.vintage.search import VintageSearch
 from speed_env.vintage import raw_env
@@ -48,7 +48,7 @@ def main() -> None:
     args = parser.parse_args()
     states = choice_decisions(args.decisions)
     for spec in args.specs:
-        search = vintage_agents.make(spec, seed=0)
+        search = registry.make(spec, seed=0)
         if not isinstance(search, VintageSearch):
             parser.error(f"{spec} is no vintage-search spec")
         worlds = search.settings.worlds

@@ -46,7 +46,7 @@ from torch import nn
 import agents
 import speed_env  # noqa: F401  (registers the env ids)
 from agents.stats import wilson_interval
-from speed_env.numbers import count, real
+from train.common.numbers import count, real
 
 EVAL_SEED = 12_345  # every evaluation plays the same deals
 

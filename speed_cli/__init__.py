@@ -4,7 +4,7 @@ Each command's module holds its parser (``register``) beside the function that r
 imports what the command needs lazily. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
-an agent that fails (:class:`agents.specs.guarded.AgentFailure`) prints one line naming it and
+an agent that fails (:class:`agents.runtime.failures.AgentFailure`) prints one line naming it and
 exits with code 1.
 
 - :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.
@@ -12,6 +12,8 @@ exits with code 1.
   job-runner flags, flags made from a settings dataclass, the chunked run and its progress bar.
 - :mod:`~speed_cli.specs`: agent specs, reaction profiles and rule overrides, read the same way
   for every command.
+- :mod:`~speed_cli.think`: ``--think`` and ``--think-file``: each agent's thinking charged as
+  latency, calibrated before play.
 - :mod:`~speed_cli.demo`: ``speed demo``: two bots play one game, the table printed as text.
 - :mod:`~speed_cli.tournament`: ``speed tournament``: a round robin or gauntlet of either game.
 - :mod:`~speed_cli.agents`: ``speed agents``: the agent specs, one line each.
@@ -21,6 +23,8 @@ exits with code 1.
 - :mod:`~speed_cli.table`: ``speed play`` and ``speed watch``: the browser table on 127.0.0.1.
 - :mod:`~speed_cli.train`: ``speed train``: MaskablePPO on either game, or cloning recorded
   play.
+- :mod:`~speed_cli.train_league`: ``speed train league``: a population trained against its own
+  meta-strategy.
 - :mod:`~speed_cli.train_rllib`: ``speed train-rllib``: multi-agent PPO with RLlib.
 - :mod:`~speed_cli.train_expert`: ``speed train-expert``: expert iteration
   (train/vintage_expert.py).
@@ -88,7 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (UsageError, ValueError, OSError) as exc:
+    # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
+    # input like any other, and one a library could not allocate reads no better as a traceback.
+    except (UsageError, ValueError, OSError, MemoryError) as exc:
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:

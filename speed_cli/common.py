@@ -51,16 +51,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-# Every numeric flag of ``speed`` is parsed by a ``type=`` from speed_env.numbers (count, real,
+# Every numeric flag of ``speed`` is parsed by a ``type=`` from train.common.numbers (count, real,
 # count_list): a value that cannot be meant is refused there, naming the flag, with exit code 2.
 # The factories here import it when a flag is parsed, so that importing speed_cli loads no kit
-# layer; the type checker reads speed_env's own signatures instead of a copy of them.
+# layer; the type checker reads the module's own signatures instead of a copy of them.
 def _deferred(name: str) -> Callable[..., Callable[[str], Any]]:
-    """The factory ``speed_env.numbers.<name>``, whose parsers import it when a flag is parsed."""
+    """The factory ``train.common.numbers.<name>``; its parsers import it when a flag is parsed."""
 
     def factory(*args: Any, **kwargs: Any) -> Callable[[str], Any]:
         def parse(text: str) -> Any:
-            from speed_env import numbers
+            from train.common import numbers
 
             return getattr(numbers, name)(*args, **kwargs)(text)
 
@@ -68,12 +68,12 @@ def _deferred(name: str) -> Callable[..., Callable[[str], Any]]:
         return parse
 
     factory.__name__ = name
-    factory.__doc__ = f":func:`speed_env.numbers.{name}`, imported when the flag is parsed."
+    factory.__doc__ = f":func:`train.common.numbers.{name}`, imported when the flag is parsed."
     return factory
 
 
 if TYPE_CHECKING:
-    from speed_env.numbers import count, count_list, real
+    from train.common.numbers import count, count_list, real
 else:
     count, count_list, real = map(_deferred, ("count", "count_list", "real"))
 
@@ -216,6 +216,16 @@ def add_paired_deal_flags(p: argparse.ArgumentParser, per: str, workers: int) ->
 def add_out_flag(p: argparse.ArgumentParser, default: str) -> None:
     """``--out``: the output folder (``default``)."""
     p.add_argument("--out", default=default, help="output folder")
+
+
+def add_overwrite_flag(p: argparse.ArgumentParser) -> None:
+    """``--overwrite``: a run already in ``--out`` is moved aside, never replaced in place."""
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
+        "afresh; without it such a folder is refused (agents/runtime/run_identity.py)",
+    )
 
 
 def add_act_timeout_flag(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,7 @@
 """``speed data``: play records as datasets and profiles.
 
-``speed data generate`` records bot play, ``speed data export`` writes a
+``speed data generate`` records bot play (or a simulated person's,
+``--person``), ``speed data export`` writes a
 folder of records as a Minari dataset, ``speed data profile`` fits a person's
 reaction profile to their records (:mod:`speed_data`; docs/human-data.md).
 """
@@ -10,11 +11,29 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, add_reaction_flag, add_rule_flags, count
+from speed_cli.common import (
+    ENV_SEED,
+    UsageError,
+    add_overwrite_flag,
+    add_reaction_flag,
+    add_rule_flags,
+    count,
+)
+
+GENERATED = "generate-*.speedrec.json"
+"""The records ``generate --out`` writes: found with no run.json, an earlier run's."""
+
+if TYPE_CHECKING:
+    from speed_data.person import Person
+
+PERSON_KINDS = ("human", "simulated")
+"""The seat kinds whose records carry reaction times: a person's, and a simulated person's."""
 
 
 def register(sub: Any) -> None:
@@ -24,15 +43,29 @@ def register(sub: Any) -> None:
 
     gen = cmds.add_parser(
         "generate",
-        help="record bot play (the first agent's seat) as play records and/or a Minari dataset",
+        help="record bot play (the first agent's seat), or a simulated person's (--person), as "
+        "play records and/or a Minari dataset",
     )
-    gen.add_argument("--agents", default="chain,greedy", help="two agent specs: recorded,opponent")
+    gen.add_argument(
+        "--agents",
+        default=None,
+        help="two agent specs, recorded,opponent (default chain,greedy); with --person, "
+        "the opponent's one (default chain)",
+    )
+    gen.add_argument(
+        "--person",
+        default=None,
+        metavar="PROFILE",
+        help="record a simulated person with this reaction profile (a name such as human, "
+        "or profile:FILE) instead of the first agent",
+    )
     gen.add_argument("--games", type=count(1, 10_000_000), default=100, help="games to play")
     add_rule_flags(gen, tick_help="ms of game time per tick (default 50)", tick_max=1000)
     add_reaction_flag(gen, 1, "human", "profile of an agent whose spec has no @ (default human)")
     gen.add_argument("--seed", type=ENV_SEED, default=0, help="game g is Speed-v1's seed SEED + g")
     gen.add_argument("--out", default=None, metavar="DIR", help="write the play records here")
     gen.add_argument("--minari", default=None, metavar="ID", help="write a Minari dataset ID")
+    add_overwrite_flag(gen)
     gen.set_defaults(func=run_generate)
 
     exp = cmds.add_parser("export", help="write a folder of play records as a Minari dataset")
@@ -40,11 +73,22 @@ def register(sub: Any) -> None:
     exp.add_argument("--minari", required=True, metavar="ID", help="the dataset id to write")
     exp.add_argument(
         "--seat",
-        choices=("human", "bot"),
+        choices=("human", "bot", "simulated"),
         default="human",
-        help="whose decisions: a person's (default) or a bot's",
+        help="whose decisions: a person's (default), a bot's or a simulated person's",
     )
     exp.add_argument("--author", default=None, help="the dataset's author (default none)")
+    exp.add_argument(
+        "--verify",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay every record in Speed-v1 before writing (default on; --no-verify skips it)",
+    )
+    exp.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="leave bad records out (saying how many and why) instead of exporting nothing",
+    )
     exp.set_defaults(func=run_export)
 
     prof = cmds.add_parser(
@@ -72,6 +116,62 @@ def _need_minari() -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """Play ``--games`` games of two agents in Speed-v1 and write what was asked."""
+    if args.out is None and args.minari is None:
+        raise UsageError("say where the games go: --out DIR (play records), --minari ID, or both")
+    if args.minari is not None:
+        _need_minari()
+    person = None if args.person is None else _person(args.person)
+    pair = _generate_pair(args.agents, person)
+    rules = specs.make_rules(args)
+    specs.check_specs(pair[1:] if person is not None else pair, rules)
+    out = None if args.out is None else Path(args.out)
+    if out is not None and out.exists() and not out.is_dir():
+        raise UsageError(f"--out {str(out)!r} is a file, not a folder")
+    with _records_folder(args, pair, rules, person) as run_folder:
+        if run_folder is not None and run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        return _generate(args, pair, rules, run_folder, person)
+
+
+def _records_folder(
+    args: argparse.Namespace, pair: tuple[str, str], rules: Any, person: Person | None
+) -> Any:
+    """``--out``'s :class:`agents.runtime.run_identity.RunOutput` (locked, judged), or a
+    context holding None without ``--out``."""
+    import contextlib
+
+    import agents
+    from agents.runtime import run_identity
+
+    if args.out is None:
+        return contextlib.nullcontext(None)
+    # A simulated person is no agent spec (its profile is in the settings): only the
+    # agents built from specs have files to hash.
+    built = pair[1:] if person is not None else pair
+    identity = run_identity.RunIdentity(
+        "speed data generate",
+        run_identity.flag_settings(args, skip=("data_command",)),
+        specs.agent_files(dict.fromkeys(built), lambda spec: agents.make(spec, rules, seed=0)),
+    )
+    # No --resume, and a rerun's records would sit beside the first's: an unfinished run is
+    # refused with advice rather than started again over it.
+    return run_identity.RunOutput(
+        args.out, identity, results=(GENERATED,), overwrite=args.overwrite, restart=False
+    )
+
+
+def _generate(
+    args: argparse.Namespace,
+    pair: tuple[str, str],
+    rules: Any,
+    run_folder: Any,
+    person: Person | None,
+) -> int:
+    """Play and write the games: records into ``run_folder`` (locked) where ``--out`` was
+    given, episodes streamed into the Minari dataset where ``--minari`` was."""
+    import uuid
+
     from tqdm import tqdm
 
     from speed_data import records
@@ -79,55 +179,115 @@ def run_generate(args: argparse.Namespace) -> int:
     from speed_data.recorder import record_stem
     from speed_env.reaction import make_profile
 
-    if args.out is None and args.minari is None:
-        raise UsageError("say where the games go: --out DIR (play records), --minari ID, or both")
-    if args.minari is not None:
-        _need_minari()
-    pair = specs.agent_specs(args.agents, pair=True)
-    rules = specs.make_rules(args)
-    specs.check_specs(pair, rules)
-    out = None if args.out is None else Path(args.out)
-    if out is not None and out.exists() and not out.is_dir():
-        raise UsageError(f"--out {str(out)!r} is a file, not a folder")
-    kept: list[dict[str, Any]] = []
-    with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
-        for g, rec in enumerate(
-            play_records(
-                (pair[0], pair[1]),
-                rules,
-                args.games,
-                seed=args.seed,
-                tick_ms=args.tick_ms,
-                reaction=make_profile(args.reaction),
-                progress=bar.update,
-            )
-        ):
-            if out is not None:
-                records.write_record(out, rec, record_stem("generate", f"s{args.seed}", g))
-            if args.minari is not None:
-                kept.append(rec)
-    if out is not None:
-        print(f"{args.games} play records in {out}")
-    if args.minari is not None:
-        from speed_data.minari_export import write_dataset
-
-        ds = write_dataset(args.minari, kept)
-        print(f"Minari dataset {args.minari}: {ds.total_episodes} episodes, {ds.total_steps} steps")
+    out = None if run_folder is None else run_folder.path
+    # The run's own tag in every record's name: two runs never write the same file name.
+    tag = f"s{args.seed}-{uuid.uuid4().hex[:6]}"
+    written: list[Path] = []
+    with _minari_sink(args.minari, estimate=("generate", args.games, args.tick_ms)) as sink:
+        with tqdm(total=args.games, desc="games", unit="game", file=sys.stderr) as bar:
+            for g, rec in enumerate(
+                play_records(
+                    pair,
+                    rules,
+                    args.games,
+                    seed=args.seed,
+                    tick_ms=args.tick_ms,
+                    reaction=make_profile(args.reaction),
+                    progress=bar.update,
+                    person=person,
+                )
+            ):
+                if out is not None:
+                    written.append(records.write_record(out, rec, record_stem("generate", tag, g)))
+                if sink is not None:
+                    sink.add(rec)  # streamed: the games are not all held in memory
+        if out is not None:
+            print(f"{args.games} play records in {out}")
+        if sink is not None:
+            ds = sink.commit()
+            print(f"Minari dataset {ds.dataset_id}: {ds.total_episodes} episodes, "
+                  f"{ds.total_steps} steps")  # fmt: skip
+    if run_folder is not None:
+        run_folder.finish(written)
     return 0
+
+
+@contextmanager
+def _minari_sink(
+    dataset_id: str | None, estimate: tuple[str, Any, int], author: str | None = None
+) -> Iterator[Any]:
+    """The checked, claimed Minari destination (a ``DatasetSink``), or None without ``--minari``.
+
+    ``estimate``: ``("generate", games, tick_ms)`` or ``("export", files, 0)``. Entered before
+    a game is played or a record read: a bad id, a taken one, a folder that cannot be written
+    or a disk too small is refused first.
+    """
+    if dataset_id is None:
+        yield None
+        return
+    from speed_data import minari_sink
+
+    kind, what, tick_ms = estimate
+    need = (
+        minari_sink.estimate_generate_bytes(what, tick_ms)
+        if kind == "generate"
+        else minari_sink.estimate_export_bytes(what)
+    )
+    with minari_sink.DatasetSink(dataset_id, estimated_bytes=need, author=author) as sink:
+        yield sink
+
+
+def _person(text: str) -> Person:
+    """The simulated person of ``--person``, or a one-line refusal naming the flag."""
+    from speed_data.person import person_of
+
+    try:
+        return person_of(text)
+    except ValueError as exc:
+        raise UsageError(f"--person: {exc}") from None
+
+
+def _generate_pair(text: str | None, person: Person | None) -> tuple[str, str]:
+    """The recorded seat's spec and the opponent's, from ``--agents`` (and ``--person``)."""
+    if person is None:
+        first, second = specs.agent_specs(text or "chain,greedy", pair=True)
+        return first, second
+    from speed_data.generate import person_label
+
+    opponent = specs.agent_specs(text or "chain")
+    if len(opponent) != 1:
+        raise UsageError(
+            f"with --person, --agents takes one agent spec (the opponent), got {text!r}"
+        )
+    return person_label(person), opponent[0]
 
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the records of one seat kind in a folder as a Minari dataset."""
     _need_minari()
-    from speed_data import records
-    from speed_data.minari_export import write_dataset
+    from speed_data import record_check, records
 
-    recs = list(records.read_records(args.folder, args.seat))
-    if not recs:
-        raise UsageError(f"no {args.seat} play records in {args.folder!r}")
-    ds = write_dataset(args.minari, recs, author=args.author)
+    files = records.record_files(args.folder)
+    with _minari_sink(args.minari, ("export", files, 0), author=args.author) as sink:
+        # Every file is checked before the first episode is written: a folder with a bad
+        # record exports nothing unless --skip-bad; the good ones are then streamed.
+        found = record_check.read_folder(args.folder, args.seat, verify_replay=args.verify)
+        if found.bad and not args.skip_bad:
+            _, problem = found.bad[0]
+            others = len(found.bad) - 1
+            more = f" (and {others} more bad record{'s' * (others != 1)})" if others else ""
+            raise UsageError(
+                f"{problem}{more}; nothing exported: fix or remove it, or pass --skip-bad"
+            )
+        if found.bad:
+            print(f"skipped {found.summary()}", file=sys.stderr)
+        if not found.good:
+            raise UsageError(f"no {args.seat} play records in {args.folder!r}")
+        for path in found.good:  # one at a time, streamed
+            sink.add(record_check.read_record(path))
+        ds = sink.commit()
     print(
-        f"Minari dataset {args.minari}: {ds.total_episodes} episodes, {ds.total_steps} steps "
+        f"Minari dataset {ds.dataset_id}: {ds.total_episodes} episodes, {ds.total_steps} steps "
         f"({args.seat} seat)"
     )
     return 0
@@ -135,23 +295,43 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_profile(args: argparse.Namespace) -> int:
     """Fit the ex-Gaussian to the person's timed plays; write the profile file and a Q-Q plot."""
-    from speed_data import profile, records
+    from speed_data import profile, record_check
 
     times: list[float] = []
-    n_games = 0
-    for rec in records.read_records(args.folder, "human"):
+    people: dict[str, int] = {}  # games by who played them: "human", or a simulated person
+    for rec in record_check.read_records(args.folder):
+        if rec["seat_kind"] not in PERSON_KINDS:
+            continue
         if args.name is not None and rec["name"] != args.name:
             continue
-        n_games += 1
+        who = rec["agent"] if rec["seat_kind"] == "simulated" else "human"
+        people[who] = people.get(who, 0) + 1
         times += [ms for ms in rec["reaction_ms"] if ms is not None]
-    if n_games == 0:
+    if not people:
         who = "" if args.name is None else f" named {args.name!r}"
-        raise UsageError(f"no human play records{who} in {args.folder!r}")
-    fitted = profile.fit(times, n_boot=args.bootstrap, seed=args.seed)
+        raise UsageError(f"no human or simulated play records{who} in {args.folder!r}")
+    if len(people) > 1:
+        games = ", ".join(f"{who}: {n}" for who, n in sorted(people.items()))
+        raise UsageError(
+            f"{args.folder!r} holds the play records of more than one player ({games} games): "
+            "a profile is one person's, so fit each from a folder of its own"
+        )
+    who, n_games = next(iter(people.items()))
+    simulated = who != "human"
+    try:
+        fitted = profile.fit(times, n_boot=args.bootstrap, seed=args.seed)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: no profile written") from None
     folder = Path(args.folder)
     out = Path(args.out) if args.out else folder / "profile.json"
     plot = Path(args.plot) if args.plot else folder / "profile-qq.png"
-    profile.write_profile(out, fitted, source=f"{n_games} games in {folder}")
+    what = " of a simulated person" if simulated else ""
+    profile.write_profile(out, fitted, source=f"{n_games} games{what} in {folder}")
+    if simulated:
+        print(
+            f"simulated: these {n_games} games were played by a simulated person "
+            "(speed data generate --person), not a person"
+        )
     print(profile.describe(fitted))
     if importlib.util.find_spec("matplotlib") is not None:
         profile.qq_plot(times, fitted, plot)

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from speed_cli import specs
+from speed_cli import specs, think
 from speed_cli.common import ENV_SEED, add_reaction_flag, add_rule_flags, count
 
 
@@ -20,6 +20,7 @@ def register(sub: Any) -> None:
     demo.add_argument(
         "--max-frames", type=count(0), default=12, help="tables to print before the result"
     )
+    think.add_flags(demo)
     demo.set_defaults(func=run)
 
 
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
         **specs.rule_overrides(args.option),
     )
     bots = [agents.make(spec, env.rules, seed=args.seed + i) for i, spec in enumerate(names)]
+    plan = think.plan(args, tuple(names), env.rules, None)
+    charged = think.charge_seats(env.games, bots, names, plan)
     obs, _ = env.reset(seed=args.seed)
     last_key = None
     shown = 0
@@ -48,8 +51,13 @@ def run(args: argparse.Namespace) -> int:
             last_key = key
             shown += 1
         actions = {
-            agent: int(
-                bots[p].act(obs[agent]["observation"][None], obs[agent]["action_mask"][None])[0]
+            agent: think.timed_act(
+                bots[p],
+                obs[agent],
+                env.games,
+                p,
+                charged,
+                plan is not None and not plan.repeatable,
             )
             for p, agent in enumerate(env.agents)
         }

@@ -16,6 +16,7 @@ from speed_cli.common import (
     add_act_timeout_flag,
     add_backend_flags,
     add_game_flag,
+    add_overwrite_flag,
     backend,
     count,
     run_chunks,
@@ -48,6 +49,7 @@ def register(sub: Any) -> None:
         help="seed of the deals (default: the protocol's; another makes a replication)",
     )
     ev.add_argument("--out", default="card", help="output folder (default: card)")
+    add_overwrite_flag(ev)
     ev.add_argument(
         "--human",
         metavar="DIR_OR_MINARI_ID",
@@ -89,8 +91,7 @@ def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
     from agents import evaluate as ev
     from agents.games.registry import game_of_spec
-    from agents.runtime.files import check_writable
-    from agents.runtime.run_lock import FolderLock
+    from agents.runtime import run_identity
 
     owner = game_of_spec(args.spec)
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
@@ -100,9 +101,21 @@ def run(args: argparse.Namespace) -> int:
     )
     human = _human_likeness(args, plan) if args.human is not None else None
     jobs = backend(args)
-    out = check_writable(args.out)
-    with FolderLock(out):  # one writer per folder, as tournaments and training: another is refused
-        return _evaluate(args, plan, jobs, out, human)
+    identity = run_identity.RunIdentity(
+        "speed evaluate",
+        run_identity.flag_settings(args, positional=("spec",)),
+        # The agent's files, and what --human measured (it changes when the records do).
+        {args.spec: plan.files, **({"--human": human} if human is not None else {})},
+    )
+    # One writer per folder, as tournaments and training: another is refused; a finished card
+    # of another agent or other settings is never replaced.
+    with run_identity.RunOutput(
+        args.out, identity, results=("report.json", "report.md"), overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        return _evaluate(args, plan, jobs, run_folder, human)
 
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
@@ -121,9 +134,10 @@ def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
 
 
 def _evaluate(
-    args: argparse.Namespace, plan: Any, jobs: Any, out: Path, human: dict[str, Any] | None
+    args: argparse.Namespace, plan: Any, jobs: Any, run_folder: Any, human: dict[str, Any] | None
 ) -> int:
-    """Play ``plan`` into ``out`` (its lock held) and write the card."""
+    """Play ``plan`` into ``run_folder`` (a :class:`agents.runtime.run_identity.RunOutput`, its
+    lock held) and write the card."""
     from agents import evaluate as ev
     from agents.evaluate import report as eval_report
 
@@ -145,7 +159,8 @@ def _evaluate(
         timing["decision_cost"] = ev.decision_cost(args.spec)
     timing["wall_s"] = round(time.perf_counter() - t0, 2)
     card = ev.card(plan, by_group, timing=timing, human_likeness=human)
-    paths = eval_report.write_card(out, card)
+    paths = eval_report.write_card(run_folder.path, card)
+    run_folder.finish(paths)
     print(eval_report.markdown(card))
     print(f"wrote {', '.join(str(p) for p in paths)} in {timing['wall_s']:.0f} s")
     return 0

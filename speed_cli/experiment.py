@@ -4,10 +4,16 @@ break-even latency (agents.reaction_sweep)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 from speed_cli import common, specs
+from speed_cli import think as think_flags
 from speed_cli.common import UsageError, count
+
+RESULTS = ("reaction.json", "reaction.csv")
+"""Files a sweep leaves: found with no run.json, an earlier kit's run (never replaced)."""
 
 
 def register(sub: Any) -> None:
@@ -79,16 +85,21 @@ def register(sub: Any) -> None:
         help="earlier sweeps' output folders to draw beside this one on the curve",
     )
     common.add_rule_flags(rx)
+    think_flags.add_flags(rx)
     common.add_out_flag(rx, "results/reaction")
+    common.add_overwrite_flag(rx)
     rx.set_defaults(func=run_reaction)
 
 
 def run_reaction(args: argparse.Namespace) -> int:
     """Win rate against reaction latency (agents.reaction_sweep): CSV, JSON with the fit,
     plots."""
+    from agents import make
     from agents import reaction_sweep as rs
-    from agents.runtime.files import check_writable
+    from agents.runtime import run_identity
 
+    # As given, before the flags are read (--opponent-profile is folded into a latency below).
+    settings_by_flag = run_identity.flag_settings(args, skip=("experiment",))
     latencies = rs.parse_latencies(args.latencies, "--latencies")
     if args.opponent_profile is not None:
         if args.opponent_latency is not None or args.grid:
@@ -125,10 +136,37 @@ def run_reaction(args: argparse.Namespace) -> int:
     )
     # An unknown agent or a missing model fails here, before any work.
     specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
+    seated = tuple(dict.fromkeys((settings.agent, settings.opponent)))
+    # Thinking is calibrated (or read from --think-file) once, before any point is played.
+    think = think_flags.plan(args, seated, settings.rules, Path(args.out))
+    settings = dataclasses.replace(settings, think=think)
     compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
-    out = check_writable(args.out)
+    inputs: dict[str, Any] = specs.agent_files(
+        dict.fromkeys([settings.agent, settings.opponent]),
+        lambda spec: make(spec, settings.rules, seed=0),
+    )
+    if args.opponent_profile is not None:
+        inputs["--opponent-profile"] = run_identity.file_digest(args.opponent_profile)
+    identity = run_identity.RunIdentity("speed experiment reaction", settings_by_flag, inputs)
+    with run_identity.RunOutput(
+        args.out, identity, results=RESULTS, overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        think_flags.keep(settings.think, run_folder.path)  # the calibration charged
+        return _sweep(args, settings, compare, jobs, run_folder)
+
+
+def _sweep(
+    args: argparse.Namespace, settings: Any, compare: list[Any], jobs: Any, run_folder: Any
+) -> int:
+    """Play the sweep into ``run_folder`` (its lock held); write and print its results."""
+    from agents import reaction_sweep as rs
+
+    out = run_folder.path
     done = common.run_chunks(
         "reaction sweep",
         lambda progress: rs.run_sweep(
@@ -147,6 +185,8 @@ def run_reaction(args: argparse.Namespace) -> int:
         "bootstrap": args.bootstrap,
     }
     paths = rs.write_outputs(out, doc, compare)
+    if complete:
+        run_folder.finish(paths)
     print(rs.table(doc))
     print(rs.headline(doc))
     games = sum(r["games"] for r in doc["points"])

@@ -41,13 +41,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_REPLAY_BYTES = 1 << 30
+"""The largest replay file read (1 GiB): a long tournament's replays, read whole."""
+
+
 def read_frames(path: str, game: int) -> list[dict[str, Any]]:
     """The frames of game number ``game`` in the JSON Lines replay file ``path`` (checked)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read replay file {path!r}: {exc.strerror}") from None
+    from speed_env.user_file import read_text
+
+    lines = read_text(path, "replay file", UsageError, limit=MAX_REPLAY_BYTES).splitlines()
     frames = []
     for n, line in enumerate(lines, 1):
         if not line.strip():

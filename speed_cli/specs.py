@@ -8,7 +8,8 @@ unknown agent fails before any work starts. The rule overrides are typed by the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from speed_cli.common import UsageError
@@ -45,6 +46,17 @@ def check_specs(
         owner.parse_spec(spec)
         if build:
             owner.make_agent(spec, rules, 0)
+
+
+def agent_files(names: Iterable[str], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:
+    """Per agent spec, the files building it (``make(spec)``) reads, with their SHA-256.
+
+    What a tournament's chunk log and a run's ``run.json`` record, so that a resume is played
+    by the same agents and a run of edited agents is not taken for the one already there.
+    """
+    from agents.evaluate.agent_files import spec_files
+
+    return {spec: spec_files(spec, partial(make, spec)) for spec in names}
 
 
 def rule_overrides(pairs: Sequence[str]) -> dict[str, Any]:

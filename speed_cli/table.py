@@ -166,7 +166,7 @@ def _table_config(args: argparse.Namespace, mode: str, seats: Sequence[str]) -> 
 
 def _read_deal(path: str) -> dict[str, Any]:
     """The explicit deal of ``--deal``: a JSON object (hands, draw_piles, …), checked later."""
-    from speed_env.json_file import read_json
+    from speed_env.user_file import read_json
 
     deal = read_json(path, "deal file", UsageError)
     if not isinstance(deal, dict):

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from speed_cli import specs
+from speed_cli import think as think_flags
 from speed_cli.common import (
     UsageError,
     add_act_timeout_flag,
     add_game_flag,
     add_out_flag,
+    add_overwrite_flag,
     add_paired_deal_flags,
     add_reaction_flag,
     add_rule_flags,
@@ -35,6 +37,7 @@ def register(sub: Any) -> None:
     tour.add_argument("--agents", default=None, help="agent specs, comma-separated")
     add_paired_deal_flags(tour, "pairing", workers=1)
     add_act_timeout_flag(tour)
+    think_flags.add_flags(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
@@ -45,6 +48,7 @@ def register(sub: Any) -> None:
         help="continue the interrupted tournament in --out (give the same settings): only the "
         "chunks it did not finish are played, and the results are an uninterrupted run's",
     )
+    add_overwrite_flag(tour)
     tour.add_argument(
         "--save-replays", type=count(0), default=0, metavar="N", help="record N games as JSON Lines"
     )
@@ -61,13 +65,23 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Round robin (or gauntlet) of ``--game``'s agents; leaderboard, files and plots."""
+    from agents.errors import AgentSpecError
     from agents.games.registry import GAMES, game_of_spec, load_game
-    from agents.specs.errors import AgentSpecError
+    from agents.runtime import run_identity
     from agents.tournament import run_folder
     from agents.tournament.game import TournamentRequest
 
     game = load_game(args.game)
-    names = None if args.agents is None else tuple(specs.agent_specs(args.agents))
+    names = game.default_agents if args.agents is None else tuple(specs.agent_specs(args.agents))
+    args.agents = ",".join(names)  # the run's identity holds the agents it plays
+    thinking = args.think != "off" or args.think_file is not None
+    planned: dict[str, Any] = {}
+
+    def think(agents: tuple[str, ...], rules: Any) -> Any:
+        """The thinking plan (calibrated before any game), kept for the run folder."""
+        planned["think"] = think_flags.plan(args, agents, rules, Path(args.out))
+        return planned["think"]
+
     if args.players is not None and args.players not in game.seats:
         seated = [g.name for g in GAMES.values() if args.players in g.seats]
         raise UsageError(
@@ -87,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         tick_ms=args.tick_ms,
         match=args.match,
         replays=args.save_replays,
+        think=think if thinking else None,
     )
     try:
         played = run_folder.play(
@@ -94,8 +109,11 @@ def run(args: argparse.Namespace) -> int:
             request,
             args.out,
             resume=args.resume,
+            overwrite=args.overwrite,
             workers=args.workers,
             backend=backend(args),
+            settings=run_identity.flag_settings(args),
+            prepare=lambda folder: think_flags.keep(planned.get("think"), folder),
             resume_hint=f"the same speed tournament command with --resume --out {Path(args.out)}",
         )
     except AgentSpecError as exc:  # an agent of another game: say which game it plays
@@ -104,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--agents: {hint[0]}" if hint else str(exc)) from None
     if played is None:
         return 130
+    if isinstance(played, run_folder.AlreadyFinished):
+        print(played.message)
+        return 0
     print(played.tournament.leaderboard(played.summary))
     wall = played.summary["settings"]["wall_s"]
     line = f"{played.games} games in {wall} s; wrote {', '.join(str(p) for p in played.paths)}"

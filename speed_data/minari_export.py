@@ -10,23 +10,30 @@ Episode ``i`` keeps its record's ``seed`` and deal as the episode's ``seed``
 and ``options`` metadata, so ``env.reset(seed=ep.seed, options=...)`` replays it.
 
 The dataset's env spec is ``speed_env/Speed-v1`` built by
-:mod:`speed_data.minari_env` with the records' rules, tick, profiles and
-opponent spec (``dataset.recover_environment()``); records that disagree on
-those cannot share one env, and are refused by name. Minari itself is the
+:mod:`speed_data.minari_env` with the records' rules, tick and profiles; the
+opponent's spec rides along as provenance only: ``dataset.recover_environment()``
+replays the recorded opponent's actions, or plays a kit bot the user names, and
+never builds an agent the data names. Records that disagree on those cannot
+share one env, and are refused by name. Minari itself is the
 ``[data]`` extra: nothing here imports it until a dataset is written.
+
+:class:`EpisodeWriter` writes records into a dataset as they come, in batches; it runs in
+the writer process of :mod:`speed_data.minari_writer`, and
+:func:`speed_data.minari_sink.write_dataset` is the whole-or-absent write that uses it.
 """
 
 from __future__ import annotations
 
 import json
-import warnings
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from speed_data import records
-from speed_data.minari_env import env_spec, spec_key
+from speed_data.minari_env import env_spec
+
+BATCH = 16
+"""Episodes :class:`EpisodeWriter` holds before it writes them (about 0.6 MB each)."""
 
 DESCRIPTION = (
     "Real-time Speed (the Speed RL kit), one seat's view per episode: observations are "
@@ -65,51 +72,64 @@ def episode_buffer(record: dict[str, Any], index: int) -> Any:
     )
 
 
-def write_dataset(
-    dataset_id: str, recs: Iterable[dict[str, Any]], *, author: str | None = None
-) -> Any:
-    """Write ``recs`` as the Minari dataset ``dataset_id``; the ``MinariDataset``.
+class EpisodeWriter:
+    """Records into the Minari dataset ``dataset_id`` (in ``MINARI_DATASETS_PATH``), in batches.
 
-    The dataset goes in ``MINARI_DATASETS_PATH``. Refuses an empty list and records of
-    different envs, naming the first that differs; an existing id is Minari's error, and
-    nothing is overwritten.
+    Runs in the writer process (:mod:`speed_data.minari_writer`): the first batch creates the
+    dataset with the first record's env, later ones append; :meth:`close` writes the last
+    batch and the metadata that needs every record (who played), and gives (episodes, steps).
     """
-    import minari
 
-    recs = list(recs)
-    if not recs:
-        raise ValueError(
-            f"no records to write as {dataset_id!r}: the folder has none of that seat kind"
-        )
-    key = spec_key(recs[0])
-    for i, rec in enumerate(recs):
-        if spec_key(rec) != key:
-            raise ValueError(
-                f"record {i} was played with other rules, tick, profiles or opponent than record "
-                "0; a Minari dataset has one env: export them separately"
+    def __init__(self, dataset_id: str, *, author: str | None) -> None:
+        self.dataset_id = dataset_id
+        self.author = author
+        self.pending: list[Any] = []
+        self.dataset: Any = None
+        self.count = 0
+        self.first: dict[str, Any] | None = None
+        self.kinds: set[str] = set()
+        self.agents: set[str] = set()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Queue ``record`` as the next episode; write the queue when it is a batch."""
+        self.first = self.first or record
+        self.kinds.add(record["seat_kind"])
+        self.agents.add(record["agent"])
+        self.pending.append(episode_buffer(record, self.count))
+        self.count += 1
+        if len(self.pending) >= BATCH:
+            self._flush()
+
+    def _algorithm(self) -> str:
+        return f"{'/'.join(sorted(self.kinds))} play: {', '.join(sorted(self.agents))}"
+
+    def _flush(self) -> None:
+        import minari
+
+        if not self.pending:
+            return
+        if self.dataset is None:
+            assert self.first is not None
+            self.dataset = minari.create_dataset_from_buffers(
+                dataset_id=self.dataset_id,
+                buffer=self.pending,
+                env=env_spec(self.first),
+                algorithm_name=self._algorithm(),
+                author=self.author,
+                description=DESCRIPTION + f" Opponent: {self.first['opponent']['spec']}.",
+                requirements=[f"speed-rl=={self.first['kit_version']}"],
             )
-    with warnings.catch_warnings():
-        # Minari asks for a code link, an author's e-mail and an evaluation env; a local dataset
-        # of someone's games has no link or e-mail to give, and its env is the evaluation env.
-        warnings.filterwarnings(
-            "ignore", r"`(code_permalink|author|author_email|eval_env)`", UserWarning
-        )
-        return _create(minari, dataset_id, recs, author)
+        else:
+            self.dataset.update_dataset_from_buffer(self.pending)
+        self.pending = []
+
+    def close(self) -> tuple[int, int]:
+        """Write what is queued and the final metadata; (episodes, steps)."""
+        self._flush()
+        if self.dataset is None:
+            raise ValueError(f"no records to write as {self.dataset_id!r}")
+        self.dataset.storage.update_metadata({"algorithm_name": self._algorithm()})
+        return self.dataset.total_episodes, self.dataset.total_steps
 
 
-def _create(minari: Any, dataset_id: str, recs: list[dict[str, Any]], author: str | None) -> Any:
-    spec = env_spec(recs[0])
-    kinds = sorted({r["seat_kind"] for r in recs})
-    agents_played = sorted({r["agent"] for r in recs})
-    return minari.create_dataset_from_buffers(
-        dataset_id=dataset_id,
-        buffer=[episode_buffer(r, i) for i, r in enumerate(recs)],
-        env=spec,
-        algorithm_name=f"{'/'.join(kinds)} play: {', '.join(agents_played)}",
-        author=author,
-        description=DESCRIPTION + f" Opponent: {recs[0]['opponent']['spec']}.",
-        requirements=[f"speed-rl=={recs[0]['kit_version']}"],
-    )
-
-
-__all__ = ["DESCRIPTION", "episode_buffer", "write_dataset"]
+__all__ = ["BATCH", "DESCRIPTION", "EpisodeWriter", "episode_buffer"]

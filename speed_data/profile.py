@@ -165,7 +165,8 @@ def fit(
     ``None`` and outliers are dropped. Returns ``mu``, ``sigma``, ``tau``, ``floor``, ``n``,
     ``log_likelihood``, and ``intervals`` (``{param: [low, high]}`` at ``level``, from
     ``n_boot`` resamples).
-    Raises ``ValueError`` with fewer than :data:`MIN_TIMES` times.
+    Raises ``ValueError`` with fewer than :data:`MIN_TIMES` times, and when the fit is no
+    profile the kit can read (:func:`check_fit`).
     """
     x = np.asarray(
         [
@@ -180,6 +181,8 @@ def fit(
             f"need at least {MIN_TIMES} timed plays to fit a reaction profile, have {x.size}"
         )
     mu, sigma, tau = mle(x, use_scipy)
+    floor = max(1.0, float(np.floor(x.min())))
+    check_fit(x, mu, sigma, tau, floor)
     rng = np.random.default_rng(seed)
     # Each resample's search starts at the whole sample's fit, which it is close to.
     boots = np.array(
@@ -198,13 +201,31 @@ def fit(
         "mu": mu,
         "sigma": sigma,
         "tau": tau,
-        "floor": max(1.0, float(np.floor(x.min()))),
+        "floor": floor,
         "n": int(x.size),
         "log_likelihood": log_likelihood(x, mu, sigma, tau),
         "level": level,
         "n_boot": n_boot,
         "intervals": {p: [float(low[i]), float(high[i])] for i, p in enumerate(PARAMS)},
     }
+
+
+def check_fit(x: np.ndarray, mu: float, sigma: float, tau: float, floor: float) -> None:
+    """Refuse a fit :func:`speed_env.reaction.load_profile` would refuse, saying why.
+
+    A profile's parameters are ms in ``0..MAX_REACTION_MS``; times at or near 0 ms (no
+    reaction a person makes) can fit a ``mu`` just under 0, whose profile file every
+    ``--reaction profile:FILE`` would then refuse. Raises ``ValueError``.
+    """
+    from speed_env.reaction import ReactionError, ReactionProfile
+
+    try:
+        ReactionProfile(mu, sigma, tau, floor)
+    except ReactionError as exc:
+        raise ValueError(
+            f"the fit to {x.size} reaction times ({x.min():g} to {x.max():g} ms) is no "
+            f"reaction profile (mu {mu:.3g}, sigma {sigma:.3g}, tau {tau:.3g} ms): {exc}"
+        ) from None
 
 
 def quantiles(
@@ -251,6 +272,12 @@ def write_profile(path: str | os.PathLike[str], fitted: dict[str, Any], source: 
     """Write the profile file ``--reaction profile:FILE`` reads (atomically); its path."""
     path = Path(path)
     data = {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, **fitted, "source": source}
+    # JSON has no NaN (the kit reads profiles as strict JSON): an interval not computed
+    # (no bootstrap) is written as null.
+    data["intervals"] = {
+        p: [v if math.isfinite(v) else None for v in bounds]
+        for p, bounds in fitted["intervals"].items()
+    }
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
@@ -271,6 +298,7 @@ def describe(fitted: dict[str, Any]) -> str:
 
 __all__ = [
     "MIN_TIMES",
+    "check_fit",
     "describe",
     "fit",
     "log_likelihood",

@@ -10,14 +10,19 @@ key                    what
 ``version``            :data:`VERSION` (a change to the keys or their meaning bumps it)
 ``kit_version``        the kit that wrote it; ``env_id`` the env (``speed_env/Speed-v1``)
 ``source``             ``"table"`` (a person at ``speed play --record``) or ``"generate"``
-``seat_kind``          ``"human"`` or ``"bot"``: who played the recorded seat
-``agent``              the recorded seat's agent spec (``"you"`` for a person)
+``seat_kind``          who played the recorded seat: ``"human"`` (a person; only from the
+                       table), ``"bot"`` or ``"simulated"`` (a simulated person, from
+                       ``speed data generate --person``; both ``"generate"``)
+``agent``              the recorded seat's agent spec (``"you"`` for a person): provenance
+``rules``              every rule option (``Rules.to_dict()``), inline: ``preset`` is a
+                       preset name, never a file; ``tick_ms`` the tick
 ``name``               ``null``, or the name the person chose to add (``--name``)
-``rules``              every rule option (``Rules.to_dict()``); ``tick_ms`` the tick
 ``reaction``           both seats' env latency profiles ``[player_0, player_1]`` as
                        ``{"mu", "sigma", "tau", "floor", "name"}`` (a person's is a fixed
                        1 ms: their reaction happened before their play reached the table)
-``opponent``           ``{"spec", "reaction"}``: the other seat's agent and its profile
+``opponent``           ``{"spec", "reaction"}``: the other seat's agent and its profile;
+                       provenance only: no reader builds an agent from it (a replay plays
+                       ``opponent_actions``)
 ``seed``, ``deal``     ``Speed-v1`` reset seed and the deal (``reset(options={"deal": …})``)
 ``n_decisions``        steps of the recorded seat, one per tick
 ``obs_dim``,           sizes of the observation vector and the action space
@@ -32,7 +37,8 @@ key                    what
 ``truncated``
 ``reaction_ms``        per decision: the person's measured reaction time in ms for a play
                        (from the tick the play became legal to the play reaching the
-                       table, :mod:`speed_table.clock`), ``null`` for waits and for bots
+                       table, :mod:`speed_table.clock`), or a simulated person's drawn
+                       one; ``null`` for waits and for bots
 ``winner``             ``"player_0"``, ``"player_1"``, ``"draw"`` or ``null``
 =====================  =====================================================================
 
@@ -40,7 +46,17 @@ The recorded seat is always ``player_0`` and a game replays in ``Speed-v1``
 with ``seat=0``, ``reaction`` as recorded, the opponent replaying
 ``opponent_actions`` and ``reset(seed=seed, options={"deal": deal})``
 (:mod:`speed_data.replay`). Nothing in a record names a person unless
-``name`` was given. :func:`check_record` is the schema check; :func:`write_record`
+``name`` was given.
+
+Version 1 still: ``"simulated"`` is a value added to ``seat_kind``, no key was added or
+changed its meaning, and every version-1 record the kit wrote reads as before (a kit that
+predates ``"simulated"`` refuses such a record by its ``seat_kind``). What the checks of
+:mod:`speed_data.record_check` refuse (a path as ``rules.preset``, a ``"human"`` record not
+from the table) was never written by the kit.
+
+:func:`check_record` is the schema check (:func:`read_record` runs it), and
+:func:`speed_data.record_check.read_record` adds the record checked against the game it
+claims to be, as every reader of the kit reads; :func:`write_record`
 writes one atomically (temporary file, fsync, rename, fsync of the folder), so a
 file named ``*.speedrec.json`` is always a whole game.
 """
@@ -57,6 +73,8 @@ from typing import Any
 
 import numpy as np
 
+from speed_env.rules import PRESETS, Rules, RulesError
+
 FORMAT = "speed-play-record"
 """The ``format`` key of every record."""
 VERSION = 1
@@ -64,7 +82,7 @@ VERSION = 1
 SUFFIX = ".speedrec.json"
 """A record file's name ends so; other files in a records folder are ignored."""
 SOURCES = ("table", "generate")
-SEAT_KINDS = ("human", "bot")
+SEAT_KINDS = ("human", "bot", "simulated")
 WINNERS = ("player_0", "player_1", "draw", None)
 PROFILE_KEYS = ("mu", "sigma", "tau", "floor", "name")
 
@@ -209,6 +227,29 @@ def check_record(data: Any, where: str = "record") -> dict[str, Any]:
     return data
 
 
+def rules_from(options: Any, where: str) -> Rules:
+    """The :class:`~speed_env.rules.Rules` of a record's (or dataset's) ``rules`` dict.
+
+    ``preset`` must be a preset name: rules travel inline, so no file named by the data
+    is ever read. Refused with :class:`~speed_data.records.RecordError` naming ``where``.
+    """
+    if not isinstance(options, dict):
+        raise RecordError(f"{where}: key 'rules' must be an object of rule options")
+    preset = options.get("preset")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        # Not quoted: it may be a path, and the data's paths are not the reader's business.
+        raise RecordError(
+            f"{where}: key 'rules.preset' must be a preset name ({', '.join(PRESETS)}); a "
+            "record's rules are inline options, never a file"
+        )
+    try:
+        return Rules(**options)
+    except TypeError as exc:  # an unknown option name
+        raise RecordError(f"{where}: key 'rules': {exc}") from None
+    except RulesError as exc:
+        raise RecordError(f"{where}: key 'rules': {exc}") from None
+
+
 def arrays(record: dict[str, Any]) -> dict[str, np.ndarray]:
     """A checked record's per-step data as arrays.
 
@@ -259,16 +300,19 @@ def write_record(folder: str | os.PathLike[str], record: dict[str, Any], stem: s
     return path
 
 
+MAX_RECORD_BYTES = 64 << 20
+"""The largest record file read (64 MiB): a long game's observations take a few MB."""
+
+
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The checked record in file ``path``."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"record {str(path)!r} is not JSON: {exc}") from None
+    """The record in file ``path``, schema-checked: a regular file, bounded, strict JSON.
+
+    Read through :func:`speed_env.user_file.read_json`. The kit's readers use
+    :func:`speed_data.record_check.read_record`, which also checks the record against its game.
+    """
+    from speed_env import user_file
+
+    data = user_file.read_json(path, "record", RecordError, limit=MAX_RECORD_BYTES)
     return check_record(data, f"record {str(path)!r}")
 
 
@@ -283,7 +327,7 @@ def record_files(folder: str | os.PathLike[str]) -> list[Path]:
 def read_records(
     folder: str | os.PathLike[str], seat_kind: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Every record in ``folder`` (checked), optionally only those of ``seat_kind``."""
+    """Every record in ``folder`` (schema-checked), optionally only those of ``seat_kind``."""
     for path in record_files(folder):
         record = read_record(path)
         if seat_kind is None or record["seat_kind"] == seat_kind:
@@ -304,5 +348,6 @@ __all__ = [
     "read_record",
     "read_records",
     "record_files",
+    "rules_from",
     "write_record",
 ]

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from speed_data import records
-from speed_env.rules import Rules, make_rules
+from speed_data.records import rules_from
+from speed_env.rules import Rules
 from speed_env.single import SpeedGymEnv
 
 
@@ -35,9 +36,11 @@ class ScriptedOpponent:
 
 
 def rules_of(record: dict[str, Any]) -> Rules:
-    """The record's :class:`~speed_env.rules.Rules` (every option as recorded)."""
-    options = dict(record["rules"])
-    return make_rules(options.pop("preset"), **options)
+    """The record's :class:`~speed_env.rules.Rules` (every option as recorded, inline).
+
+    A ``preset`` that is not a preset name (a path, say) is refused, never read.
+    """
+    return rules_from(record["rules"], "record")
 
 
 def replay_env(record: dict[str, Any], opponent: Any = None) -> SpeedGymEnv:

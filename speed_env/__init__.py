@@ -50,10 +50,10 @@ The game:
 
 What the kit's reading of user input shares:
 
-- :mod:`~speed_env.numbers`: numbers read from text, refused unless they can be meant.
 - :mod:`~speed_env.shown`: a value as an error message quotes it, cut to a readable length.
-- :mod:`~speed_env.toml_file`: a user's TOML file read with errors that name it.
-- :mod:`~speed_env.json_file`: a user's JSON file read with errors that name it.
+- :mod:`~speed_env.user_file`: the one reader of a user's file (cards, records, rules, profiles,
+  deals, manifests): regular files only, bounded, strict JSON, TOML; errors name the file.
+- :mod:`~speed_env.strict_json`: JSON as the standard defines it (no key twice, no NaN).
 - :mod:`~speed_env._version`: the kit's version, from ``pyproject.toml``'s ``version`` line.
 
 The other game, and a bridge:

@@ -71,7 +71,8 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
             side_piles=((), ()),
             centre=None,
         )
-    d = [int(c) for c in deck(False)[rng.shuffle_order(s, rng.DEAL, 0, 52)]]
+    cards = deck(rules.jokers)  # us/pagat jokers are wild cards shuffled into the one deck
+    d = [int(c) for c in cards[rng.shuffle_order(s, rng.DEAL, 0, len(cards))]]
     ds, ss = rules.draw_size, rules.side_size
     cuts = np.cumsum([0, hs, hs, ds, ds, ss, ss, 1, 1])
     part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(8)]

@@ -110,7 +110,7 @@ C = ConfigFields(*range(N_CFG))
 """Each config field's index in the tuple: ``cfg[C.wrap]``."""
 Config = tuple[int, ...]
 
-HAND_SLOTS = 5  # every preset's record has room for the largest hand; cfg[C.hand_size] are used
+HAND_SLOTS = 7  # room for the largest hand (rules.HAND_SIZES); only cfg[C.hand_size] are used
 
 
 def state_dtype() -> np.dtype:
@@ -229,7 +229,9 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     top = g.centre[k, g.centre_n[k] - 1]
     tr = rank(top)
     if tr == 13:
-        # A joker on top: only the player who put it there may cover it, with anything.
+        if cfg[C.japanese] == 0:
+            return ALL_RANKS  # a wild joker (us/pagat): any card goes on it, a joker too
+        # japanese: only the player who put the joker there may cover it, with anything.
         return ALL_RANKS if g.top_owner[k] == p else 0
     bits = 1 << 13  # a joker goes on any non-joker top
     if tr > 0:
@@ -876,8 +878,9 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
             g.draw_n[p] = put_top_first(g.draw[p], shuffled, hs, n)
         start_game(g, cfg, True)
         return
-    order = rng.shuffle_order(seed, rng.DEAL, 0, 52)
-    d = order.astype(np.int16)  # the canonical deck is 0..51, so deck[order] == order
+    order = rng.shuffle_order(seed, rng.DEAL, 0, cfg[C.deck_size])
+    # The canonical deck is 0..51 (then 52, 53: the jokers), so deck[order] == order.
+    d = order.astype(np.int16)
     ds, ss = cfg[C.draw_size], cfg[C.side_size]
     for p in range(2):
         for i in range(hs):

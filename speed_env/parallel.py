@@ -13,7 +13,9 @@ Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``0`` waits; ``1 + 2 * r + pile`` plays a card of rank index ``r``
     (A = 0 … K = 12, joker 13 with jokers) onto centre pile ``pile`` (0 or 1),
     taken from the leftmost slot holding that rank. ``us``, ``pagat`` and
-    ``japanese`` share 27 actions (29 with jokers). ``stack_layout`` appends
+    ``japanese`` share 27 actions (29 with ``jokers``: wild cards in
+    ``us``/``pagat``, each player's own joker in ``japanese``; ``hand_size``
+    3 … 7 changes no space). ``stack_layout`` appends
     ``R`` stack actions, then ``multi_play`` appends ``2R`` multi-play actions
     (docs/rules.md). An illegal in-space action is a wait, counted in
     ``infos[agent]["illegal"]`` (``illegal_action="raise"`` raises instead);
@@ -78,7 +80,13 @@ Version history
     Within v1, without changing the game or the observation: a refused
     ``reset`` or ``step`` changes nothing, not the seed generator either; a
     deal giving a seat no cards at all is refused; ``infos`` gain ``missing``
-    and ``missing_total``; ``step()`` before ``reset()`` says so.
+    and ``missing_total``; ``step()`` before ``reset()`` says so. New rule
+    options, leaving every earlier game as it was: ``hand_size`` (3 … 7) and
+    ``jokers`` for ``us``/``pagat`` (two wild jokers; the spaces of
+    ``japanese`` with jokers: 29 actions, 205 floats). The id stays
+    ``speed_v1``: an id names the game for each rules value, the spaces follow the
+    rules (as they did for ``japanese`` jokers), and no earlier (id, rules) pair
+    changed; model and result files record the rules beside the id.
 
     v0: first release, observation 128 floats (136 with jokers). It then changed
     while keeping the name ``speed_v0``, which is why v1 exists:
@@ -117,7 +125,6 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -128,6 +135,7 @@ from speed_env.game import (
     check_render_mode,
     check_seed,
 )
+from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
@@ -162,7 +170,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
     ) -> None:
         GamePickle.__init__(self, locals())
         check_render_mode(render_mode, RENDER_MODES)
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         self.max_cycles = _check_max_cycles(max_cycles)
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
@@ -173,7 +181,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        obs_space = formats.observation_space(self.obs_format, vector, self.games.n_actions)
+        obs_space = observation_space(self.obs_format, vector, self.games.n_actions)
         self.observation_spaces = dict.fromkeys(AGENTS, obs_space)
         self.action_spaces = {a: spaces.Discrete(self.games.n_actions) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (2 * self.games.obs_dim,), np.float32)
@@ -284,7 +292,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         observations: dict[str, Any] = {}
         infos: dict[str, dict[str, Any]] = {}
         for p, a in enumerate(AGENTS):
-            observations[a], infos[a] = formats.package(
+            observations[a], infos[a] = package(
                 self.obs_format, self._obs[p, 0].copy(), self._mask[p, 0].copy()
             )
         return observations, infos
@@ -319,9 +327,9 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
                 "'rgb_array'"
             )
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
-        return render.render_mode(self.games.snapshot(0), self.render_mode)
+        return modes.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
         """In ``human`` mode the table is printed after every reset and step (as in Gymnasium)."""

@@ -43,7 +43,7 @@ never shifts any other random draw of the game.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numba import njit
@@ -140,7 +140,7 @@ PROFILE_PREFIX = "profile:"
 
 def load_profile(path: str) -> ReactionProfile:
     """The profile in the JSON profile file ``path`` (see the module docstring)."""
-    from speed_env.json_file import read_json
+    from speed_env.user_file import read_json
 
     data = read_json(path, "reaction profile file", ReactionError)
     if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
@@ -167,6 +167,39 @@ def load_profile(path: str) -> ReactionProfile:
 def fixed(ms: float) -> ReactionProfile:
     """A profile where every play takes exactly ``ms`` milliseconds."""
     return ReactionProfile(float(ms), 0.0, 0.0, 1.0)
+
+
+def check_think_ms(value: object, what: str) -> float:
+    """``value`` as a thinking cost in ms (a finite number >= 0); else a :class:`ReactionError`.
+
+    ``what`` names where the value came from (``opponent_think``, an agent's ``think_ms``).
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or not 0 <= value <= MAX_REACTION_MS
+    ):
+        raise ReactionError(
+            f"{what} must be a number of ms between 0 and {MAX_REACTION_MS}, got {value!r}"
+        )
+    return float(value)
+
+
+def delayed(profile: ReactionProfile, think_ms: float) -> ReactionProfile:
+    """``profile`` moved ``think_ms`` later: thinking time charged before every play lands.
+
+    The whole shape moves, floor too (thinking delays even the fastest reaction); ``0`` gives
+    ``profile`` itself.
+    """
+    if think_ms <= 0:
+        return profile
+    return replace(
+        profile,
+        mu=profile.mu + think_ms,
+        floor=profile.floor + think_ms,
+        name=f"{profile.label()}+{think_ms:g}ms",
+    )
 
 
 def make_profile(spec: ReactionSpec) -> ReactionProfile:

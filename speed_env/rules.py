@@ -14,6 +14,13 @@ any option below. Unknown keys and bad values are refused with a
 Decisions the rule sources leave open ([assumption] in ``docs/rules.md``) are
 options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
 lock, and the play-out default flip; ``docs/rules.md`` lists them.
+
+The variants of the US Speed seed (Party Speed): ``jokers`` as wild cards in
+``us``/``pagat``, ``hand_size`` 3 … 7 in every preset, and ``players``: 2 only
+for now (3 and 4 are refused, naming the missing n-seat engine; their rules are
+specified in ``docs/rules.md``)::
+
+    make_rules("us", jokers=True, hand_size=7)
 """
 
 from __future__ import annotations
@@ -28,14 +35,25 @@ from pathlib import Path
 from typing import Any
 
 from speed_env.shown import shown
-from speed_env.toml_file import read_toml
+from speed_env.user_file import read_toml
 
 PRESETS = ("us", "pagat", "japanese")
 MAX_MS = 10**12
 """The largest value of any time option, in ms (about 31.7 years): far beyond any game,
 and small enough that the engine's int64 clock plus a tick, a latency and a countdown
 can never overflow (it would otherwise wrap, or loop for ever in compiled code)."""
-JAPANESE_ONLY = ("jokers", "play_out", "stack_layout", "multi_play")
+JAPANESE_ONLY = ("play_out", "stack_layout", "multi_play")
+HAND_SIZES = range(3, 8)
+"""The hand sizes ``hand_size`` may take (3 … 7; the hand refills to it)."""
+PLAYERS = (2, 3, 4)
+"""The seat counts of ``players``; only 2 is playable yet (see docs/rules.md, "Party Speed")."""
+PLAYABLE_PLAYERS = (2,)
+"""The seat counts the engine plays today."""
+DEFAULT_HAND = {"us": 5, "pagat": 5, "japanese": 4}
+"""Each preset's own hand/layout size: what ``hand_size = 0`` (the default) means."""
+SEAT_CARDS = {"us": 20, "pagat": 15, "japanese": 26}
+"""Cards each seat owns at the deal (hand/layout + draw pile/stock), jokers aside: a larger
+hand is a shorter draw pile."""
 RESERVE_RULES = ("rebuild", "lock")
 
 
@@ -55,7 +73,10 @@ class Rules:
     same_rank: bool = False
     """A card of the top card's rank may also be played."""
     jokers: bool = False
-    """``japanese`` only: each player shuffles one joker into their stock."""
+    """``us``/``pagat``: two jokers shuffled into the deck as wild cards (a joker goes on any
+    centre pile, any card goes on a joker; each draw pile gets one more card).
+    ``japanese``: each player shuffles one joker into their stock (that preset's own rule:
+    only the player who put a joker down may cover it)."""
     play_out: bool = False
     """``japanese`` only: play on after the stock is empty until the layout is empty."""
     stack_layout: bool = False
@@ -75,8 +96,18 @@ class Rules:
     """Match scoring (``us``/``pagat``): first to this many points wins the match."""
     max_game_ms: int = 300_000
     """A game still running at this clock is truncated (no winner, reward 0)."""
+    hand_size: int = 0
+    """Slots in a hand (``us``/``pagat``) or face-up layout (``japanese``): 3 … 7, refilled
+    to it from the draw pile/stock, which holds the seat's other cards. ``0`` (the default)
+    is the preset's own: 5, or 4 in ``japanese``."""
+    players: int = 2
+    """Seats at the table. Only 2 is playable yet: 3 and 4 (Party Speed, docs/rules.md) are
+    refused until the n-seat engine exists."""
 
     def __post_init__(self) -> None:
+        if type(self.hand_size) is int and self.hand_size == 0 and self.preset in DEFAULT_HAND:
+            # The preset's own size, stored so that ``rules.hand_size`` is always the size.
+            object.__setattr__(self, "hand_size", DEFAULT_HAND[self.preset])
         check_rules(self)
 
     # Derived facts of the deal. They are properties, not fields, so a Rules
@@ -87,14 +118,10 @@ class Rules:
         return self.preset == "japanese"
 
     @property
-    def hand_size(self) -> int:
-        """Slots in a hand (``us``/``pagat``) or face-up layout (``japanese``)."""
-        return 4 if self.is_japanese else 5
-
-    @property
     def draw_size(self) -> int:
-        """Cards dealt to each player's draw pile / stock (before any opening flip)."""
-        return {"us": 15, "pagat": 10, "japanese": 22 + int(self.jokers)}[self.preset]
+        """Cards dealt to each player's draw pile / stock (before any opening flip): the seat's
+        cards less its hand, plus one with jokers (``us`` 15, ``pagat`` 10, ``japanese`` 22)."""
+        return SEAT_CARDS[self.preset] - self.hand_size + int(self.jokers)
 
     @property
     def side_size(self) -> int:
@@ -116,8 +143,18 @@ class Rules:
         return make_rules(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a plain JSON/TOML-ready dict."""
-        return dataclasses.asdict(self)
+        """The options as a plain JSON/TOML-ready dict.
+
+        ``hand_size`` and ``players`` are left out at their defaults (the preset's hand, two
+        seats), so the dict of every earlier game, and every file and hash made from it, is
+        what it was before those options existed; ``Rules(**d)`` gives the same rules back.
+        """
+        out = dataclasses.asdict(self)
+        if self.hand_size == DEFAULT_HAND[self.preset]:
+            del out["hand_size"]
+        if self.players == 2:
+            del out["players"]
+        return out
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
@@ -150,6 +187,21 @@ def check_rules(rules: Rules) -> None:
         raise RulesError(
             f"rule option 'reserve_rule' must be one of {', '.join(RESERVE_RULES)}, "
             f"got {shown(rules.reserve_rule)}"
+        )
+    if rules.hand_size not in HAND_SIZES:
+        raise RulesError(
+            f"rule option 'hand_size' must be {HAND_SIZES[0]} … {HAND_SIZES[-1]} "
+            f"(or 0 for the preset's own, {DEFAULT_HAND[rules.preset]}), got {rules.hand_size}"
+        )
+    if rules.players not in PLAYERS:
+        raise RulesError(
+            f"rule option 'players' must be one of {', '.join(map(str, PLAYERS))}, "
+            f"got {rules.players}"
+        )
+    if rules.players not in PLAYABLE_PLAYERS:
+        raise RulesError(
+            f"players={rules.players} is not playable yet: the engine plays 2 seats; the "
+            "3- and 4-player rules (docs/rules.md, 'Party Speed') await the n-seat engine"
         )
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:
@@ -208,7 +260,7 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
     >>> make_rules("japanese", jokerz=True)
     Traceback (most recent call last):
     ...
-    speed_env.rules.RulesError: unknown rule option 'jokerz'; known options: idle_flip_ms, ...
+    speed_env.rules.RulesError: unknown rule option 'jokerz'; known options: hand_size, ...
     """
     if isinstance(rules, Rules):
         base = rules
@@ -227,7 +279,9 @@ def make_rules(rules: str | os.PathLike[str] | Rules = "us", **options: Any) -> 
     _check_keys(options, "")
     if base is None:
         return Rules(**options)
-    return dataclasses.replace(base, **options) if options else base
+    # From the dict, not dataclasses.replace: a hand size the base took from its preset
+    # (left out of the dict) follows a new preset instead of sticking.
+    return Rules(**{**base.to_dict(), **options}) if options else base
 
 
 def parse_overrides(pairs: Iterable[str], what: str = "--option") -> dict[str, Any]:

@@ -32,7 +32,10 @@ The opponent
     returns anything but one integer action per row (shape ``(1,)`` here)
     is refused by name. Under ``illegal_action="raise"`` the learner's
     action is checked before the opponent is asked, so a refused step moves
-    nothing, the opponent's generator included.
+    nothing, the opponent's generator included. ``opponent_think`` (ms, default 0)
+    charges the opponent for its thinking: every play it makes lands that much later, its
+    seat's reaction profile moved by the constant (:func:`speed_env.reaction.delayed`;
+    docs/thinking-time.md).
 
 Registered with Gymnasium as ``speed_env/Speed-v1``:
 ``gymnasium.make("speed_env/Speed-v1", rules="us", opponent=policy)``.
@@ -103,7 +106,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from speed_env import obs_format as formats
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -113,11 +115,22 @@ from speed_env.game import (
     check_render_mode,
     check_seed,
 )
+from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
+from speed_env.reaction import ReactionProfile, check_think_ms, delayed
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
+
+
+def charge_opponent(
+    reactions: tuple[ReactionProfile, ReactionProfile], learner: int, think_ms: float
+) -> tuple[ReactionProfile, ReactionProfile]:
+    """Both seats' profiles with the opponent's (the seat not ``learner``) moved ``think_ms``."""
+    pair = list(reactions)
+    pair[1 - learner] = delayed(pair[1 - learner], think_ms)
+    return pair[0], pair[1]
 
 
 def check_seat_and_opponent(seat: object, opponent: object, call: str) -> None:
@@ -159,15 +172,17 @@ class SpeedGymEnv(gym.Env, GamePickle):
         render_mode: str | None = None,
         obs_format: str = "box",
         illegal_action: str = "wait",
+        opponent_think: float = 0.0,
         **options: Any,
     ) -> None:
         GamePickle.__init__(self, locals())
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         check_seat_and_opponent(seat, opponent, "SpeedGymEnv(opponent={})")
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
+        self.opponent_think = check_think_ms(opponent_think, "opponent_think")
         self.games = Games(1, settings)
         self.rules = self.games.rules
         self.opponent: Policy = opponent if opponent is not None else RandomPolicy(0)
@@ -175,9 +190,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        self.observation_space = formats.observation_space(
-            self.obs_format, vector, self.games.n_actions
-        )
+        self.observation_space = observation_space(self.obs_format, vector, self.games.n_actions)
         self.action_space = spaces.Discrete(self.games.n_actions)
         self._obs: np.ndarray | None = None
         self._mask: np.ndarray | None = None
@@ -198,6 +211,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
         super().reset(seed=seed)
         if self.seat_choice == "random":
             self.seat = int(self.np_random.integers(2))
+        if self.opponent_think:  # the opponent's seat moves with the learner's
+            self.games.set_reactions(
+                charge_opponent(self.games.reactions, self.seat, self.opponent_think)
+            )
         game_seed = int(self.np_random.integers(2**63))
         reseed = getattr(self.opponent, "reseed", None)
         if seed is not None and callable(reseed):
@@ -263,9 +280,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
         assert self._obs is not None and self._mask is not None
-        return formats.package(
-            self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy()
-        )
+        return package(self.obs_format, self._obs[seat, 0].copy(), self._mask[seat, 0].copy())
 
     def snapshot(self) -> dict[str, Any]:
         """The whole table as a JSON-ready dict."""
@@ -276,9 +291,9 @@ class SpeedGymEnv(gym.Env, GamePickle):
         a frame."""
         if self.render_mode is None:
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
-        return render.render_mode(self.games.snapshot(0), self.render_mode)
+        return modes.render_mode(self.games.snapshot(0), self.render_mode)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":

@@ -181,7 +181,7 @@ class _Cards:
             for s in range(4):
                 colour = 0 if s in RED_SUITS else 1
                 self.free.setdefault((colour if self.japanese else 0, r), []).append(s * 13 + r)
-        if rules.jokers:  # jokers exist only in japanese: the red one is seat 0's
+        if rules.jokers:  # in japanese the red one is seat 0's; in us/pagat either may be anywhere
             self.free[(0, 13)] = [52]
             self.free[(1, 13)] = [53]
         for ids in self.free.values():

@@ -9,8 +9,9 @@ chance, the exported model's margin over chance on the plays it was fitted on (m
 least), and how often the person's own rule picks its
 recorded play (the ceiling a clone could reach, since a fifth of its picks are random).
 
-The person is the one ``tests/data/test_browser_player.py`` drives in the real page,
-without the browser: it answers each *new* chance (a play that was not legal at the
+The person is :class:`speed_data.person.Person` (mu 300, sigma 40, tau 100 ms), the one
+``tests/data/test_browser_player.py`` drives in the real page, here without the browser: it
+answers each *new* chance (a play that was not legal at the
 tick before; nothing is legal while its own card is in flight, so after each landing
 every play then possible is new) after a wait drawn from an ex-Gaussian, and picks
 which one by habit: with probability ``--habit`` the first in habit order (the left
@@ -25,44 +26,19 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from dataclasses import dataclass
 
 import numpy as np
 
 import agents
 import speed_env
-from speed_env.numbers import count, count_list, real
+from speed_data.person import Attention, Person, habit_key, plays_of
 from speed_env.rules import make_rules
 from train.bc_data import Decisions, chance_agreement, clone, discounted_returns
+from train.common.numbers import count, count_list, real
 
-PLAYS = np.arange(1, 27)
-"""The play actions of the 13-rank games: ``1 + 2 * rank + pile``."""
-HABIT_KEY = (PLAYS - 1) % 2 * 13 + (PLAYS - 1) // 2
-"""Each play's place (index ``a - 1``) in the person's order: pile 0 before pile 1, then rank."""
-HABIT_ORDER = PLAYS[np.argsort(HABIT_KEY)]
-"""The play actions in that order."""
-
-
-@dataclass(frozen=True)
-class Person:
-    """The scripted person: its waits and how often its habit decides."""
-
-    reaction: tuple[float, float, float] = (300.0, 40.0, 100.0)
-    """Ex-Gaussian mu, sigma and tau of its waits (ms), as the browser test's person."""
-    habit: float = 0.8
-    """The chance that it answers the first new chance in habit order."""
-
-    def wait_ms(self, rng: np.random.Generator) -> float:
-        """One reaction time, at least 20 ms."""
-        mu, sigma, tau = self.reaction
-        return max(20.0, mu + sigma * rng.standard_normal() + tau * rng.exponential())
-
-    def pick(self, new: list[int], rng: np.random.Generator) -> int:
-        """Which of the ``new`` play actions (sorted in habit order) to answer."""
-        u = rng.random()
-        if u < self.habit:
-            return new[0]
-        return new[int((u - self.habit) / (1.0 - self.habit) * len(new))]
+HABIT_ORDER = np.array(sorted(range(1, 27), key=habit_key))
+"""The play actions of the 13-rank games (``1 + 2 * rank + pile``) in the person's habit order:
+pile 0 before pile 1, then rank."""
 
 
 def person_game(
@@ -74,22 +50,19 @@ def person_game(
     obs, _ = env.reset(seed=seed)
     bot = agents.make("chain", make_rules("us"), seed=seed)
     rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
+    attention = Attention(person, rng)
     before: set[int] = set()
-    plan: tuple[int, float] | None = None  # (the chance answered, when it is played, ms)
-    wait = person.wait_ms(rng)
     t_ms = 0.0
     while env.agents:
         mask = obs["player_0"]["action_mask"]
-        legal = {int(a) for a in np.flatnonzero(mask[1:27]) + 1}
-        if plan is not None and plan[0] not in legal:
-            plan = None  # the chance went away: the wait is kept for the next one
-        new = sorted(legal - before, key=lambda a: HABIT_KEY[a - 1])
+        legal = plays_of(mask)
+        attention.look(legal, legal - before, t_ms)
         before = legal
-        if plan is None and new:
-            plan = (person.pick(new, rng), t_ms + wait)
         action = 0
-        if plan is not None and plan[1] <= t_ms:
-            action, plan, wait = plan[0], None, person.wait_ms(rng)
+        due = attention.due(t_ms)
+        if due is not None:
+            action = due[0]
+            attention.played()
         theirs = obs["player_1"]
         reply = int(bot.act(theirs["observation"][None], theirs["action_mask"][None])[0])
         seen = obs["player_0"]["observation"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 from speed_env.rules import Rules
 
 
@@ -38,11 +38,11 @@ def print_rows(
     print(f"{column:<{width}}{'variant':<28}{'games':>7}{'win rate':>10}  95% CI")
     for name, rules in cases:
         for variant in args.variants.split(";"):
-            settings = tournament.Settings(
+            settings = realtime.Settings(
                 agents=(variant, args.opponent), games=args.games, rules=rules, seed=args.seed
             )
-            results, _ = tournament.run(settings, workers=args.workers)
-            m = tournament.summarise(settings, results, bootstrap=20)["matches"][0]
+            results, _ = realtime.run(settings, workers=args.workers)
+            m = realtime.summarise(settings, results, bootstrap=20)["matches"][0]
             lo, hi = m["win_rate_a_ci"]
             print(
                 f"{name:<{width}}{variant:<28}{m['games']:>7}{100 * m['win_rate_a']:>9.1f}%  "

@@ -14,6 +14,8 @@ table as a player sees it. The modules:
   profile to them).
 - :mod:`~speed_table.replays`: the replay files, the folder kept bounded.
 - :mod:`~speed_table.app`: the app, the WebSocket loop and the server.
+- :mod:`~speed_table.headless`: a simulated person plays the page in headless Chromium
+  (``python -m speed_table.headless``).
 
 Only ``protocol``, ``clock``, ``replays`` and ``session`` import without the ``[web]``
 extra. The table sits beside the library (it imports ``speed_env`` and ``agents``;

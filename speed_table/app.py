@@ -25,7 +25,7 @@ free at once.
 Bots are other people's code: a page's ticks (where its bots act) and the
 building of its bots run on a helper thread, off the event loop, so a slow bot
 delays only its own page, never another page's messages. A bot that fails
-(:class:`agents.specs.guarded.AgentFailure`) ends its own game: the page gets a
+(:class:`agents.runtime.failures.AgentFailure`) ends its own game: the page gets a
 ``fatal`` message naming the bot, the call and the game, and the server keeps
 serving every other page.
 """
@@ -52,7 +52,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from agents.specs.guarded import AgentFailure
+from agents.runtime.failures import AgentFailure
 from speed_table import protocol
 from speed_table.clock import now
 from speed_table.session import GameSession, TableConfig, build_bots

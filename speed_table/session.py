@@ -343,7 +343,7 @@ class GameSession:
     def tick(self, now: float) -> list[dict[str, Any]]:
         """Step the game if a tick is due at ``now``; returns the messages for the page.
 
-        A bot that fails raises :class:`agents.specs.guarded.AgentFailure` naming it; the game is
+        A bot that fails raises :class:`agents.runtime.failures.AgentFailure` naming it; the game is
         over then, and :func:`speed_table.app.play_connection` tells the page why."""
         if not self.due(now):
             return []

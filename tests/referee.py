@@ -38,6 +38,8 @@ SEEN_KEYS = (
     "bounce",
     "joker_placed",
     "joker_blocked",
+    "wild_covered",  # a card put on a wild joker (us/pagat) by a player who did not play it
+    "joker_flipped",  # a side pile's flip put a joker on a centre pile (us/pagat)
     "stack",
     "multi",
     "flip_choice",
@@ -148,7 +150,9 @@ class Referee:
         """May player ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
         top = self.centre[k][-1]
         if top >= 52:
-            return self.top_owner[k] == p
+            if not self.japanese:
+                return True  # a wild joker: any card goes on it
+            return self.top_owner[k] == p  # japanese: only its owner covers it
         return self._ok[top % 13][r]
 
     def shown(self, p: int) -> list[int | None]:
@@ -358,6 +362,8 @@ class Referee:
             hand[pile].append(card)
             self.refill(p, slots[0])
         elif self.legal(p, _rank(cards[0]), pile):
+            if self.centre[pile][-1] >= 52 and self.top_owner[pile] != p:
+                self.seen["wild_covered"] += 1
             for j in slots:
                 hand[j].pop()
             self.centre[pile].extend(cards)
@@ -436,6 +442,8 @@ class Referee:
         flipped = False
         for k in (0, 1):
             if self.side[k]:
+                if self.side[k][-1] >= 52:
+                    self.seen["joker_flipped"] += 1
                 self.centre[k].append(self.side[k].pop())
                 self.top_owner[k] = None
                 flipped = True

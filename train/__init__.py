@@ -16,15 +16,24 @@ through ``speed`` (most also as ``python -m train.<recipe>``):
 
 A room a job:
 
-- :mod:`~train.common`: what every recipe shares: settings, run folder, logs, checkpoints,
-  budget.
+- :mod:`~train.policy`: the policy trained: its masked distribution, the rank-relative network,
+  the lean PPO, its checkpoints.
+- :mod:`~train.common`: what every recipe shares: settings, run folder, logs, budget, flag
+  numbers.
 - :mod:`~train.vec_env`: ``SpeedVecEnv``, hundreds of real-time games as one stable-baselines3
-  ``VecEnv``.
-- :mod:`~train.realtime`: real-time training's own pieces: the opponent pool, the rank-relative
-  policy, human-likeness.
+  ``VecEnv``, and the opponent pool it samples from.
+- :mod:`~train.realtime`: how often an agent makes a person's recorded plays (human-likeness).
 - :mod:`~train.vintage`: vintage expert iteration's pieces: search targets, and how a fit is
   judged.
 - :mod:`~train.rllib`: RLlib's multi-agent env and masked module for real-time Speed.
+- :mod:`~train.league`: ``speed train league``, a population trained against its own
+  meta-strategy (PSRO), its members trained by the ``ppo`` recipe.
+
+Floors, bottom up: ``policy``, ``common``, ``vec_env``, behaviour cloning (``bc``, then
+``bc_data``: human-likeness and vintage expert iteration fit and read as they do), ``realtime``,
+``vintage``, ``rllib``, then the other recipes (``ppo``, ``vintage_ppo``, ``vintage_value``,
+``vintage_expert``, ``rllib_ppo``), and ``league`` over them. A module imports only its own
+floor and those below (``tests/kit/test_layout.py``).
 
 Imports torch and stable-baselines3 only inside the modules that need them.
 """

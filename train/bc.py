@@ -36,13 +36,16 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from agents.chain import tied_best
 from speed_env.policy import Policy
+
+if TYPE_CHECKING:
+    from train.common.run import Run
 
 
 @dataclass
@@ -290,7 +293,7 @@ def clone(
     - ``teachers``, ``teacher_view``: as in :func:`record`;
     - ``progress``: draws a bar on stderr for each recording and each fit.
     """
-    from train.common.checkpoint import snapshot_policy
+    from train.policy.checkpoint import snapshot_policy
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -351,3 +354,40 @@ def describe(stats: dict[str, Any]) -> str:
         f"cloned {stats['teacher']}: held-out agreement {100 * stats['held_out_agreement']:.1f}% "
         f"({stats['record_s']} s recording, {stats['fit_s']} s fitting)"
     )
+
+
+def warm_start(
+    run: Run,
+    env: Any,
+    teachers: Teachers,
+    *,
+    dagger_rounds: int = 0,
+    teacher_view: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """A recipe's warm start ``init_bc``: :func:`clone` of ``run``'s model; returns its stats.
+
+    The cloning is timed (``bc_s``), reported on ``run``'s bar and kept in ``state.json``.
+    """
+    cfg = run.cfg
+    t0 = time.perf_counter()
+    run.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
+    bc_cfg = BCConfig(
+        teacher=str(cfg.init_bc),
+        decisions=cfg.bc_decisions,
+        epochs=cfg.bc_epochs,
+        dagger_rounds=dagger_rounds,
+    )
+    stats = clone(
+        run.model,
+        env,
+        bc_cfg,
+        teachers,
+        seed=cfg.seed,
+        teacher_view=teacher_view,
+        progress=cfg.progress,
+    )
+    run.timing["bc_s"] = time.perf_counter() - t0
+    run.bar.restart_clock()  # its rate and time left: PPO's, not the cloning's
+    run.state["bc"] = stats
+    run.bar.print(describe(stats))
+    return stats

@@ -23,6 +23,7 @@ uniformly random legal play) and *chain* (the kit's heuristic bot).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -33,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from speed_env.rules import Rules, make_rules
+from speed_data.record_check import check_steps
+from speed_data.records import rules_from
+from speed_env.rules import Rules
 
 
 @dataclass
@@ -66,24 +69,20 @@ def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return out
 
 
-def _rules_of(options: dict[str, Any]) -> Rules:
-    options = dict(options)
-    return make_rules(options.pop("preset"), **options)
-
-
 def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
     """The decisions of a records folder or of a Minari dataset id.
 
     ``seat`` is ``human``, ``bot`` or ``any``. Refused by name when empty or played under
-    different rules.
+    different rules, and when a record or episode is not true of its game
+    (:mod:`speed_data.record_check`: the first bad file or episode and its first wrong key).
     """
     games: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     rules: list[dict[str, Any]] = []
     ticks: list[int] = []
     if Path(data).is_dir():
-        from speed_data import records
+        from speed_data import record_check, records
 
-        for rec in records.read_records(data, None if seat == "any" else seat):
+        for rec in record_check.read_records(data, None if seat == "any" else seat):
             arr = records.arrays(rec)
             games.append(
                 (
@@ -114,8 +113,18 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         kwargs = dataset.spec.env_spec.kwargs if dataset.spec.env_spec is not None else {}
         if "rules" not in kwargs:
             raise ValueError(f"Minari dataset {data!r} was not written by the Speed kit")
+        ds_rules = rules_from(kwargs["rules"], f"Minari dataset {data!r}")
         for ep in dataset.iterate_episodes():
             mask = np.asarray(ep.infos["action_mask"], np.int8)
+            # The same checks as a record's: in the space, legal under its mask, Speed-v1's pay.
+            check_steps(
+                np.asarray(ep.observations, np.float32),
+                mask,
+                np.asarray(ep.actions, np.int64),
+                np.asarray(ep.rewards, np.float64),
+                ds_rules,
+                f"Minari dataset {data!r} episode {ep.id}",
+            )
             # infos hold one row more than actions (the reset's first): step t's time is row t + 1
             reaction = np.asarray(ep.infos["reaction_ms"], np.float64)[1:]
             games.append((ep.observations[:-1], mask[:-1], ep.actions, ep.rewards, reaction))
@@ -133,7 +142,7 @@ def load(data: str, seat: str = "human", gamma: float = 0.99) -> Decisions:
         ret=np.concatenate([discounted_returns(np.asarray(g[3]), gamma) for g in games]),
         game=np.concatenate([np.full(len(g[2]), i) for i, g in enumerate(games)]),
         reaction_ms=np.concatenate([g[4] for g in games]).astype(np.float64),
-        rules=_rules_of(rules[0]),
+        rules=rules_from(rules[0], f"the games in {data!r}"),
         tick_ms=ticks[0],
         source=source,
     )
@@ -170,8 +179,8 @@ def clone(
     from agents import make
     from speed_env.single import SpeedGymEnv
     from train.bc import BCConfig, _fit, _forward
-    from train.common.checkpoint import export_model
-    from train.vec_env.masked_policy import OnceMaskedPolicy
+    from train.policy.checkpoint import export_model
+    from train.policy.masked_policy import OnceMaskedPolicy
 
     # A small MLP pays torch's thread hand-offs on every batch; one thread is several times
     # faster (speed_env.single's "Training speed").
@@ -248,9 +257,13 @@ def clone(
 
 def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
     """The flags of ``speed train bc``."""
-    p = argparse.ArgumentParser(
-        prog=prog, description=__doc__.split("\n\n")[0] if __doc__ else None
-    )
+    from train.common.numbers import real
+    from train.common.settings import FLAG_TYPES, FlagParser
+    from train.common.sizes import layer_sizes
+
+    # Every flag's value checked as it is parsed, naming the flag in one line, as the PPO
+    # recipes' are (train.common.settings.FLAG_TYPES).
+    p = FlagParser(prog=prog, description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--data", required=True, help="a play records folder or a Minari dataset id")
     p.add_argument("--out", required=True, help="folder for model.json (and bc.json)")
     p.add_argument(
@@ -259,32 +272,75 @@ def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
         default="human",
         help="whose records of a folder to clone (default human)",
     )
-    p.add_argument("--epochs", type=int, default=100, help="passes over the plays (default 100)")
-    p.add_argument("--holdout", type=float, default=0.2, help="share of games held out")
-    p.add_argument("--net-arch", default="64,64", help="hidden layer sizes (default 64,64)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--epochs",
+        type=FLAG_TYPES["epochs"],
+        default=100,
+        help="passes over the plays (default 100)",
+    )
+    # Above 0: the held-out games are where agreement is measured.
+    p.add_argument(
+        "--holdout", type=real(above=0, below=1), default=0.2, help="share of games held out"
+    )
+    p.add_argument(
+        "--net-arch",
+        type=layer_sizes,
+        default=[64, 64],
+        metavar="NET_ARCH",
+        help="hidden layer sizes (default 64,64)",
+    )
+    p.add_argument("--seed", type=FLAG_TYPES["seed"], default=0)
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
+        "afresh; without it such a folder is refused",
+    )
     return p
+
+
+def digest(data: Decisions) -> str:
+    """SHA-256 of the decisions cloned: a run on other data is not the run already there."""
+    h = hashlib.sha256()
+    for part in (data.obs, data.mask, data.action, data.game, data.reaction_ms):
+        h.update(np.ascontiguousarray(part).tobytes())
+    h.update(json.dumps([data.rules.to_dict(), data.tick_ms], sort_keys=True).encode())
+    return h.hexdigest()
 
 
 def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
     """Parse ``argv`` and clone; 0 when the model is written."""
     args = build_parser(prog).parse_args(list(argv))
-    if args.epochs < 1 or not 0 < args.holdout < 1:
-        raise ValueError("--epochs must be at least 1 and --holdout between 0 and 1")
-    try:
-        sizes = [int(x) for x in args.net_arch.split(",") if x.strip()]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"--net-arch must be layer sizes like 64,64, got {args.net_arch!r}")
     data = load(args.data, args.seat)
-    clone(data, args.out, epochs=args.epochs, holdout=args.holdout, net_arch=sizes, seed=args.seed)
+    from agents.runtime import run_identity
+
+    identity = run_identity.RunIdentity(
+        "speed train bc", run_identity.flag_settings(args), {"--data": digest(data)}
+    )
+    with run_identity.RunOutput(
+        args.out, identity, results=("model.json", "bc.json"), overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        clone(
+            data,
+            args.out,
+            epochs=args.epochs,
+            holdout=args.holdout,
+            net_arch=args.net_arch,
+            seed=args.seed,
+        )
+        out = run_folder.path
+        run_folder.finish(
+            [out / n for n in ("model.json", "model.safetensors", "bc.json") if (out / n).exists()]
+        )
     return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
     try:
         sys.exit(run(sys.argv[1:], "python -m train.bc_data"))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # bad flags or data; a folder in use or unwritable
         print(f"train.bc_data: error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -20,8 +20,8 @@ same in both recipes, are :func:`train.common.run.run_recipe`'s):
    *decision* of the learner: the ticks where it can only wait are played by
    the env (see its docstring).
 4. **Model.** MaskablePPO with an MLP actor and critic (``--policy rankwise``: the
-   rank-relative actor of :mod:`train.realtime.rankwise_policy`), its rollouts collected by the lean
-   loop of :mod:`train.vec_env.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm
+   rank-relative actor of :mod:`train.policy.rankwise_policy`), its rollouts collected by the lean
+   loop of :mod:`train.policy.rollout` (``--rollout sb3``: MaskablePPO's own). Optional warm
    starts: ``--init-bc chain`` clones a bot first (:mod:`train.bc`), ``--init-from
    PATH`` starts from a saved model.
 5. **Loop.** ``model.learn`` (:class:`~train.common.run.Run`): the progress bar,
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from train.common.curves import Panel
-from train.common.settings import RunSettings, check_ppo, recipe_main, specs
+from train.common.settings import RunSettings, check_ppo, recipe_main, specs, weighted
 
 __all__ = [
     "Config",
@@ -111,9 +111,9 @@ class Config(RunSettings):
     """Snapshots sample from their policy (True) instead of playing its argmax."""
     # ---- defaults of this recipe (measured: docs/training.md, docs/research/selfplay.md)
     opponent: str = "self"
-    """Opponent: an agent spec, a comma-separated mix (uniform per game), or ``self``: a pool of
-    the learner's own snapshots (``self_fraction`` of the games) and the bots random, greedy
-    and chain (``self,chain``: with the bots listed)."""
+    """Opponent: an agent spec, a comma-separated mix (per game; ``chain*3`` weights one), or
+    ``self``: a pool of the learner's own snapshots (``self_fraction`` of the games) and the
+    bots random, greedy and chain (``self,chain``: with the bots listed)."""
     ent_coef: float = 0.003
     """Entropy bonus."""
     eval_every: int = 500_000
@@ -145,7 +145,7 @@ def check_config(cfg: Config) -> None:
     parse_rules_options(cfg)
     if cfg.eval_games < 2:
         raise ValueError("eval_games must be at least 2 (each deal is played twice)")
-    bots = [s for s in specs(cfg.opponent) if s != "self"]
+    bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
 
@@ -196,14 +196,14 @@ PANELS = (
 def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
     """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
     from agents.stats import wilson_interval
-    from agents.tournament import realtime as tournament
+    from agents.tournament import realtime
     from speed_env.reaction import make_profile
 
     spec = f"ppo:{model_path}"
     rows: list[dict[str, Any]] = []
     for rules in rules_list:
         t0 = time.perf_counter()
-        settings = tournament.Settings(
+        settings = realtime.Settings(
             agents=(spec, *specs(cfg.eval_opponents)),
             games=cfg.eval_games,
             rules=rules,
@@ -212,7 +212,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
             seed=cfg.eval_seed,
             gauntlet=spec,
         )
-        results, _ = tournament.run(settings, workers=cfg.eval_workers)
+        results, _ = realtime.run(settings, workers=cfg.eval_workers)
         for k, (_, j) in enumerate(settings.pairings()):
             mine = [r for r in results if r.chunk.lineup == k]
             wins, losses, draws = (
@@ -271,9 +271,10 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     # and saved in the locked folder, torch seeded); `seed` seeds the deals and seats.
     import agents
     from agents.model_io.kit_model import as_policy, read_model
-    from train.common.checkpoint import export_model, load_tensors_into, snapshot_policy
+    from train import bc
     from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.policy.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.vec_env.env import SpeedVecEnv
 
     state = folder.state
@@ -383,7 +384,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
                         for k, (g, rules) in enumerate(groups)
                     ]
 
-                run.behaviour_clone(env, teachers, dagger_rounds=cfg.bc_dagger)
+                bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
             if pool.self_play and (cfg.init_bc or cfg.init_from):
                 snapshot(0)  # the warm start is the pool's first snapshot
             state["timesteps"] = 0

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.runtime.files import write_json
-from train.common.settings import hidden
+from train.common.sizes import hidden
 
 ENV_RUNNERS = ("batch", "games")
 
@@ -164,12 +164,12 @@ def build_config(cfg: Config) -> Any:
     from ray.tune.registry import register_env
 
     from speed_env.rules import make_rules
-    from train.rllib import env as rllib_env
+    from train.rllib import env
     from train.rllib import module as rllib_module
 
     opponents = check(cfg)
     rules = make_rules(cfg.rules)
-    register_env(rllib_env.ENV_NAME, rllib_env.make_game_env)
+    register_env(env.ENV_NAME, env.make_game_env)
     env_config = {"rules": rules, "tick_ms": cfg.tick_ms, "reaction": cfg.reaction}
     net = {"hidden": hidden(cfg), "activation": cfg.activation}
     specs = {
@@ -184,10 +184,10 @@ def build_config(cfg: Config) -> Any:
             )
     runner_kwargs: dict[str, Any] = {}
     if cfg.env_runner == "batch":
-        runner_kwargs["env_runner_cls"] = rllib_env.BatchEnvRunner
+        runner_kwargs["env_runner_cls"] = env.BatchEnvRunner
     return (
         PPOConfig()
-        .environment(rllib_env.ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .environment(env.ENV_NAME, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=cfg.num_env_runners,
             num_envs_per_env_runner=cfg.games_per_runner,

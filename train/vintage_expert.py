@@ -10,7 +10,7 @@ What a run does, in order (each step is a section of :func:`train`):
 2. **Network.** A MaskablePPO actor-critic (the vintage PPO recipe's
    network, :mod:`train.vintage_ppo`, so the result can go on training with
    PPO); optionally warm-started by cloning a bot (``init_bc``, the vintage
-   behaviour cloning of :func:`train.vintage_ppo.behaviour_clone`), which is
+   behaviour cloning of :func:`train.bc.clone`), which is
    cheap next to search.
 3. **Rounds.** Round ``r`` generates ``games`` games of search targets
    (:mod:`train.vintage.expert_targets`, chunked jobs on ``--backend local``
@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from agents.vintage.search import PRIORS
-from train.vintage import expert_fit as vintage_expert_fit
+from train.vintage import expert_fit
 from train.vintage.expert_fit import agreement, held_out
 from train.vintage.expert_targets import ACTING, Targets, TargetSettings
 
@@ -240,7 +240,7 @@ def ppo_config(cfg: ExpertConfig) -> Any:
 
 def fit_data(targets: Targets, scale: np.ndarray, cfg: ExpertConfig) -> dict[str, np.ndarray]:
     """The columns train/bc.py's fit reads, with ``cfg``'s target and temperature."""
-    return vintage_expert_fit.fit_data(targets, scale, cfg.target, cfg.temperature)
+    return expert_fit.fit_data(targets, scale, cfg.target, cfg.temperature)
 
 
 def _log(cfg: ExpertConfig, text: str) -> None:
@@ -285,11 +285,11 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
     from agents.model_io.kit_model import copy_model
     from agents.runtime.files import check_writable, write_json
     from agents.runtime.jobs import Backend
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
     from speed_env.vintage import make_vintage_rules
     from train import bc
     from train.common.settings import make_model
-    from train.vintage import expert_targets as vet
+    from train.vintage import expert_targets
     from train.vintage_ppo import (
         export,
         load_network,
@@ -320,7 +320,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
     env.seed(cfg.seed)
     model = make_model(vc, env)
     summary: dict[str, Any] = {"config": asdict(cfg), "rounds": [], "complete": False}
-    network: vet.Network | None = None
+    network: expert_targets.Network | None = None
     t_start = time.perf_counter()
 
     def notes(round_: int) -> dict[str, Any]:
@@ -344,7 +344,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
             )
         return path, measured
 
-    def current_network() -> vet.Network:
+    def current_network() -> expert_targets.Network:
         from agents.model_io.sb3_import import sb3_policy_tensors
 
         tensors, _, activation = sb3_policy_tensors(model.policy)
@@ -364,7 +364,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
             spec = cfg.init_bc
 
             def teachers(seed: int) -> list[tuple[int, int, Any]]:
-                return [(0, env.num_envs, vintage_agents.make(spec, seed=seed))]  # every table
+                return [(0, env.num_envs, registry.make(spec, seed=seed))]  # every table
 
             def raw(obs: np.ndarray) -> np.ndarray:
                 return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
@@ -399,14 +399,16 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
         for r in range(cfg.rounds):
             t0 = time.perf_counter()
             settings = target_settings(cfg, r, network is not None)
-            targets, complete = vet.generate(
+            targets, complete = expert_targets.generate(
                 settings,
                 network,
                 workers=cfg.workers,
                 backend=backend,
                 progress=_chunks_progress(cfg, r),
             )
-            path = vet.write_targets(out / f"round_{r}" / "targets.safetensors", targets, settings)
+            path = expert_targets.write_targets(
+                out / f"round_{r}" / "targets.safetensors", targets, settings
+            )
             gen_s = time.perf_counter() - t0
             data.append(targets)
             # A seed per round: each round holds out games of its own.
@@ -433,7 +435,7 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
                 {
                     "round": r,
                     "targets": str(path),
-                    **vet.summary(targets),
+                    **expert_targets.summary(targets),
                     "acting": settings.acting,
                     "prior": settings.prior,
                     **agreement(model.policy, every, last, scale),

@@ -154,12 +154,12 @@ def table_env(
     The other seats are vintage bots cycled from the specs ``opponents``; seeded by ``seed``,
     ``i`` and seat.
     """
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
     from speed_env.vintage.single import VintageSingleEnv
 
     bots = [
         # Seed, env and seat in one number; seats never collide (k < 10: at most 10 players).
-        vintage_agents.make(opponents[k % len(opponents)], seed=seed * 1000 + i * 10 + k)
+        registry.make(opponents[k % len(opponents)], seed=seed * 1000 + i * 10 + k)
         for k in range(players - 1)
     ]
     return VintageSingleEnv(players, opponents=bots, seat=seat, obs_scale=scale)
@@ -244,18 +244,18 @@ PANELS = (
 def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
     """The saved policy at a table with ``players - 1`` copies of each eval bot: one row per bot."""
     from agents.stats import wilson_interval
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
 
     me = f"vintage-ppo:{model_path}"
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=(me, *specs(cfg.eval_opponents)),
         players=cfg.players,
         games=cfg.eval_games,
         seed=cfg.eval_seed,
         gauntlet=me,
     )
-    results, _ = vt.run(settings, workers=cfg.eval_workers)
-    summary = vt.summarise(settings, results, bootstrap=20)  # ratings are not reported here
+    results, _ = vintage.run(settings, workers=cfg.eval_workers)
+    summary = vintage.summarise(settings, results, bootstrap=20)  # ratings are not reported here
     # The learner's share of games finished ahead of each bot, whichever side it was listed on.
     ahead = {
         m["b"]: (m["win_rate_a"], *m["win_rate_a_ci"]) for m in summary["matches"] if m["a"] == me
@@ -329,6 +329,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
 
     import agents
     from speed_env.vintage import make_vintage_rules
+    from train import bc
     from train.common.run import Curves, Run
     from train.common.settings import make_model
 
@@ -394,7 +395,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
             def raw(obs: np.ndarray) -> np.ndarray:
                 return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
 
-            run.behaviour_clone(env, teachers, teacher_view=raw)
+            bc.warm_start(run, env, teachers, teacher_view=raw)
             run.evaluate(0)
 
         # 5. Loop ------------------------------------------------------------------------

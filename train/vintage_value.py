@@ -64,14 +64,14 @@ class ValueConfig:
 
 def record(cfg: ValueConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, their seat's final finished-ahead share, and their game's index."""
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
     from agents.vintage.value import ahead_share
     from speed_env.vintage import raw_env
     from speed_env.vintage.engine import TRUNCATED, penalties
     from train.common.settings import specs
 
     # A seed per bot: two bots of one spec must not draw the same random stream.
-    bots = [vintage_agents.make(s, seed=cfg.seed + k) for k, s in enumerate(specs(cfg.bots))]
+    bots = [registry.make(s, seed=cfg.seed + k) for k, s in enumerate(specs(cfg.bots))]
     rng = np.random.default_rng(cfg.seed)
     obs: list[np.ndarray] = []
     seats: list[int] = []
@@ -193,7 +193,7 @@ def fit_value(cfg: ValueConfig) -> dict[str, Any]:
 
 def check_config(cfg: ValueConfig) -> None:
     """Refuse settings that cannot work, naming the field."""
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
     from train.common.settings import specs
 
     # Two games at least: one is held out and one must remain to train on.
@@ -217,7 +217,7 @@ def check_config(cfg: ValueConfig) -> None:
     except ValueError:
         raise ValueError(f"net_arch must be sizes like 128,128; got {cfg.net_arch!r}") from None
     bots = specs(cfg.bots)
-    if not bots or not all(vintage_agents.is_vintage(b) for b in bots):
+    if not bots or not all(registry.is_vintage(b) for b in bots):
         raise ValueError(f"bots must name vintage agents; got {cfg.bots!r}")
     if Path(cfg.out).is_dir():
         raise ValueError(f"out must be a file path, not the folder {cfg.out}")

@@ -14,6 +14,8 @@
 - :mod:`~agents.evaluate.realtime`: real-time Speed's card, as the shared card code asks it.
 - :mod:`~agents.evaluate.vintage`: Vintage Speed's card: its protocol, tables, results,
   checks and page.
+- :mod:`~agents.evaluate.report_text`: the text a card shows: escaped, cut at a word, in units.
+- :mod:`~agents.evaluate.replications`: cards of one agent on a leaderboard, marked as such.
 
 The package re-exports the public names of the module it replaced (``agents.evaluate``).
 """

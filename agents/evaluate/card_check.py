@@ -4,8 +4,11 @@
 runs on every card, in this order; the first failure is one :class:`CardError`
 naming the file and the field:
 
-1. strict JSON (no key twice, no NaN or infinity: :mod:`agents.runtime.strict_json`);
-2. the card's hash (``card_hash``, over the whole card) and its manifest's hash;
+1. a regular file of at most :data:`MAX_CARD_BYTES`, strict JSON (no key twice, no NaN or
+   infinity: :func:`speed_env.user_file.read_json`);
+2. the card's hash (``card_hash``, over the whole card), its results hash
+   (``results_hash``, the card less its timing; cards made before it have none) and its
+   manifest's hash;
 3. the card's agent, game and protocol are its manifest's, with exact types
    (``true`` and ``1.0`` are not ``1``), and the manifest's protocol data is
    the protocol of that version, equal value for value and type for type;
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from agents.evaluate import protocol
-from agents.runtime import strict_json
+from speed_env import user_file
 
 
 class CardError(ValueError):
@@ -55,22 +58,15 @@ MAX_NAME = 1000
 """The longest agent spec a card may name (a path and a class name fit many times over)."""
 
 
+MAX_CARD_BYTES = 16 << 20
+"""The largest card file read (16 MiB): a card is a few tens of kilobytes."""
+
+
 def read_json(path: Path) -> Any:
-    """A card file's JSON, strict; :class:`CardError` naming the file otherwise."""
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
-        raise CardError(f"no card at {path}") from None
-    except OSError as exc:
-        raise CardError(f"cannot read card {path}: {exc.strerror or exc}") from None
-    try:
-        return strict_json.loads(text)
-    except strict_json.StrictJSONError as exc:
-        raise CardError(f"{path}: {exc}") from None
-    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested past the stack
-        raise CardError(
-            f"cannot read card {path}: {str(exc)[:200] or type(exc).__name__}"
-        ) from None
+    """A card file's JSON, read by the kit's one reader of users' files
+    (:func:`speed_env.user_file.read_json`: a regular file, bounded, strict JSON);
+    :class:`CardError` naming the file otherwise."""
+    return user_file.read_json(path, "card", CardError, limit=MAX_CARD_BYTES)
 
 
 def check_card(
@@ -91,6 +87,9 @@ def check_card(
             )
         if stored != protocol.card_hash(card):
             c.fail("card_hash", "does not match the card (edited by hand?)")
+        # Cards made before the results hash have none; one that is there must be the card's.
+        if "results_hash" in card and card["results_hash"] != protocol.results_hash(card):
+            c.fail("results_hash", "does not match the card's results (edited by hand?)")
     manifest = c.obj(card.get("manifest"), "manifest")
     if manifest.get("hash") != protocol.manifest_hash(manifest):
         c.fail("manifest.hash", "does not match the manifest (edited by hand?)")

@@ -8,7 +8,7 @@ each other game's from its own card, :mod:`agents.evaluate.vintage`), cut into c
 same for any number of workers and on either backend. What the agent refuses to play is
 recorded with its reason: only a ``ValueError`` from building it (its rules check) is a
 refusal. Any other exception, there or in a game, fails the card: an
-:class:`agents.specs.guarded.AgentFailure` naming the agent and the whole message.
+:class:`agents.runtime.failures.AgentFailure` naming the agent and the whole message.
 Importable from :mod:`agents.evaluate.make_card`.
 """
 

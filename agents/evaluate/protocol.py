@@ -12,7 +12,10 @@ version, game, env ids, kit version, the agent spec, the SHA-256 of every
 file the agent loads, the seeds and games; :func:`manifest_hash` is a SHA-256
 over its canonical JSON, so a later card can be checked against it. The
 card's own hash (:func:`card_hash`, its ``card_hash`` field) covers the whole
-card, so everything a leaderboard shows is bound to it.
+card, so everything a leaderboard shows is bound to it. Beside it, the results hash
+(:func:`results_hash`, the ``results_hash`` field, covered by the card hash) leaves the
+measured time out: two runs of one evaluation (agent, its files, games, seed, kit) have
+the same results hash, whatever their wall time, so they can be compared by hash.
 """
 
 from __future__ import annotations
@@ -242,6 +245,21 @@ def manifest_hash(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
+SEAL_KEYS = ("results_hash", "card_hash")
+"""The hashes :func:`seal` adds to a card, last among its keys, in this order."""
+
+
+def results_hash(card: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of a card less its timing and its hashes.
+
+    It covers the manifest (agent, its files' SHA-256, games, seeds, kit), the skips, the
+    results and their ratings: what two runs of one evaluation share. The timing
+    (:data:`TIMING_KEYS`: wall time, decision cost) differs from run to run and is left out.
+    """
+    body = {k: v for k, v in card.items() if k not in (*SEAL_KEYS, *TIMING_KEYS)}
+    return hashlib.sha256(canonical(body)).hexdigest()
+
+
 def card_hash(card: dict[str, Any]) -> str:
     """SHA-256 over the canonical JSON of a whole card, its own ``card_hash`` left out.
 
@@ -255,8 +273,10 @@ def card_hash(card: dict[str, Any]) -> str:
 
 
 def seal(card: dict[str, Any]) -> dict[str, Any]:
-    """``card`` with its ``card_hash`` (re)computed, last among its keys."""
-    body = {k: v for k, v in card.items() if k != "card_hash"}
+    """``card`` with its ``results_hash`` and ``card_hash`` (re)computed, last among its keys.
+    The card hash covers the results hash."""
+    body = {k: v for k, v in card.items() if k not in SEAL_KEYS}
+    body["results_hash"] = results_hash(body)
     return {**body, "card_hash": card_hash(body)}
 
 

@@ -21,7 +21,8 @@ from agents.evaluate.alpharank import rule_set_alpharank
 from agents.evaluate.card_check import Check, check_realtime
 from agents.evaluate.make_card import rate_rule_sets
 from agents.evaluate.plan import Plan, plan_realtime
-from agents.evaluate.report import REALTIME_SECTIONS, number
+from agents.evaluate.report import REALTIME_SECTIONS
+from agents.evaluate.report_text import num_text
 from agents.evaluate.summary import summarise_realtime
 
 
@@ -84,7 +85,7 @@ class RealtimeCard:
 
     def board_cell(self, row: dict[str, Any]) -> str:
         """The break-even latency, ms."""
-        return number(row.get("break_even_ms"))
+        return num_text(row.get("break_even_ms"))
 
     def anchor_keys(self, proto: dict[str, Any], only: list[str] | None) -> list[str]:
         """The rule sets (``only``: those asked for; one the protocol lacks is refused)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,41 +23,19 @@ from agents.alpharank import unseparated_note
 # CardError: cards that cannot be read, checked or merged (the message names the file).
 from agents.evaluate.card_check import CardError
 from agents.evaluate.protocol import card_game
+from agents.evaluate.replications import mark_replications, replication_label
+from agents.evaluate.report_text import (
+    SKIP_REASON_CHARS,
+    ci_text,
+    duration_text,
+    md_code,
+    md_text,
+    num_text,
+    pct_text,
+    plain_label,
+)
 from agents.runtime.files import write_together
 from agents.runtime.interrupts import sigint_deferred
-
-
-def md_code(text: str) -> str:
-    """``text`` as a Markdown code span that stays one table cell.
-    Control characters made spaces, ``|`` escaped, a fence longer than any backtick run inside."""
-    text = re.sub(r"[\x00-\x1f\x7f]", " ", text).replace("|", "\\|")
-    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""  # else it joins the fence
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _plain(text: str) -> str:
-    """``text`` for a matplotlib label: a ``$`` taken as a dollar, not as mathtext."""
-    return text.replace("$", r"\$")
-
-
-def percent(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
-def interval(ci: Sequence[float] | None, pct: bool = True, digits: int = 0) -> str:
-    if not ci or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in ci):
-        return ""
-    if pct:
-        return f" [{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]"
-    return f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
-
-
-def number(x: float | None, digits: int = 0) -> str:
-    if x is None:
-        return "–"
-    text = f"{x:.{digits}f}"
-    return f"{0:.{digits}f}" if text.lstrip("-0.") == "" else text  # no "-0" for a tiny negative
 
 
 # ------------------------------------------------------------------ report.md
@@ -77,10 +54,17 @@ def header_section(card: dict[str, Any]) -> list[str]:
         f"{card['protocol']}; {m['games']} games per {game.unit}{quick}; deals seeded "
         f"{m['seeds']['deals']}; kit {m['kit_version']}; manifest `{m['hash'][:16]}`.",
     ]
+    if "results_hash" in card:
+        lines += [
+            "",
+            f"Results hash `{card['results_hash']}`: the card less its timing; every run of "
+            "this evaluation (agent and files, games, seed, kit) gives this one.",
+        ]
     if m["agent_files"]:
         lines += ["", "Files the agent loads:"]
         lines += [
-            f"- `{name}` sha256 `{digest[:16]}…`" for name, digest in m["agent_files"].items()
+            f"- {md_code(name)} sha256 `{digest[:16]}…`"
+            for name, digest in m["agent_files"].items()
         ]
     return lines
 
@@ -91,12 +75,12 @@ def _ratings(card: dict[str, Any]) -> list[str]:
     lines += ["| rule set | rating | 95% interval | against |", "|---|---:|---|---|"]
     for rs, row in card["results"]["rule_sets"].items():
         if "skipped" in row:
-            lines.append(f"| {rs} | – | skipped | {row['skipped'][:120]} |")
+            lines.append(f"| {rs} | – | skipped | {_skip(row['skipped'])} |")
         elif row.get("rating") is None:
-            lines.append(f"| {rs} | – | | {row.get('note', '')} |")
+            lines.append(f"| {rs} | – | | {md_text(row.get('note', ''))} |")
         else:
             lines.append(
-                f"| {rs} | {row['rating']:.0f} | {interval(row['rating_ci'], False)} | "
+                f"| {rs} | {row['rating']:.0f} | {ci_text(row['rating_ci'], False)} | "
                 f"{', '.join(row['against'])} |"
             )
     return lines
@@ -116,18 +100,18 @@ def _realtime_table(card: dict[str, Any]) -> list[str]:
             continue
         for opp, r in row["opponents"].items():
             if "skipped" in r:
-                lines.append(f"| {rs} | {opp} | – | skipped: {r['skipped'][:80]}… | | | | |")
+                lines.append(f"| {rs} | {opp} | – | skipped: {_skip(r['skipped'])} | | | | |")
                 continue
             match = r.get("match")
             mtext = (
-                f"{percent(match['match_win_rate'])}{interval(match['match_win_rate_ci'])} "
+                f"{pct_text(match['match_win_rate'])}{ci_text(match['match_win_rate_ci'])} "
                 f"({match['matches']})"
                 if match and match["matches"]
                 else "–"
             )
             lines.append(
                 f"| {rs} | {opp} | {r['games']} | "
-                f"{percent(r['win_rate'])}{interval(r['win_rate_ci'])} | "
+                f"{pct_text(r['win_rate'])}{ci_text(r['win_rate_ci'])} | "
                 f"{r['draws']} | {r['truncations']} | {mtext} | {r['illegal_actions']} |"
             )
     return lines
@@ -135,9 +119,9 @@ def _realtime_table(card: dict[str, Any]) -> list[str]:
 
 def _latency(card: dict[str, Any]) -> list[str]:
     lat = card["results"]["latency"]
-    be, ci = number(lat.get("break_even_ms")), interval(lat.get("break_even_ci"), False)
+    be, ci = num_text(lat.get("break_even_ms")), ci_text(lat.get("break_even_ci"), False)
     text = (
-        f"Skipped: {lat['skipped']}"
+        f"Skipped: {md_text(lat['skipped'])}"
         if "skipped" in lat
         else f"**{be} ms**{ci}: {lat['meaning']} (`{lat['rule_set']}`, opponent "
         f"`{lat['opponent']}`; the agent's reaction swept)."
@@ -148,9 +132,16 @@ def _latency(card: dict[str, Any]) -> list[str]:
 def _cost(card: dict[str, Any]) -> list[str]:
     cost = card["timing"].get("decision_cost") or {}
     cells = ", ".join(
-        f"batch {k.split('_')[1]}: {v:.1f} µs" for k, v in cost.items() if k.startswith("batch_")
+        f"batch {k.split('_')[1]}: {duration_text(v)}"
+        for k, v in cost.items()
+        if k.startswith("batch_")
     )
     return section("Decision cost", f"CPU time per decision: {cells}.") if cost else []
+
+
+def _skip(reason: str) -> str:
+    """A skip reason in a table cell: escaped, cut at a word boundary."""
+    return md_text(reason, SKIP_REASON_CHARS)
 
 
 def alpharank_section(card: dict[str, Any]) -> list[str]:
@@ -169,15 +160,17 @@ def alpharank_section(card: dict[str, Any]) -> list[str]:
     notes = []
     for key, e in ranks.items():
         if not e.get("computed"):
-            lines.append(f"| {key} | – | not shown: {e.get('reason', '')[:100]} | |")
+            lines.append(f"| {key} | – | not shown: {_skip(e.get('reason', ''))} | |")
             continue
         mass = e["stationary"]
         top = max(mass, key=lambda a: mass[a])
-        cycle = " > ".join([*e["cycle"], e["cycle"][0]]) if e.get("cycle") else "none"
-        lines.append(f"| {key} | {mass[e['agent']]:.3f} | {top} ({mass[top]:.3f}) | {cycle} |")
+        cycle = " > ".join(map(md_code, [*e["cycle"], e["cycle"][0]])) if e.get("cycle") else "none"
+        lines.append(
+            f"| {key} | {mass[e['agent']]:.3f} | {md_code(top)} ({mass[top]:.3f}) | {cycle} |"
+        )
         note = unseparated_note(e.get("unseparated"))
-        if note:
-            notes += ["", f"`{key}`: {note}"]
+        if note:  # it names agents: escaped as prose
+            notes += ["", f"`{key}`: {md_text(note)}"]
     return lines + notes
 
 
@@ -196,13 +189,14 @@ def _human(card: dict[str, Any]) -> list[str]:
     }
     ms = {k: na if r[k] is None else f"{r[k]:g} ms" for k in ("person_median_ms", "wasserstein_ms")}
     return [
-        "", "## Human-likeness", "", f"Against {h['data']} ({h['rules']} rules).", "",
+        "", "## Human-likeness", "",
+        f"Against {md_code(h['data'])} ({md_code(h['rules'])} rules).", "",
         "| measure | value |", "|---|---|",
         f"| agreement with the person's plays | {pct['agreement']} of {h['n_decisions']} "
         f"{h['decisions']} |",
         f"| chance agreement (a random legal play) | {pct['chance_agreement']} |",
         f"| reaction time, median: person / agent | {ms['person_median_ms']} ({r['n_person']} "
-        f"plays) / {r['agent_median_ms']:g} ms ({r['agent_profile']}) |",
+        f"plays) / {r['agent_median_ms']:g} ms ({md_code(r['agent_profile'])}) |",
         f"| reaction-time distance (Wasserstein-1) | {ms['wasserstein_ms']} |",
     ]  # fmt: skip
 
@@ -248,7 +242,7 @@ def figure_png(card: dict[str, Any]) -> bytes:
     ax.set_yticks(y, [r[0] for r in rows], fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_xlabel(game.figure_label)
-    ax.set_title(_plain(f"{card['agent']} · protocol {card['protocol']}"), fontsize=10)
+    ax.set_title(plain_label(f"{card['agent']} · protocol {card['protocol']}"), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     if curve:
         ax2 = axes[1]
@@ -331,8 +325,11 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
     """Merge cards into ranked rows; refuse cards of different protocol versions or games.
     ``paths`` as :func:`card_paths` reads them; every card is checked and its ratings re-rated
     from its counts by :func:`read_card`. A refusal names the files. The same card given twice,
-    the same manifest and results, is listed once, with a note."""
-    from agents.evaluate.protocol import card_hash
+    the same manifest and results (one results hash), is listed once, with a note. Cards of one
+    agent (its spec and the SHA-256 of its files) that differ (another seed, other games, another
+    kit) are replications of it, not different agents: each such row carries
+    ``replication: [i, n]`` and a note names them."""
+    from agents.evaluate.protocol import results_hash
 
     if not paths:
         raise CardError("give at least one card (report.json)")
@@ -341,7 +338,7 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
     seen: dict[str, str] = {}
     for p in map(str, card_paths(paths)):
         c = read_card(p)
-        same = card_hash({k: v for k, v in c.items() if k != "timing"})  # timing: another run's
+        same = results_hash(c)  # computed: a card made before the field has none
         if same in seen:
             notes.append(
                 f"{p} is the same card as {seen[same]} (same manifest and results): listed once"
@@ -368,6 +365,7 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
         }
         row.update(card_game(game).board_row(res))
         rows.append(row)
+    notes += mark_replications(rows, cards)
     first = next(iter(rows[0]["ratings"]))
 
     def rank_key(row: dict[str, Any]) -> float:
@@ -395,10 +393,10 @@ def leaderboard_md(board: dict[str, Any]) -> str:
         "|" + "|".join("---" for _ in head) + "|",
     ]
     for i, row in enumerate(board["rows"], 1):
-        cells = [str(i), md_code(row["agent"])]
+        cells = [str(i), md_code(row["agent"]) + replication_label(row)]
         for rs in rule_sets:
             r, ci = row["ratings"].get(rs, (None, None))
-            cells.append("–" if r is None else f"{r:.0f}{interval(ci, False)}")
+            cells.append("–" if r is None else f"{r:.0f}{ci_text(ci, False)}")
         cells.append(game.board_cell(row))
         cells += [str(row["games"]), f"`{row['manifest']}`"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -416,7 +414,7 @@ def leaderboard_png(board: dict[str, Any]) -> bytes:
     for row in board["rows"][::-1]:  # interval_rows_png draws the first row at the bottom
         r, ci = row["ratings"].get(rs, (None, None))
         if r is not None:
-            rows.append((_plain(row["agent"]), r, *(ci or (r, r))))
+            rows.append((plain_label(row["agent"] + replication_label(row)), r, *(ci or (r, r))))
     return plotting.interval_rows_png(
         rows, f"anchored rating on {rs} (Elo scale), protocol {board['protocol']}, 95% interval"
     )

@@ -21,14 +21,8 @@ from agents.evaluate import protocol
 from agents.evaluate.card_check import Check, check_interval
 from agents.evaluate.make_anchors import pairwise_counts
 from agents.evaluate.plan import Plan
-from agents.evaluate.report import (
-    alpharank_section,
-    header_section,
-    interval,
-    percent,
-    section,
-    timing_section,
-)
+from agents.evaluate.report import alpharank_section, header_section, section, timing_section
+from agents.evaluate.report_text import SKIP_REASON_CHARS, ci_text, md_text, pct_text
 from agents.specs.guarded import calling
 from agents.vintage.registry import VINTAGE
 
@@ -227,7 +221,7 @@ def tables_section(card: dict[str, Any]) -> list[str]:
     lines = section("Tables (four seats, seats rotated over shared deals)")
     if res.get("rating") is not None:
         lines += [
-            f"Anchored rating: **{res['rating']:.0f}**{interval(res['rating_ci'], False)} "
+            f"Anchored rating: **{res['rating']:.0f}**{ci_text(res['rating_ci'], False)} "
             f"(Elo scale, against {', '.join(res['against'])}).",
             "",
         ]
@@ -242,13 +236,14 @@ def tables_section(card: dict[str, Any]) -> list[str]:
     for t in res["tables"]:
         name = _table_name(t["lineup"])
         if "skipped" in t:
-            lines.append(f"| {name} | – | skipped: {t['skipped']} | | | |")
+            skipped = md_text(t["skipped"], SKIP_REASON_CHARS)  # escaped, cut at a word
+            lines.append(f"| {name} | – | skipped: {skipped} | | | |")
             continue
         lines.append(
-            f"| {name} | {t['games']} | {percent(t['finished_ahead_rate'])}"
-            f"{interval(t['finished_ahead_ci'])} | {t['mean_penalty']:.1f}"
-            f"{interval(t['mean_penalty_ci'], False, 1)} | {percent(t['win_rate'])}"
-            f"{interval(t['win_rate_ci'])}"
+            f"| {name} | {t['games']} | {pct_text(t['finished_ahead_rate'])}"
+            f"{ci_text(t['finished_ahead_ci'])} | {t['mean_penalty']:.1f}"
+            f"{ci_text(t['mean_penalty_ci'], False, 1)} | {pct_text(t['win_rate'])}"
+            f"{ci_text(t['win_rate_ci'])}"
             f" | {t['truncations']} |"
         )
     return lines
@@ -370,7 +365,7 @@ class VintageCard:
 
     def board_cell(self, row: dict[str, Any]) -> str:
         """The finished-ahead rate."""
-        return percent(row["finished_ahead"])
+        return pct_text(row["finished_ahead"])
 
     def anchor_keys(self, proto: dict[str, Any], only: list[str] | None) -> list[str]:
         """The one section, ``4p``."""

@@ -60,6 +60,12 @@ class RealtimeTournament:
             "--gauntlet": s.gauntlet,
             "--match": s.match,
             "--save-replays": self.replays,
+            # The thinking plan (none for off): a resume charges the same.
+            **(
+                {}
+                if s.think is None
+                else {"--think": s.think.mode, "think charged ms": dict(s.think.costs)}
+            ),
         }
 
     @property
@@ -213,6 +219,7 @@ class RealtimeGame:
             gauntlet=request.gauntlet,
             match=request.match,
             act_timeout=request.act_timeout,
+            think=None if request.think is None else request.think(tuple(names), rules),
         )
         return RealtimeTournament(settings, request.replays)
 

@@ -13,10 +13,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agents.errors import AgentSpecError
 from agents.evaluate import protocol
 from agents.evaluate.vintage import CARD
 from agents.runtime.jobs import Backend
-from agents.specs.errors import AgentSpecError
 from agents.specs.registry import AgentSpec
 from agents.tournament.game import TournamentError, TournamentRequest
 from agents.tournament.harness import Chunk
@@ -187,6 +187,8 @@ class VintageGame:
         """Line-ups at tables of ``request.seats`` (default 4); rule options as ``--option``."""
         from agents.tournament import vintage
 
+        if request.think is not None:
+            raise TournamentError("--think charges real-time play: Vintage Speed takes turns")
         if request.match:
             raise TournamentError(
                 "--match scores real-time Speed (us/pagat); a vintage match is its option 'games'"

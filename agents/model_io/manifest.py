@@ -2,7 +2,7 @@
 
 :func:`read_manifest` is the one way :mod:`agents.model_io.kit_model` reads a manifest:
 only a regular file of bounded size, strict JSON (no key twice, no NaN or
-infinity: :mod:`agents.runtime.strict_json`) nested no deeper than a real one could
+infinity: :mod:`speed_env.strict_json`) nested no deeper than a real one could
 be, the format and its version, each field's type, the network's kind and
 activation, a weights name beside it, and (real-time models) presets and
 options this kit has. :func:`check_net_tensors` checks the tensors against it.
@@ -26,9 +26,9 @@ from agents.model_io.tensor_file import (
     is_count,
     model_file_errors,
 )
-from agents.runtime import strict_json
-from agents.runtime.files import read_regular
+from speed_env import strict_json
 from speed_env.rules import PRESETS
+from speed_env.user_file import read_regular
 
 FORMAT, FORMAT_VERSION = "speed-rl-policy", 1
 """The manifest's ``format`` and the ``format_version`` this kit reads and writes."""

@@ -9,6 +9,7 @@ is refused.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from typing import Any, TypedDict
@@ -20,7 +21,7 @@ from agents.model_io.version import ModelVersion, model_version
 from speed_env.observation import layout_for_dim, rules_tag, tag_label
 from speed_env.rules import PRESETS, Rules, RulesError
 
-_RULE_KEYS = set(Rules().to_dict())
+_RULE_KEYS = {f.name for f in dataclasses.fields(Rules)}  # to_dict leaves defaults out
 ACTIVATIONS = ("tanh", "relu")
 """The hidden layers' activations a kit model may use."""
 

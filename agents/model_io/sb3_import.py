@@ -39,7 +39,9 @@ def load_sb3_zip(
         from sb3_contrib import MaskablePPO
     except ImportError:  # pragma: no cover - the [train] extra is missing
         raise ModelFormatError(
-            f"loading {path} needs sb3-contrib (pip install 'speed-rl[train]')"
+            f"loading {path} needs sb3-contrib, the [train] extra: `make setup` in a clone, or "
+            "torch's CPU build first (pip install torch==2.13.0 --index-url "
+            "https://download.pytorch.org/whl/cpu), then pip install 'speed-rl[train]'"
         ) from None
     try:
         model = MaskablePPO.load(str(path), device="cpu")

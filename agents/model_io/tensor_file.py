@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.runtime import files
-from agents.runtime.files import NotRegularFileError, open_regular, read_regular
+from speed_env.user_file import NotRegularFileError, open_regular, read_regular
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16}
 _DTYPE_NAMES = {np.dtype(v): k for k, v in _DTYPES.items()}
@@ -40,7 +40,7 @@ def model_file_errors(path: str | os.PathLike[str], what: str) -> Iterator[None]
     """Open and read the model file ``path``, its ``OSError`` made a :class:`ModelFormatError`.
 
     The error names the file as ``what``, say ``"model manifest"``: missing, not a regular
-    file with :func:`agents.runtime.files.open_regular`'s own message, or unreadable.
+    file with :func:`speed_env.user_file.open_regular`'s own message, or unreadable.
     """
     try:
         yield

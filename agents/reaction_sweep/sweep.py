@@ -16,14 +16,14 @@ import numpy as np
 
 from agents.reaction_sweep.work import PointResult, SweepSettings, plan_chunks
 from agents.runtime.jobs import Backend, run_jobs
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 
 
 def _run_job(
-    job: tuple[int, tournament.Settings, tournament.Chunk],
-) -> tuple[int, tournament.ChunkResult]:
+    job: tuple[int, realtime.Settings, realtime.Chunk],
+) -> tuple[int, realtime.ChunkResult]:
     point, settings, chunk = job
-    return point, tournament.run_chunk(settings, chunk)
+    return point, realtime.run_chunk(settings, chunk)
 
 
 def run_sweep(

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.tournament import realtime as tournament
+from agents.think.plan import ThinkPlan
+from agents.tournament import realtime
 from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
 from speed_env.rules import Rules
 
@@ -149,6 +150,11 @@ class SweepSettings:
     ``mu``, in protocol 1's latency sweep.
     """
 
+    think: ThinkPlan | None = None
+    """How both agents' thinking is charged at every point (``--think``); ``None``: off.
+
+    A calibrated plan's costs are the bare specs' (``agent``, ``opponent``)."""
+
     def __post_init__(self) -> None:
         if self.jitter is not None:
             for lat in self.latencies:
@@ -176,28 +182,40 @@ class SweepSettings:
         """``(agent latency, opponent latency)`` of every point, the opponent's varying fastest."""
         return [(lat, opp) for lat in self.latencies for opp in self.opponent_latencies]
 
-    def tournament_settings(self, point: tuple[str, str]) -> tournament.Settings:
+    def tournament_settings(self, point: tuple[str, str]) -> realtime.Settings:
         """The two-agent tournament that plays one point."""
         lat, opp = point
         profile = profile_for(lat, self.jitter, self.jitter_at)
         if (
             self.jitter and not profile.name
         ):  # a shifted shape has no spec string: it rides on Settings
-            return tournament.Settings(
-                agents=(self.agent, f"{self.opponent}@{opp}"),
+            seats = (self.agent, f"{self.opponent}@{opp}")
+            return realtime.Settings(
+                agents=seats,
                 games=self.games,
                 rules=self.rules,
                 reaction=profile,
                 tick_ms=self.tick_ms,
                 seed=self.seed,
+                think=self._seated_think(seats),
             )
-        return tournament.Settings(
-            agents=(f"{self.agent}@{lat}", f"{self.opponent}@{opp}"),
+        seats = (f"{self.agent}@{lat}", f"{self.opponent}@{opp}")
+        return realtime.Settings(
+            agents=seats,
             games=self.games,
             rules=self.rules,
             tick_ms=self.tick_ms,
             seed=self.seed,
+            think=self._seated_think(seats),
         )
+
+    def _seated_think(self, seats: tuple[str, str]) -> ThinkPlan | None:
+        """The plan with each bare spec's cost under the spec it is seated as at a point."""
+        if self.think is None or not self.think.costs:
+            return self.think
+        bare = (self.think.cost(self.agent), self.think.cost(self.opponent))
+        costs = tuple(zip(seats, bare, strict=True))
+        return ThinkPlan(self.think.mode, costs, self.think.record)
 
     def agent_label(self, latency: str) -> str:
         """The agent at one latency, as text (a shifted shape by its parameters)."""
@@ -223,7 +241,7 @@ class SweepSettings:
             "jitter_at": self.jitter_at if self.jitter else None,
             "latency_axis": "medians: fixed latencies at their value, jittered profiles at their "
             "median",
-        }
+        } | ({} if self.think is None else {"think": self.think.to_dict()})
 
 
 # ------------------------------------------------------------------ results
@@ -257,10 +275,10 @@ class PointResult:
         return int((self.outcomes == 0).sum())
 
 
-def plan_chunks(settings: tournament.Settings) -> list[tournament.Chunk]:
+def plan_chunks(settings: realtime.Settings) -> list[realtime.Chunk]:
     """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
     return [
         # Line-up 0: a point's tournament is one pairing.
-        tournament.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
+        realtime.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))
         for i, start in enumerate(range(0, settings.deals, CHUNK_DEALS))
     ]

@@ -2,10 +2,14 @@
 
 - :mod:`~agents.runtime.jobs`: independent deterministic jobs, here or on Ray; Ctrl-C keeps what
   finished.
+- :mod:`~agents.runtime.failures`: :class:`AgentFailure`, an agent that failed a call, the spec to
+  blame.
 - :mod:`~agents.runtime.ray_jobs`: the ``ray`` backend of :func:`~agents.runtime.jobs.run_jobs`.
 - :mod:`~agents.runtime.run_lock`: one writer per output folder for the whole run.
-- :mod:`~agents.runtime.files`: the one atomic writer and the regular-file reader.
-- :mod:`~agents.runtime.strict_json`: JSON as the standard defines it (no duplicate keys, no NaN).
+- :mod:`~agents.runtime.run_identity`: which run a folder holds (``run.json``), so a finished
+  result is never replaced.
+- :mod:`~agents.runtime.files`: the one atomic writer (a user's file is read by
+  :mod:`speed_env.user_file`).
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
 - :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
 - :mod:`~agents.runtime.interrupts`: Ctrl-C held back over a block and raised when it ends.

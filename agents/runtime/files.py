@@ -21,10 +21,7 @@ Files that belong together (a report card's ``report.json``, ``report.md`` and `
 are written by :func:`write_together`: every one staged first, then all renamed, so a failure
 leaves the old set whole, never a mix of two.
 
-Reading. :func:`open_regular` opens only a regular file: it ``stat``\\ s the
-path (following symbolic links, as a read would) *before* opening it, so a
-named pipe is refused without blocking on it and a device (``/dev/zero``) is
-refused before a byte is read; :func:`read_regular` also bounds the size.
+Reading a user's file is :mod:`speed_env.user_file`'s (regular files only, bounded).
 """
 
 from __future__ import annotations
@@ -37,16 +34,12 @@ import os
 import re
 import secrets
 import socket
-import stat
 import tempfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 __all__ = [
-    "NotRegularFileError",
     "check_writable",
-    "open_regular",
-    "read_regular",
     "remove_stale_temps",
     "stage",
     "write_atomic",
@@ -244,77 +237,3 @@ def write_together(files: dict[Path, bytes]) -> list[Path]:
         for backup in backups.values():
             backup.unlink(missing_ok=True)
     return list(files)
-
-
-# ----------------------------------------------------------------- reading
-
-
-class NotRegularFileError(OSError):
-    """A path that should be an ordinary file is a pipe, a device, a folder, or too big."""
-
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
-def _refuse_irregular(path: Path, mode: int, what: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    target = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
-    raise NotRegularFileError(
-        errno.EINVAL, f"{what} {path}{target} is {_kind(mode)}, not a regular file; refusing it"
-    )
-
-
-def open_regular(path: str | os.PathLike[str], what: str = "file") -> tuple[BinaryIO, int]:
-    """Open ``path`` for reading if it is a regular file; the open file and its size.
-
-    Links are followed first. Anything else raises :class:`NotRegularFileError` naming
-    ``what`` and the path, without having opened it: a named pipe would block the open, a
-    device never ends.
-    """
-    path = Path(path)
-    _refuse_irregular(path, os.stat(path).st_mode, what)
-    # O_NONBLOCK: should the path be swapped for a pipe after the stat, the open still returns.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        # Again on what was opened: the path may have been swapped since the first stat.
-        st = os.fstat(fd)
-        _refuse_irregular(path, st.st_mode, what)
-        return os.fdopen(fd, "rb"), st.st_size
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_regular(
-    path: str | os.PathLike[str], what: str = "file", limit: int | None = None
-) -> bytes:
-    """The bytes of the regular file ``path``, opened by :func:`open_regular`.
-
-    A file over ``limit`` bytes is refused naming its size and the limit, before it is read.
-    """
-    f, size = open_regular(path, what)
-    with f:
-        if limit is not None and size > limit:
-            raise NotRegularFileError(
-                errno.EFBIG,
-                f"{what} {path} is {size} bytes, more than the {limit} bytes one may hold; "
-                "refusing to read it",
-            )
-        # One byte past the limit is enough to tell a file that grew after the stat.
-        data = f.read() if limit is None else f.read(limit + 1)
-    if limit is not None and len(data) > limit:  # it grew after the stat
-        raise NotRegularFileError(
-            errno.EFBIG, f"{what} {path} holds more than {limit} bytes; refusing to read it"
-        )
-    return data

@@ -14,7 +14,7 @@ backend:
   (``max_retries`` times); an exception raised by the job itself is not
   retried (it would fail again) and reaches the caller as itself.
 
-An agent that fails in a job (:class:`agents.specs.guarded.AgentFailure`) ends only
+An agent that fails in a job (:class:`agents.runtime.failures.AgentFailure`) ends only
 what it plays in when the caller says who plays in each job (``players``): the
 jobs without it run to completion, the jobs with it that have not started are
 not played, and :class:`RunStopped` is raised at the end carrying every failed
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, TypeVar
 
-from agents.specs.guarded import AgentFailure
+from agents.runtime.failures import AgentFailure
 
 R = TypeVar("R")
 
@@ -196,7 +196,7 @@ def run_jobs(
     - ``describe(job)``: names a job in the line of a dead worker.
     - ``players(job)``: the agent specs a job plays.
 
-    A job raising :class:`~agents.specs.guarded.AgentFailure`:
+    A job raising :class:`~agents.runtime.failures.AgentFailure`:
 
     - with ``players``, when the blamed agent plays in the job: the jobs it plays in that have
       not started are not played, the others run, and :class:`RunStopped` is raised at the

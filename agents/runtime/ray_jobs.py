@@ -146,7 +146,7 @@ def _get(ray: Any, ref: Any) -> Any:
     Its one line stays intact: Ray wraps a task's exception in a RayTaskError whose text is
     the remote traceback.
     """
-    from agents.specs.guarded import AgentFailure
+    from agents.runtime.failures import AgentFailure
 
     try:
         return ray.get(ref)
@@ -176,7 +176,7 @@ def run_on_ray(
     while the others go on. On Ctrl-C or any error the tasks still running are cancelled and
     the exception goes on.
     """
-    from agents.specs.guarded import AgentFailure
+    from agents.runtime.failures import AgentFailure
 
     with cluster(address, workers) as ray:
         # max_retries covers a lost worker or node; an exception fn raised would only be

@@ -2,7 +2,6 @@
 
 - :mod:`~agents.specs.registry`: :class:`Registry`, one per game, and the spec grammar all share
   (``make`` over every game's registry: :mod:`agents.games.registry`).
-- :mod:`~agents.specs.errors`: :class:`AgentSpecError`, the one error every spec parser raises.
 - :mod:`~agents.specs.realtime`: the real-time game's registry and its kinds (``random`` …
   ``selfplay``, ``ppo:``, ``openspiel:``); :mod:`agents` is its façade.
 - :mod:`~agents.specs.user_files`: a user's own agent, ``py:PATH.py:NAME`` or

@@ -45,30 +45,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-
-class AgentFailure(RuntimeError):
-    """An agent failed a call (raised, exited, answered wrongly or too late).
-
-    ``str()`` is one line: the agent spec, the call, where it was played and
-    what went wrong. ``spec`` is the agent to blame. It pickles with both, so it
-    crosses worker processes and Ray tasks intact.
-    """
-
-    def __init__(self, message: str, spec: str = "") -> None:
-        super().__init__(message, spec)
-
-    @property
-    def message(self) -> str:
-        """The one-line description."""
-        return str(self.args[0])
-
-    @property
-    def spec(self) -> str:
-        """The agent spec the failure is blamed on."""
-        return str(self.args[1])
-
-    def __str__(self) -> str:
-        return self.message
+from agents.runtime.failures import AgentFailure
 
 
 class ProcessExit(BaseException):
@@ -275,7 +252,6 @@ def positive_seconds(value: float | None) -> float | None:
 
 
 __all__ = [
-    "AgentFailure",
     "ProcessExit",
     "calling",
     "check_actions",

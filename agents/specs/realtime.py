@@ -1,7 +1,7 @@
 """The real-time game's registry and its agent kinds.
 
 The kinds: ``random``, ``greedy``, ``chain``, ``search``, ``openspiel:``, ``ppo:``, ``trained``,
-``selfplay``.
+``selfplay``, ``league:``.
 
 Each kind is a builder ``(rules, seed, arg) -> Policy`` registered under its name; a builder
 imports its agent only when called, so listing the kinds stays cheap. ``@`` and a reaction
@@ -10,10 +10,9 @@ profile after a spec is the tournament's business (:func:`seat_reaction`), not t
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.registry import REALTIME_GAME, Registry, spec_settings
+from agents.think.plan import seat_profile
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
@@ -113,6 +112,29 @@ def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     return load_policy(path, rules, seed=seed, sample=arg == "sample")
 
 
+def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
+    """``league:DIR``: a member of the league in ``DIR`` drawn per game from its meta-strategy.
+
+    See agents/league/mixture.py; each member is built with a seed of its own from ``seed``.
+    """
+    from agents.league import mixture, record
+
+    if not arg:
+        raise AgentSpecError("league: needs the league's folder, league:DIR")
+    try:
+        league = record.read(arg)
+    except ValueError as exc:
+        raise AgentSpecError(f"bad league spec {arg!r}: {exc}") from None
+    base = 0 if seed is None else seed
+    kept = [k for k, w in enumerate(league.weights) if w > 0]
+    members = [
+        REALTIME.make(league.specs[k], rules, (base * 31 + 7 * k + 1) & 0x7FFFFFFF) for k in kept
+    ]
+    return mixture.MixturePolicy(
+        members, [league.weights[k] for k in kept], base, [league.names[k] for k in kept]
+    )
+
+
 # The kinds, in the order ``speed agents`` lists them: one catalogue, a line each.
 for _name, _about, _build in (
     ("random", "uniform over legal actions, waiting included", _random),
@@ -145,6 +167,11 @@ for _name, _about, _build in (
         "the bundled agent PPO learned from reward alone, no cloning (agents/models/selfplay/)",
         _selfplay,
     ),
+    (
+        "league",
+        "a member of a speed train league drawn per game from its meta-strategy (league:DIR)",
+        _league,
+    ),
 ):
     register(_name, _about, _build)
 
@@ -153,13 +180,8 @@ def seat_reaction(policy: Policy, default: ReactionProfile) -> ReactionProfile:
     """The reaction profile a seat plays with, moved later by the policy's ``think_ms``.
 
     The profile is the policy's own, ``@`` in its spec, or else ``default``. ``think_ms`` is
-    time charged for thinking, as by ``search``.
+    time charged for thinking, as by ``search`` or ``@think=5ms`` (docs/thinking-time.md); a
+    negative or non-number ``think_ms`` is refused (:class:`~agents.think.plan.ThinkError`).
     """
-    base = getattr(policy, "reaction", None) or default
-    think = float(getattr(policy, "think_ms", 0.0) or 0.0)
-    if think <= 0:
-        return base
-    # The whole shape moves, floor too: thinking delays even the fastest reaction.
-    return replace(
-        base, mu=base.mu + think, floor=base.floor + think, name=f"{base.label()}+{think:g}ms"
-    )
+    # One mechanism for every mode (agents/think/plan.py): this is ``--think off``'s.
+    return seat_profile(policy, getattr(policy, "spec", type(policy).__name__), default)

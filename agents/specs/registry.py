@@ -3,11 +3,12 @@
 A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
 or a preset name, real-time Speed) or a search budget (``search@32``)
-for an agent registered with ``budget``. A user's own agent,
-``py:PATH.py:NAME`` or ``package.module:NAME`` (:mod:`agents.specs.user_files`),
-is understood by every registry: the game it plays is the one it is built for.
-Each game's room holds its registry (:mod:`agents.specs.realtime` ...), which builds its own
-game's bots only; :mod:`agents.games.registry` asks them all.
+for an agent registered with ``budget``. A real-time spec may also declare its thinking cost
+after ``@``, ``chain@think=5ms`` or ``chain@pro@think=5ms`` (:mod:`agents.think.declared`).
+A user's own agent, ``py:PATH.py:NAME`` or ``package.module:NAME``
+(:mod:`agents.specs.user_files`), is understood by every registry: the game it plays is the
+one it is built for. Each game's room holds its registry (:mod:`agents.specs.realtime` ...),
+which builds its own game's bots only; :mod:`agents.games.registry` asks them all.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from agents.errors import AgentSpecError
 from agents.specs import user_files
-from agents.specs.errors import AgentSpecError
+from agents.think.declared import split_think
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
 _T = TypeVar("_T")
@@ -115,6 +117,8 @@ class AgentSpec:
     name: str
     arg: str
     reaction: ReactionProfile | None
+    think_ms: float | None = None
+    """A thinking cost the spec declares (``@think=5ms``), charged as the agent's ``think_ms``."""
 
 
 class Registry:
@@ -169,7 +173,9 @@ class Registry:
                 f"unknown agent {name!r} in spec {spec!r}; {self.game} agents: "
                 f"{', '.join(self.entries)}"
             )
-        reaction = None
+        reaction, think = None, None
+        if reaction_text and self.game == REALTIME_GAME and not self.entries[name].budget:
+            reaction_text, think = split_think(text, reaction_text)
         if reaction_text and self.entries[name].budget:
             arg = f"{arg}@{reaction_text}"  # the builder reads its budget from its argument
         elif reaction_text:
@@ -177,29 +183,32 @@ class Registry:
                 reaction = make_profile(reaction_text)
             except ReactionError as exc:
                 raise AgentSpecError(f"bad reaction in agent spec {spec!r}: {exc}") from None
-        return AgentSpec(text, name, arg, reaction)
+        return AgentSpec(text, name, arg, reaction, think)
 
     def _parse_user(self, text: str) -> AgentSpec:
         """A user's agent (``py:PATH.py:NAME``, ``package.module:NAME``): checked in shape only."""
         parsed = user_files.parse(text)
-        reaction = None
-        if parsed.tail and self.game != REALTIME_GAME:
+        reaction, think, tail = None, None, parsed.tail
+        if tail and self.game == REALTIME_GAME:
+            tail, think = split_think(text, tail)
+        if tail and self.game != REALTIME_GAME:
             raise AgentSpecError(
-                f"agent spec {text!r}: a {self.game} agent takes no @{parsed.tail} "
+                f"agent spec {text!r}: a {self.game} agent takes no @{tail} "
                 "(a reaction profile is for real-time Speed)"
             )
-        if parsed.tail:
+        if tail:
             try:
-                reaction = make_profile(parsed.tail)
+                reaction = make_profile(tail)
             except ReactionError as exc:
                 raise AgentSpecError(f"bad reaction in agent spec {text!r}: {exc}") from None
         source = "py" if parsed.kind == "file" else parsed.source
-        return AgentSpec(text, source, f"{parsed.source}:{parsed.name}", reaction)
+        return AgentSpec(text, source, f"{parsed.source}:{parsed.name}", reaction, think)
 
     def make(self, spec: str, context: Any, seed: int | None) -> Any:
         """Build the agent a spec names with the game's ``context``.
 
-        Its reaction profile is on ``.reaction`` and its spec on ``.spec``.
+        Its reaction profile is on ``.reaction``, its spec on ``.spec`` and a thinking cost the
+        spec declares (``@think=5ms``) on ``.think_ms``.
         """
         parsed = self.parse_spec(spec)
         if parsed.name in self.entries:
@@ -211,4 +220,12 @@ class Registry:
             policy.spec = parsed.text
         except AttributeError:  # pragma: no cover - slotted third-party policies
             pass
+        if parsed.think_ms is not None:
+            try:
+                policy.think_ms = parsed.think_ms
+            except AttributeError:  # search's think_ms is its ms_per_world's
+                raise AgentSpecError(
+                    f"agent spec {spec!r}: this agent computes its own think_ms (search: from "
+                    "ms_per_world), so @think= cannot set it"
+                ) from None
         return policy

@@ -28,7 +28,7 @@ or name that cannot be loaded is an :class:`UserAgentError` naming the file (or
 module) and what is missing. The class or factory refuses rules it does not
 play by raising ``ValueError`` (an :class:`AgentBuildError`, a *refusal*); any
 other exception it raises, ``sys.exit`` included, is a bug of the agent's, an
-:class:`agents.specs.guarded.AgentFailure` naming the spec and the whole message.
+:class:`agents.runtime.failures.AgentFailure` naming the spec and the whole message.
 
 A file is executed afresh for each agent built (so two seats hold two
 instances); a module is imported once, as Python does.
@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.guarded import calling, exits_refused
 
 _IDENT = r"[A-Za-z_]\w*"
@@ -125,6 +125,23 @@ def _last_line(exc: BaseException) -> str:
     return lines[-1].strip() if lines else type(exc).__name__
 
 
+def _failure(exc: BaseException, path: Path | None) -> str:
+    """An import's failure in one line, with the file and line where it happened.
+
+    A ``SyntaxError`` carries its own file and line (the file may be one the
+    agent's file imports); any other error is placed at the deepest line of
+    ``path`` in its traceback, where ``path`` is known and appears there.
+    """
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename}, line {exc.lineno}" if exc.lineno else str(exc.filename)
+        return f"{type(exc).__name__} in {where}: {exc.msg}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    lines = [f.lineno for f in frames if path is not None and Path(f.filename) == path]
+    if lines and lines[-1] is not None:
+        return f"{_last_line(exc)} (at {path}, line {lines[-1]})"
+    return _last_line(exc)
+
+
 def _exec_file(parsed: UserSpec) -> ModuleType:
     path = Path(parsed.source).expanduser()
     if not path.is_file():
@@ -145,7 +162,7 @@ def _exec_file(parsed: UserSpec) -> ModuleType:
     except BaseException as exc:  # sys.exit or os._exit at import too: one line, not an exit
         sys.modules.pop(name, None)
         raise UserAgentError(
-            f"agent spec {parsed.text!r}: importing {path} failed: {_last_line(exc)}"
+            f"agent spec {parsed.text!r}: importing {path} failed: {_failure(exc, path)}"
         ) from None
     return module
 
@@ -167,7 +184,7 @@ def _import(parsed: UserSpec) -> ModuleType:
     except Exception as exc:  # a module's top level can raise anything: one line naming it
         raise UserAgentError(
             f"agent spec {parsed.text!r}: importing module {parsed.source} failed: "
-            f"{_last_line(exc)}"
+            f"{_failure(exc, None)}"
         ) from None
 
 

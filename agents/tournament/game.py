@@ -58,6 +58,10 @@ class TournamentRequest:
     """Also score matches (real time, ``us``/``pagat``)."""
     replays: int = 0
     """Games to record as replays."""
+    think: Callable[[tuple[str, ...], Any], Any] | None = None
+    """``think(agents, rules)``: the plan charging each agent's thinking as latency
+    (:class:`agents.think.plan.ThinkPlan`, made once the agents and rules are checked);
+    ``None``: off. A game whose play is not timed refuses it."""
 
 
 class Tournament(Protocol):

@@ -24,6 +24,8 @@ from typing import Any, Unpack
 import numpy as np
 
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
+from agents.think import measured
+from agents.think.plan import ThinkPlan, seat_profile
 from agents.tournament import harness
 from agents.tournament.harness import Chunk
 from agents.tournament.summary import document, head_to_head
@@ -60,6 +62,8 @@ class Settings:
     See :mod:`agents.specs.guarded`. Not in :meth:`to_dict`: it stops a run, never changes its
     numbers.
     """
+    think: ThinkPlan | None = None
+    """How each agent's thinking is charged (``--think``, :mod:`agents.think`); ``None``: off."""
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
@@ -98,7 +102,7 @@ class Settings:
             "gauntlet": self.gauntlet,
             "paired_deals": True,
             "match": self.match,
-        }
+        } | ({} if self.think is None else {"think": self.think.to_dict()})
 
 
 @dataclass
@@ -145,9 +149,9 @@ def _play(
     """Play deals ``start..start+count`` once with ``specs[0]`` in seat 0; per-game results.
 
     Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
-    :class:`~agents.specs.guarded.AgentFailure` naming the agent, the seat and the deals.
+    :class:`~agents.runtime.failures.AgentFailure` naming the agent, the seat and the deals.
     """
-    from agents.specs.realtime import REALTIME, seat_reaction
+    from agents.specs.realtime import REALTIME
 
     last = start + count - 1
     where = [f"{specs[0]} vs {specs[1]}, seat {p}, deals {start}-{last}" for p in range(2)]
@@ -158,7 +162,7 @@ def _play(
     for p, spec in enumerate(specs):
         with calling(spec, "building it", where[p]):
             bots.append(REALTIME.make(spec, settings.rules, policy_seed + p))
-            reactions.append(seat_reaction(bots[p], settings.reaction))
+            reactions.append(seat_profile(bots[p], spec, settings.reaction, settings.think))
     # No autoreset: each deal is played once, and a finished game waits, over, for the rest.
     env = BatchEnv(
         count, settings.rules, tick_ms=settings.tick_ms, reaction=tuple(reactions), autoreset=False
@@ -174,6 +178,17 @@ def _play(
             rows=lambda i: f"deal {start + i}", timeout=settings.act_timeout,
         )  # fmt: skip
 
+    def timed(p: int, obs: np.ndarray, mask: np.ndarray, running: np.ndarray) -> np.ndarray:
+        """Seat ``p``'s actions game by game, each decision's time charged to it (measured)."""
+
+        def one(i: int, o: np.ndarray, m: np.ndarray) -> np.ndarray:
+            return checked_act(
+                bots[p], o, m, spec=specs[p], where=where[p],
+                rows=lambda _: f"deal {start + i}", timeout=settings.act_timeout,
+            )  # fmt: skip
+
+        return measured.act_and_charge(one, obs, mask, running, env.games.lat[:, p], reactions[p])
+
     # Game i is seeded deal_seed(start) + i, which is deal_seed(start + i): chunks never overlap.
     obs, mask = env.reset(seed=settings.deal_seed(start))
     winner = np.full(count, -1, np.int8)
@@ -188,9 +203,11 @@ def _play(
             for i in range(min(record, count)):
                 if winner[i] < 0:
                     frames.append({"game": i, "seats": list(specs), "snapshot": env.snapshot(i)})
-        # Each seat's answer is checked before they are stacked (stacking converts dtypes).
-        actions = np.stack([act(p, obs[p], mask[p]) for p in range(2)])
         running = winner < 0
+        if settings.think is not None and settings.think.mode == "measured":
+            actions = np.stack([timed(p, obs[p], mask[p], running) for p in range(2)])
+        else:  # each seat's answer checked before they are stacked (stacking converts dtypes)
+            actions = np.stack([act(p, obs[p], mask[p]) for p in range(2)])
         obs, mask, _, term, trunc, info = env.step(actions)
         illegal += info["illegal"] & running  # a finished game's seats act on nothing
         ended = term | trunc

@@ -17,6 +17,7 @@ chunk finished) go to ``note``; the caller prints the leaderboard and the closin
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +30,16 @@ from agents.tournament.game import Game, Tournament, TournamentRequest
 
 PLAN_KEY = "chunk plan (chunks, deals a chunk)"
 """The chunk log header's entry for the plan: a resume needs the same chunks."""
+RESULTS = ("results.json", "chunks.jsonl", "leaderboard.md")
+"""Files a tournament leaves: found with no run.json, an earlier kit's run (never replaced)."""
+
+
+@dataclass(frozen=True)
+class AlreadyFinished:
+    """The folder already holds this very run, finished: nothing was played or touched."""
+
+    message: str
+    """The line saying so."""
 
 
 @dataclass(frozen=True)
@@ -62,21 +73,29 @@ def play(
     out: str | Path,
     *,
     resume: bool = False,
+    overwrite: bool = False,
     workers: int = 1,
     backend: Backend | None = None,
+    command: str = "speed tournament",
+    settings: dict[str, Any] | None = None,
     resume_hint: str = "",
+    prepare: Callable[[Path], None] | None = None,
     note: Callable[[str], None] = _stderr,
-) -> Played | None:
+) -> Played | AlreadyFinished | None:
     """Play ``game``'s tournament of ``request`` into ``out``; ``None`` when it was interrupted
     before any chunk finished (nothing is written then).
 
     ``resume`` continues the interrupted run in ``out`` (refused, naming what differs, when it
-    is another run); without it a run there is started over. ``resume_hint`` tells, in the
-    results' status, how to resume an incomplete run. An agent that fails before any chunk
-    finished raises :class:`agents.runtime.jobs.RunStopped`.
+    is another run); without it an unfinished run of the same settings there is started over.
+    A finished run of other settings is never replaced (:mod:`agents.runtime.run_identity`):
+    ``overwrite`` moves it aside; the same run, finished, is :class:`AlreadyFinished`.
+    ``command`` and ``settings`` (by flag; default: the request's fields) are the run's
+    identity in ``OUT/run.json``, with its agents' files. ``prepare(folder)`` runs once the
+    folder is the run's (locked), before any chunk: a file the run keeps beside its results.
+    ``resume_hint`` tells, in the results' status, how to resume an incomplete run. An agent
+    that fails before any chunk finished raises :class:`agents.runtime.jobs.RunStopped`.
     """
-    from agents.runtime.files import check_writable
-    from agents.runtime.run_lock import FolderLock
+    from agents.runtime import run_identity
     from agents.tournament import chunk_log, report
     from agents.tournament.chunk_log import Run
 
@@ -86,8 +105,19 @@ def play(
     used, unit, why = tournament.games_used
     if used != request.games:
         note(f"--games {request.games}: playing {used} games per {unit} ({why})")
-    folder = check_writable(out)
-    with FolderLock(folder):  # one writer per folder: another run, or resume, on it is refused
+    folder = Path(out)
+    if settings is None:
+        settings = {"game": game.name, **dataclasses.asdict(request)}
+    identity = run_identity.RunIdentity(command, settings, files)
+    # One writer per folder (another run, or resume, on it is refused), and a finished run of
+    # other settings is never replaced.
+    with run_identity.RunOutput(
+        folder, identity, results=RESULTS, overwrite=overwrite, resume=resume
+    ) as output:
+        if output.done is not None:
+            return AlreadyFinished(output.done)
+        if prepare is not None:  # the folder is the run's now: what the run keeps beside it
+            prepare(folder)
         plan = tournament.plan()
         header = {
             "--game": game.name,
@@ -120,6 +150,8 @@ def play(
         summary = report.with_status(summary, len(results), len(plan), resume_hint)
         summary = report.with_alpharank(_failed(summary, failure, unfinished))
         paths = tournament.write(folder, summary, results)
+        if complete and failure is None:
+            output.finish([*paths, folder / chunk_log.LOG_NAME])
     return Played(tournament, summary, paths, complete, failure)
 
 

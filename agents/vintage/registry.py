@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
 from agents.specs.registry import AgentSpec, Registry, spec_settings
 from speed_env.policy import Policy
 

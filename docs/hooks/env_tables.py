@@ -56,6 +56,8 @@ REALTIME_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("us", {}),
     ("pagat", {}),
     ("japanese", {}),
+    ("us, wild jokers", {"jokers": True}),
+    ("pagat, hand_size=3", {"hand_size": 3}),
     ("japanese, jokers", {"jokers": True}),
     (
         "japanese, all options",
@@ -279,10 +281,10 @@ def _span(s: slice) -> str:
 def obs_table(key: str) -> str:
     """The observation index table of env ``key``, from its published layout."""
     import speed_env
-    from speed_env import observation as realtime_obs
+    from speed_env import observation
 
     if key.startswith("speed"):
-        meanings = _rst_table_meanings(realtime_obs.__doc__ or "")
+        meanings = _rst_table_meanings(observation.__doc__ or "")
         plain = speed_env.observation_layout(speed_env.make_rules("us"))
         jokers = speed_env.observation_layout(speed_env.make_rules("japanese", jokers=True))
         rows = [

@@ -10,6 +10,8 @@
   time).
 - :mod:`~speed_env.openspiel.game_type`: what both games declare alike: their
   ``pyspiel.GameType`` and their parameters.
+- :mod:`~speed_env.openspiel.game_string`: the kit's game strings checked before OpenSpiel
+  parses them (a parameter beyond a C++ ``int`` refused by name, not by a bare CHECK).
 - :mod:`~speed_env.openspiel.state_string`: a state as its game string and action history,
   replayed on load: never a pickle.
 
@@ -19,10 +21,16 @@ Both games' play equals the kit's envs' on the same deals and actions (tested).
 ``import speed_env`` does not import this package (nor ``pyspiel``).
 """
 
-from speed_env.openspiel import state_string
+from speed_env.openspiel import game_string, realtime_game, state_string, vintage_game
 from speed_env.openspiel.realtime_game import SpeedGame, SpeedState
 from speed_env.openspiel.vintage_game import VintageSpeedGame, VintageSpeedState
 
 state_string.install()
+game_string.install(
+    {
+        realtime_game.SHORT_NAME: realtime_game.DEFAULT_PARAMS,
+        vintage_game.SHORT_NAME: vintage_game.DEFAULT_PARAMS,
+    }
+)
 
 __all__ = ["SpeedGame", "SpeedState", "VintageSpeedGame", "VintageSpeedState"]

@@ -34,7 +34,9 @@ parameter       default     meaning
 
 A parameter out of its range, an option named twice, a chance outcome the
 chance node does not list, a joint move of the wrong length or an action a
-player may not take is refused with a ``ValueError`` naming it.
+player may not take is refused with a ``ValueError`` naming it; so is any move
+at a finished game (naming how it ended), a single action at a dealt game (a
+tick is a joint move, ``apply_actions``) and a joint move before the deal.
 
 A state serialises as the game string and its action history, replayed
 through the rules when it is loaded (:mod:`speed_env.openspiel.state_string`):
@@ -271,7 +273,29 @@ class SpeedState(pyspiel.State):
         p = 1.0 / self._deals
         return [(k, p) for k in range(self._deals)]
 
+    def _refuse_after_end(self) -> None:
+        """A move at a finished game is refused, naming how it ended: the env would take it
+        as a step after the end, and a chance outcome would deal a new game into this one."""
+        if not self._over:
+            return
+        assert self.env is not None
+        snap = self.env.snapshot()
+        result = "a draw" if snap["winner"] == "draw" else f"won by {snap['winner']}"
+        if snap["winner"] is None:
+            result = "truncated at max_game_ms"
+        raise ValueError(
+            f"{SHORT_NAME}: the game is over ({result} at {snap['clock_ms']} ms): no move "
+            "applies after its end; start a new game with game.new_initial_state()"
+        )
+
     def _apply_action(self, action: int) -> None:
+        self._refuse_after_end()
+        if self.deal_seed is not None:  # OpenSpiel calls this for any single action it is given
+            raise ValueError(
+                f"{SHORT_NAME}: the game is dealt and every tick is a joint move: "
+                f"state.apply_actions([action_of_player_0, action_of_player_1]), not "
+                f"apply_action({action})"
+            )
         if not 0 <= action < self._deals:  # OpenSpiel applies any number it is given
             raise ValueError(
                 f"{SHORT_NAME}: chance outcome {action} is not a deal this chance node lists "
@@ -282,7 +306,12 @@ class SpeedState(pyspiel.State):
         self._obs, _ = self.env.reset(seed=self.deal_seed)
 
     def _apply_actions(self, actions: list[int]) -> None:
-        assert self.env is not None
+        self._refuse_after_end()
+        if self.env is None:
+            raise ValueError(
+                f"{SHORT_NAME}: the game is not dealt yet: apply a chance outcome (the deal, "
+                "state.apply_action(k) for k in [0, deals)) before the first joint move"
+            )
         if len(actions) != len(AGENTS):
             raise ValueError(
                 f"{SHORT_NAME}: a joint move is one action per player ({len(AGENTS)}), "

@@ -225,6 +225,11 @@ class VintageSpeedState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         game = self.engine
+        if self.is_terminal():  # no player acts: "not legal here (legal: [])" would not say why
+            raise ValueError(
+                f"{SHORT_NAME}: the game is over (returns {self.returns()}): no move applies "
+                "after its end; start a new game with game.new_initial_state()"
+            )
         if self.current_player() == pyspiel.PlayerId.CHANCE:
             # OpenSpiel applies any number it is given: a seat or card the node does not list
             # would deal a card that is not there.

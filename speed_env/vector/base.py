@@ -21,6 +21,16 @@ Autoreset modes (``autoreset_mode=``, ``metadata["autoreset_mode"]``)
     an error naming the game. A string (``"same_step"``, ``"SameStep"``) is taken
     for the enum.
 
+Reset options (:data:`RESET_KEYS`)
+    ``reset_mask`` is Gymnasium's own vector option (``SyncVectorEnv`` takes it
+    in every mode: a bool array, one per sub-env, marking those to reset); every
+    other key is a sub-env's, and ``deal`` is the only one ``Speed-v1`` reads.
+    In ``NEXT_STEP`` and ``SAME_STEP`` an unknown key is ignored, as
+    ``SyncVectorEnv`` of ``Speed-v1`` ignores it. Under ``DISABLED`` it is
+    refused, naming the key and the known ones: there the caller resets ended
+    games with a ``reset_mask`` every time some end, so a misspelt mask
+    (``reset_masks``) would silently restart every game in play.
+
 Seeding, as ``SyncVectorEnv`` of single envs does it
     ``reset(seed=s)`` resets sub-env ``i`` with seed ``s + i`` (a list gives
     each its own; ``None`` leaves each on its own stream), and every later
@@ -43,12 +53,19 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
-from speed_env import obs_format as formats
+from speed_env import engine
+from speed_env.batch_size import bytes_per_game, bytes_per_row, check_batch_size
 from speed_env.deal import parse_deal
 from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
+from speed_env.obs_format import check_obs_format, observation_space, package
+from speed_env.observation import obs_dim
+from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
+
+RESET_KEYS = ("reset_mask", "deal")
+"""The ``reset`` option keys a vector env reads; under ``DISABLED`` autoreset no other is taken."""
 
 END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
 """Info keys set only on the step that ends a game."""
@@ -84,6 +101,27 @@ def check_num_envs(num_envs: object) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
         raise ValueError(f"num_envs must be a whole number >= 1, got {shown(num_envs)}")
     return int(num_envs)
+
+
+def check_reset_keys(options: dict[str, Any]) -> None:
+    """Refuse an option key outside :data:`RESET_KEYS`, naming it and the known ones."""
+    unknown = [key for key in options if key not in RESET_KEYS]
+    if unknown:
+        known = ", ".join(repr(k) for k in RESET_KEYS)
+        raise ValueError(
+            f"reset option {shown(unknown[0])} is not one this vector env knows ({known}); under "
+            "autoreset_mode DISABLED an unknown key is refused, so that a misspelt 'reset_mask' "
+            "cannot restart every game"
+        )
+
+
+def check_rows(rows: int, games: int, rules: Rules) -> None:
+    """Refuse ``rows`` rows over ``games`` games above the batch bound or the memory available,
+    naming ``num_envs`` and the estimate, before any array of them exists."""
+    n_actions, dim = engine.n_actions(rules), obs_dim(rules)
+    per_game = bytes_per_game(engine.state_dtype().itemsize, dim, n_actions)
+    per_row = bytes_per_row(per_game, games / rows, dim, n_actions)
+    check_batch_size(rows, per_row, name="num_envs", unit="sub-envs")
 
 
 def put_info(infos: dict[str, Any], key: str, values: np.ndarray, rows: np.ndarray) -> None:
@@ -140,19 +178,19 @@ class GamesVectorEnv(VectorEnv):
         # Positional-only above: a rule option spelled like a parameter must still reach
         # table_settings, which names it in its refusal.
         check_render_mode(render_mode, self.metadata["render_modes"])
-        self.obs_format = formats.check_obs_format(obs_format)
+        self.obs_format = check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.games = Games(games, table_settings(**settings))
+        table = table_settings(**settings)
+        check_rows(rows, games, table.rules)
+        self.games = Games(games, table)
         self.rules = self.games.rules
         self.n_games = games
         self.num_envs = rows
         self.render_mode = render_mode
         n_actions = self.games.n_actions
         vector = spaces.Box(0.0, 1.0, (self.games.obs_dim,), np.float32)
-        self.single_observation_space = formats.observation_space(
-            self.obs_format, vector, n_actions
-        )
+        self.single_observation_space = observation_space(self.obs_format, vector, n_actions)
         self.single_action_space = spaces.Discrete(n_actions)
         self.observation_space = batch_space(self.single_observation_space, rows)
         self.action_space = batch_space(self.single_action_space, rows)
@@ -189,9 +227,12 @@ class GamesVectorEnv(VectorEnv):
         ``seed``: an int ``s`` resets game ``k`` with ``s + k`` (rows: see the
         class); a list gives one seed (or ``None``) per game; ``None`` draws
         from each game's generator. ``options={"deal": {...}}`` deals every reset
-        game that deal (docs/rules.md). Returns ``(observations, infos)``.
+        game that deal (docs/rules.md). Under ``DISABLED`` autoreset any other option key is
+        refused (see the module docstring). Returns ``(observations, infos)``.
         """
         options = dict(check_options(options))
+        if self.autoreset_mode == AutoresetMode.DISABLED:
+            check_reset_keys(options)
         games = self._reset_games(options.pop("reset_mask", None))
         seeds = self._seeds(seed)
         deal = options.get("deal")
@@ -296,11 +337,10 @@ class GamesVectorEnv(VectorEnv):
         them; ``human`` prints every game's table and returns None."""
         if self.render_mode is None:
             return None
-        from speed_env.render import modes as render
+        from speed_env.render import modes
 
         frames = tuple(
-            render.render_mode(self.games.snapshot(g), self.render_mode)
-            for g in range(self.n_games)
+            modes.render_mode(self.games.snapshot(g), self.render_mode) for g in range(self.n_games)
         )
         return None if self.render_mode == "human" else frames
 
@@ -388,7 +428,7 @@ class GamesVectorEnv(VectorEnv):
 
     def _one_observation(self, row: int) -> Any:
         assert self._obs is not None and self._mask is not None
-        obs, _ = formats.package(self.obs_format, self._obs[row].copy(), self._mask[row].copy())
+        obs, _ = package(self.obs_format, self._obs[row].copy(), self._mask[row].copy())
         return obs
 
     def _check_actions(self, actions: Any) -> np.ndarray:

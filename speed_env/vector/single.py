@@ -24,8 +24,9 @@ from gymnasium.vector import AutoresetMode
 
 from speed_env.game import ActionError
 from speed_env.policy import Policy
+from speed_env.reaction import check_think_ms
 from speed_env.rules import Rules
-from speed_env.single import check_seat_and_opponent, speed_v1_keywords
+from speed_env.single import charge_opponent, check_seat_and_opponent, speed_v1_keywords
 from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
 
 _RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
@@ -66,7 +67,7 @@ class SpeedVectorEnv(GamesVectorEnv):
     ``gymnasium.make_vec("speed_env/Speed-v1", num_envs=N, **kwargs)`` builds
     it. It takes ``autoreset_mode`` and every ``Speed-v1`` keyword, with
     :class:`~speed_env.single.SpeedGymEnv`'s defaults: ``rules`` and, in
-    ``kwargs``, ``opponent``, ``seat``, ``tick_ms``, ``reaction``,
+    ``kwargs``, ``opponent``, ``seat``, ``tick_ms``, ``reaction``, ``opponent_think``,
     ``render_mode``, ``obs_format``, ``illegal_action`` and rule options.
     Infos, as in ``Speed-v1`` sub-env by sub-env: ``action_mask`` (box), ``seat``,
     ``illegal`` (the action was illegal and taken as a wait) and, at a game's
@@ -90,9 +91,11 @@ class SpeedVectorEnv(GamesVectorEnv):
             seat, opponent, f"gymnasium.make_vec('speed_env/Speed-v1', num_envs={n}, opponent={{}})"
         )
         render_mode, obs_format = settings.pop("render_mode"), settings.pop("obs_format")
+        think = check_think_ms(settings.pop("opponent_think"), "opponent_think")
         options = settings.pop("options")
         self._setup(n, n, render_mode, obs_format, autoreset_mode, **settings, **options)
         self.opponent: Policy | None = opponent
+        self.opponent_think = think
         self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
         self.seat_choice = seat
         self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)
@@ -103,6 +106,9 @@ class SpeedVectorEnv(GamesVectorEnv):
         # The draws of SpeedGymEnv.reset, in its order: seat, deal, opponent's reseed.
         if self.seat_choice == "random":
             self.seat[game] = int(rng.integers(2))
+        if self.opponent_think:  # charged to the opponent's seat of this game
+            pair = charge_opponent(self.games.reactions, int(self.seat[game]), self.opponent_think)
+            self.games.set_reactions(pair, games=game)
         deal = int(rng.integers(2**63))
         if seed is not None:
             if self._random is not None:

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from speed_env.shown import shown
-from speed_env.toml_file import read_toml
+from speed_env.user_file import read_toml
 
 DEFAULT_PACK_PATH = Path(__file__).with_name("pack.toml")
 RESERVED_LETTERS = ("L", "X")

@@ -450,13 +450,12 @@ def _bundle_for(folder, name, rules_list):
 
 
 def test_trained_picks_the_bundled_model_made_for_the_rules(tmp_path, monkeypatch):
-    from agents.model_io import kit_model as model_io
-    from agents.model_io import learned, tensor_file
+    from agents.model_io import kit_model, learned, tensor_file
 
     models = tmp_path / "models"
     default = _bundle_for(models, "trained", ["japanese", "us"])
     other = _bundle_for(models, "pagat_model", ["pagat"])
-    monkeypatch.setattr(model_io, "BUNDLED", default)
+    monkeypatch.setattr(kit_model, "BUNDLED", default)
     assert learned.bundled_models() == [default, other]
     assert agents.make("trained", "us").source == str(default)
     assert agents.make("trained", "japanese").source == str(default)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import alpharank as ar
+from agents import alpharank
 
 pytest.importorskip("open_spiel.python.egt.alpharank")
 
@@ -13,12 +13,12 @@ RPS = np.array([[0.0, -0.4, 0.4], [0.4, 0.0, -0.4], [-0.4, 0.4, 0.0]])
 
 
 def test_rock_paper_scissors_cycle_splits_the_mass_and_is_named() -> None:
-    result = ar.alpharank(RPS, ["rock", "paper", "scissors"])
+    result = alpharank.alpharank(RPS, ["rock", "paper", "scissors"])
     assert sum(result.mass) == pytest.approx(1.0)
     # The cycle is symmetric: each agent holds a third, none dominates.
     assert result.mass == pytest.approx((1 / 3, 1 / 3, 1 / 3), abs=1e-6)
     assert result.cycle is not None and set(result.cycle) == {"rock", "paper", "scissors"}
-    text = "\n".join(ar.markdown(result))
+    text = "\n".join(alpharank.markdown(result))
     assert "cycle" in text and "rock" in text
 
 
@@ -27,7 +27,7 @@ def test_cycle_plus_a_dominant_agent_gives_it_the_mass() -> None:
     table[:3, :3] = RPS
     table[3, :3] = 0.6  # beats all three
     table[:3, 3] = -0.6
-    result = ar.alpharank(table, ["rock", "paper", "scissors", "boss"])
+    result = alpharank.alpharank(table, ["rock", "paper", "scissors", "boss"])
     assert result.ranked()[0][0] == "boss"
     assert result.mass[3] > 0.9
     assert result.cycle is not None  # the cycle below it is still reported
@@ -35,7 +35,7 @@ def test_cycle_plus_a_dominant_agent_gives_it_the_mass() -> None:
 
 def test_transitive_table_has_no_cycle_and_ranks_in_order() -> None:
     table = np.array([[0.0, 0.5, 0.8], [-0.5, 0.0, 0.3], [-0.8, -0.3, 0.0]])
-    result = ar.alpharank(table, ["a", "b", "c"])
+    result = alpharank.alpharank(table, ["a", "b", "c"])
     assert result.ranked()[0][0] == "a"
     assert result.cycle is None
 
@@ -44,14 +44,14 @@ def test_missing_pairing_is_refused_by_name() -> None:
     table = RPS.copy()
     table[0, 2] = np.nan
     with pytest.raises(ValueError, match="rock vs scissors"):
-        ar.alpharank(table, ["rock", "paper", "scissors"])
-    result, reason = ar.alpharank_or_reason(table, ["rock", "paper", "scissors"])
+        alpharank.alpharank(table, ["rock", "paper", "scissors"])
+    result, reason = alpharank.alpharank_or_reason(table, ["rock", "paper", "scissors"])
     assert result is None and "rock vs scissors" in reason
 
 
 def test_payoff_from_scores() -> None:
     score = np.array([[0.5, 0.75], [0.25, 0.5]])
-    np.testing.assert_allclose(ar.payoff_from_scores(score), [[0.0, 0.5], [-0.5, 0.0]])
+    np.testing.assert_allclose(alpharank.payoff_from_scores(score), [[0.0, 0.5], [-0.5, 0.0]])
 
 
 def _summary(names, rewards):
@@ -70,17 +70,17 @@ def test_a_tournament_summary_with_a_cycle_gets_alpharank_and_the_note() -> None
         ["rock", "paper", "scissors"],
         {("rock", "paper"): -0.4, ("paper", "scissors"): -0.4, ("scissors", "rock"): -0.4},
     )
-    entry = ar.from_summary(summary)
+    entry = alpharank.from_summary(summary)
     assert entry["computed"] and entry["cycle"]
     assert entry["stationary"]["rock"] == pytest.approx(1 / 3, abs=1e-6)
-    text = "\n".join(ar.summary_markdown(entry))
+    text = "\n".join(alpharank.summary_markdown(entry))
     assert "## α-Rank" in text and "cycle that one-line ratings hide" in text
     assert report.with_alpharank(summary)["alpharank"] == entry
 
 
 def test_a_gauntlet_summary_says_why_alpharank_is_missing() -> None:
     summary = _summary(["a", "b", "c"], {("a", "b"): 0.2, ("a", "c"): 0.1})
-    entry = ar.from_summary(summary)
+    entry = alpharank.from_summary(summary)
     assert not entry["computed"] and "b vs c" in entry["reason"]
 
 
@@ -155,25 +155,25 @@ def test_alpharank_says_when_it_cannot_separate_its_leader() -> None:
             [-0.8, -0.8, -0.8, 0.0],
         ]
     )
-    few = ar.alpharank(table, names, games=np.full((4, 4), 200))
+    few = alpharank.alpharank(table, names, games=np.full((4, 4), 200))
     assert few.ranked()[0] == ("a", pytest.approx(1.0, abs=1e-3))
     assert few.unseparated is not None and few.unseparated["agents"] == ["a", "b", "c"]
     pairs = {(p["a"], p["b"]): p for p in few.unseparated["pairs"]}
     assert set(pairs) == {("a", "b"), ("a", "c"), ("b", "c")}  # every head-to-head among them
     assert pairs[("a", "b")]["score"] == pytest.approx(0.51)
     assert pairs[("a", "b")]["ci"][0] < 0.5 < pairs[("a", "b")]["ci"][1]
-    text = "\n".join(ar.markdown(few))
+    text = "\n".join(alpharank.markdown(few))
     assert "cannot separate a from b, c" in text and "vs b 51.0% [" in text and "200 games" in text
-    many = ar.alpharank(table, names, games=np.full((4, 4), 200_000))
-    assert many.unseparated is None and "cannot separate" not in "\n".join(ar.markdown(many))
-    assert ar.alpharank(table, names).unseparated is None  # no games given: nothing claimed
+    many = alpharank.alpharank(table, names, games=np.full((4, 4), 200_000))
+    assert many.unseparated is None and "cannot separate" not in "\n".join(alpharank.markdown(many))
+    assert alpharank.alpharank(table, names).unseparated is None  # no games given: nothing claimed
 
 
 def test_a_tournament_entry_names_the_agents_it_cannot_separate() -> None:
     summary = _summary(["x", "y", "z"], {("x", "y"): 0.04, ("x", "z"): 0.5, ("y", "z"): 0.5})
-    entry = ar.from_summary(summary)  # 100 games a pairing: x vs y is 52% [42, 62]
+    entry = alpharank.from_summary(summary)  # 100 games a pairing: x vs y is 52% [42, 62]
     assert entry["unseparated"]["agents"] == ["x", "y"]
-    assert "cannot separate x from y" in "\n".join(ar.summary_markdown(entry))
+    assert "cannot separate x from y" in "\n".join(alpharank.summary_markdown(entry))
 
 
 def test_without_openspiel_the_note_is_information_not_an_error(monkeypatch) -> None:
@@ -182,8 +182,8 @@ def test_without_openspiel_the_note_is_information_not_an_error(monkeypatch) -> 
     import sys
 
     monkeypatch.setitem(sys.modules, "open_spiel.python.egt", None)  # as if not installed
-    entry = ar.from_summary(_summary(["a", "b"], {("a", "b"): 0.2}))
+    entry = alpharank.from_summary(_summary(["a", "b"], {("a", "b"): 0.2}))
     assert not entry["computed"]
-    text = "\n".join(ar.summary_markdown(entry))
+    text = "\n".join(alpharank.summary_markdown(entry))
     assert "a second ranking beside the ratings" in text and "`make setup`" in text
     assert "Not computed" not in text and "error" not in text.lower()

@@ -144,7 +144,7 @@ def test_realtime_counts_and_rates_must_add_up(tmp_path, capsys) -> None:
     [
         (lambda t: t.replace('"wins": 336', '"wins": NaN', 1), "vintage-random.wins is NaN"),
         (lambda t: t.replace('"agent": ', '"agent": "x", "agent": ', 1), "agent is given twice"),
-        (lambda t: t[: len(t) // 2], "cannot read card"),
+        (lambda t: t[: len(t) // 2], "is not JSON: Unterminated string"),
         (lambda t: "[]", "the card must be an object"),
     ],
 )  # fmt: skip
@@ -182,7 +182,11 @@ def test_an_unsealed_card_is_refused_and_can_be_sealed_without_replaying(tmp_pat
     _refused(tmp_path, capsys, card, "card_hash is missing")
     path = tmp_path / "edited" / "report.json"
     assert card_check.main(["--rehash", str(path)]) == 0
-    assert json.loads(path.read_text()) == _card()  # sealed again: the committed bytes' card
+    # Sealed again: the committed card, its results hash added (cards before it have none).
+    assert json.loads(path.read_text()) == ep.seal(_card())
+    assert {k: v for k, v in ep.seal(_card()).items() if "hash" not in k} == {
+        k: v for k, v in _card().items() if "hash" not in k
+    }
     # Re-hashing checks first: an edited count is not sealed.
     card["results"]["comparisons"]["vintage-random"]["wins"] = -3
     path.write_text(json.dumps(card))

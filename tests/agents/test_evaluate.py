@@ -40,8 +40,9 @@ def _without_timing(card: dict) -> dict:
 def _comparable(card: dict) -> dict:
     """A card less its timing, and less the kit's version (and so the manifest's and the card's
     hash): a kit release that changes no game must give the same numbers; everything else must
-    match."""
-    out = {k: v for k, v in _without_timing(card).items() if k != "card_hash"}
+    match. The card's hashes (``card_hash``, ``results_hash``, which a card made before it
+    lacks) are of what is compared."""
+    out = {k: v for k, v in _without_timing(card).items() if k not in ep.SEAL_KEYS}
     out["manifest"] = {k: v for k, v in out["manifest"].items() if k not in ("kit_version", "hash")}
     return out
 
@@ -109,6 +110,7 @@ def test_small_committed_card_is_reproduced_exactly(tmp_path: Path) -> None:
     assert first_difference(ranks[0], ranks[1], "alpharank", tolerant=True) is None
     assert _comparable(made) == _comparable(committed)
     assert {p.name for p in (tmp_path / "card").iterdir()} == {
+        "run.json",  # which run the folder holds (agents/runtime/run_identity.py)
         "report.json",
         "report.md",
         "report.png",

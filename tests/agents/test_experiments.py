@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import speed_env
-from agents import reaction_sweep as rs
+from agents import reaction_sweep
 from speed_cli import main as cli
 from speed_env.reaction import PRESETS
 from speed_env.rules import make_rules
@@ -25,7 +25,7 @@ def test_fit_recovers_an_exact_logistic():
     # Break-even at +30 ms; ten points of win rate per ln(1.5) / 0.02 = 20.27 ms.
     d = np.array([-100.0, -50.0, 0.0, 50.0, 100.0])
     n = np.full(5, 1000.0)
-    fit = rs.fit_logistic(d, n, n * _logistic(0.6, -0.02, d))
+    fit = reaction_sweep.fit_logistic(d, n, n * _logistic(0.6, -0.02, d))
     assert fit.converged
     assert math.isclose(fit.intercept, 0.6, abs_tol=1e-9) and math.isclose(
         fit.slope, -0.02, abs_tol=1e-12
@@ -44,11 +44,11 @@ def test_fit_and_bootstrap_recover_a_known_curve_from_sampled_games():
     d = np.array([-150.0, -100.0, -50.0, 0.0, 50.0, 100.0])
     rng = np.random.default_rng(7)
     outcomes = [np.where(rng.random(2000) < p, 1, -1).astype(np.int8) for p in _logistic(a, b, d)]
-    fit = rs.fit_logistic(d, [2000] * 6, [(o == 1).sum() for o in outcomes])
+    fit = reaction_sweep.fit_logistic(d, [2000] * 6, [(o == 1).sum() for o in outcomes])
     assert fit.converged and fit.fit_p_value > 1e-3
     assert abs(fit.break_even_ms - (-a / b)) < 8
     assert abs(fit.ms_per_ten_points - math.log(1.5) / abs(b)) < 3
-    boot = rs.bootstrap_fit(d, outcomes, samples=300, seed=0)
+    boot = reaction_sweep.bootstrap_fit(d, outcomes, samples=300, seed=0)
     assert boot.joint and boot.samples == 300 and boot.dropped == 0
     assert boot.break_even_ms[0] < -a / b < boot.break_even_ms[1]
     assert boot.ms_per_ten_points[0] < math.log(1.5) / abs(b) < boot.ms_per_ten_points[1]
@@ -57,55 +57,65 @@ def test_fit_and_bootstrap_recover_a_known_curve_from_sampled_games():
 
 def test_fit_flags_a_step_and_refuses_what_it_cannot_fit():
     d = np.array([-50.0, -10.0, 10.0, 50.0])
-    separated = rs.fit_logistic(
+    separated = reaction_sweep.fit_logistic(
         d, [100] * 4, [100, 100, 0, 0]
     )  # every faster game won: no finite slope
     assert not separated.converged
-    step = rs.fit_logistic(
+    step = reaction_sweep.fit_logistic(
         d, [1000] * 4, [950, 940, 60, 50]
     )  # a step with plateaus: a poor logistic
     assert step.fit_p_value < 1e-3
     with pytest.raises(ValueError, match="two different latency differences"):
-        rs.fit_logistic([0.0, 0.0], [10, 10], [5, 6])
+        reaction_sweep.fit_logistic([0.0, 0.0], [10, 10], [5, 6])
     with pytest.raises(ValueError, match="score <= games"):
-        rs.fit_logistic([0.0, 1.0], [10, 10], [5, 11])
+        reaction_sweep.fit_logistic([0.0, 1.0], [10, 10], [5, 11])
 
 
 def test_deal_scores_pair_the_two_seatings_of_a_deal():
-    assert rs.deal_scores(np.array([1, 1, 1, -1, 0, -1, 0, 0])).tolist() == [2.0, 1.0, 0.5, 1.0]
+    assert reaction_sweep.deal_scores(np.array([1, 1, 1, -1, 0, -1, 0, 0])).tolist() == [
+        2.0,
+        1.0,
+        0.5,
+        1.0,
+    ]
 
 
 # ------------------------------------------------------------------ inputs
 def test_parse_latencies_normalises_and_refuses_bad_lists():
-    assert rs.parse_latencies("150, 200,250ms,Human") == ("150", "200", "250", "human")
+    assert reaction_sweep.parse_latencies("150, 200,250ms,Human") == ("150", "200", "250", "human")
     for bad in ["", "150,,200", "150,fast", "0", "-5", "150,150", "150,150ms"]:
         with pytest.raises(ValueError):
-            rs.parse_latencies(bad)
+            reaction_sweep.parse_latencies(bad)
 
 
 def test_shifted_profile_moves_every_quantile():
     human = PRESETS["human"]
-    base = rs.shifted_profile(human.median_ms())  # a shaped L is the profile's median
+    base = reaction_sweep.shifted_profile(human.median_ms())  # a shaped L is the profile's median
     assert base.params().tolist() == human.params().tolist()
-    assert rs.shifted_profile(human.mu, at="mu").params().tolist() == human.params().tolist()
-    slower = rs.shifted_profile(human.median_ms() + 50)
+    assert (
+        reaction_sweep.shifted_profile(human.mu, at="mu").params().tolist()
+        == human.params().tolist()
+    )
+    slower = reaction_sweep.shifted_profile(human.median_ms() + 50)
     assert slower.median_ms() - base.median_ms() == 50
-    assert rs.shifted_profile(190).median_ms() == 190  # exactly: latencies are whole ms
+    assert reaction_sweep.shifted_profile(190).median_ms() == 190  # exactly: latencies are whole ms
     with pytest.raises(ValueError, match="too fast"):
-        rs.shifted_profile(50)
+        reaction_sweep.shifted_profile(50)
     with pytest.raises(ValueError, match="jittered preset"):
-        rs.shifted_profile(200, "250")
+        reaction_sweep.shifted_profile(200, "250")
 
 
 def test_settings_refuse_a_latency_in_the_spec():
     with pytest.raises(ValueError, match="carries a latency"):
-        rs.SweepSettings("greedy@200", "greedy", ("150",))
+        reaction_sweep.SweepSettings("greedy@200", "greedy", ("150",))
     with pytest.raises(ValueError, match="at least 2"):
-        rs.SweepSettings("greedy", "greedy", ("150",), games=1)
+        reaction_sweep.SweepSettings("greedy", "greedy", ("150",), games=1)
 
 
 def test_points_and_tournament_settings():
-    s = rs.SweepSettings("chain", "greedy", ("150", "pro"), ("200", "250"), games=10, seed=4)
+    s = reaction_sweep.SweepSettings(
+        "chain", "greedy", ("150", "pro"), ("200", "250"), games=10, seed=4
+    )
     assert s.is_grid and s.points() == [
         ("150", "200"),
         ("150", "250"),
@@ -114,23 +124,25 @@ def test_points_and_tournament_settings():
     ]
     ts = s.tournament_settings(("pro", "250"))
     assert ts.agents == ("chain@pro", "greedy@250") and ts.seed == 4 and ts.games == 10
-    jit = rs.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human")
+    jit = reaction_sweep.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human")
     ts = jit.tournament_settings(("190", "human"))
     assert ts.agents == ("chain", "greedy@human") and ts.reaction.sigma == 40
     assert ts.reaction.median_ms() == 190 and ts.reaction.mu == 190 - 64  # human: mu + 64 ms
     # protocol 1 of `speed evaluate` places the shape's Gaussian centre instead
-    mu = rs.SweepSettings("chain", "greedy", ("190",), ("human",), jitter="human", jitter_at="mu")
+    mu = reaction_sweep.SweepSettings(
+        "chain", "greedy", ("190",), ("human",), jitter="human", jitter_at="mu"
+    )
     assert mu.tournament_settings(("190", "human")).reaction.mu == 190
     with pytest.raises(ValueError, match="jitter_at"):
-        rs.SweepSettings("chain", "greedy", ("190",), jitter="human", jitter_at="mean")
+        reaction_sweep.SweepSettings("chain", "greedy", ("190",), jitter="human", jitter_at="mean")
 
 
 # ------------------------------------------------------------- real games
 def _sweep(latencies, opponent, games, agent="greedy", jitter=None):
-    settings = rs.SweepSettings(
+    settings = reaction_sweep.SweepSettings(
         agent, "greedy", latencies, opponent, games=games, rules=make_rules("us"), jitter=jitter
     )
-    results, complete = rs.run_sweep(settings)
+    results, complete = reaction_sweep.run_sweep(settings)
     assert complete
     return settings, results
 
@@ -138,7 +150,7 @@ def _sweep(latencies, opponent, games, agent="greedy", jitter=None):
 @pytest.mark.parametrize("latency", ["250", "human"])
 def test_mirror_match_is_even_within_its_interval(latency):
     settings, results = _sweep((latency,), (latency,), 400)
-    doc = rs.summarise(settings, results, bootstrap=0)
+    doc = reaction_sweep.summarise(settings, results, bootstrap=0)
     (row,) = doc["points"]
     assert row["games"] == 400 and row["wins"] + row["losses"] + row["draws"] == 400
     assert row["ci_low"] <= 0.5 <= row["ci_high"]
@@ -147,7 +159,7 @@ def test_mirror_match_is_even_within_its_interval(latency):
 
 def test_win_rate_falls_as_the_agent_slows():
     settings, results = _sweep(("150", "350"), ("250",), 300)
-    doc = rs.summarise(settings, results, bootstrap=50)
+    doc = reaction_sweep.summarise(settings, results, bootstrap=50)
     fast, slow = doc["points"]
     assert (fast["latency_ms"], slow["latency_ms"]) == (150, 350)
     assert fast["ci_low"] > 0.5 > slow["ci_high"]
@@ -157,18 +169,20 @@ def test_win_rate_falls_as_the_agent_slows():
 
 @pytest.mark.slow
 def test_sweep_is_the_same_for_any_number_of_workers():
-    settings = rs.SweepSettings(
+    settings = reaction_sweep.SweepSettings(
         "greedy", "greedy", ("200", "300"), ("human",), games=20, jitter="human"
     )
-    one, _ = rs.run_sweep(settings, workers=1)
-    two, _ = rs.run_sweep(settings, workers=2)
+    one, _ = reaction_sweep.run_sweep(settings, workers=1)
+    two, _ = reaction_sweep.run_sweep(settings, workers=2)
     assert [r.outcomes.tolist() for r in one] == [r.outcomes.tolist() for r in two]
 
 
 # -------------------------------------------------------------- summaries
 def _synthetic_doc(grid=False):
     opp = ("200", "300") if grid else ("250",)
-    settings = rs.SweepSettings("chain", "greedy", ("150", "250", "350"), opp, games=200)
+    settings = reaction_sweep.SweepSettings(
+        "chain", "greedy", ("150", "250", "350"), opp, games=200
+    )
     rng = np.random.default_rng(0)
     results = []
     for lat, o in settings.points():
@@ -176,14 +190,14 @@ def _synthetic_doc(grid=False):
         outcomes = rng.choice(
             np.array([1, 0, -1], np.int8), size=200, p=[p * 0.98, 0.02, (1 - p) * 0.98]
         )
-        results.append(rs.PointResult(lat, o, outcomes))
-    return rs.summarise(settings, results, bootstrap=100)
+        results.append(reaction_sweep.PointResult(lat, o, outcomes))
+    return reaction_sweep.summarise(settings, results, bootstrap=100)
 
 
 def test_summary_rows_csv_and_fit():
     doc = _synthetic_doc()
-    rows = list(csv.DictReader(rs.rows_csv(doc).splitlines()))
-    assert tuple(rows[0]) == rs.CSV_COLUMNS
+    rows = list(csv.DictReader(reaction_sweep.rows_csv(doc).splitlines()))
+    assert tuple(rows[0]) == reaction_sweep.CSV_COLUMNS
     assert [r["latency_ms"] for r in rows] == ["150", "250", "350"]
     for r, point in zip(rows, doc["points"]):
         assert int(r["wins"]) + int(r["losses"]) + int(r["draws"]) == int(r["games"]) == 200
@@ -194,14 +208,14 @@ def test_summary_rows_csv_and_fit():
     fit = doc["fit"]
     assert fit["break_even_ci"][0] <= fit["break_even_ms"] <= fit["break_even_ci"][1]
     assert fit["break_even_latency_ms"] == pytest.approx(250 + fit["break_even_ms"])
-    assert "break-even" in rs.headline(doc)
+    assert "break-even" in reaction_sweep.headline(doc)
     json.dumps(doc)  # JSON-ready
 
 
 def test_plots_are_pngs():
     line, grid = _synthetic_doc(), _synthetic_doc(grid=True)
-    assert rs.curve_png([line, grid]).startswith(b"\x89PNG")
-    assert rs.grid_png(grid).startswith(b"\x89PNG")
+    assert reaction_sweep.curve_png([line, grid]).startswith(b"\x89PNG")
+    assert reaction_sweep.grid_png(grid).startswith(b"\x89PNG")
 
 
 # -------------------------------------------------------------------- CLI
@@ -225,12 +239,13 @@ def test_cli_writes_the_files(tmp_path, capsys):
     ]
     assert cli([*argv, "--out", str(out)]) == 0
     assert {p.name for p in out.iterdir()} == {
+        "run.json",  # which run the folder holds (agents/runtime/run_identity.py)
         "reaction.csv",
         "reaction.json",
         "winrate_vs_latency.png",
     }
     header = (out / "reaction.csv").read_text().splitlines()[0]
-    assert header == ",".join(rs.CSV_COLUMNS)
+    assert header == ",".join(reaction_sweep.CSV_COLUMNS)
     doc = json.loads((out / "reaction.json").read_text())
     assert doc["settings"]["opponent_latencies"] == ["250"] and doc["settings"]["complete"]
     assert (doc["env_id"], doc["kit_version"]) == ("speed_env/speed_v1", speed_env.__version__)
@@ -262,9 +277,9 @@ def test_jittered_latencies_are_shown_as_given(tmp_path, capsys):
 def test_the_evaluation_sweep_keeps_protocol_1s_latencies():
     """Protocol 1 fixed its latencies as the shape's Gaussian centre (``agent_means_ms``); its
     cards must still reproduce, so its sweep plays those profiles (medians 64 ms higher)."""
-    from agents import evaluate as ev
+    from agents import evaluate
 
-    plan = ev.make_plan("greedy", games=2)
+    plan = evaluate.make_plan("greedy", games=2)
     sweep = next(g["sweep"] for g in plan.groups.values() if g["kind"] == "latency")
     assert sweep.jitter_at == "mu" and sweep.latencies == ("120", "180", "240", "300", "360")
     first = sweep.tournament_settings(sweep.points()[0]).reaction

@@ -73,12 +73,10 @@ def test_play_runs_a_tournament_into_its_folder_as_a_library_call(tmp_path):
     assert played.games == doc["settings"]["games_played"] == 6
     header = json.loads((tmp_path / "out" / "chunks.jsonl").read_text().splitlines()[0])
     assert json.dumps(header).count('"--game": "vintage"') == 1
-    # The same request again resumes the finished run: nothing is played twice.
-    again = run_folder.play(game, request, tmp_path / "out", resume=True, note=notes.append)
-    assert again is not None and again.summary["agents"] == played.summary["agents"]
-    assert notes == [
-        f"--resume: 1 chunks already finished in {tmp_path / 'out'}; playing the others"
-    ]
+    # The same request again finds this very run finished there: nothing is played or touched.
+    again = run_folder.play(game, request, tmp_path / "out", note=notes.append)
+    assert isinstance(again, run_folder.AlreadyFinished) and again.message
+    assert json.loads((tmp_path / "out" / "results.json").read_text()) == doc and notes == []
 
 
 def test_the_spec_room_imports_no_game_room_above_it():

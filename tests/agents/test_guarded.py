@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 import speed_cli
-from agents import evaluate as ev
+from agents import evaluate
+from agents.runtime.failures import AgentFailure
 from agents.runtime.jobs import RunStopped, run_jobs
-from agents.specs.guarded import AgentFailure, check_actions
-from agents.tournament import realtime as rt
-from agents.tournament import vintage as vt
+from agents.specs.guarded import check_actions
+from agents.tournament import realtime, vintage
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "hostile_bots.py"
@@ -35,8 +35,8 @@ def bot(name: str) -> str:
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 2 deals, so a 3-agent tournament of 4 games a pairing has 3 chunks."""
-    monkeypatch.setattr(rt, "CHUNK_DEALS", 2)
-    monkeypatch.setattr(vt, "CHUNK_DEALS", 2)
+    monkeypatch.setattr(realtime, "CHUNK_DEALS", 2)
+    monkeypatch.setattr(vintage, "CHUNK_DEALS", 2)
 
 
 def speed(*argv: str, env: dict[str, str] | None = None, timeout: float = 300):
@@ -425,7 +425,7 @@ def test_a_bot_using_the_global_generators_gives_the_same_results_for_the_same_s
 
 # ------------------------------------------------------------------ evaluate: refusal or bug
 def test_a_refusal_is_carded_as_refused():
-    plan = ev.make_plan(bot("RefusesJapanese"), games=2)
+    plan = evaluate.make_plan(bot("RefusesJapanese"), games=2)
     assert "this bot plays us and pagat only" in plan.skipped["japanese"]
     assert "us" not in plan.skipped and "pagat" not in plan.skipped
 

@@ -216,13 +216,14 @@ def test_manifest_over_the_size_limit_is_refused(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     with open(path, "r+b") as f:
         f.truncate(1024**3)
-    with pytest.raises(ModelFormatError, match=r"m\.json is 1073741824 bytes, more than"):
+    refusal = r"m\.json is larger than 4,194,304 bytes \(it holds 1,073,741,824\)"
+    with pytest.raises(ModelFormatError, match=refusal):
         model_io.read_model(path)
 
 
 def test_a_checkpoints_optimizer_state_that_is_a_fifo_is_refused(tmp_path):
     torch = pytest.importorskip("torch", reason="the [train] extra is not installed")
-    from train.common.checkpoint import read_optimizer
+    from train.policy.checkpoint import read_optimizer
 
     good = tmp_path / "step.optim.pt"
     torch.save({"state": {}, "param_groups": []}, good)
@@ -326,7 +327,7 @@ def test_unknown_preset_in_trained_rules_is_refused(tmp_path):
 
 def test_invalid_trained_rule_names_the_file(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
-    _edit_manifest(path, lambda m: m["trained_rules"][0].update(jokers=True))  # japanese only
+    _edit_manifest(path, lambda m: m["trained_rules"][0].update(play_out=True))  # japanese only
     with pytest.raises(ModelFormatError, match=r"m\.json: the trained rules .* are not valid"):
         model_io.load_policy(path, RULES)
     _still_loads(tmp_path)

@@ -78,7 +78,7 @@ def test_numpy_inference_equals_torch_inference():
     """The numpy actor the bundled agent plays with gives the torch actor's logits, on played
     and on uniformly random observations."""
     torch = pytest.importorskip("torch")
-    from train.realtime.rankwise_policy import RankwiseActor
+    from train.policy.rankwise_policy import RankwiseActor
 
     tensors = random_tensors(3)
     actor = RankwiseActor(DIM, HIDDEN, torch.nn.ReLU)
@@ -127,7 +127,7 @@ def test_the_folded_first_layer_equals_the_gathered_network():
     logits of the gathered features through the shared MLP, and torch's gradient of the first
     layer's weight is the gathered network's."""
     torch = pytest.importorskip("torch")
-    from train.realtime.rankwise_policy import RankwiseActor
+    from train.policy.rankwise_policy import RankwiseActor
 
     tensors = random_tensors(7)
     obs = np.concatenate([played_observations("us"), played_observations("japanese")])

@@ -8,7 +8,7 @@ import pytest
 import agents
 import speed_env
 from agents.search import SearchAgent, SearchSettings
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 from speed_env.reaction import make_profile
 
 
@@ -66,13 +66,13 @@ def test_thinking_is_charged_to_the_seats_reaction():
 
 def test_a_search_that_thinks_a_second_a_world_loses_to_chain_in_the_tournament():
     # The charge reaches the games: a second of thinking per play hands chain every race.
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=("search:worlds=1,depth=2,ms_per_world=1000", "chain"),
         games=8,
         rules=speed_env.make_rules("us"),
         seed=1,
     )
-    results, complete = tournament.run(settings)
+    results, complete = realtime.run(settings)
     wins = sum(r.wins_a for r in results)
     losses = sum(r.wins_b for r in results)
     assert complete and losses >= 7 and wins <= 1

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents.specs import user_files as user_agents
-from agents.specs.errors import AgentSpecError
+from agents.errors import AgentSpecError
+from agents.specs import user_files
 from agents.specs.user_files import UserAgentError, is_user_spec
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from speed_cli import main
 
 BOT = textwrap.dedent(
@@ -83,7 +83,7 @@ def test_grammar_keeps_registered_specs_with_colons() -> None:
         assert is_user_spec(spec), spec
     # A top-level module without a dot is not a module spec (it would shadow typos of names).
     assert not is_user_spec("my_bot:Bot")
-    parsed = user_agents.parse("py:C:/odd@dir/bot.py:Bot@pro")
+    parsed = user_files.parse("py:C:/odd@dir/bot.py:Bot@pro")
     assert (parsed.source, parsed.name, parsed.tail) == ("C:/odd@dir/bot.py", "Bot", "pro")
     assert agents.parse_spec("chain:run=1").name == "chain"
 
@@ -113,17 +113,17 @@ def test_reaction_tail_and_module_form(bot_file: Path, monkeypatch: pytest.Monke
 
 
 def test_vintage_user_agent_plays_a_vintage_tournament(bot_file: Path) -> None:
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
 
     spec = f"py:{bot_file}:factory"
-    assert vintage_agents.make(spec, seed=0).rules is None  # no real-time rules in vintage
-    settings = vt.VintageSettings(agents=(spec, "vintage-greedy"), players=2, games=4, seed=0)
-    results, complete = vt.run(settings)
+    assert registry.make(spec, seed=0).rules is None  # no real-time rules in vintage
+    settings = vintage.VintageSettings(agents=(spec, "vintage-greedy"), players=2, games=4, seed=0)
+    results, complete = vintage.run(settings)
     assert complete
-    summary = vt.summarise(settings, results, bootstrap=0)
+    summary = vintage.summarise(settings, results, bootstrap=0)
     assert {a["name"] for a in summary["agents"]} == {spec, "vintage-greedy"}
     with pytest.raises(AgentSpecError, match="takes no @pro"):
-        vintage_agents.parse_spec(f"py:{bot_file}:Bot@pro")
+        registry.parse_spec(f"py:{bot_file}:Bot@pro")
 
 
 @pytest.mark.parametrize(
@@ -156,6 +156,29 @@ def test_file_and_import_errors(tmp_path: Path) -> None:
         agents.make("no_such_pkg.bots:Bot")
     with pytest.raises(UserAgentError, match=r"py:PATH\.py:NAME"):
         agents.parse_spec("py:bot.txt:Bot")
+
+
+def test_a_syntax_error_names_the_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot file that does not parse is one line naming the file, the line and the reason."""
+    bad = tmp_path / "typo.py"
+    bad.write_text("import numpy\n\nclass Bot:\n    def act(self, obs, mask)\n        return 0\n")
+    with pytest.raises(UserAgentError, match=r"SyntaxError in .*typo\.py, line 4: expected ':'"):
+        agents.make(f"py:{bad}:Bot")
+    out = str(tmp_path / "out")
+    code = main(["tournament", "--agents", f"py:{bad}:Bot,greedy", "--games", "2", "--out", out])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"{bad}, line 4" in err
+
+
+def test_an_error_at_import_names_the_line_of_the_bot_file(tmp_path: Path) -> None:
+    raising = tmp_path / "raising.py"
+    raising.write_text("import numpy\n\nraise RuntimeError('no config')\n")
+    with pytest.raises(
+        UserAgentError, match=r"RuntimeError: no config \(at .*raising\.py, line 3\)"
+    ):
+        agents.make(f"py:{raising}:Bot")
 
 
 def test_cli_refuses_a_bad_user_agent_in_one_line(
@@ -238,4 +261,4 @@ def test_a_python_file_given_as_a_spec_gets_the_py_spelling(bot_file: Path, caps
     with pytest.raises(AgentSpecError, match=r"py:no_such_bot\.py:NAME"):
         agents.parse_spec("no_such_bot.py")
     with pytest.raises(AgentSpecError, match="is a Python file"):
-        vintage_agents.parse_spec("no_such_bot.py")
+        registry.parse_spec("no_such_bot.py")

@@ -18,8 +18,8 @@ from ray_helpers import SKIP_REASON
 
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
+from agents.runtime.failures import AgentFailure  # noqa: E402
 from agents.runtime.jobs import Backend, RunStopped, run_jobs  # noqa: E402
-from agents.specs.guarded import AgentFailure  # noqa: E402
 from speed_cli import main as cli  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from ray_helpers import SKIP_REASON, free_port, loopback_ray, ray_start, stop
 ray = pytest.importorskip("ray", reason=SKIP_REASON)
 
 from agents.runtime.jobs import Backend, run_jobs  # noqa: E402
-from agents.tournament import realtime as tournament  # noqa: E402
+from agents.tournament import realtime  # noqa: E402
 from speed_env.rules import make_rules  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -56,10 +56,10 @@ def test_two_nodes_share_the_chunks_and_the_results_are_the_local_ones(tmp_path,
             # One CPU a node and six one-second tasks: both nodes must take some.
             nodes, complete = run_jobs(_node_of, [1.0] * 6, backend=Backend("ray"))
             assert complete and len(set(nodes)) == 2
-            settings = tournament.Settings(
+            settings = realtime.Settings(
                 agents=("random", "greedy"), games=1000, rules=make_rules("us"), seed=11
             )
-            on_ray, complete = tournament.run(settings, backend=Backend("ray"))
+            on_ray, complete = realtime.run(settings, backend=Backend("ray"))
             assert complete and len(on_ray) == 2
         finally:
             ray.shutdown()
@@ -68,6 +68,6 @@ def test_two_nodes_share_the_chunks_and_the_results_are_the_local_ones(tmp_path,
             if proc is not None:
                 stop(proc)
         shutil.rmtree(temp_dir, ignore_errors=True)
-    local, _ = tournament.run(settings)
+    local, _ = realtime.run(settings)
     assert [r.outcomes for r in on_ray] == [r.outcomes for r in local]
-    assert tournament.summarise(settings, on_ray) == tournament.summarise(settings, local)
+    assert realtime.summarise(settings, on_ray) == realtime.summarise(settings, local)

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import speed_cli
-from agents.evaluate import card_check
-from agents.evaluate import protocol as eval_protocol
+from agents.evaluate import card_check, protocol
 from speed_env.reaction import make_profile
 from train.realtime.human_likeness import draw_reaction_ms, measure, wasserstein_1
 
@@ -56,8 +55,7 @@ def test_evaluate_with_human_adds_a_checked_section(person_games, tmp_path) -> N
     def resealed(change):
         doc = json.loads(json.dumps(card))
         change(doc["human_likeness"])
-        doc["card_hash"] = eval_protocol.card_hash(doc)
-        return doc
+        return protocol.seal(doc)  # both hashes made again, as a forger would
 
     bad = [
         (lambda h: h.update(agreement=1.5), "human_likeness.agreement"),

@@ -69,9 +69,11 @@ def test_generate_writes_a_dataset_that_replays_exactly_and_recovers_its_env(tmp
     assert ds.total_episodes == 4
     assert replay_problems(ds) == []
     assert len(records.record_files(tmp_path / "r")) == 4
-    env = ds.recover_environment()
+    env = ds.recover_environment()  # the recorded opponent, replayed
     assert env.spec.id == "speed_env/Speed-v1" and env.unwrapped.rules.preset == "pagat"
-    assert type(env.unwrapped.opponent).__name__ != "ScriptedOpponent"  # the real greedy@pro
+    assert type(env.unwrapped.opponent).__name__ == "ReplayedOpponent"
+    # A kit bot the user names (the data's spec is provenance only).
+    env = ds.recover_environment(bot="greedy@pro")
     assert env.unwrapped.opponent.reaction.name == "pro"
     obs, info = env.reset(seed=0)
     for _ in range(50):
@@ -100,9 +102,8 @@ def test_export_writes_a_persons_games_with_their_reaction_times(tmp_path, capsy
     assert np.isnan(ep.infos["reaction_ms"][0]) and np.isfinite(timed).sum() >= 3
     assert ds.recover_environment().unwrapped.rules.preset == "us"
     # No bot decisions in that folder; an id already taken is refused; nothing is overwritten.
-    assert (
-        speed_cli.main(["data", "export", str(folder), "--minari", "x/y-v0", "--seat", "bot"]) == 2
-    )
+    bots = ["data", "export", str(folder), "--minari", "xx/yy-v0", "--seat", "bot"]
+    assert speed_cli.main(bots) == 2
     assert "no bot play records" in capsys.readouterr().err
     assert speed_cli.main(["data", "export", str(folder), "--minari", "me/speed-v0"]) == 2
     assert minari.load_dataset("me/speed-v0").total_episodes == 2
@@ -125,5 +126,5 @@ def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
 
 def test_a_broken_record_is_named(tmp_path, capsys):
     (tmp_path / "g.speedrec.json").write_text('{"format": "speed-play-record"}', encoding="utf-8")
-    assert speed_cli.main(["data", "export", str(tmp_path), "--minari", "a/b-v0"]) == 2
+    assert speed_cli.main(["data", "export", str(tmp_path), "--minari", "aa/bb-v0"]) == 2
     assert "g.speedrec.json" in capsys.readouterr().err

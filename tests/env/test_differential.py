@@ -85,6 +85,22 @@ OPTION_SETS: dict[str, tuple[str, dict[str, Any]]] = {
             "stuck_countdown_ms": 300,
         },
     ),
+    # Party Speed's two-seat options: wild jokers in us/pagat, hand sizes 3 … 7.
+    "us-jokers": ("us", {"jokers": True}),
+    "pagat-jokers-nowrap-lock": ("pagat", {"jokers": True, "wrap": False, "reserve_rule": "lock"}),
+    "us-jokers-same_rank-idle": ("us", {"jokers": True, "same_rank": True, "idle_flip_ms": 150}),
+    "us-hand3": ("us", {"hand_size": 3}),
+    "us-hand7-jokers": ("us", {"hand_size": 7, "jokers": True}),
+    "pagat-hand3-jokers": ("pagat", {"hand_size": 3, "jokers": True}),
+    "pagat-hand7": ("pagat", {"hand_size": 7}),
+    "japanese-hand3-jokers-play_out": (
+        "japanese",
+        {"hand_size": 3, "jokers": True, "play_out": True},
+    ),
+    "japanese-hand7-stack-multi": (
+        "japanese",
+        {"hand_size": 7, "stack_layout": True, "multi_play": True, "jokers": True},
+    ),
 }
 
 # (reaction pair, tick_ms, each seat's chance to wait): every option set is played
@@ -526,6 +542,20 @@ def run_option_set(name: str, games: int, seed: int) -> dict[str, int]:
 
 # ----------------------------------------------------------------------------- the tests
 
+# The Party Speed option sets' own rules, which the fast games must already reach.
+NEW_MUST_SEE: dict[str, tuple[str, ...]] = {
+    "us-jokers": ("joker_placed", "wild_covered", "joker_flipped", "rebuild"),
+    "pagat-jokers-nowrap-lock": ("joker_placed", "wild_covered", "joker_flipped"),
+    "us-jokers-same_rank-idle": ("joker_placed", "wild_covered", "idle"),
+    "us-hand3": ("rebuild", "tie"),
+    "us-hand7-jokers": ("joker_placed", "wild_covered", "joker_flipped"),
+    "pagat-hand3-jokers": ("joker_placed", "wild_covered"),
+    "pagat-hand7": ("tie", "bounce"),  # long side piles and big hands: rebuilds are rare
+    "japanese-hand3-jokers-play_out": ("joker_placed", "joker_blocked", "flip_choice"),
+    "japanese-hand7-stack-multi": ("stack", "multi", "joker_placed"),
+}
+
+
 # Rare rules the 1000 random games of each option set must have exercised (counted
 # by the referee), so that agreement means something.
 MUST_SEE: dict[str, tuple[str, ...]] = {
@@ -560,6 +590,10 @@ MUST_SEE: dict[str, tuple[str, ...]] = {
         "default_layout_flip",
         "draw",
     ),
+    **NEW_MUST_SEE,
+    # rarer in a few dozen games, so only the 1000 must see them
+    "pagat-jokers-nowrap-lock": (*NEW_MUST_SEE["pagat-jokers-nowrap-lock"], "empty_lock"),
+    "us-hand7-jokers": (*NEW_MUST_SEE["us-hand7-jokers"], "rebuild"),
 }
 
 
@@ -576,6 +610,13 @@ def test_engine_matches_referee_1000_games(name):
         assert stats.get(key, 0) > 0, (
             f"{name}: no {key!r} in {SLOW_GAMES} random games; coverage {stats}"
         )
+
+
+@pytest.mark.parametrize("name", list(NEW_MUST_SEE))
+def test_party_option_sets_reach_their_rules_in_the_fast_games(name):
+    stats = run_option_set(name, FAST_GAMES, seed=2_000)
+    missing = [key for key in NEW_MUST_SEE[name] if stats.get(key, 0) == 0]
+    assert not missing, f"{name}: {missing} never happened in {FAST_GAMES} games; {stats}"
 
 
 def test_every_option_set_has_a_coverage_list():

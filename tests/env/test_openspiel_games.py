@@ -69,6 +69,80 @@ def test_bad_parameters_are_refused_by_name() -> None:
         pyspiel.load_game("python_vintage_speed(players=11)")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("python_speed(seed=99999999999)", "python_speed: parameter seed must be a whole number"),
+        ("python_speed(deals=-99999999999)", "python_speed: parameter deals must be a whole"),
+        ("python_speed(tick_ms=4294967296)", "python_speed: parameter tick_ms must be a whole"),
+        ("python_vintage_speed(max_turns=9" + "9" * 30 + ")", "parameter max_turns must be"),
+        (
+            "python_vintage_speed(seed=99999999999)",
+            "python_vintage_speed: unknown parameter.* seed",
+        ),
+        ("python_speed(seed=" + "9" * 5000 + ")", r"got 9{20}… \(5,000 characters\)"),
+    ],
+)
+def test_parameters_beyond_an_int_are_refused_by_name_not_by_a_bare_check(
+    text: str, message: str
+) -> None:
+    """OpenSpiel's parser stops on such a number with ``CHECK_TRUE(success)``, naming nothing."""
+    with pytest.raises(ValueError, match=message):
+        pyspiel.load_game(text)
+
+
+def test_a_parameter_dict_beyond_an_int_is_refused_by_name() -> None:
+    with pytest.raises(
+        ValueError, match="parameter seed must be a whole number OpenSpiel can hold"
+    ):
+        pyspiel.load_game("python_speed", {"seed": 2**40})
+    assert pyspiel.load_game("python_speed", {"seed": 2**31 - 1}).seed == 2**31 - 1
+    assert str(pyspiel.load_game("tic_tac_toe")) == "tic_tac_toe()"  # other games: OpenSpiel's own
+
+
+def _finished_realtime_state() -> object:
+    game = pyspiel.load_game("python_speed(tick_ms=500,deals=10)")
+    state = game.new_initial_state()
+    state.apply_action(3)
+    while not state.is_terminal():  # both play their highest legal action: over in ~40 ticks
+        state.apply_actions([state.legal_actions(0)[-1], state.legal_actions(1)[-1]])
+    return state
+
+
+def test_realtime_game_stepped_past_its_end_says_the_game_is_over() -> None:
+    state = _finished_realtime_state()
+    history = state.history()
+    with pytest.raises(ValueError, match=r"python_speed: the game is over \(won by player_"):
+        state.apply_actions([0, 0])
+    # A single action here was taken as a chance outcome: a new deal inside a finished game.
+    with pytest.raises(ValueError, match="python_speed: the game is over"):
+        state.apply_action(0)
+    assert state.history() == history and state.is_terminal()
+
+
+def test_realtime_game_refuses_a_single_action_when_dealt_and_a_joint_move_before() -> None:
+    state = pyspiel.load_game("python_speed(deals=10)").new_initial_state()
+    with pytest.raises(ValueError, match="python_speed: the game is not dealt yet"):
+        state.apply_actions([0, 0])
+    state.apply_action(2)
+    with pytest.raises(ValueError, match=r"every tick is a joint move: state\.apply_actions"):
+        state.apply_action(5)
+    assert state.history() == [2]
+
+
+def test_vintage_game_stepped_past_its_end_says_the_game_is_over() -> None:
+    state = pyspiel.load_game("python_vintage_speed(players=2)").new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    with pytest.raises(ValueError, match="python_vintage_speed: the game is over"):
+        state.apply_action(0)
+
+
 def _kit_vintage_deal_actions(game: vintage.engine.Game) -> list[int]:
     """Chance outcomes that deal the kit game's hands, one card at a time from the dealer's left."""
     n = game.n_players
@@ -245,7 +319,7 @@ def test_openspiel_bots_and_ismcts_take_seats_in_kit_tournaments(tmp_path) -> No
 
 def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
     import agents
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
 
     with pytest.raises(agents.AgentSpecError, match="unknown OpenSpiel bot 'nosuch'"):
         agents.make("openspiel:nosuch")
@@ -254,9 +328,9 @@ def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
     ):
         agents.make("openspiel:ismcts")
     with pytest.raises(agents.AgentSpecError, match="no callable 'nope'"):
-        vintage_agents.make("vintage-openspiel:json:nope")
+        registry.make("vintage-openspiel:json:nope")
     with pytest.raises(agents.AgentSpecError, match="simulations must be a whole number"):
-        vintage_agents.make("vintage-ismcts:simulations=0")
+        registry.make("vintage-ismcts:simulations=0")
 
 
 def test_a_user_factory_bot_is_asked_as_the_seat_to_act() -> None:

@@ -240,14 +240,14 @@ def test_a_folder_given_as_rules_names_it(tmp_path):
     folder = tmp_path / "house_rules"
     folder.mkdir()
     for rules in (folder, str(folder)):
-        with pytest.raises(RulesError, match="house_rules is not a file"):
+        with pytest.raises(RulesError, match="house_rules is a directory, not a regular file"):
             speed_env.parallel_env(rules)
 
 
 def test_a_vintage_pack_file_that_is_a_folder_or_too_deep_names_it(tmp_path):
     with pytest.raises(PackError, match=r"deep\.toml nests"):
         vintage_env(pack=_deep_toml(tmp_path / "deep.toml"))
-    with pytest.raises(PackError, match="is not a file"):
+    with pytest.raises(PackError, match="is a directory, not a regular file"):
         vintage_env(pack=tmp_path)
 
 

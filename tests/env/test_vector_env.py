@@ -340,3 +340,25 @@ def test_self_play_refuses_odd_rows_and_single_make() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="only some rows of game 1"):
         env.reset(options={"reset_mask": np.array([False, False, True, False])})
+
+
+@pytest.mark.parametrize("env_id", ["speed_env/Speed-v1", "speed_env/SpeedSelfPlay-v1"])
+def test_disabled_autoreset_refuses_a_misspelt_reset_mask(env_id: str) -> None:
+    """Under DISABLED a typo of ``reset_mask`` would restart every game in play: it is refused,
+    naming the key and the known ones, and no game is reset."""
+    env = gym.make_vec(env_id, num_envs=4, autoreset_mode="disabled", **FAST)
+    env.reset(seed=0)
+    env.step(np.zeros(4, np.int64))
+    before = [env.unwrapped.snapshot(g)["clock_ms"] for g in range(env.unwrapped.n_games)]
+    with pytest.raises(ValueError, match=r"'reset_masks'.*'reset_mask', 'deal'"):
+        env.reset(options={"reset_masks": np.ones(4, bool)})
+    after = [env.unwrapped.snapshot(g)["clock_ms"] for g in range(env.unwrapped.n_games)]
+    assert after == before and min(after) > 0
+
+
+def test_autoreset_modes_ignore_unknown_reset_keys_as_sync_vector_env_does() -> None:
+    """In NEXT_STEP (as SyncVectorEnv of Speed-v1) an unknown key is ignored: a full reset."""
+    env = gym.make_vec("speed_env/Speed-v1", num_envs=2, **FAST)
+    obs, _ = env.reset(seed=3, options={"something_else": 1})
+    again, _ = env.reset(seed=3)
+    np.testing.assert_array_equal(obs, again)

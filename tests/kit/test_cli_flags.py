@@ -8,6 +8,8 @@ import argparse
 import pytest
 
 import speed_cli
+from speed_cli import train_league
+from train import bc_data
 from train.common import cli_args
 
 
@@ -50,6 +52,8 @@ def _build_parsers():
             yield path, parser
     for path, parser in _walk(cli_args.build_parser()):
         yield ("train", *path), parser
+    yield ("train", "bc"), bc_data.build_parser()
+    yield ("train", "league"), train_league.build_parser()
 
 
 PARSERS = dict(_build_parsers())  # built once: the train recipes' parsers take a while
@@ -131,7 +135,7 @@ def test_a_bare_model_path_is_refused_showing_the_spec_to_write(argv, tmp_path, 
 
 
 # ------------------------------------------------------------- numbers that cannot be meant
-NUMBER_TYPES = ("count", "real", "count_list")
+NUMBER_TYPES = ("count", "real", "count_list", "layer_sizes")
 
 
 def _numeric_flags():
@@ -208,6 +212,17 @@ REFUSED = [
     (["train", "realtime"], "--self-fraction", "2"),
     (["train", "realtime"], "--wait-penalty", "nan"),
     (["train", "realtime"], "--tick-ms", "0"),
+    (["train", "realtime"], "--n-envs", "x"),
+    (["train", "realtime"], "--n-envs", "2000000"),  # above a batch's MAX_GAMES
+    (["train", "realtime"], "--net-arch", "1000000000"),  # torch would ask for terabytes
+    (["train", "realtime"], "--net-arch", "64,0"),
+    (["train", "realtime"], "--net-arch", ",".join(["64"] * 9)),
+    (["train", "vintage"], "--net-arch", "5000"),
+    (["train", "vintage"], "--batch-size", "x"),
+    (["train", "bc"], "--net-arch", "1000000000"),
+    (["train", "bc"], "--epochs", "x"),
+    (["train", "bc"], "--holdout", "0"),
+    (["train", "bc"], "--seed", "-1"),
     (["train", "vintage"], "--players", "1"),
     (["train", "vintage"], "--players", "11"),
     (["train", "vintage"], "--clip-range", "-1"),
@@ -271,8 +286,7 @@ def test_a_value_that_cannot_be_meant_is_refused_naming_the_flag(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}:" in err
-    if words[0] != "train":  # speed train's recipes print argparse's usage text first
-        assert len(err.strip().splitlines()) == 1, err  # one line, not the usage text
+    assert len(err.strip().splitlines()) == 1, err  # one line, not the usage text
     assert not any(tmp_path.iterdir())
 
 

@@ -176,6 +176,11 @@ def _check_train(argv: list[str]) -> None:
 
         build_parser().parse_args(argv[1:])
         return
+    if argv[:1] == ["league"]:  # the league has its own flags (speed_cli/train_league.py)
+        from speed_cli.train_league import build_parser as league_parser
+
+        league_parser().parse_args(argv[1:])
+        return
     from train.common.cli_args import parse
 
     parse(argv)

@@ -1,6 +1,6 @@
 """The lean rollout collector fills the rollout buffer as MaskablePPO's own loop does.
 
-:class:`train.vec_env.rollout.LeanMaskablePPO` draws its actions its own way (inverse
+:class:`train.policy.rollout.LeanMaskablePPO` draws its actions its own way (inverse
 CDF on the run's uniforms); given the same actions, every array of the buffer,
 the episode records, the time-limit bootstrap and the state carried to the
 next rollout are the stock loop's. ``--rollout sb3`` gives the stock loop.
@@ -15,9 +15,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from train.common.settings import make_model, model_class
+from train.policy.rollout import LeanMaskablePPO, draw
 from train.ppo import Config, check_config
 from train.vec_env.env import SpeedVecEnv
-from train.vec_env.rollout import LeanMaskablePPO, draw
 
 N_ENVS, N_STEPS = 16, 48
 
@@ -241,7 +241,7 @@ def test_speed_train_collects_with_the_collector_its_flag_names(
 
 @pytest.mark.parametrize("activation", ["relu", "tanh"])
 def test_the_mlp_forward_computes_the_policys_own_numbers(activation):
-    from train.vec_env.rollout import MlpForward, policy_logits_and_values
+    from train.policy.rollout import MlpForward, policy_logits_and_values
 
     env = SpeedVecEnv(N_ENVS, "us", opponent="greedy", seed=1)
     cfg = Config(n_envs=N_ENVS, batch_size=64, net_arch="32,16", activation=activation)

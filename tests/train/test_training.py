@@ -19,14 +19,13 @@ from stable_baselines3.common.vec_env import VecCheckNan
 
 import agents
 import speed_env
-from agents.model_io import kit_model as model_io
-from agents.model_io import tensor_file
+from agents.model_io import kit_model, tensor_file
 from agents.model_io.tensor_file import ModelFormatError
 from speed_cli import main as cli
 from speed_env.rules import make_rules
-from train.common.checkpoint import export_model, policy_tensors
-from train.realtime.pool import OpponentPool
+from train.policy.checkpoint import export_model, policy_tensors
 from train.vec_env.env import SpeedVecEnv
+from train.vec_env.pool import OpponentPool
 
 torch.set_num_threads(1)
 
@@ -319,7 +318,7 @@ def test_weights_file_is_standard_safetensors(tiny_model):
 
 
 def _copy(path, tmp_path):
-    return model_io.copy_model(path, tmp_path / "m")
+    return kit_model.copy_model(path, tmp_path / "m")
 
 
 def test_corrupted_weights_are_refused(tiny_model, tmp_path):
@@ -416,7 +415,7 @@ def test_saved_model_plays_legal_moves_through_agents_make(tiny_model, rules):
 
 
 def test_trained_spec_says_when_the_bundled_model_is_missing(tmp_path, monkeypatch):
-    monkeypatch.setattr(model_io, "BUNDLED", tmp_path / "models" / "trained.json")
+    monkeypatch.setattr(kit_model, "BUNDLED", tmp_path / "models" / "trained.json")
     with pytest.raises(ModelFormatError, match=r"bundled model .*trained\.json is missing"):
         agents.make("trained", "japanese")
     assert "trained" in agents.available() and "ppo" in agents.available()
@@ -424,9 +423,9 @@ def test_trained_spec_says_when_the_bundled_model_is_missing(tmp_path, monkeypat
 
 def test_copy_model_rewrites_the_manifest(tiny_model, tmp_path, monkeypatch):
     _, path, _ = tiny_model
-    out = model_io.copy_model(path, tmp_path / "models" / "trained")
+    out = kit_model.copy_model(path, tmp_path / "models" / "trained")
     assert json.loads(out.read_text())["weights"] == "trained.safetensors"
-    monkeypatch.setattr(model_io, "BUNDLED", out)
+    monkeypatch.setattr(kit_model, "BUNDLED", out)
     obs, mask = _batch("us")
     np.testing.assert_array_equal(
         agents.make("trained", "us").act(obs, mask), agents.make(f"ppo:{path}", "us").act(obs, mask)
@@ -596,16 +595,17 @@ def test_speed_train_self_play_and_bc_warm_start(tmp_path):
 def test_speed_train_refuses_bad_input(tmp_path, capsys):
     assert cli(["train", "--opponent", "nobody", "--out", str(tmp_path / "x")]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
-    assert cli(["train", "--net-arch", "a,b", "--out", str(tmp_path / "y")]) == 2
-    assert "net_arch" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # a flag's bad value: argparse's one line
+        cli(["train", "--net-arch", "a,b", "--out", str(tmp_path / "y")])
+    assert refused.value.code == 2 and "argument --net-arch" in capsys.readouterr().err
     assert cli(["train", "--resume", "--out", str(tmp_path / "z")]) == 2
     assert "no run to resume" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 
 def test_model_paths_are_plain_paths():
-    assert model_io.manifest_path_of("a/b.safetensors") == Path("a/b.json")
-    assert model_io.manifest_path_of("a/b") == Path("a/b.json")
+    assert kit_model.manifest_path_of("a/b.safetensors") == Path("a/b.json")
+    assert kit_model.manifest_path_of("a/b") == Path("a/b.json")
 
 
 def test_bc_labels_every_best_action_of_a_scoring_teacher():

@@ -181,16 +181,16 @@ def test_speed_train_vintage_ctrl_c_then_resume_to_its_own_budget(tmp_path):
 def test_a_failure_after_an_update_still_saves_the_model(tmp_path, monkeypatch):
     """An exception in the loop: the latest model and a summary that says the run did not
     finish and why, then the exception itself (no final evaluation of a failed run)."""
-    from train.common import run as run_mod
+    from train.common import run
 
-    end = run_mod.TrainCallback._on_rollout_end
+    end = run.TrainCallback._on_rollout_end
 
     def fail_after_two(self):
         end(self)
         if self.num_timesteps >= 1024:
             raise RuntimeError("boom")
 
-    monkeypatch.setattr(run_mod.TrainCallback, "_on_rollout_end", fail_after_two)
+    monkeypatch.setattr(run.TrainCallback, "_on_rollout_end", fail_after_two)
     out = tmp_path / "run"
     argv = ["train", "realtime", "--timesteps", "4096", *SMALL, "--no-progress"]
     with pytest.raises(RuntimeError, match="boom"):

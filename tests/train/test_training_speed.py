@@ -1,6 +1,6 @@
 """The training recipe's speed-only changes change nothing a run computes.
 
-:class:`train.vec_env.masked_policy.OnceMaskedCategorical` computes sb3-contrib's masked
+:class:`train.policy.masked_policy.OnceMaskedCategorical` computes sb3-contrib's masked
 categorical once a batch instead of building two torch distributions: the same
 samples, log-probabilities, entropy and gradients, so a run learns exactly the
 same weights.
@@ -13,8 +13,8 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 
+from train.policy.masked_policy import OnceMaskedCategorical, OnceMaskedPolicy
 from train.vec_env.env import SpeedVecEnv
-from train.vec_env.masked_policy import OnceMaskedCategorical, OnceMaskedPolicy
 
 
 def _both(raw, masks):
@@ -81,7 +81,7 @@ def test_a_run_with_the_once_masked_policy_learns_the_same_weights():
 def test_the_mixin_gives_a_policy_subclass_with_its_own_build_the_once_masked_categorical():
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from train.vec_env.masked_policy import OnceMasked
+    from train.policy.masked_policy import OnceMasked
 
     class OwnHead(MaskableActorCriticPolicy):
         def _build(self, lr_schedule):

@@ -212,8 +212,8 @@ def test_compiled_draws_take_the_numbers_of_the_numpy_calls(seed):
     seats, and the generator in the same state after (odd runs leave half a 64-bit word
     buffered for the next seat, which must carry over)."""
     from speed_env.rules import make_rules
-    from train.realtime.pool import OpponentPool
     from train.vec_env.deal import draw_seats
+    from train.vec_env.pool import OpponentPool
 
     sizes = np.random.default_rng(seed).integers(1, 6, 40)
     numpy_rng, compiled_rng = np.random.default_rng(seed), np.random.default_rng(seed)

@@ -12,7 +12,7 @@ import pytest
 
 from agents.model_io.tensor_file import ModelFormatError
 from agents.tournament.vintage import VintageSettings, run
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from agents.vintage.search import SearchSettings, VintageSearch
 from train.vintage.expert_targets import (
     TargetSettings,
@@ -117,7 +117,7 @@ def test_network_rollouts_and_cut_rollouts_write_the_same_targets_for_any_number
     # The round's network plays the rollouts; the value network scores rollouts cut 3 in.
     from agents.vintage.value import ValueNet, save_value
 
-    expert = vintage_agents.make("vintage-expert")
+    expert = registry.make("vintage-expert")
     network = (_tensors(expert), expert.activation)
     zero = {"v.0.weight": np.zeros((2, 174), np.float32), "v.0.bias": np.zeros(2, np.float32)}
     value = ValueNet({**zero, "out.weight": np.ones((1, 2), np.float32), "out.bias": np.ones(1)})
@@ -178,7 +178,7 @@ def test_a_tiny_expert_iteration_run_writes_a_model_that_loads_and_plays(tmp_pat
         assert r["eval"][0]["opponent"] == "vintage-tactician" and r["eval"][0]["games"] == 8
     spec = f"vintage-ppo:{out / 'model.json'}"
     assert summary["play_with"] == spec
-    vintage_agents.make(spec)  # loads
+    registry.make(spec)  # loads
     settings = VintageSettings(agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec)
     results, complete = run(settings)
     assert complete and sum(len(r.deal) for r in results) == 6
@@ -285,7 +285,7 @@ def test_a_saved_network_loads_back_into_the_learner_unchanged(tmp_path):
 
 
 def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
-    assert "vintage-expert" in vintage_agents.available()
+    assert "vintage-expert" in registry.available()
     for players in (2, 4, 7):
         spec = "vintage-expert"
         settings = VintageSettings(
@@ -293,5 +293,5 @@ def test_the_bundled_expert_network_is_an_agent_that_plays_every_table_size():
         )
         results, complete = run(settings)
         assert complete and all(w >= -1 for r in results for w in r.winner)
-    sampled = vintage_agents.make("vintage-expert:sample", seed=1)
+    sampled = registry.make("vintage-expert:sample", seed=1)
     assert sampled.sample

@@ -155,7 +155,7 @@ def test_vintage_model_is_refused_where_it_does_not_fit(tmp_path):
 
 def test_short_training_run_end_to_end(tmp_path, capsys):
     """``speed train --game vintage``: a few thousand steps, every file, a model that plays."""
-    from agents.tournament import vintage as vt
+    from agents.tournament import vintage
     from speed_cli import main as cli
 
     out = tmp_path / "run"
@@ -210,12 +210,13 @@ def test_short_training_run_end_to_end(tmp_path, capsys):
     assert rows[0].startswith("timesteps,opponent") and len(rows) >= 3
     # The saved model plays in the N-player harness.
     spec = f"vintage-ppo:{out / 'model.json'}"
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=(spec, "vintage-greedy"), players=3, games=6, gauntlet=spec
     )
-    results, complete = vt.run(settings)
+    results, complete = vintage.run(settings)
     assert (
-        complete and vt.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
+        complete
+        and vintage.summarise(settings, results, bootstrap=5)["settings"]["games_played"] == 6
     )
     # Without --resume the used folder is refused (one line, exit 2, the real-time recipe's
     # words); with it, training continues from the last checkpoint under the saved settings.
@@ -322,16 +323,16 @@ def test_an_interrupted_vintage_run_resumes_to_the_end(tmp_path, monkeypatch):
     """Ctrl-C right after the first checkpoint: the run still finishes (incomplete, exit 130);
     ``--resume`` continues from that checkpoint to ``timesteps`` and evaluates once more."""
     from train import vintage_ppo
-    from train.common import run as run_mod
+    from train.common import run as common_run
 
-    evaluate = run_mod.Run.evaluate
+    evaluate = common_run.Run.evaluate
 
     def evaluate_then_interrupt(self, steps):
         rows = evaluate(self, steps)
-        monkeypatch.setattr(run_mod.Run, "evaluate", evaluate)  # only the first time
+        monkeypatch.setattr(common_run.Run, "evaluate", evaluate)  # only the first time
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_mod.Run, "evaluate", evaluate_then_interrupt)
+    monkeypatch.setattr(common_run.Run, "evaluate", evaluate_then_interrupt)
     out = tmp_path / "run"
     flags = ["--players", "3", "--timesteps", "2048", "--n-envs", "4", "--n-steps", "128"]
     flags += ["--batch-size", "128", "--net-arch", "32,32", "--eval-every", "1024"]

@@ -1,11 +1,13 @@
-"""What every training recipe shares: settings, run folder, logs, checkpoints, budget.
+"""What every training recipe shares: settings, run folder, logs, budget, flag numbers.
 
 - :mod:`~train.common.settings`: a run's settings and the flags made from them.
+- :mod:`~train.common.sizes`: the sizes a run may ask for (layers, stored decisions, memory),
+  refused by flag before anything is allocated.
 - :mod:`~train.common.cli_args`: ``speed train``'s parser, a subcommand a game.
 - :mod:`~train.common.run`: the mechanics of a run, the same for both recipes.
 - :mod:`~train.common.run_folder`: what a run leaves in ``--out``, and resuming from it.
 - :mod:`~train.common.run_logs`: SB3's logs, continued on resume, not truncated.
-- :mod:`~train.common.checkpoint`: a MaskablePPO policy to and from the kit's model format.
+- :mod:`~train.common.numbers`: the numbers of flags, refused unless they can be meant.
 - :mod:`~train.common.curves`: ``eval.csv`` and ``curves.png``.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
   asked.

@@ -23,7 +23,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from train.common.settings import add_flags, from_args
+from train.common.settings import FlagParser, add_flags, from_args
 
 __all__ = ["GAMES", "build_parser", "parse", "run"]
 
@@ -47,11 +47,10 @@ def _recipe(game: str) -> tuple[Any, type]:
 
 def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
     """``speed train`` with one subcommand a game, each holding its recipe's flags."""
-    # allow_abbrev=False: a flag counts only spelled in full (--timestep is refused by name, not
-    # read as --timesteps), here and in each game's subparser.
-    parser = argparse.ArgumentParser(
+    # FlagParser: a flag counts only spelled in full (--timestep is refused by name, not read
+    # as --timesteps) and a refusal is one line, here and in each game's subparser.
+    parser = FlagParser(
         prog=prog,
-        allow_abbrev=False,
         description="Train with sb3-contrib's MaskablePPO. One timestep is one decision of the "
         "learner. Writes OUT/config.json, OUT/state.json, OUT/logs, OUT/eval.csv, OUT/curves.png, "
         "OUT/checkpoints, OUT/model.json + model.safetensors and OUT/summary.json, and holds "
@@ -59,7 +58,8 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
         "--timesteps and --eval-every are rounded up to whole rollouts (said, and recorded in "
         "summary.json); --resume without --timesteps goes on to the run's own budget. The older "
         "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` "
-        "work too.",
+        "work too. `speed train bc` (cloning recorded play) and `speed train league` (a "
+        "population trained against its own meta-strategy) have flags of their own (--help).",
     )
     games = parser.add_subparsers(dest="game", required=True, metavar="{realtime,vintage}")
     for game in GAMES:
@@ -69,7 +69,6 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
             help=_HELP[game],
             description=(module.__doc__ or "").split("\n\n")[0],
             formatter_class=argparse.RawDescriptionHelpFormatter,
-            allow_abbrev=False,
         )
         add_flags(sub, cls)
     return parser

@@ -9,7 +9,7 @@ how a saved model is scored against the evaluation bots (``score``, rows of
   summary), SB3's logs, the progress bar (tqdm: rate, time left, the latest
   evaluation as a note);
 - every ``eval_every`` timesteps a checkpoint (the model in the kit's format
-  plus the optimizer, :mod:`train.common.checkpoint`) and an evaluation of it,
+  plus the optimizer, :mod:`train.policy.checkpoint`) and an evaluation of it,
   appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.common.curves`);
 - resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
 - the budget in whole rollouts (:mod:`train.common.budget`: said when it is not the
@@ -234,7 +234,7 @@ class Run:
         re-seeds the env with ``seed``: SB3 seeded it with the run's first deals when the model
         was made.
         """
-        from train.common.checkpoint import load_checkpoint
+        from train.policy.checkpoint import load_checkpoint
 
         load_checkpoint(self.model, self.out / self.state["checkpoint"])
         self.model.num_timesteps = int(self.state["timesteps"])
@@ -249,7 +249,7 @@ class Run:
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:
         """The model (``save``) and its optimizer at ``steps``; ``state.json`` points at it."""
-        from train.common.checkpoint import save_optimizer
+        from train.policy.checkpoint import save_optimizer
 
         path = self.save(self.out / "checkpoints" / f"step_{steps:09d}", steps)
         save_optimizer(self.model, path)
@@ -289,45 +289,6 @@ class Run:
         return plot_curves(
             self.out / "eval.csv", self.out / "curves.png", c.title, c.panels, c.split
         )
-
-    def behaviour_clone(
-        self,
-        env: Any,
-        teachers: Any,
-        *,
-        dagger_rounds: int = 0,
-        teacher_view: Callable[[Any], Any] | None = None,
-    ) -> dict[str, Any]:
-        """The warm start ``init_bc``; returns its stats.
-
-        :func:`train.bc.clone` of the model to the teachers playing in ``env``, timed, reported
-        and kept in ``state.json``.
-        """
-        from train import bc
-
-        cfg = self.cfg
-        t0 = time.perf_counter()
-        self.bar.print(f"behaviour cloning {cfg.init_bc} ({cfg.bc_decisions:,} decisions) ...")
-        bc_cfg = bc.BCConfig(
-            teacher=str(cfg.init_bc),
-            decisions=cfg.bc_decisions,
-            epochs=cfg.bc_epochs,
-            dagger_rounds=dagger_rounds,
-        )
-        stats = bc.clone(
-            self.model,
-            env,
-            bc_cfg,
-            teachers,
-            seed=cfg.seed,
-            teacher_view=teacher_view,
-            progress=cfg.progress,
-        )
-        self.timing["bc_s"] = time.perf_counter() - t0
-        self.bar.restart_clock()  # its rate and time left: PPO's, not the cloning's
-        self.state["bc"] = stats
-        self.bar.print(bc.describe(stats))
-        return stats
 
     # ------------------------------------------------------------------ the loop and the finish
     def learn(self) -> tuple[int, int, float, str | None]:

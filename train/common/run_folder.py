@@ -7,7 +7,7 @@
     OUT/summary.json     the result, written when the run ends (also after Ctrl-C)
     OUT/eval.csv         one row per evaluation line-up (train/common/curves.py), and curves.png
     OUT/logs/            SB3's CSV (and TensorBoard) logs
-    OUT/checkpoints/     step_NNNNNNNNN.json/.safetensors/.optim.pt (train/common/checkpoint.py)
+    OUT/checkpoints/     step_NNNNNNNNN.json/.safetensors/.optim.pt (train/policy/checkpoint.py)
     OUT/model.json       the final model (+ model.safetensors)
     OUT/run.lock         while a run writes the folder: its pid, host and command
 

@@ -21,13 +21,16 @@ import itertools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NoReturn, TypeVar
 
-from speed_env.numbers import count, real
+from speed_env.batch_size import MAX_GAMES
+from train.common.numbers import count, real
+from train.common.sizes import check_sizes, hidden, net_arch_flag
 
 __all__ = [
     "FLAG_TYPES",
     "ROLLOUTS",
+    "FlagParser",
     "PPOSettings",
     "RunSettings",
     "add_flags",
@@ -35,7 +38,6 @@ __all__ = [
     "field_help",
     "flag_name",
     "from_args",
-    "hidden",
     "make_model",
     "model_class",
     "recipe_main",
@@ -82,7 +84,7 @@ class PPOSettings:
     torch_threads: int = 1
     """Torch intra-op threads (1 is fastest on a small shared CPU)."""
     rollout: str = "lean"
-    """Rollout collector: ``lean`` (train/vec_env/rollout.py: the same buffer, about half the cost a
+    """Rollout collector: ``lean`` (train/policy/rollout.py: the same buffer, about half the cost a
     step outside the env, its own action draw) or ``sb3`` (MaskablePPO's own, repeating earlier
     runs)."""
 
@@ -143,6 +145,23 @@ def specs(text: str | None) -> list[str]:
     return [s.strip() for s in (text or "").split(",") if s.strip()]
 
 
+def weighted(item: str) -> tuple[str, float]:
+    """An opponent spec and its weight: ``chain*0.25`` is ``("chain", 0.25)``, ``chain`` 1.
+
+    A ``*`` not followed by a number is part of the spec; a weight not above 0 is refused.
+    """
+    spec, star, tail = item.rpartition("*")
+    if not star:
+        return item, 1.0
+    try:
+        weight = float(tail)
+    except ValueError:
+        return item, 1.0
+    if not weight > 0 or weight == float("inf"):
+        raise ValueError(f"opponent weight must be a positive number, got {item!r}")
+    return spec.strip(), weight
+
+
 # ---------------------------------------------------------------------- checks and the model
 def field_help(cls: type) -> dict[str, str]:
     """Each field's docstring: the string under it in the class body.
@@ -164,21 +183,9 @@ def field_help(cls: type) -> dict[str, str]:
     return out
 
 
-def hidden(cfg: Any) -> list[int]:
-    """``cfg.net_arch`` (comma-separated; any recipe's settings) as a list of layer sizes."""
-    try:
-        sizes = [int(x) for x in cfg.net_arch.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(
-            f"net_arch must be comma-separated layer sizes, got {cfg.net_arch!r}"
-        ) from None
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"net_arch must list at least one layer size >= 1, got {cfg.net_arch!r}")
-    return sizes
-
-
 def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
-    """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field."""
+    """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field;
+    a rollout or a behaviour-cloning record too large to store is refused by its flags."""
     if cfg.timesteps is not None and cfg.timesteps < 1:
         raise ValueError(f"timesteps must be >= 1, got {cfg.timesteps!r}")
     if cfg.minutes is not None and not cfg.minutes > 0:
@@ -194,6 +201,7 @@ def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
         raise ValueError(f"activation must be tanh or relu, got {cfg.activation!r}")
     if not 0 < cfg.gamma <= 1 or not 0 <= cfg.gae_lambda <= 1:
         raise ValueError("gamma must lie in (0, 1] and gae_lambda in [0, 1]")
+    check_sizes(cfg)
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
         raise ValueError(
             f"batch_size {cfg.batch_size} exceeds a rollout "
@@ -217,20 +225,20 @@ def linear_lr(start: float) -> Callable[[float], float]:
 
 
 ROLLOUTS = ("lean", "sb3")
-"""The rollout collectors ``--rollout`` names: :mod:`train.vec_env.rollout`'s, or MaskablePPO's
+"""The rollout collectors ``--rollout`` names: :mod:`train.policy.rollout`'s, or MaskablePPO's
 own."""
 
 
 def model_class(rollout: str) -> Any:
     """The MaskablePPO class of a ``--rollout`` choice.
 
-    - ``lean``: :class:`train.vec_env.rollout.LeanMaskablePPO`;
+    - ``lean``: :class:`train.policy.rollout.LeanMaskablePPO`;
     - ``sb3``: sb3-contrib's ``MaskablePPO``.
     """
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be lean or sb3, got {rollout!r}")
     if rollout == "lean":
-        from train.vec_env.rollout import LeanMaskablePPO
+        from train.policy.rollout import LeanMaskablePPO
 
         return LeanMaskablePPO
     from sb3_contrib import MaskablePPO
@@ -242,18 +250,18 @@ def make_model(cfg: RunSettings, env: Any, policy: str = "mlp") -> Any:
     """A MaskablePPO on ``env`` with ``cfg``'s settings.
 
     - separate actor and critic MLPs, on CPU;
-    - sb3-contrib's masked categorical computed once a batch: :mod:`train.vec_env.masked_policy`;
-    - ``policy="rankwise"``: the actor of :mod:`train.realtime.rankwise_policy`;
+    - sb3-contrib's masked categorical computed once a batch: :mod:`train.policy.masked_policy`;
+    - ``policy="rankwise"``: the actor of :mod:`train.policy.rankwise_policy`;
     - ``cfg.rollout`` ``lean``: rollouts collected by
-      :class:`train.vec_env.rollout.LeanMaskablePPO`.
+      :class:`train.policy.rollout.LeanMaskablePPO`.
     """
     import torch
 
-    from train.vec_env.masked_policy import OnceMaskedPolicy
+    from train.policy.masked_policy import OnceMaskedPolicy
 
     policy_class: Any = OnceMaskedPolicy
     if policy == "rankwise":
-        from train.realtime.rankwise_policy import RankwisePolicy as policy_class
+        from train.policy.rankwise_policy import RankwisePolicy as policy_class
 
     sizes = hidden(cfg)
     act_fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
@@ -300,7 +308,6 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
             "n_epochs",
             "torch_threads",
             "timesteps",
-            "n_envs",
             "bc_decisions",
             "bc_epochs",
             "eval_every",
@@ -326,6 +333,8 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     ),
     # counts where 0 means none (or off)
     **dict.fromkeys(("bc_dagger", "num_env_runners", "leaf", "confirm"), count(0)),
+    "n_envs": count(1, MAX_GAMES),  # games in one batch (speed_env.batch_size)
+    "net_arch": net_arch_flag,
     "seed": _SEED,
     "eval_seed": _SEED,
     "players": count(2, 10),
@@ -414,13 +423,31 @@ def from_args(cls: Callable[..., S], args: argparse.Namespace) -> S:
     return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
 
 
+class FlagParser(argparse.ArgumentParser):
+    """The training commands' argument parser: a flag counts only spelled in full, and a
+    refused command line is one line naming what was wrong (exit code 2).
+
+    So ``speed train realtime --n-envs x`` reads as ``speed tournament --games x`` does
+    (``speed_cli.common.Parser``, which the training layer cannot import): argparse's own
+    error prints the whole usage text first, some forty lines for a recipe. Subparsers are
+    made of the same class (``add_subparsers`` builds them with ``type(self)``).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False  # --timestep is refused by name, not read as --timesteps
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Refuse the command line in one line naming what was wrong (exit code 2)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def settings_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
     """An argument parser holding :func:`add_flags` of ``cls``."""
-    parser = argparse.ArgumentParser(
+    parser = FlagParser(
         prog=prog,
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,  # a flag counts only spelled in full: --timestep is refused by name
     )
     add_flags(parser, cls)
     return parser
@@ -442,7 +469,7 @@ def recipe_main(
     try:
         summary = train(from_args(cls, args))
     # A bad setting or an unusable folder: one line and exit 2, not a traceback.
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, MemoryError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     return 0 if summary["complete"] else 130

@@ -3,8 +3,7 @@
 - :mod:`~train.vec_env.env`: :class:`SpeedVecEnv`, the learner's seats, opponents inside.
 - :mod:`~train.vec_env.deal`: the restarts: games that ended, and their new deals.
 - :mod:`~train.vec_env.skip_loop`: the compiled loop over ticks where the learner can only wait.
-- :mod:`~train.vec_env.rollout`: the lean rollout collector (``--rollout lean``).
-- :mod:`~train.vec_env.masked_policy`: the masked categorical computed once a batch.
+- :mod:`~train.vec_env.pool`: the opponents a learner trains against, sampled per game.
 - :mod:`~train.vec_env.info_masks`: ``InfoMaskVecEnv``, masks read from ``infos``.
 
 The package re-exports :class:`SpeedVecEnv` (``from train.vec_env import SpeedVecEnv``).

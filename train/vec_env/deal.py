@@ -29,7 +29,7 @@ from speed_env.game import Games
 from speed_env.observation import observe_game
 from speed_env.reaction import ReactionProfile
 from speed_env.step_observe import observe_whole
-from train.realtime.pool import OpponentPool
+from train.vec_env.pool import OpponentPool
 
 
 @njit(cache=True)
@@ -107,7 +107,7 @@ def draw_seats(rng: np.random.Generator, sizes: np.ndarray, seat: np.ndarray) ->
 
     1. the learner's seats into ``seat``: ``rng.integers(0, 2, k)``;
     2. the one-member pool's draw for their opponents: ``rng.random(k)``, as
-       :meth:`train.realtime.pool.OpponentPool.sample` draws.
+       :meth:`train.vec_env.pool.OpponentPool.sample` draws.
 
     numba's generator methods follow numpy's algorithms on the same bit generator, so these are
     the very numbers, and the generator's state after them, of those numpy calls made one run

@@ -3,7 +3,7 @@
 Each of the ``n_envs`` slots is one game on the batched engine (the same
 :class:`speed_env.game.Games` that ``BatchEnv`` steps), with the learner in
 one seat (drawn per game, so it learns both) and an opponent from an
-:class:`~train.realtime.pool.OpponentPool` in the other (drawn per game, so a mix or a
+:class:`~train.vec_env.pool.OpponentPool` in the other (drawn per game, so a mix or a
 self-play pool is sampled per game). ``action_masks()`` (and
 ``env_method("action_masks")``, which sb3-contrib's ``MaskablePPO`` calls)
 gives the learner's legal actions.
@@ -73,8 +73,8 @@ from speed_env.observation import observation_layout
 from speed_env.policy import Policy
 from speed_env.reaction import make_pair
 from speed_env.rules import Rules, make_rules
-from train.realtime.pool import OpponentPool
 from train.vec_env.deal import Group, Restarts
+from train.vec_env.pool import OpponentPool
 from train.vec_env.skip_loop import compiled_chain, tick_forced
 
 

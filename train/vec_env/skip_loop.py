@@ -54,8 +54,8 @@ from speed_env.step_observe import (
     _events,  # what BatchEnv's step reads to observe only the clock
     observe_whole,
 )
-from train.realtime.pool import OpponentPool
 from train.vec_env.deal import Group
+from train.vec_env.pool import OpponentPool
 
 
 @njit(cache=True, inline="always")

@@ -115,7 +115,7 @@ class TargetSettings:
     """Games per chunk of work."""
 
     def __post_init__(self) -> None:
-        from agents.vintage import registry as vintage_agents
+        from agents.vintage import registry
 
         if isinstance(self.players, bool) or not 2 <= self.players <= 10:
             raise ValueError(f"players must be 2-10, got {self.players!r}")
@@ -126,7 +126,7 @@ class TargetSettings:
         if not self.opponents:
             raise ValueError("opponents must name at least one vintage agent spec")
         for spec in self.opponents:
-            if not vintage_agents.is_vintage(spec):
+            if not registry.is_vintage(spec):
                 raise ValueError(f"opponent {spec!r} is no Vintage Speed agent")
         if self.acting not in ACTING:
             raise ValueError(f"acting must be one of {', '.join(ACTING)}; got {self.acting!r}")
@@ -216,7 +216,7 @@ def _seeds(settings: TargetSettings, chunk: int, n: int) -> list[int]:
 def run_chunk(chunk: TargetChunk) -> Targets:
     """Play one chunk's games and record the learner's searched decisions."""
     from agents.model_io.mlp import MLPPolicy
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage import registry
     from agents.vintage.search import VintageSearch
     from agents.vintage.value import load_value
     from speed_env.vintage import raw_env
@@ -234,7 +234,7 @@ def run_chunk(chunk: TargetChunk) -> Targets:
         network=net,
         value=load_value(s.value) if s.leaf else None,
     )
-    bots = [vintage_agents.make(spec, seed=seeds[1 + k]) for k, spec in enumerate(s.opponents)]
+    bots = [registry.make(spec, seed=seeds[1 + k]) for k, spec in enumerate(s.opponents)]
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "values", "choice", "prior")}
     ret: list[float] = []
     game_ids: list[int] = []

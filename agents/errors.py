@@ -2,7 +2,7 @@
 
 So the registries (:mod:`agents.specs.registry`) and the user-agent loader
 (:mod:`agents.specs.user_files`), which subclasses it, both import it without importing each
-other back.
+other back; beneath every room, so :mod:`agents.openspiel_bots`, below the registries, too.
 """
 
 from __future__ import annotations

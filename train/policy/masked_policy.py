@@ -17,7 +17,7 @@ class (``tests/train/test_training_speed.py`` compares them). :class:`OnceMasked
 mixin that gives any ``MaskableActorCriticPolicy`` (a subclass with its own
 networks too) this distribution; :class:`OnceMaskedPolicy` is the MLP policy
 with it, which :func:`train.common.settings.make_model` uses. Its ``sample`` serves the stock
-rollout loop (``--rollout sb3``); the default lean loop (:mod:`train.vec_env.rollout`) draws its
+rollout loop (``--rollout sb3``); the default lean loop (:mod:`train.policy.rollout`) draws its
 own.
 """
 

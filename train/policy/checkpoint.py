@@ -20,12 +20,13 @@ from agents.model_io.kit_model import read_model, save_model
 from agents.model_io.mlp import MLPPolicy
 from agents.model_io.sb3_import import sb3_policy_tensors
 from agents.model_io.tensor_file import ModelFormatError
-from agents.runtime.files import NotRegularFileError, read_regular, write_atomic
+from agents.runtime.files import write_atomic
+from speed_env.user_file import NotRegularFileError, read_regular
 
 
 def is_rankwise(model: Any) -> bool:
     """Does this MaskablePPO model have the rank-relative actor (``--policy rankwise``)?"""
-    from train.realtime.rankwise_policy import RankwisePolicy
+    from train.policy.rankwise_policy import RankwisePolicy
 
     return isinstance(model.policy, RankwisePolicy)
 
@@ -33,7 +34,7 @@ def is_rankwise(model: Any) -> bool:
 def policy_tensors(model: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
     """The kit tensors (actor and critic), hidden sizes and activation of a MaskablePPO model."""
     if is_rankwise(model):
-        from train.realtime.rankwise_policy import rankwise_tensors
+        from train.policy.rankwise_policy import rankwise_tensors
 
         return rankwise_tensors(model.policy)
     return sb3_policy_tensors(model.policy)
@@ -64,7 +65,7 @@ def load_tensors_into(
     unless ``need_value``.
     """
     if is_rankwise(model):
-        from train.realtime.rankwise_policy import parameters_by_name
+        from train.policy.rankwise_policy import parameters_by_name
 
         targets = parameters_by_name(model.policy)
     else:

@@ -8,8 +8,9 @@ the ``max_snapshots`` newest), the bots the rest; before the first snapshot
 the bots get every draw. The pool counts the games each member was drawn
 for and the learner's results against it, for the logs.
 
-Specs: ``"greedy"``; ``"greedy,chain"`` (a mix, uniform per game; repeat a
-spec to weight it); ``"self"`` (self-play with the bots random, greedy and
+Specs: ``"greedy"``; ``"greedy,chain"`` (a mix, uniform per game);
+``"greedy*3,chain"`` (a weighted mix: ``*W`` after a spec weights it, here 3 to 1, as a
+league's meta-strategy does); ``"self"`` (self-play with the bots random, greedy and
 chain); ``"self,chain"`` (self-play with the bots listed).
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 from speed_env.policy import Policy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
+from train.common.settings import weighted
 
 SELF_PLAY_BOTS = ("random", "greedy", "chain")
 
@@ -38,6 +40,8 @@ class Member:
     """``"bot"`` or ``"snapshot"``."""
     reaction: ReactionProfile | None = None
     """The reaction profile its spec asked for (``chain@pro``), else the env's default."""
+    weight: float = 1.0
+    """Its share of the bots' draws, relative to the other bots' (``greedy*3``)."""
     active: bool = True
     """Drawn for new games (old snapshots retire but finish the games they are in)."""
     games: int = 0
@@ -92,19 +96,19 @@ class OpponentPool:
         if not items:
             raise ValueError(f"opponent spec {spec!r} names no opponent")
         self_play = "self" in items
-        bots = [s for s in items if s != "self"]
+        bots = [weighted(s) for s in items if s != "self"]
         if self_play and not bots:
             # Self-play alone still needs opponents until the first snapshot exists.
-            bots = list(SELF_PLAY_BOTS)
+            bots = [(bot, 1.0) for bot in SELF_PLAY_BOTS]
         members = []
-        for k, bot in enumerate(bots):
+        for k, (bot, weight) in enumerate(bots):
             parsed = agents.parse_spec(bot)
             policies = [
                 # A seed per bot and rules group, kept to 31 bits for agents that want an int32.
                 agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF)
                 for g, r in enumerate(rules)
             ]
-            members.append(Member(bot, policies, "bot", parsed.reaction))
+            members.append(Member(bot, policies, "bot", parsed.reaction, weight))
         return cls(members, self_play=self_play, **kwargs)
 
     def add_snapshot(self, name: str, policy: Policy, n_groups: int) -> None:
@@ -121,12 +125,16 @@ class OpponentPool:
         w = np.zeros(len(self.members))
         bots = [i for i, m in enumerate(self.members) if m.active and m.kind == "bot"]
         snaps = [i for i, m in enumerate(self.members) if m.active and m.kind == "snapshot"]
+        # Bots share by weight: equal weights give exactly 1/len(bots) (the draws of a
+        # uniform mix are those of the pool before weights existed).
+        bot_w = np.array([self.members[i].weight for i in bots])
         if snaps and bots:
-            w[bots] = (1.0 - self.self_fraction) / len(bots)
+            w[bots] = (1.0 - self.self_fraction) * bot_w / bot_w.sum()
             w[snaps] = self.self_fraction / len(snaps)
-        elif snaps or bots:
-            pick = snaps or bots
-            w[pick] = 1.0 / len(pick)
+        elif bots:
+            w[bots] = bot_w / bot_w.sum()
+        elif snaps:
+            w[snaps] = 1.0 / len(snaps)
         else:
             raise RuntimeError(
                 "self-play pool without bots has no snapshot yet; add one before the first reset"

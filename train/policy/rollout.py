@@ -57,7 +57,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
-from train.vec_env.masked_policy import HUGE_NEG
+from train.policy.masked_policy import HUGE_NEG
 
 __all__ = [
     "LeanMaskablePPO",

@@ -4,8 +4,9 @@ Python's :func:`json.loads` keeps the last of two equal keys (another reader
 may keep the first, so one file reads two ways) and accepts ``NaN``,
 ``Infinity`` and numbers too large for a float (read as infinity).
 :func:`loads` refuses each, naming the key path where it sits
-(``results.rule_sets.us.rating``), for files the kit trusts only after
-checking: model manifests and report cards.
+(``results.rule_sets.us.rating``). Every JSON file a user gives the kit (cards,
+records, profiles, deals, model manifests) is read this way, through
+:func:`speed_env.user_file.read_json`.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ head over the actions' pooled hidden vectors; its output *is* the 27 logits, so 
 linear ``action_net`` is an identity. The critic is the usual MLP over the
 observation (``net_arch["vf"]``). Everything else (masking, the distribution,
 ``evaluate_actions``, saving) is sb3-contrib's, the distribution computed once a
-batch as for the MLP (:class:`train.vec_env.masked_policy.OnceMasked`).
+batch as for the MLP (:class:`train.policy.masked_policy.OnceMasked`).
 
 :func:`parameters_by_name` names its weights as the kit's tensors
-(:func:`rankwise_tensors` reads them; :mod:`train.common.checkpoint` writes them),
+(:func:`rankwise_tensors` reads them; :mod:`train.policy.checkpoint` writes them),
 so the saved model plays in numpy (:class:`agents.model_io.rankwise.RankwisePolicy`,
 no torch).
 """
@@ -29,7 +29,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from agents.model_io.rankwise import N_RANKS, action_features, first_layer_plan
-from train.vec_env.masked_policy import OnceMasked
+from train.policy.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
 
