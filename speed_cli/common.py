@@ -141,6 +141,18 @@ def add_game_flag(p: argparse.ArgumentParser, help: str | None = None) -> None:
     p.add_argument("--game", choices=tuple(GAMES), default=DEFAULT, help=help)
 
 
+def add_players_flag(p: argparse.ArgumentParser) -> None:
+    """``--players``: seats at each table; the help names each game that has a choice."""
+    from agents.games.registry import GAMES
+
+    text = "; ".join(
+        f"{name}: players at each table, {g.seats[0]}-{g.seats[-1]} (default {g.default_seats})"
+        for name, g in GAMES.items()
+        if len(g.seats) > 1
+    )
+    p.add_argument("--players", type=count(2, 10), help=text)
+
+
 def add_rule_flags(
     p: argparse.ArgumentParser, tick_help: str | None = None, tick_max: int | None = None
 ) -> None:

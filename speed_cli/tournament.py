@@ -18,6 +18,7 @@ from speed_cli.common import (
     add_out_flag,
     add_overwrite_flag,
     add_paired_deal_flags,
+    add_players_flag,
     add_reaction_flag,
     add_rule_flags,
     backend,
@@ -59,7 +60,7 @@ def register(sub: Any) -> None:
         "paired deals) until a seat has match_target points (--option match_target=N)",
     )
     add_game_flag(tour)
-    tour.add_argument("--players", type=count(2, 10), help=_players_help())
+    add_players_flag(tour)
     tour.set_defaults(func=run)
 
 
@@ -74,13 +75,7 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     names = game.default_agents if args.agents is None else tuple(specs.agent_specs(args.agents))
     args.agents = ",".join(names)  # the run's identity holds the agents it plays
-    thinking = args.think != "off" or args.think_file is not None
-    planned: dict[str, Any] = {}
-
-    def think(agents: tuple[str, ...], rules: Any) -> Any:
-        """The thinking plan (calibrated before any game), kept for the run folder."""
-        planned["think"] = think_flags.plan(args, agents, rules, Path(args.out))
-        return planned["think"]
+    think, keep_think = think_flags.for_request(args)
 
     if args.players is not None and args.players not in game.seats:
         seated = [g.name for g in GAMES.values() if args.players in g.seats]
@@ -101,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         tick_ms=args.tick_ms,
         match=args.match,
         replays=args.save_replays,
-        think=think if thinking else None,
+        think=think,
     )
     try:
         played = run_folder.play(
@@ -113,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             backend=backend(args),
             settings=run_identity.flag_settings(args),
-            prepare=lambda folder: think_flags.keep(planned.get("think"), folder),
+            prepare=keep_think,
             resume_hint=f"the same speed tournament command with --resume --out {Path(args.out)}",
         )
     except AgentSpecError as exc:  # an agent of another game: say which game it plays
@@ -141,17 +136,6 @@ def run(args: argparse.Namespace) -> int:
             f"speed tournament: error: {f.message}; {covered} (marked INCOMPLETE)", file=sys.stderr
         )
     return 1
-
-
-def _players_help() -> str:
-    """``--players``'s help: the table sizes of each game that has a choice."""
-    from agents.games.registry import GAMES
-
-    return "; ".join(
-        f"{name}: players at each table, {g.seats[0]}-{g.seats[-1]} (default {g.default_seats})"
-        for name, g in GAMES.items()
-        if len(g.seats) > 1
-    )
 
 
 def _seats(seats: range) -> str:
