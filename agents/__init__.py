@@ -2,7 +2,8 @@
 
 ``make("greedy")``, ``make("chain@pro")``, ``make("random@200")``: a name, then optionally ``@``
 and a reaction profile (ms or a preset name) that the tournament gives the bot's seat.
-``available()`` lists the names with a line each; a ``vintage-…`` spec is the vintage game's.
+``available()`` lists the names with a line each; ``make`` builds any game's agent, the game
+whose registry knows the name (:mod:`agents.games.registry`).
 
 Real-time bots, at the top:
 
@@ -22,13 +23,15 @@ Statistics both games' results use:
 
 A room a job:
 
-- :mod:`~agents.specs`: spec strings to agents, both games' registries, calls into an agent.
+- :mod:`~agents.specs`: spec strings to agents, the registry grammar, calls into an agent.
 - :mod:`~agents.vintage`: Vintage Speed's bots, search and value network.
 - :mod:`~agents.model_io`: learned policies on disk, for both games.
 - :mod:`~agents.league`: a population's meta-strategy (Nash by a linear program, α-Rank) and the
   ``league:DIR`` agent that plays it.
 - :mod:`~agents.tournament`: tournaments of both games, their chunk log and their reports.
 - :mod:`~agents.evaluate`: ``speed evaluate``: the protocol, report cards, anchored ratings.
+- :mod:`~agents.games`: each game as one object the commands ask (``load_game``), and
+  ``make`` over every game's agents.
 - :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
 - :mod:`~agents.runtime`: job backends, run locks, safe files, progress bars, figures.
 - :mod:`~agents.think`: thinking time charged as latency: declared, calibrated or measured.
@@ -46,7 +49,7 @@ bundled agents' report cards).
 from __future__ import annotations
 
 from agents.errors import AgentSpecError
-from agents.specs.make import available, make, parse_spec
+from agents.games.registry import available, make, parse_spec
 from agents.specs.realtime import REALTIME, register, seat_reaction
 from agents.specs.registry import AgentEntry, AgentSpec
 

@@ -1,20 +1,18 @@
 """Any OpenSpiel bot (``pyspiel.Bot``) as a seat in the kit's tournaments and evaluations.
 
-Specs: ``openspiel:BOT`` (real-time Speed, on ``python_speed``) and
-``vintage-openspiel:BOT`` (Vintage Speed, on ``python_vintage_speed``), where
-``BOT`` is
+Specs: ``openspiel:BOT`` (real-time Speed, on ``python_speed``; another game's room names
+its own spec and seat: :mod:`agents.vintage.openspiel_seat`), where ``BOT`` is
 
-- ``random``: OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``);
-- ``ismcts`` (vintage only): OpenSpiel's Python ``ISMCTSBot`` with its random
-  rollout evaluator (the same search as ``vintage-ismcts``, built through this route);
+- ``random``: OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``), in
+  every game;
+- a bot a game offers by name (:data:`REALTIME_BOTS` here; each game's seat lists its own);
 - ``package.module:NAME``: a factory ``NAME(game, player, seed) -> pyspiel.Bot``
   importable from the Python path (``my_bots:make_bot``).
 
 A kit seat sees only ``act(obs, mask)``. To ask an OpenSpiel bot, the seat
-deals a complete state consistent with that observation with the kit's fair
-world samplers (:func:`speed_env.vintage.sample_world`,
-:func:`speed_env.worlds.sample_worlds`: hidden cards uniform over the unseen
-ones) and calls ``bot.step`` on it. A bot that reads the whole state sees one
+deals a complete state consistent with that observation with the game's fair
+world sampler (:func:`speed_env.worlds.sample_worlds` here: hidden cards uniform over the
+unseen ones) and calls ``bot.step`` on it. A bot that reads the whole state sees one
 such world, never the true hidden cards, so every OpenSpiel bot plays fair by
 construction. The bot is asked as the seat whose view the world was dealt
 from and gets a fresh state every decision, so a bot that keeps a history
@@ -37,11 +35,12 @@ BotFactory = Callable[[Any, int, int], Any]
 """``factory(game, player, seed) -> pyspiel.Bot``."""
 
 
-def _pyspiel() -> Any:
+def pyspiel_module() -> Any:
+    """``pyspiel`` with the kit's games registered; refused, naming the extra, without it."""
     try:
         import pyspiel
 
-        import speed_env.openspiel  # noqa: F401  (registers both games)
+        import speed_env.openspiel  # noqa: F401  (registers the kit's games)
     except ImportError as exc:
         raise AgentSpecError(
             f"OpenSpiel bots need OpenSpiel ({exc.name or exc}): pip install 'speed-rl[openspiel]'"
@@ -49,36 +48,20 @@ def _pyspiel() -> Any:
     return pyspiel
 
 
-def _random_bot(game: Any, player: int, seed: int) -> Any:
-    return _pyspiel().make_uniform_random_bot(player, seed)
+def random_bot(game: Any, player: int, seed: int) -> Any:
+    """OpenSpiel's uniform random bot: the ``random`` every game offers."""
+    return pyspiel_module().make_uniform_random_bot(player, seed)
 
 
-def _ismcts_bot(game: Any, player: int, seed: int) -> Any:
-    from agents.vintage.ismcts import IsmctsSettings, ismcts_bot
-
-    # vintage-ismcts's defaults (200 simulations, one rollout, uct_c 2) and its seeded bot:
-    # OpenSpiel's own resampler would draw worlds from the machine's random device.
-    return ismcts_bot(game, IsmctsSettings(), seed)
-
-
-BUILTIN: dict[str, tuple[BotFactory, tuple[str, ...]]] = {
-    "random": (_random_bot, ("realtime", "vintage")),
-    "ismcts": (_ismcts_bot, ("vintage",)),
-}
-"""Bots by name: their factory and the games they play."""
-
-
-def bot_factory(arg: str, game: str) -> BotFactory:
-    """The factory a spec's ``BOT`` names for ``game`` (``realtime`` or ``vintage``)."""
-    if arg in BUILTIN:
-        builtin, games = BUILTIN[arg]
-        if game not in games:
-            raise AgentSpecError(f"OpenSpiel bot {arg!r} plays {', '.join(games)} only, not {game}")
-        return builtin
+def bot_factory(arg: str, builtins: dict[str, BotFactory], game: str) -> BotFactory:
+    """The factory a spec's ``BOT`` names: one of ``builtins`` (the bots ``game``, in words,
+    offers by name) or a user's ``package.module:FACTORY``."""
+    if arg in builtins:
+        return builtins[arg]
     module_name, sep, name = arg.partition(":")
     if not sep or not module_name or not name:
         raise AgentSpecError(
-            f"unknown OpenSpiel bot {arg!r}; give one of {', '.join(BUILTIN)} or "
+            f"unknown OpenSpiel bot {arg!r} for {game}; give one of {', '.join(builtins)} or "
             "package.module:FACTORY (FACTORY(game, player, seed) returns a pyspiel.Bot)"
         )
     try:
@@ -97,59 +80,6 @@ def bot_factory(arg: str, game: str) -> BotFactory:
     return user
 
 
-class VintageOpenSpielSeat:
-    """A vintage :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot``.
-
-    How, and why it plays fair: the module docstring.
-    """
-
-    def __init__(self, factory: BotFactory, seed: int | None = None) -> None:
-        self._pyspiel = _pyspiel()
-        self.factory = factory
-        """Builds the bot for each table size."""
-        self.rng = np.random.default_rng(seed)
-        self._tables: dict[int, tuple[Any, Any]] = {}
-        from speed_env.vintage.observation import ObservationLayout
-        from speed_env.vintage.pack import default_pack
-
-        self.layout = ObservationLayout(default_pack())
-        """The vintage observation layout this seat reads (the default pack)."""
-
-    def reseed(self, seed: int) -> None:
-        """Restart the generator of the worlds shown to the bot (and the bot's seed): ``seed``."""
-        self.rng = np.random.default_rng(seed)
-        self._tables.clear()
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action per row: the bot's move in a world dealt from that row's observation."""
-        from speed_env.vintage.worlds import sample_world
-
-        obs = np.asarray(obs)
-        if obs.ndim != 2 or obs.shape[1] != self.layout.size:
-            raise ValueError(
-                f"vintage-openspiel reads vintage observations shaped (n, {self.layout.size}); "
-                f"got {obs.shape}"
-            )
-        out = np.zeros(len(obs), np.int64)
-        for i, (row, legal_mask) in enumerate(zip(obs, np.asarray(mask), strict=True)):
-            legal = [int(a) for a in np.flatnonzero(legal_mask)]
-            if len(legal) == 1:  # no choice: no world dealt, no draw from the generator
-                out[i] = legal[0]
-                continue
-            players = round(float(row[self.layout["seated"]].sum())) + 1  # the others, and me
-            game, bot = self._table(players)
-            world = sample_world(row, self.rng, rules=game.rules)
-            out[i] = _checked(int(bot.step(game.state_from_engine(world))), legal, "vintage")
-        return out
-
-    def _table(self, players: int) -> tuple[Any, Any]:
-        if players not in self._tables:
-            game = self._pyspiel.load_game("python_vintage_speed", {"players": players})
-            # Player 0: a sampled world seats its observer at seat 0 (speed_env.vintage.worlds).
-            self._tables[players] = (game, self.factory(game, 0, int(self.rng.integers(2**31))))
-        return self._tables[players]
-
-
 class RealtimeOpenSpielSeat:
     """A real-time :class:`~speed_env.policy.Policy` that asks a ``pyspiel.Bot``.
 
@@ -158,7 +88,7 @@ class RealtimeOpenSpielSeat:
     """
 
     def __init__(self, rules: Any, factory: BotFactory, seed: int | None = None) -> None:
-        self._pyspiel = _pyspiel()
+        self._pyspiel = pyspiel_module()
         from speed_env.openspiel.realtime_game import options_string
 
         self.rules = rules
@@ -199,11 +129,16 @@ class RealtimeOpenSpielSeat:
             )
             if seat is None:  # pragma: no cover - the sampler's worlds observe back exactly
                 raise ValueError("a world sampled from this observation does not observe it back")
-            out[i] = _checked(int(self.bots[seat].step(state)), legal, "real-time")
+            out[i] = checked(int(self.bots[seat].step(state)), legal, "real-time")
         return out
 
 
-def _checked(action: int, legal: list[int], game: str) -> int:
+REALTIME_BOTS: dict[str, BotFactory] = {"random": random_bot}
+"""The OpenSpiel bots real-time Speed offers by name."""
+
+
+def checked(action: int, legal: list[int], game: str) -> int:
+    """``action``, refused (naming ``game`` and the legal actions) where it is not legal."""
     if action not in legal:
         raise ValueError(
             f"the OpenSpiel bot chose {action}, not a legal {game} action here (legal: {legal})"

@@ -26,7 +26,8 @@ exits with code 1.
 - :mod:`~speed_cli.train_league`: ``speed train league``: a population trained against its own
   meta-strategy.
 - :mod:`~speed_cli.train_rllib`: ``speed train-rllib``: multi-agent PPO with RLlib.
-- :mod:`~speed_cli.train_expert`: ``speed train-expert``: vintage expert iteration.
+- :mod:`~speed_cli.train_expert`: ``speed train-expert``: expert iteration
+  (train/vintage_expert.py).
 - :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction
   latency.
 - :mod:`~speed_cli.exploit`: ``speed exploit``: a best response to any agent, and what it wins

@@ -13,10 +13,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List the agent specs with a one-line description each."""
-    import agents
-    from agents.vintage import registry as vintage_agents
+    from agents.games.registry import GAMES
 
-    for name, text in {**agents.available(), **vintage_agents.available()}.items():
+    for name, text in {k: v for g in GAMES.values() for k, v in g.available().items()}.items():
         print(f"{name:<10} {text}")
     print(
         "\nappend @MS or @PROFILE to give an agent a reaction profile, e.g. chain@pro, greedy@200"

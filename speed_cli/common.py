@@ -131,9 +131,26 @@ def add_reaction_flag(
     p.add_argument("--reaction", type=reactions(most), default=default, help=help)
 
 
-def add_game_flag(p: argparse.ArgumentParser, help: str) -> None:
-    """``--game``: ``realtime`` (the default) or ``vintage``."""
-    p.add_argument("--game", choices=("realtime", "vintage"), default="realtime", help=help)
+def add_game_flag(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--game``: one of the registered games (:mod:`agents.games.registry`), the first by
+    default; ``help`` by default lists each game's ``about``."""
+    from agents.games.registry import DEFAULT, GAMES
+
+    if help is None:
+        help = " or ".join(f"{name} ({game.about})" for name, game in GAMES.items())
+    p.add_argument("--game", choices=tuple(GAMES), default=DEFAULT, help=help)
+
+
+def add_players_flag(p: argparse.ArgumentParser) -> None:
+    """``--players``: seats at each table; the help names each game that has a choice."""
+    from agents.games.registry import GAMES
+
+    text = "; ".join(
+        f"{name}: players at each table, {g.seats[0]}-{g.seats[-1]} (default {g.default_seats})"
+        for name, g in GAMES.items()
+        if len(g.seats) > 1
+    )
+    p.add_argument("--players", type=count(2, 10), help=text)
 
 
 def add_rule_flags(

@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
         "package.module:NAME.",
     )
     ev.add_argument("spec", metavar="SPEC", help="the agent (py:my_bot.py:Bot, chain, ppo:PATH …)")
-    add_game_flag(ev, "realtime (paired deals against the reference bots) or vintage (four seats)")
+    add_game_flag(ev, _game_help())
     ev.add_argument(
         "--games",
         type=count(2),
@@ -90,8 +90,12 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
     from agents import evaluate as ev
+    from agents.games.registry import game_of_spec
     from agents.runtime import run_identity
 
+    owner = game_of_spec(args.spec)
+    if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
+        raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
     plan = ev.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
     )
@@ -121,7 +125,7 @@ def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
     from train.realtime import human_likeness
 
     if args.game != "realtime":
-        raise UsageError("--human compares real-time play: leave it out with --game vintage")
+        raise UsageError(f"--human compares real-time play: leave it out with --game {args.game}")
     default = make_profile(ep.protocol("realtime", plan.version)["reaction"])
     try:
         return human_likeness.measure(args.spec, args.human, args.human_seat, default, plan.seed)
@@ -184,3 +188,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     print(text)
     print(f"wrote {out / 'leaderboard.md'}, {out / 'leaderboard.png'}")
     return 0
+
+
+def _game_help() -> str:
+    """``--game``'s help: each registered game's card in a few words."""
+    from agents.evaluate.protocol import card_games
+
+    return " or ".join(f"{card.name} ({card.about})" for card in card_games())

@@ -34,20 +34,18 @@ def check_specs(
     """Refuse an unknown agent (and with ``build``, a missing model file) before any work.
 
     ``skip`` is a seat that is not an agent of the registry: ``you`` (the human seat of
-    ``speed play``), ``self`` (training against itself). ``rules=None`` builds a vintage agent.
+    ``speed play``), ``self`` (training against itself). Each spec is its own game's
+    (:func:`agents.games.registry.game_of_spec`); ``rules`` are the real-time game's.
     """
-    import agents
-    from agents.vintage import registry as vintage_agents
+    from agents.games.registry import game_of_spec
 
     for spec in specs:
         if skip and spec == skip:
             continue
-        agents.parse_spec(spec)
+        owner = game_of_spec(spec)
+        owner.parse_spec(spec)
         if build:
-            if rules is None:  # the vintage registry: a user's agent is built for vintage
-                vintage_agents.make(spec, seed=0)
-            else:
-                agents.make(spec, rules, seed=0)
+            owner.make_agent(spec, rules, 0)
 
 
 def agent_files(names: Iterable[str], make: Callable[[str], Any]) -> dict[str, dict[str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +192,19 @@ def _holds(path: Path, document: dict[str, Any]) -> bool:
 def header(think: Any) -> dict[str, Any]:
     """The chunk log header's entry for the plan (none for ``off``): a resume charges the same."""
     return {} if think is None else {"--think": think.mode, "think charged ms": dict(think.costs)}
+
+
+def for_request(
+    args: argparse.Namespace,
+) -> tuple[Callable[[tuple[str, ...], Any], Any] | None, Callable[[Path], None]]:
+    """``--think`` as a game's tournament request takes it: ``think(agents, rules)``, the plan
+    (:func:`plan`, made once the game has checked the agents and rules; ``None`` for off), and
+    ``keep(folder)``, which writes a calibration into the run folder (:func:`keep`)."""
+    planned: dict[str, Any] = {}
+
+    def think(agents: tuple[str, ...], rules: Any) -> Any:
+        planned["think"] = plan(args, agents, rules, Path(args.out))
+        return planned["think"]
+
+    on = args.think != "off" or args.think_file is not None
+    return (think if on else None), lambda folder: keep(planned.get("think"), folder)

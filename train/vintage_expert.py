@@ -181,7 +181,7 @@ def check_config(cfg: ExpertConfig) -> None:
         raise ValueError("eval_opponents must name at least one vintage bot")
     Backend(cfg.backend, cfg.ray_address)  # a bad backend or a stray address fails here
     if cfg.init_model:
-        from agents.model_io.kit_model import load_vintage_policy
+        from agents.model_io.vintage import load_vintage_policy
 
         load_vintage_policy(cfg.init_model)  # a missing or foreign model file fails here
     target_settings(cfg, 0, network=False)  # players, opponents, worlds, rollout, z

@@ -167,8 +167,8 @@ def table_env(
 
 def export(model: Any, path: Path, scale: np.ndarray, rules: Any, training: dict[str, Any]) -> Path:
     """Save the policy in the kit's format, the observation scale folded into the first layers."""
-    from agents.model_io.kit_model import save_vintage_model
     from agents.model_io.sb3_import import sb3_policy_tensors
+    from agents.model_io.vintage import save_vintage_model
 
     tensors, sizes, activation = sb3_policy_tensors(model.policy)
     # W @ (scale * x) == (W * scale) @ x: the saved network takes raw observations.
@@ -188,8 +188,9 @@ def load_network(policy: Any, path: str, scale: np.ndarray, activation: str) -> 
     """
     import torch
 
-    from agents.model_io.kit_model import load_vintage_policy, read_model
+    from agents.model_io.kit_model import read_model
     from agents.model_io.tensor_file import ModelFormatError
+    from agents.model_io.vintage import load_vintage_policy
 
     net = load_vintage_policy(path)  # checks the file and its vintage signature
     tensors, _, where = read_model(path)

@@ -1,7 +1,7 @@
 """``speed evaluate``: a fixed protocol, a report card, ratings anchored on a reference pool.
 
-- :mod:`~agents.evaluate.protocol`: the evaluation protocol, versioned data, and the card's
-  manifest.
+- :mod:`~agents.evaluate.protocol`: the evaluation protocol, versioned data, the card's
+  manifest, and the registry of each game's card (:class:`CardGame`).
 - :mod:`~agents.evaluate.plan`: the games a card plays, as a plan of chunked jobs.
 - :mod:`~agents.evaluate.summary`: a played plan's numbers, per pairing or table.
 - :mod:`~agents.evaluate.make_card`: play an agent through the protocol and make its card.
@@ -11,6 +11,9 @@
 - :mod:`~agents.evaluate.agent_files`: the data files building an agent reads, and their SHA-256.
 - :mod:`~agents.evaluate.card_check`: a card re-verified from its counts before anyone ranks it.
 - :mod:`~agents.evaluate.report`: a card as files a person reads, and the leaderboard.
+- :mod:`~agents.evaluate.realtime`: real-time Speed's card, as the shared card code asks it.
+- :mod:`~agents.evaluate.vintage`: Vintage Speed's card: its protocol, tables, results,
+  checks and page.
 - :mod:`~agents.evaluate.report_text`: the text a card shows: escaped, cut at a word, in units.
 - :mod:`~agents.evaluate.replications`: cards of one agent on a leaderboard, marked as such.
 
@@ -25,10 +28,9 @@ from agents.evaluate.plan import (
     Plan,
     make_plan,
     plan_realtime,
-    plan_vintage,
     run_plan,
 )
-from agents.evaluate.summary import summarise_realtime, summarise_vintage
+from agents.evaluate.summary import summarise_realtime
 
 __all__ = [
     "CARDS",
@@ -40,9 +42,7 @@ __all__ = [
     "load_anchors",
     "make_plan",
     "plan_realtime",
-    "plan_vintage",
     "rate",
     "run_plan",
     "summarise_realtime",
-    "summarise_vintage",
 ]

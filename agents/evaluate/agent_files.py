@@ -149,11 +149,11 @@ def source_files(spec: str) -> dict[str, str]:
     The spec is ``py:PATH:NAME`` or ``MODULE:NAME``; ``{}`` for a registered agent or a module
     without a file.
     """
-    from agents.specs import user_files as user_agents
+    from agents.specs import user_files
 
-    if not user_agents.is_user_spec(spec):
+    if not user_files.is_user_spec(spec):
         return {}
-    source = user_agents.source_file(user_agents.parse(spec))
+    source = user_files.source_file(user_files.parse(spec))
     if source is None or not source.is_file():
         return {}
     return {record_name(source): sha256(source)}

@@ -74,22 +74,18 @@ def entry(
 
 
 def card_alpharank(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
-    """The card's ``alpharank`` results, keyed as the card's ratings are.
+    """The card's ``alpharank`` results, keyed as the card's ratings are (its game's
+    :meth:`~agents.evaluate.protocol.CardGame.alpharank` over the anchors' pools)."""
+    from agents.evaluate import protocol
 
-    Real time: one per rule set. Vintage: one for the four-seat tables, ``4p``.
-    """
     version, game = str(card["protocol"]), card["game"]
     pools = anchors.get(version, {}).get(game, {})
-    if game == "vintage":
-        comps = card["results"].get("comparisons", {})
-        # No losses column here: losses = games - wins - draws, so this is (wins - losses) / games.
-        rewards = {
-            b: (2 * c["wins"] + c["draws"] - c["games"]) / c["games"]
-            for b, c in comps.items()
-            if c.get("games")
-        }
-        games = {b: c["games"] for b, c in comps.items() if c.get("games")}
-        return {"4p": entry(pools.get("4p"), card["agent"], rewards, games)}
+    result: dict[str, Any] = protocol.card_game(game).alpharank(card, pools)
+    return result
+
+
+def rule_set_alpharank(card: dict[str, Any], pools: dict[str, Any]) -> dict[str, Any]:
+    """A real-time card's α-Rank, one per rule set."""
     out: dict[str, Any] = {}
     for rs, row in card["results"]["rule_sets"].items():
         if "opponents" not in row:

@@ -25,9 +25,9 @@ A hash is not a signature: whoever edits a card can hash it again. What the
 checks add is that a card's numbers must agree with each other and with its
 counts; the counts themselves are as good as the run that made them, which
 anyone can repeat (``speed evaluate`` with the card's agent, ``--games`` and
-``--seed`` gives the same card). Vintage's finished-ahead rates and mean
-penalties are checked for range only: the card does not hold the per-table
-counts they come from.
+``--seed`` gives the same card). A game's results are checked by its own card
+(:meth:`agents.evaluate.protocol.CardGame.check`); a rate whose counts the card does not
+hold (a table's finished-ahead rate, say) is checked for range only.
 
 ``python -m agents.evaluate.card_check --rehash CARD...`` checks cards made before the
 card hash existed (everything above but the hash) and writes them back with it.
@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from speed_env import user_file
 
 
@@ -75,7 +75,7 @@ def check_card(
     """``doc`` checked as a card, or :class:`CardError` naming ``where`` and the field.
     The steps are the module docstring's. ``anchors`` default to the shipped ones;
     ``sealed=False`` skips the card hash, for cards made before it existed."""
-    c = _Check(where)
+    c = Check(where)
     card = c.obj(doc, "the card")
     if sealed:
         stored = card.get("card_hash")
@@ -85,13 +85,13 @@ def check_card(
                 "is missing: a card made before cards were sealed (python -m "
                 "agents.evaluate.card_check --rehash checks it and adds it)",
             )
-        if stored != ep.card_hash(card):
+        if stored != protocol.card_hash(card):
             c.fail("card_hash", "does not match the card (edited by hand?)")
         # Cards made before the results hash have none; one that is there must be the card's.
-        if "results_hash" in card and card["results_hash"] != ep.results_hash(card):
+        if "results_hash" in card and card["results_hash"] != protocol.results_hash(card):
             c.fail("results_hash", "does not match the card's results (edited by hand?)")
     manifest = c.obj(card.get("manifest"), "manifest")
-    if manifest.get("hash") != ep.manifest_hash(manifest):
+    if manifest.get("hash") != protocol.manifest_hash(manifest):
         c.fail("manifest.hash", "does not match the manifest (edited by hand?)")
     if card.get("card") != CARD_TITLE:
         c.fail("card", f"must be {CARD_TITLE!r} (is this a report card?)")
@@ -101,8 +101,8 @@ def check_card(
         if not _same_json(card.get(key), manifest.get(key)):
             c.fail(key, f"is {card.get(key)!r:.100}, its manifest's {manifest.get(key)!r:.100}")
     try:
-        proto = ep.protocol(game, version)
-    except ep.ProtocolError as exc:
+        proto = protocol.protocol(game, version)
+    except protocol.ProtocolError as exc:
         c.fail("protocol", f"is {version}: {exc}")
     path = first_difference(manifest.get("protocol_data"), proto, "manifest.protocol_data")
     if path is not None:
@@ -124,16 +124,13 @@ def check_card(
     if "human_likeness" in card:
         _check_human(c, card["human_likeness"], game)
     results = c.obj(card.get("results"), "results")
-    if game == "vintage":
-        _check_vintage(c, results, proto, agent, games)
-    else:
-        _check_realtime(c, results, proto, games)
+    protocol.card_game(game).check(c, results, proto, agent, games)
     _check_rated(c, card, anchors)
     return card
 
 
 # ------------------------------------------------------------------ human-likeness
-def _check_human(c: _Check, value: Any, game: str) -> None:
+def _check_human(c: Check, value: Any, game: str) -> None:
     """The ``human_likeness`` section, type by type (:mod:`train.realtime.human_likeness`)."""
     f = "human_likeness"
     if game != "realtime":
@@ -156,7 +153,7 @@ def _check_human(c: _Check, value: Any, game: str) -> None:
 
 
 # ------------------------------------------------------------------ the counts
-def _check_realtime(c: _Check, results: dict[str, Any], proto: dict[str, Any], games: int) -> None:
+def check_realtime(c: Check, results: dict[str, Any], proto: dict[str, Any], games: int) -> None:
     rule_sets = c.obj(results.get("rule_sets"), "results.rule_sets")
     if list(rule_sets) != list(proto["rule_sets"]):
         c.fail(
@@ -186,7 +183,7 @@ def _check_realtime(c: _Check, results: dict[str, Any], proto: dict[str, Any], g
         _check_latency(c, latency)
 
 
-def _check_pairing(c: _Check, r: dict[str, Any], where: str, games: int, match: bool) -> None:
+def _check_pairing(c: Check, r: dict[str, Any], where: str, games: int, match: bool) -> None:
     from agents.stats import wilson_interval
 
     n = c.whole(r, "games", f"{where}.games", low=1)
@@ -217,7 +214,7 @@ def _check_pairing(c: _Check, r: dict[str, Any], where: str, games: int, match: 
         c.fail(f"{where}.match.games_left_over", f"is more than its {n} games")
 
 
-def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
+def _check_latency(c: Check, lat: dict[str, Any]) -> None:
     from agents.reaction_sweep.fit import fit_logistic
     from agents.stats import wilson_interval
 
@@ -248,56 +245,11 @@ def _check_latency(c: _Check, lat: dict[str, Any]) -> None:
         break_even = None  # a flat fit's infinity is no JSON: the card holds null
     c.close(lat, "break_even_ms", "results.latency", break_even, rel=1e-6)
     if lat.get("break_even_ci") is not None:  # a bootstrap's: it need not hold the estimate
-        _check_interval(c, lat, "break_even_ci", "results.latency", None, -math.inf, math.inf)
+        check_interval(c, lat, "break_even_ci", "results.latency", None, -math.inf, math.inf)
 
 
-def _check_vintage(
-    c: _Check, results: dict[str, Any], proto: dict[str, Any], agent: str, games: int
-) -> None:
-    from agents.evaluate.plan import vintage_tables
-    from agents.stats import wilson_interval
-
-    tables = c.items(results.get("tables"), "results.tables")
-    expected = vintage_tables(agent, proto)
-    if len(tables) != len(expected):
-        c.fail("results.tables", f"must hold the protocol's {len(expected)} tables")
-    seats: dict[str, int] = {}
-    for i, (t, (lineup, _)) in enumerate(zip(tables, expected, strict=True)):
-        where = f"results.tables[{i}]"
-        t = c.obj(t, where)
-        if t.get("lineup") != lineup:
-            c.fail(f"{where}.lineup", f"must be the protocol's {lineup}")
-        if "skipped" in t:
-            c.text(t, "skipped", f"{where}.skipped")
-            continue
-        n = c.whole(t, "games", f"{where}.games", low=1)
-        if n != games:
-            c.fail(f"{where}.games", f"is {n}, but the card played {games} games a table")
-        wins = c.whole(t, "wins", f"{where}.wins")
-        if wins > n or c.whole(t, "truncations", f"{where}.truncations") > n:
-            c.fail(where, f"wins and truncations cannot pass its {n} games")
-        c.close(t, "win_rate", where, wins / n)
-        c.close(t, "win_rate_ci", where, wilson_interval(wins, n))
-        ahead = c.number(t, "finished_ahead_rate", f"{where}.finished_ahead_rate", 0.0, 1.0)
-        _check_interval(c, t, "finished_ahead_ci", where, ahead, 0.0, 1.0)
-        penalty = c.number(t, "mean_penalty", f"{where}.mean_penalty", 0.0)
-        _check_interval(c, t, "mean_penalty_ci", where, penalty, -math.inf, math.inf)
-        for bot in lineup[1:]:
-            seats[bot] = seats.get(bot, 0) + n
-    for bot, comp in c.obj(results.get("comparisons"), "results.comparisons").items():
-        where = f"results.comparisons.{bot}"
-        comp = c.obj(comp, where)
-        wins, draws, n = (c.whole(comp, k, f"{where}.{k}") for k in ("wins", "draws", "games"))
-        if wins + draws > n or n > seats.get(bot, 0):
-            c.fail(
-                where,
-                f"wins {wins} + draws {draws} in {n} comparisons is impossible here "
-                f"(at most {seats.get(bot, 0)} seats beside {bot})",
-            )
-
-
-def _check_interval(
-    c: _Check,
+def check_interval(
+    c: Check,
     doc: dict[str, Any],
     key: str,
     where: str,
@@ -314,13 +266,13 @@ def _check_interval(
         c.fail(f"{where}.{key}", f"must hold its estimate {value}")
 
 
-def _check_rated(c: _Check, card: dict[str, Any], anchors: dict[str, Any] | None) -> None:
+def _check_rated(c: Check, card: dict[str, Any], anchors: dict[str, Any] | None) -> None:
     """The card's ratings and α-Rank are what its counts give against ``anchors``."""
-    from agents.evaluate import make_card as evaluate
+    from agents.evaluate import make_card
 
     if anchors is None:
-        anchors = evaluate.load_anchors(card["game"])
-    rated = evaluate.rate(card, anchors)
+        anchors = make_card.load_anchors(card["game"])
+    rated = make_card.rate(card, anchors)
     stored, again = card["results"], rated["results"]
     if importlib.util.find_spec("open_spiel") is None:
         # α-Rank needs the [openspiel] extra: without it, it cannot be re-computed here (and a
@@ -386,7 +338,7 @@ def _at(doc: Any, path: str) -> Any:
     return value
 
 
-class _Check:
+class Check:
     """Typed reads of a card's fields; each failure a :class:`CardError` naming file and field."""
 
     def __init__(self, where: str) -> None:
@@ -468,7 +420,7 @@ def rehash(paths: Sequence[str | Path]) -> list[Path]:
     done = []
     for p in map(Path, paths):
         card = check_card(read_json(p), str(p), sealed=False)
-        done.append((p, ep.seal(card)))
+        done.append((p, protocol.seal(card)))
     for p, card in done:  # a second loop: every card checked before any is written
         write_atomic(p, (json.dumps(card, indent=2) + "\n").encode())
     return [p for p, _ in done]

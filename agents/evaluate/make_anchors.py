@@ -1,16 +1,16 @@
 """Make the rating anchors: the reference pool's round robin under an evaluation protocol.
 
     python -m agents.evaluate.make_anchors --game realtime --workers 2
-    python -m agents.evaluate.make_anchors --game vintage --workers 2
+    python -m agents.evaluate.make_anchors --game GAME --workers 2
 
 Real-time Speed: per rule set of the protocol, a round robin of its
 opponents (those that can play the rules) on the protocol's paired deals,
-games, seed and reaction (:mod:`agents.tournament.realtime`). Vintage Speed: a round
-robin of the five reference bots at four seats (every line-up of four,
-seats rotated over shared deals, :mod:`agents.tournament.vintage`), scored
-seat by seat as the vintage tournament scores it. The pairwise counts
-(``wins``, ``draws``, ``games``) go to ``agents/cards/anchors_GAME.json`` under the
-protocol version, game and rule set (vintage: ``4p``), each written as soon as
+games, seed and reaction (:func:`realtime_pool`, :mod:`agents.tournament.realtime`).
+Another game: its card's sections and pools
+(:meth:`agents.evaluate.protocol.CardGame.anchor_pool`; :mod:`agents.evaluate.vintage`:
+every line-up of four reference bots, seats rotated over shared deals). The pairwise
+counts (``wins``, ``draws``, ``games``) go to ``agents/cards/anchors_GAME.json`` under the
+protocol version, game and section (a rule set, or ``4p``), each written as soon as
 it is finished; :mod:`agents.evaluate.rating` fits the anchors from them.
 """
 
@@ -24,11 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.runtime.files import write_json
 
 
-def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str, Any]:
+def pairwise_counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str, Any]:
+    """Pairwise counts as the anchors file holds them: plain lists of whole numbers."""
     return {
         "wins": wins.astype(int).tolist(),
         "draws": draws.astype(int).tolist(),
@@ -38,22 +39,22 @@ def _counts(wins: np.ndarray, draws: np.ndarray, games: np.ndarray) -> dict[str,
 
 def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> dict[str, Any]:
     """One rule set's round robin of the protocol's opponents: pairwise counts."""
-    import agents
-    from agents.tournament import realtime as tournament
+    from agents.specs.realtime import REALTIME
+    from agents.tournament import realtime
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
-    proto = ep.protocol("realtime", version)
+    proto = protocol.protocol("realtime", version)
     cfg = proto["rule_sets"][rs]
     rules = make_rules(cfg["preset"], **cfg["options"])
     pool = []
     for opp in proto["opponents"]:
         try:
-            agents.make(opp, rules, seed=0)
+            REALTIME.make(opp, rules, 0)
         except ValueError:
             continue  # refuses these rules: not an anchor here
         pool.append(opp)
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=tuple(pool),
         games=proto["games"],
         rules=rules,
@@ -61,40 +62,15 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         tick_ms=proto["tick_ms"],
         seed=proto["seed"],
     )
-    results, complete = tournament.run(settings, workers=workers, progress=progress)
+    results, complete = realtime.run(settings, workers=workers, progress=progress)
     if not complete:  # the run stops short only on Ctrl-C: main writes nothing for this key
         raise KeyboardInterrupt
-    wins, draws, games = tournament.pair_counts(settings, results)
+    wins, draws, games = realtime.pair_counts(settings, results)
     return {
         "agents": pool,
         "games_per_pairing": settings.deals * 2,  # each deal twice, seats swapped
         "seed": settings.seed,
-        **_counts(wins, draws, games),
-    }
-
-
-def vintage_pool(version: int, workers: int, progress: Any = None) -> dict[str, Any]:
-    """The vintage bots' round robin at the protocol's table size: pairwise comparison counts."""
-    from agents.tournament import vintage as vt
-    from agents.tournament.vintage_stats import game_table, pairwise
-
-    proto = ep.protocol("vintage", version)
-    settings = vt.VintageSettings(
-        agents=tuple(proto["opponents"]),
-        players=proto["players"],
-        games=proto["games"],
-        seed=proto["seed"],
-        options=tuple(sorted(proto["options"].items())),
-    )
-    results, complete = vt.run(settings, workers=workers, progress=progress)
-    if not complete:
-        raise KeyboardInterrupt
-    wins, draws, games = pairwise(game_table(results, settings.deals), len(settings.agents))
-    return {
-        "agents": list(settings.agents),
-        "games_per_lineup": settings.deals * settings.players,  # each deal at every rotation
-        "seed": settings.seed,
-        **_counts(wins, draws, games),
+        **pairwise_counts(wins, draws, games),
     }
 
 
@@ -108,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--game", choices=("realtime", "vintage"), required=True)
-    p.add_argument("--protocol", type=int, default=ep.PROTOCOL_VERSION)
+    p.add_argument("--game", choices=[g.name for g in protocol.card_games()], required=True)
+    p.add_argument("--protocol", type=int, default=protocol.PROTOCOL_VERSION)
     p.add_argument("--rule-sets", default=None, help="realtime: only these (comma-separated)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument(
@@ -117,20 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:  # a protocol or rule set the kit does not have: one line, nothing written
-        proto = ep.protocol(args.game, args.protocol)
-    except ep.ProtocolError as exc:
+        proto = protocol.protocol(args.game, args.protocol)
+    except protocol.ProtocolError as exc:
         p.error(f"--protocol: {exc}")
-    keys = (
-        ["4p"]
-        if args.game == "vintage"
-        else (args.rule_sets.split(",") if args.rule_sets else list(proto["rule_sets"]))
-    )
-    unknown = [k for k in keys if args.game == "realtime" and k not in proto["rule_sets"]]
-    if unknown:
-        p.error(
-            f"--rule-sets: protocol {args.protocol} has no rule set {', '.join(unknown)}; "
-            f"it has {', '.join(proto['rule_sets'])}"
-        )
+    card = protocol.card_game(args.game)
+    try:
+        keys = card.anchor_keys(proto, args.rule_sets.split(",") if args.rule_sets else None)
+    except ValueError as exc:
+        p.error(f"--rule-sets: protocol {args.protocol} {exc}")
     out = Path(args.out) if args.out else anchors_file(args.game)
     # Read first: other protocol versions and rule sets in the file are kept as they are.
     doc: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
@@ -138,10 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     for key in keys:
         try:
             with chunk_progress(f"anchors {args.game} {key}") as progress:
-                if args.game == "vintage":
-                    section[key] = vintage_pool(args.protocol, args.workers, progress)
-                else:
-                    section[key] = realtime_pool(key, args.protocol, args.workers, progress)
+                section[key] = card.anchor_pool(key, args.protocol, args.workers, progress)
         except KeyboardInterrupt:
             print(f"interrupted: {key} not written", file=sys.stderr)
             return 130

@@ -2,7 +2,7 @@
 
 The protocol is data (:mod:`agents.evaluate.protocol`); the games are the
 tournaments' own (:mod:`agents.tournament.realtime` for real-time Speed, paired deals;
-:mod:`agents.tournament.vintage` for Vintage Speed, seat rotation), cut into
+each other game's from its card, :mod:`agents.evaluate.vintage`), cut into
 chunks and run by :func:`agents.runtime.jobs.run_jobs`, so a card is the same for any
 number of workers and on either backend. The latency curve is a reaction
 sweep (:mod:`agents.reaction_sweep.work`) played in the same pool of jobs. The plan
@@ -18,11 +18,8 @@ set the anchored rating (:mod:`agents.evaluate.rating`); the break-even
 latency against ``chain``; the decision cost (CPU µs a decision at batch 1
 and 256, a timing field).
 
-Vintage card, per table (the agent with three copies of each reference bot,
-then the mixed tables): finished-ahead rate (every seat-by-seat comparison,
-fewer penalty points ahead, a tie half) with its deal-clustered interval, the
-mean penalty with its interval, the win rate with its Wilson interval; and
-the anchored rating against the five bots.
+Another game's card holds what its own card module says
+(:class:`agents.evaluate.protocol.CardGame`; :mod:`agents.evaluate.vintage`: per table).
 """
 
 from __future__ import annotations
@@ -34,13 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 
 # The plan and the numbers are modules of their own; their names are this module's API too.
 from agents.evaluate.plan import (
     Plan,
 )
-from agents.evaluate.summary import summarise_realtime, summarise_vintage
 from agents.specs.guarded import calling, checked_act
 
 CARDS = Path(__file__).parent.parent / "cards"  # agents/cards
@@ -69,7 +65,7 @@ def _pool(anchors: dict[str, Any], version: int, game: str, key: str) -> dict[st
     return anchors.get(str(version), {}).get(game, {}).get(key)
 
 
-def _rating(
+def rating_fields(
     anchors: dict[str, Any],
     version: int,
     game: str,
@@ -78,6 +74,8 @@ def _rating(
     samples: int,
     seed: int,
 ) -> dict[str, Any]:
+    """The anchored rating of ``rows`` (opponent, wins, draws, games) against the pool
+    ``key`` of ``anchors``, with its interval, or a note saying why there is none."""
     from agents.evaluate.rating import anchor_ratings, anchored_rating
 
     pool = _pool(anchors, version, game, key)
@@ -97,18 +95,18 @@ def _rating(
 
 
 # ------------------------------------------------------------------ timing
-def decision_cost(spec: str, version: int = ep.PROTOCOL_VERSION) -> dict[str, Any]:
+def decision_cost(spec: str, version: int = protocol.PROTOCOL_VERSION) -> dict[str, Any]:
     """CPU microseconds per decision at each batch size of the protocol (real-time Speed)."""
-    import agents
+    from agents.specs.realtime import REALTIME
     from speed_env.batch import BatchEnv
     from speed_env.rules import make_rules
 
-    proto = ep.protocol("realtime", version)
+    proto = protocol.protocol("realtime", version)
     cost = proto["decision_cost"]
     cfg = proto["rule_sets"][cost["rule_set"]]
     rules = make_rules(cfg["preset"], **cfg["options"])
     with calling(spec, "building it"):
-        policy = agents.make(spec, rules, seed=0)
+        policy = REALTIME.make(spec, rules, 0)
     size = max(cost["batches"])  # one set of positions; smaller batches time its first rows
     env = BatchEnv(size, rules)
     obs, mask = env.reset(seed=0)
@@ -153,8 +151,10 @@ def card(
     With ``human_likeness``, from :func:`train.realtime.human_likeness.measure`, that section
     too.
     """
-    summarise = summarise_vintage if plan.game == "vintage" else summarise_realtime
-    manifest = ep.manifest(plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version)
+    summarise = protocol.card_game(plan.game).summarise
+    manifest = protocol.manifest(
+        plan.game, plan.spec, plan.files, plan.games, plan.seed, plan.version
+    )
     doc = {
         "card": "speed-rl evaluation report",
         "protocol": plan.version,
@@ -178,21 +178,23 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
     seed), so a card rated when it is made equals one rated later against the same anchors:
     ``speed leaderboard`` re-rates every card this way (:mod:`agents.evaluate.card_check`).
     """
+    out = json.loads(json.dumps(card))  # a deep copy
+    protocol.card_game(out["game"]).rate(out, anchors)
+    return protocol.seal(out)
+
+
+RATING_FIELDS = ("rating", "rating_ci", "against", "anchors", "note")
+"""The fields a rating writes: an old rating's are taken out first (a "note" must not outlive a
+rating)."""
+
+
+def rate_rule_sets(out: dict[str, Any], anchors: dict[str, Any]) -> None:
+    """A real-time card's ratings, one per rule set, and its α-Rank, put into ``out``."""
     from agents.evaluate.alpharank import card_alpharank
 
-    out = json.loads(json.dumps(card))  # a deep copy
     version, game = out["protocol"], out["game"]
-    proto = ep.protocol(game, version)
+    proto = protocol.protocol(game, version)
     samples, seed = proto["rating"]["bootstrap"], out["manifest"]["seeds"]["deals"]
-    keys = ("rating", "rating_ci", "against", "anchors", "note")
-    if game == "vintage":
-        res = out["results"]
-        rows = [(b, c["wins"], c["draws"], c["games"]) for b, c in res["comparisons"].items()]
-        for k in keys:  # an old rating's fields out first: a "note" must not outlive a rating
-            res.pop(k, None)
-        res.update(_rating(anchors, version, game, "4p", rows, samples, seed))
-        res["alpharank"] = card_alpharank(out, anchors)
-        return ep.seal(out)
     for rs, row in out["results"]["rule_sets"].items():
         if "opponents" not in row:
             continue
@@ -201,8 +203,7 @@ def rate(card: dict[str, Any], anchors: dict[str, Any]) -> dict[str, Any]:
             for opp, r in row["opponents"].items()
             if "games" in r
         ]
-        for k in keys:
+        for k in RATING_FIELDS:
             row.pop(k, None)
-        row.update(_rating(anchors, version, game, rs, rows, samples, seed))
+        row.update(rating_fields(anchors, version, game, rs, rows, samples, seed))
     out["results"]["alpharank"] = card_alpharank(out, anchors)
-    return ep.seal(out)

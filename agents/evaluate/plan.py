@@ -3,13 +3,13 @@
 :func:`make_plan` turns an agent spec and the protocol (:mod:`agents.evaluate.protocol`)
 into a :class:`Plan`: the tournaments' own games (:mod:`agents.tournament.realtime` for
 real-time Speed, paired deals, with the latency sweep of :mod:`agents.reaction_sweep.work`;
-:mod:`agents.tournament.vintage` for Vintage Speed, seat rotation), cut into
-chunks; :func:`run_plan` plays them through :func:`agents.runtime.jobs.run_jobs`, so a
-card is the same for any number of workers and on either backend. What the
-agent refuses to play is recorded with its reason: only a ``ValueError`` from
-building it (its rules check) is a refusal. Any other exception, there or in a
-game, fails the card: an :class:`agents.runtime.failures.AgentFailure` naming the agent
-and the whole message. Importable from :mod:`agents.evaluate.make_card`.
+each other game's from its own card, :mod:`agents.evaluate.vintage`), cut into chunks;
+:func:`run_plan` plays them through :func:`agents.runtime.jobs.run_jobs`, so a card is the
+same for any number of workers and on either backend. What the agent refuses to play is
+recorded with its reason: only a ``ValueError`` from building it (its rules check) is a
+refusal. Any other exception, there or in a game, fails the card: an
+:class:`agents.runtime.failures.AgentFailure` naming the agent and the whole message.
+Importable from :mod:`agents.evaluate.make_card`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from agents.evaluate import protocol as ep
+from agents.evaluate import protocol
 from agents.runtime.jobs import Backend, run_jobs
 from agents.specs.guarded import calling, positive_seconds
-from agents.tournament import harness
-from agents.tournament import realtime as tournament
+from agents.specs.realtime import REALTIME
+from agents.tournament import harness, realtime
+
+Job = tuple[str, Any, Any, Callable[[Any, Any], Any], Callable[[Any, Any], str]]
+"""A job of a plan: ``(group, settings, chunk, play, describe)``."""
 
 
 class EvaluationError(ValueError):
@@ -39,8 +42,9 @@ class Plan:
     games: int
     seed: int
     version: int
-    jobs: list[tuple[str, Any, Any]] = field(default_factory=list)
-    """``(group, settings, chunk)``: a chunk of one group's tournament."""
+    jobs: list[Job] = field(default_factory=list)
+    """``(group, settings, chunk, play, describe)``: a chunk of one group's tournament, with
+    the game's module-level ``play(settings, chunk)`` and ``describe(settings, chunk)``."""
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per group (``us/chain``, ``latency/240``, ``table/0``): what it plays."""
     skipped: dict[str, str] = field(default_factory=dict)
@@ -49,24 +53,16 @@ class Plan:
     """Files the agent loads, with their SHA-256."""
 
 
-def _job(job: tuple[str, Any, Any]) -> tuple[str, Any]:
+def _job(job: Job) -> tuple[str, Any]:
     """One chunk of a group (module level: pickled to workers and Ray tasks)."""
-    group, settings, chunk = job
-    if isinstance(settings, tournament.Settings):
-        return group, tournament.run_chunk(settings, chunk)
-    from agents.tournament import vintage as vt
-
-    return group, vt.run_chunk(settings, chunk)
+    group, settings, chunk, play, _ = job
+    return group, play(settings, chunk)
 
 
-def _describe(job: tuple[str, Any, Any]) -> str:
+def _describe(job: Job) -> str:
     """A job in words, for the line of a worker that died."""
-    group, settings, chunk = job
-    if isinstance(settings, tournament.Settings):
-        return f"{group} {tournament.describe_chunk(settings, chunk)}"
-    from agents.tournament import vintage as vt
-
-    return f"{group} {vt.describe_chunk(settings, chunk)}"
+    group, settings, chunk, _, describe = job
+    return f"{group} {describe(settings, chunk)}"
 
 
 def _reason(exc: BaseException) -> str:
@@ -93,6 +89,10 @@ def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
     return None
 
 
+_REALTIME_CHUNK = (realtime.run_chunk, realtime.describe_chunk)
+"""How a real-time chunk is played and named (a job's last two fields)."""
+
+
 def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
     """A real-time card's ``plan``, from :func:`make_plan`, filled with the card's games.
 
@@ -101,18 +101,15 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
     ``act_timeout``
         seconds per decision before an agent fails; ``None``: no limit.
     """
-    import agents
     from agents.evaluate import agent_files
     from agents.reaction_sweep.work import SweepSettings, plan_chunks
-    from agents.specs import user_files as user_agents
+    from agents.specs import user_files
     from speed_env.reaction import make_profile
     from speed_env.rules import make_rules
 
     spec, games, seed = plan.spec, plan.games, plan.seed
-    proto = ep.protocol("realtime", plan.version)
-    parsed = agents.parse_spec(spec)
-    if agents.vintage.registry.is_vintage(spec):
-        raise EvaluationError(f"{spec!r} plays Vintage Speed: evaluate it with --game vintage")
+    proto = protocol.protocol("realtime", plan.version)
+    parsed = REALTIME.parse_spec(spec)
     if parsed.reaction is not None:
         raise EvaluationError(
             f"{spec!r} carries its own reaction profile; the protocol gives every seat the "
@@ -124,9 +121,9 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         rules = make_rules(cfg["preset"], **cfg["options"])
         try:
             with calling(spec, f"building it for rule set {rs}", passthrough=(ValueError,)):
-                _, files = agent_files.files_read(partial(agents.make, spec, rules, seed=0))
-        except user_agents.UserAgentError as exc:
-            if not isinstance(exc, user_agents.AgentBuildError):
+                _, files = agent_files.files_read(partial(REALTIME.make, spec, rules, 0))
+        except user_files.UserAgentError as exc:
+            if not isinstance(exc, user_files.AgentBuildError):
                 raise  # the file or name is wrong: nothing to evaluate
             plan.skipped[rs] = f"the agent refuses these rules: {_reason(exc)}"
             continue
@@ -136,12 +133,12 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         plan.files.update(files)
         for opp in proto["opponents"]:
             reason = _try_build(
-                partial(agents.make, opp, rules, seed=0), opp, f"building it for rule set {rs}"
+                partial(REALTIME.make, opp, rules, 0), opp, f"building it for rule set {rs}"
             )
             if reason is not None:
                 plan.skipped[f"{rs}/{opp}"] = f"{opp} refuses these rules: {reason}"
                 continue
-            settings = tournament.Settings(
+            settings = realtime.Settings(
                 agents=(spec, opp),
                 games=games,
                 rules=rules,
@@ -154,7 +151,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             group = f"{rs}/{opp}"
             plan.groups[group] = {"kind": "pairing", "rule_set": rs, "opponent": opp}
             for chunk in harness.plan(1, settings.deals, proto["chunk_deals"]):
-                plan.jobs.append((group, settings, chunk))
+                plan.jobs.append((group, settings, chunk, *_REALTIME_CHUNK))
     if all(rs in plan.skipped for rs in proto["rule_sets"]):
         raise EvaluationError(
             f"{spec!r} plays none of the protocol's rule sets: "
@@ -184,63 +181,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         group = f"latency/{point[0]}"
         plan.groups[group] = {"kind": "latency", "point": k, "sweep": sweep}
         for chunk in plan_chunks(ts):
-            plan.jobs.append((group, ts, chunk))
-    return plan
-
-
-def vintage_tables(spec: str, proto: dict[str, Any]) -> list[tuple[list[str], str | None]]:
-    """The line-ups of a vintage card, the agent first, each with the reason it is skipped.
-
-    The reason is None but for a mirror table.
-    """
-    tables: list[tuple[list[str], str | None]] = []
-    for bot in proto["opponents"]:
-        mirror = "a mirror table (the agent is this bot)" if bot == spec else None
-        tables.append(([spec] + [bot] * (proto["players"] - 1), mirror))
-    for mix in proto["mixed_tables"]:
-        mirror = "a mirror table (the agent is one of its bots)" if spec in mix else None
-        tables.append(([spec, *mix], mirror))
-    return tables
-
-
-def plan_vintage(plan: Plan, act_timeout: float | None = None) -> Plan:
-    """A vintage card's ``plan``, from :func:`make_plan`, filled with the card's games.
-
-    Refuses a real-time agent. ``act_timeout``: as :func:`plan_realtime`'s.
-    """
-    import agents
-    from agents.evaluate import agent_files
-    from agents.tournament import vintage as vt
-    from agents.vintage import registry as vintage_agents
-
-    spec, games, seed = plan.spec, plan.games, plan.seed
-    proto = ep.protocol("vintage", plan.version)
-    if agents.REALTIME.knows(spec):
-        raise EvaluationError(f"{spec!r} plays real-time Speed: evaluate it without --game vintage")
-    vintage_agents.parse_spec(spec)
-    plan.files.update(agent_files.source_files(spec))
-    with calling(spec, "building it", passthrough=(ValueError,)):
-        _, files = agent_files.files_read(lambda: vintage_agents.make(spec, seed=0))
-    plan.files.update(files)
-    for t, (lineup, reason) in enumerate(vintage_tables(spec, proto)):
-        group = f"table/{t}"
-        if reason:
-            plan.skipped[group] = reason
-            continue
-        others = tuple(dict.fromkeys(lineup[1:]))  # each bot once, in line-up order
-        settings = vt.VintageSettings(
-            agents=(spec, *others),
-            players=proto["players"],
-            games=games,
-            seed=seed,
-            # Else two agents would fill four seats every way (a a b b ...), not one line-up.
-            gauntlet=spec if len(others) == 1 else None,
-            options=tuple(sorted(proto["options"].items())),
-            act_timeout=act_timeout,
-        )
-        plan.groups[group] = {"kind": "table", "lineup": lineup, "settings": settings}
-        for chunk in vt.plan(settings):
-            plan.jobs.append((group, settings, chunk))
+            plan.jobs.append((group, ts, chunk, *_REALTIME_CHUNK))
     return plan
 
 
@@ -249,7 +190,7 @@ def make_plan(
     game: str = "realtime",
     games: int | None = None,
     seed: int | None = None,
-    version: int = ep.PROTOCOL_VERSION,
+    version: int = protocol.PROTOCOL_VERSION,
     act_timeout: float | None = None,
 ) -> Plan:
     """The plan of a card.
@@ -264,7 +205,7 @@ def make_plan(
         card's numbers, so the card does not record it.
     """
     positive_seconds(act_timeout)
-    proto = ep.protocol(game, version)
+    proto = protocol.protocol(game, version)
     games = proto["games"] if games is None else games
     least = proto.get("players", 2)
     if isinstance(games, bool) or not isinstance(games, int) or games < least:
@@ -275,8 +216,10 @@ def make_plan(
     seed = proto["seed"] if seed is None else seed
     # Whole deals only (each played once per seating): the card records the games played.
     games -= games % least
-    fill = plan_vintage if game == "vintage" else plan_realtime
-    return fill(Plan(game, spec, games, seed, version), act_timeout)
+    filled: Plan = protocol.card_game(game).fill(
+        Plan(game, spec, games, seed, version), act_timeout
+    )
+    return filled
 
 
 def run_plan(

@@ -2,10 +2,10 @@
 
 A report card is comparable with another only when both played the same
 protocol: the same opponents, rule sets, deals, games and reaction. So the
-protocol is not a set of flags but a constant, :data:`PROTOCOLS`, keyed by
-version; a change to anything in it makes a new version (the old one stays,
-so an old card can still be re-made). ``--games`` is the one knob, and the
-card records the games it used.
+protocol is not a set of flags but a constant, each game's ``protocols`` keyed by
+version (:data:`REALTIME_1` here; each game registers its :class:`CardGame`); a change to
+anything in it makes a new version (the old one stays, so an old card can still be
+re-made). ``--games`` is the one knob, and the card records the games it used.
 
 The manifest (:func:`manifest`) binds a card to what produced it: protocol
 version, game, env ids, kit version, the agent spec, the SHA-256 of every
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 PROTOCOL_VERSION = 1
 """The protocol ``speed evaluate`` plays unless told otherwise."""
@@ -61,32 +62,118 @@ REALTIME_1: dict[str, Any] = {
 }
 """Real-time Speed, protocol 1 (documented in docs/evaluate.md)."""
 
-VINTAGE_1: dict[str, Any] = {
-    "game": "vintage",
-    "players": 4,
-    "opponents": [
-        "vintage-random",
-        "vintage-greedy",
-        "vintage-tactician",
-        "vintage-search",
-        "vintage-expert",
-    ],
-    "mixed_tables": [
-        ["vintage-random", "vintage-greedy", "vintage-tactician"],
-        ["vintage-tactician", "vintage-search", "vintage-expert"],
-    ],
-    "games": 200,
-    "seed": 1,
-    "options": {},
-    "rating": {"bootstrap": 300, "scale": "Elo (400 points = 10:1 odds), anchors fixed"},
-}
-"""Vintage Speed, protocol 1: the agent against three copies of each reference bot at four
-seats, seats rotated over shared deals, and at two mixed tables."""
 
-PROTOCOLS: dict[int, dict[str, dict[str, Any]]] = {
-    1: {"realtime": REALTIME_1, "vintage": VINTAGE_1}
-}
-"""Every protocol version the kit can play, by version then game."""
+class CardGame(Protocol):
+    """One game's report card: its protocols and the pieces that plan, sum up, rate, check and
+    show it. Each game's plug-in registers one (:func:`register`, from :mod:`agents.games`);
+    the shared card code asks :func:`card_game` and names no game."""
+
+    @property
+    def name(self) -> str:
+        """The card's ``game`` (``realtime``)."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """The game in words (``Real-time Speed``)."""
+        ...
+
+    @property
+    def about(self) -> str:
+        """Its card in a few words, for ``--game``'s help (``four seats``)."""
+        ...
+
+    @property
+    def unit(self) -> str:
+        """What a card plays its games per (``pairing``, ``table``)."""
+        ...
+
+    @property
+    def protocols(self) -> dict[int, dict[str, Any]]:
+        """Its protocols by version, kept as data (a change makes a new version)."""
+        ...
+
+    @property
+    def env_mark(self) -> str | None:
+        """A text its env ids hold (``None``: the ids no other game's mark is in)."""
+        ...
+
+    @property
+    def figure_label(self) -> str:
+        """``report.png``'s x axis."""
+        ...
+
+    @property
+    def board_column(self) -> str:
+        """The leaderboard's column after the ratings."""
+        ...
+
+    def fill(self, plan: Any, act_timeout: float | None) -> Any:
+        """The plan (:class:`agents.evaluate.plan.Plan`) filled with the card's games."""
+        ...
+
+    def summarise(self, plan: Any, by_group: dict[str, list[Any]]) -> dict[str, Any]:
+        """The card's ``results`` from the chunk results by group."""
+        ...
+
+    def rate(self, card: dict[str, Any], anchors: dict[str, Any]) -> None:
+        """Put the anchored ratings and α-Rank into ``card["results"]`` (a copy, unsealed)."""
+        ...
+
+    def alpharank(self, card: dict[str, Any], pools: dict[str, Any]) -> dict[str, Any]:
+        """The card's ``alpharank`` entries, keyed as its ratings are."""
+        ...
+
+    def check(
+        self, c: Any, results: dict[str, Any], proto: dict[str, Any], agent: str, games: int
+    ) -> None:
+        """Check a card's ``results`` field by field, failing ``c`` (a card check) by name."""
+        ...
+
+    def sections(self) -> list[Callable[[dict[str, Any]], list[str]]]:
+        """``report.md``, section by section."""
+        ...
+
+    def figure_rows(self, card: dict[str, Any]) -> list[tuple[str, float, float, float]]:
+        """``report.png``'s rows: a name, a rate and its 95% interval."""
+        ...
+
+    def board_row(self, results: dict[str, Any]) -> dict[str, Any]:
+        """A leaderboard row's ``ratings`` and its own column's value from a card's results."""
+        ...
+
+    def board_cell(self, row: dict[str, Any]) -> str:
+        """The leaderboard's cell under :attr:`board_column`."""
+        ...
+
+    def anchor_keys(self, proto: dict[str, Any], only: list[str] | None) -> list[str]:
+        """The anchors' sections a pool run writes (``only``: those asked for)."""
+        ...
+
+    def anchor_pool(self, key: str, version: int, workers: int, progress: Any) -> dict[str, Any]:
+        """The reference pool's round robin of one section: its pairwise counts."""
+        ...
+
+
+_CARD_GAMES: dict[str, CardGame] = {}
+
+
+def register(game: CardGame) -> None:
+    """Add a game's report card (its plug-in does, as it is imported: OpenSpiel's way)."""
+    _CARD_GAMES[game.name] = game
+
+
+def card_games() -> list[CardGame]:
+    """The registered games' cards, in registration order (the default game first)."""
+    return list(_CARD_GAMES.values())
+
+
+def card_game(name: str) -> CardGame:
+    """The report card of the game ``name``."""
+    if name not in _CARD_GAMES:
+        raise ProtocolError(f"no {name!r} game to evaluate; games: {', '.join(_CARD_GAMES)}")
+    return _CARD_GAMES[name]
+
 
 TIMING_KEYS = ("timing",)
 """Top-level keys of ``report.json`` that hold measured time (left out of reproducibility)."""
@@ -97,14 +184,16 @@ class ProtocolError(ValueError):
 
 
 def protocol(game: str, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
-    """The protocol of ``game`` (``realtime`` or ``vintage``) at ``version``."""
-    if version not in PROTOCOLS:
+    """The protocol of ``game`` (a registered game's name) at ``version``."""
+    versions = sorted({v for g in _CARD_GAMES.values() for v in g.protocols})
+    if version not in versions:
         raise ProtocolError(
-            f"no evaluation protocol {version}; this kit has {', '.join(map(str, PROTOCOLS))}"
+            f"no evaluation protocol {version}; this kit has {', '.join(map(str, versions))}"
         )
-    if game not in PROTOCOLS[version]:
-        raise ProtocolError(f"no {game!r} game in protocol {version}; games: realtime, vintage")
-    return PROTOCOLS[version][game]
+    if game not in _CARD_GAMES or version not in _CARD_GAMES[game].protocols:
+        games = ", ".join(g.name for g in _CARD_GAMES.values() if version in g.protocols)
+        raise ProtocolError(f"no {game!r} game in protocol {version}; games: {games}")
+    return _CARD_GAMES[game].protocols[version]
 
 
 def kit_version() -> str:
@@ -133,8 +222,11 @@ def env_ids(game: str) -> list[str]:
     for table in registration.PETTINGZOO_ENVS.values():
         ids |= set(table)
     ids -= set(getattr(registration, "OUTDATED", {}))
-    # "intage": the ids spell it VintageSpeed-v0 and vintage_speed_v0.
-    return sorted(i for i in ids if ("intage" in i) == (game == "vintage"))
+    mark = card_game(game).env_mark
+    if mark is not None:
+        return sorted(i for i in ids if mark in i)
+    marks = [g.env_mark for g in _CARD_GAMES.values() if g.env_mark is not None]
+    return sorted(i for i in ids if not any(m in i for m in marks))
 
 
 def sha256_file(path: Path) -> str:

@@ -5,9 +5,9 @@ to text and PNG bytes; :func:`write_card` computes every file first and then
 writes each atomically, so an interrupted run leaves no half-written file.
 :func:`leaderboard` merges cards of one protocol version into a ranked table.
 
-The card's Markdown is a list of sections (:data:`REALTIME_SECTIONS`,
-:data:`VINTAGE_SECTIONS`), each a function of the card: a new measure (α-Rank,
-say) adds a section function there and its numbers under ``results``.
+The card's Markdown is a list of sections (:data:`REALTIME_SECTIONS`; each game's card,
+:meth:`agents.evaluate.protocol.CardGame.sections`), each a function of the card: a new
+measure (α-Rank, say) adds a section function there and its numbers under ``results``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from agents.alpharank import unseparated_note
 
 # CardError: cards that cannot be read, checked or merged (the message names the file).
 from agents.evaluate.card_check import CardError
+from agents.evaluate.protocol import card_game
 from agents.evaluate.replications import mark_replications, replication_label
 from agents.evaluate.report_text import (
     SKIP_REASON_CHARS,
@@ -38,19 +39,19 @@ from agents.runtime.interrupts import sigint_deferred
 
 
 # ------------------------------------------------------------------ report.md
-def _section(title: str, *lines: str) -> list[str]:
+def section(title: str, *lines: str) -> list[str]:
     return ["", f"## {title}", "", *lines]
 
 
-def _header(card: dict[str, Any]) -> list[str]:
+def header_section(card: dict[str, Any]) -> list[str]:
     m = card["manifest"]
-    games = "pairing" if card["game"] == "realtime" else "table"
+    game = card_game(card["game"])
     quick = "" if m["full_protocol"] else " (fewer than the protocol's: a quick card)"
     lines = [
         f"# Report card: {md_code(card['agent'])}",
         "",
-        f"{'Real-time' if card['game'] == 'realtime' else 'Vintage'} Speed, evaluation protocol "
-        f"{card['protocol']}; {m['games']} games per {games}{quick}; deals seeded "
+        f"{game.title}, evaluation protocol "
+        f"{card['protocol']}; {m['games']} games per {game.unit}{quick}; deals seeded "
         f"{m['seeds']['deals']}; kit {m['kit_version']}; manifest `{m['hash'][:16]}`.",
     ]
     if "results_hash" in card:
@@ -69,7 +70,7 @@ def _header(card: dict[str, Any]) -> list[str]:
 
 
 def _ratings(card: dict[str, Any]) -> list[str]:
-    lines = _section("Anchored rating")
+    lines = section("Anchored rating")
     lines += ["Elo scale, anchored on the reference pool's own results (docs/evaluate.md).", ""]
     lines += ["| rule set | rating | 95% interval | against |", "|---|---:|---|---|"]
     for rs, row in card["results"]["rule_sets"].items():
@@ -86,7 +87,7 @@ def _ratings(card: dict[str, Any]) -> list[str]:
 
 
 def _realtime_table(card: dict[str, Any]) -> list[str]:
-    lines = _section("Results per rule set and opponent")
+    lines = section("Results per rule set and opponent")
     lines += [
         "Win rate counts a draw as half; intervals are 95% (Wilson). Illegal: actions the agent "
         "chose that were not legal (played as a wait).",
@@ -125,7 +126,7 @@ def _latency(card: dict[str, Any]) -> list[str]:
         else f"**{be} ms**{ci}: {lat['meaning']} (`{lat['rule_set']}`, opponent "
         f"`{lat['opponent']}`; the agent's reaction swept)."
     )
-    return _section("Break-even latency against chain", text)
+    return section("Break-even latency against chain", text)
 
 
 def _cost(card: dict[str, Any]) -> list[str]:
@@ -135,15 +136,7 @@ def _cost(card: dict[str, Any]) -> list[str]:
         for k, v in cost.items()
         if k.startswith("batch_")
     )
-    return _section("Decision cost", f"CPU time per decision: {cells}.") if cost else []
-
-
-def _table_name(lineup: Sequence[str]) -> str:
-    """The agent's table-mates: ``3 × vintage-greedy``, or the mixed table's bots."""
-    others = lineup[1:]
-    if len(set(others)) == 1:
-        return f"{len(others)} × {others[0]}"
-    return " + ".join(others)
+    return section("Decision cost", f"CPU time per decision: {cells}.") if cost else []
 
 
 def _skip(reason: str) -> str:
@@ -151,43 +144,11 @@ def _skip(reason: str) -> str:
     return md_text(reason, SKIP_REASON_CHARS)
 
 
-def _vintage_table(card: dict[str, Any]) -> list[str]:
-    res = card["results"]
-    lines = _section("Tables (four seats, seats rotated over shared deals)")
-    if res.get("rating") is not None:
-        lines += [
-            f"Anchored rating: **{res['rating']:.0f}**{ci_text(res['rating_ci'], False)} "
-            f"(Elo scale, against {', '.join(res['against'])}).",
-            "",
-        ]
-    lines += [
-        "Finished ahead: share of seat-by-seat comparisons where the agent held fewer penalty "
-        "points (a tie half); intervals 95%, clustered by deal (finished ahead, penalty) or "
-        "Wilson (win rate).",
-        "",
-        "| table | games | finished ahead | mean penalty | win rate | truncated |",
-        "|---|---:|---|---|---|---:|",
-    ]
-    for t in res["tables"]:
-        name = _table_name(t["lineup"])
-        if "skipped" in t:
-            lines.append(f"| {name} | – | skipped: {_skip(t['skipped'])} | | | |")
-            continue
-        lines.append(
-            f"| {name} | {t['games']} | {pct_text(t['finished_ahead_rate'])}"
-            f"{ci_text(t['finished_ahead_ci'])} | {t['mean_penalty']:.1f}"
-            f"{ci_text(t['mean_penalty_ci'], False, 1)} | "
-            f"{pct_text(t['win_rate'])}{ci_text(t['win_rate_ci'])}"
-            f" | {t['truncations']} |"
-        )
-    return lines
-
-
-def _alpharank(card: dict[str, Any]) -> list[str]:
+def alpharank_section(card: dict[str, Any]) -> list[str]:
     ranks = card["results"].get("alpharank")
     if not ranks:
         return []
-    lines = _section("α-Rank beside the rating")
+    lines = section("α-Rank beside the rating")
     lines += [
         "OpenSpiel's α-Rank over the agent and the reference agents it played, from the same "
         "counts as the rating (the pool's own results and the agent's row): the agent's share "
@@ -213,7 +174,7 @@ def _alpharank(card: dict[str, Any]) -> list[str]:
     return lines + notes
 
 
-def _timing(card: dict[str, Any]) -> list[str]:
+def timing_section(card: dict[str, Any]) -> list[str]:
     wall = card["timing"].get("wall_s")
     return [] if wall is None else ["", f"Made in {wall:.0f} s (wall clock)."]
 
@@ -242,38 +203,28 @@ def _human(card: dict[str, Any]) -> list[str]:
 
 Section = Callable[[dict[str, Any]], list[str]]
 REALTIME_SECTIONS: list[Section] = [
-    _header, _ratings, _alpharank, _realtime_table, _latency, _cost, _human, _timing
+    header_section, _ratings, alpharank_section, _realtime_table, _latency, _cost, _human,
+    timing_section,
 ]  # fmt: skip
 """The real-time card's Markdown, section by section."""
-VINTAGE_SECTIONS: list[Section] = [_header, _vintage_table, _alpharank, _timing]
-"""The vintage card's Markdown, section by section."""
 
 
 def markdown(card: dict[str, Any]) -> str:
     """``report.md``: the card on one page."""
-    sections = VINTAGE_SECTIONS if card["game"] == "vintage" else REALTIME_SECTIONS
+    sections = card_game(card["game"]).sections()
     return "\n".join(line for section in sections for line in section(card)) + "\n"
 
 
 # ------------------------------------------------------------------ report.png
 def figure_png(card: dict[str, Any]) -> bytes:
     """``report.png``: win rate with 95% intervals per opponent and rule set.
-    Vintage plots the finished-ahead rate; real time adds the win rate against chain by latency."""
+    The rows are the game's card's (:meth:`~agents.evaluate.protocol.CardGame.figure_rows`);
+    a card with a latency sweep adds its win rate against chain by latency."""
     from agents.runtime import plotting
 
-    realtime = card["game"] == "realtime"
-    rows: list[tuple[str, float, float, float]] = []
-    if realtime:
-        for rs, row in card["results"]["rule_sets"].items():
-            for opp, r in row.get("opponents", {}).items():
-                if "games" in r:
-                    rows.append((f"{rs} · {opp}", r["win_rate"], *r["win_rate_ci"]))
-    else:
-        for t in card["results"]["tables"]:
-            if "games" in t:
-                name = _table_name(t["lineup"])
-                rows.append((name, t["finished_ahead_rate"], *t["finished_ahead_ci"]))
-    lat = card["results"].get("latency", {}) if realtime else {}
+    game = card_game(card["game"])
+    rows = game.figure_rows(card)
+    lat = card["results"].get("latency", {})
     curve = bool(lat.get("points"))
     fig, axes = plotting.figure(
         11 if curve else 6.5, 0.8 + 0.32 * max(len(rows), 6), ncols=2 if curve else 1
@@ -290,7 +241,7 @@ def figure_png(card: dict[str, Any]) -> bytes:
     ax.axvline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_yticks(y, [r[0] for r in rows], fontsize=8)
     ax.set_xlim(0, 1)
-    ax.set_xlabel("win rate (draw = ½), 95% interval" if realtime else "finished-ahead rate, 95%")
+    ax.set_xlabel(game.figure_label)
     ax.set_title(plain_label(f"{card['agent']} · protocol {card['protocol']}"), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     if curve:
@@ -412,17 +363,7 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
             "games": c["manifest"]["games"],
             "manifest": c["manifest"]["hash"][:16],
         }
-        if game == "realtime":
-            row["ratings"] = {
-                rs: (r.get("rating"), r.get("rating_ci")) for rs, r in res["rule_sets"].items()
-            }
-            row["break_even_ms"] = res["latency"].get("break_even_ms")
-        else:
-            row["ratings"] = {"4p": (res.get("rating"), res.get("rating_ci"))}
-            tables = [t for t in res["tables"] if "games" in t]
-            row["finished_ahead"] = (
-                sum(t["finished_ahead_rate"] for t in tables) / len(tables) if tables else None
-            )
+        row.update(card_game(game).board_row(res))
         rows.append(row)
     notes += mark_replications(rows, cards)
     first = next(iter(rows[0]["ratings"]))
@@ -441,12 +382,11 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
 def leaderboard_md(board: dict[str, Any]) -> str:
     """The leaderboard as a Markdown table, ranked by the first rule set's rating."""
     rule_sets = list(board["rows"][0]["ratings"])
-    realtime = board["game"] == "realtime"
+    game = card_game(board["game"])
     head = ["#", "agent", *[f"rating {rs}" for rs in rule_sets]]
-    head += ["break-even ms vs chain"] if realtime else ["finished ahead (mean of tables)"]
-    head += ["games", "manifest"]
+    head += [game.board_column, "games", "manifest"]
     lines = [
-        f"# Leaderboard: {'real-time' if realtime else 'vintage'} Speed, protocol "
+        f"# Leaderboard: {game.title[:1].lower()}{game.title[1:]}, protocol "
         f"{board['protocol']} (ranked by the {board['rank_by']} rating, 95% intervals)",
         "",
         "| " + " | ".join(head) + " |",
@@ -457,9 +397,7 @@ def leaderboard_md(board: dict[str, Any]) -> str:
         for rs in rule_sets:
             r, ci = row["ratings"].get(rs, (None, None))
             cells.append("–" if r is None else f"{r:.0f}{ci_text(ci, False)}")
-        cells.append(
-            num_text(row.get("break_even_ms")) if realtime else pct_text(row["finished_ahead"])
-        )
+        cells.append(game.board_cell(row))
         cells += [str(row["games"]), f"`{row['manifest']}`"]
         lines.append("| " + " | ".join(cells) + " |")
     if board.get("notes"):

@@ -5,9 +5,8 @@ The plan is a :class:`~agents.evaluate.plan.Plan`.
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
 (``us``/``pagat``) and the illegal actions; the latency sweep's points and its
-break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`). Vintage: per
-table, the finished-ahead rate, the mean penalty and the win rate with their
-intervals, and the agent's seat-by-seat comparisons with each bot. The ratings
+break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`). Another
+game's results are its card's (:mod:`agents.evaluate.vintage`: per table). The ratings
 are :func:`agents.evaluate.make_card.rate`'s. Importable from :mod:`agents.evaluate.make_card`.
 """
 
@@ -18,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import protocol as ep
-from agents.evaluate.plan import Plan, vintage_tables
-from agents.tournament import realtime as tournament
+from agents.evaluate import protocol
+from agents.evaluate.plan import Plan
+from agents.tournament import realtime
 
 
-def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, Any]:
+def _pairing_row(settings: realtime.Settings, chunks: list[Any]) -> dict[str, Any]:
     from agents.stats import wilson_interval
 
     chunks = sorted(chunks, key=lambda c: c.chunk.start)  # workers finish in any order
@@ -46,7 +45,7 @@ def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, 
         "illegal_per_game": illegal / games if games else 0.0,
     }
     if settings.match:
-        matches, left = tournament.pairing_matches(settings, chunks).get(0, ([], 0))
+        matches, left = realtime.pairing_matches(settings, chunks).get(0, ([], 0))
         won = sum(1 for w, _ in matches if w > 0)
         mlo, mhi = wilson_interval(won, len(matches))
         row["match"] = {
@@ -60,7 +59,7 @@ def _pairing_row(settings: tournament.Settings, chunks: list[Any]) -> dict[str, 
 
 
 def _settings_of(plan: Plan, group: str) -> Any:
-    return next(s for g, s, _ in plan.jobs if g == group)
+    return next(job[1] for job in plan.jobs if job[0] == group)
 
 
 def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
@@ -71,7 +70,7 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
     from agents.reaction_sweep.summary import summarise
     from agents.reaction_sweep.work import PointResult
 
-    proto = ep.protocol("realtime", plan.version)
+    proto = protocol.protocol("realtime", plan.version)
     samples = proto["rating"]["bootstrap"]
     out: dict[str, Any] = {}
     for rs in proto["rule_sets"]:
@@ -139,66 +138,3 @@ def finite_interval(ci: Any) -> list[float] | None:
     if ci is None or len(ci) != 2 or not all(math.isfinite(float(v)) for v in ci):
         return None
     return [float(v) for v in ci]
-
-
-def summarise_vintage(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:
-    """The vintage card's results: per table, and the agent's comparisons with each bot.
-
-    The comparisons are seat by seat, all tables together. The rating is :func:`rate`'s.
-    """
-    from agents.stats import clustered_mean, wilson_interval
-    from agents.tournament.vintage_stats import comparisons, game_table
-
-    proto = ep.protocol("vintage", plan.version)
-    tables: list[dict[str, Any]] = []
-    per_bot: dict[str, list[float]] = {}  # bot -> [wins, draws, comparisons]
-    for t, (lineup, _) in enumerate(vintage_tables(plan.spec, proto)):
-        group = f"table/{t}"
-        if group in plan.skipped:
-            tables.append({"lineup": lineup, "skipped": plan.skipped[group]})
-            continue
-        settings = plan.groups[group]["settings"]
-        table = game_table(by_group[group], settings.deals)
-        comp = comparisons(table)
-        # The agent is index 0; where it is the b side, its score is 1 - a's.
-        mine_a, mine_b = comp.a == 0, comp.b == 0
-        scores = np.concatenate([comp.score_a[mine_a], 1.0 - comp.score_a[mine_b]])
-        clusters = np.concatenate([comp.cluster[mine_a], comp.cluster[mine_b]])
-        ahead, lo, hi = clustered_mean(scores, clusters)
-        others = np.concatenate([comp.b[mine_a], comp.a[mine_b]])
-        for k, name in enumerate(settings.agents):
-            if k == 0:
-                continue  # the agent itself
-            s = scores[others == k]
-            acc = per_bot.setdefault(name, [0.0, 0.0, 0.0])
-            acc[0] += float((s == 1).sum())
-            acc[1] += float((s == 0.5).sum())
-            acc[2] += float(s.size)
-        seats = table.seating == 0
-        finished = ~table.truncated
-        seat_idx = np.arange(table.seating.shape[1])
-        g_idx, s_idx = np.nonzero(seats & finished[:, None])
-        pen, plo, phi = clustered_mean(table.penalty[g_idx, s_idx], table.cluster[g_idx])
-        n = int(seats.sum())
-        wins = int((seats & (table.winner[:, None] == seat_idx[None, :])).sum())
-        wlo, whi = wilson_interval(wins, n)
-        tables.append(
-            {
-                "lineup": lineup,
-                "games": len(table.winner),
-                "truncations": int(table.truncated.sum()),
-                "finished_ahead_rate": ahead,
-                # Clustered intervals are normal-approximation: clipped to a share's range.
-                "finished_ahead_ci": [max(0.0, lo), min(1.0, hi)],
-                "mean_penalty": pen,
-                "mean_penalty_ci": [plo, phi],
-                "wins": wins,
-                "win_rate": wins / n if n else 0.0,
-                "win_rate_ci": [wlo, whi],
-            }
-        )
-    counts = {
-        bot: {"wins": int(w), "draws": int(d), "games": int(g)}
-        for bot, (w, d, g) in per_bot.items()
-    }
-    return {"tables": tables, "comparisons": counts}  # the rating: rate()

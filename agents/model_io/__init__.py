@@ -11,7 +11,9 @@
 - :mod:`~agents.model_io.rankwise`: :class:`RankwisePolicy`, the rank-relative network in numpy.
 - :mod:`~agents.model_io.sb3_import`: SB3 ``.zip`` models, loaded only when trusted.
 - :mod:`~agents.model_io.learned`: the learned agents built from model files (``ppo:PATH``,
-  ``trained``, ``selfplay``, ``vintage-expert``).
+  ``trained``, ``selfplay``).
+- :mod:`~agents.model_io.vintage`: Vintage Speed's model files (``vintage-ppo:PATH``,
+  ``vintage-expert``).
 
 The package re-exports the public names of the module it replaced (``agents.model_io``).
 """
@@ -25,14 +27,11 @@ from agents.model_io.kit_model import (
     copy_model,
     library_versions,
     load_policy,
-    load_vintage_policy,
     manifest_path_of,
     model_paths,
     read_model,
     save_model,
-    save_vintage_model,
     tensor_shapes,
-    vintage_signature,
     write_model,
 )
 from agents.model_io.manifest import (
@@ -45,6 +44,7 @@ from agents.model_io.manifest import (
 from agents.model_io.mlp import ACTIVATIONS, MLPPolicy
 from agents.model_io.rules_signature import check_signature, signature, signature_key
 from agents.model_io.tensor_file import ModelFormatError, write_safetensors
+from agents.model_io.vintage import load_vintage_policy, save_vintage_model, vintage_signature
 
 __all__ = [
     "ACTIVATIONS",

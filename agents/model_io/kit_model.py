@@ -3,7 +3,7 @@
 The numpy MLP that plays a model is :mod:`agents.model_io.mlp`; the bytes of
 its weights file (safetensors) and the atomic commit of the two files,
 :mod:`agents.model_io.tensor_file`; the agents built from model files (``ppo:PATH``,
-``trained``, ``vintage-ppo:PATH``), :mod:`agents.model_io.learned`; the signature a
+``trained``), :mod:`agents.model_io.learned`; the signature a
 model must match, :mod:`agents.model_io.rules_signature`; reading SB3 ``.zip`` files,
 :mod:`agents.model_io.sb3_import` (:func:`convert_sb3_zip` here writes one in the
 kit's format).
@@ -73,9 +73,9 @@ before a field was appended to the observation (the bundled one predates
 ``rules``) keeps its layout in the manifest and is fed the first ``obs_dim``
 floats, which hold that layout unchanged; fields are matched by name.
 
-A vintage model (:func:`save_vintage_model`) is the same two files, with
-``game: "vintage"``, the vintage options in ``rules`` and the vintage
-signature in ``observation``; :func:`load_vintage_policy` plays it.
+A model of another game is the same two files, with its ``game`` named in the manifest, its
+own options in ``rules`` and its own signature in ``observation``; its game's room writes and
+plays it (:mod:`agents.model_io.vintage`).
 
 A stable-baselines3 ``.zip`` loads only when the caller says it is trusted
 (``ppo:PATH.zip?trust``): unpickling can run code.
@@ -89,7 +89,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -113,23 +113,20 @@ from agents.model_io.tensor_file import (
 from speed_env.registration import made_with
 from speed_env.rules import Rules
 
-if TYPE_CHECKING:
-    from speed_env.vintage import VintageRules
-
 BUNDLED = Path(__file__).parent.parent / "models" / "trained.json"  # agents/models
 
 
 # ----------------------------------------------------------------- manifest
 def library_versions() -> dict[str, str]:
     """Versions of the libraries that matter for a saved model (those importable now)."""
-    import importlib.metadata as md
     import platform
+    from importlib import metadata
 
     out = {"python": platform.python_version()}
     for dist in ("speed-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium"):
         # The [train] libraries are optional: a play-only install records what it has.
-        with contextlib.suppress(md.PackageNotFoundError):
-            out[dist] = md.version(dist)
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[dist] = metadata.version(dist)
     return out
 
 
@@ -344,76 +341,3 @@ def convert_sb3_zip(
         activation=activation,
         training={"converted_from": str(path)},
     )
-
-
-# ----------------------------------------------------------------- vintage models
-def vintage_signature(rules: VintageRules | None = None) -> dict[str, Any]:
-    """The observation/action signature a vintage model must match.
-
-    Any table size fits: the layout is padded.
-    """
-    from speed_env.vintage import Actions, ObservationLayout, make_vintage_rules
-
-    # The padded layout is the same for every table, so any rules build the signature.
-    rules = rules or make_vintage_rules(4, 1)
-    layout = ObservationLayout(rules.pack)
-    return {
-        "game": "vintage",
-        "obs_dim": layout.size,
-        "n_actions": Actions(rules.pack).n,
-        "layout": [[name, s.start, s.stop] for name, s in layout.slices.items()],
-        "pack": rules.pack.name,
-    }
-
-
-def save_vintage_model(
-    path: str | os.PathLike[str],
-    tensors: Mapping[str, np.ndarray],
-    *,
-    rules: VintageRules,
-    hidden: list[int],
-    activation: str,
-    training: dict[str, Any] | None = None,
-) -> Path:
-    """Write a vintage model; returns the manifest's path.
-
-    The same two files as :func:`save_model`, so :func:`read_model` checks them, with:
-
-    - ``rules``: the vintage options;
-    - ``observation``: the vintage signature.
-    """
-    manifest = {
-        "game": "vintage",
-        **made_with("vintage"),
-        "rules": {
-            "game": "vintage",
-            "num_players": rules.num_players,
-            "may_draw_when_able": rules.may_draw_when_able,
-            "rebuild_pack": rules.rebuild_pack,
-            "max_turns": rules.max_turns,
-            "pack": rules.pack.name,
-        },
-        "observation": vintage_signature(rules),
-        "net": {"kind": "mlp", "hidden": [int(h) for h in hidden], "activation": activation},
-        "versions": library_versions(),
-        "training": training or {},
-    }
-    return write_model(path, tensors, manifest)
-
-
-def load_vintage_policy(
-    path: str | os.PathLike[str], *, seed: int | None = None, sample: bool = False
-) -> MLPPolicy:
-    """A saved vintage model as a batch Policy, numpy only.
-
-    Refused, naming the field, when it does not fit Vintage Speed with the default pack.
-    """
-    tensors, manifest, where = read_model(path)
-    have, want = manifest["observation"], vintage_signature()
-    for key in ("obs_dim", "n_actions", "layout"):
-        if have.get(key) != want[key]:
-            raise ModelFormatError(
-                f"{where} does not fit Vintage Speed with the default pack ({key}: the model has "
-                f"{have.get(key)!r}, the game {want[key]!r}); a real-time model plays as ppo:PATH"
-            )
-    return as_policy(tensors, manifest, where, seed=seed, sample=sample)

@@ -1,5 +1,5 @@
-"""The learned agents of both games, built from model files: ``ppo:PATH``, ``trained``,
-``vintage-ppo:PATH``.
+"""The learned agents built from model files: ``ppo:PATH``, ``trained`` (another game's
+are its room's, :mod:`agents.model_io.vintage`).
 
 Reading and checking the files is :mod:`agents.model_io.kit_model`'s; this parses the
 specs' arguments (``?sample``, ``?trust``) and picks the bundled model that
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.model_io import kit_model as model_io
-from agents.model_io.kit_model import load_policy, load_vintage_policy
+from agents.model_io import kit_model
+from agents.model_io.kit_model import load_policy
 from agents.model_io.manifest import read_manifest
 from agents.model_io.mlp import MLPPolicy
 from agents.model_io.rules_signature import check_signature
@@ -20,7 +20,7 @@ from speed_env.observation import rules_tag, tag_label
 from speed_env.rules import Rules
 
 
-def _flags(arg: str, spec: str, known: tuple[str, ...]) -> tuple[str, set[str]]:
+def spec_flags(arg: str, spec: str, known: tuple[str, ...]) -> tuple[str, set[str]]:
     """``PATH`` and the options after ``?`` (joined by ``&`` or ``?``) of a spec's argument."""
     path, _, query = arg.partition("?")
     flags = {f for f in query.replace("&", "?").split("?") if f}
@@ -37,7 +37,7 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
 
     Options come after ``?``, joined by ``&`` or ``?``.
     """
-    path, flags = _flags(arg, "ppo", ("trust", "sample"))
+    path, flags = spec_flags(arg, "ppo", ("trust", "sample"))
     if not path:
         raise ModelFormatError(
             "ppo needs a model path: ppo:PATH.json (or ppo:PATH.zip?trust for an SB3 file)"
@@ -47,21 +47,13 @@ def policy_from_spec_arg(arg: str, rules: Rules, seed: int | None) -> MLPPolicy:
     )
 
 
-def vintage_policy_from_spec_arg(arg: str, seed: int | None = None) -> MLPPolicy:
-    """The ``vintage-ppo:PATH[?sample]`` agent: a saved vintage model as a batch Policy."""
-    path, flags = _flags(arg, "vintage-ppo", ("sample",))
-    if not path:
-        raise ModelFormatError("vintage-ppo needs a model path: vintage-ppo:PATH.json")
-    return load_vintage_policy(path, seed=seed, sample="sample" in flags)
-
-
 def bundled_models() -> list[Path]:
     """The manifests of every bundled model.
 
-    ``model_io.BUNDLED``, the default, comes first, then the other ``*.json`` manifests beside
+    ``kit_model.BUNDLED``, the default, comes first, then the other ``*.json`` manifests beside
     it, by name.
     """
-    default = model_io.BUNDLED  # read at call time: a test bundles its own
+    default = kit_model.BUNDLED  # read at call time: a test bundles its own
     others = sorted(p for p in default.parent.glob("*.json") if p != default)
     return ([default] if default.exists() else []) + others
 
@@ -72,7 +64,7 @@ def bundled_policy(rules: Rules, seed: int | None, arg: str = "") -> MLPPolicy:
     It is the first of :func:`bundled_models` that can play them. When none fits, or none is
     bundled, a clear error names each bundled model and what it was trained on.
     """
-    models, bundled = bundled_models(), model_io.BUNDLED
+    models, bundled = bundled_models(), kit_model.BUNDLED
     if not models:
         raise ModelFormatError(
             f"the bundled model {bundled} is missing: this copy of the kit ships without a "

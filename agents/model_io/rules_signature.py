@@ -43,10 +43,11 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
     - an observation layout this version does not start with;
     - rules it was not trained under.
     """
-    if manifest.get("game") == "vintage":  # its rules name no real-time preset to check
+    game = manifest.get("game", "speed")
+    if game != "speed":  # another game's model: its rules name no real-time preset to check
         raise ModelFormatError(
-            f"{where} is a Vintage Speed model, not one for real-time Speed; play it as "
-            "vintage-ppo:PATH"
+            f"{where} is a model of the game {game!r}, not one for real-time Speed; play it "
+            "with that game's model agent (speed agents lists them)"
         )
     have, want = manifest["observation"], signature(rules)
     trained = manifest.get("rules", {})

@@ -76,7 +76,7 @@ def sb3_policy_tensors(policy: Any) -> tuple[dict[str, np.ndarray], list[int], s
     Refuses anything but the plain ``MlpPolicy`` shape (Linear/activation
     stacks for the actor and the critic, no shared layers).
     """
-    import torch.nn as nn
+    from torch import nn
 
     extractor = policy.mlp_extractor
     acts = {nn.Tanh: "tanh", nn.ReLU: "relu"}

@@ -22,7 +22,7 @@ class ModelVersion:
 
     env_id: str | None
     """The env id it was trained on; None when the manifest predates 1.0.0 (a revision of
-    ``speed_v0`` or ``vintage_speed_v0``, not recorded)."""
+    a game's first env id, ``speed_v0`` …, not recorded)."""
     kit_version: str
     """The kit's version that wrote it, or :data:`PRE_1_0`."""
 

@@ -1,6 +1,6 @@
 """Run independent, deterministic jobs here or on a Ray cluster.
 
-What finished is kept on Ctrl-C. Tournaments, vintage tournaments and reaction sweeps cut
+What finished is kept on Ctrl-C. Tournaments of every game and reaction sweeps cut
 their work into chunks that are pure functions of their inputs; this runs them and hands back
 the results in job order, so the outcome is the same for any number of workers and on either
 backend:

@@ -164,8 +164,8 @@ def checked_act(
 
     ``where`` says what is being played (``a vs b, seat 1``); ``rows(i)``
     names row ``i``'s game (``deal 17``) for a row whose action is wrong.
-    ``legal_only`` requires every action to be allowed by ``mask`` (Vintage
-    Speed, where an illegal action is an error; a real-time illegal action is a
+    ``legal_only`` requires every action to be allowed by ``mask`` (a turn-based
+    game, where an illegal action is an error; a real-time illegal action is a
     counted wait). ``timeout``: seconds per call (see the module docstring).
     Raises :class:`AgentFailure`.
     """

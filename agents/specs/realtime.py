@@ -17,7 +17,7 @@ from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
 
-REALTIME = Registry(REALTIME_GAME)
+REALTIME = Registry(REALTIME_GAME, model_kind="ppo")
 """The real-time agent kinds; ``build(rules, seed, arg)``."""
 register = REALTIME.register
 
@@ -73,9 +73,9 @@ def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     See agents/openspiel_bots.py.
     """
-    from agents.openspiel_bots import RealtimeOpenSpielSeat, bot_factory
+    from agents.openspiel_bots import REALTIME_BOTS, RealtimeOpenSpielSeat, bot_factory
 
-    return RealtimeOpenSpielSeat(rules, bot_factory(arg, "realtime"), seed)
+    return RealtimeOpenSpielSeat(rules, bot_factory(arg, REALTIME_BOTS, REALTIME.game), seed)
 
 
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:

@@ -2,13 +2,13 @@
 
 A spec is ``name[:arg][@tail]``: the agent's name, optionally an argument
 (``ppo:PATH``, ``chain:run=1``) and after ``@`` either a reaction profile (ms
-or a preset name, real-time Speed) or a search budget (``vintage-search@32``)
+or a preset name, real-time Speed) or a search budget (``search@32``)
 for an agent registered with ``budget``. A real-time spec may also declare its thinking cost
 after ``@``, ``chain@think=5ms`` or ``chain@pro@think=5ms`` (:mod:`agents.think.declared`).
 A user's own agent, ``py:PATH.py:NAME`` or ``package.module:NAME``
-(:mod:`agents.specs.user_files`), is understood by both registries: the game it plays is the
-one it is built for. :mod:`agents` holds the real-time registry,
-:mod:`agents.vintage.registry` the vintage one; each builds its own game's bots only.
+(:mod:`agents.specs.user_files`), is understood by every registry: the game it plays is the
+one it is built for. Each game's room holds its registry (:mod:`agents.specs.realtime` ...),
+which builds its own game's bots only; :mod:`agents.games.registry` asks them all.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from agents.errors import AgentSpecError
-from agents.specs import user_files as user_agents
+from agents.specs import user_files
 from agents.think.declared import split_think
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
 
@@ -36,15 +36,20 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or "\\" in text or text.lower().endswith(_MODEL_SUFFIXES)
 
 
-def bare_path_error(spec: str) -> AgentSpecError:
-    """The error for a model file given where an agent spec belongs: it shows the spellings.
+class BarePathError(AgentSpecError):
+    """A model file given where an agent spec belongs; the message shows the spellings."""
 
-    A bare path is refused rather than guessed: the same file name could be a real-time or a
-    vintage model, and the spec names which (``ppo:`` or ``vintage-ppo:``)."""
+
+def bare_path_error(spec: str, kinds: list[tuple[str, str]]) -> BarePathError:
+    """The error for a model file given where an agent spec belongs: it shows the spellings,
+    one per ``(agent kind, game)`` of ``kinds`` that plays a saved model.
+
+    A bare path is refused rather than guessed: the same file name could be a model of any
+    game, and the spec names which (``ppo:`` ...)."""
     path = spec.strip()
-    return AgentSpecError(
-        f"{path!r} is a file, not an agent spec: name a saved model by its kind, "
-        f"ppo:{path} (real-time Speed) or vintage-ppo:{path} (Vintage Speed)"
+    spellings = " or ".join(f"{kind}:{path} ({game})" for kind, game in kinds)
+    return BarePathError(
+        f"{path!r} is a file, not an agent spec: name a saved model by its kind, {spellings}"
     )
 
 
@@ -93,15 +98,15 @@ def spec_settings(kind: str, arg: str, parse: Callable[[], _T]) -> _T:
 class AgentEntry:
     """How to build one kind of agent: ``build(context, seed, arg)``.
 
-    ``context`` is what the game's bots need to be built (the real-time rules;
-    nothing for a vintage bot).
+    ``context`` is what the game's bots need to be built (the real-time rules; nothing for a
+    game whose bots read one default observation).
     """
 
     name: str
     description: str
     build: Callable[..., Any]
     budget: bool = False
-    """``@`` in its spec is a search budget (``vintage-search@32``), not a reaction profile."""
+    """``@`` in its spec is a search budget (``search@32``), not a reaction profile."""
 
 
 @dataclass(frozen=True)
@@ -119,9 +124,11 @@ class AgentSpec:
 class Registry:
     """The agent kinds of one game, by name."""
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, model_kind: str | None = None) -> None:
         self.game = game
         """The game in words, for error messages (``real-time Speed``)."""
+        self.model_kind = model_kind
+        """The kind that plays a saved model file (``ppo``), if the game has one."""
         self.entries: dict[str, AgentEntry] = {}
 
     def register(
@@ -154,12 +161,13 @@ class Registry:
         body, _, reaction_text = text.partition("@")
         name, _, arg = body.partition(":")
         # A user's spec first: ``py:dir/bot.py:Bot`` would otherwise look like a file path.
-        if name not in self.entries and user_agents.is_user_spec(text):
+        if name not in self.entries and user_files.is_user_spec(text):
             return self._parse_user(text)
         if name not in self.entries and body.strip().lower().endswith(".py"):
             raise python_file_error(body)
         if name not in self.entries and _looks_like_path(body):
-            raise bare_path_error(spec)
+            kinds = [] if self.model_kind is None else [(self.model_kind, self.game)]
+            raise bare_path_error(spec, kinds)
         if name not in self.entries:
             raise AgentSpecError(
                 f"unknown agent {name!r} in spec {spec!r}; {self.game} agents: "
@@ -179,7 +187,7 @@ class Registry:
 
     def _parse_user(self, text: str) -> AgentSpec:
         """A user's agent (``py:PATH.py:NAME``, ``package.module:NAME``): checked in shape only."""
-        parsed = user_agents.parse(text)
+        parsed = user_files.parse(text)
         reaction, think, tail = None, None, parsed.tail
         if tail and self.game == REALTIME_GAME:
             tail, think = split_think(text, tail)
@@ -206,7 +214,7 @@ class Registry:
         if parsed.name in self.entries:
             policy = self.entries[parsed.name].build(context, seed, parsed.arg)
         else:  # a user's agent: its file or module is loaded now
-            policy = user_agents.build(parsed.text, context, seed)
+            policy = user_files.build(parsed.text, context, seed)
         try:
             policy.reaction = parsed.reaction
             policy.spec = parsed.text

@@ -7,11 +7,11 @@ The grammar (what the registries try first, so no registered name is shadowed):
   *last* ``:``), ``NAME`` is a Python identifier.
 - ``MODULE:NAME[@TAIL]``: ``MODULE`` is a dotted import path with at least one
   dot (``my_pkg.bots``) and ``NAME`` an identifier. Registered agent names hold
-  no dot (``chain``, ``vintage-search``), so ``chain:run=1``, ``ppo:model.json``
+  no dot (``chain``, ``search``), so ``chain:run=1``, ``ppo:model.json``
   and ``search:wait=0`` stay what they were; a top-level module (``my_bot``) is
   given as a file, ``py:my_bot.py:NAME``.
 - ``@TAIL`` is a reaction profile (``py:bot.py:Bot@pro``) in real-time Speed;
-  a vintage agent takes none.
+  an agent of a game without reaction profiles takes none.
 
 ``NAME`` is looked up in the file or module and turned into a policy:
 
@@ -22,7 +22,7 @@ The grammar (what the registries try first, so no registered name is shadowed):
 - any other callable is a factory, called with ``(rules, seed)``.
 
 ``rules`` is the real-time :class:`~speed_env.rules.Rules` the agent plays, or
-``None`` in Vintage Speed (whose bots read the default pack's observation);
+``None`` in a game without rules objects (whose bots read its default observation);
 ``seed`` is an int or ``None``. What the call returns must have ``act``. A file
 or name that cannot be loaded is an :class:`UserAgentError` naming the file (or
 module) and what is missing. The class or factory refuses rules it does not
@@ -226,7 +226,10 @@ def check_policy(obj: Any, what: str) -> None:
 
 
 def build(spec: str, rules: Any, seed: int | None) -> Any:
-    """The policy a user spec names, for ``rules`` (``None`` in Vintage Speed) and ``seed``."""
+    """The policy a user spec names, for ``rules`` and ``seed``.
+
+    ``rules`` is ``None`` in a game without rules objects.
+    """
     parsed = parse(spec)
     module = _exec_file(parsed) if parsed.kind == "file" else _import(parsed)
     label = f"{parsed.name!r} in {parsed.where}"

@@ -1,5 +1,7 @@
 """Tournaments of both games on one chunked harness, with the chunk log and the reports.
 
+- :mod:`~agents.tournament.game`: the :class:`Game` protocol a game plugs in by, and the
+  :class:`TournamentRequest` every game reads.
 - :mod:`~agents.tournament.harness`: plan the chunks, play them on any backend, merge in order.
 - :mod:`~agents.tournament.realtime`: real-time round robins and gauntlets on ``BatchEnv``,
   paired deals, match points.
@@ -9,6 +11,8 @@
   rows, rated agents.
 - :mod:`~agents.tournament.vintage_stats`: a vintage tournament's statistics, pure functions
   over its per-game table.
+- :mod:`~agents.tournament.run_folder`: a tournament's life in its output folder (lock,
+  chunk log, resume, status, result files): :func:`~agents.tournament.run_folder.play`.
 - :mod:`~agents.tournament.chunk_log`: each finished chunk written as it finishes, for
   ``--resume``.
 - :mod:`~agents.tournament.chunk_checks`: what a logged chunk must hold before a resume trusts it.

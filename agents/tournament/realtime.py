@@ -3,7 +3,7 @@
 Every pairing plays the same deals, and each deal twice with seats swapped,
 so the luck of the deal cancels out of every comparison. The work is cut
 into fixed chunks (a pairing, the line-up of :mod:`agents.tournament.harness`,
-and a range of deals) and run by that harness, shared with the vintage
+and a range of deals) and run by that harness, shared with every game's
 tournament: the results are identical for any number of worker processes, and
 an interrupted run keeps every finished chunk.
 
@@ -151,7 +151,7 @@ def _play(
     Every call into an agent is attributed (:mod:`agents.specs.guarded`): a failure is one
     :class:`~agents.runtime.failures.AgentFailure` naming the agent, the seat and the deals.
     """
-    import agents
+    from agents.specs.realtime import REALTIME
 
     last = start + count - 1
     where = [f"{specs[0]} vs {specs[1]}, seat {p}, deals {start}-{last}" for p in range(2)]
@@ -161,7 +161,7 @@ def _play(
     bots, reactions = [], []
     for p, spec in enumerate(specs):
         with calling(spec, "building it", where[p]):
-            bots.append(agents.make(spec, settings.rules, seed=policy_seed + p))
+            bots.append(REALTIME.make(spec, settings.rules, policy_seed + p))
             reactions.append(seat_profile(bots[p], spec, settings.reaction, settings.think))
     # No autoreset: each deal is played once, and a finished game waits, over, for the rest.
     env = BatchEnv(
@@ -435,7 +435,7 @@ def summarise(
     matches = []
     for k, (a, b) in enumerate(pairs):
         # A pairing's games are independent draws on paired deals: a plain Wilson interval
-        # (vintage's rotations share a deal's cards and are clustered instead).
+        # (seat rotations sharing a deal's cards would be clustered instead).
         row = head_to_head(
             settings.agents, a, b, (wins, draws, games), lambda _a, _b, s, m: wilson_interval(s, m)
         )

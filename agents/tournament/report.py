@@ -12,13 +12,13 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.runtime import plotting
 from agents.runtime.files import write_atomic
 
-# Per-agent columns after "win %": shown when the agents carry the key (the real-time
-# tournament reports cards played and bounces, the vintage one mean penalties).
+# Per-agent columns after "win %": shown when the agents carry the key (one game reports
+# cards played and bounces, another mean penalties).
 _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("mean_cards_played", "cards played / game", lambda a: f"{a['mean_cards_played']:.1f}"),
     ("bounce_rate", "bounce rate", lambda a: f"{a['bounce_rate']:.3f}"),
@@ -53,21 +53,18 @@ def _match_cells(m: dict[str, Any]) -> str:
     )
 
 
-# How each game's pairwise results read: a table header and the heatmap's title.
-_PAIR_WORDS = {
-    "realtime": (
-        "| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |",
-        "win rate of row vs column (paired deals)",
-    ),
-    "vintage": (
-        "| a | b | comparisons | a ahead | b ahead | ties | a's win rate | 95% CI |",
-        "row finished ahead of column (fewer penalty points; ties half)",
-    ),
-}
+class PairWords(NamedTuple):
+    """How a game's pairwise results read: the table's header and the heatmap's title."""
+
+    header: str
+    title: str
 
 
-def _game(summary: dict[str, Any]) -> str:
-    return str(summary.get("settings", {}).get("game", "realtime"))
+PAIR_WORDS = PairWords(
+    "| a | b | games | a wins | b wins | draws | a's win rate | 95% CI |",
+    "win rate of row vs column (paired deals)",
+)
+"""Two seats, paired deals: games won, lost and drawn (a game's own words: its module's)."""
 
 
 def with_status(
@@ -124,10 +121,11 @@ def titled(summary: dict[str, Any], title: str) -> str:
     return f"INCOMPLETE ({status.get('chunks_done')}/{status.get('chunks_total')} chunks): {title}"
 
 
-def leaderboard(summary: dict[str, Any]) -> str:
+def leaderboard(summary: dict[str, Any], words: PairWords = PAIR_WORDS) -> str:
     """The leaderboard as a Markdown table (also what the terminal shows).
 
-    Agents, then pairwise results; a vintage summary adds a table per line-up.
+    Agents, then pairwise results (headed by ``words``); a summary with ``lineups`` adds a
+    table per line-up.
     """
     agents = summary["agents"]
     columns = [c for c in _AGENT_COLUMNS if agents and c[0] in agents[0]]
@@ -146,7 +144,7 @@ def leaderboard(summary: dict[str, Any]) -> str:
             f"| [{a['rating_ci'][0]:.0f}, {a['rating_ci'][1]:.0f}] "
             f"| {a['games']} | {100 * score:.1f} |{cells}"
         )
-    header = _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[0]
+    header = words.header
     # Every row has match columns or none (--match is per run): the first row decides.
     with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
     rule = "|---|---|---:|---:|---:|---:|---:|---|"
@@ -232,8 +230,8 @@ def matches_csv(summary: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-def heatmap_png(summary: dict[str, Any]) -> bytes:
-    """Win rate of the row agent against the column agent."""
+def heatmap_png(summary: dict[str, Any], words: PairWords = PAIR_WORDS) -> bytes:
+    """Win rate of the row agent against the column agent, titled by ``words``."""
     import numpy as np
 
     names = summary["settings"]["agents"]
@@ -246,7 +244,7 @@ def heatmap_png(summary: dict[str, Any]) -> bytes:
         grid,
         names,
         names,
-        title=titled(summary, _PAIR_WORDS.get(_game(summary), _PAIR_WORDS["realtime"])[1]),
+        title=titled(summary, words.title),
         size=(1.2 + 1.1 * len(names), 1 + 0.9 * len(names)),
         scale=plotting.Scale(0.3, 0.7, dark_beyond=0.12),  # most pairings land within 30-70%
         cell_text=lambda v: f"{100 * v:.1f}%",
@@ -269,16 +267,17 @@ def write_outputs(
     summary: dict[str, Any],
     replays: list[str] | None = None,
     extra: dict[str, bytes] | None = None,
+    words: PairWords = PAIR_WORDS,
 ) -> list[Path]:
     """Write every output file of a tournament into ``out``; return their paths.
 
-    ``extra`` adds files (name -> bytes) after the standard ones.
+    ``extra`` adds files (name -> bytes) after the standard ones; ``words`` are the game's.
     """
     files = {
         "results.json": json.dumps(summary, indent=2).encode(),
         "results.csv": matches_csv(summary).encode(),
-        "leaderboard.md": leaderboard(summary).encode(),
-        "winrate_heatmap.png": heatmap_png(summary),
+        "leaderboard.md": leaderboard(summary, words).encode(),
+        "winrate_heatmap.png": heatmap_png(summary, words),
         "ratings.png": ratings_png(summary),
     }
     if replays:

@@ -3,8 +3,9 @@
 Each game keeps its own ``summarise`` (:func:`agents.tournament.realtime.summarise`,
 :func:`agents.tournament.vintage.summarise`) because the two measure on purpose in different
 ways: a real-time pairing's games are independent draws on paired deals (Bradley–Terry
-ratings, Wilson intervals), while a vintage deal's seat rotations share the cards (ratings and
-intervals clustered by deal). What the two documents hold in common is written here once:
+ratings, Wilson intervals), while the seat rotations of a deal at a bigger table share the
+cards (ratings and intervals clustered by deal). What the two documents hold in common is
+written here once:
 
 - :class:`Match` and :func:`head_to_head`: one pairing's row in ``matches``;
 - :func:`document`: the document itself, agents best first with their ratings.
@@ -86,8 +87,9 @@ def document(
     """The ``results.json`` document of a ``game`` tournament, its agents best first.
 
     It holds the env id and kit version it was made with, ``settings``, the agents,
-    ``matches``, then ``more`` (the vintage line-ups). ``agents`` is ``(name, fields)`` per
-    agent, in the order of ``ratings`` (a :class:`agents.stats.Ratings`): each agent's entry is
+    ``matches``, then ``more`` (a game's own tables: line-ups at N seats). ``agents`` is
+    ``(name, fields)`` per agent, in the order of ``ratings`` (a
+    :class:`agents.stats.Ratings`): each agent's entry is
     its name, rating and 95% interval, then its ``fields``.
     """
     rated = [

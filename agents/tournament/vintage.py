@@ -61,7 +61,7 @@ import numpy as np
 from agents.runtime import plotting
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.stats import clustered_mean
-from agents.tournament import harness
+from agents.tournament import harness, report
 from agents.tournament.harness import Chunk
 from agents.tournament.summary import document, head_to_head
 from agents.tournament.vintage_stats import (
@@ -77,6 +77,12 @@ from speed_env.vintage.engine import TRUNCATED, penalties
 
 CHUNK_DEALS = 50
 """Deals per chunk of work (times ``players`` rotations: 200 games at 4 players)."""
+
+PAIR_WORDS = report.PairWords(
+    "| a | b | comparisons | a ahead | b ahead | ties | a's win rate | 95% CI |",
+    "row finished ahead of column (fewer penalty points; ties half)",
+)
+"""How a vintage tournament's pairwise results read: seat against seat, ties half."""
 
 
 class VintageTournamentError(ValueError):
@@ -158,8 +164,8 @@ def _jsonable(value: Any) -> Any:
 
 def check_settings(s: VintageSettings) -> None:
     """Refuse settings that cannot be played, naming what is wrong."""
-    import agents
-    from agents.vintage import registry as vintage_agents
+    from agents.specs.realtime import REALTIME
+    from agents.vintage.registry import VINTAGE
 
     if len(s.agents) < 2:
         raise VintageTournamentError(
@@ -168,12 +174,12 @@ def check_settings(s: VintageSettings) -> None:
     if len(set(s.agents)) != len(s.agents):
         raise VintageTournamentError(f"an agent is listed twice: {list(s.agents)}")
     for spec in s.agents:
-        if agents.REALTIME.knows(spec):
+        if REALTIME.knows(spec):
             raise VintageTournamentError(
                 f"{spec!r} plays real-time Speed, not Vintage Speed; vintage agents are "
-                + ", ".join(vintage_agents.available())
+                + ", ".join(VINTAGE.available())
             )
-        vintage_agents.parse_spec(spec)
+        VINTAGE.parse_spec(spec)
     if isinstance(s.players, bool) or not isinstance(s.players, int) or not 2 <= s.players <= 10:
         raise VintageTournamentError(f"players must be 2–10, got {s.players!r}")
     if s.gauntlet is not None and s.gauntlet not in s.agents:
@@ -210,7 +216,7 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     """
     if record:
         raise VintageTournamentError("a vintage tournament records no replays (record must be 0)")
-    from agents.vintage import registry as vintage_agents
+    from agents.vintage.registry import VINTAGE
 
     n = settings.players
     lineup = settings.lineups()[chunk.lineup]
@@ -224,7 +230,7 @@ def run_chunk(settings: VintageSettings, chunk: Chunk, record: int = 0) -> Chunk
     bots = []
     for p, spec in enumerate(specs):
         with calling(spec, "building it", where[p]):
-            bots.append(vintage_agents.make(spec, seed=policy_seed(settings, chunk, p)))
+            bots.append(VINTAGE.make(spec, None, policy_seed(settings, chunk, p)))
     options = dict(settings.options)
     games: list[tuple[Any, int, int]] = []  # (env, deal, rotation)
     for i in range(chunk.count):
@@ -427,8 +433,6 @@ def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
 
     The two are ``agents.csv`` and ``penalties.png``.
     """
-    from agents.tournament import report
-
     return report.write_outputs(
         out,
         summary,
@@ -436,4 +440,10 @@ def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:
             "agents.csv": agents_csv(summary).encode(),
             "penalties.png": penalties_png(summary),
         },
+        words=PAIR_WORDS,
     )
+
+
+def leaderboard(summary: dict[str, Any]) -> str:
+    """The leaderboard (Markdown, what the terminal shows) in a vintage tournament's words."""
+    return report.leaderboard(summary, PAIR_WORDS)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.stats import clustered_mean
+from agents.tournament.chunk_checks import ints
 from agents.tournament.harness import Chunk
 
 
@@ -187,3 +188,39 @@ def agent_rows(
             {"games": games, "wins": wins, "mean_penalty": mean, "mean_penalty_ci": [lo, hi]}
         )
     return rows
+
+
+def check_chunk(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
+    """The first impossible field of a logged chunk result, or ``None`` (a resume trusts only
+    these; :mod:`agents.tournament.chunk_checks`).
+
+    The chunk seats ``lineup`` at tables of ``players``.
+    """
+    chunk = result.chunk
+    games = chunk.count * players  # each deal once per rotation
+    problem = (
+        ints("deal", result.deal, games, range(chunk.start, chunk.start + chunk.count))
+        or ints("rotation", result.rotation, games, range(players))
+        # -1 is a drawn lock, -2 a truncated game (ChunkResult.winner).
+        or ints("winner", result.winner, games, range(-2, players))
+        or ints("turns", result.turns, games, range(0, 1 << 31))
+    )
+    if problem:
+        return problem
+    expected = [(chunk.start + i, r) for i in range(chunk.count) for r in range(players)]
+    if list(zip(result.deal, result.rotation, strict=True)) != expected:
+        return "deal and rotation do not hold each deal once per rotation"
+    for name in ("seating", "penalty"):
+        rows = getattr(result, name)
+        if not isinstance(rows, list) or len(rows) != games:
+            return f"{name} holds {len(rows) if isinstance(rows, list) else 0} games, not {games}"
+    for g in range(games):
+        r = result.rotation[g]
+        # The inverse of "line-up position p sits in seat (p + r) % players".
+        seats = [lineup[(s - r) % players] for s in range(players)]
+        if result.seating[g] != seats:
+            return f"seating[{g}] is {result.seating[g]!r}, but rotation {r} seats {seats}"
+        problem = ints(f"penalty[{g}]", result.penalty[g], players, range(0, 1 << 31))
+        if problem:
+            return problem
+    return None

@@ -5,6 +5,8 @@
 - :mod:`~agents.vintage.search`: ``vintage-search``, determinized rollout search, fair by
   construction.
 - :mod:`~agents.vintage.ismcts`: ``vintage-ismcts``, OpenSpiel's information-set MCTS.
+- :mod:`~agents.vintage.openspiel_seat`: ``vintage-openspiel:BOT``, any OpenSpiel bot at the
+  table.
 - :mod:`~agents.vintage.value`: the value network V(observation) the search can lean on.
 
 The bots' classes are re-exported here (``from agents.vintage import VintageGreedy``).

@@ -16,15 +16,15 @@ from agents.errors import AgentSpecError
 from agents.specs.registry import AgentSpec, Registry, spec_settings
 from speed_env.policy import Policy
 
-VINTAGE = Registry("Vintage Speed")
+VINTAGE = Registry("Vintage Speed", model_kind="vintage-ppo")
 """The vintage agent kinds; ``build(None, seed, arg)`` (a vintage bot needs no rules object)."""
 
 
 def _bot(cls_name: str) -> Callable[[None, int | None, str], Policy]:
     def build(context: None, seed: int | None, arg: str) -> Policy:
-        from agents.vintage import bots as vintage
+        from agents.vintage import bots
 
-        cls = getattr(vintage, cls_name)
+        cls = getattr(bots, cls_name)
         # Only the random bot draws; the others are deterministic and take no seed.
         return cls(seed=seed) if cls_name == "VintageRandom" else cls()
 
@@ -43,7 +43,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
     settings = spec_settings("vintage-search", arg, lambda: parse_settings(options, budget))
     network = None
     if settings.uses_network:  # net=PATH, else the bundled vintage-expert
-        from agents.model_io.kit_model import load_vintage_policy
+        from agents.model_io.vintage import load_vintage_policy
 
         network = load_vintage_policy(settings.net or EXPERT_MODEL)
     return VintageSearch(settings, seed, network=network)
@@ -51,7 +51,7 @@ def _vintage_search(context: None, seed: int | None, arg: str) -> Policy:
 
 def _vintage_ppo(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-ppo:PATH`` (a model saved by train/vintage_ppo.py); ``?sample`` samples."""
-    from agents.model_io.learned import vintage_policy_from_spec_arg
+    from agents.model_io.vintage import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(arg, seed)
 
@@ -75,11 +75,12 @@ def _vintage_ismcts(context: None, seed: int | None, arg: str) -> Policy:
 def _vintage_openspiel(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-openspiel:BOT``: an OpenSpiel ``pyspiel.Bot`` on ``python_vintage_speed``.
 
-    See agents/openspiel_bots.py.
+    See agents/vintage/openspiel_seat.py.
     """
-    from agents.openspiel_bots import VintageOpenSpielSeat, bot_factory
+    from agents.openspiel_bots import bot_factory
+    from agents.vintage.openspiel_seat import BOTS, VintageOpenSpielSeat
 
-    return VintageOpenSpielSeat(bot_factory(arg, "vintage"), seed)
+    return VintageOpenSpielSeat(bot_factory(arg, BOTS, VINTAGE.game), seed)
 
 
 EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.json"
@@ -88,7 +89,7 @@ EXPERT_MODEL = Path(__file__).parent.parent / "models" / "vintage" / "expert.jso
 
 def _vintage_expert(context: None, seed: int | None, arg: str) -> Policy:
     """``vintage-expert`` (``?sample`` samples): the bundled expert-iteration network."""
-    from agents.model_io.learned import vintage_policy_from_spec_arg
+    from agents.model_io.vintage import vintage_policy_from_spec_arg
 
     return vintage_policy_from_spec_arg(f"{EXPERT_MODEL}{'?' + arg if arg else ''}", seed)
 

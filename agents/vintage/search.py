@@ -221,7 +221,7 @@ class VintageSearch(_VintageBot):
         if self.network is None and cfg.uses_network:
             if not cfg.net:
                 raise ValueError("a search with a network role needs net=PATH or a network")
-            from agents.model_io.kit_model import load_vintage_policy
+            from agents.model_io.vintage import load_vintage_policy
 
             self.network = load_vintage_policy(cfg.net)
         self.value: ValueNet | None = value

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import speed_cli
-from agents.tournament import chunk_checks
+from agents.tournament import chunk_checks, vintage_stats
 from agents.tournament import realtime as rt
 from agents.tournament import vintage as vt
 from agents.tournament.chunk_log import LOG_NAME
@@ -70,7 +70,7 @@ def results(out: Path) -> dict:
 
 def stop_after(monkeypatch, k: int) -> None:
     """Make the next run stop (as Ctrl-C does) once ``k`` chunks have finished."""
-    import speed_cli.common as common
+    from agents.runtime import progress as bars
 
     @contextlib.contextmanager
     def progress(label):
@@ -80,7 +80,7 @@ def stop_after(monkeypatch, k: int) -> None:
 
         yield update
 
-    monkeypatch.setattr(common, "chunk_progress", progress)
+    monkeypatch.setattr(bars, "chunk_progress", progress)
 
 
 # ------------------------------------------------------------ an agent's files changed
@@ -268,10 +268,10 @@ def test_impossible_vintage_results_are_named(field, value, problem):
     settings = vt.VintageSettings(agents=("vintage-random", "vintage-greedy"), players=2, games=4)
     good = vt.run_chunk(settings, Chunk(0, 0, 0, 2))
     lineup = settings.lineups()[0]
-    assert chunk_checks.vintage(good, lineup, 2) is None
+    assert vintage_stats.check_chunk(good, lineup, 2) is None
     bad = copy.deepcopy(good)
     setattr(bad, field, value(good))
-    assert problem in (chunk_checks.vintage(bad, lineup, 2) or "")
+    assert problem in (vintage_stats.check_chunk(bad, lineup, 2) or "")
 
 
 def test_a_model_file_changed_or_gone_is_named(finished, small_chunks, tmp_path, capsys):

@@ -228,7 +228,7 @@ def test_rule_sets_an_agent_refuses_are_skipped_with_its_reason(tmp_path: Path) 
 def test_games_are_rounded_down_to_whole_deals() -> None:
     plan = ev.make_plan("greedy", games=5)
     assert plan.games == 4
-    assert {s.games for _, s, _ in plan.jobs if s.agents[1] == "random"} == {4}
+    assert {s.games for _, s, *_ in plan.jobs if s.agents[1] == "random"} == {4}
 
 
 def test_ctrl_c_while_writing_a_card_comes_after_all_three_files(

@@ -26,6 +26,7 @@ from agents.model_io import kit_model as model_io
 from agents.model_io import manifest as model_manifest
 from agents.model_io import rules_signature, tensor_file
 from agents.model_io.tensor_file import ModelFormatError
+from agents.model_io.vintage import load_vintage_policy
 from agents.runtime import files
 from speed_env.rules import make_rules
 
@@ -308,11 +309,12 @@ def test_a_vintage_manifest_is_not_loaded_for_real_time_rules(tmp_path):
         m["game"], m["rules"] = "vintage", {"game": "vintage"}
 
     _edit_manifest(path, edit)
-    with pytest.raises(ModelFormatError, match=r"m\.json is a Vintage Speed model"):
+    with pytest.raises(
+        ModelFormatError, match=r"m\.json is a model of the game 'vintage', not one for real-time"
+    ):
         model_io.load_policy(path, RULES)
     assert (
-        model_io.load_vintage_policy(model_io.BUNDLED.parent / "vintage" / "expert.json").n_actions
-        > 0
+        load_vintage_policy(model_io.BUNDLED.parent / "vintage" / "expert.json").n_actions > 0
     )  # the vintage loader is unaffected
 
 

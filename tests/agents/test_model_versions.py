@@ -15,6 +15,7 @@ from agents.model_io import kit_model as model_io
 from agents.model_io import mlp, rules_signature
 from agents.model_io.tensor_file import ModelFormatError
 from agents.model_io.version import PRE_1_0
+from agents.model_io.vintage import load_vintage_policy, save_vintage_model, vintage_signature
 from speed_env.rules import make_rules
 from speed_env.vintage import make_vintage_rules
 
@@ -63,15 +64,15 @@ def test_a_saved_real_time_model_records_speed_v1_and_the_kit_version(tmp_path):
 
 
 def test_a_saved_vintage_model_records_vintage_speed_v0(tmp_path):
-    sig = model_io.vintage_signature()
-    path = model_io.save_vintage_model(
+    sig = vintage_signature()
+    path = save_vintage_model(
         tmp_path / "v",
         _tensors(sig["obs_dim"], sig["n_actions"]),
         rules=make_vintage_rules(4, 1),
         hidden=[8],
         activation="tanh",
     )
-    policy = model_io.load_vintage_policy(path)
+    policy = load_vintage_policy(path)
     assert policy.made_with is not None
     assert (policy.made_with.env_id, policy.made_with.kit_version) == (
         "speed_env/vintage_speed_v0",

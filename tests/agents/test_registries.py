@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import agents
-import agents.specs.make
+import agents.games.realtime
 from agents.vintage import registry as vintage_agents
 from agents.vintage.bots import VintageRandom
 from speed_env.policy import RandomPolicy
@@ -22,7 +22,7 @@ def test_a_vintage_bot_is_built_without_real_time_rules(monkeypatch):
     def no_rules(*args, **kwargs):
         raise AssertionError("a vintage bot built real-time rules")
 
-    monkeypatch.setattr(agents.specs.make, "make_rules", no_rules)
+    monkeypatch.setattr(agents.games.realtime, "make_rules", no_rules)
     for spec in ("vintage-greedy", "vintage-tactician", "vintage-random", "vintage-search@2"):
         assert agents.make(spec, seed=0).spec == spec
         assert vintage_agents.make(spec, seed=0).spec == spec

@@ -34,7 +34,7 @@ def small_chunks(monkeypatch):
 
 def stop_after(monkeypatch, k: int) -> None:
     """Make the next run stop (as Ctrl-C does) once ``k`` chunks have finished."""
-    import speed_cli.common as common
+    from agents.runtime import progress as bars
 
     @contextlib.contextmanager
     def progress(label):
@@ -44,7 +44,7 @@ def stop_after(monkeypatch, k: int) -> None:
 
         yield update
 
-    monkeypatch.setattr(common, "chunk_progress", progress)
+    monkeypatch.setattr(bars, "chunk_progress", progress)
 
 
 def results(out: Path) -> dict:

@@ -323,7 +323,9 @@ def test_openspiel_specs_refuse_bad_bots_by_name() -> None:
 
     with pytest.raises(agents.AgentSpecError, match="unknown OpenSpiel bot 'nosuch'"):
         agents.make("openspiel:nosuch")
-    with pytest.raises(agents.AgentSpecError, match="plays vintage only"):
+    with pytest.raises(
+        agents.AgentSpecError, match="unknown OpenSpiel bot 'ismcts' for real-time Speed"
+    ):
         agents.make("openspiel:ismcts")
     with pytest.raises(agents.AgentSpecError, match="no callable 'nope'"):
         registry.make("vintage-openspiel:json:nope")

@@ -70,6 +70,7 @@ ROOMS = {
         "tournament",
         "reaction_sweep",
         "evaluate",
+        "games",
     ),
     "train": (
         "policy",
@@ -92,34 +93,14 @@ ROOMS = {
 """The rooms of ``agents`` and ``train``, bottom up: a subpackage or a top-level module each
 (the package's maps say the same order). A module imports only its own room and those before
 it; importing the package itself (``import agents``) imports the rooms its ``__init__`` does."""
-KNOWN_UPWARD = {
-    # gameplug (issue 37) removes this arrow: the vintage registry plugs in as its game's
-    # registry, so specs/make.py no longer imports agents/vintage/registry.py. Delete it then.
-    ("agents.specs.make", "vintage"): "make() dispatches vintage-... specs to the vintage registry",
-    # The vintage game's own named OpenSpiel bot (``vintage-openspiel:ismcts``) is built in the
-    # shared OpenSpiel adapter; gameplug's vintage Game should hand bot_factory its named bots.
-    ("agents.openspiel_bots", "vintage"): "openspiel:ismcts builds agents/vintage/ismcts.py's bot",
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 """Imports against the rooms' order still in the code, each with why: a stale one fails."""
 ALIAS_FOLDERS = ("benchmarks", "docs/hooks", "examples", "tests")
 """Where kit modules are imported besides the packages themselves."""
 ALIASES_LEFT = {
     # gameplug (issue 37) rewrites these files and drops their aliases; then delete the list.
-    "agents/evaluate/agent_files.py",
-    "agents/evaluate/card_check.py",
-    "agents/evaluate/make_anchors.py",
-    "agents/evaluate/make_card.py",
-    "agents/evaluate/plan.py",
-    "agents/evaluate/summary.py",
-    "agents/model_io/learned.py",
-    "agents/specs/make.py",
-    "agents/specs/registry.py",
-    "agents/tournament/vintage.py",
-    "agents/vintage/registry.py",
-    "speed_cli/agents.py",
     "speed_cli/evaluate.py",
     "speed_cli/experiment.py",
-    "speed_cli/specs.py",
     "speed_cli/tournament.py",
     "tests/agents/test_card_check.py",
     "tests/agents/test_chunk_log.py",

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.stats import wilson_interval
-from agents.tournament import report, vintage_stats
 from agents.tournament import vintage as vt
+from agents.tournament import vintage_stats
 from agents.vintage.bots import VintageGreedy
 from speed_cli import main as cli
 from speed_env import __version__
@@ -211,7 +211,7 @@ def test_summary_from_synthetic_results():
     (lu,) = s["lineups"]
     assert [x["name"] for x in lu["results"]] == ["vintage-random", "vintage-greedy"]
     # The leaderboard reads these: mean penalty column, vintage wording, the line-up table.
-    text = report.leaderboard(s)
+    text = vt.leaderboard(s)
     assert "mean penalty [95% CI]" in text and "a ahead" in text and "line-up (seat order)" in text
     assert "bounce rate" not in text
 

@@ -1,0 +1,15 @@
+"""The games, each one object the harness, the commands and evaluation ask for what differs.
+
+- :mod:`~agents.games.registry`: every game by name (:func:`load_game`), and the agent specs
+  of all of them (:func:`make`, :func:`parse_spec`).
+- :mod:`~agents.games.realtime`: real-time Speed: two seats, paired deals.
+- :mod:`~agents.games.vintage`: Vintage Speed: 2 to 10 seats, seat rotation.
+
+The protocol a game object keeps is :class:`agents.tournament.game.Game`.
+"""
+
+from __future__ import annotations
+
+from agents.games.registry import GAMES, game_names, game_of_spec, load_game
+
+__all__ = ["GAMES", "game_names", "game_of_spec", "load_game"]

@@ -1,0 +1,230 @@
+"""Real-time Speed as a :class:`agents.tournament.game.Game`: two seats, paired deals.
+
+Its agents are :data:`agents.specs.realtime.REALTIME`'s, its chunks
+:mod:`agents.tournament.realtime`'s (each deal played with both seatings), its reports
+:mod:`agents.tournament.report`'s (replays, match scores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from agents.evaluate import protocol
+from agents.evaluate.realtime import CARD
+from agents.runtime.jobs import Backend
+from agents.specs.realtime import REALTIME
+from agents.specs.registry import AgentSpec
+from agents.tournament.game import TournamentError, TournamentRequest
+from agents.tournament.harness import Chunk
+from speed_env.policy import Policy
+from speed_env.rules import Rules, make_rules
+
+
+@dataclass
+class RealtimeTournament:
+    """A real-time round robin or gauntlet on paired deals (a :class:`Tournament`)."""
+
+    settings: Any
+    """Its :class:`agents.tournament.realtime.Settings`."""
+    replays: int = 0
+    """Games of the first chunk kept as replays."""
+    label: str = "tournament"
+    result_type: type = field(init=False)
+    chunk_deals: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        from agents.tournament import realtime
+
+        self.result_type = realtime.ChunkResult
+        self.chunk_deals = realtime.CHUNK_DEALS
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agent specs."""
+        agents: tuple[str, ...] = self.settings.agents
+        return agents
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The chunk log's header entries of real-time settings, by flag."""
+        s = self.settings
+        return {
+            "--rules/--option": s.rules.to_dict(),
+            "--reaction": s.reaction.label(),
+            "--tick-ms": s.tick_ms,
+            "--seed": s.seed,
+            "--gauntlet": s.gauntlet,
+            "--match": s.match,
+            "--save-replays": self.replays,
+            # The thinking plan (none for off): a resume charges the same.
+            **(
+                {}
+                if s.think is None
+                else {"--think": s.think.mode, "think charged ms": dict(s.think.costs)}
+            ),
+        }
+
+    @property
+    def games_used(self) -> tuple[int, str, str]:
+        """Games per pairing: whole deals, each played twice."""
+        return 2 * self.settings.deals, "pairing", "paired deals: each deal twice"
+
+    def plan(self) -> list[Chunk]:
+        """The chunks, pairing by pairing."""
+        from agents.tournament import realtime
+
+        return realtime.plan(self.settings)
+
+    def check(self, result: Any) -> str | None:
+        """What is impossible in a logged chunk result, or None."""
+        from agents.tournament import chunk_checks
+
+        return chunk_checks.realtime(result)
+
+    def agent_files(self) -> dict[str, dict[str, str]]:
+        """Per agent, the files building it reads (a missing model file fails here)."""
+        from agents.evaluate.agent_files import spec_files
+
+        rules = self.settings.rules
+        return {
+            spec: spec_files(spec, partial(REALTIME.make, spec, rules, 0)) for spec in self.agents
+        }
+
+    def run(
+        self,
+        *,
+        workers: int,
+        progress: Callable[[int, int], None] | None,
+        backend: Backend | None,
+        done: Mapping[int, Any] | None,
+        on_result: Callable[[Any], None] | None,
+    ) -> tuple[list[Any], bool]:
+        """Play the chunks not ``done``."""
+        from agents.tournament import realtime
+
+        return realtime.run(
+            self.settings,
+            record=self.replays,
+            workers=workers,
+            progress=progress,
+            backend=backend,
+            done=done,
+            on_result=on_result,
+        )
+
+    def describe(self, chunk: Chunk) -> str:
+        """The pairing a chunk plays (``random vs greedy``)."""
+        from agents.tournament import realtime
+
+        return realtime.describe_pairing(self.settings, chunk)
+
+    def summarise(self, results: list[Any]) -> dict[str, Any]:
+        """The ``results.json`` document."""
+        from agents.tournament import realtime
+
+        return realtime.summarise(self.settings, results)
+
+    def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
+        """The result files, the replays among them when asked for."""
+        from agents.tournament import realtime, report
+
+        replays = realtime.replay_lines(results) if self.replays else None
+        return report.write_outputs(out, summary, replays)
+
+    def leaderboard(self, summary: dict[str, Any]) -> str:
+        """The leaderboard (Markdown)."""
+        from agents.tournament import report
+
+        return report.leaderboard(summary)
+
+    def games_played(self, summary: dict[str, Any]) -> int:
+        """Games played: each pairing's."""
+        return sum(m["games"] for m in summary["matches"])
+
+
+@dataclass(frozen=True)
+class RealtimeGame:
+    """Real-time Speed: two seats, agents for a rules preset, paired deals."""
+
+    name: str = "realtime"
+    title: str = "real-time Speed"
+    about: str = "two players, paired deals"
+    seats: range = range(2, 3)
+    default_seats: int = 2
+    default_agents: tuple[str, ...] = ("random", "greedy", "chain")
+
+    @property
+    def model_kind(self) -> str | None:
+        """The kind that plays a saved model file."""
+        return REALTIME.model_kind
+
+    def env_ids(self) -> tuple[str, ...]:
+        """The registered ids of its envs (the current versions)."""
+        from agents.evaluate.protocol import env_ids
+
+        return tuple(env_ids(self.name))
+
+    def knows(self, spec: str) -> bool:
+        """Whether ``spec`` names one of its agent kinds."""
+        return REALTIME.knows(spec)
+
+    def available(self) -> dict[str, str]:
+        """Its agent names, a line each."""
+        return REALTIME.available()
+
+    def parse_spec(self, spec: str) -> AgentSpec:
+        """``name[:arg][@reaction]``, checked."""
+        return REALTIME.parse_spec(spec)
+
+    def make_agent(
+        self, spec: str, rules: str | Rules | Any = None, seed: int | None = None
+    ) -> Policy:
+        """The agent for ``rules`` (a preset name, a rules file or ``Rules``; ``None``: us)."""
+        policy: Policy = REALTIME.make(spec, make_rules("us" if rules is None else rules), seed)
+        return policy
+
+    def tournament(self, request: TournamentRequest) -> RealtimeTournament:
+        """A round robin (or gauntlet) on paired deals; refuses what two seats cannot play."""
+        from agents.tournament import realtime
+        from speed_env.reaction import make_profile
+
+        if request.seats not in (None, *self.seats):
+            raise TournamentError(f"--players {request.seats}: {self.title} has two players")
+        names = self.default_agents if request.agents is None else request.agents
+        if len(names) < 2:
+            raise TournamentError(f"--agents needs at least two agent specs, got {names!r}")
+        if len(set(names)) != len(names):
+            raise TournamentError(f"--agents lists an agent twice: {','.join(names)!r}")
+        for spec in names:  # an unknown agent fails here, before any work
+            self.parse_spec(spec)
+        if request.gauntlet is not None and request.gauntlet not in names:
+            raise TournamentError(f"--gauntlet {request.gauntlet!r} is not one of --agents")
+        rules = make_rules(request.rules, **dict(request.options))
+        if request.match and rules.is_japanese:
+            raise TournamentError(
+                "--match: match scoring (match_target) exists for the us and pagat presets "
+                "only, not japanese"
+            )
+        settings = realtime.Settings(
+            agents=tuple(names),
+            games=request.games,
+            rules=rules,
+            reaction=make_profile("human" if request.reaction is None else request.reaction),
+            tick_ms=50 if request.tick_ms is None else request.tick_ms,
+            seed=request.seed,
+            gauntlet=request.gauntlet,
+            match=request.match,
+            act_timeout=request.act_timeout,
+            think=None if request.think is None else request.think(tuple(names), rules),
+        )
+        return RealtimeTournament(settings, request.replays)
+
+
+GAME = RealtimeGame()
+"""The real-time game, as :mod:`agents.games.registry` registers it."""
+
+protocol.register(CARD)  # its report card, for the shared card code (speed evaluate)

@@ -1,0 +1,227 @@
+"""Vintage Speed as a :class:`agents.tournament.game.Game`: 2 to 10 seats, seat rotation.
+
+Its agents are :data:`agents.vintage.registry.VINTAGE`'s (they take no rules object), its
+chunks :mod:`agents.tournament.vintage`'s (each deal once per seat rotation, shared by every
+line-up), its extra result files ``agents.csv`` and ``penalties.png``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from agents.errors import AgentSpecError
+from agents.evaluate import protocol
+from agents.evaluate.vintage import CARD
+from agents.runtime.jobs import Backend
+from agents.specs.registry import AgentSpec
+from agents.tournament.game import TournamentError, TournamentRequest
+from agents.tournament.harness import Chunk
+from agents.vintage.registry import VINTAGE
+from speed_env.policy import Policy
+
+
+@dataclass
+class VintageTournament:
+    """A vintage tournament: line-ups at tables, seat rotation (a :class:`Tournament`)."""
+
+    settings: Any
+    """Its :class:`agents.tournament.vintage.VintageSettings`."""
+    label: str = "vintage tournament"
+    result_type: type = field(init=False)
+    chunk_deals: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        from agents.tournament import vintage
+
+        self.result_type = vintage.ChunkResult
+        self.chunk_deals = vintage.CHUNK_DEALS
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """The agent specs."""
+        agents: tuple[str, ...] = self.settings.agents
+        return agents
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The chunk log's header entries of vintage settings, by flag."""
+        s = self.settings
+        return {
+            "--players": s.players,
+            "--option": s.to_dict()["options"],
+            "--seed": s.seed,
+            "--gauntlet": s.gauntlet,
+        }
+
+    @property
+    def games_used(self) -> tuple[int, str, str]:
+        """Games per line-up: whole deals, each once per seat rotation."""
+        s = self.settings
+        why = f"{s.deals} deals, each once per seat rotation of {s.players} players"
+        return s.deals * s.players, "line-up", why
+
+    def plan(self) -> list[Chunk]:
+        """The chunks, line-up by line-up."""
+        from agents.tournament import vintage
+
+        return vintage.plan(self.settings)
+
+    def check(self, result: Any) -> str | None:
+        """What is impossible in a logged chunk result, or None."""
+        from agents.tournament.vintage_stats import check_chunk
+
+        lineup = self.settings.lineups()[result.chunk.lineup]
+        return check_chunk(result, lineup, self.settings.players)
+
+    def agent_files(self) -> dict[str, dict[str, str]]:
+        """Per agent, the files building it reads (a missing model file fails here)."""
+        from agents.evaluate.agent_files import spec_files
+
+        return {
+            spec: spec_files(spec, partial(VINTAGE.make, spec, None, 0)) for spec in self.agents
+        }
+
+    def run(
+        self,
+        *,
+        workers: int,
+        progress: Callable[[int, int], None] | None,
+        backend: Backend | None,
+        done: Mapping[int, Any] | None,
+        on_result: Callable[[Any], None] | None,
+    ) -> tuple[list[Any], bool]:
+        """Play the chunks not ``done``."""
+        from agents.tournament import vintage
+
+        return vintage.run(
+            self.settings,
+            workers=workers,
+            progress=progress,
+            backend=backend,
+            done=done,
+            on_result=on_result,
+        )
+
+    def describe(self, chunk: Chunk) -> str:
+        """The line-up a chunk seats."""
+        from agents.tournament import vintage
+
+        return vintage.describe_lineup(self.settings, chunk)
+
+    def summarise(self, results: list[Any]) -> dict[str, Any]:
+        """The ``results.json`` document."""
+        from agents.tournament import vintage
+
+        return vintage.summarise(self.settings, results)
+
+    def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
+        """The result files (no replays are kept)."""
+        from agents.tournament import vintage
+
+        return vintage.write_outputs(out, summary)
+
+    def leaderboard(self, summary: dict[str, Any]) -> str:
+        """The leaderboard (Markdown), in comparisons of seats."""
+        from agents.tournament import vintage
+
+        return vintage.leaderboard(summary)
+
+    def games_played(self, summary: dict[str, Any]) -> int:
+        """Games played: the settings count them (a match row counts comparisons, several a
+        game at a table of more than two)."""
+        games: int = summary["settings"]["games_played"]
+        return games
+
+
+@dataclass(frozen=True)
+class VintageGame:
+    """Vintage Speed: turn-based, 2 to 10 seats, penalty points."""
+
+    name: str = "vintage"
+    title: str = "Vintage Speed"
+    about: str = "N players, seat rotation; --games per line-up, rule options as --option"
+    seats: range = range(2, 11)
+    default_seats: int = 4
+    default_agents: tuple[str, ...] = ("vintage-random", "vintage-greedy", "vintage-tactician")
+
+    @property
+    def model_kind(self) -> str | None:
+        """The kind that plays a saved model file."""
+        return VINTAGE.model_kind
+
+    def env_ids(self) -> tuple[str, ...]:
+        """The registered ids of its envs (the current versions)."""
+        from agents.evaluate.protocol import env_ids
+
+        return tuple(env_ids(self.name))
+
+    def knows(self, spec: str) -> bool:
+        """Whether ``spec`` names one of its agent kinds."""
+        return VINTAGE.knows(spec)
+
+    def available(self) -> dict[str, str]:
+        """Its agent names, a line each."""
+        return VINTAGE.available()
+
+    def parse_spec(self, spec: str) -> AgentSpec:
+        """``name[:arg][@K]``, checked."""
+        return VINTAGE.parse_spec(spec)
+
+    def make_agent(self, spec: str, rules: Any = None, seed: int | None = None) -> Policy:
+        """The agent ``spec`` names; a vintage bot reads the default pack and takes no rules."""
+        if rules is not None:
+            from agents.specs.realtime import REALTIME
+
+            raise AgentSpecError(
+                f"{spec!r} plays Vintage Speed, not real-time Speed, and takes no rules; "
+                f"real-time agents are {', '.join(REALTIME.available())}"
+            )
+        policy: Policy = VINTAGE.make(spec, None, seed)
+        return policy
+
+    def tournament(self, request: TournamentRequest) -> VintageTournament:
+        """Line-ups at tables of ``request.seats`` (default 4); rule options as ``--option``."""
+        from agents.tournament import vintage
+
+        if request.think is not None:
+            raise TournamentError("--think charges real-time play: Vintage Speed takes turns")
+        if request.match:
+            raise TournamentError(
+                "--match scores real-time Speed (us/pagat); a vintage match is its option 'games'"
+            )
+        if request.replays:
+            raise TournamentError("--save-replays records real-time games only")
+        if request.rules != "us":
+            raise TournamentError(
+                "--rules is for real-time Speed; give vintage rule options as --option KEY=VALUE"
+            )
+        players = self.default_seats if request.seats is None else request.seats
+        if players not in self.seats:
+            raise TournamentError(
+                f"--players {players}: {self.title} seats {self.seats[0]} to {self.seats[-1]}"
+            )
+        if request.games < players:
+            raise TournamentError(
+                f"--games {request.games}: a vintage tournament plays each deal once per seat "
+                f"rotation, so --games must be at least --players ({players})"
+            )
+        settings = vintage.VintageSettings(
+            agents=self.default_agents if request.agents is None else request.agents,
+            players=players,
+            games=request.games,
+            seed=request.seed,
+            gauntlet=request.gauntlet,
+            options=request.options,
+            act_timeout=request.act_timeout,
+        )
+        return VintageTournament(settings)
+
+
+GAME = VintageGame()
+"""The vintage game, as :mod:`agents.games.registry` registers it."""
+
+protocol.register(CARD)  # its report card, for the shared card code (speed evaluate)
