@@ -89,14 +89,14 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Make the card: plan, play under a progress bar, summarise, write the three files."""
-    from agents import evaluate as ev
+    from agents import evaluate
     from agents.games.registry import game_of_spec
     from agents.runtime import run_identity
 
     owner = game_of_spec(args.spec)
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
-    plan = ev.make_plan(
+    plan = evaluate.make_plan(
         args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
     )
     human = _human_likeness(args, plan) if args.human is not None else None
@@ -120,13 +120,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
     """The card's ``human_likeness`` section (measured before the games: bad data fails fast)."""
-    from agents.evaluate import protocol as ep
+    from agents.evaluate import protocol
     from speed_env.reaction import make_profile
     from train.realtime import human_likeness
 
     if args.game != "realtime":
         raise UsageError(f"--human compares real-time play: leave it out with --game {args.game}")
-    default = make_profile(ep.protocol("realtime", plan.version)["reaction"])
+    default = make_profile(protocol.protocol("realtime", plan.version)["reaction"])
     try:
         return human_likeness.measure(args.spec, args.human, args.human_seat, default, plan.seed)
     except ValueError as exc:
@@ -138,14 +138,14 @@ def _evaluate(
 ) -> int:
     """Play ``plan`` into ``run_folder`` (a :class:`agents.runtime.run_identity.RunOutput`, its
     lock held) and write the card."""
-    from agents import evaluate as ev
+    from agents import evaluate
     from agents.evaluate import report as eval_report
 
     t0 = time.perf_counter()
     done = run_chunks(
         f"evaluate {args.spec}",
         lambda progress: _listed(
-            ev.run_plan(plan, workers=args.workers, progress=progress, backend=jobs)
+            evaluate.run_plan(plan, workers=args.workers, progress=progress, backend=jobs)
         ),
     )
     if done is None:
@@ -156,9 +156,9 @@ def _evaluate(
         return 130
     timing: dict[str, Any] = {}
     if args.game == "realtime" and "us" not in plan.skipped:
-        timing["decision_cost"] = ev.decision_cost(args.spec)
+        timing["decision_cost"] = evaluate.decision_cost(args.spec)
     timing["wall_s"] = round(time.perf_counter() - t0, 2)
-    card = ev.card(plan, by_group, timing=timing, human_likeness=human)
+    card = evaluate.card(plan, by_group, timing=timing, human_likeness=human)
     paths = eval_report.write_card(run_folder.path, card)
     run_folder.finish(paths)
     print(eval_report.markdown(card))

@@ -8,8 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from speed_cli import common, specs
-from speed_cli import think as think_flags
+from speed_cli import common, specs, think
 from speed_cli.common import UsageError, count
 
 RESULTS = ("reaction.json", "reaction.csv")
@@ -85,7 +84,7 @@ def register(sub: Any) -> None:
         help="earlier sweeps' output folders to draw beside this one on the curve",
     )
     common.add_rule_flags(rx)
-    think_flags.add_flags(rx)
+    think.add_flags(rx)
     common.add_out_flag(rx, "results/reaction")
     common.add_overwrite_flag(rx)
     rx.set_defaults(func=run_reaction)
@@ -94,13 +93,12 @@ def register(sub: Any) -> None:
 def run_reaction(args: argparse.Namespace) -> int:
     """Win rate against reaction latency (agents.reaction_sweep): CSV, JSON with the fit,
     plots."""
-    from agents import make
-    from agents import reaction_sweep as rs
+    from agents import make, reaction_sweep
     from agents.runtime import run_identity
 
     # As given, before the flags are read (--opponent-profile is folded into a latency below).
     settings_by_flag = run_identity.flag_settings(args, skip=("experiment",))
-    latencies = rs.parse_latencies(args.latencies, "--latencies")
+    latencies = reaction_sweep.parse_latencies(args.latencies, "--latencies")
     if args.opponent_profile is not None:
         if args.opponent_latency is not None or args.grid:
             raise UsageError(
@@ -112,10 +110,14 @@ def run_reaction(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--grid --jitter needs --opponent-latency (ms are fixed, names are presets)"
             )
-        opponent = rs.parse_latencies(args.opponent_latency or args.latencies, "--opponent-latency")
+        opponent = reaction_sweep.parse_latencies(
+            args.opponent_latency or args.latencies, "--opponent-latency"
+        )
     else:
         default = args.jitter or "250"  # a jittered agent meets the preset it is shaped like
-        opponent = rs.parse_latencies(args.opponent_latency or default, "--opponent-latency")
+        opponent = reaction_sweep.parse_latencies(
+            args.opponent_latency or default, "--opponent-latency"
+        )
         if len(opponent) != 1:
             raise UsageError(
                 "--opponent-latency takes one latency without --grid, "
@@ -123,7 +125,7 @@ def run_reaction(args: argparse.Namespace) -> int:
             )
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap must be 0 (no intervals) or more, got {args.bootstrap}")
-    settings = rs.SweepSettings(
+    settings = reaction_sweep.SweepSettings(
         agent=args.agent.strip(),
         opponent=args.opponent.strip(),
         latencies=latencies,
@@ -138,9 +140,9 @@ def run_reaction(args: argparse.Namespace) -> int:
     specs.check_specs((settings.agent, settings.opponent), settings.rules, build=True)
     seated = tuple(dict.fromkeys((settings.agent, settings.opponent)))
     # Thinking is calibrated (or read from --think-file) once, before any point is played.
-    think = think_flags.plan(args, seated, settings.rules, Path(args.out))
-    settings = dataclasses.replace(settings, think=think)
-    compare = [rs.load(folder) for folder in specs.split_list(args.compare)]
+    thinking = think.plan(args, seated, settings.rules, Path(args.out))
+    settings = dataclasses.replace(settings, think=thinking)
+    compare = [reaction_sweep.load(folder) for folder in specs.split_list(args.compare)]
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
     inputs: dict[str, Any] = specs.agent_files(
@@ -156,7 +158,7 @@ def run_reaction(args: argparse.Namespace) -> int:
         if run_folder.done is not None:
             print(run_folder.done)
             return 0
-        think_flags.keep(settings.think, run_folder.path)  # the calibration charged
+        think.keep(settings.think, run_folder.path)  # the calibration charged
         return _sweep(args, settings, compare, jobs, run_folder)
 
 
@@ -164,19 +166,19 @@ def _sweep(
     args: argparse.Namespace, settings: Any, compare: list[Any], jobs: Any, run_folder: Any
 ) -> int:
     """Play the sweep into ``run_folder`` (its lock held); write and print its results."""
-    from agents import reaction_sweep as rs
+    from agents import reaction_sweep
 
     out = run_folder.path
     done = common.run_chunks(
         "reaction sweep",
-        lambda progress: rs.run_sweep(
+        lambda progress: reaction_sweep.run_sweep(
             settings, workers=args.workers, progress=progress, backend=jobs
         ),
     )
     if done is None:
         return 130
     results, complete, wall = done
-    doc = rs.summarise(settings, results, bootstrap=args.bootstrap)
+    doc = reaction_sweep.summarise(settings, results, bootstrap=args.bootstrap)
     doc["settings"] |= {
         "games_requested": args.games,
         "complete": complete,
@@ -184,11 +186,11 @@ def _sweep(
         "workers": args.workers,
         "bootstrap": args.bootstrap,
     }
-    paths = rs.write_outputs(out, doc, compare)
+    paths = reaction_sweep.write_outputs(out, doc, compare)
     if complete:
         run_folder.finish(paths)
-    print(rs.table(doc))
-    print(rs.headline(doc))
+    print(reaction_sweep.table(doc))
+    print(reaction_sweep.headline(doc))
     games = sum(r["games"] for r in doc["points"])
     return common.finish(
         complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}"

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from speed_cli import specs
-from speed_cli import think as think_flags
+from speed_cli import specs, think
 from speed_cli.common import (
     UsageError,
     add_act_timeout_flag,
@@ -38,7 +37,7 @@ def register(sub: Any) -> None:
     tour.add_argument("--agents", default=None, help="agent specs, comma-separated")
     add_paired_deal_flags(tour, "pairing", workers=1)
     add_act_timeout_flag(tour)
-    think_flags.add_flags(tour)
+    think.add_flags(tour)
     tour.add_argument(
         "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
     )
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     names = game.default_agents if args.agents is None else tuple(specs.agent_specs(args.agents))
     args.agents = ",".join(names)  # the run's identity holds the agents it plays
-    think, keep_think = think_flags.for_request(args)
+    thinking, keep_think = think.for_request(args)
 
     if args.players is not None and args.players not in game.seats:
         seated = [g.name for g in GAMES.values() if args.players in g.seats]
@@ -96,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         tick_ms=args.tick_ms,
         match=args.match,
         replays=args.save_replays,
-        think=think,
+        think=thinking,
     )
     try:
         played = run_folder.play(

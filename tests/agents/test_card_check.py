@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from agents import evaluate as ev
-from agents.evaluate import card_check
-from agents.evaluate import protocol as ep
+from agents import evaluate
+from agents.evaluate import card_check, protocol
 from agents.evaluate import report as eval_report
 from speed_cli import main
 
@@ -29,8 +28,8 @@ def _card(path: Path = VINTAGE) -> dict[str, Any]:
 
 def _rehashed(card: dict[str, Any]) -> dict[str, Any]:
     """What someone who edits a card and hashes it again writes."""
-    card["manifest"]["hash"] = ep.manifest_hash(card["manifest"])
-    return ep.seal(card)
+    card["manifest"]["hash"] = protocol.manifest_hash(card["manifest"])
+    return protocol.seal(card)
 
 
 def _renamed(card: dict[str, Any], name: str) -> dict[str, Any]:
@@ -69,7 +68,8 @@ def test_a_renamed_re_rated_card_is_refused_even_hashed_again(tmp_path, capsys) 
     card = _renamed(_card(), "my-great-bot")
     card["results"]["rating"] = 1900.0
     _refused(tmp_path, capsys, _rehashed(card), "disagrees with the card's counts re-rated")
-    card["results"]["alpharank"] = ev.rate(card, ev.load_anchors("vintage"))["results"]["alpharank"]
+    rated = evaluate.rate(card, evaluate.load_anchors("vintage"))
+    card["results"]["alpharank"] = rated["results"]["alpharank"]
     _refused(tmp_path, capsys, _rehashed(card), "results.rating disagrees with the card's counts")
 
 
@@ -183,8 +183,8 @@ def test_an_unsealed_card_is_refused_and_can_be_sealed_without_replaying(tmp_pat
     path = tmp_path / "edited" / "report.json"
     assert card_check.main(["--rehash", str(path)]) == 0
     # Sealed again: the committed card, its results hash added (cards before it have none).
-    assert json.loads(path.read_text()) == ep.seal(_card())
-    assert {k: v for k, v in ep.seal(_card()).items() if "hash" not in k} == {
+    assert json.loads(path.read_text()) == protocol.seal(_card())
+    assert {k: v for k, v in protocol.seal(_card()).items() if "hash" not in k} == {
         k: v for k, v in _card().items() if "hash" not in k
     }
     # Re-hashing checks first: an edited count is not sealed.
@@ -199,7 +199,7 @@ def test_the_same_card_twice_is_listed_once_with_a_note(tmp_path) -> None:
     card = _card()
     other = json.loads(json.dumps(card))
     other["timing"]["wall_s"] = 1.0  # the same evaluation run again: only its timing differs
-    paths = [_write(tmp_path, "a", card), _write(tmp_path, "b", ep.seal(other))]
+    paths = [_write(tmp_path, "a", card), _write(tmp_path, "b", protocol.seal(other))]
     board = eval_report.leaderboard([*paths, _write(tmp_path, "c", card)])
     assert [row["card"] for row in board["rows"]] == [str(paths[0])]
     assert len(board["notes"]) == 2 and "is the same card as" in board["notes"][0]
@@ -211,7 +211,8 @@ def test_the_same_card_twice_is_listed_once_with_a_note(tmp_path) -> None:
 def test_agent_names_cannot_break_the_table_or_the_figure(tmp_path) -> None:
     name = "py:evil|bot`s.py:$\\frac{1}{0}$\n| 1 | fake |"
     card = _renamed(_card(), name)
-    card = ev.rate(_rehashed(card), ev.load_anchors("vintage"))  # re-rated from its counts: valid
+    # Re-rated from its counts: valid.
+    card = evaluate.rate(_rehashed(card), evaluate.load_anchors("vintage"))
     board = eval_report.leaderboard([_write(tmp_path, "a", card)])
     text = eval_report.leaderboard_md(board)
     header, _, row = text.strip().splitlines()[-3:]
@@ -231,7 +232,7 @@ def test_without_openspiel_cards_are_still_checked_but_for_alpha_rank(monkeypatc
         importlib.util, "find_spec", lambda name, *a: None if name == "open_spiel" else real(name)
     )
     monkeypatch.setitem(sys.modules, "open_spiel.python.egt", None)  # α-Rank cannot be computed
-    again = ev.rate(_card(), ev.load_anchors("vintage"))["results"]["alpharank"]["4p"]
+    again = evaluate.rate(_card(), evaluate.load_anchors("vintage"))["results"]["alpharank"]["4p"]
     assert not again["computed"] and _card()["results"]["alpharank"]["4p"]["computed"]
     assert eval_report.read_card(VINTAGE) == _card()
     card = _card()

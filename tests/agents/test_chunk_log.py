@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 
 import speed_cli
-from agents.tournament import chunk_checks, vintage_stats
-from agents.tournament import realtime as rt
-from agents.tournament import vintage as vt
+from agents.tournament import chunk_checks, realtime, vintage, vintage_stats
 from agents.tournament.chunk_log import LOG_NAME
 from agents.tournament.harness import Chunk
 
@@ -39,8 +37,8 @@ EDITED = BOT.replace("mask.argmax(axis=1)", "mask.shape[1] - 1 - mask[:, ::-1].a
 
 @contextlib.contextmanager
 def _small_chunks(m: pytest.MonkeyPatch):
-    m.setattr(rt, "CHUNK_DEALS", 2)
-    m.setattr(vt, "CHUNK_DEALS", 2)
+    m.setattr(realtime, "CHUNK_DEALS", 2)
+    m.setattr(vintage, "CHUNK_DEALS", 2)
     yield
 
 
@@ -70,17 +68,17 @@ def results(out: Path) -> dict:
 
 def stop_after(monkeypatch, k: int) -> None:
     """Make the next run stop (as Ctrl-C does) once ``k`` chunks have finished."""
-    from agents.runtime import progress as bars
+    from agents.runtime import progress
 
     @contextlib.contextmanager
-    def progress(label):
+    def chunk_progress(label):
         def update(done, total):
             if done >= k:
                 raise KeyboardInterrupt
 
         yield update
 
-    monkeypatch.setattr(bars, "chunk_progress", progress)
+    monkeypatch.setattr(progress, "chunk_progress", chunk_progress)
 
 
 # ------------------------------------------------------------ an agent's files changed
@@ -217,9 +215,9 @@ def test_every_chunk_line_carries_the_runs_identity(finished):
 
 
 # ------------------------------------------------------------ what a chunk can hold
-def _realtime_result() -> rt.ChunkResult:
-    settings = rt.Settings(agents=("random", "greedy"), games=4)
-    return rt.run_chunk(settings, Chunk(0, 0, 0, 2))
+def _realtime_result() -> realtime.ChunkResult:
+    settings = realtime.Settings(agents=("random", "greedy"), games=4)
+    return realtime.run_chunk(settings, Chunk(0, 0, 0, 2))
 
 
 @pytest.mark.parametrize(
@@ -265,8 +263,10 @@ def test_realtime_counts_must_agree_with_the_outcomes():
     ],
 )
 def test_impossible_vintage_results_are_named(field, value, problem):
-    settings = vt.VintageSettings(agents=("vintage-random", "vintage-greedy"), players=2, games=4)
-    good = vt.run_chunk(settings, Chunk(0, 0, 0, 2))
+    settings = vintage.VintageSettings(
+        agents=("vintage-random", "vintage-greedy"), players=2, games=4
+    )
+    good = vintage.run_chunk(settings, Chunk(0, 0, 0, 2))
     lineup = settings.lineups()[0]
     assert vintage_stats.check_chunk(good, lineup, 2) is None
     bad = copy.deepcopy(good)

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import evaluate as ev
-from agents.evaluate import protocol as ep
+from agents import evaluate
+from agents.evaluate import protocol
 from agents.evaluate import report as eval_report
 from agents.evaluate.card_check import CardError, first_difference
 from agents.evaluate.rating import anchor_ratings, anchored_rating
@@ -34,7 +34,7 @@ BOT = textwrap.dedent(
 
 
 def _without_timing(card: dict) -> dict:
-    return {k: v for k, v in card.items() if k not in ep.TIMING_KEYS}
+    return {k: v for k, v in card.items() if k not in protocol.TIMING_KEYS}
 
 
 def _comparable(card: dict) -> dict:
@@ -42,7 +42,7 @@ def _comparable(card: dict) -> dict:
     hash): a kit release that changes no game must give the same numbers; everything else must
     match. The card's hashes (``card_hash``, ``results_hash``, which a card made before it
     lacks) are of what is compared."""
-    out = {k: v for k, v in _without_timing(card).items() if k not in ep.SEAL_KEYS}
+    out = {k: v for k, v in _without_timing(card).items() if k not in protocol.SEAL_KEYS}
     out["manifest"] = {k: v for k, v in out["manifest"].items() if k not in ("kit_version", "hash")}
     return out
 
@@ -51,20 +51,25 @@ def test_manifest_hash_changes_with_the_seed_and_the_agent_file(tmp_path: Path) 
     bot = tmp_path / "bot.py"
     bot.write_text(BOT)
     spec = f"py:{bot}:Bot"
-    plan = ev.make_plan(spec, games=2)
-    assert plan.files == {str(bot): ep.sha256_file(bot)}
-    base = ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed)
-    assert base["hash"] == ep.manifest_hash(base)
-    assert ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed)["hash"] == base["hash"]
-    assert ep.manifest("realtime", spec, plan.files, 2, seed=plan.seed + 1)["hash"] != base["hash"]
+    plan = evaluate.make_plan(spec, games=2)
+    assert plan.files == {str(bot): protocol.sha256_file(bot)}
+    base = protocol.manifest("realtime", spec, plan.files, 2, seed=plan.seed)
+    assert base["hash"] == protocol.manifest_hash(base)
+    assert (
+        protocol.manifest("realtime", spec, plan.files, 2, seed=plan.seed)["hash"] == base["hash"]
+    )
+    assert (
+        protocol.manifest("realtime", spec, plan.files, 2, seed=plan.seed + 1)["hash"]
+        != base["hash"]
+    )
     bot.write_text(BOT + "\n# one comment more\n")
-    changed = ev.make_plan(spec, games=2).files
+    changed = evaluate.make_plan(spec, games=2).files
     assert changed != plan.files
-    assert ep.manifest("realtime", spec, changed, 2, seed=plan.seed)["hash"] != base["hash"]
+    assert protocol.manifest("realtime", spec, changed, 2, seed=plan.seed)["hash"] != base["hash"]
 
 
 def test_bundled_model_files_are_recorded_relative_to_the_kit() -> None:
-    plan = ev.make_plan("trained", games=2)
+    plan = evaluate.make_plan("trained", games=2)
     assert {"agents/models/trained.json", "agents/models/trained.safetensors"} <= set(plan.files)
     assert all(not name.startswith("/") for name in plan.files)
 
@@ -135,7 +140,7 @@ def test_vintage_card(tmp_path: Path) -> None:
     card = json.loads((tmp_path / "report.json").read_text())
     assert card["game"] == "vintage" and card["manifest"]["games"] == 4
     tables = card["results"]["tables"]
-    proto = ep.protocol("vintage")
+    proto = protocol.protocol("vintage")
     assert len(tables) == len(proto["opponents"]) + len(proto["mixed_tables"])
     mirrors = [t for t in tables if "skipped" in t]
     # vintage-tactician sits at its own three-copy table and in both mixed tables.
@@ -166,9 +171,9 @@ def test_leaderboard_ranks_and_refuses_mixed_games_and_unknown_protocols(
     assert "different games" in capsys.readouterr().err
     other = json.loads(json.dumps(card))
     other["protocol"] = other["manifest"]["protocol"] = 2
-    other["manifest"]["hash"] = ep.manifest_hash(other["manifest"])
+    other["manifest"]["hash"] = protocol.manifest_hash(other["manifest"])
     with pytest.raises(CardError, match=r"b/report\.json: protocol is 2: no evaluation protocol 2"):
-        eval_report.leaderboard([_write_card(tmp_path / "b", ep.seal(other))])
+        eval_report.leaderboard([_write_card(tmp_path / "b", protocol.seal(other))])
     edited = json.loads(json.dumps(card))
     edited["manifest"]["games"] = 10_000
     with pytest.raises(CardError, match="card_hash does not match the card"):
@@ -219,14 +224,14 @@ def test_rule_sets_an_agent_refuses_are_skipped_with_its_reason(tmp_path: Path) 
             """
         )
     )
-    plan = ev.make_plan(f"py:{bot}:UsOnly", games=2)
+    plan = evaluate.make_plan(f"py:{bot}:UsOnly", games=2)
     assert set(plan.skipped) >= {"pagat", "japanese", "japanese+options"}
     assert "I play us only, not pagat" in plan.skipped["pagat"]
     assert {g.split("/")[0] for g in plan.groups} == {"us", "latency"}
 
 
 def test_games_are_rounded_down_to_whole_deals() -> None:
-    plan = ev.make_plan("greedy", games=5)
+    plan = evaluate.make_plan("greedy", games=5)
     assert plan.games == 4
     assert {s.games for _, s, *_ in plan.jobs if s.agents[1] == "random"} == {4}
 

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.tournament import realtime as tournament
-from agents.tournament import report
+from agents.tournament import realtime, report
 from speed_cli import main as cli
 from speed_env import BatchEnv, make_rules
 
@@ -65,42 +64,42 @@ def test_split_matches_cuts_at_the_target_and_keeps_the_rest_apart():
     #       game:    1   2   3   |  4  |  5
     points_a = [10, 0, 20, 0, 5]
     points_b = [0, 7, 0, 30, 0]
-    matches, left = tournament.split_matches(points_a, points_b, target=25)
+    matches, left = realtime.split_matches(points_a, points_b, target=25)
     assert matches == [(1, 3), (-1, 1)] and left == 1
 
 
 def _chunk(pair, start, points_a, points_b):
-    chunk = tournament.Chunk(index=0, lineup=pair, start=start, count=len(points_a) // 2)
-    return tournament.ChunkResult(chunk, points_a=points_a, points_b=points_b)
+    chunk = realtime.Chunk(index=0, lineup=pair, start=start, count=len(points_a) // 2)
+    return realtime.ChunkResult(chunk, points_a=points_a, points_b=points_b)
 
 
 def test_a_match_never_spans_a_chunk_lost_to_an_interrupt():
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=("random", "greedy"), games=12, rules=make_rules("us"), match=True
     )
     # deals 0-1 and 4-5 finished, deals 2-3 did not: the match open at deal 1 is cut off there.
     results = [_chunk(0, 4, [30, 0, 0, 0], [0, 0, 0, 9]), _chunk(0, 0, [0, 20, 0, 0], [0, 0, 0, 3])]
-    matches, left = tournament.pairing_matches(settings, results)[0]
+    matches, left = realtime.pairing_matches(settings, results)[0]
     assert matches == [(1, 1)] and left == 4 + 3
     # consecutive chunks join: the match goes on from deal 1 into deal 2
     results = [_chunk(0, 0, [0, 20], [0, 0]), _chunk(0, 1, [0, 10], [0, 0])]
-    assert tournament.pairing_matches(settings, results)[0] == ([(1, 4)], 0)
+    assert realtime.pairing_matches(settings, results)[0] == ([(1, 4)], 0)
 
 
 def test_match_mode_is_the_same_for_any_workers_and_agrees_with_the_game_points():
     # 300 deals a pairing: two chunks each, so matches run across a chunk boundary.
-    settings = tournament.Settings(
+    settings = realtime.Settings(
         agents=("random", "greedy", "chain"),
         games=600,
         rules=make_rules("pagat"),
         seed=5,
         match=True,
     )
-    one, complete1 = tournament.run(settings, workers=1)
-    two, complete2 = tournament.run(settings, workers=2)
+    one, complete1 = realtime.run(settings, workers=1)
+    two, complete2 = realtime.run(settings, workers=2)
     assert complete1 and complete2
-    s1 = tournament.summarise(settings, one, bootstrap=20)
-    assert s1 == tournament.summarise(settings, two, bootstrap=20)
+    s1 = realtime.summarise(settings, one, bootstrap=20)
+    assert s1 == realtime.summarise(settings, two, bootstrap=20)
     for k, m in enumerate(s1["matches"]):
         chunks = sorted((r for r in one if r.chunk.lineup == k), key=lambda r: r.chunk.start)
         a = [x for r in chunks for x in r.points_a]

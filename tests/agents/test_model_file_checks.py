@@ -22,9 +22,8 @@ import numpy as np
 import pytest
 
 import speed_env
-from agents.model_io import kit_model as model_io
+from agents.model_io import kit_model, rules_signature, tensor_file
 from agents.model_io import manifest as model_manifest
-from agents.model_io import rules_signature, tensor_file
 from agents.model_io.tensor_file import ModelFormatError
 from agents.model_io.vintage import load_vintage_policy
 from agents.runtime import files
@@ -54,7 +53,7 @@ def _tensors(seed: int, hidden: int = 8) -> dict[str, np.ndarray]:
 
 
 def _save(path, tensors):
-    return model_io.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
+    return kit_model.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
 
 
 def _files(folder) -> list[str]:
@@ -64,7 +63,7 @@ def _files(folder) -> list[str]:
 def _still_loads(folder) -> None:
     """The loader is still usable: a good model saved beside the refused one loads and plays."""
     _save(folder / "good", _tensors(7))
-    policy = model_io.load_policy(folder / "good.json", RULES)
+    policy = kit_model.load_policy(folder / "good.json", RULES)
     env = speed_env.parallel_env()
     first = env.reset(seed=0)[0]["player_0"]
     action = policy.act(first["observation"][None], first["action_mask"][None])
@@ -87,13 +86,13 @@ def test_nan_outside_the_policy_is_refused_on_save(tmp_path, name):
 def test_nan_outside_the_policy_is_refused_on_load(tmp_path):
     # A file written by another tool (or an older kit): the checksum matches, the value is NaN.
     path = _save(tmp_path / "m", _tensors(0))
-    tensors, manifest, _ = model_io.read_model(path)
+    tensors, manifest, _ = kit_model.read_model(path)
     tensors["value.bias"][0] = np.inf
     blob = tensor_file.write_safetensors(tmp_path / "m.safetensors", tensors, {"format": "x"})
     manifest["weights_sha256"] = hashlib.sha256(blob).hexdigest()
     path.write_text(json.dumps(manifest))
     with pytest.raises(ModelFormatError, match=r"m\.safetensors: tensor 'value\.bias' holds NaN"):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     _still_loads(tmp_path)
 
 
@@ -143,7 +142,7 @@ def test_weights_linked_to_dev_zero_are_refused_at_once(tmp_path):
     (tmp_path / "m.safetensors").unlink()
     (tmp_path / "m.safetensors").symlink_to("/dev/zero")
     start = time.perf_counter()
-    exc = _finishes(lambda: model_io.read_model(path))
+    exc = _finishes(lambda: kit_model.read_model(path))
     assert isinstance(exc, ModelFormatError), exc
     assert "m.safetensors" in str(exc) and "character device" in str(exc)
     assert time.perf_counter() - start < 2.0
@@ -152,26 +151,26 @@ def test_weights_linked_to_dev_zero_are_refused_at_once(tmp_path):
 
 def test_manifest_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "m.json")
-    exc = _finishes(lambda: model_io.load_policy(tmp_path / "m.json", RULES))
+    exc = _finishes(lambda: kit_model.load_policy(tmp_path / "m.json", RULES))
     assert isinstance(exc, ModelFormatError), exc
     assert "m.json" in str(exc) and "named pipe" in str(exc)
     exc = _finishes(lambda: model_manifest.read_manifest(tmp_path / "m.json"))
     assert isinstance(exc, ModelFormatError), exc
     # A save over it does not block either: the pipe is replaced by the new manifest.
     assert _finishes(lambda: _save(tmp_path / "m", _tensors(0))) is None
-    assert model_io.load_policy(tmp_path / "m.json", RULES).obs_dim > 0
+    assert kit_model.load_policy(tmp_path / "m.json", RULES).obs_dim > 0
 
 
 def test_weights_that_are_a_fifo_or_a_folder_are_refused(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     (tmp_path / "m.safetensors").unlink()
     os.mkfifo(tmp_path / "m.safetensors")
-    exc = _finishes(lambda: model_io.read_model(path))
+    exc = _finishes(lambda: kit_model.read_model(path))
     assert isinstance(exc, ModelFormatError) and "named pipe" in str(exc), exc
     (tmp_path / "m.safetensors").unlink()
     (tmp_path / "m.safetensors").mkdir()
     with pytest.raises(ModelFormatError, match=r"m\.safetensors is a directory"):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 def test_a_missing_or_unreadable_model_file_is_refused_naming_it(tmp_path, monkeypatch):
@@ -207,7 +206,7 @@ def test_weights_larger_than_the_header_says_are_refused_before_reading(tmp_path
         match=rf"m\.safetensors is {2**30} bytes, but "
         rf"its safetensors header describes {size}",
     ):
-        model_io.read_model(path)
+        kit_model.read_model(path)
     assert time.perf_counter() - start < 2.0
     _still_loads(tmp_path)
 
@@ -218,7 +217,7 @@ def test_manifest_over_the_size_limit_is_refused(tmp_path):
         f.truncate(1024**3)
     refusal = r"m\.json is larger than 4,194,304 bytes \(it holds 1,073,741,824\)"
     with pytest.raises(ModelFormatError, match=refusal):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 def test_a_checkpoints_optimizer_state_that_is_a_fifo_is_refused(tmp_path):
@@ -248,7 +247,7 @@ def test_deeply_nested_manifest_is_refused_by_name(tmp_path, depth):
     text = path.read_text().rstrip().removesuffix("}")
     path.write_text(text + ', "training_notes": ' + "[" * depth + "]" * depth + "}")
     with pytest.raises(ModelFormatError, match=r"m\.json is nested more than 32 levels"):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     _still_loads(tmp_path)
 
 
@@ -257,7 +256,7 @@ def test_format_version_must_be_the_whole_number_1(tmp_path, version):
     path = _save(tmp_path / "m", _tensors(0))
     _edit_manifest(path, lambda m: m.update(format_version=version))
     with pytest.raises(ModelFormatError, match=rf"m\.json has format_version {version!r}"):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
 
 
 @pytest.mark.parametrize(
@@ -278,7 +277,7 @@ def test_duplicate_keys_nan_and_infinity_are_refused_naming_the_key(tmp_path, ed
     path = _save(tmp_path / "m", _tensors(0))
     path.write_text(edit(path.read_text()))
     with pytest.raises(ModelFormatError, match=rf"model manifest .*m\.json: {message}"):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     _still_loads(tmp_path)
 
 
@@ -294,10 +293,10 @@ def test_unknown_preset_without_trained_rules_is_refused(tmp_path, preset):
     with pytest.raises(
         ModelFormatError, match=rf"m\.json: rules\.preset must be one of .*got {preset!r}"
     ):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     for other in ("pagat", "japanese"):  # never loaded for other rules either
         with pytest.raises(ModelFormatError, match=r"rules\.preset"):
-            model_io.load_policy(path, make_rules(other))
+            kit_model.load_policy(path, make_rules(other))
 
 
 def test_a_vintage_manifest_is_not_loaded_for_real_time_rules(tmp_path):
@@ -312,9 +311,9 @@ def test_a_vintage_manifest_is_not_loaded_for_real_time_rules(tmp_path):
     with pytest.raises(
         ModelFormatError, match=r"m\.json is a model of the game 'vintage', not one for real-time"
     ):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     assert (
-        load_vintage_policy(model_io.BUNDLED.parent / "vintage" / "expert.json").n_actions > 0
+        load_vintage_policy(kit_model.BUNDLED.parent / "vintage" / "expert.json").n_actions > 0
     )  # the vintage loader is unaffected
 
 
@@ -322,14 +321,14 @@ def test_unknown_preset_in_trained_rules_is_refused(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     _edit_manifest(path, lambda m: m["trained_rules"].append({"preset": "nosuch"}))
     with pytest.raises(ModelFormatError, match=r"m\.json: trained_rules\[1\]\.preset .*'nosuch'"):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 def test_invalid_trained_rule_names_the_file(tmp_path):
     path = _save(tmp_path / "m", _tensors(0))
     _edit_manifest(path, lambda m: m["trained_rules"][0].update(play_out=True))  # japanese only
     with pytest.raises(ModelFormatError, match=r"m\.json: the trained rules .* are not valid"):
-        model_io.load_policy(path, RULES)
+        kit_model.load_policy(path, RULES)
     _still_loads(tmp_path)
 
 
@@ -358,7 +357,7 @@ def test_disk_full_save_leaves_no_temporary(tmp_path, monkeypatch, at):
         _save(tmp_path / "m", _tensors(1))
     monkeypatch.undo()
     assert _files(tmp_path) == ["m.json", "m.safetensors"]
-    tensors, _, _ = model_io.read_model(tmp_path / "m")
+    tensors, _, _ = kit_model.read_model(tmp_path / "m")
     assert all(np.array_equal(tensors[k], good[k]) for k in good)
 
 

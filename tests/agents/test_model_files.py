@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.model_io import kit_model as model_io
-from agents.model_io import rules_signature, tensor_file
+from agents.model_io import kit_model, rules_signature, tensor_file
 from agents.model_io.tensor_file import ModelFormatError
 from speed_env.rules import make_rules
 
@@ -33,11 +32,11 @@ def _tensors(seed: int, hidden: int = 8) -> dict[str, np.ndarray]:
 
 
 def _save(path, tensors):
-    return model_io.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
+    return kit_model.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
 
 
 def _loaded(path) -> dict[str, np.ndarray]:
-    tensors, _, _ = model_io.read_model(path)
+    tensors, _, _ = kit_model.read_model(path)
     return tensors
 
 
@@ -81,7 +80,7 @@ class Crash(BaseException):
 def test_interrupted_save_leaves_the_earlier_model_whole(tmp_path, monkeypatch, crash_at):
     good, new = _tensors(0), _tensors(1)
     _save(tmp_path / "m", good)
-    real_replace, calls = model_io.os.replace, []
+    real_replace, calls = kit_model.os.replace, []
 
     def replace(src, dst):
         calls.append(dst)
@@ -89,7 +88,7 @@ def test_interrupted_save_leaves_the_earlier_model_whole(tmp_path, monkeypatch, 
             raise Crash
         real_replace(src, dst)
 
-    monkeypatch.setattr(model_io.os, "replace", replace)
+    monkeypatch.setattr(kit_model.os, "replace", replace)
     with pytest.raises(Crash):
         _save(tmp_path / "m", new)
     monkeypatch.undo()
@@ -105,7 +104,7 @@ def test_save_interrupted_after_the_manifest_has_the_new_model(tmp_path, monkeyp
     good, new = _tensors(0), _tensors(1)
     _save(tmp_path / "m", good)
 
-    real_unlink, kept_unlinks = model_io.Path.unlink, []
+    real_unlink, kept_unlinks = kit_model.Path.unlink, []
 
     def unlink(self, missing_ok=False):
         if self.name == ".m.safetensors.earlier":
@@ -114,7 +113,7 @@ def test_save_interrupted_after_the_manifest_has_the_new_model(tmp_path, monkeyp
                 raise Crash
         real_unlink(self, missing_ok=missing_ok)
 
-    monkeypatch.setattr(model_io.Path, "unlink", unlink)
+    monkeypatch.setattr(kit_model.Path, "unlink", unlink)
     with pytest.raises(Crash):
         _save(tmp_path / "m", new)
     monkeypatch.undo()
@@ -126,7 +125,7 @@ def test_save_interrupted_after_the_manifest_has_the_new_model(tmp_path, monkeyp
 def test_copy_model_over_an_earlier_model(tmp_path):
     _save(tmp_path / "a", _tensors(0))
     _save(tmp_path / "b", _tensors(1))
-    model_io.copy_model(tmp_path / "a", tmp_path / "b.json")
+    kit_model.copy_model(tmp_path / "a", tmp_path / "b.json")
     assert _same(_loaded(tmp_path / "b"), _tensors(0))
     assert json.loads((tmp_path / "b.json").read_text())["weights"] == "b.safetensors"
 
@@ -159,7 +158,7 @@ def test_manifest_field_of_the_wrong_type_is_named(tmp_path, field, value):
     (manifest[parent] if parent else manifest)[key] = value
     path.write_text(json.dumps(manifest))
     with pytest.raises(ModelFormatError, match=rf"m\.json: {field} must be"):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 # ----------------------------------------------------------------- the weights file
@@ -224,7 +223,7 @@ def test_crafted_safetensors_header_is_refused_naming_the_field(tmp_path, edit, 
     path = _save(tmp_path / "m", _tensors(0))
     _with_header(path, edit)
     with pytest.raises(ModelFormatError, match=r"m\.safetensors.*" + named):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 def test_crafted_header_with_a_stale_checksum_fails_the_checksum_first(tmp_path):
@@ -236,7 +235,7 @@ def test_crafted_header_with_a_stale_checksum_fails_the_checksum_first(tmp_path)
     with pytest.raises(
         ModelFormatError, match=r"does not match the SHA-256 in m\.json.*shape must be"
     ):
-        model_io.read_model(path)
+        kit_model.read_model(path)
 
 
 _json = st.recursive(

@@ -11,8 +11,7 @@ import pytest
 
 import agents
 import speed_env
-from agents.model_io import kit_model as model_io
-from agents.model_io import mlp, rules_signature
+from agents.model_io import kit_model, mlp, rules_signature
 from agents.model_io.tensor_file import ModelFormatError
 from agents.model_io.version import PRE_1_0
 from agents.model_io.vintage import load_vintage_policy, save_vintage_model, vintage_signature
@@ -35,7 +34,7 @@ def _tensors(obs_dim: int, n_actions: int, hidden: int = 8) -> dict[str, np.ndar
 def _save_realtime(path):
     sig = rules_signature.signature(RULES)
     tensors = _tensors(sig["obs_dim"], sig["n_actions"])
-    return model_io.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
+    return kit_model.save_model(path, tensors, rules=RULES, hidden=[8], activation="tanh")
 
 
 def _edit(manifest_path, **fields):
@@ -55,7 +54,7 @@ def test_a_saved_real_time_model_records_speed_v1_and_the_kit_version(tmp_path):
         "speed_env/speed_v1",
         speed_env.__version__,
     )
-    policy = model_io.load_policy(manifest_path, RULES)
+    policy = kit_model.load_policy(manifest_path, RULES)
     assert policy.made_with is not None and not policy.made_with.pre_1_0
     assert (policy.made_with.env_id, policy.made_with.kit_version) == (
         "speed_env/speed_v1",
@@ -94,7 +93,7 @@ def test_the_bundled_models_load_as_before_and_say_they_are_pre_1_0(spec, monkey
 def test_a_model_made_on_another_env_version_loads_where_its_layout_fits(tmp_path):
     manifest_path = _save_realtime(tmp_path / "m")
     _edit(manifest_path, env_id="speed_env/speed_v0", kit_version="0.1.0")
-    policy = model_io.load_policy(manifest_path, RULES)
+    policy = kit_model.load_policy(manifest_path, RULES)
     assert policy.made_with is not None
     assert (policy.made_with.env_id, policy.made_with.kit_version) == (
         "speed_env/speed_v0",
@@ -105,16 +104,16 @@ def test_a_model_made_on_another_env_version_loads_where_its_layout_fits(tmp_pat
     assert policy.act(seat["observation"][None], seat["action_mask"][None]).shape == (1,)
     # The layout check still decides: the same model for rules of another signature is refused.
     with pytest.raises(ModelFormatError):
-        model_io.load_policy(manifest_path, make_rules("japanese", jokers=True))
+        kit_model.load_policy(manifest_path, make_rules("japanese", jokers=True))
 
 
 def test_copying_a_model_keeps_what_it_was_made_with(tmp_path):
     manifest_path = _save_realtime(tmp_path / "m")
     _edit(manifest_path, env_id=None, kit_version=None)  # as a pre-1.0 manifest
-    copied = model_io.copy_model(manifest_path, tmp_path / "copy")
+    copied = kit_model.copy_model(manifest_path, tmp_path / "copy")
     manifest = json.loads(copied.read_text())
     assert "env_id" not in manifest and "kit_version" not in manifest
-    assert model_io.load_policy(copied, RULES).made_with.pre_1_0
+    assert kit_model.load_policy(copied, RULES).made_with.pre_1_0
 
 
 @pytest.mark.parametrize(("field", "value"), [("env_id", 1), ("kit_version", ["1.0.0"])])
@@ -122,7 +121,7 @@ def test_a_manifest_field_of_the_wrong_type_is_refused_by_name(tmp_path, field, 
     manifest_path = _save_realtime(tmp_path / "m")
     _edit(manifest_path, **{field: value})
     with pytest.raises(ModelFormatError, match=f"{field} must be"):
-        model_io.load_policy(manifest_path, RULES)
+        kit_model.load_policy(manifest_path, RULES)
 
 
 def test_a_network_built_in_memory_claims_no_file_version():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import speed_env
-from agents.model_io import kit_model as model_io
+from agents.model_io import kit_model
 from agents.model_io.rankwise import (
     RankwisePolicy,
     check_rules,
@@ -99,7 +99,7 @@ def test_numpy_inference_equals_torch_inference():
 
 def save_tiny(path, tensors=None):
     """A rankwise model trained (so its manifest says) on japanese and us."""
-    return model_io.save_model(
+    return kit_model.save_model(
         path,
         tensors or random_tensors(),
         rules=[make_rules("japanese"), make_rules("us")],
@@ -173,7 +173,7 @@ def test_a_rankwise_model_file_round_trips(tmp_path):
     path = save_tiny(tmp_path / "rw", tensors)
     manifest = json.loads(path.read_text())
     assert manifest["net"]["kind"] == "rankwise" and manifest["net"]["features"] == 194
-    loaded = model_io.load_policy(path, make_rules("us"))
+    loaded = kit_model.load_policy(path, make_rules("us"))
     assert isinstance(loaded, RankwisePolicy)
     obs = played_observations("us")
     mask = np.ones((len(obs), 27), np.int8)
@@ -203,7 +203,7 @@ def test_a_bad_rankwise_file_is_refused_by_name(tmp_path, change, message):
     path = save_tiny(tmp_path / "rw")
     _rewrite(path, change)
     with pytest.raises(ModelFormatError, match=message) as err:
-        model_io.load_policy(path, make_rules("us"))
+        kit_model.load_policy(path, make_rules("us"))
     assert "rw.safetensors" in str(err.value) or "rw.json" in str(err.value)
 
 

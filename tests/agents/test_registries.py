@@ -6,13 +6,13 @@ import pytest
 
 import agents
 import agents.games.realtime
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from agents.vintage.bots import VintageRandom
 from speed_env.policy import RandomPolicy
 
 
 def test_each_game_lists_only_its_own_agents():
-    realtime, vintage = set(agents.available()), set(vintage_agents.available())
+    realtime, vintage = set(agents.available()), set(registry.available())
     assert {"random", "greedy", "chain", "search", "ppo", "trained"} <= realtime
     assert {"vintage-random", "vintage-greedy", "vintage-tactician", "vintage-search"} <= vintage
     assert {"vintage-ppo"} <= vintage and not realtime & vintage
@@ -25,21 +25,21 @@ def test_a_vintage_bot_is_built_without_real_time_rules(monkeypatch):
     monkeypatch.setattr(agents.games.realtime, "make_rules", no_rules)
     for spec in ("vintage-greedy", "vintage-tactician", "vintage-random", "vintage-search@2"):
         assert agents.make(spec, seed=0).spec == spec
-        assert vintage_agents.make(spec, seed=0).spec == spec
+        assert registry.make(spec, seed=0).spec == spec
 
 
 def test_a_bot_of_one_game_is_refused_by_the_other_naming_it():
     with pytest.raises(agents.AgentSpecError, match="'vintage-greedy' plays Vintage Speed"):
         agents.make("vintage-greedy", "us")
     with pytest.raises(agents.AgentSpecError, match=r"unknown agent 'greedy'.*Vintage Speed"):
-        vintage_agents.make("greedy")
+        registry.make("greedy")
 
 
 def test_an_unknown_keyword_is_an_error_naming_it():
     with pytest.raises(TypeError, match="'rulez'"):
         agents.make("greedy", seed=0, rulez="us")  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="'rules'"):
-        vintage_agents.make("vintage-greedy", rules="us")  # type: ignore[call-arg]
+        registry.make("vintage-greedy", rules="us")  # type: ignore[call-arg]
 
 
 def test_one_uniform_random_player_serves_both_games():

@@ -15,7 +15,7 @@ import pytest
 import agents
 import speed_env
 from agents.stats import ELO_SCALE, bootstrap_ratings, bradley_terry, wilson_interval
-from agents.tournament import realtime as tournament
+from agents.tournament import realtime
 from speed_cli import main as cli
 from speed_env.rules import make_rules
 
@@ -55,20 +55,20 @@ def test_bootstrap_interval_covers_and_shrinks_with_games():
 def _settings(**kw):
     base = dict(agents=("random", "greedy", "chain"), games=40, rules=make_rules("us"), seed=3)
     base.update(kw)
-    return tournament.Settings(**base)
+    return realtime.Settings(**base)
 
 
 def test_paired_deals_are_paired():
     settings = _settings(games=8)
-    chunks = tournament.plan(settings)
+    chunks = realtime.plan(settings)
     assert [c.lineup for c in chunks] == [0, 1, 2] and all(
         c.start == 0 and c.count == 4 for c in chunks
     )
     # The same deal seeds serve every pairing and both seatings.
     assert settings.deal_seed(0) == (3 << 32)
     # Both seatings of a deal start from the same table.
-    _, first = tournament._play(settings, ("random", "greedy"), 0, 3, 0, record=3)
-    _, second = tournament._play(settings, ("greedy", "random"), 0, 3, 0, record=3)
+    _, first = realtime._play(settings, ("random", "greedy"), 0, 3, 0, record=3)
+    _, second = realtime._play(settings, ("greedy", "random"), 0, 3, 0, record=3)
     for i in range(3):
         start_1 = next(f["snapshot"] for f in first if f["game"] == i)
         start_2 = next(f["snapshot"] for f in second if f["game"] == i)
@@ -78,10 +78,10 @@ def test_paired_deals_are_paired():
     agents.register(
         "first-legal", "test bot: the first legal play", lambda rules, seed, arg: _FirstLegal()
     )
-    mirror = tournament.Settings(
+    mirror = realtime.Settings(
         agents=("first-legal", "first-legal:x"), games=80, rules=make_rules("japanese")
     )
-    res = tournament.run_chunk(mirror, tournament.plan(mirror)[0])
+    res = realtime.run_chunk(mirror, realtime.plan(mirror)[0])
     pairs = np.array(res.outcomes).reshape(-1, 2)
     decided = pairs[(pairs != 0).all(axis=1)]
     assert len(decided) > 20 and (decided.sum(axis=1) == 0).all()
@@ -96,19 +96,19 @@ class _FirstLegal:
 
 def test_workers_do_not_change_results():
     settings = _settings(games=600)
-    one, complete1 = tournament.run(settings, workers=1)
-    two, complete2 = tournament.run(settings, workers=2)
+    one, complete1 = realtime.run(settings, workers=1)
+    two, complete2 = realtime.run(settings, workers=2)
     assert complete1 and complete2
-    s1 = tournament.summarise(settings, one, bootstrap=50)
-    s2 = tournament.summarise(settings, two, bootstrap=50)
+    s1 = realtime.summarise(settings, one, bootstrap=50)
+    s2 = realtime.summarise(settings, two, bootstrap=50)
     assert s1 == s2
     assert [r.outcomes for r in one] == [r.outcomes for r in two]
 
 
 def test_summary_shape():
     settings = _settings(games=100)
-    results, _ = tournament.run(settings)
-    summary = tournament.summarise(settings, results, bootstrap=30)
+    results, _ = realtime.run(settings)
+    summary = realtime.summarise(settings, results, bootstrap=30)
     assert {a["name"] for a in summary["agents"]} == set(settings.agents)
     for a in summary["agents"]:
         assert a["rating_ci"][0] <= a["rating"] <= a["rating_ci"][1]

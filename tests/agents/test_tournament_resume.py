@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 
 import speed_cli
-from agents.tournament import realtime as rt
-from agents.tournament import report
-from agents.tournament import vintage as vt
+from agents.tournament import realtime, report, vintage
 from agents.tournament.chunk_log import LOG_NAME
 
 REALTIME = ["tournament", "--agents", "random,greedy,chain", "--games", "12", "--save-replays", "1"]
@@ -28,23 +26,23 @@ VINTAGE = ["tournament", "--game", "vintage", "--players", "2", "--games", "12"]
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 2 deals: 9 chunks in each tournament above (3 pairings or line-ups of 3)."""
-    monkeypatch.setattr(rt, "CHUNK_DEALS", 2)
-    monkeypatch.setattr(vt, "CHUNK_DEALS", 2)
+    monkeypatch.setattr(realtime, "CHUNK_DEALS", 2)
+    monkeypatch.setattr(vintage, "CHUNK_DEALS", 2)
 
 
 def stop_after(monkeypatch, k: int) -> None:
     """Make the next run stop (as Ctrl-C does) once ``k`` chunks have finished."""
-    from agents.runtime import progress as bars
+    from agents.runtime import progress
 
     @contextlib.contextmanager
-    def progress(label):
+    def chunk_progress(label):
         def update(done, total):
             if done >= k:
                 raise KeyboardInterrupt
 
         yield update
 
-    monkeypatch.setattr(bars, "chunk_progress", progress)
+    monkeypatch.setattr(progress, "chunk_progress", chunk_progress)
 
 
 def results(out: Path) -> dict:

@@ -97,28 +97,6 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 """Imports against the rooms' order still in the code, each with why: a stale one fails."""
 ALIAS_FOLDERS = ("benchmarks", "docs/hooks", "examples", "tests")
 """Where kit modules are imported besides the packages themselves."""
-ALIASES_LEFT = {
-    # gameplug (issue 37) rewrites these files and drops their aliases; then delete the list.
-    "speed_cli/evaluate.py",
-    "speed_cli/experiment.py",
-    "speed_cli/tournament.py",
-    "tests/agents/test_card_check.py",
-    "tests/agents/test_chunk_log.py",
-    "tests/agents/test_evaluate.py",
-    "tests/agents/test_match_points.py",
-    "tests/agents/test_model_file_checks.py",
-    "tests/agents/test_model_files.py",
-    "tests/agents/test_model_versions.py",
-    "tests/agents/test_rankwise.py",
-    "tests/agents/test_registries.py",
-    "tests/agents/test_tournament.py",
-    "tests/agents/test_tournament_resume.py",
-    "tests/vintage/test_vintage_bots.py",
-    "tests/vintage/test_vintage_ismcts.py",
-    "tests/vintage/test_vintage_search.py",
-    "tests/vintage/test_vintage_tournament.py",
-}
-"""Files still renaming kit modules (``registry as vintage_agents``, ``vintage as vt``)."""
 
 
 def _modules() -> dict[str, Path]:
@@ -462,12 +440,9 @@ def test_every_module_is_imported_under_its_own_name():
     (``numpy as np``) are not kit modules and are not checked."""
     found = {}
     for path in _alias_checked_files():
-        where = path.relative_to(ROOT).as_posix()
-        if (renamed := _renamed_modules(path)) and where not in ALIASES_LEFT:
-            found[where] = renamed
+        if renamed := _renamed_modules(path):
+            found[path.relative_to(ROOT).as_posix()] = renamed
     assert found == {}
-    still = {p.relative_to(ROOT).as_posix() for p in _alias_checked_files() if _renamed_modules(p)}
-    assert sorted(ALIASES_LEFT - still) == [], "no alias left there: delete it from ALIASES_LEFT"
 
 
 def test_the_alias_check_sees_a_renamed_module(tmp_path):

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from vintage_helpers import table
 
-from agents.tournament import report
-from agents.tournament import vintage as vt
+from agents.tournament import report, vintage
 from agents.tournament.harness import Chunk
 from agents.vintage.bots import VintageGreedy, VintageRandom, VintageTactician
 from speed_env.policy import Policy
@@ -86,30 +85,33 @@ def test_tactician_goes_out_when_it_can() -> None:
 
 
 def test_a_tournament_of_the_bots_counts_every_game_and_repeats_itself() -> None:
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=("vintage-greedy", "vintage-random", "vintage-tactician"),
         players=3,
         games=30,
         seed=3,
     )
-    results, complete = vt.run(settings)
-    summary = vt.summarise(settings, results, bootstrap=20)
+    results, complete = vintage.run(settings)
+    summary = vintage.summarise(settings, results, bootstrap=20)
     games = summary["settings"]["games_played"]
     assert complete and games == 30
     wins = sum(a["wins"] for a in summary["agents"])
     assert wins + summary["settings"]["drawn"] + summary["settings"]["truncated"] == games
     assert all(a["mean_penalty"] >= 0 for a in summary["agents"])
     assert "vintage-greedy" in report.leaderboard(summary)
-    again, _ = vt.run(settings)
-    assert vt.summarise(settings, again, bootstrap=20) == summary
+    again, _ = vintage.run(settings)
+    assert vintage.summarise(settings, again, bootstrap=20) == summary
 
 
 def test_deterministic_bots_give_the_same_results_whatever_the_chunks() -> None:
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=("vintage-greedy", "vintage-tactician"), players=2, games=24, seed=5
     )
-    whole = vt.run_chunk(settings, Chunk(0, 0, 0, 12))
-    parts = [vt.run_chunk(settings, Chunk(0, 0, 0, 5)), vt.run_chunk(settings, Chunk(1, 0, 5, 7))]
+    whole = vintage.run_chunk(settings, Chunk(0, 0, 0, 12))
+    parts = [
+        vintage.run_chunk(settings, Chunk(0, 0, 0, 5)),
+        vintage.run_chunk(settings, Chunk(1, 0, 5, 7)),
+    ]
     assert whole.deal == [d for p in parts for d in p.deal]
     assert whole.penalty == [x for p in parts for x in p.penalty]
     assert whole.winner == [w for p in parts for w in p.winner]

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-from agents.vintage import registry as vintage_agents
+from agents.vintage import registry
 from speed_env.openspiel.vintage_game import VintageSpeedState
 from speed_env.vintage import raw_env
 
@@ -33,7 +33,7 @@ def _play(spec: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[i
         return world
 
     monkeypatch.setattr(VintageSpeedState, "resample_from_infostate", spy)
-    seats = [vintage_agents.make(spec, seed=seed + p) for p in range(3)]
+    seats = [registry.make(spec, seed=seed + p) for p in range(3)]
     env = raw_env(num_players=3)
     env.reset(seed=11)
     actions: list[int] = []

@@ -11,8 +11,8 @@ import pytest
 
 import agents
 from agents import AgentSpecError
-from agents.tournament import vintage as vt
-from agents.vintage import registry as vintage_agents
+from agents.tournament import vintage
+from agents.vintage import registry
 from agents.vintage.bots import VintageGreedy, VintageTactician
 from agents.vintage.search import SearchSettings, VintageSearch
 from speed_env.vintage import ObservationLayout, default_pack, raw_env
@@ -181,7 +181,7 @@ def settings_of(spec: str) -> SearchSettings:
 
 
 def test_spec_carries_the_worlds_budget_and_options() -> None:
-    assert "vintage-search" in vintage_agents.available()
+    assert "vintage-search" in registry.available()
     assert settings_of("vintage-search@32") == SearchSettings(worlds=32)
     assert getattr(agents.make("vintage-search@32"), "reaction", None) is None
     assert settings_of("vintage-search:rollout=tactician,score=ahead@4") == SearchSettings(
@@ -204,13 +204,13 @@ def test_spec_carries_the_worlds_budget_and_options() -> None:
 
 
 def test_a_short_game_against_the_bots_finishes_with_legal_actions() -> None:
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=("vintage-search@2", "vintage-greedy", "vintage-tactician"),
         players=3,
         games=3,
         seed=5,
     )
-    (chunk,) = vt.run(settings)[0]  # one deal, once per seat rotation
+    (chunk,) = vintage.run(settings)[0]  # one deal, once per seat rotation
     assert len(chunk.winner) == 3 and -2 not in chunk.winner  # none truncated
     tactician_rollouts = VintageSearch(
         SearchSettings(worlds=2, rollout="tactician", score="reward")

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from agents.stats import wilson_interval
-from agents.tournament import vintage as vt
-from agents.tournament import vintage_stats
+from agents.tournament import vintage, vintage_stats
 from agents.vintage.bots import VintageGreedy
 from speed_cli import main as cli
 from speed_env import __version__
@@ -23,7 +22,7 @@ THREE = ("vintage-random", "vintage-greedy", "vintage-tactician")
 def _settings(**kw):
     base = dict(agents=THREE, players=4, games=8, seed=5)
     base.update(kw)
-    return vt.VintageSettings(**base)
+    return vintage.VintageSettings(**base)
 
 
 # ---------------------------------------------------------------------- line-ups and seats
@@ -40,8 +39,8 @@ def test_lineups_cover_every_table():
 
 def test_seat_rotation_puts_every_agent_in_every_seat():
     settings = _settings(games=12)  # 3 deals per line-up, each played 4 times
-    for chunk in vt.plan(settings):
-        res = vt.run_chunk(settings, chunk)
+    for chunk in vintage.plan(settings):
+        res = vintage.run_chunk(settings, chunk)
         lineup = settings.lineups()[chunk.lineup]
         assert len(res.seating) == chunk.count * 4
         for d in range(chunk.start, chunk.start + chunk.count):
@@ -65,7 +64,7 @@ def test_every_line_up_and_rotation_plays_the_same_deals():
     assert settings.deal_seed(1) == (5 << 32) + 1
     # Identical deterministic bots: a seat's result depends only on the cards, so every rotation
     # of a deal in every line-up gives the same penalties seat by seat, and different deals differ.
-    results = [vt.run_chunk(settings, c) for c in vt.plan(settings)]
+    results = [vintage.run_chunk(settings, c) for c in vintage.plan(settings)]
     by_deal: dict[int, list[tuple[int, ...]]] = {}
     for res in results:
         for d, pen in zip(res.deal, res.penalty):
@@ -87,12 +86,12 @@ def test_every_line_up_and_rotation_plays_the_same_deals():
 def test_mirror_match_is_exactly_even():
     # Two copies of a deterministic bot: each deal's rotations swap their results, so the
     # pairwise record is symmetric and the ratings equal.
-    settings = vt.VintageSettings(
+    settings = vintage.VintageSettings(
         agents=("vintage-greedy", "vintage-greedy:twin"), players=2, games=40, seed=2
     )
-    results, complete = vt.run(settings)
+    results, complete = vintage.run(settings)
     assert complete
-    summary = vt.summarise(settings, results, bootstrap=20)
+    summary = vintage.summarise(settings, results, bootstrap=20)
     (m,) = summary["matches"]
     assert m["wins_a"] == m["wins_b"] and m["win_rate_a"] == 0.5
     a, b = summary["agents"]
@@ -100,16 +99,18 @@ def test_mirror_match_is_exactly_even():
 
 
 def test_workers_do_not_change_results(monkeypatch):
-    monkeypatch.setattr(vt, "CHUNK_DEALS", 4)  # several chunks per line-up
+    monkeypatch.setattr(vintage, "CHUNK_DEALS", 4)  # several chunks per line-up
     settings = _settings(games=40)
-    assert len(vt.plan(settings)) == 9
-    one, c1 = vt.run(settings, workers=1)
-    two, c2 = vt.run(settings, workers=2)
+    assert len(vintage.plan(settings)) == 9
+    one, c1 = vintage.run(settings, workers=1)
+    two, c2 = vintage.run(settings, workers=2)
     assert c1 and c2
     assert [(r.seating, r.penalty, r.winner) for r in one] == [
         (r.seating, r.penalty, r.winner) for r in two
     ]
-    assert vt.summarise(settings, one, bootstrap=30) == vt.summarise(settings, two, bootstrap=30)
+    assert vintage.summarise(settings, one, bootstrap=30) == vintage.summarise(
+        settings, two, bootstrap=30
+    )
 
 
 # ---------------------------------------------------------------------- statistics
@@ -117,7 +118,7 @@ def _synthetic(settings, rows):
     """ChunkResults from rows of (lineup, deal, rotation, seating, penalty, winner)."""
     out = []
     for i, (lu, deal, rot, seating, pen, win) in enumerate(rows):
-        r = vt.ChunkResult(vt.Chunk(i, lu, deal, 1))
+        r = vintage.ChunkResult(vintage.Chunk(i, lu, deal, 1))
         r.deal, r.rotation, r.seating, r.penalty, r.winner, r.turns = (
             [deal],
             [rot],
@@ -183,7 +184,7 @@ def test_summary_from_synthetic_results():
             (0, 1, 1, [1, 0], [6, 6], -1),  # locked, drawn
         ],
     )
-    s = vt.summarise(settings, res, bootstrap=50)
+    s = vintage.summarise(settings, res, bootstrap=50)
     agents = {a["name"]: a for a in s["agents"]}
     r, g = agents["vintage-random"], agents["vintage-greedy"]
     assert r["games"] == g["games"] == 4
@@ -211,7 +212,7 @@ def test_summary_from_synthetic_results():
     (lu,) = s["lineups"]
     assert [x["name"] for x in lu["results"]] == ["vintage-random", "vintage-greedy"]
     # The leaderboard reads these: mean penalty column, vintage wording, the line-up table.
-    text = vt.leaderboard(s)
+    text = vintage.leaderboard(s)
     assert "mean penalty [95% CI]" in text and "a ahead" in text and "line-up (seat order)" in text
     assert "bounce rate" not in text
 
@@ -219,7 +220,7 @@ def test_summary_from_synthetic_results():
 def test_truncated_games_count_as_ties_and_hold_no_penalty():
     settings = _settings(players=2, agents=("vintage-random", "vintage-greedy"), games=2)
     res = _synthetic(settings, [(0, 0, 0, [0, 1], [30, 1], -2), (0, 0, 1, [1, 0], [0, 9], 0)])
-    s = vt.summarise(settings, res, bootstrap=10)
+    s = vintage.summarise(settings, res, bootstrap=10)
     agents = {a["name"]: a for a in s["agents"]}
     assert (
         agents["vintage-random"]["mean_penalty"] == 9
