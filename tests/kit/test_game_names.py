@@ -25,7 +25,6 @@ NOT_YET = {
     "agents/model_io/__init__.py",  # re-exports the vintage model functions
     # speed_cli/: the training commands
     "speed_cli/train.py",
-    "speed_cli/train_expert.py",
     # speed_env/ and train/
     "speed_env/__init__.py",
     "speed_env/openspiel/__init__.py",
