@@ -1,4 +1,5 @@
-"""``speed train-expert --game vintage``: expert iteration (train/vintage_expert.py)."""
+"""``speed train-expert``: expert iteration (train/vintage_expert.py), for the one game it is
+built for; its texts are train/vintage/expert_command.py's."""
 
 from __future__ import annotations
 
@@ -10,39 +11,36 @@ from speed_cli.common import UsageError, add_settings_command, need_ray
 
 def register(sub: Any) -> None:
     """Add ``speed train-expert`` to the subcommands ``sub``, one flag per setting."""
-    from train.vintage_expert import ExpertConfig
+    import train.vintage.expert_command
+    import train.vintage_expert
 
     p = add_settings_command(
         sub,
         "train-expert",
-        ExpertConfig,
+        train.vintage_expert.ExpertConfig,
         run,
-        summary="expert iteration: vintage-search targets distilled into a network, in rounds",
-        description="Expert iteration for Vintage Speed (train/vintage_expert.py): each round "
-        "plays games of search targets (chunked jobs: --workers, --backend local|ray, the same "
-        "OUT/round_R/targets.safetensors for one --seed), fits the network to them and measures "
-        "it against --eval-opponents. Writes OUT/model.json + model.safetensors (the best round; "
-        "play it with vintage-ppo:OUT/model.json) and OUT/summary.json.",
+        summary=train.vintage.expert_command.SUMMARY,
+        description=train.vintage.expert_command.DESCRIPTION,
     )
     p.add_argument(
         "--game",
-        choices=("vintage",),
-        default="vintage",
-        help="the game (expert iteration is built for Vintage Speed only)",
+        choices=(train.vintage.expert_command.GAME,),
+        default=train.vintage.expert_command.GAME,
+        help=train.vintage.expert_command.GAME_HELP,
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run expert iteration; print where the model is and how to play it."""
-    from train import vintage_expert
+    import train.vintage_expert
     from train.common.settings import from_args
 
-    cfg = from_args(vintage_expert.ExpertConfig, args)
+    cfg = from_args(train.vintage_expert.ExpertConfig, args)
     if cfg.backend == "local" and cfg.ray_address is not None:
         raise UsageError("--ray-address needs --backend ray")
     if cfg.backend == "ray":
         need_ray("--backend ray")
-    summary = vintage_expert.train(cfg)
+    summary = train.vintage_expert.train(cfg)
     print(
         f"{len(summary['rounds'])} rounds in {summary['wall_s']} s; model {summary.get('model')} "
         f"(play it with {summary.get('play_with')})"

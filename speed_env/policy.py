@@ -28,7 +28,8 @@ class RandomPolicy:
     """Uniform over each row's legal actions, from its own seeded generator.
 
     The kit's one random player: the single-seat envs' default opponent, the
-    ``random`` agent, and (its input checked) ``vintage-random``."""
+    ``random`` agent, and (its input checked) the turn-based game's random agent
+    (agents/vintage/registry.py)."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

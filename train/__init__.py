@@ -32,7 +32,7 @@ A room a job:
   meta-strategy (PSRO), its members trained by the ``ppo`` recipe.
 
 Floors, bottom up: ``policy``, ``common``, ``vec_env``, behaviour cloning (``bc``, then
-``bc_data``: human-likeness and vintage expert iteration fit and read as they do), ``realtime``,
+``bc_data``: human-likeness and train/vintage_expert.py fit and read as they do), ``realtime``,
 ``vintage``, ``rllib``, then the other recipes (``ppo``, ``exploit``, ``vintage_ppo``,
 ``vintage_value``, ``vintage_expert``, ``rllib_ppo``), and ``league`` over them. A module
 imports only its own floor and those below (``tests/kit/test_layout.py``).

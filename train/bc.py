@@ -26,8 +26,8 @@ first, actor *and* critic, lets PPO start from that level:
    student's most likely action is one of the teacher's best.
 
 Both recipes run this before PPO with ``--init-bc SPEC`` (``speed train
-realtime --init-bc chain``, ``speed train vintage --init-bc vintage-tactician``);
-:func:`clone` is the function.
+realtime --init-bc chain``, and the same flag of train/vintage_ppo.py's
+recipe); :func:`clone` is the function.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def returns_to_go(
 
 
 # The teacher of slots lo..hi of the VecEnv: (lo, hi, bot). The real-time recipe has one per
-# rules preset of its SpeedVecEnv, the vintage one a single bot over all its envs.
+# rules preset of its SpeedVecEnv, train/vintage_ppo.py's a single bot over all its envs.
 Teachers = Callable[[int], Sequence[tuple[int, int, Any]]]
 
 
@@ -149,8 +149,8 @@ def record(
     """Record about ``decisions`` steps of the learner's seat of ``env``, labelled by the teachers.
 
     ``teachers(seed)`` gives the bots and the slots they label; ``teacher_view``
-    turns the env's observations into the ones the teachers read (the vintage
-    recipe scales its observations; its bots read raw counts). The teacher
+    turns the env's observations into the ones the teachers read (train/vintage_ppo.py
+    scales its observations; its bots read raw counts). The teacher
     plays, or with ``student`` the student plays and the teacher only labels
     (DAgger). Returns ``obs``, ``mask``, ``action`` (the teacher's), ``best``
     (int8 flags of the teacher's best actions, see :func:`best_actions`),

@@ -25,7 +25,7 @@ from speed_env.openspiel import game_string, realtime_game, state_string, vintag
 from speed_env.openspiel.realtime_game import SpeedGame, SpeedState
 from speed_env.openspiel.vintage_game import VintageSpeedGame, VintageSpeedState
 
-state_string.install()
+state_string.install((realtime_game.SHORT_NAME, vintage_game.SHORT_NAME))
 game_string.install(
     {
         realtime_game.SHORT_NAME: realtime_game.DEFAULT_PARAMS,

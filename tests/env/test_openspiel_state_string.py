@@ -99,6 +99,21 @@ def test_a_pickle_payload_loads_nothing_and_runs_nothing(name: str, tmp_path: Pa
     assert not marker.exists()
 
 
+def test_the_wrapped_pickle_refusal_names_each_registered_kit_game(tmp_path: Path) -> None:
+    # The games come from speed_env.openspiel's install call, in its order; the message is the
+    # one it has always been.
+    assert state_string.KIT_GAMES == [realtime_game.SHORT_NAME, vintage_game.SHORT_NAME]
+    game = pyspiel.load_game(VINTAGE)
+    text = _pickle_format(_MakesAFile(tmp_path / "ran"))
+    wrapped = f"{HEADER}[Game]\nturn_based_simultaneous_game(game={game})\n[State]\n{text}\n"
+    with pytest.raises(state_string.StateStringError) as refused:
+        pyspiel.deserialize_game_and_state(wrapped)
+    assert str(refused.value) == (
+        "this text names a kit game (python_speed or python_vintage_speed) and carries a "
+        "pickled Python state (__dict__=), which would run code on loading: refused"
+    )
+
+
 def test_the_payload_is_live_where_openspiel_loads_it_generically(tmp_path: Path) -> None:
     # The control for the test above: OpenSpiel's own loader (still used by its C++ code on
     # strings it made itself) does run it.

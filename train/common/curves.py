@@ -4,8 +4,8 @@ Each evaluation appends one row per line-up (the learner against one bot, and
 for real-time Speed one rules preset) to ``OUT/eval.csv``; ``curves.png``
 draws the columns a recipe names against timesteps, one line per opponent,
 with its 95% interval as a band. The recipes say what to draw with
-:class:`Panel`: the real-time one its win rate per rules preset, the vintage
-one its mean penalty and its win rate.
+:class:`Panel`: the real-time one its win rate per rules preset, train/vintage_ppo.py its
+mean penalty and its win rate.
 """
 
 from __future__ import annotations

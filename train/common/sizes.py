@@ -79,7 +79,7 @@ def check_sizes(cfg: Any) -> None:
     rollout (``--n-steps * --n-envs``) or ``--bc-decisions`` above :data:`MAX_DECISIONS`
     (ValueError), or its games, rollout and cloning record together above the memory
     available (MemoryError; each game counted as a real-time batch game,
-    :func:`speed_env.batch_size.bytes_per_game`, a vintage table alike)."""
+    :func:`speed_env.batch_size.bytes_per_game`, a table of speed_env/vintage/ alike)."""
     from speed_env import engine
     from speed_env.batch_size import bytes_per_game, memory_bound
 
