@@ -4,6 +4,7 @@
   of all of them (:func:`make`, :func:`parse_spec`).
 - :mod:`~agents.games.realtime`: real-time Speed: two seats, paired deals.
 - :mod:`~agents.games.vintage`: Vintage Speed: 2 to 10 seats, seat rotation.
+- :mod:`~agents.games.agent_side`: what every game asks of its agent registry, written once.
 
 The protocol a game object keeps is :class:`agents.tournament.game.Game`.
 """

@@ -15,9 +15,10 @@ from typing import Any
 
 from agents.evaluate import protocol
 from agents.evaluate.realtime import CARD
+from agents.games.agent_side import RegistryAgents
 from agents.runtime.jobs import Backend
 from agents.specs.realtime import REALTIME
-from agents.specs.registry import AgentSpec
+from agents.specs.registry import Registry
 from agents.tournament.game import TournamentError, TournamentRequest
 from agents.tournament.harness import Chunk
 from speed_env.policy import Policy
@@ -147,7 +148,7 @@ class RealtimeTournament:
 
 
 @dataclass(frozen=True)
-class RealtimeGame:
+class RealtimeGame(RegistryAgents):
     """Real-time Speed: two seats, agents for a rules preset, paired deals."""
 
     name: str = "realtime"
@@ -156,29 +157,7 @@ class RealtimeGame:
     seats: range = range(2, 3)
     default_seats: int = 2
     default_agents: tuple[str, ...] = ("random", "greedy", "chain")
-
-    @property
-    def model_kind(self) -> str | None:
-        """The kind that plays a saved model file."""
-        return REALTIME.model_kind
-
-    def env_ids(self) -> tuple[str, ...]:
-        """The registered ids of its envs (the current versions)."""
-        from agents.evaluate.protocol import env_ids
-
-        return tuple(env_ids(self.name))
-
-    def knows(self, spec: str) -> bool:
-        """Whether ``spec`` names one of its agent kinds."""
-        return REALTIME.knows(spec)
-
-    def available(self) -> dict[str, str]:
-        """Its agent names, a line each."""
-        return REALTIME.available()
-
-    def parse_spec(self, spec: str) -> AgentSpec:
-        """``name[:arg][@reaction]``, checked."""
-        return REALTIME.parse_spec(spec)
+    registry: Registry = field(default=REALTIME, repr=False)
 
     def make_agent(
         self, spec: str, rules: str | Rules | Any = None, seed: int | None = None

@@ -16,8 +16,9 @@ from typing import Any
 from agents.errors import AgentSpecError
 from agents.evaluate import protocol
 from agents.evaluate.vintage import CARD
+from agents.games.agent_side import RegistryAgents
 from agents.runtime.jobs import Backend
-from agents.specs.registry import AgentSpec
+from agents.specs.registry import Registry
 from agents.tournament.game import TournamentError, TournamentRequest
 from agents.tournament.harness import Chunk
 from agents.vintage.registry import VINTAGE
@@ -138,7 +139,7 @@ class VintageTournament:
 
 
 @dataclass(frozen=True)
-class VintageGame:
+class VintageGame(RegistryAgents):
     """Vintage Speed: turn-based, 2 to 10 seats, penalty points."""
 
     name: str = "vintage"
@@ -147,29 +148,7 @@ class VintageGame:
     seats: range = range(2, 11)
     default_seats: int = 4
     default_agents: tuple[str, ...] = ("vintage-random", "vintage-greedy", "vintage-tactician")
-
-    @property
-    def model_kind(self) -> str | None:
-        """The kind that plays a saved model file."""
-        return VINTAGE.model_kind
-
-    def env_ids(self) -> tuple[str, ...]:
-        """The registered ids of its envs (the current versions)."""
-        from agents.evaluate.protocol import env_ids
-
-        return tuple(env_ids(self.name))
-
-    def knows(self, spec: str) -> bool:
-        """Whether ``spec`` names one of its agent kinds."""
-        return VINTAGE.knows(spec)
-
-    def available(self) -> dict[str, str]:
-        """Its agent names, a line each."""
-        return VINTAGE.available()
-
-    def parse_spec(self, spec: str) -> AgentSpec:
-        """``name[:arg][@K]``, checked."""
-        return VINTAGE.parse_spec(spec)
+    registry: Registry = field(default=VINTAGE, repr=False)
 
     def make_agent(self, spec: str, rules: Any = None, seed: int | None = None) -> Policy:
         """The agent ``spec`` names; a vintage bot reads the default pack and takes no rules."""
