@@ -103,13 +103,14 @@ def test_a_full_disk_mid_write_leaves_no_dataset_and_no_blocked_id(bot_records, 
 
         def fill() -> None:  # another program fills the disk once the dataset file exists
             first_file(root, "main_data.hdf5", timeout=300)
-            with open(root / "filler", "wb") as f:
-                try:
+            # Unbuffered, and the whole of it under the except: a full disk may also refuse the
+            # open, and a buffered close would flush (and raise) outside the loop.
+            try:
+                with open(root / "filler", "wb", buffering=0) as f:
                     while True:
                         f.write(b"\0" * 65536)
-                        f.flush()
-                except OSError:
-                    pass
+            except OSError:
+                pass
 
         filler = threading.Thread(target=fill, daemon=True)
         filler.start()
