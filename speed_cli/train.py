@@ -1,9 +1,9 @@
-"""``speed train``: MaskablePPO with the game as a subcommand, ``speed train realtime FLAGS``
-(train/ppo.py) or ``speed train vintage FLAGS`` (train/vintage_ppo.py), each with its recipe's
-own flags, or ``speed train bc --data DIR_OR_MINARI_ID --out M`` (train/bc_data.py: cloning
-recorded play), or ``speed train league --rules R --out DIR`` (speed_cli/train_league.py: a
-population trained against its own meta-strategy); the older ``speed train FLAGS`` and
-``speed train --game vintage FLAGS`` keep working.
+"""``speed train``: MaskablePPO with the game as a subcommand, ``speed train GAME FLAGS``
+(``speed train realtime FLAGS``: train/ppo.py), each game's recipe with its own flags
+(train/common/recipes.py lists them), or ``speed train bc --data DIR_OR_MINARI_ID --out M``
+(train/bc_data.py: cloning recorded play), or ``speed train league --rules R --out DIR``
+(speed_cli/train_league.py: a population trained against its own meta-strategy); the older
+``speed train FLAGS`` and ``speed train --game GAME FLAGS`` keep working.
 
 Every argument goes to :mod:`train.common.cli_args`, which makes the flags from each recipe's
 settings dataclass (so ``python -m train.ppo`` reads the same ones) and refuses, naming it, a flag
@@ -29,10 +29,13 @@ CUDA."""
 
 def register(sub: Any) -> None:
     """Add ``speed train`` to the subcommands ``sub`` (its arguments are parsed by the toolkit)."""
+    # Here, not at the top: ``import speed_cli`` loads no kit layer (the table is plain strings).
+    from train.common.recipes import RECIPES
+
     tr = sub.add_parser(
         "train",
-        help="train a MaskablePPO agent: speed train {realtime,vintage,bc,league} FLAGS "
-        "(--help for each)",
+        help=f"train a MaskablePPO agent: speed train {{{','.join([*RECIPES, 'bc', 'league'])}}} "
+        "FLAGS (--help for each)",
         add_help=False,  # `speed train --help` is the toolkit's: its games and their flags
         prefix_chars="\x00",  # nothing is an option here: every argument goes to the toolkit
     )

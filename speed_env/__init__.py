@@ -62,7 +62,6 @@ The other game, and a bridge:
 - :mod:`~speed_env.openspiel`: both games as OpenSpiel games (the ``[openspiel]`` extra).
 """
 
-from speed_env import vintage
 from speed_env._version import __version__ as __version__
 from speed_env.batch import BatchEnv
 from speed_env.cards import CardError, card_str, parse_card, parse_cards
@@ -73,6 +72,7 @@ from speed_env.parallel import SpeedParallelEnv, env, parallel_env
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
+from speed_env.registration import GAME_PACKAGES as _GAME_PACKAGES
 from speed_env.registration import register_all as _register_all
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
@@ -115,5 +115,5 @@ __all__ = [
     "parse_deal",
     "rules_tag",
     "sample_worlds",
-    "vintage",
+    *_GAME_PACKAGES,  # the other games' packages (speed_env.vintage)
 ]

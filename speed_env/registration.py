@@ -35,6 +35,9 @@ beyond the registries themselves, which ``speed_env`` loads anyway (its envs
 subclass PettingZoo's and Gymnasium's). PettingZoo releases before 1.27 have
 no registry; there only the PettingZoo entries are skipped. Registering
 twice (a reload) leaves the entries as they are.
+
+The other games' packages are listed here too (:data:`GAME_PACKAGES`): ``import speed_env``
+imports each through this module, so that ``speed_env.vintage.env(...)`` works after it.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Any, NoReturn
 import gymnasium
 from gymnasium.error import DeprecatedEnv
 
+from speed_env import vintage
 from speed_env._version import __version__
 
 REALTIME_ID = "speed_env/speed_v1"
@@ -54,6 +58,10 @@ REALTIME_ID = "speed_env/speed_v1"
 
 VINTAGE_ID = "speed_env/vintage_speed_v0"
 """The vintage game's current PettingZoo id (AEC)."""
+
+GAME_PACKAGES: dict[str, ModuleType] = {"vintage": vintage}
+"""The other games' packages, by their name in ``speed_env``: ``import speed_env`` imports each
+(importing this module does) and lists it in ``speed_env.__all__``."""
 
 ENV_IDS = {"realtime": REALTIME_ID, "vintage": VINTAGE_ID}
 """Game -> the id of its env's current version, which model and result files record."""

@@ -76,6 +76,9 @@ class VintageConfig(RunSettings):
     """Agent spec of the other seats, or a comma-separated list the seats after the learner's
     cycle through."""
     DEFAULT_TIMESTEPS: ClassVar[int] = 300_000
+    timesteps: int | None = None
+    """Learner decisions to train for, rounded up to whole rollouts (said and recorded). Not
+    given: 300,000 for a new run; with ``--resume``, the run's own saved budget."""
     n_envs: int = 16
     """Tables played side by side (each an env of the DummyVecEnv)."""
     out: str = "runs/vintage_ppo"

@@ -8,6 +8,8 @@
 - :mod:`~speed_env.openspiel.realtime_game`: ``python_speed``, real-time Speed, one
   simultaneous joint move per tick (``pyspiel.convert_to_turn_based`` plays it one seat at a
   time).
+- :mod:`~speed_env.openspiel.games`: the games, by name: which modules register with ``pyspiel``
+  and their classes.
 - :mod:`~speed_env.openspiel.game_type`: what both games declare alike: their
   ``pyspiel.GameType`` and their parameters.
 - :mod:`~speed_env.openspiel.game_string`: the kit's game strings checked before OpenSpiel
@@ -21,16 +23,19 @@ Both games' play equals the kit's envs' on the same deals and actions (tested).
 ``import speed_env`` does not import this package (nor ``pyspiel``).
 """
 
-from speed_env.openspiel import game_string, realtime_game, state_string, vintage_game
-from speed_env.openspiel.realtime_game import SpeedGame, SpeedState
-from speed_env.openspiel.vintage_game import VintageSpeedGame, VintageSpeedState
+from __future__ import annotations
 
-state_string.install((realtime_game.SHORT_NAME, vintage_game.SHORT_NAME))
-game_string.install(
-    {
-        realtime_game.SHORT_NAME: realtime_game.DEFAULT_PARAMS,
-        vintage_game.SHORT_NAME: vintage_game.DEFAULT_PARAMS,
-    }
-)
+from speed_env.openspiel import games
 
-__all__ = ["SpeedGame", "SpeedState", "VintageSpeedGame", "VintageSpeedState"]
+games.install()
+
+__all__ = list(games.CLASSES)  # each game's Game and State classes
+
+
+def __getattr__(name: str) -> type:
+    """A game's OpenSpiel class by its name (``SpeedGame`` ...), as :data:`games.CLASSES` has it;
+    the classes live in their games' modules, so this package names no game."""
+    try:
+        return games.CLASSES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

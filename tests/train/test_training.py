@@ -702,7 +702,7 @@ def test_speed_train_spellings_give_the_same_settings(tmp_path):
     [
         (["--game", "vintage", "--shaping"], "--shaping: not a setting of the vintage recipe"),
         (["vintage", "--tick-ms", "20"], "--tick-ms: not a setting of the vintage recipe"),
-        (["--players", "4"], "--players 4: real-time Speed has two players"),
+        (["--players", "4"], "--players 4: real-time Speed has 2 players; use speed train vintage"),
         (["realtime", "--players", "2"], "--players: not a setting of the realtime recipe"),
         (["vintage", "--game", "vintage"], "--game: the game is the subcommand"),
         (["--game", "chess"], "--game must be realtime or vintage, got 'chess'"),

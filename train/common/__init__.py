@@ -3,6 +3,7 @@
 - :mod:`~train.common.settings`: a run's settings and the flags made from them.
 - :mod:`~train.common.sizes`: the sizes a run may ask for (layers, stored decisions, memory),
   refused by flag before anything is allocated.
+- :mod:`~train.common.recipes`: the training recipes, by game: the one place that lists them.
 - :mod:`~train.common.cli_args`: ``speed train``'s parser, a subcommand a game.
 - :mod:`~train.common.run`: the mechanics of a run, the same for both recipes.
 - :mod:`~train.common.run_folder`: what a run leaves in ``--out``, and resuming from it.

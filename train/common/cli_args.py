@@ -2,19 +2,20 @@
 
 ::
 
-    speed train realtime [flags of train/ppo.py]          (python -m train.ppo, the same flags)
-    speed train vintage  [flags of train/vintage_ppo.py]  (python -m train.vintage_ppo)
+    speed train GAME [flags of its recipe]    (python -m RECIPE reads the same flags)
+    speed train realtime [flags of train/ppo.py]   (python -m train.ppo)
 
-Each subcommand's flags are made from its recipe's settings dataclass
+The games and their recipes are :data:`train.common.recipes.RECIPES`'s. Each
+subcommand's flags are made from its recipe's settings dataclass
 (:func:`train.common.settings.add_flags`), so every flag given reaches the run as
 given and every flag not given takes that recipe's default.
 
 The older spellings keep working: ``speed train [--game realtime] FLAGS`` is
-``speed train realtime FLAGS``, ``speed train --game vintage FLAGS`` is
-``speed train vintage FLAGS``. A flag the chosen recipe does not have is
-refused, naming it (``--rules`` with ``--game vintage``), and so is an
-ambiguous mix (``--game`` after a subcommand; ``--players`` other than 2 for
-real-time Speed): nothing is ever silently dropped or replaced.
+``speed train realtime FLAGS``, ``speed train --game GAME FLAGS`` is
+``speed train GAME FLAGS``. A flag the chosen recipe does not have is
+refused, naming it and the recipe, and so is an ambiguous mix (``--game``
+after a subcommand; ``--players`` other than its seats for a game with one
+table size): nothing is ever silently dropped or replaced.
 """
 
 from __future__ import annotations
@@ -23,26 +24,19 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from train.common.recipes import DEFAULT, RECIPES
 from train.common.settings import FlagParser, add_flags, from_args
 
-__all__ = ["GAMES", "build_parser", "parse", "run"]
-
-# game -> (recipe module, settings class name)
-GAMES = {"realtime": ("train.ppo", "Config"), "vintage": ("train.vintage_ppo", "VintageConfig")}
-_HELP = {
-    "realtime": "real-time Speed (train/ppo.py): the learner against bots, a mix or a self-play "
-    "pool on the batched engine; play the model with ppo:OUT/model.json",
-    "vintage": "Vintage Speed (train/vintage_ppo.py): the learner at an N-player table; play the "
-    "model with vintage-ppo:OUT/model.json",
-}
+__all__ = ["build_parser", "parse", "run"]
 
 
 def _recipe(game: str) -> tuple[Any, type]:
+    """The recipe module of ``game`` and its settings dataclass (importing it: torch, SB3)."""
     import importlib
 
-    module_name, cls_name = GAMES[game]
-    module = importlib.import_module(module_name)
-    return module, getattr(module, cls_name)
+    recipe = RECIPES[game]
+    module = importlib.import_module(recipe.module)
+    return module, getattr(module, recipe.settings)
 
 
 def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
@@ -57,16 +51,16 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
         "OUT/run.lock while it runs (a second run on the same --out is refused, naming it). "
         "--timesteps and --eval-every are rounded up to whole rollouts (said, and recorded in "
         "summary.json); --resume without --timesteps goes on to the run's own budget. The older "
-        "spellings `speed train FLAGS` (real-time) and `speed train --game vintage FLAGS` "
-        "work too. `speed train bc` (cloning recorded play) and `speed train league` (a "
+        f"spellings `speed train FLAGS` ({RECIPES[DEFAULT].title}) and `speed train --game GAME "
+        "FLAGS` work too. `speed train bc` (cloning recorded play) and `speed train league` (a "
         "population trained against its own meta-strategy) have flags of their own (--help).",
     )
-    games = parser.add_subparsers(dest="game", required=True, metavar="{realtime,vintage}")
-    for game in GAMES:
+    games = parser.add_subparsers(dest="game", required=True, metavar="{" + ",".join(RECIPES) + "}")
+    for game in RECIPES:
         module, cls = _recipe(game)
         sub = games.add_parser(
             game,
-            help=_HELP[game],
+            help=RECIPES[game].help,
             description=(module.__doc__ or "").split("\n\n")[0],
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
@@ -96,14 +90,18 @@ def _legacy(argv: list[str]) -> list[str]:
     """The older spellings as a subcommand: ``[--game G] FLAGS`` is ``G FLAGS``."""
     game, rest = _pop(argv, "--game")
     if game is None:
-        game = "realtime"
-    if game not in GAMES:
-        raise ValueError(f"--game must be realtime or vintage, got {game!r}")
-    if game == "realtime":  # --players had a meaning only for --game vintage: 2 is accepted
+        game = DEFAULT
+    if game not in RECIPES:
+        raise ValueError(f"--game must be {' or '.join(RECIPES)}, got {game!r}")
+    seats = RECIPES[game].players
+    if seats is not None:  # the older spelling took --players for every game: its seats pass
         players, rest = _pop(rest, "--players")
-        if players not in (None, "2"):
+        if players not in (None, str(seats)):
+            tables = " or ".join(
+                f"speed train {g}" for g, r in RECIPES.items() if r.players is None
+            )
             raise ValueError(
-                f"--players {players}: real-time Speed has two players; use speed train vintage"
+                f"--players {players}: {RECIPES[game].title} has {seats} players; use {tables}"
             )
     return [game, *rest]
 
@@ -116,7 +114,7 @@ def parse(argv: Sequence[str], prog: str = "speed train") -> tuple[str, Any]:
     argv = list(argv)
     if not argv or argv[0] in ("-h", "--help"):
         build_parser(prog).parse_args(argv)  # prints the help (or the usage error) and exits
-    if argv[0] in GAMES:
+    if argv[0] in RECIPES:
         if any(a == "--game" or a.startswith("--game=") for a in argv[1:]):
             raise ValueError(f"--game: the game is the subcommand (speed train {argv[0]} ...)")
     else:
@@ -129,10 +127,9 @@ def parse(argv: Sequence[str], prog: str = "speed train") -> tuple[str, Any]:
     flags = [a.partition("=")[0] for a in unknown if a.startswith("-")]
     if flags or unknown:
         named = ", ".join(dict.fromkeys(flags)) or " ".join(unknown)
-        recipe = GAMES[game][0].replace(".", "/") + ".py"
         raise ValueError(
-            f"{named}: not a setting of the {game} recipe ({recipe}; speed train {game} --help "
-            "lists its settings)"
+            f"{named}: not a setting of the {game} recipe ({RECIPES[game].path}; "
+            f"speed train {game} --help lists its settings)"
         )
     return game, from_args(_recipe(game)[1], args)
 

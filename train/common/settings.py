@@ -99,8 +99,8 @@ class RunSettings(PPOSettings):
     """The budget of a new run given no ``timesteps`` (each recipe its own)."""
     timesteps: int | None = None
     """Learner decisions to train for (ticks where it can only wait are not counted), rounded
-    up to whole rollouts (said and recorded). Not given: 2,000,000 for a new real-time run,
-    300,000 for a vintage one; with ``--resume``, the run's own saved budget."""
+    up to whole rollouts (said and recorded). Not given: 2,000,000 for a new run; with
+    ``--resume``, the run's own saved budget."""
     minutes: float | None = None
     """Wall-clock budget in minutes: training ends at the end of the first whole rollout past
     it (or at ``timesteps``, whichever comes first), then the run saves and evaluates as at any
