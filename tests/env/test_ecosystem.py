@@ -93,6 +93,19 @@ def test_import_works_where_pettingzoo_has_no_registry():
     assert run_python("-c", code).strip() == "ok"
 
 
+def test_plain_import_speed_env_gives_the_vintage_package():
+    # DESIGN: speed_env.vintage.env(...) after a plain `import speed_env` (the package is
+    # imported by speed_env/registration.py, which lists the games' packages).
+    code = (
+        "import speed_env\n"
+        "env = speed_env.vintage.env(num_players=3)\n"
+        "env.reset(seed=0)\n"
+        "assert 'vintage' in speed_env.__all__\n"
+        "print(env.agents)\n"
+    )
+    assert run_python("-c", code).strip() == "['player_0', 'player_1', 'player_2']"
+
+
 def test_importing_speed_env_registers_without_loading_heavy_or_kit_packages():
     code = (
         "import sys, speed_env, gymnasium, pettingzoo\n"

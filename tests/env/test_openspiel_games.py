@@ -22,6 +22,20 @@ def test_import_speed_env_does_not_import_pyspiel() -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_the_package_names_each_games_classes_from_their_modules() -> None:
+    # The classes live in their games' modules (speed_env/openspiel/games.py lists them); the
+    # package still serves them by name, and a name no game has is an AttributeError.
+    from speed_env.openspiel import realtime_game, vintage_game
+
+    package = speed_env.openspiel
+    assert package.__all__ == ["SpeedGame", "SpeedState", "VintageSpeedGame", "VintageSpeedState"]
+    assert package.VintageSpeedGame is vintage_game.VintageSpeedGame
+    assert package.VintageSpeedState is vintage_game.VintageSpeedState
+    assert package.SpeedGame is realtime_game.SpeedGame
+    with pytest.raises(AttributeError, match="no attribute 'SpeedBoard'"):
+        package.SpeedBoard  # noqa: B018
+
+
 def test_both_games_load_by_name_with_parameters() -> None:
     v = pyspiel.load_game("python_vintage_speed(players=3,max_turns=500)")
     assert v.num_players() == 3

@@ -715,6 +715,22 @@ def test_speed_train_refuses_flags_its_game_does_not_have(tmp_path, capsys, argv
     assert not (tmp_path / "r").exists()
 
 
+def test_speed_train_help_lists_each_registered_recipe(capsys):
+    """The subcommands are the registered recipes (train/common/recipes.py), each with its line,
+    and a subcommand's flags are its recipe's settings."""
+    from train.common.recipes import RECIPES
+
+    with pytest.raises(SystemExit) as done:
+        cli(["train", "--help"])
+    text = capsys.readouterr().out
+    assert done.value.code == 0 and "{realtime,vintage}" in text
+    for game, recipe in RECIPES.items():
+        assert f"\n    {game} " in text and recipe.help[:30] in " ".join(text.split()), game
+    with pytest.raises(SystemExit):
+        cli(["train", "vintage", "--help"])
+    assert "--players" in capsys.readouterr().out
+
+
 def test_recipes_run_as_modules_with_their_own_flags(capsys):
     from train import ppo, vintage_ppo
 
