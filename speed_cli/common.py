@@ -1,6 +1,6 @@
 """What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
-command whose flags are made from a settings dataclass (:func:`train.common.settings.add_flags`),
-the chunked run with its progress bar."""
+command whose flags are made from a recipe's settings dataclass
+(:func:`train.common.settings.add_run_flags`), the chunked run with its progress bar."""
 
 from __future__ import annotations
 
@@ -175,10 +175,10 @@ def add_settings_command(
 ) -> argparse.ArgumentParser:
     """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
     ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
-    from train.common.settings import add_flags
+    from train.common.settings import add_run_flags
 
     p = sub.add_parser(name, help=summary, description=description)
-    add_flags(p, settings)
+    add_run_flags(p, settings)
     p.set_defaults(func=run)
     return p
 
