@@ -1,6 +1,7 @@
-"""What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
-command whose flags are made from a recipe's settings dataclass
-(:func:`train.common.settings.add_run_flags`), the chunked run with its progress bar."""
+"""What several ``speed`` commands share: the usage error, the settings mixins of the shared flags
+(rules, job runner, game ...) and :func:`add_command_flags`, which makes a command's flags from its
+settings dataclass, a command whose flags are a recipe's (:func:`add_settings_command`), the
+chunked run with its progress bar."""
 
 from __future__ import annotations
 
