@@ -31,8 +31,6 @@ HAND_WRITTEN = {
     # settings (train/common/cli_args.py, speed_cli/exploit.py's build_parser); exploit's SPEC
     "speed_cli/train.py",
     "speed_cli/exploit.py",
-    # --game, the one choice, beside the flags of ExpertConfig
-    "speed_cli/train_expert.py",
 }
 """Modules of ``speed_cli`` that still call ``add_argument`` by hand, each with why."""
 SETTINGS = (
