@@ -8,7 +8,8 @@ process or a Ray task) and how the finished chunks are summarised. Each chunk
 is a pure function of the settings and its index (its policies' seeds
 included), so the results are identical for any number of workers and on
 either backend of :mod:`agents.runtime.jobs`, and an interrupted run keeps every
-finished chunk.
+finished chunk. :func:`run` plays one tournament's chunks; :func:`run_planned`, which it calls,
+plays any plan of chunks (a report card's pairings, each chunk of its own tournament).
 
 - :mod:`agents.tournament.realtime`: real-time Speed, two seats, paired deals.
 - :mod:`agents.tournament.vintage`: Vintage Speed, N seats, seat rotation.
