@@ -282,9 +282,10 @@ def _open_log(
         log_path = folder / chunk_log.LOG_NAME
         note(f"note: starting over: the interrupted run's {log_path} cannot go on ({exc.reason})")
         return chunk_log.open_log(folder, logged, resume=False)
+    left = "playing the others" if len(finished) < len(logged.plan) else "none left to play"
     note(
         f"continuing the interrupted run in {folder}: {len(finished)} of {len(logged.plan)} "
-        "chunks already finished; playing the others"
+        f"chunks already finished; {left}"
     )
     return log, finished
 
