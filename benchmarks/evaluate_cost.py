@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     wall, start = time.perf_counter(), time.process_time()
     for job in plan.jobs:
         t = time.process_time()
-        eval_plan._job(job)  # one chunk, as a worker plays it
-        cpu[part(job[0])] += time.process_time() - t
+        eval_plan.play_job(job)  # one chunk, as a worker plays it
+        cpu[part(job.group)] += time.process_time() - t
     total = time.process_time() - start
     print(
         f"{args.spec} --games {args.games}: {len(plan.jobs)} chunks, {total:.1f} CPU s, "

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +21,6 @@ from speed_cli.common import (
     add_command_flags,
     backend,
     count,
-    run_chunks,
 )
 
 
@@ -89,34 +88,40 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Make the card: plan, play under a progress bar, summarise, write the three files."""
-    from agents import evaluate
+    """Make the card (:func:`agents.evaluate.card_folder.play`) and print it."""
+    from agents.evaluate import card_folder
+    from agents.evaluate import report as eval_report
     from agents.games.registry import game_of_spec
     from agents.runtime import run_identity
+    from agents.tournament.run_folder import AlreadyFinished
 
     owner = game_of_spec(args.spec)
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
-    plan = evaluate.make_plan(
-        args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
+    request = card_folder.CardRequest(
+        args.spec, args.game, args.games, args.seed, act_timeout=args.act_timeout
     )
-    human = _human_likeness(args, plan) if args.human is not None else None
-    jobs = backend(args)
-    identity = run_identity.RunIdentity(
-        "speed evaluate",
-        run_identity.flag_settings(args, positional=("spec",)),
-        # The agent's files, and what --human measured (it changes when the records do).
-        {args.spec: plan.files, **({"--human": human} if human is not None else {})},
+    made = card_folder.play(
+        request,
+        args.out,
+        settings=run_identity.flag_settings(args, positional=("spec",)),
+        human=None if args.human is None else partial(_human_likeness, args),
+        overwrite=args.overwrite,
+        workers=args.workers,
+        backend=backend(args),
     )
-    # One writer per folder, as tournaments and training: another is refused; a finished card
-    # of another agent or other settings is never replaced.
-    with run_identity.RunOutput(
-        args.out, identity, results=("report.json", "report.md"), overwrite=args.overwrite
-    ) as run_folder:
-        if run_folder.done is not None:
-            print(run_folder.done)
-            return 0
-        return _evaluate(args, plan, jobs, run_folder, human)
+    if made is None:
+        return 130
+    if isinstance(made, AlreadyFinished):
+        print(made.message)
+        return 0
+    if isinstance(made, card_folder.Unfinished):
+        print(made.message(), file=sys.stderr)
+        return 130
+    print(eval_report.markdown(made.card))
+    wall = made.card["timing"]["wall_s"]
+    print(f"wrote {', '.join(str(p) for p in made.paths)} in {wall:.0f} s")
+    return 0
 
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
@@ -132,44 +137,6 @@ def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
         return human_likeness.measure(args.spec, args.human, args.human_seat, default, plan.seed)
     except ValueError as exc:
         raise UsageError(f"--human: {exc}") from None
-
-
-def _evaluate(
-    args: argparse.Namespace, plan: Any, jobs: Any, run_folder: Any, human: dict[str, Any] | None
-) -> int:
-    """Play ``plan`` into ``run_folder`` (a :class:`agents.runtime.run_identity.RunOutput`, its
-    lock held) and write the card."""
-    from agents import evaluate
-    from agents.evaluate import report as eval_report
-
-    t0 = time.perf_counter()
-    done = run_chunks(
-        f"evaluate {args.spec}",
-        lambda progress: _listed(
-            evaluate.run_plan(plan, workers=args.workers, progress=progress, backend=jobs)
-        ),
-    )
-    if done is None:
-        return 130
-    (by_group,), complete, _ = done
-    if not complete:
-        print("interrupted: a card needs every game; nothing written", file=sys.stderr)
-        return 130
-    timing: dict[str, Any] = {}
-    if args.game == "realtime" and "us" not in plan.skipped:
-        timing["decision_cost"] = evaluate.decision_cost(args.spec)
-    timing["wall_s"] = round(time.perf_counter() - t0, 2)
-    card = evaluate.card(plan, by_group, timing=timing, human_likeness=human)
-    paths = eval_report.write_card(run_folder.path, card)
-    run_folder.finish(paths)
-    print(eval_report.markdown(card))
-    print(f"wrote {', '.join(str(p) for p in paths)} in {timing['wall_s']:.0f} s")
-    return 0
-
-
-def _listed(result: tuple[dict[str, list[Any]], bool]) -> tuple[list[Any], bool]:
-    """``run_plan``'s results as the one-item list ``run_chunks`` expects."""
-    return [result[0]], result[1]
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@
 - :mod:`~agents.evaluate.plan`: the games a card plays, as a plan of chunked jobs.
 - :mod:`~agents.evaluate.summary`: a played plan's numbers, per pairing or table.
 - :mod:`~agents.evaluate.make_card`: play an agent through the protocol and make its card.
+- :mod:`~agents.evaluate.card_folder`: a card's life in its output folder, played as a
+  tournament's (lock, chunk log, an interrupted card going on where it stopped).
 - :mod:`~agents.evaluate.rating`: ratings anchored on the reference pool.
 - :mod:`~agents.evaluate.alpharank`: α-Rank of the agent among the reference pool.
 - :mod:`~agents.evaluate.make_anchors`: the reference pool's round robin (``python -m``).

@@ -3,9 +3,11 @@
 :func:`make_plan` turns an agent spec and the protocol (:mod:`agents.evaluate.protocol`)
 into a :class:`Plan`: the tournaments' own games (:mod:`agents.tournament.realtime` for
 real-time Speed, paired deals, with the latency sweep of :mod:`agents.reaction_sweep.work`;
-each other game's from its own card, :mod:`agents.evaluate.vintage`), cut into chunks;
-:func:`run_plan` plays them through :func:`agents.runtime.jobs.run_jobs`, so a card is the
-same for any number of workers and on either backend. What the agent refuses to play is
+each other game's from its own card, :mod:`agents.evaluate.vintage`), cut into chunks, one
+:class:`Job` each; :func:`card_chunks` numbers them as one plan, and :func:`run_plan` plays them
+through the tournaments' runner (:func:`agents.tournament.harness.run_planned`), so a card is
+the same for any number of workers and on either backend (a card's folder:
+:mod:`agents.evaluate.card_folder`). What the agent refuses to play is
 recorded with its reason: only a ``ValueError`` from building it (its rules check) is a
 refusal. Any other exception, there or in a game, fails the card: an
 :class:`agents.runtime.failures.AgentFailure` naming the agent and the whole message.
@@ -14,19 +16,42 @@ Importable from :mod:`agents.evaluate.make_card`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.evaluate import protocol
-from agents.runtime.jobs import Backend, run_jobs
+from agents.runtime.jobs import Backend
 from agents.specs.guarded import calling, positive_seconds
 from agents.specs.realtime import REALTIME
-from agents.tournament import harness, realtime
+from agents.tournament import chunk_checks, chunk_log, harness, realtime
+from agents.tournament.harness import Chunk
 
-Job = tuple[str, Any, Any, Callable[[Any, Any], Any], Callable[[Any, Any], str]]
-"""A job of a plan: ``(group, settings, chunk, play, describe)``."""
+
+class ChunkKind(NamedTuple):
+    """How one game's tournament chunk is played, named, read back from a chunk log and checked
+    (module-level functions and a class: a job is pickled to workers and Ray tasks)."""
+
+    play: Callable[[Any, Chunk], Any]
+    """``play(settings, chunk)``: the chunk's result."""
+    describe: Callable[[Any, Chunk], str]
+    """``describe(settings, chunk)``: the chunk in words."""
+    result_type: Callable[..., Any]
+    """The result's dataclass."""
+    check: Callable[[Any, Any], str | None]
+    """``check(settings, result)``: what is impossible in a logged result, or ``None``."""
+
+
+class Job(NamedTuple):
+    """A job of a plan: a chunk of one group's tournament."""
+
+    group: str
+    settings: Any
+    """The group's tournament settings."""
+    chunk: Chunk
+    """The chunk, as its own tournament numbers it (its policies' seeds come from that)."""
+    kind: ChunkKind
 
 
 class EvaluationError(ValueError):
@@ -43,8 +68,7 @@ class Plan:
     seed: int
     version: int
     jobs: list[Job] = field(default_factory=list)
-    """``(group, settings, chunk, play, describe)``: a chunk of one group's tournament, with
-    the game's module-level ``play(settings, chunk)`` and ``describe(settings, chunk)``."""
+    """A chunk of one group's tournament each, in the order the card sums them up."""
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per group (``us/chain``, ``latency/240``, ``table/0``): what it plays."""
     skipped: dict[str, str] = field(default_factory=dict)
@@ -53,16 +77,64 @@ class Plan:
     """Files the agent loads, with their SHA-256."""
 
 
-def _job(job: Job) -> tuple[str, Any]:
-    """One chunk of a group (module level: pickled to workers and Ray tasks)."""
-    group, settings, chunk, play, _ = job
-    return group, play(settings, chunk)
+def play_job(job: Job) -> Any:
+    """One chunk of a group: its game's result (module level: pickled to workers)."""
+    return job.kind.play(job.settings, job.chunk)
 
 
-def _describe(job: Job) -> str:
+def describe_job(job: Job) -> str:
     """A job in words, for the line of a worker that died."""
-    group, settings, chunk, _, describe = job
-    return f"{group} {describe(settings, chunk)}"
+    return f"{job.group} {job.kind.describe(job.settings, job.chunk)}"
+
+
+@dataclass(frozen=True)
+class CardChunk:
+    """A played job: the card's chunk, its group and its game's result (a chunk log's line)."""
+
+    chunk: Chunk
+    """The job's place in :func:`card_chunks`."""
+    group: str
+    result: Any
+    """The game's chunk result (its own ``chunk`` the job's)."""
+
+
+def card_chunks(plan: Plan) -> list[Chunk]:
+    """The card's chunks, one per job in plan order: the job's index, its group's place among
+    ``plan.groups`` as the line-up, its deals."""
+    place = {group: n for n, group in enumerate(plan.groups)}
+    return [
+        Chunk(i, place[job.group], job.chunk.start, job.chunk.count)
+        for i, job in enumerate(plan.jobs)
+    ]
+
+
+def _card_job(job: tuple[Chunk, Job]) -> CardChunk:
+    """One card chunk, played (module level: pickled to workers and Ray tasks)."""
+    chunk, played = job
+    return CardChunk(chunk, played.group, play_job(played))
+
+
+def kinds(plan: Plan) -> dict[str, ChunkKind]:
+    """The kind of chunk each group of ``plan`` plays."""
+    return {job.group: job.kind for job in plan.jobs}
+
+
+def read_back(kinds: Mapping[str, ChunkKind], chunk: Chunk, group: str, result: Any) -> CardChunk:
+    """A :class:`CardChunk` from a chunk log's line, its game's result read back by its group's
+    kind (of :func:`kinds`): a group not among them, or a result not its kind's, raises
+    (``KeyError``, ``TypeError``), and the chunk log drops the line."""
+    return CardChunk(chunk, group, chunk_log.result_from_doc(kinds[group].result_type, result))
+
+
+def check(plan: Plan, played: CardChunk) -> str | None:
+    """What is impossible in a logged card chunk (its chunk is the plan's): another group,
+    another game chunk, or what its game's check finds."""
+    job = plan.jobs[played.chunk.index]
+    if played.group != job.group:
+        return f"group is {played.group!r}, the chunk's is {job.group!r}"
+    if getattr(played.result, "chunk", None) != job.chunk:
+        return f"its game's chunk is {getattr(played.result, 'chunk', None)}, not {job.chunk}"
+    return job.kind.check(job.settings, played.result)
 
 
 def _reason(exc: BaseException) -> str:
@@ -89,8 +161,15 @@ def _try_build(build: Callable[[], Any], spec: str, call: str) -> str | None:
     return None
 
 
-_REALTIME_CHUNK = (realtime.run_chunk, realtime.describe_chunk)
-"""How a real-time chunk is played and named (a job's last two fields)."""
+def _realtime_check(settings: Any, result: Any) -> str | None:
+    """What is impossible in a logged real-time chunk (its settings need not be asked)."""
+    return chunk_checks.realtime(result)
+
+
+REALTIME_CHUNK = ChunkKind(
+    realtime.run_chunk, realtime.describe_chunk, realtime.ChunkResult, _realtime_check
+)
+"""How a real-time chunk is played, named, read back and checked."""
 
 
 def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
@@ -151,7 +230,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             group = f"{rs}/{opp}"
             plan.groups[group] = {"kind": "pairing", "rule_set": rs, "opponent": opp}
             for chunk in harness.plan(1, settings.deals, proto["chunk_deals"]):
-                plan.jobs.append((group, settings, chunk, *_REALTIME_CHUNK))
+                plan.jobs.append(Job(group, settings, chunk, REALTIME_CHUNK))
     if all(rs in plan.skipped for rs in proto["rule_sets"]):
         raise EvaluationError(
             f"{spec!r} plays none of the protocol's rule sets: "
@@ -181,7 +260,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
         group = f"latency/{point[0]}"
         plan.groups[group] = {"kind": "latency", "point": k, "sweep": sweep}
         for chunk in plan_chunks(ts):
-            plan.jobs.append((group, ts, chunk, *_REALTIME_CHUNK))
+            plan.jobs.append(Job(group, ts, chunk, REALTIME_CHUNK))
     return plan
 
 
@@ -222,18 +301,51 @@ def make_plan(
     return filled
 
 
+def play_plan(
+    plan: Plan,
+    *,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+    done: Mapping[int, CardChunk] | None = None,
+    on_result: Callable[[CardChunk], None] | None = None,
+) -> tuple[list[CardChunk], bool]:
+    """Play every job not ``done`` (by card chunk index): the played chunks in plan order, and
+    whether all finished.
+
+    The tournaments' runner, :func:`agents.tournament.harness.run_planned`; ``on_result`` gets
+    each newly played chunk as it finishes. An agent failing in a game raises
+    :class:`agents.runtime.jobs.RunStopped` (a card needs every game).
+    """
+    return harness.run_planned(
+        _card_job,
+        card_chunks(plan),
+        lambda c: (c, plan.jobs[c.index]),
+        describe=lambda job: describe_job(job[1]),
+        workers=workers,
+        progress=progress,
+        backend=backend,
+        done=done,
+        on_result=on_result,
+    )
+
+
+def by_group(plan: Plan, played: list[CardChunk]) -> dict[str, list[Any]]:
+    """The games' chunk results by group, in plan order: what a card sums up."""
+    grouped: dict[str, list[Any]] = {g: [] for g in plan.groups}
+    for chunk in played:
+        grouped[chunk.group].append(chunk.result)
+    return grouped
+
+
 def run_plan(
     plan: Plan,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     backend: Backend | None = None,
 ) -> tuple[dict[str, list[Any]], bool]:
-    """Play every job: the chunk results by group, in plan order, and whether all finished.
-    An agent failing in a game raises :class:`agents.runtime.jobs.RunStopped` (a card needs every
-    game)."""
-    results, complete = run_jobs(_job, plan.jobs, workers, progress, backend, describe=_describe)
-    by_group: dict[str, list[Any]] = {g: [] for g in plan.groups}
-    for r in results:
-        if r is not None:  # a job not run: the run stopped early (complete is False)
-            by_group[r[0]].append(r[1])
-    return by_group, complete
+    """Play every job, no folder kept: the chunk results by group, in plan order, and whether
+    all finished (:func:`play_plan`, :func:`by_group`). An agent failing in a game raises
+    :class:`agents.runtime.jobs.RunStopped` (a card needs every game)."""
+    played, complete = play_plan(plan, workers=workers, progress=progress, backend=backend)
+    return by_group(plan, played), complete

@@ -20,7 +20,7 @@ import numpy as np
 from agents.evaluate import protocol
 from agents.evaluate.card_check import Check, check_interval
 from agents.evaluate.make_anchors import pairwise_counts
-from agents.evaluate.plan import Plan
+from agents.evaluate.plan import ChunkKind, Job, Plan
 from agents.evaluate.report import alpharank_section, header_section, section, timing_section
 from agents.evaluate.report_text import SKIP_REASON_CHARS, ci_text, md_text, pct_text
 from agents.specs.guarded import calling
@@ -98,8 +98,22 @@ def fill(plan: Plan, act_timeout: float | None = None) -> Plan:
         )
         plan.groups[group] = {"kind": "table", "lineup": lineup, "settings": settings}
         for chunk in vintage.plan(settings):
-            plan.jobs.append((group, settings, chunk, vintage.run_chunk, vintage.describe_chunk))
+            plan.jobs.append(Job(group, settings, chunk, _chunk_kind()))
     return plan
+
+
+def _check(settings: Any, result: Any) -> str | None:
+    """What is impossible in a logged chunk of a card's table (its line-up's seats)."""
+    from agents.tournament.vintage_stats import check_chunk
+
+    return check_chunk(result, settings.lineups()[result.chunk.lineup], settings.players)
+
+
+def _chunk_kind() -> ChunkKind:
+    """How a table's chunk is played, named, read back and checked: the tournament's own."""
+    from agents.tournament import vintage
+
+    return ChunkKind(vintage.run_chunk, vintage.describe_chunk, vintage.ChunkResult, _check)
 
 
 def summarise(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, Any]:

@@ -11,8 +11,10 @@
   rows, rated agents.
 - :mod:`~agents.tournament.vintage_stats`: a vintage tournament's statistics, pure functions
   over its per-game table.
-- :mod:`~agents.tournament.run_folder`: a tournament's life in its output folder (lock,
-  chunk log, resume, status, result files): :func:`~agents.tournament.run_folder.play`.
+- :mod:`~agents.tournament.run_folder`: a chunked run's life in its output folder (lock,
+  chunk log, resume, Ctrl-C), :func:`~agents.tournament.run_folder.play_chunks`, which a report
+  card's pairings go through too; a tournament's (status, result files):
+  :func:`~agents.tournament.run_folder.play`.
 - :mod:`~agents.tournament.chunk_log`: each finished chunk written as it finishes, for
   ``--resume``.
 - :mod:`~agents.tournament.chunk_checks`: what a logged chunk must hold before a resume trusts it.

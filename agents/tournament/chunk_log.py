@@ -65,6 +65,12 @@ class ResumeError(ValueError):
     The reasons: no log, another format, other settings, or an agent whose files changed.
     """
 
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
+        """What is wrong with the log, without the advice on ``--resume`` the message ends
+        with (for a command that goes on by itself, :mod:`agents.tournament.run_folder`)."""
+
 
 def _plain(value: Any) -> Any:
     """numpy scalars as Python numbers (for ``json.dumps``)."""
@@ -97,6 +103,12 @@ def result_from_json(cls: Callable[..., R], text: str) -> R:
     """
     doc = json.loads(text)
     doc.pop("run", None)
+    return result_from_doc(cls, doc)
+
+
+def result_from_doc(cls: Callable[..., R], doc: dict[str, Any]) -> R:
+    """A chunk result of dataclass ``cls`` from its fields as JSON holds them (its ``chunk`` a
+    mapping): a logged line's, or a result nested in one."""
     return cls(**{**doc, "chunk": Chunk(**doc["chunk"])})
 
 
@@ -258,7 +270,9 @@ def open_log(
             "writes it as its chunks finish)"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ResumeError(f"--resume: cannot read {path}: {exc}") from None
+        raise ResumeError(
+            f"--resume: cannot read {path}: {exc}", f"cannot read it: {exc}"
+        ) from None
     _check_header(path, lines[0], header)
     done, kept = _finished(path, lines, run, header["run"], say)
     # Rewrite the log with the lines kept only, then go on appending to it. Atomic: a kill
@@ -275,19 +289,25 @@ def _check_header(path: Path, first: str, header: dict[str, Any]) -> None:
     except json.JSONDecodeError:
         saved = None
     if not isinstance(saved, dict) or saved.get("format") != FORMAT:
-        raise ResumeError(f"--resume: {path} is not a chunk log this version of the kit reads")
+        raise ResumeError(
+            f"--resume: {path} is not a chunk log this version of the kit reads",
+            "it is not a chunk log this version of the kit reads",
+        )
     # Format 1 first: its own message says why it can never resume, not just "another format".
     if saved.get("format_version") == 1:
         raise ResumeError(
             f"--resume: {path} was written by an earlier version of the kit, before chunk logs "
             "recorded the SHA-256 of each agent's files, so its finished chunks cannot be "
             "checked against the agents now; start the run afresh (the same command without "
-            "--resume)"
+            "--resume)",
+            "an earlier version of the kit wrote it, before chunk logs recorded the SHA-256 of "
+            "each agent's files",
         )
     if saved.get("format_version") != FORMAT_VERSION:
         raise ResumeError(
             f"--resume: {path} is chunk log format {saved.get('format_version')!r}; this "
-            f"version of the kit reads format {FORMAT_VERSION}"
+            f"version of the kit reads format {FORMAT_VERSION}",
+            f"it is format {saved.get('format_version')!r}, not {FORMAT_VERSION}",
         )
     folder = str(path.parent)
     changed = _differences(saved.get("settings", {}), header["settings"])
@@ -295,7 +315,8 @@ def _check_header(path: Path, first: str, header: dict[str, Any]) -> None:
         raise ResumeError(
             f"--resume: the run in {folder!r} was started with other settings: "
             + "; ".join(changed)
-            + ". Resume with the same settings, or start a new run without --resume"
+            + ". Resume with the same settings, or start a new run without --resume",
+            "it was started with other settings: " + "; ".join(changed),
         )
     files = _changed_files(saved.get("agent_files"), header["agent_files"])
     if files:
@@ -303,12 +324,14 @@ def _check_header(path: Path, first: str, header: dict[str, Any]) -> None:
             f"--resume: the run in {folder!r} began with other agent files: "
             + "; ".join(files)
             + ". Its finished chunks were played by the old files, so resuming would mix two "
-            "agents: restore the files, or start a new run without --resume"
+            "agents: restore the files, or start a new run without --resume",
+            "it began with other agent files: " + "; ".join(files),
         )
     if saved.get("run") != header["run"]:
         raise ResumeError(
             f"--resume: {path}'s header names run {saved.get('run')!r}, not the one its "
-            f"settings make ({header['run']!r}); edited by hand? Start a new run without --resume"
+            f"settings make ({header['run']!r}); edited by hand? Start a new run without --resume",
+            f"its header names run {saved.get('run')!r}, not the one its settings make",
         )
 
 

@@ -8,7 +8,8 @@ process or a Ray task) and how the finished chunks are summarised. Each chunk
 is a pure function of the settings and its index (its policies' seeds
 included), so the results are identical for any number of workers and on
 either backend of :mod:`agents.runtime.jobs`, and an interrupted run keeps every
-finished chunk.
+finished chunk. :func:`run` plays one tournament's chunks; :func:`run_planned`, which it calls,
+plays any plan of chunks (a report card's pairings, each chunk of its own tournament).
 
 - :mod:`agents.tournament.realtime`: real-time Speed, two seats, paired deals.
 - :mod:`agents.tournament.vintage`: Vintage Speed, N seats, seat rotation.
@@ -23,6 +24,7 @@ from typing import Any, Protocol, TypedDict, TypeVar
 from agents.runtime.jobs import Backend, RunStopped, run_jobs
 
 R = TypeVar("R")
+J = TypeVar("J")
 R_co = TypeVar("R_co", covariant=True)
 
 
@@ -93,20 +95,55 @@ def run(
     """``play`` every chunk; returns the finished results in plan order and whether all finished.
 
     ``play`` must be a module-level function. ``record`` games of the first
-    chunk are kept as replays. Ctrl-C stops the run and returns what finished;
-    ``backend`` runs the chunks on Ray; the results are the same everywhere.
-    ``done`` holds results already finished (by chunk index, from an interrupted
-    run's :mod:`agents.tournament.chunk_log`): only the other chunks are played.
-    ``on_result`` is called here with each newly finished result, as it
-    finishes (to log it before the run goes on). ``describe(settings, chunk)``
-    names a chunk where a worker died.
+    chunk are kept as replays. ``describe(settings, chunk)`` names a chunk where a worker
+    died; ``players(settings, chunk)`` gives the agent specs a chunk seats. The rest is
+    :func:`run_planned`'s.
+    """
+    # Replays come from chunk 0 only: one place, whichever worker plays it.
+    return run_planned(
+        _play_job,
+        chunks,
+        lambda c: (play, settings, c, record if c.index == 0 else 0),
+        describe=lambda j: describe(j[1], j[2]) if describe else f"chunk {j[2].index}",
+        players=None if players is None else lambda j: players(j[1], j[2]),
+        workers=workers,
+        progress=progress,
+        backend=backend,
+        done=done,
+        on_result=on_result,
+    )
 
-    An agent failing in a chunk ends only what it plays in, given
-    ``players(settings, chunk)`` (the agent specs a chunk seats): the chunks
-    without it are played to the end, those with it not yet started are not, and
-    :class:`agents.runtime.jobs.RunStopped` is raised, its ``results`` the finished results
-    in plan order (``done`` included), its ``skipped`` the chunk indices not
-    played. Without ``players`` a failure stops the run as Ctrl-C does.
+
+def run_planned(
+    call: Callable[[J], R],
+    chunks: list[Chunk],
+    job: Callable[[Chunk], J],
+    *,
+    describe: Callable[[J], str] | None = None,
+    players: Callable[[J], Collection[str]] | None = None,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+    done: Mapping[int, R] | None = None,
+    on_result: Callable[[R], None] | None = None,
+) -> tuple[list[R], bool]:
+    """``call(job(chunk))`` for every chunk of a plan; the finished results in plan order and
+    whether all finished.
+
+    The runner every chunked run shares (a tournament's line-ups through :func:`run`, a report
+    card's pairings of several tournaments). ``call`` must be a module-level function and
+    ``job(chunk)`` picklable: they go to worker processes and Ray tasks. Ctrl-C stops the run
+    and returns what finished; ``backend`` runs the chunks on Ray; the results are the same
+    everywhere. ``done`` holds results already finished (by chunk index, from an interrupted
+    run's :mod:`agents.tournament.chunk_log`): only the other chunks are played.
+    ``on_result`` is called here with each newly finished result, as it finishes (to log it
+    before the run goes on). ``describe(job)`` names a job where a worker died.
+
+    An agent failing in a chunk ends only what it plays in, given ``players(job)`` (the agent
+    specs a job seats): the chunks without it are played to the end, those with it not yet
+    started are not, and :class:`agents.runtime.jobs.RunStopped` is raised, its ``results``
+    the finished results in plan order (``done`` included), its ``skipped`` the chunk indices
+    not played. Without ``players`` a failure stops the run as Ctrl-C does.
     """
     done = dict(done or {})
     for index, result in done.items():
@@ -114,8 +151,7 @@ def run(
         if not 0 <= index < len(chunks) or getattr(result, "chunk", None) != chunks[index]:
             raise ValueError(f"a finished chunk ({index}) is not a chunk of this tournament")
     todo = [c for c in chunks if c.index not in done]
-    # Replays come from chunk 0 only: one place, whichever worker plays it.
-    jobs = [(play, settings, c, record if c.index == 0 else 0) for c in todo]
+    jobs = [job(c) for c in todo]
 
     def step(finished: int, total: int) -> None:
         if progress:  # counted over the whole plan: a resumed run starts part way
@@ -128,28 +164,21 @@ def run(
     if progress and done:
         progress(len(done), len(chunks))
 
-    def named(job: tuple[PlayChunk[R], Any, Chunk, int]) -> str:
-        return describe(job[1], job[2]) if describe else f"chunk {job[2].index}"
-
     def in_order(results: list[R | None]) -> list[R]:
         merged = dict(done)
         merged.update({c.index: r for c, r in zip(todo, results, strict=True) if r is not None})
         return [merged[c.index] for c in chunks if c.index in merged]
 
-    def seated(job: tuple[PlayChunk[R], Any, Chunk, int]) -> Collection[str]:
-        assert players is not None
-        return players(job[1], job[2])
-
     try:
         results, complete = run_jobs(
-            _play_job,
+            call,
             jobs,
             workers,
             step,
             backend,
             on_result=keep,
-            describe=named,
-            players=seated if players else None,
+            describe=describe,
+            players=players,
         )
     except RunStopped as stopped:  # rewritten in plan terms: run_jobs counted todo's jobs
         stopped.results = in_order(stopped.results)

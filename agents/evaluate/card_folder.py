@@ -1,0 +1,174 @@
+"""A report card's life in its output folder: :func:`play`, the tournaments' own
+(:func:`agents.tournament.run_folder.play_chunks`).
+
+The card's plan (:func:`agents.evaluate.plan.make_plan`) is played as a tournament is: the folder
+locked against another writer, each chunk logged as it finishes (``OUT/chunks.jsonl``), the
+chunks run by the tournaments' runner on ``workers`` or Ray, Ctrl-C keeping what finished. Two
+rules are the card's own:
+
+- a card needs every game: an interrupted card writes no card; its finished chunks stay in the
+  log, and the same command run again into the same folder plays only the others (the card is
+  the one an uninterrupted run makes); once the card is written the log is removed;
+- a finished card of another agent or other settings is never replaced
+  (:mod:`agents.runtime.run_identity`); the same card, finished, is left as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from agents.evaluate import protocol
+from agents.evaluate.plan import (
+    Plan,
+    by_group,
+    card_chunks,
+    check,
+    kinds,
+    make_plan,
+    play_plan,
+    read_back,
+)
+from agents.runtime.jobs import Backend
+from agents.runtime.run_identity import RunIdentity
+from agents.tournament import chunk_log, run_folder
+
+RESULTS = ("report.json", "report.md", chunk_log.LOG_NAME)
+"""Files a card's run leaves: found with no run.json, an earlier run's (never replaced)."""
+PLAN_KEY = "card plan (chunks per group)"
+"""The chunk log header's entry for the plan: a card goes on only over the same chunks."""
+
+
+@dataclass(frozen=True)
+class CardRequest:
+    """A card as a command asks for it."""
+
+    spec: str
+    """The agent spec."""
+    game: str = "realtime"
+    """The card's game (a registered :class:`agents.evaluate.protocol.CardGame`)."""
+    games: int | None = None
+    """Games per pairing or table; ``None``: the protocol's."""
+    seed: int | None = None
+    """The deal seed; ``None``: the protocol's."""
+    act_timeout: float | None = None
+    """Seconds an agent may take over one decision; ``None``: no limit."""
+
+
+@dataclass(frozen=True)
+class MadeCard:
+    """A card played and written into its folder."""
+
+    card: dict[str, Any]
+    """The ``report.json`` document."""
+    paths: list[Path]
+    """The files written."""
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """An interrupted card: no card written, its finished chunks kept in the log."""
+
+    kept: int
+    """The chunks finished, in the log."""
+    total: int
+    """The card's chunks."""
+    log: Path
+    """The chunk log."""
+
+    def message(self) -> str:
+        """The line saying so, and how to go on."""
+        return (
+            f"interrupted: a card needs every game; no card written. {self.kept} of "
+            f"{self.total} chunks kept in {self.log}: the same command again plays the others"
+        )
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def play(
+    request: CardRequest,
+    out: str | Path,
+    *,
+    settings: dict[str, Any] | None = None,
+    human: Callable[[Plan], dict[str, Any]] | None = None,
+    overwrite: bool = False,
+    workers: int = 1,
+    backend: Backend | None = None,
+    command: str = "speed evaluate",
+    note: Callable[[str], None] = _stderr,
+) -> MadeCard | Unfinished | run_folder.AlreadyFinished | None:
+    """Make the card ``request`` asks for in ``out``; ``None`` when it was interrupted before any
+    chunk finished.
+
+    ``human(plan)`` measures the card's ``human_likeness`` section before any game (bad data
+    fails fast). ``command`` and ``settings`` (by flag; default: the request's fields) are the
+    run's identity in ``OUT/run.json``, with the agent's files and what ``human`` measured.
+    ``overwrite`` moves a finished card of other settings aside. An agent failing in a game
+    raises :class:`agents.runtime.jobs.RunStopped`, its finished chunks kept in the log.
+    """
+    plan = make_plan(
+        request.spec, request.game, request.games, request.seed, act_timeout=request.act_timeout
+    )
+    measured = human(plan) if human is not None else None
+    if settings is None:
+        settings = dataclasses.asdict(request)
+    # The agent's files, and what human measured (it changes when the records do).
+    inputs = {plan.spec: plan.files, **({"--human": measured} if measured is not None else {})}
+    chunks = card_chunks(plan)
+    groups = {g: sum(job.group == g for job in plan.jobs) for g in plan.groups}
+    logged = chunk_log.Run(
+        {**settings, "protocol": plan.version, PLAN_KEY: groups},
+        plan.seed,
+        {plan.spec: plan.files},
+        chunks,
+        partial(read_back, kinds(plan)),
+        partial(check, plan),
+    )
+    work = run_folder.Chunked(f"evaluate {plan.spec}", logged, partial(play_plan, plan))
+    return run_folder.play_chunks(
+        work,
+        RunIdentity(command, settings, inputs),
+        out,
+        partial(_write, plan, measured),
+        results=RESULTS,
+        resume="if_possible",
+        overwrite=overwrite,
+        keep_log=False,
+        workers=workers,
+        backend=backend,
+        note=note,
+    )
+
+
+def _write(
+    plan: Plan,
+    human: dict[str, Any] | None,
+    folder: Path,
+    done: run_folder.Outcome,
+) -> tuple[MadeCard | Unfinished, list[Path] | None]:
+    """The card of a whole run, written into ``folder``; an interrupted one writes nothing."""
+    from agents.evaluate import make_card, report
+
+    if done.failure is not None:
+        raise done.failure  # a card needs every game: the agent's failure is the card's
+    if not done.complete:
+        return Unfinished(len(done.results), len(plan.jobs), folder / chunk_log.LOG_NAME), None
+    timing: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    # Where the protocol times decisions (on a rule set the agent plays).
+    cost = protocol.protocol(plan.game, plan.version).get("decision_cost")
+    if cost is not None and cost["rule_set"] not in plan.skipped:
+        timing["decision_cost"] = make_card.decision_cost(plan.spec, plan.version)
+    timing["wall_s"] = round(done.wall_s + time.perf_counter() - t0, 2)
+    card = make_card.card(plan, by_group(plan, done.results), timing=timing, human_likeness=human)
+    paths = report.write_card(folder, card)
+    return MadeCard(card, paths), paths
