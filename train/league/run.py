@@ -62,6 +62,7 @@ class LeagueSettings:
     games_per_pairing: int = 400
     """Paired-deal games of each pairing in the payoff table."""
     seed: int = 0
+    """Seed of the payoff table's paired deals and of each member's training."""
     method: str = "nash"
     """The meta-strategy: ``nash`` (a linear program) or ``alpharank``."""
     reaction: str = "human"
