@@ -1,6 +1,6 @@
 """What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
-command whose flags are made from a settings dataclass (:func:`train.common.settings.add_flags`),
-the chunked run with its progress bar."""
+command whose flags are made from a recipe's settings dataclass
+(:func:`train.common.settings.add_run_flags`), the chunked run with its progress bar."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn
 
 # The commands take the bar and its callback type from here.
 Progress = Callable[[int, int], None]
@@ -83,6 +84,125 @@ DEAL_SEED = count(0, 2**32 - 1)
 seed."""
 ENV_SEED = count(0, 2**63 - 1)
 """``--seed`` of one game or a table: the env's seed (a 64-bit generator's), and bots' from it."""
+
+
+# ---------------------------------------------------------------------- flags from settings
+# A command's flags are the fields of its settings dataclass (agents/runtime/flags.py). The
+# flags several commands share are the mixins below: a command's settings extend the ones it
+# takes, and re-declare a field (with a docstring, or only a default) where it differs. A mixin
+# with a ``GROUP`` shows its flags in a section of that title; ``flag_extra`` gives what is known
+# only once the kit is loaded (the registered games), so that importing the CLI loads no kit
+# layer. Every class is keyword-only, so a positional field (no default) may follow them.
+
+
+@dataclass(kw_only=True)
+class RuleFlags:
+    """The rules a game is played by: a preset or file, overrides, the tick."""
+
+    GROUP: ClassVar[str] = "rules (RuleFlags)"
+    rules: str = "us"
+    """preset (us, pagat, japanese) or a .toml file"""
+    option: list[str] = field(default_factory=list, metadata={"metavar": "KEY=VALUE"})
+    """override one rule"""
+    tick_ms: int = field(default=50, metadata={"type": count(1)})
+    """ms of game time per tick"""
+
+
+@dataclass(kw_only=True)
+class BackendFlags:
+    """Where a chunked run's chunks run: local processes or a Ray cluster."""
+
+    GROUP: ClassVar[str] = "job runner (BackendFlags)"
+    workers: int = field(default=1, metadata={"type": count(1)})
+    """local processes (--backend local), or CPUs of the Ray cluster started for the run"""
+    backend: Literal["local", "ray"] = "local"
+    """where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); the
+    result files are the same"""
+    ray_address: str | None = field(default=None, metadata={"metavar": "ADDRESS"})
+    """the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster on
+    127.0.0.1 started for the run and stopped after it"""
+    max_retries: int = field(default=3, metadata={"type": count(0)})
+    """ray: runs of a chunk whose worker or node died, before giving up"""
+
+
+@dataclass(kw_only=True)
+class OverwriteFlag:
+    """``--overwrite``: a run already in ``--out`` is moved aside, never replaced in place."""
+
+    overwrite: bool = False
+    """--out holds another run: move it aside (to OUT.replaced-TIME, named) and start afresh;
+    without it such a folder is refused (agents/runtime/run_identity.py)"""
+
+
+@dataclass(kw_only=True)
+class ActTimeoutFlag:
+    """``--act-timeout SECONDS``: an agent taking longer over one decision fails, named."""
+
+    act_timeout: float | None = field(
+        default=None, metadata={"type": real(above=0.0, below=1e9), "metavar": "SECONDS"}
+    )
+    """fail an agent (naming it) that takes longer than this over one decision; it is called on
+    a helper thread and abandoned at the deadline (default: no limit)"""
+
+
+@dataclass(kw_only=True)
+class GameFlag:
+    """``--game``: one of the registered games (:mod:`agents.games.registry`), the first by
+    default."""
+
+    game: str | None = None
+    """which game (the registered games are listed when the parser is built)"""
+
+    @staticmethod
+    def flag_extra() -> dict[str, dict[str, Any]]:
+        """The registered games as the choices, the first the default, each one's ``about``."""
+        from agents.games.registry import DEFAULT, GAMES
+
+        about = " or ".join(f"{name} ({game.about})" for name, game in GAMES.items())
+        # No metavar: argparse shows the choices, as it does for a Literal field.
+        return {
+            "game": {"choices": tuple(GAMES), "default": DEFAULT, "help": about, "metavar": None}
+        }
+
+
+@dataclass(kw_only=True)
+class PlayersFlag:
+    """``--players``: seats at each table; the help names each game that has a choice."""
+
+    players: int | None = field(default=None, metadata={"type": count(2, 10)})
+    """players at each table (each game's range is named when the parser is built)"""
+
+    @staticmethod
+    def flag_extra() -> dict[str, dict[str, Any]]:
+        """The help: each game with a choice of seats, its range and default."""
+        from agents.games.registry import GAMES
+
+        text = "; ".join(
+            f"{name}: players at each table, {g.seats[0]}-{g.seats[-1]} (default {g.default_seats})"
+            for name, g in GAMES.items()
+            if len(g.seats) > 1
+        )
+        return {"players": {"help": text}}
+
+
+def add_command_flags(p: argparse.ArgumentParser, settings: type) -> None:
+    """One flag for each field of the command's settings dataclass ``settings``
+    (:func:`agents.runtime.flags.add_flags`).
+
+    Its own fields and the ungrouped mixins' come first, each mixin with a ``GROUP`` then in a
+    section of its own (as ``speed train``'s); the help is the field's docstring as written (a
+    default worth saying is said there), and a ``bool`` is a switch, ``--flag`` alone.
+    """
+    from agents.runtime.flags import add_flags
+
+    bases = [k for k in reversed(settings.__mro__) if k is not object]
+    groups = {k: vars(k)["GROUP"] for k in bases if "GROUP" in vars(k)}
+    extra: dict[str, dict[str, Any]] = {}
+    for k in bases:  # bases first: a subclass's flag_extra refines its base's
+        if "flag_extra" in vars(k):
+            for name, kwargs in k.flag_extra().items():  # type: ignore[attr-defined]
+                extra[name] = {**extra.get(name, {}), **kwargs}
+    add_flags(p, settings, groups=groups, extra=extra, show_defaults=False, negatable=False)
 
 
 def jittered_preset(text: str) -> str:
@@ -175,10 +295,10 @@ def add_settings_command(
 ) -> argparse.ArgumentParser:
     """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
     ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
-    from train.common.settings import add_flags
+    from train.common.settings import add_run_flags
 
     p = sub.add_parser(name, help=summary, description=description)
-    add_flags(p, settings)
+    add_run_flags(p, settings)
     p.set_defaults(func=run)
     return p
 

@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run expert iteration; print where the model is and how to play it."""
     import train.vintage_expert
-    from train.common.settings import from_args
+    from agents.runtime.flags import from_args
 
     cfg = from_args(train.vintage_expert.ExpertConfig, args)
     if cfg.backend == "local" and cfg.ray_address is not None:

@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Multi-agent PPO with RLlib (train/rllib_ppo.py): progress, checkpoints, the kit model."""
     need_ray("speed train-rllib")
+    from agents.runtime.flags import from_args
     from train import rllib_ppo
-    from train.common.settings import from_args
 
     cfg = from_args(rllib_ppo.Config, args)
     rllib_ppo.check(cfg)  # bad settings fail here, before Ray starts

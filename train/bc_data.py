@@ -257,8 +257,9 @@ def clone(
 
 def build_parser(prog: str = "speed train bc") -> argparse.ArgumentParser:
     """The flags of ``speed train bc``."""
+    from agents.runtime.flags import FlagParser
     from train.common.numbers import real
-    from train.common.settings import FLAG_TYPES, FlagParser
+    from train.common.settings import FLAG_TYPES
     from train.common.sizes import layer_sizes
 
     # Every flag's value checked as it is parsed, naming the flag in one line, as the PPO

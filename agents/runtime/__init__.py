@@ -13,6 +13,7 @@
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
 - :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
 - :mod:`~agents.runtime.interrupts`: Ctrl-C held back over a block and raised when it ends.
+- :mod:`~agents.runtime.flags`: command-line flags made from a settings dataclass, one a field.
 """
 
 from __future__ import annotations

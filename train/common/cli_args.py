@@ -6,7 +6,7 @@
     speed train vintage  [flags of train/vintage_ppo.py]  (python -m train.vintage_ppo)
 
 Each subcommand's flags are made from its recipe's settings dataclass
-(:func:`train.common.settings.add_flags`), so every flag given reaches the run as
+(:func:`train.common.settings.add_run_flags`), so every flag given reaches the run as
 given and every flag not given takes that recipe's default.
 
 The older spellings keep working: ``speed train [--game realtime] FLAGS`` is
@@ -23,7 +23,8 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from train.common.settings import FlagParser, add_flags, from_args
+from agents.runtime.flags import FlagParser, from_args
+from train.common.settings import add_run_flags
 
 __all__ = ["GAMES", "build_parser", "parse", "run"]
 
@@ -70,7 +71,7 @@ def build_parser(prog: str = "speed train") -> argparse.ArgumentParser:
             description=(module.__doc__ or "").split("\n\n")[0],
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_flags(sub, cls)
+        add_run_flags(sub, cls)
     return parser
 
 

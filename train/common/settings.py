@@ -6,23 +6,20 @@ adds what every recipe's run has (its length, opponents, folder, warm start and
 evaluation), and each recipe (``train/ppo.py``, ``train/vintage_ppo.py``)
 extends it with its game's own fields and re-declares only the defaults that
 differ for its game. The command-line flags are made from the dataclass
-(:func:`add_flags`): one ``--flag`` a field, its type, default and docstring as
-the help, so no flag is ever written out by hand and every flag given reaches
-the run as given.
+(:func:`add_run_flags`, on :mod:`agents.runtime.flags`): one ``--flag`` a field,
+its type, default and docstring as the help, so no flag is ever written out by
+hand and every flag given reaches the run as given.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import dataclasses
-import inspect
-import itertools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NoReturn, TypeVar
+from typing import Any, ClassVar, TypeVar
 
+from agents.runtime.flags import FlagParser, add_flags, from_args
 from speed_env.batch_size import MAX_GAMES
 from train.common.numbers import count, real
 from train.common.sizes import check_sizes, hidden, net_arch_flag
@@ -30,14 +27,11 @@ from train.common.sizes import check_sizes, hidden, net_arch_flag
 __all__ = [
     "FLAG_TYPES",
     "ROLLOUTS",
-    "FlagParser",
+    "RUN_GROUPS",
     "PPOSettings",
     "RunSettings",
-    "add_flags",
+    "add_run_flags",
     "check_ppo",
-    "field_help",
-    "flag_name",
-    "from_args",
     "make_model",
     "model_class",
     "recipe_main",
@@ -163,26 +157,6 @@ def weighted(item: str) -> tuple[str, float]:
 
 
 # ---------------------------------------------------------------------- checks and the model
-def field_help(cls: type) -> dict[str, str]:
-    """Each field's docstring: the string under it in the class body.
-
-    A subclass's wins over its bases'; a field re-declared without one keeps its base's.
-    """
-    out: dict[str, str] = {}
-    # Bases first, so a subclass's docstring replaces its base's.
-    for klass in reversed([k for k in cls.__mro__ if k is not object]):
-        # Python keeps no field docstrings at run time: they are read from the source.
-        body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
-        for node, nxt in itertools.pairwise(body):
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(nxt, ast.Expr)
-                and isinstance(nxt.value, ast.Constant)
-            ):
-                out[node.target.id] = " ".join(str(nxt.value.value).split())  # type: ignore[union-attr]
-    return out
-
-
 def check_ppo(cfg: RunSettings, positive: tuple[str, ...] = ()) -> None:
     """Refuse settings that cannot work (and any ``positive`` field below 1), naming the field;
     a rollout or a behaviour-cloning record too large to store is refused by its flags."""
@@ -366,90 +340,33 @@ clip range of 0) is refused naming the flag, before anything runs. A numeric fie
 is still parsed as a whole or finite number; a test holds every recipe's fields to this table."""
 
 
-def flag_name(field: str) -> str:
-    """The flag of a field: ``n_envs`` is ``--n-envs`` (``lambda_`` is ``--lambda``)."""
-    # lambda_ dodges a keyword in Python; its flag is --lambda.
-    return "--" + field.rstrip("_").replace("_", "-")
+RUN_GROUPS: dict[type, str] = {
+    PPOSettings: "PPO settings (PPOSettings)",
+    RunSettings: "the run (RunSettings)",
+}
+"""The argument groups of a recipe's flags, after its own: :class:`PPOSettings`' fields, then
+:class:`RunSettings`'."""
 
 
-def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
-    """One ``--flag`` for each field of the dataclass ``cls``.
+def add_run_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One ``--flag`` for each field of the recipe settings ``cls``
+    (:func:`agents.runtime.flags.add_flags`).
 
-    Each has its type, its default, its docstring as the help. The recipe's own fields come
-    first, then :class:`RunSettings`' and :class:`PPOSettings`' in their own groups, when
-    ``cls`` extends them.
+    Each has its type (:data:`FLAG_TYPES` by name, else by annotation), its default, its
+    docstring as the help. The recipe's own fields come first, then :class:`PPOSettings`' and
+    :class:`RunSettings`' in their own groups (:data:`RUN_GROUPS`), when ``cls`` extends them.
     """
-    helps = field_help(cls)
-    groups: list[tuple[Any, set[str]]] = []
-    for base, title in ((PPOSettings, "PPO settings"), (RunSettings, "the run")):
-        if issubclass(cls, base):
-            names = {f.name for f in dataclasses.fields(base)} - {n for _, g in groups for n in g}
-            groups.append((parser.add_argument_group(f"{title} ({base.__name__})"), names))
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    own = [f for f in fields if not any(f.name in names for _, names in groups)]
-    for where, names in [(parser, set()), *reversed(groups)]:
-        for f in own if where is parser else [f for f in fields if f.name in names]:
-            _add_flag(where, f, helps.get(f.name, ""))
-
-
-def _add_flag(where: Any, f: dataclasses.Field[Any], text: str) -> None:
-    text = text.replace("%", "%%")  # argparse formats help with %
-    if str(f.type) == "bool":
-        where.add_argument(
-            flag_name(f.name),
-            dest=f.name,
-            action=argparse.BooleanOptionalAction,
-            default=f.default,
-            help=text,
-        )
-        return
-    if str(f.type) not in _CONVERT:
-        raise TypeError(f"field {f.name!r}: no flag for a field of type {f.type!r}")
-    # A field's name picks a tighter check than its type, where it has one.
-    convert = FLAG_TYPES.get(f.name, _CONVERT[str(f.type)])
-    shown = f" (default {f.default})" if f.default not in (None, "") else ""
-    where.add_argument(
-        flag_name(f.name),
-        dest=f.name,
-        type=convert,
-        default=f.default,
-        help=text + shown,
-        metavar=f.name.rstrip("_").upper(),
-    )
-
-
-def from_args(cls: Callable[..., S], args: argparse.Namespace) -> S:
-    """The settings ``cls`` from parsed flags (every field, as given or its default)."""
-    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
-
-
-class FlagParser(argparse.ArgumentParser):
-    """The training commands' argument parser: a flag counts only spelled in full, and a
-    refused command line is one line naming what was wrong (exit code 2).
-
-    So ``speed train realtime --n-envs x`` reads as ``speed tournament --games x`` does
-    (``speed_cli.common.Parser``, which the training layer cannot import): argparse's own
-    error prints the whole usage text first, some forty lines for a recipe. Subparsers are
-    made of the same class (``add_subparsers`` builds them with ``type(self)``).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["allow_abbrev"] = False  # --timestep is refused by name, not read as --timesteps
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        """Refuse the command line in one line naming what was wrong (exit code 2)."""
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+    add_flags(parser, cls, types={**_CONVERT, **FLAG_TYPES}, groups=RUN_GROUPS)
 
 
 def settings_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
-    """An argument parser holding :func:`add_flags` of ``cls``."""
+    """An argument parser holding :func:`add_run_flags` of ``cls``."""
     parser = FlagParser(
         prog=prog,
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_flags(parser, cls)
+    add_run_flags(parser, cls)
     return parser
 
 
