@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from speed_cli.common import count, count_list, real
+from speed_cli.common import add_command_flags, count, count_list, real
 
 
 @dataclass
@@ -39,10 +39,8 @@ class BenchSettings:
 
 def register(sub: Any) -> None:
     """Add ``speed bench`` to the subcommands ``sub``, one flag per :class:`BenchSettings` field."""
-    from agents.runtime.flags import add_flags
-
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
-    add_flags(bench, BenchSettings, negatable=False)
+    add_command_flags(bench, BenchSettings)
     bench.set_defaults(func=run)
 
 

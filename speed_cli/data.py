@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, count, reactions
+from speed_cli.common import (
+    ENV_SEED,
+    OverwriteFlag,
+    RuleFlags,
+    UsageError,
+    add_command_flags,
+    count,
+    reactions,
+)
 
 GENERATED = "generate-*.speedrec.json"
 """The records ``generate --out`` writes: found with no run.json, an earlier run's."""
@@ -30,8 +38,8 @@ PERSON_KINDS = ("human", "simulated")
 """The seat kinds whose records carry reaction times: a person's, and a simulated person's."""
 
 
-@dataclass
-class GenerateSettings:
+@dataclass(kw_only=True)
+class GenerateSettings(RuleFlags, OverwriteFlag):
     """``speed data generate``: whose play is recorded, how many games, and where they go."""
 
     agents: str | None = None
@@ -42,23 +50,16 @@ class GenerateSettings:
     profile:FILE) instead of the first agent"""
     games: int = field(default=100, metadata={"type": count(1, 10_000_000)})
     """games to play"""
-    rules: str = "us"
-    """preset (us, pagat, japanese) or a .toml file"""
-    option: list[str] = field(default_factory=list, metadata={"metavar": "KEY=VALUE"})
-    """override one rule"""
     tick_ms: int = field(default=50, metadata={"type": count(1, 1000)})
-    """ms of game time per tick"""
+    """ms of game time per tick (default 50)"""
     reaction: str = field(default="human", metadata={"type": reactions(1)})
-    """profile of an agent whose spec has no @"""
+    """profile of an agent whose spec has no @ (default human)"""
     seed: int = field(default=0, metadata={"type": ENV_SEED})
     """game g is Speed-v1's seed SEED + g"""
     out: str | None = field(default=None, metadata={"metavar": "DIR"})
     """write the play records here"""
     minari: str | None = field(default=None, metadata={"metavar": "ID"})
     """write a Minari dataset ID"""
-    overwrite: bool = False
-    """--out holds another run: move it aside (to OUT.replaced-TIME, named) and start afresh;
-    without it such a folder is refused (agents/runtime/run_identity.py)"""
 
 
 @dataclass
@@ -111,20 +112,23 @@ def register(sub: Any) -> None:
         help="record bot play (the first agent's seat), or a simulated person's (--person), as "
         "play records and/or a Minari dataset",
     )
-    add_flags(gen, GenerateSettings, negatable=False)
+    add_command_flags(gen, GenerateSettings)
     gen.set_defaults(func=run_generate)
 
     exp = cmds.add_parser("export", help="write a folder of play records as a Minari dataset")
     # --minari has no default to fall back on: argparse refuses a command line without it, by
-    # name. --skip-bad is a switch alone beside --verify/--no-verify.
-    switch = {"action": "store_true"}
-    add_flags(exp, ExportSettings, extra={"minari": {"required": True}, "skip_bad": switch})
+    # name. --skip-bad is a switch alone beside --verify/--no-verify (on by default).
+    extra: dict[str, dict[str, Any]] = {
+        "minari": {"required": True},
+        "skip_bad": {"action": "store_true"},
+    }
+    add_flags(exp, ExportSettings, extra=extra, show_defaults=False)
     exp.set_defaults(func=run_export)
 
     prof = cmds.add_parser(
         "profile", help="fit a person's ex-Gaussian reaction profile to their play records"
     )
-    add_flags(prof, ProfileSettings)
+    add_command_flags(prof, ProfileSettings)
     prof.set_defaults(func=run_profile)
 
 

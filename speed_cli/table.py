@@ -11,21 +11,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from speed_cli import specs
-from speed_cli.common import ENV_SEED, UsageError, count, reactions
+from speed_cli.common import (
+    ENV_SEED,
+    RuleFlags,
+    UsageError,
+    add_command_flags,
+    count,
+    reactions,
+)
 
 
-@dataclass
-class TableSettings:
+@dataclass(kw_only=True)
+class TableSettings(RuleFlags):
     """What ``speed play`` and ``speed watch`` share: the rules, the server, the replays."""
 
-    rules: str = "us"
-    """preset (us, pagat, japanese) or a .toml file"""
-    option: list[str] = field(default_factory=list, metadata={"metavar": "KEY=VALUE"})
-    """override one rule"""
     tick_ms: int = field(default=50, metadata={"type": count(1, 1000)})
-    """ms of game time per tick, 1-1000"""
+    """ms of game time per tick, 1-1000 (default 50)"""
     port: int = field(default=0, metadata={"type": count(0, 65535)})
-    """port on 127.0.0.1, 0-65535, where 0 asks for a free one"""
+    """port on 127.0.0.1, 0-65535 (default 0: a free one)"""
     no_browser: bool = False
     """print the URL, do not open a browser"""
     seed: int | None = field(default=None, metadata={"type": ENV_SEED})
@@ -34,13 +37,11 @@ class TableSettings:
     """folder for JSON Lines replays ('' for none); a game is saved only if it had a play (yours;
     either bot's when watching)"""
     replays_keep: int = field(default=200, metadata={"type": count(1, 1_000_000), "metavar": "N"})
-    """keep at most N replay files in the folder, deleting the oldest"""
-    replays_max_mb: int = field(
-        default=64, metadata={"type": count(1, 1_000_000), "metavar": "MB"}
-    )
+    """keep at most N replay files in the folder, deleting the oldest (default 200)"""
+    replays_max_mb: int = field(default=64, metadata={"type": count(1, 1_000_000), "metavar": "MB"})
     """keep at most MB megabytes of replay files, deleting the oldest; the newest file counts
     too: a visit's file is split before a game would pass MB, and a game whose replay alone
-    passes MB is not saved (the page says so)"""
+    passes MB is not saved (the page says so) (default 64)"""
     max_games: int | None = field(
         default=None, metadata={"type": count(1, 100_000), "metavar": "N"}
     )
@@ -53,7 +54,7 @@ class TableSettings:
     """get-ready time before each game, 0-60000"""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PlaySettings(TableSettings):
     """``speed play``: you against a bot, optionally recorded."""
 
@@ -68,7 +69,7 @@ class PlaySettings(TableSettings):
     """a name to put in your play records (default none: records are anonymous)"""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class WatchSettings(TableSettings):
     """``speed watch``: two bots, live."""
 
@@ -83,8 +84,6 @@ class WatchSettings(TableSettings):
 def register(sub: Any) -> None:
     """Add ``speed play`` and ``speed watch`` to the subcommands ``sub``, each with one flag per
     field of its settings (:class:`PlaySettings`, :class:`WatchSettings`)."""
-    from agents.runtime.flags import add_flags
-
     play = sub.add_parser(
         "play",
         help="play a bot in the browser and measure your reaction time",
@@ -92,13 +91,13 @@ def register(sub: Any) -> None:
         "lands 1 ms after your play arrives (your own reaction already happened in real time); "
         "the bot's after its reaction profile. Needs the [web] extra.",
     )
-    add_flags(play, PlaySettings, negatable=False)
+    add_command_flags(play, PlaySettings)
     play.set_defaults(func=run_play)
 
     watch = sub.add_parser(
         "watch", help="watch two bots play live in the browser (0.5x, 1x, 2x, pause)"
     )
-    add_flags(watch, WatchSettings, negatable=False)
+    add_command_flags(watch, WatchSettings)
     watch.set_defaults(func=run_watch)
 
 
@@ -106,19 +105,21 @@ def run_play(args: argparse.Namespace) -> int:
     """Play a bot in the browser, with your reaction time measured on every play."""
     from agents.runtime.flags import from_args
 
-    cfg = from_args(PlaySettings, args)
-    return _serve_table(_table_config(cfg, "play", ["you", cfg.opponent]), cfg)
+    settings = from_args(PlaySettings, args)
+    return _serve_table(_table_config(settings, "play", ["you", settings.opponent]), settings)
 
 
 def run_watch(args: argparse.Namespace) -> int:
     """Two bots play live in the browser, with speed controls."""
     from agents.runtime.flags import from_args
 
-    cfg = from_args(WatchSettings, args)
-    return _serve_table(_table_config(cfg, "watch", specs.agent_specs(cfg.agents, pair=True)), cfg)
+    settings = from_args(WatchSettings, args)
+    return _serve_table(
+        _table_config(settings, "watch", specs.agent_specs(settings.agents, pair=True)), settings
+    )
 
 
-def _table_config(cfg: PlaySettings | WatchSettings, mode: str, seats: Sequence[str]) -> Any:
+def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequence[str]) -> Any:
     """The ``TableConfig`` of ``speed play`` / ``speed watch`` from the command line, checked."""
     from pathlib import Path
 
@@ -127,24 +128,24 @@ def _table_config(cfg: PlaySettings | WatchSettings, mode: str, seats: Sequence[
     from speed_table.session import TableConfig
 
     # --reaction's type checked each profile, and that play gives one and watch one or two
-    by_seat = [r.strip() for r in cfg.reaction.split(",")]
+    by_seat = [r.strip() for r in settings.reaction.split(",")]
     profiles = [make_profile(r) for r in by_seat]
     seats = list(seats)
     if mode == "watch" and len(profiles) == 2:
         # A pair gives each seat its own profile, unless the spec carries one (chain@pro).
         seats = [specs.with_reaction(s, r) for s, r in zip(seats, by_seat, strict=True)]
     specs.check_specs(seats, skip="you")  # an unknown agent fails here, before the server starts
-    deal = _read_deal(cfg.deal) if cfg.deal else None
+    deal = _read_deal(settings.deal) if settings.deal else None
     replays = None
-    if cfg.replays_dir:
-        replays = Path(cfg.replays_dir)
+    if settings.replays_dir:
+        replays = Path(settings.replays_dir)
         if replays.exists() and not replays.is_dir():
             raise UsageError(f"--replays-dir {str(replays)!r} is a file, not a folder")
     # Only a person's games are recorded: speed play's.
     record = None
-    if isinstance(cfg, PlaySettings) and cfg.record is not None:
-        record = Path(cfg.record)
-    name = cfg.name if isinstance(cfg, PlaySettings) else None
+    if isinstance(settings, PlaySettings) and settings.record is not None:
+        record = Path(settings.record)
+    name = settings.name if isinstance(settings, PlaySettings) else None
     if record is not None:
         if record.exists() and not record.is_dir():
             raise UsageError(f"--record {str(record)!r} is a file, not a folder")
@@ -153,14 +154,16 @@ def _table_config(cfg: PlaySettings | WatchSettings, mode: str, seats: Sequence[
     return TableConfig(
         mode=mode,
         agents=(seats[0], seats[1]),
-        rules=specs.make_rules(cfg),
-        tick_ms=cfg.tick_ms,
+        rules=specs.make_rules(settings),
+        tick_ms=settings.tick_ms,
         reaction=profiles[0],
-        seed=cfg.seed,
+        seed=settings.seed,
         deal=deal,
-        countdown_ms=cfg.countdown_ms,
+        countdown_ms=settings.countdown_ms,
         replays_dir=replays,
-        replay_limits=ReplayLimits(keep=cfg.replays_keep, max_bytes=cfg.replays_max_mb * 2**20),
+        replay_limits=ReplayLimits(
+            keep=settings.replays_keep, max_bytes=settings.replays_max_mb * 2**20
+        ),
         record_dir=record,
         record_name=name,
     )
@@ -176,36 +179,37 @@ def _read_deal(path: str) -> dict[str, Any]:
     return deal
 
 
-def _serve_table(table: Any, cfg: TableSettings) -> int:
+def _serve_table(cfg: Any, settings: TableSettings) -> int:
+    """Serve the table ``cfg`` on 127.0.0.1 (``settings``: the port, the browser, the games)."""
     try:
         from speed_table import app
     except ImportError as exc:  # pragma: no cover - the [web] extra is missing
         raise UsageError(
-            f"speed {table.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}"
+            f"speed {cfg.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}"
         ) from None
     print("loading the bots and the engine…", file=sys.stderr, flush=True)
-    app.warm_up(table)  # a missing model or a bad deal fails here, before the server starts
+    app.warm_up(cfg)  # a missing model or a bad deal fails here, before the server starts
     try:
-        sock = app.listen("127.0.0.1", cfg.port)
+        sock = app.listen("127.0.0.1", settings.port)
     except OSError as exc:
-        raise UsageError(f"cannot listen on 127.0.0.1:{cfg.port}: {exc.strerror}") from None
+        raise UsageError(f"cannot listen on 127.0.0.1:{settings.port}: {exc.strerror}") from None
 
     def announce(url: str) -> None:
         print(f"Speed table at {url}  (Ctrl-C to stop)", flush=True)
-        if table.record_dir is not None:
+        if cfg.record_dir is not None:
             print(
-                f"recording finished games in {table.record_dir} (stop the server to stop recording)",
+                f"recording finished games in {cfg.record_dir} (stop the server to stop recording)",
                 flush=True,
             )
 
     # uvicorn shuts down on Ctrl-C, then passes the signal on: the normal way out.
     with contextlib.suppress(KeyboardInterrupt):
         app.serve(
-            table,
+            cfg,
             sock=sock,
-            open_browser=not cfg.no_browser,
+            open_browser=not settings.no_browser,
             announce=announce,
-            max_games=app.DEFAULT_MAX_GAMES if cfg.max_games is None else cfg.max_games,
+            max_games=app.DEFAULT_MAX_GAMES if settings.max_games is None else settings.max_games,
         )
     print("server stopped", file=sys.stderr)
     return 0

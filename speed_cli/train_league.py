@@ -16,7 +16,15 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from speed_cli.common import DEAL_SEED, Parser, add_backend_flags, count, real
+from speed_cli.common import (
+    DEAL_SEED,
+    BackendFlags,
+    OverwriteFlag,
+    Parser,
+    add_command_flags,
+    count,
+    real,
+)
 
 PURPOSE = textwrap.fill(
     "PSRO on the kit: start from random, greedy and chain (and --include), then "
@@ -30,20 +38,17 @@ PURPOSE = textwrap.fill(
 EXAMPLES = __doc__.split("Examples::", 1)[1] if __doc__ else ""
 
 
-@dataclass
-class LeagueRun:
-    """How ``speed train league`` runs a league: its folder, a resume, the bars. What the
-    league's results depend on is :class:`train.league.run.LeagueSettings`."""
+@dataclass(kw_only=True)
+class LeagueRun(BackendFlags, OverwriteFlag):
+    """How ``speed train league`` runs a league: its folder, a resume, the bars, the job runner.
+    What the league's results depend on is :class:`train.league.run.LeagueSettings`."""
 
     out: str = "runs/league"
-    """the league's folder"""
+    """the league's folder (runs/league)"""
     resume: bool = False
     """continue the league in --out"""
-    progress: bool = True
-    """progress bars (a member's training, the payoff games)"""
-    overwrite: bool = False
-    """--out holds another run: move it aside (to OUT.replaced-TIME, named) and start afresh;
-    without it such a folder is refused (agents/runtime/run_identity.py)"""
+    no_progress: bool = False
+    """no progress bars (a member's training, the payoff games)"""
 
 
 def build_parser(prog: str = "speed train league") -> argparse.ArgumentParser:
@@ -66,7 +71,7 @@ def build_parser(prog: str = "speed train league") -> argparse.ArgumentParser:
             "rounds": count(1),
             "minutes": real(above=0.0, below=1e7),
             "timesteps_per_round": count(1),
-            "include": str,
+            "include": str,  # each SPEC as given (a tuple field has no converter of its own)
             "games_per_pairing": count(2),
             "seed": DEAL_SEED,
         },
@@ -77,13 +82,12 @@ def build_parser(prog: str = "speed train league") -> argparse.ArgumentParser:
             # --include a b, and --include a --include b: the population's extra members
             "include": {"nargs": "+", "action": "extend", "metavar": "SPEC"},
         },
+        show_defaults=False,  # said in the help where worth saying, as every speed command's
     )
-    # A setting not given reads None: a resumed league keeps its own, a new one the defaults
-    # (the help still shows them).
+    # A setting not given reads None: a resumed league keeps its own, a new one takes
+    # LeagueSettings' default.
     p.set_defaults(**dict.fromkeys((f.name for f in dataclasses.fields(LeagueSettings)), None))
-    switch = {"action": "store_true"}  # --resume and --overwrite alone: no --no-resume
-    add_flags(p, LeagueRun, extra={"resume": switch, "overwrite": switch})
-    add_backend_flags(p, workers=1)
+    add_command_flags(p, LeagueRun)
     return p
 
 
@@ -110,7 +114,7 @@ def run(argv: Sequence[str], prog: str = "speed train league") -> int:
         how.out,
         resume=how.resume,
         overwrite=how.overwrite,
-        workers=args.workers,
+        workers=how.workers,
         backend=backend(args),
-        progress=how.progress,
+        progress=not how.no_progress,
     )
