@@ -19,7 +19,7 @@ class BenchSettings:
 
     rules: str = "us"
     """preset (us, pagat, japanese) or a .toml file"""
-    sizes: tuple[int, ...] = field(
+    sizes: Sequence[int] = field(
         default=(1, 256, 4096), metadata={"type": count_list(1, 1_000_000)}
     )
     """BatchEnv batch sizes, comma-separated"""
