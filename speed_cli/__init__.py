@@ -8,8 +8,9 @@ an agent that fails (:class:`agents.runtime.failures.AgentFailure`) prints one l
 exits with code 1.
 
 - :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.
-- :mod:`~speed_cli.common`: what several commands share: the usage error, the rule and
-  job-runner flags, flags made from a settings dataclass, the chunked run and its progress bar.
+- :mod:`~speed_cli.common`: what several commands share: the usage error, the settings mixins of
+  the shared flags (rules, job runner, game), flags made from a settings dataclass, the chunked
+  run and its progress bar.
 - :mod:`~speed_cli.specs`: agent specs, reaction profiles and rule overrides, read the same way
   for every command.
 - :mod:`~speed_cli.think`: ``--think`` and ``--think-file``: each agent's thinking charged as

@@ -1,6 +1,7 @@
-"""What several ``speed`` commands share: the usage error, the rule and job-runner flags, a
-command whose flags are made from a recipe's settings dataclass
-(:func:`train.common.settings.add_run_flags`), the chunked run with its progress bar."""
+"""What several ``speed`` commands share: the usage error, the settings mixins of the shared flags
+(rules, job runner, game ...) and :func:`add_command_flags`, which makes a command's flags from its
+settings dataclass, a command whose flags are a recipe's (:func:`add_settings_command`), the
+chunked run with its progress bar."""
 
 from __future__ import annotations
 
@@ -205,6 +206,25 @@ def add_command_flags(p: argparse.ArgumentParser, settings: type) -> None:
     add_flags(p, settings, groups=groups, extra=extra, show_defaults=False, negatable=False)
 
 
+def add_settings_command(
+    sub: Any,
+    name: str,
+    settings: type,
+    run: Callable[[argparse.Namespace], int],
+    *,
+    summary: str,
+    description: str,
+) -> argparse.ArgumentParser:
+    """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
+    ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
+    from train.common.settings import add_run_flags
+
+    p = sub.add_parser(name, help=summary, description=description)
+    add_run_flags(p, settings)
+    p.set_defaults(func=run)
+    return p
+
+
 def jittered_preset(text: str) -> str:
     """``type=`` of a flag that takes a jittered reaction preset's name (``--jitter``)."""
     from speed_env.reaction import PRESETS
@@ -243,34 +263,15 @@ def reactions(most: int) -> Callable[[str], str]:
     return parse
 
 
+# The hand-written flags that speed_cli/data.py, table.py and train_league.py still add, until
+# their flags are made from settings like the other commands' (the mixins above carry the same
+# help); tests/kit/test_cli_settings.py lists this module among the hand-written until then.
 def add_reaction_flag(
     p: argparse.ArgumentParser, most: int, default: str | None, help: str
 ) -> None:
     """``--reaction``: one reaction profile (ms or a preset name), or up to ``most`` by seat
     (:func:`reactions`)."""
     p.add_argument("--reaction", type=reactions(most), default=default, help=help)
-
-
-def add_game_flag(p: argparse.ArgumentParser, help: str | None = None) -> None:
-    """``--game``: one of the registered games (:mod:`agents.games.registry`), the first by
-    default; ``help`` by default lists each game's ``about``."""
-    from agents.games.registry import DEFAULT, GAMES
-
-    if help is None:
-        help = " or ".join(f"{name} ({game.about})" for name, game in GAMES.items())
-    p.add_argument("--game", choices=tuple(GAMES), default=DEFAULT, help=help)
-
-
-def add_players_flag(p: argparse.ArgumentParser) -> None:
-    """``--players``: seats at each table; the help names each game that has a choice."""
-    from agents.games.registry import GAMES
-
-    text = "; ".join(
-        f"{name}: players at each table, {g.seats[0]}-{g.seats[-1]} (default {g.default_seats})"
-        for name, g in GAMES.items()
-        if len(g.seats) > 1
-    )
-    p.add_argument("--players", type=count(2, 10), help=text)
 
 
 def add_rule_flags(
@@ -282,25 +283,6 @@ def add_rule_flags(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule"
     )
     p.add_argument("--tick-ms", type=count(1, tick_max), default=50, help=tick_help)
-
-
-def add_settings_command(
-    sub: Any,
-    name: str,
-    settings: type,
-    run: Callable[[argparse.Namespace], int],
-    *,
-    summary: str,
-    description: str,
-) -> argparse.ArgumentParser:
-    """Add command ``name`` (``summary`` in the command list) to the subcommands ``sub``, run by
-    ``run``, with one flag per field of the dataclass ``settings`` (its docstring as the help)."""
-    from train.common.settings import add_run_flags
-
-    p = sub.add_parser(name, help=summary, description=description)
-    add_run_flags(p, settings)
-    p.set_defaults(func=run)
-    return p
 
 
 def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
@@ -334,22 +316,6 @@ def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
     )
 
 
-def add_paired_deal_flags(p: argparse.ArgumentParser, per: str, workers: int) -> None:
-    """``--games`` per ``per`` (a pairing, a point: half as many deals, each played with the
-    seats both ways), ``--seed`` of the deals, and the job runner's flags
-    (:func:`add_backend_flags`, ``workers`` by default)."""
-    p.add_argument(
-        "--games", type=count(2), default=2000, help=f"games per {per} (half as many deals)"
-    )
-    p.add_argument("--seed", type=DEAL_SEED, default=0)
-    add_backend_flags(p, workers=workers)
-
-
-def add_out_flag(p: argparse.ArgumentParser, default: str) -> None:
-    """``--out``: the output folder (``default``)."""
-    p.add_argument("--out", default=default, help="output folder")
-
-
 def add_overwrite_flag(p: argparse.ArgumentParser) -> None:
     """``--overwrite``: a run already in ``--out`` is moved aside, never replaced in place."""
     p.add_argument(
@@ -357,18 +323,6 @@ def add_overwrite_flag(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
         "afresh; without it such a folder is refused (agents/runtime/run_identity.py)",
-    )
-
-
-def add_act_timeout_flag(p: argparse.ArgumentParser) -> None:
-    """``--act-timeout SECONDS``: an agent taking longer over one decision fails, named."""
-    p.add_argument(
-        "--act-timeout",
-        type=real(above=0.0, below=1e9),
-        default=None,
-        metavar="SECONDS",
-        help="fail an agent (naming it) that takes longer than this over one decision; it is "
-        "called on a helper thread and abandoned at the deadline (default: no limit)",
     )
 
 

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from speed_cli import specs, think
-from speed_cli.common import ENV_SEED, add_reaction_flag, add_rule_flags, count
+from speed_cli.common import ENV_SEED, RuleFlags, add_command_flags, count, reactions
+
+
+@dataclass(kw_only=True)
+class DemoSettings(think.ThinkFlags, RuleFlags):
+    """``speed demo``'s settings: one flag a field."""
+
+    reaction: str | None = field(default=None, metadata={"type": reactions(2)})
+    """ms or profile name, or two separated by a comma"""
+    agents: str = "greedy,random"
+    """two agent specs, comma-separated"""
+    seed: int = field(default=0, metadata={"type": ENV_SEED})
+    """seed of the game (and of the bots, seat i's seed + i)"""
+    max_frames: int = field(default=12, metadata={"type": count(0)})
+    """tables to print before the result"""
 
 
 def register(sub: Any) -> None:
     """Add ``speed demo`` to the subcommands ``sub``."""
     demo = sub.add_parser("demo", help="two bots play one game, shown as text")
-    add_rule_flags(demo)
-    add_reaction_flag(demo, 2, None, "ms or profile name, or two separated by a comma")
-    demo.add_argument("--agents", default="greedy,random", help="two agent specs, comma-separated")
-    demo.add_argument("--seed", type=ENV_SEED, default=0)
-    demo.add_argument(
-        "--max-frames", type=count(0), default=12, help="tables to print before the result"
-    )
-    think.add_flags(demo)
+    add_command_flags(demo, DemoSettings)
     demo.set_defaults(func=run)
 
 

@@ -7,20 +7,61 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from speed_cli.common import (
     DEAL_SEED,
+    ActTimeoutFlag,
+    BackendFlags,
+    GameFlag,
+    OverwriteFlag,
     UsageError,
-    add_act_timeout_flag,
-    add_backend_flags,
-    add_game_flag,
-    add_overwrite_flag,
+    add_command_flags,
     backend,
     count,
     run_chunks,
 )
+
+
+@dataclass(kw_only=True)
+class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, GameFlag):
+    """``speed evaluate``'s settings: one argument a field."""
+
+    spec: str = field(metadata={"metavar": "SPEC"})
+    """the agent (py:my_bot.py:Bot, chain, ppo:PATH …)"""
+    games: int | None = field(default=None, metadata={"type": count(2)})
+    """games per pairing or table (default: the protocol's 200; more gives tighter intervals;
+    fewer makes a quick card, marked so)"""
+    seed: int | None = field(default=None, metadata={"type": DEAL_SEED})
+    """seed of the deals (default: the protocol's; another makes a replication)"""
+    out: str = "card"
+    """output folder (default: card)"""
+    human: str | None = field(default=None, metadata={"metavar": "DIR_OR_MINARI_ID"})
+    """add human-likeness to the card: agreement with a person's recorded plays and the distance
+    between the reaction times (a speed play --record folder or a Minari dataset id, as speed
+    train bc --data)"""
+    human_seat: Literal["human", "bot", "any"] = "human"
+    """whose records of a --human folder to compare with (default human)"""
+    # two processes by default, as the reaction experiment: the card is the same for any number,
+    # and the search opponent (70% of its CPU time) keeps both cores busy
+    workers: int = field(default=2, metadata={"type": count(1)})
+
+    @staticmethod
+    def flag_extra() -> dict[str, dict[str, Any]]:
+        """``--game``'s help: each registered game's card in a few words."""
+        return {"game": {"help": _game_help()}}
+
+
+@dataclass(kw_only=True)
+class LeaderboardSettings:
+    """``speed leaderboard``'s settings: one argument a field."""
+
+    cards: list[str] = field(metadata={"metavar": "CARD"})
+    """report.json files, their folders, or a folder of card folders"""
+    out: str = "leaderboard"
+    """output folder (default: leaderboard)"""
 
 
 def register(sub: Any) -> None:
@@ -33,41 +74,7 @@ def register(sub: Any) -> None:
         "and report.png. SPEC is any agent spec, your own included: py:my_bot.py:Bot or "
         "package.module:NAME.",
     )
-    ev.add_argument("spec", metavar="SPEC", help="the agent (py:my_bot.py:Bot, chain, ppo:PATH …)")
-    add_game_flag(ev, _game_help())
-    ev.add_argument(
-        "--games",
-        type=count(2),
-        default=None,
-        help="games per pairing or table (default: the protocol's 200; more gives tighter "
-        "intervals; fewer makes a quick card, marked so)",
-    )
-    ev.add_argument(
-        "--seed",
-        type=DEAL_SEED,
-        default=None,
-        help="seed of the deals (default: the protocol's; another makes a replication)",
-    )
-    ev.add_argument("--out", default="card", help="output folder (default: card)")
-    add_overwrite_flag(ev)
-    ev.add_argument(
-        "--human",
-        metavar="DIR_OR_MINARI_ID",
-        default=None,
-        help="add human-likeness to the card: agreement with a person's recorded plays and the "
-        "distance between the reaction times (a speed play --record folder or a Minari dataset "
-        "id, as speed train bc --data)",
-    )
-    ev.add_argument(
-        "--human-seat",
-        choices=("human", "bot", "any"),
-        default="human",
-        help="whose records of a --human folder to compare with (default human)",
-    )
-    # two processes by default, as the reaction experiment: the card is the same for any number,
-    # and the search opponent (70% of its CPU time) keeps both cores busy
-    add_backend_flags(ev, workers=2)
-    add_act_timeout_flag(ev)
+    add_command_flags(ev, EvaluateSettings)
     ev.set_defaults(func=run)
 
     lb = sub.add_parser(
@@ -77,13 +84,7 @@ def register(sub: Any) -> None:
         "such folders) of one protocol version and game; writes leaderboard.md and "
         "leaderboard.png.",
     )
-    lb.add_argument(
-        "cards",
-        nargs="+",
-        metavar="CARD",
-        help="report.json files, their folders, or a folder of card folders",
-    )
-    lb.add_argument("--out", default="leaderboard", help="output folder (default: leaderboard)")
+    add_command_flags(lb, LeaderboardSettings)
     lb.set_defaults(func=run_leaderboard)
 
 

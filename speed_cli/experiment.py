@@ -15,6 +15,46 @@ RESULTS = ("reaction.json", "reaction.csv")
 """Files a sweep leaves: found with no run.json, an earlier kit's run (never replaced)."""
 
 
+@dataclasses.dataclass(kw_only=True)
+class ReactionSettings(
+    think.ThinkFlags, common.BackendFlags, common.RuleFlags, common.OverwriteFlag
+):
+    """``speed experiment reaction``'s settings: one flag a field."""
+
+    agent: str = "chain"
+    """spec of the agent whose latency varies (no @)"""
+    opponent: str = "greedy"
+    """spec of the opponent (no @)"""
+    latencies: str = "150,200,250,300,350"
+    """the agent's latencies, comma-separated: ms (with --jitter, the shaped profile's median) or
+    profile names"""
+    opponent_latency: str | None = dataclasses.field(default=None, metadata={"metavar": "LATENCY"})
+    """the opponent's latency (default 250); with --grid a list (default: --latencies)"""
+    opponent_profile: str | None = dataclasses.field(default=None, metadata={"metavar": "FILE"})
+    """the opponent plays at a person's fitted reaction profile (speed data profile's FILE): the
+    break-even latency against that person's speed"""
+    grid: bool = False
+    """play every pair of agent and opponent latencies"""
+    jitter: str | None = dataclasses.field(
+        default=None,
+        metadata={"type": common.jittered_preset, "const": "human", "metavar": "PRESET"},
+    )
+    """the agent's ms latencies jitter: PRESET's shape (default human) moved so its median is L;
+    the opponent then defaults to that preset"""
+    games: int = dataclasses.field(default=2000, metadata={"type": count(2)})
+    """games per point (half as many deals)"""
+    seed: int = dataclasses.field(default=0, metadata={"type": common.DEAL_SEED})
+    """seed of the deals (deal d is seeded (seed << 32) + d; the same deals at every point)"""
+    # Two processes by default: a point's games are independent, and a 2-core laptop is common.
+    workers: int = dataclasses.field(default=2, metadata={"type": count(1)})
+    bootstrap: int = dataclasses.field(default=1000, metadata={"type": count(0)})
+    """bootstrap resamples for the intervals (0: none)"""
+    compare: str = dataclasses.field(default="", metadata={"metavar": "DIR[,DIR]"})
+    """earlier sweeps' output folders to draw beside this one on the curve"""
+    out: str = "results/reaction"
+    """output folder"""
+
+
 def register(sub: Any) -> None:
     """Add ``speed experiment`` (and its ``reaction`` experiment) to the subcommands ``sub``."""
     exp = sub.add_parser(
@@ -34,59 +74,7 @@ def register(sub: Any) -> None:
         "OUT/reaction.csv, "
         "OUT/reaction.json, OUT/winrate_vs_latency.png and, with --grid, OUT/latency_grid.png.",
     )
-    rx.add_argument(
-        "--agent", default="chain", help="spec of the agent whose latency varies (no @)"
-    )
-    rx.add_argument("--opponent", default="greedy", help="spec of the opponent (no @)")
-    rx.add_argument(
-        "--latencies",
-        default="150,200,250,300,350",
-        help="the agent's latencies, comma-separated: ms (with --jitter, the shaped profile's "
-        "median) or profile names",
-    )
-    rx.add_argument(
-        "--opponent-latency",
-        default=None,
-        metavar="LATENCY",
-        help="the opponent's latency (default 250); with --grid a list (default: --latencies)",
-    )
-    rx.add_argument(
-        "--opponent-profile",
-        default=None,
-        metavar="FILE",
-        help="the opponent plays at a person's fitted reaction profile (speed data profile's "
-        "FILE): the break-even latency against that person's speed",
-    )
-    rx.add_argument(
-        "--grid", action="store_true", help="play every pair of agent and opponent latencies"
-    )
-    rx.add_argument(
-        "--jitter",
-        nargs="?",
-        type=common.jittered_preset,
-        const="human",
-        default=None,
-        metavar="PRESET",
-        help="the agent's ms latencies jitter: PRESET's shape (default human) moved so its "
-        "median is L; the opponent then defaults to that preset",
-    )
-    common.add_paired_deal_flags(rx, "point", workers=2)
-    rx.add_argument(
-        "--bootstrap",
-        type=count(0),
-        default=1000,
-        help="bootstrap resamples for the intervals (0: none)",
-    )
-    rx.add_argument(
-        "--compare",
-        default="",
-        metavar="DIR[,DIR]",
-        help="earlier sweeps' output folders to draw beside this one on the curve",
-    )
-    common.add_rule_flags(rx)
-    think.add_flags(rx)
-    common.add_out_flag(rx, "results/reaction")
-    common.add_overwrite_flag(rx)
+    common.add_command_flags(rx, ReactionSettings)
     rx.set_defaults(func=run_reaction)
 
 

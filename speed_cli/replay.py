@@ -6,19 +6,28 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
-from speed_cli.common import UsageError, count, real
+from speed_cli.common import UsageError, add_command_flags, count, real
+
+
+@dataclass(kw_only=True)
+class ReplaySettings:
+    """``speed replay``'s settings: one argument a field."""
+
+    file: str
+    """a replay file (JSON Lines: speed tournament --save-replays, or the browser table's)"""
+    game: int = field(default=0, metadata={"type": count(0)})
+    """which game of the file to play back, by its number (from 0)"""
+    delay: float = field(default=0.0, metadata={"type": real(0, 3600)})
+    """seconds between frames, 0-3600"""
 
 
 def register(sub: Any) -> None:
     """Add ``speed replay`` to the subcommands ``sub``."""
     rep = sub.add_parser("replay", help="play back a recorded game in the terminal")
-    rep.add_argument("file")
-    rep.add_argument("--game", type=count(0), default=0)
-    rep.add_argument(
-        "--delay", type=real(0, 3600), default=0.0, help="seconds between frames, 0-3600"
-    )
+    add_command_flags(rep, ReplaySettings)
     rep.set_defaults(func=run)
 
 

@@ -2,9 +2,9 @@
 
 The modes and the files: docs/thinking-time.md.
 
-:func:`add_flags` adds the flags; :func:`plan` turns them, the agent specs and the rules into
-the :class:`~agents.think.plan.ThinkPlan` a run plays with, calibrating each agent (or reading
-its recorded calibration) before any game is played.
+:class:`ThinkFlags` holds the flags (a command's settings extend it); :func:`plan` turns them,
+the agent specs and the rules into the :class:`~agents.think.plan.ThinkPlan` a run plays with,
+calibrating each agent (or reading its recorded calibration) before any game is played.
 """
 
 from __future__ import annotations
@@ -12,32 +12,33 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from speed_cli.common import UsageError
 
 
-def add_flags(p: argparse.ArgumentParser) -> None:
-    """``--think MODE`` and ``--think-file FILE``."""
-    from agents.think.plan import MODES
+@dataclass(kw_only=True)
+class ThinkFlags:
+    """``--think MODE`` and ``--think-file FILE``: each agent's thinking charged as latency."""
 
-    p.add_argument(
-        "--think",
-        choices=MODES,
-        default="off",
-        help="charge each agent's thinking as latency on its plays: off (as before: only what "
-        "an agent declares itself), declared (@think=MS or think_ms; every agent must "
-        "declare), calibrated (its median act at batch one, timed before play), measured "
-        "(each decision's own time; --workers 1; not repeatable)",
-    )
-    p.add_argument(
-        "--think-file",
-        default=None,
-        metavar="FILE",
-        help="with --think calibrated: charge the costs recorded in FILE (a run's think.json) "
-        "instead of timing the agents again, so the run repeats byte for byte",
-    )
+    GROUP: ClassVar[str] = "thinking time (ThinkFlags)"
+    think: str = "off"
+    """charge each agent's thinking as latency on its plays: off (as before: only what an agent
+    declares itself), declared (@think=MS or think_ms; every agent must declare), calibrated
+    (its median act at batch one, timed before play), measured (each decision's own time;
+    --workers 1; not repeatable)"""
+    think_file: str | None = field(default=None, metadata={"metavar": "FILE"})
+    """with --think calibrated: charge the costs recorded in FILE (a run's think.json) instead
+    of timing the agents again, so the run repeats byte for byte"""
+
+    @staticmethod
+    def flag_extra() -> dict[str, dict[str, Any]]:
+        """The modes (:data:`agents.think.plan.MODES`) as ``--think``'s choices."""
+        from agents.think.plan import MODES
+
+        return {"think": {"choices": MODES, "metavar": None}}
 
 
 def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path | None) -> Any:

@@ -6,24 +6,54 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from speed_cli import specs, think
 from speed_cli.common import (
+    DEAL_SEED,
+    ActTimeoutFlag,
+    BackendFlags,
+    GameFlag,
+    OverwriteFlag,
+    PlayersFlag,
+    RuleFlags,
     UsageError,
-    add_act_timeout_flag,
-    add_game_flag,
-    add_out_flag,
-    add_overwrite_flag,
-    add_paired_deal_flags,
-    add_players_flag,
-    add_reaction_flag,
-    add_rule_flags,
+    add_command_flags,
     backend,
     count,
     finish,
+    reactions,
 )
+
+
+@dataclass(kw_only=True)
+class TournamentSettings(
+    think.ThinkFlags, BackendFlags, RuleFlags, OverwriteFlag, ActTimeoutFlag, PlayersFlag, GameFlag
+):
+    """``speed tournament``'s settings: one flag a field."""
+
+    reaction: str = field(default="human", metadata={"type": reactions(1)})
+    """reaction profile of agents without @: ms or a profile name"""
+    agents: str | None = None
+    """agent specs, comma-separated"""
+    games: int = field(default=2000, metadata={"type": count(2)})
+    """games per pairing (half as many deals)"""
+    seed: int = field(default=0, metadata={"type": DEAL_SEED})
+    """seed of the deals (deal d is seeded (seed << 32) + d)"""
+    gauntlet: str | None = field(default=None, metadata={"metavar": "AGENT"})
+    """only this agent against each other"""
+    out: str = "results"
+    """output folder"""
+    resume: bool = False
+    """continue the interrupted tournament in --out (give the same settings): only the chunks it
+    did not finish are played, and the results are an uninterrupted run's"""
+    save_replays: int = field(default=0, metadata={"type": count(0), "metavar": "N"})
+    """record N games as JSON Lines"""
+    match: bool = False
+    """us/pagat: also score matches, consecutive games of a pairing (seats alternating, paired
+    deals) until a seat has match_target points (--option match_target=N)"""
 
 
 def register(sub: Any) -> None:
@@ -31,35 +61,7 @@ def register(sub: Any) -> None:
     tour = sub.add_parser(
         "tournament", help="round robin on paired deals: leaderboard, ratings, plots"
     )
-    add_rule_flags(tour)
-    add_reaction_flag(tour, 1, None, "reaction profile of agents without @: ms or a profile name")
-    tour.set_defaults(reaction="human")
-    tour.add_argument("--agents", default=None, help="agent specs, comma-separated")
-    add_paired_deal_flags(tour, "pairing", workers=1)
-    add_act_timeout_flag(tour)
-    think.add_flags(tour)
-    tour.add_argument(
-        "--gauntlet", default=None, metavar="AGENT", help="only this agent against each other"
-    )
-    add_out_flag(tour, "results")
-    tour.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the interrupted tournament in --out (give the same settings): only the "
-        "chunks it did not finish are played, and the results are an uninterrupted run's",
-    )
-    add_overwrite_flag(tour)
-    tour.add_argument(
-        "--save-replays", type=count(0), default=0, metavar="N", help="record N games as JSON Lines"
-    )
-    tour.add_argument(
-        "--match",
-        action="store_true",
-        help="us/pagat: also score matches, consecutive games of a pairing (seats alternating, "
-        "paired deals) until a seat has match_target points (--option match_target=N)",
-    )
-    add_game_flag(tour)
-    add_players_flag(tour)
+    add_command_flags(tour, TournamentSettings)
     tour.set_defaults(func=run)
 
 

@@ -4,9 +4,32 @@ built for; its texts are train/vintage/expert_command.py's."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import Any
 
-from speed_cli.common import UsageError, add_settings_command, need_ray
+from speed_cli.common import UsageError, add_command_flags, add_settings_command, need_ray
+
+
+@dataclass(kw_only=True)
+class ExpertGame:
+    """``--game``: the one game expert iteration is built for, beside ExpertConfig's flags."""
+
+    game: str = ""
+    """the game (its one choice and help are train/vintage/expert_command.py's)"""
+
+    @staticmethod
+    def flag_extra() -> dict[str, dict[str, Any]]:
+        """The one choice, its default and help, from the recipe's command texts."""
+        from train.vintage import expert_command
+
+        return {
+            "game": {
+                "choices": (expert_command.GAME,),
+                "default": expert_command.GAME,
+                "help": expert_command.GAME_HELP,
+                "metavar": None,
+            }
+        }
 
 
 def register(sub: Any) -> None:
@@ -22,12 +45,7 @@ def register(sub: Any) -> None:
         summary=train.vintage.expert_command.SUMMARY,
         description=train.vintage.expert_command.DESCRIPTION,
     )
-    p.add_argument(
-        "--game",
-        choices=(train.vintage.expert_command.GAME,),
-        default=train.vintage.expert_command.GAME,
-        help=train.vintage.expert_command.GAME_HELP,
-    )
+    add_command_flags(p, ExpertGame)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,20 +1,116 @@
-"""``speed data``, ``speed bench``, ``speed play``/``watch`` and ``speed train league`` make their
-flags from settings dataclasses: each flag is a field, its help the field's docstring, its
-default the field's, and the parsed command line reads back as the settings."""
+"""Every ``speed`` command's flags are made from a settings dataclass, none written by hand.
+
+A command declares its settings as a dataclass, one field a flag with its docstring as the help
+(``speed_cli.common.add_command_flags``, on :mod:`agents.runtime.flags`), so a flag's name, type,
+default and help live in one place and every flag reaches the run as given. A module of
+``speed_cli`` that calls argparse's ``add_argument`` itself writes a flag by hand:
+:data:`HAND_WRITTEN` lists those that still do, each with why; the list is exact, so it can only
+shrink.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 import speed_cli
 from agents.runtime.flags import field_help, from_args
-from speed_cli import bench, data, table, train_league
+from speed_cli import (
+    bench,
+    common,
+    data,
+    demo,
+    evaluate,
+    experiment,
+    replay,
+    table,
+    think,
+    tournament,
+    train_league,
+)
 from train.league.run import LeagueSettings
 
+ROOT = Path(__file__).resolve().parents[2]
+HAND_WRITTEN = {
+    # common.py's helpers that write a flag by hand
+    "speed_cli/common.py",
+    # argparse.REMAINDER: the command line handed whole to a parser made from the recipes'
+    # settings (train/common/cli_args.py, speed_cli/exploit.py's build_parser); exploit's SPEC
+    "speed_cli/train.py",
+    "speed_cli/exploit.py",
+}
+"""Modules of ``speed_cli`` that still call ``add_argument`` by hand, each with why."""
+SETTINGS = (
+    (demo, "DemoSettings"),
+    (tournament, "TournamentSettings"),
+    (evaluate, "EvaluateSettings"),
+    (evaluate, "LeaderboardSettings"),
+    (experiment, "ReactionSettings"),
+    (replay, "ReplaySettings"),
+    (data, "GenerateSettings"),
+    (data, "ProfileSettings"),
+    (bench, "BenchSettings"),
+    (table, "PlaySettings"),
+    (table, "WatchSettings"),
+)
+"""The settings dataclasses of the commands, by module (every field a flag)."""
 
+
+def _hand_written() -> set[str]:
+    found = set()
+    for path in sorted((ROOT / "speed_cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+            ):
+                found.add(path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_no_speed_cli_module_writes_a_flag_by_hand():
+    assert _hand_written() - HAND_WRITTEN == set()
+
+
+def test_the_list_of_modules_still_writing_flags_is_exact():
+    assert HAND_WRITTEN - _hand_written() == set()
+
+
+@pytest.mark.parametrize(("module", "name"), SETTINGS, ids=[name for _, name in SETTINGS])
+def test_every_setting_is_a_documented_flag_and_every_flag_a_setting(module, name):
+    settings = getattr(module, name)
+    names = {f.name for f in dataclasses.fields(settings)}
+    helps = field_help(settings)
+    assert sorted(n for n in names if not helps.get(n)) == [], "fields without a docstring"
+    parser = common.Parser(prog="x")
+    common.add_command_flags(parser, settings)
+    required = [
+        "a"  # every positional of these commands takes a text
+        for f in dataclasses.fields(settings)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    assert set(vars(parser.parse_args(required))) == names
+
+
+@pytest.mark.parametrize("command", [["tournament"], ["experiment", "reaction"], ["demo"]])
+def test_the_shared_groups_are_sections_of_each_commands_help(command, capsys):
+    with pytest.raises(SystemExit):
+        speed_cli.build_parser().parse_args([*command, "--help"])
+    text = capsys.readouterr().out
+    for group in (common.RuleFlags, think.ThinkFlags):
+        assert f"\n{group.GROUP}:\n" in text
+
+
+# ------------------------------------------------------------- each command's parser as built
+# speed data export (a --verify that defaults on) and speed train league (the league's own
+# LeagueSettings, read as None where not given) build theirs with add_flags: every command's
+# parser, as the CLI builds it, is held to its settings here.
 def _parser(words: tuple[str, ...]) -> argparse.ArgumentParser:
     """The parser ``speed WORDS`` reaches (``speed train league``'s own)."""
     if words == ("train", "league"):
