@@ -7,44 +7,40 @@ import argparse
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from speed_cli.common import count, count_list, real
+from speed_cli.common import add_command_flags, count, count_list, real
+
+
+@dataclass
+class BenchSettings:
+    """What ``speed bench`` times, for how long, and how it shows the figures."""
+
+    rules: str = "us"
+    """preset (us, pagat, japanese) or a .toml file"""
+    sizes: Sequence[int] = field(
+        default=(1, 256, 4096), metadata={"type": count_list(1, 1_000_000)}
+    )
+    """BatchEnv batch sizes, comma-separated"""
+    seconds: float = field(default=3.0, metadata={"type": real(above=0, high=3600)})
+    """time per system, up to 3600"""
+    rounds: int = field(default=5, metadata={"type": count(1)})
+    """interleaved rounds (each system gets --seconds / --rounds a round)"""
+    compare: bool = False
+    """also PettingZoo's connect_four_v3 and, when installed, pgx's connect_four (at the largest
+    --sizes), as ratios"""
+    vector_size: int = field(default=1024, metadata={"type": count(0, 1_000_000)})
+    """games of make_vec's native vector env, timed beside vectorization_mode='sync' and BatchEnv
+    at that size, as two ratios (0 skips it)"""
+    json: bool = False
+    """print JSON instead of a table"""
 
 
 def register(sub: Any) -> None:
-    """Add ``speed bench`` to the subcommands ``sub``."""
+    """Add ``speed bench`` to the subcommands ``sub``, one flag per :class:`BenchSettings` field."""
     bench = sub.add_parser("bench", help="env throughput (steps/s)")
-    bench.add_argument("--rules", default="us")
-    bench.add_argument(
-        "--sizes",
-        type=count_list(1, 1_000_000),
-        default="1,256,4096",
-        help="BatchEnv batch sizes, comma-separated",
-    )
-    bench.add_argument(
-        "--seconds", type=real(above=0, high=3600), default=3.0, help="time per system, up to 3600"
-    )
-    bench.add_argument(
-        "--rounds",
-        type=count(1),
-        default=5,
-        help="interleaved rounds (each system gets --seconds / --rounds a round)",
-    )
-    bench.add_argument(
-        "--compare",
-        action="store_true",
-        help="also PettingZoo's connect_four_v3 and, when installed, pgx's connect_four "
-        "(at the largest --sizes), as ratios",
-    )
-    bench.add_argument(
-        "--vector-size",
-        type=count(0, 1_000_000),
-        default=1024,
-        help="games of make_vec's native vector env, timed beside vectorization_mode='sync' and "
-        "BatchEnv at that size, as two ratios (0 skips it)",
-    )
-    bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_command_flags(bench, BenchSettings)
     bench.set_defaults(func=run)
 
 
@@ -291,12 +287,15 @@ def run(args: argparse.Namespace) -> int:
     With ``--compare``, beside PettingZoo's ``connect_four_v3`` and (when
     installed) pgx's ``connect_four`` at the largest batch size, as ratios.
     """
-    sizes: list[int] = args.sizes  # checked by the flags' types
-    runners: dict[str, Runner] = {"parallel_env 1": _kit_parallel(args.rules)}
-    runners.update({f"BatchEnv {n}": _kit_batch(args.rules, n) for n in sizes})
+    from agents.runtime.flags import from_args
+
+    cfg = from_args(BenchSettings, args)
+    sizes = list(cfg.sizes)  # checked by the flag's type
+    runners: dict[str, Runner] = {"parallel_env 1": _kit_parallel(cfg.rules)}
+    runners.update({f"BatchEnv {n}": _kit_batch(cfg.rules, n) for n in sizes})
     refs: dict[str, str] = {}  # kit row -> the row it is compared with
     missing = []
-    if args.compare:
+    if cfg.compare:
         c4 = _connect_four()
         if c4 is None:
             missing.append("PettingZoo's connect_four_v3 (pip install 'pettingzoo[classic]')")
@@ -309,19 +308,19 @@ def run(args: argparse.Namespace) -> int:
         else:
             big = max(sizes)
             for label, kwargs in (("copy=False", {"copy": False}), ("threads=2", {"threads": 2})):
-                runners[f"BatchEnv({label}) {big}"] = _kit_batch(args.rules, big, **kwargs)
+                runners[f"BatchEnv({label}) {big}"] = _kit_batch(cfg.rules, big, **kwargs)
                 refs[f"BatchEnv({label}) {big}"] = f"pgx connect_four {big}"
             runners[f"pgx connect_four {big}"] = pgx_c4
             refs[f"BatchEnv {max(sizes)}"] = f"pgx connect_four {max(sizes)}"
     vector: dict[str, str] = {}  # what the native vector env is compared with -> its row
-    if args.vector_size:
-        big = args.vector_size
-        runners[f"make_vec {big}"] = _kit_vector(args.rules, big, None)
-        runners[f"make_vec(sync) {big}"] = _kit_vector(args.rules, big, "sync")
+    if cfg.vector_size:
+        big = cfg.vector_size
+        runners[f"make_vec {big}"] = _kit_vector(cfg.rules, big, None)
+        runners[f"make_vec(sync) {big}"] = _kit_vector(cfg.rules, big, "sync")
         vector = {"sync": f"make_vec(sync) {big}", "BatchEnv": f"BatchEnv {big}"}
         if vector["BatchEnv"] not in runners:
-            runners[vector["BatchEnv"]] = _kit_batch(args.rules, big)
-    rates = _measure(runners, args.seconds, args.rounds)
+            runners[vector["BatchEnv"]] = _kit_batch(cfg.rules, big)
+    rates = _measure(runners, cfg.seconds, cfg.rounds)
     rows = []
     for name, rs in rates.items():
         system, n = name.rsplit(" ", 1)
@@ -335,22 +334,22 @@ def run(args: argparse.Namespace) -> int:
             for k in ("loop", "cpu"):
                 row[f"{k}_ratio"] = _median([a[k] / b[k] for a, b in zip(rs, ref, strict=True)])
         rows.append(row)
-    ratios = _vector_ratios(rates, f"make_vec {args.vector_size}", vector)
-    if args.json:
+    ratios = _vector_ratios(rates, f"make_vec {cfg.vector_size}", vector)
+    if cfg.json:
         report: dict[str, Any] = {
-            "rules": args.rules,
-            "rounds": args.rounds,
+            "rules": cfg.rules,
+            "rounds": cfg.rounds,
             "results": rows,
             "missing": missing,
         }
         if ratios:
-            report["vector"] = {"n": args.vector_size, **ratios}
+            report["vector"] = {"n": cfg.vector_size, **ratios}
         print(json.dumps(report, indent=2))
         return 0
     print(
-        f"rules={args.rules}; game-steps/s with a random legal player in the loop (loop), "
+        f"rules={cfg.rules}; game-steps/s with a random legal player in the loop (loop), "
         "of env.step alone (step), and per CPU-second of the loop (cpu); "
-        f"medians of {args.rounds} interleaved rounds"
+        f"medians of {cfg.rounds} interleaved rounds"
     )
     print(
         f"{'env':<24}{'n':>6}{'loop':>12}{'step':>12}{'cpu':>12}  ratio, loop / cpu (same rounds)"
@@ -363,12 +362,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if ratios:
         print(
-            f"make_vec('speed_env/Speed-v1', num_envs={args.vector_size}), the native vector env, "
+            f"make_vec('speed_env/Speed-v1', num_envs={cfg.vector_size}), the native vector env, "
             "in the same rounds (loop / cpu):"
         )
         for what, target in VECTOR_TARGETS.items():
             got = ratios[what]
-            label = {"sync": "vectorization_mode='sync'"}.get(what, f"BatchEnv {args.vector_size}")
+            label = {"sync": "vectorization_mode='sync'"}.get(what, f"BatchEnv {cfg.vector_size}")
             print(
                 f"  {got['loop_ratio']:.2f}x / {got['cpu_ratio']:.2f}x {label} "
                 f"(target >= {target}x)"

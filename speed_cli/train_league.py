@@ -11,10 +11,20 @@ The league itself is :mod:`train.league.run`; this module reads its flags. Examp
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from speed_cli.common import DEAL_SEED, Parser, add_backend_flags, add_overwrite_flag, count, real
+from speed_cli.common import (
+    DEAL_SEED,
+    BackendFlags,
+    OverwriteFlag,
+    Parser,
+    add_command_flags,
+    count,
+    real,
+)
 
 PURPOSE = textwrap.fill(
     "PSRO on the kit: start from random, greedy and chain (and --include), then "
@@ -28,83 +38,83 @@ PURPOSE = textwrap.fill(
 EXAMPLES = __doc__.split("Examples::", 1)[1] if __doc__ else ""
 
 
-SETTINGS = (
-    *("rules", "rounds", "minutes", "timesteps_per_round", "init", "include"),
-    *("games_per_pairing", "seed", "method", "reaction"),
-)
-"""The flags that are :class:`train.league.run.LeagueSettings` fields."""
+@dataclass(kw_only=True)
+class LeagueRun(BackendFlags, OverwriteFlag):
+    """How ``speed train league`` runs a league: its folder, a resume, the bars, the job runner.
+    What the league's results depend on is :class:`train.league.run.LeagueSettings`."""
+
+    out: str = "runs/league"
+    """the league's folder (runs/league)"""
+    resume: bool = False
+    """continue the league in --out"""
+    no_progress: bool = False
+    """no progress bars (a member's training, the payoff games)"""
 
 
 def build_parser(prog: str = "speed train league") -> argparse.ArgumentParser:
-    """The flags of ``speed train league``."""
+    """The flags of ``speed train league``: one per field of
+    :class:`train.league.run.LeagueSettings` and of :class:`LeagueRun`."""
+    from agents.league.meta import METHODS
+    from agents.runtime.flags import add_flags
+    from train.league.run import INITS, LeagueSettings
+
     p = Parser(
         prog=prog,
         description=PURPOSE,
         epilog="examples:" + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--rules", default=None, help="preset (us, pagat, japanese) or a .toml file")
-    p.add_argument("--out", default="runs/league", help="the league's folder (runs/league)")
-    p.add_argument("--rounds", type=count(1), default=None, help="members to add (default 3)")
-    p.add_argument(
-        "--minutes", type=real(above=0.0, below=1e7), default=None,
-        help="wall-clock budget of the whole league: no round starts after it",
-    )  # fmt: skip
-    p.add_argument(
-        "--timesteps-per-round", type=count(1), default=None,
-        help="learner decisions each member trains for (default 500,000)",
-    )  # fmt: skip
-    p.add_argument(
-        "--init", choices=("fresh", "previous"), default=None,
-        help="each member starts fresh or from the previous member",
-    )  # fmt: skip
-    p.add_argument(
-        "--include", nargs="+", action="extend", default=None, metavar="SPEC",
-        help="more starting members (agent specs: ppo:..., py:FILE.py:NAME ...)",
-    )  # fmt: skip
-    p.add_argument(
-        "--games-per-pairing", type=count(2), default=None,
-        help="paired-deal games of each pairing in the payoff table (default 400)",
-    )  # fmt: skip
-    p.add_argument("--seed", type=DEAL_SEED, default=None)
-    p.add_argument(
-        "--method", choices=("nash", "alpharank"), default=None,
-        help="the meta-strategy: the Nash equilibrium (a linear program) or α-Rank's mass",
-    )  # fmt: skip
-    p.add_argument("--reaction", default=None, help="reaction profile of every seat")
-    p.add_argument("--resume", action="store_true", help="continue the league in --out")
-    p.add_argument(
-        "--no-progress", dest="progress", action="store_false",
-        help="no progress bars (a member's training, the payoff games)",
-    )  # fmt: skip
-    add_overwrite_flag(p)
-    add_backend_flags(p, workers=1)
+    add_flags(
+        p,
+        LeagueSettings,
+        types={
+            "rounds": count(1),
+            "minutes": real(above=0.0, below=1e7),
+            "timesteps_per_round": count(1),
+            "include": str,  # each SPEC as given (a tuple field has no converter of its own)
+            "games_per_pairing": count(2),
+            "seed": DEAL_SEED,
+        },
+        extra={
+            # choices shown in place of a metavar, as argparse does
+            "init": {"choices": INITS, "metavar": None},
+            "method": {"choices": METHODS, "metavar": None},
+            # --include a b, and --include a --include b: the population's extra members
+            "include": {"nargs": "+", "action": "extend", "metavar": "SPEC"},
+        },
+        show_defaults=False,  # said in the help where worth saying, as every speed command's
+    )
+    # A setting not given reads None: a resumed league keeps its own, a new one takes
+    # LeagueSettings' default.
+    p.set_defaults(**dict.fromkeys((f.name for f in dataclasses.fields(LeagueSettings)), None))
+    add_command_flags(p, LeagueRun)
     return p
 
 
 def run(argv: Sequence[str], prog: str = "speed train league") -> int:
     """Parse ``argv`` and run the league; 0 when it finished, 130 when interrupted."""
-    import dataclasses
     from pathlib import Path
 
+    from agents.runtime.flags import from_args
     from speed_cli.common import backend
     from train.league.run import LeagueSettings, resumed, run_league
 
     args = build_parser(prog).parse_args(list(argv))
-    # Flags not given are None here: a resumed league keeps its own, a new one the defaults.
-    given = {k: getattr(args, k) for k in SETTINGS if getattr(args, k) is not None}
+    fields = [f.name for f in dataclasses.fields(LeagueSettings)]
+    given = {k: getattr(args, k) for k in fields if getattr(args, k) is not None}
     if "include" in given:
         given["include"] = tuple(given["include"])
-    if args.resume:
-        settings = resumed(Path(args.out), given)
+    how = from_args(LeagueRun, args)
+    if how.resume:
+        settings = resumed(Path(how.out), given)
     else:
         settings = dataclasses.replace(LeagueSettings(), **given)
     return run_league(
         settings,
-        args.out,
-        resume=args.resume,
-        overwrite=args.overwrite,
-        workers=args.workers,
+        how.out,
+        resume=how.resume,
+        overwrite=how.overwrite,
+        workers=how.workers,
         backend=backend(args),
-        progress=args.progress,
+        progress=not how.no_progress,
     )

@@ -45,27 +45,32 @@ COMMAND = "speed train league"
 
 @dataclass(frozen=True)
 class LeagueSettings:
-    """Everything a league's results depend on (and its length)."""
+    """Everything a league's results depend on (and its length).
+
+    Each field's docstring is the help of its ``speed train league`` flag.
+    """
 
     rules: str = "us"
-    """The rules preset (or ``.toml`` file) the league plays."""
+    """preset (us, pagat, japanese) or a .toml file"""
     rounds: int = 3
-    """Members to add (a round each)."""
+    """members to add, a round each (default 3)"""
     minutes: float | None = None
-    """Wall-clock budget of the whole league: no round starts after it (the last finishes)."""
+    """wall-clock budget of the whole league: no round starts after it (the last finishes)"""
     timesteps_per_round: int = 500_000
-    """Learner decisions each member trains for."""
+    """learner decisions each member trains for (default 500,000)"""
     init: str = "fresh"
-    """A member starts ``fresh`` or from the ``previous`` learned member."""
+    """each member starts fresh or from the previous member"""
     include: tuple[str, ...] = ()
-    """Agent specs added to the starting population after random, greedy and chain."""
+    """more starting members, after random, greedy and chain (agent specs: ppo:...,
+    py:FILE.py:NAME ...)"""
     games_per_pairing: int = 400
-    """Paired-deal games of each pairing in the payoff table."""
+    """paired-deal games of each pairing in the payoff table (default 400)"""
     seed: int = 0
+    """seed of the payoff table's deals and of each member's training (default 0)"""
     method: str = "nash"
-    """The meta-strategy: ``nash`` (a linear program) or ``alpharank``."""
+    """the meta-strategy: the Nash equilibrium (a linear program) or α-Rank's mass"""
     reaction: str = "human"
-    """The reaction profile of every seat."""
+    """reaction profile of every seat"""
 
 
 RESUMABLE = ("rounds", "minutes")
