@@ -263,69 +263,6 @@ def reactions(most: int) -> Callable[[str], str]:
     return parse
 
 
-# The hand-written flags that speed_cli/data.py, table.py and train_league.py still add, until
-# their flags are made from settings like the other commands' (the mixins above carry the same
-# help); tests/kit/test_cli_settings.py lists this module among the hand-written until then.
-def add_reaction_flag(
-    p: argparse.ArgumentParser, most: int, default: str | None, help: str
-) -> None:
-    """``--reaction``: one reaction profile (ms or a preset name), or up to ``most`` by seat
-    (:func:`reactions`)."""
-    p.add_argument("--reaction", type=reactions(most), default=default, help=help)
-
-
-def add_rule_flags(
-    p: argparse.ArgumentParser, tick_help: str | None = None, tick_max: int | None = None
-) -> None:
-    """``--rules``, ``--option KEY=VALUE`` (repeatable) and ``--tick-ms`` (1 to ``tick_max``)."""
-    p.add_argument("--rules", default="us", help="preset (us, pagat, japanese) or a .toml file")
-    p.add_argument(
-        "--option", action="append", default=[], metavar="KEY=VALUE", help="override one rule"
-    )
-    p.add_argument("--tick-ms", type=count(1, tick_max), default=50, help=tick_help)
-
-
-def add_backend_flags(p: argparse.ArgumentParser, workers: int) -> None:
-    """``--workers``, ``--backend``, ``--ray-address`` and ``--max-retries`` of the chunked job
-    runner."""
-    p.add_argument(
-        "--workers",
-        type=count(1),
-        default=workers,
-        help="local processes (--backend local), or CPUs of the Ray cluster started for the run",
-    )
-    p.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="where the chunks run: local processes, or tasks on a Ray cluster (the [ray] extra); "
-        "the result files are the same",
-    )
-    p.add_argument(
-        "--ray-address",
-        default=None,
-        metavar="ADDRESS",
-        help="the Ray cluster to join (HOST:PORT or auto); default: RAY_ADDRESS, else a cluster "
-        "on 127.0.0.1 started for the run and stopped after it",
-    )
-    p.add_argument(
-        "--max-retries",
-        type=count(0),
-        default=3,
-        help="ray: runs of a chunk whose worker or node died, before giving up",
-    )
-
-
-def add_overwrite_flag(p: argparse.ArgumentParser) -> None:
-    """``--overwrite``: a run already in ``--out`` is moved aside, never replaced in place."""
-    p.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="--out holds another run: move it aside (to OUT.replaced-TIME, named) and start "
-        "afresh; without it such a folder is refused (agents/runtime/run_identity.py)",
-    )
-
-
 def note_games(requested: int, used: int, unit: str, why: str) -> None:
     """Say in one line (stderr) when ``--games`` cannot be played as asked: ``used`` games per
     ``unit`` are played instead, because ``why``. The result files record both numbers."""

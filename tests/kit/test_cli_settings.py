@@ -36,8 +36,6 @@ from train.league.run import LeagueSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 HAND_WRITTEN = {
-    # common.py's helpers that write a flag by hand
-    "speed_cli/common.py",
     # argparse.REMAINDER: the command line handed whole to a parser made from the recipes'
     # settings (train/common/cli_args.py, speed_cli/exploit.py's build_parser); exploit's SPEC
     "speed_cli/train.py",
