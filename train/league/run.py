@@ -6,8 +6,8 @@ PSRO (Lanctot et al., 2017) on the kit's pieces, round by round:
    pairing on paired deals (:mod:`train.league.payoff`); its meta-strategy is solved
    (:mod:`agents.league.meta`: the Nash equilibrium by a linear program, or α-Rank).
 1. A member trains against the meta-strategy, its opponents drawn per game by weight
-   (:mod:`train.league.member`, the default recipe), fresh or from the previous member
-   (``init``).
+   (:mod:`train.league.member`: the exploiter's trainer, :func:`train.exploit.best_response`),
+   fresh or from the previous member (``init``).
 2. It plays a gauntlet against every member; its score against the meta-strategy before it,
    above 1/2, is the round's *gain* (PSRO's exploitability estimate), and the table grows.
 3. The new table's meta-strategy is solved, and the round is written whole
@@ -142,8 +142,12 @@ def included_files(settings: LeagueSettings, rules: Any) -> dict[str, dict[str, 
 
     files = {}
     for spec in settings.include:
-        with calling(spec, "building it", f"{COMMAND} --include"):
-            files[spec] = spec_files(spec, partial(agents.make, spec, rules, 0))
+        # A ValueError is the spec's own refusal (a py: file not there): bad input, said as such.
+        try:
+            with calling(spec, "building it", f"{COMMAND} --include", passthrough=(ValueError,)):
+                files[spec] = spec_files(spec, partial(agents.make, spec, rules, 0))
+        except ValueError as exc:
+            raise ValueError(f"--include {spec!r}: {exc}") from None
     return files
 
 
@@ -206,8 +210,9 @@ def run_league(
 ) -> int:
     """Run (or resume) the league into ``out``; 0 when it finished, 130 when interrupted.
 
-    ``trainer`` trains a member (default :func:`train.league.member.train_member` with the
-    ``recipe`` overrides); ``progress`` shows bars on stderr, the members' and the games'.
+    ``trainer`` trains a member (default :func:`train.league.member.train_member`, with
+    ``recipe`` overriding fields of :class:`train.exploit.ExploitSettings`); ``progress``
+    shows bars on stderr, the members' and the games'.
     """
     from agents.runtime import run_identity
     from agents.runtime.interrupts import sigint_deferred
