@@ -177,7 +177,9 @@ def test_a_finished_league_is_not_run_again_and_grows_on_resume(whole, tmp_path,
         raise MemberInterrupted("Ctrl-C")
 
     more = resumed(out, {"rounds": 3})
+    said.clear()
     assert run_league(more, out, resume=True, trainer=stopped, recipe=TINY, say=said.append) == 130
+    assert said[0].startswith("speed train league: 1 round(s) of 256 timesteps")
     assert resumed(out, {}).rounds == 3
     assert [r["round"] for r in record_of(out)["rounds"]] == [0, 1, 2]
 
@@ -246,6 +248,12 @@ def test_minutes_end_the_league_at_a_round_boundary(tmp_path):
     said: list[str] = []
     settings = LeagueSettings(**{**SETTINGS.__dict__, "minutes": 1e-6})
     assert run_league(settings, tmp_path / "m", recipe=TINY, say=said.append) == 0
+    # before any work, what it will do and a rough time
+    assert said[0] == (
+        "speed train league: the starting table (3 pairings), then 2 round(s) of 256 "
+        "timesteps, each member then playing 20 games against every member; roughly 1 s of "
+        "training at ~1,500 decisions/s plus the games; --minutes 1e-06 stops it sooner"
+    )
     assert "the 1e-06-minute budget is spent after round 0" in said
     assert [r["round"] for r in record_of(tmp_path / "m")["rounds"]] == [0]
 

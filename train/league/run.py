@@ -248,6 +248,7 @@ def run_league(
             files.write_all(folder, league)
         games = payoff.Games(rules, settings.games_per_pairing, settings.seed,
                              settings.reaction, workers, backend)  # fmt: skip
+        say(estimate(settings, league))
         t0 = time.perf_counter()
         deadline = None if settings.minutes is None else t0 + 60 * settings.minutes
         if league["table"] is None:
@@ -289,6 +290,29 @@ def run_league(
             say(f"best single member: {league['best']['name']} ({folder / files.BEST_FILE}); "
                 f"the league's agent: league:{folder}")  # fmt: skip
     return 0
+
+
+def estimate(settings: LeagueSettings, league: dict[str, Any]) -> str:
+    """The line said before the work: what is left to play and train, and a rough time.
+
+    The time is training's alone, at the rate the exploiter's estimate assumes
+    (:data:`train.exploit.NOMINAL_RATE`); the games come on top, and the rounds' own lines
+    say how long each took.
+    """
+    from train.exploit import NOMINAL_RATE, rough_time
+
+    members = len(league["members"])
+    left = max(0, settings.rounds - max(0, len(league["rounds"]) - 1))
+    table = "" if league["table"] is not None else (
+        f"the starting table ({members * (members - 1) // 2} pairings), then "
+    )  # fmt: skip
+    took = rough_time(left * settings.timesteps_per_round / NOMINAL_RATE)
+    cap = f"; --minutes {settings.minutes:g} stops it sooner" if settings.minutes else ""
+    return (
+        f"{COMMAND}: {table}{left} round(s) of {settings.timesteps_per_round:,} timesteps, "
+        f"each member then playing {settings.games_per_pairing:,} games against every member; "
+        f"roughly {took} of training at ~{NOMINAL_RATE:,} decisions/s plus the games{cap}"
+    )
 
 
 def _weights_line(league: dict[str, Any], weights: list[float]) -> str:
