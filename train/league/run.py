@@ -296,10 +296,10 @@ def estimate(settings: LeagueSettings, league: dict[str, Any]) -> str:
     """The line said before the work: what is left to play and train, and a rough time.
 
     The time is training's alone, at the rate the exploiter's estimate assumes
-    (:data:`train.exploit.NOMINAL_RATE`); the games come on top, and the rounds' own lines
+    (:data:`train.common.budget.NOMINAL_RATE`); the games come on top, and the rounds' own lines
     say how long each took.
     """
-    from train.exploit import NOMINAL_RATE, rough_time
+    from train.common.budget import NOMINAL_RATE, rough_time
 
     members = len(league["members"])
     left = max(0, settings.rounds - max(0, len(league["rounds"]) - 1))
