@@ -28,7 +28,7 @@ from speed_cli.common import (
 
 PURPOSE = textwrap.fill(
     "PSRO on the kit: start from random, greedy and chain (and --include), then "
-    "each round train a member (the default recipe, train/ppo.py) against the population's "
+    "each round train a member (an exploiter, as speed exploit trains) against the population's "
     "meta-strategy (the Nash equilibrium of its payoff table, by a linear program), and "
     "extend the table by its paired-deal games against every member. Writes OUT/league.json, "
     "league.csv, league.png, members/round_KK/ and best.json; league:OUT plays the final "

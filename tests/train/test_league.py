@@ -4,6 +4,7 @@ and the opponent pool's weights it trains through (train/vec_env/pool.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -11,12 +12,12 @@ import numpy as np
 import pytest
 
 import agents
-from agents.league import meta
+from agents.league import meta, record
 from agents.league.mixture import MixturePolicy
 from agents.runtime.run_identity import FolderHoldsRun
 from speed_env.rules import make_rules
 from train.common.settings import weighted
-from train.league.member import MemberBudget, MemberInterrupted, opponent_spec, train_member
+from train.league.member import MemberBudget, MemberInterrupted, drawn_opponents, train_member
 from train.league.run import LeagueSettings, resumed, run_league
 from train.vec_env.pool import OpponentPool
 
@@ -27,9 +28,8 @@ TINY = {
     "n_epochs": 1,
     "net_arch": "32",
     "eval_games": 2,
-    "eval_opponents": "greedy",
 }
-"""A member's recipe cut to one rollout of 256 decisions: the league's logic, not its play."""
+"""A member's exploiter cut to one rollout of 256 decisions: the league's logic, not its play."""
 SETTINGS = LeagueSettings(rules="us", rounds=2, timesteps_per_round=256, games_per_pairing=20)
 
 
@@ -51,9 +51,11 @@ def test_weighted_specs_and_bad_weights():
     assert weighted("ppo:runs/a*b/model.json") == ("ppo:runs/a*b/model.json", 1.0)
     with pytest.raises(ValueError, match="opponent weight must be a positive number"):
         weighted("chain*0")
-    assert opponent_spec(["random", "ppo:m.json"], [0.0, 0.5]) == "ppo:m.json*0.5"
+    assert drawn_opponents(["random", "ppo:m.json"], [0.0, 0.5]) == (["ppo:m.json"], [0.5])
     with pytest.raises(ValueError, match="holds a comma"):
-        opponent_spec(["chain:run=1,flying=0"], [1.0])
+        drawn_opponents(["chain:run=1,flying=0"], [1.0])
+    with pytest.raises(ValueError, match="at least one opponent of positive weight"):
+        drawn_opponents(["chain"], [0.0])
 
 
 # ---------------------------------------------------------------------- a tiny league
@@ -102,6 +104,23 @@ def test_two_rounds_write_a_consistent_table_whose_meta_strategy_solves_it(whole
     assert agents.make(f"ppo:{whole / 'best.json'}", "us") is not None
     run = json.loads((whole / "run.json").read_text())
     assert run["finished"] and "league.json" in run["outputs"]
+
+
+def test_each_member_is_an_exploiter_of_the_meta_strategy_it_trained_against(whole):
+    """One trainer for both: a member's folder is ``speed exploit``'s (train/exploit.py), its
+    targets the members of positive weight in the round's meta-strategy, drawn by it."""
+    rec = record_of(whole)
+    root = whole.resolve()
+    for before, r in zip(rec["rounds"], rec["rounds"][1:], strict=False):
+        held = json.loads(
+            (whole / "members" / f"round_{r['round']:02d}" / "exploit.json").read_text()
+        )
+        specs = [record.member_spec(root, m) for m in rec["members"]]
+        drawn = {s: w for s, w in zip(specs, before["meta"]["weights"], strict=False) if w > 0}
+        assert held["format"] == "speed-exploit" and held["complete"]
+        assert held["weights"] == pytest.approx(drawn)
+        assert held["seed"] == SETTINGS.seed * 1009 + r["round"]
+        assert held["budget"]["timesteps_requested"] == SETTINGS.timesteps_per_round
 
 
 def test_league_spec_plays_the_final_meta_strategy(whole):
@@ -158,7 +177,9 @@ def test_a_finished_league_is_not_run_again_and_grows_on_resume(whole, tmp_path,
         raise MemberInterrupted("Ctrl-C")
 
     more = resumed(out, {"rounds": 3})
+    said.clear()
     assert run_league(more, out, resume=True, trainer=stopped, recipe=TINY, say=said.append) == 130
+    assert said[0].startswith("speed train league: 1 round(s) of 256 timesteps")
     assert resumed(out, {}).rounds == 3
     assert [r["round"] for r in record_of(out)["rounds"]] == [0, 1, 2]
 
@@ -184,14 +205,14 @@ def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_pa
     import contextlib
     import signal
 
-    import train.ppo
+    import train.exploit
 
     def swallowed(cfg):
         with contextlib.suppress(KeyboardInterrupt):  # as agents/tournament/harness.py does
             signal.raise_signal(signal.SIGINT)
         return {"stopped": None}
 
-    monkeypatch.setattr(train.ppo, "train", swallowed)
+    monkeypatch.setattr(train.exploit, "exploit", swallowed)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal
     try:
         with pytest.raises(MemberInterrupted):
@@ -227,6 +248,12 @@ def test_minutes_end_the_league_at_a_round_boundary(tmp_path):
     said: list[str] = []
     settings = LeagueSettings(**{**SETTINGS.__dict__, "minutes": 1e-6})
     assert run_league(settings, tmp_path / "m", recipe=TINY, say=said.append) == 0
+    # before any work, what it will do and a rough time
+    assert said[0] == (
+        "speed train league: the starting table (3 pairings), then 2 round(s) of 256 "
+        "timesteps, each member then playing 20 games against every member; roughly 1 s of "
+        "training at ~1,500 decisions/s plus the games; --minutes 1e-06 stops it sooner"
+    )
     assert "the 1e-06-minute budget is spent after round 0" in said
     assert [r["round"] for r in record_of(tmp_path / "m")["rounds"]] == [0]
 
@@ -254,6 +281,12 @@ def test_an_included_bot_is_built_first_and_its_file_is_the_runs_input(tmp_path)
     )
     settings = LeagueSettings(**{**SETTINGS.__dict__, "include": (f"py:{broken}:Bot",)})
     with pytest.raises(AgentFailure, match=r"failed in building it .*OSError: no"):
+        run_league(settings, tmp_path / "never", recipe=TINY, say=print)
+    assert not (tmp_path / "never").exists()
+    # a py: file that is not there: refused as bad input, in one line naming the flag
+    missing = f"py:{tmp_path / 'nope.py'}:Bot"
+    settings = LeagueSettings(**{**SETTINGS.__dict__, "include": (missing,)})
+    with pytest.raises(ValueError, match=rf"^--include '{re.escape(missing)}': .*no such file"):
         run_league(settings, tmp_path / "never", recipe=TINY, say=print)
     assert not (tmp_path / "never").exists()
     good = tmp_path / "bot.py"

@@ -12,6 +12,8 @@
 - :mod:`~train.common.curves`: ``eval.csv`` and ``curves.png``.
 - :mod:`~train.common.paired_score`: a model's score against agents over paired deals, with
   its interval.
+- :mod:`~train.common.warm_start`: a warm start's model, checked against the network it is to
+  start.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
   asked.
 """

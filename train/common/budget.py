@@ -14,7 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Budget", "describe", "plan", "whole_rollouts"]
+__all__ = ["NOMINAL_RATE", "Budget", "describe", "plan", "rough_time", "whole_rollouts"]
+
+NOMINAL_RATE = 1_500
+"""Learner decisions a second the default recipe trains at on one core of a busy two-core
+machine (docs/training.md); only for the rough time said before a run (an exploiter's, a
+league's)."""
+
+
+def rough_time(seconds: float) -> str:
+    """``87 s`` or ``22 min``: a rough time as the estimates before a run say it."""
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(1.0, seconds):.0f} s"
 
 
 def whole_rollouts(steps: int, rollout: int) -> int:

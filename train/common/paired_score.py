@@ -5,17 +5,19 @@ model); a game won counts 1, drawn 1/2, and the interval counts a deal's two gam
 cluster (:func:`agents.stats.clustered_mean`). Against a weighted mixture of agents the
 ``mixture`` row is, per deal, the agents' scores weighted: the same deals for every agent, so
 the mixture's interval is paired too. An exploiter's curve (:mod:`train.exploit`) is made of
-these rows.
+these rows; a league's payoff table (:mod:`train.league.payoff`) of the games of
+:func:`gauntlet`, which both play.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["paired_interval", "score_rows"]
+__all__ = ["gauntlet", "paired_interval", "score_rows"]
 
 
 def paired_interval(values: np.ndarray, deals: np.ndarray) -> tuple[float, float, float]:
@@ -31,6 +33,43 @@ def paired_interval(values: np.ndarray, deals: np.ndarray) -> tuple[float, float
     if hi - lo <= 0:
         lo, hi = wilson_interval(float(values.sum()), int(values.size))
     return mean, max(0.0, lo), min(1.0, hi)
+
+
+def gauntlet(
+    spec: str,
+    opponents: Sequence[str],
+    *,
+    rules: Any,
+    reaction: Any,
+    games: int,
+    seed: int,
+    tick_ms: int = 50,
+    **options: Any,
+) -> tuple[list[list[Any]], bool]:
+    """``spec`` against each of ``opponents`` on ``games`` paired games, by the tournament harness.
+
+    Per opponent, in their order, its finished chunks (:class:`agents.tournament.realtime.
+    ChunkResult`, in deal order); and whether every game was played (Ctrl-C stops them).
+    ``options`` are :func:`agents.tournament.realtime.run`'s: ``workers``, ``backend``,
+    ``progress``.
+    """
+    from agents.tournament import realtime
+
+    settings = realtime.Settings(
+        agents=(spec, *opponents),
+        games=games,
+        rules=rules,
+        reaction=reaction,
+        tick_ms=tick_ms,
+        seed=seed,
+        gauntlet=spec,
+    )
+    results, complete = realtime.run(settings, **options)
+    lineups = {j: k for k, (_, j) in enumerate(settings.pairings())}
+    chunks = [
+        [r for r in results if r.chunk.lineup == lineups[j]] for j in range(1, len(opponents) + 1)
+    ]
+    return chunks, complete
 
 
 def score_rows(
@@ -49,27 +88,17 @@ def score_rows(
     With several agents, a last ``mixture`` row (what ``spec`` wins against the mixture). A
     Ctrl-C during the games is raised again: a score on fewer deals is not kept.
     """
-    from agents.tournament import realtime
-
     t0 = time.perf_counter()
-    settings = realtime.Settings(
-        agents=(spec, *weights),
-        games=games,
-        rules=rules,
-        reaction=reaction,
-        tick_ms=tick_ms,
-        seed=seed,
-        gauntlet=spec,
-    )
-    results, complete = realtime.run(settings, workers=workers)
+    played, complete = gauntlet(
+        spec, list(weights), rules=rules, reaction=reaction, games=games, seed=seed,
+        tick_ms=tick_ms, workers=workers,
+    )  # fmt: skip
     if not complete:
         raise KeyboardInterrupt
     wall = round(time.perf_counter() - t0, 2)
     per_deal: dict[str, np.ndarray] = {}
     rows = []
-    for k, (_, j) in enumerate(settings.pairings()):
-        target = settings.agents[j]
-        mine = [r for r in results if r.chunk.lineup == k]
+    for target, mine in zip(weights, played, strict=True):
         outcomes = np.concatenate([r.outcomes for r in mine])
         # deal order, then the two seatings: each deal's two games side by side
         deals = np.concatenate(

@@ -1,17 +1,16 @@
 """One league member: a best response trained against a weighted mixture of frozen agents.
 
-:func:`train_member` is the league's one call into training, kept to a small interface so
-another trainer (an exploiter's, say) can stand in for it: it takes the opponents and their
-weights, an optional model to start from, the rules, a budget and a seed, and returns the
-path of the model it wrote. This one runs the kit's default recipe (:mod:`train.ppo`) with
-the opponents as its pool (``ppo:a.json*0.6,chain*0.4``: drawn per game by weight,
-:mod:`train.vec_env.pool`), from reward alone.
+:func:`train_member` is the league's one call into training, kept to a small interface (the
+opponents and their weights, an optional model to start from, the rules, a budget and a
+seed; the path of the model it wrote) so that a test can stand in for it. It is the
+exploiter's trainer, :func:`train.exploit.best_response` (the one ``speed exploit`` runs):
+the default recipe against the opponents drawn per game by weight
+(:mod:`train.vec_env.mixture`), from reward alone or from the previous member.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import signal
 import threading
 from collections.abc import Iterator, Sequence
@@ -80,57 +79,42 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def opponent_spec(opponents: Sequence[str], weights: Sequence[float]) -> str:
-    """The pool spec that draws ``opponents`` per game by ``weights`` (zero weights left out).
+def drawn_opponents(
+    opponents: Sequence[str], weights: Sequence[float]
+) -> tuple[list[str], list[float]]:
+    """The opponents a member trains against and their weights, those of weight 0 left out.
 
-    An opponent spec holding a comma cannot be listed in a pool (the comma splits the list):
-    refused, naming it.
+    The exploiter's targets are listed joined by commas, so a spec holding a comma cannot be
+    one: refused, naming it.
     """
     if len(opponents) != len(weights):
         raise ValueError(f"{len(opponents)} opponents but {len(weights)} weights")
-    parts = []
-    for spec, weight in zip(opponents, weights, strict=True):
+    kept = [(spec, float(w)) for spec, w in zip(opponents, weights, strict=True) if w > 0]
+    for spec, _ in kept:
         if "," in spec:
             raise ValueError(f"league member {spec!r} holds a comma, which an opponent mix splits")
-        if weight > 0:
-            parts.append(f"{spec}*{weight!r}")
-    if not parts:
+    if not kept:
         raise ValueError("a member needs at least one opponent of positive weight")
-    return ",".join(parts)
+    return [spec for spec, _ in kept], [w for _, w in kept]
 
 
-def recipe_config(
-    opponents: Sequence[str],
-    weights: Sequence[float],
-    init: Path | None,
-    rules: str,
-    budget: MemberBudget,
-    seed: int,
-    out: Path,
-    recipe: dict[str, Any] | None = None,
-) -> Any:
-    """The :class:`train.ppo.Config` of one member: the default recipe, against the mixture.
+def member_settings(
+    init: Path | None, budget: MemberBudget, recipe: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The exploiter's settings (:class:`train.exploit.ExploitSettings` fields) of one member.
 
-    ``recipe`` overrides fields (``n_envs``, ``n_steps`` … for a tiny test run). The recipe's
-    own evaluations are kept to one, at the end, against ``chain``: the league measures its
-    members itself, on paired deals against each other.
+    The default recipe, warm-started from ``init`` where given; ``recipe`` overrides fields
+    (``n_envs``, ``n_steps`` … for a tiny test run). The exploiter's own evaluation is kept to
+    one, at the end, of 100 games against each opponent: the league measures its members
+    itself, on paired deals against each other.
     """
-    from train.ppo import Config
-
-    cfg = Config(
-        rules=rules,
-        opponent=opponent_spec(opponents, weights),
-        init_from=str(init) if init is not None else None,
-        timesteps=budget.timesteps,
-        minutes=budget.minutes,
-        seed=seed,
-        out=str(out),
-        eval_every=max(budget.timesteps, 1),
-        eval_games=100,
-        eval_opponents="chain",
-        progress=False,
-    )
-    return dataclasses.replace(cfg, **(recipe or {}))
+    settings: dict[str, Any] = {
+        "init_from": str(init) if init is not None else None,
+        "eval_every": max(budget.timesteps, 1),
+        "eval_games": 100,
+        "progress": False,
+    }
+    return settings | (recipe or {})
 
 
 def train_member(
@@ -144,25 +128,36 @@ def train_member(
     *,
     recipe: dict[str, Any] | None = None,
 ) -> Path:
-    """Train one member with :mod:`train.ppo` into ``out``; the path of its ``model.json``.
+    """Train one member as an exploiter of the mixture into ``out``; its ``model.json``'s path.
 
-    What the recipe prints goes to ``out/train.log``.
+    :func:`train.exploit.best_response`, the trainer of ``speed exploit``; what it prints goes
+    to ``out/train.log``, and ``out/exploit.json`` records its score against the mixture.
 
-    Raises :class:`MemberInterrupted` where Ctrl-C came while it trained (the recipe saved what
-    it had, which the league does not keep), and the recipe's error where it failed.
+    Raises :class:`MemberInterrupted` where Ctrl-C came while it trained (it saved what it had,
+    which the league does not keep), and the trainer's error where it failed.
     """
-    from train.ppo import train
+    from train.exploit import best_response
 
+    targets, mix = drawn_opponents(opponents, weights)
+    settings = member_settings(init, budget, recipe)
     out.mkdir(parents=True, exist_ok=True)
-    # The recipe's own lines (its evaluation, "next, pit it against ...") go to the member's
-    # log: the league's output says what the league does. Its progress bar stays on stderr.
-    cfg = recipe_config(opponents, weights, init, rules, budget, seed, out, recipe)
+    # The trainer's own lines (its estimate, its evaluation) go to the member's log: the
+    # league's output says what the league does. Its progress bar stays on stderr.
     with (
         (out / "train.log").open("w", encoding="utf-8") as log,
         contextlib.redirect_stdout(log),
         noting_ctrl_c() as ctrl_c,
     ):
-        summary = train(cfg)
-    if ctrl_c or summary.get("stopped"):
+        held = best_response(
+            targets,
+            mix,
+            rules=rules,
+            timesteps=budget.timesteps,
+            minutes=budget.minutes,
+            seed=seed,
+            out=out,
+            **settings,
+        )
+    if ctrl_c or held.get("stopped"):
         raise MemberInterrupted(f"training of {out} was interrupted")
     return out / "model.json"

@@ -42,32 +42,23 @@ def gauntlet_scores(
     import contextlib
 
     from agents.runtime.progress import chunk_progress
-    from agents.tournament import realtime
     from speed_env.reaction import make_profile
+    from train.common.paired_score import gauntlet
 
-    settings = realtime.Settings(
-        agents=(new, *members),
-        games=games.games,
-        rules=games.rules,
-        reaction=make_profile(games.reaction),
-        seed=games.seed,
-        gauntlet=new,
-    )
     with (
         chunk_progress(f"{name or new} v. {len(members)} members")
         if progress
         else contextlib.nullcontext() as bar
     ):
-        results, complete = realtime.run(
-            settings, workers=games.workers, backend=games.backend, progress=bar
-        )
+        played, complete = gauntlet(
+            new, members, rules=games.rules, reaction=make_profile(games.reaction),
+            games=games.games, seed=games.seed, workers=games.workers, backend=games.backend,
+            progress=bar,
+        )  # fmt: skip
     scores = []
-    for k, _ in enumerate(settings.pairings()):
-        mine = [r for r in results if r.chunk.lineup == k]
-        wins, draws, played = (
-            sum(getattr(r, f) for r in mine) for f in ("wins_a", "draws", "games")
-        )
-        scores.append((wins + draws / 2) / played if played else float("nan"))
+    for mine in played:
+        wins, draws, n = (sum(getattr(r, f) for r in mine) for f in ("wins_a", "draws", "games"))
+        scores.append((wins + draws / 2) / n if n else float("nan"))
     return scores, complete
 
 

@@ -6,8 +6,8 @@ PSRO (Lanctot et al., 2017) on the kit's pieces, round by round:
    pairing on paired deals (:mod:`train.league.payoff`); its meta-strategy is solved
    (:mod:`agents.league.meta`: the Nash equilibrium by a linear program, or α-Rank).
 1. A member trains against the meta-strategy, its opponents drawn per game by weight
-   (:mod:`train.league.member`, the default recipe), fresh or from the previous member
-   (``init``).
+   (:mod:`train.league.member`: the exploiter's trainer, :func:`train.exploit.best_response`),
+   fresh or from the previous member (``init``).
 2. It plays a gauntlet against every member; its score against the meta-strategy before it,
    above 1/2, is the round's *gain* (PSRO's exploitability estimate), and the table grows.
 3. The new table's meta-strategy is solved, and the round is written whole
@@ -147,8 +147,12 @@ def included_files(settings: LeagueSettings, rules: Any) -> dict[str, dict[str, 
 
     files = {}
     for spec in settings.include:
-        with calling(spec, "building it", f"{COMMAND} --include"):
-            files[spec] = spec_files(spec, partial(agents.make, spec, rules, 0))
+        # A ValueError is the spec's own refusal (a py: file not there): bad input, said as such.
+        try:
+            with calling(spec, "building it", f"{COMMAND} --include", passthrough=(ValueError,)):
+                files[spec] = spec_files(spec, partial(agents.make, spec, rules, 0))
+        except ValueError as exc:
+            raise ValueError(f"--include {spec!r}: {exc}") from None
     return files
 
 
@@ -211,8 +215,9 @@ def run_league(
 ) -> int:
     """Run (or resume) the league into ``out``; 0 when it finished, 130 when interrupted.
 
-    ``trainer`` trains a member (default :func:`train.league.member.train_member` with the
-    ``recipe`` overrides); ``progress`` shows bars on stderr, the members' and the games'.
+    ``trainer`` trains a member (default :func:`train.league.member.train_member`, with
+    ``recipe`` overriding fields of :class:`train.exploit.ExploitSettings`); ``progress``
+    shows bars on stderr, the members' and the games'.
     """
     from agents.runtime import run_identity
     from agents.runtime.interrupts import sigint_deferred
@@ -248,6 +253,7 @@ def run_league(
             files.write_all(folder, league)
         games = payoff.Games(rules, settings.games_per_pairing, settings.seed,
                              settings.reaction, workers, backend)  # fmt: skip
+        say(estimate(settings, league))
         t0 = time.perf_counter()
         deadline = None if settings.minutes is None else t0 + 60 * settings.minutes
         if league["table"] is None:
@@ -289,6 +295,29 @@ def run_league(
             say(f"best single member: {league['best']['name']} ({folder / files.BEST_FILE}); "
                 f"the league's agent: league:{folder}")  # fmt: skip
     return 0
+
+
+def estimate(settings: LeagueSettings, league: dict[str, Any]) -> str:
+    """The line said before the work: what is left to play and train, and a rough time.
+
+    The time is training's alone, at the rate the exploiter's estimate assumes
+    (:data:`train.common.budget.NOMINAL_RATE`); the games come on top, and the rounds' own lines
+    say how long each took.
+    """
+    from train.common.budget import NOMINAL_RATE, rough_time
+
+    members = len(league["members"])
+    left = max(0, settings.rounds - max(0, len(league["rounds"]) - 1))
+    table = "" if league["table"] is not None else (
+        f"the starting table ({members * (members - 1) // 2} pairings), then "
+    )  # fmt: skip
+    took = rough_time(left * settings.timesteps_per_round / NOMINAL_RATE)
+    cap = f"; --minutes {settings.minutes:g} stops it sooner" if settings.minutes else ""
+    return (
+        f"{COMMAND}: {table}{left} round(s) of {settings.timesteps_per_round:,} timesteps, "
+        f"each member then playing {settings.games_per_pairing:,} games against every member; "
+        f"roughly {took} of training at ~{NOMINAL_RATE:,} decisions/s plus the games{cap}"
+    )
 
 
 def _weights_line(league: dict[str, Any], weights: list[float]) -> str:

@@ -10,6 +10,7 @@ target, a league's meta-strategy), and wraps every member that runs Python in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +18,24 @@ import numpy as np
 
 from train.vec_env.pool import Member, OpponentPool
 
-__all__ = ["GuardedPolicy", "MixturePool", "frozen_pool"]
+__all__ = ["GuardedPolicy", "MixturePool", "frozen_pool", "parse_weights"]
+
+
+def parse_weights(text: str, n: int) -> list[float]:
+    """``n`` targets' probabilities from ``text``, numbers joined by commas (normalised; empty:
+    uniform). Refused, naming ``weights``, unless there is one finite number >= 0 per target,
+    not all 0."""
+    if not text.strip():
+        return [1.0 / n] * n
+    try:
+        raw = [float(w) for w in text.split(",")]
+    except ValueError:
+        raise ValueError(f"weights must be numbers joined by commas, got {text!r}") from None
+    if len(raw) != n:
+        raise ValueError(f"weights lists {len(raw)} numbers for {n} targets")
+    if not all(math.isfinite(w) and w >= 0 for w in raw) or sum(raw) <= 0:
+        raise ValueError(f"weights must be >= 0, finite, not all 0; got {text!r}")
+    return [w / sum(raw) for w in raw]
 
 
 class MixturePool(OpponentPool):
