@@ -1,0 +1,462 @@
+"""What search is worth once it pays for its thinking: win rate against thinking cost per decision.
+
+The experiment (``speed experiment think``) plays each **budget** (``search`` at several world
+counts, and a network, by default ``trained``: on ``japanese`` with the four options, the network
+distilled from ``search:wait=0``) against one opponent (``chain``) on paired deals, at several
+**levels** of thinking charged to the budget's seat:
+
+============  ==============================================================================
+level         the budget's seat plays with
+============  ==============================================================================
+``off``       no thinking charged (the kit as it was; the opponent is never charged)
+``×m``        ``m`` times the budget's calibrated cost added to its reaction latency, every play
+``20ms``      a fixed cost, the same for every budget (``costs``)
+============  ==============================================================================
+
+Every point plays the same deals (the same seed), so the differences between points are the
+budgets and the costs, not the luck of the deal.
+
+**The calibrated cost.** The kit's ``--think calibrated`` charges the median of an agent's
+``act`` over fixed decision states (:mod:`agents.think.calibrate`). Most of those states leave one
+legal action (wait), where ``search`` does not search: its median is then a few µs at every world
+count. This experiment times the agents the same way, at batch one after a warm-up, on the
+decision states that hold a **choice** (two or more legal actions; :func:`choice_states`), and
+charges that median, the time a decision that matters takes. Both medians are recorded.
+
+**Statistics.** A point's win rate counts a draw half; its 95% interval is over paired deals
+(each deal's two seatings are one sample; normal interval on the deals' mean). Per budget, a
+logistic curve of win rate against the cost charged (:func:`agents.reaction_sweep.fit_logistic`)
+gives the **break-even cost**, the ms per decision at which the budget is level with the
+opponent, with a bootstrap interval over deals (the same draw at every point).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.reaction_sweep.fit import bootstrap_fit, deal_scores, fit_logistic
+from agents.reaction_sweep.work import plan_chunks
+from agents.runtime.jobs import Backend, run_jobs
+from agents.think.calibrate import Calibration, calibrate
+from agents.think.plan import ThinkError, ThinkPlan
+from agents.tournament import realtime
+from speed_env.registration import made_with
+from speed_env.rules import Rules
+
+WORLDS = (1, 4, 16, 64, 256)
+"""The world counts ``search`` is played at by default."""
+MULTIPLES = (1.0, 2.0, 4.0)
+"""The multiples of each budget's calibrated cost charged by default (``off`` is always played)."""
+BASIS = "median act at batch one on the fixed decision states with two or more legal actions"
+"""What a calibrated cost of this experiment is (the costs file records it)."""
+CHOICE_STATES = 128
+"""Choice states each agent is timed on (fewer where the seeded games hold fewer)."""
+Z95 = 1.959964
+"""The normal quantile of a two-sided 95% interval."""
+
+
+class ThinkSweepError(ValueError):
+    """The experiment's settings cannot be played (a bad multiple, world count or costs file)."""
+
+
+# ----------------------------------------------------------------- settings
+def parse_numbers(text: str, flag: str, *, whole: bool = False) -> tuple[float, ...]:
+    """``"1,2,4"`` as numbers, each finite and ``>= 0`` (``whole``: integers ``>= 1``), no repeats.
+
+    A bad item is refused in one line naming ``flag``.
+    """
+    items = [item.strip() for item in str(text).split(",")]
+    out: list[float] = []
+    for item in items:
+        try:
+            value = float(item)
+        except ValueError:
+            value = math.nan
+        bad = not math.isfinite(value) or value < 0
+        if whole:
+            bad = bad or value < 1 or value != int(value)
+        if bad:
+            need = "whole numbers >= 1" if whole else "numbers >= 0"
+            raise ThinkSweepError(f"{flag} takes {need} separated by commas, got {item!r}")
+        out.append(float(int(value)) if whole else value)
+    if len(set(out)) != len(out):
+        raise ThinkSweepError(f"{flag} lists a value twice: {text!r}")
+    return tuple(out)
+
+
+def search_spec(base: str, worlds: int) -> str:
+    """``base`` (``search`` or ``search:wait=0``) with its world count set to ``worlds``."""
+    name, _, arg = base.partition(":")
+    items = [item for item in arg.split(",") if item.strip()] if arg else []
+    if any(item.strip().startswith("worlds=") or item.strip().isdigit() for item in items):
+        raise ThinkSweepError(
+            f"--search {base!r} sets its own worlds; give the world counts with --worlds"
+        )
+    return f"{name}:{','.join([*items, f'worlds={worlds}'])}"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One agent of the sweep: its short label and its spec."""
+
+    label: str
+    """``search×16`` or ``network``."""
+    spec: str
+    worlds: int | None = None
+    """The search's world count; ``None`` for the network."""
+
+
+@dataclass(frozen=True)
+class ThinkSweepSettings:
+    """What the experiment plays; everything its results depend on but the calibrated costs."""
+
+    search: str = "search:wait=0"
+    """The search spec the world counts are set on (``search:wait=0`` is the one distilled)."""
+    worlds: tuple[int, ...] = WORLDS
+    network: str | None = "trained"
+    """The network's spec (``trained``, ``ppo:FILE``); ``None``: search only."""
+    opponent: str = "chain"
+    multiples: tuple[float, ...] = MULTIPLES
+    costs: tuple[float, ...] = ()
+    """Fixed costs (ms a play) charged to every budget besides the multiples: they put a cheap
+    network on the same axis as a dear search."""
+    games: int = 2000
+    """Games per point: ``games / 2`` deals, each played with both seatings."""
+    rules: Rules = field(default_factory=Rules)
+    tick_ms: int = 50
+    seed: int = 0
+    bootstrap: int = 1000
+    """Bootstrap resamples of each budget's break-even interval (0: none)."""
+
+    def __post_init__(self) -> None:
+        if self.games < 2:
+            raise ThinkSweepError(f"--games must be at least 2 (each deal twice), got {self.games}")
+        if not self.worlds and self.network is None:
+            raise ThinkSweepError("the sweep needs a budget: give --worlds or --network")
+        for flag, values in (("--multiples", self.multiples), ("--costs", self.costs)):
+            if any(v < 0 or not math.isfinite(v) for v in values):
+                raise ThinkSweepError(f"{flag} must be numbers >= 0, got {list(values)}")
+        if self.bootstrap < 0:
+            raise ThinkSweepError(f"--bootstrap must be 0 or more, got {self.bootstrap}")
+        for who, spec in (("--search", self.search), ("--network", self.network or "")):
+            if "@" in spec:
+                raise ThinkSweepError(
+                    f"{who} {spec!r} carries a reaction or a cost; give the spec without @"
+                )
+
+    def budgets(self) -> list[Budget]:
+        """The agents the sweep charges, in the order of the table."""
+        out = [Budget(f"search×{w}", search_spec(self.search, w), w) for w in self.worlds]
+        if self.network is not None:
+            out.append(Budget("network", self.network))
+        return out
+
+    def levels(self) -> list[Level]:
+        """Off, then each multiple, then each fixed cost."""
+        return [
+            Level("off"),
+            *(Level(f"×{m:g}", multiple=m) for m in self.multiples),
+            *(Level(f"{ms:g}ms", fixed_ms=ms) for ms in self.costs),
+        ]
+
+    def tournament_settings(self, spec: str, ms: float | None) -> realtime.Settings:
+        """The two-agent tournament of one point: ``spec`` charged ``ms`` a play (``None``: off)."""
+        think = None
+        if ms is not None:
+            # The opponent is charged nothing at every level: only the budget's cost moves.
+            think = ThinkPlan("calibrated", ((spec, ms), (self.opponent, 0.0)))
+        return realtime.Settings(
+            agents=(spec, self.opponent),
+            games=self.games,
+            rules=self.rules,
+            tick_ms=self.tick_ms,
+            seed=self.seed,
+            think=think,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings."""
+        return {
+            "search": self.search,
+            "worlds": list(self.worlds),
+            "network": self.network,
+            "opponent": self.opponent,
+            "multiples": list(self.multiples),
+            "costs_ms": list(self.costs),
+            "games_per_point": 2 * max(1, self.games // 2),
+            "rules": self.rules.to_dict(),
+            "tick_ms": self.tick_ms,
+            "seed": self.seed,
+            "bootstrap": self.bootstrap,
+            "paired_deals": True,
+            "same_deals_every_point": True,
+            "opponent_charged": "nothing",
+        }
+
+
+# ------------------------------------------------------------- calibration
+def choice_states(rules: Rules, count: int = CHOICE_STATES) -> tuple[np.ndarray, np.ndarray]:
+    """Up to ``count`` of the kit's fixed decision states that hold two or more legal actions."""
+    from agents.think import states
+
+    # The seeded games hold a few thousand states, how many depends on the rules: ask for the
+    # most that fit, then keep those with a choice, evenly spread.
+    for total in (2048, 1024, 512, states.COUNT):
+        try:
+            obs, mask = states.decision_states(rules, total)
+            break
+        except ValueError:
+            continue
+    choice = np.flatnonzero(mask.sum(axis=1) >= 2)
+    if len(choice) < 8:
+        raise ThinkSweepError(
+            f"the fixed decision states hold {len(choice)} with a choice under these rules; "
+            "too few to time an agent on"
+        )
+    pick = choice[np.linspace(0, len(choice) - 1, min(count, len(choice))).round().astype(int)]
+    return obs[pick].copy(), mask[pick].copy()
+
+
+def calibrate_budgets(
+    specs: Sequence[str], rules: Rules, say: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Time every spec on the choice states and on all the fixed states; the costs file.
+
+    The document is the kit's calibration file (:func:`agents.think.record.make_record`) holding
+    the choice-state medians as ``think_ms``, with the all-states medians beside them
+    (``all_states_ms``) and :data:`BASIS`.
+    """
+    import agents
+    from agents.specs.guarded import calling, checked_act
+    from agents.think import record, states
+
+    choice = choice_states(rules)
+    every = states.decision_states(rules)
+    done: dict[str, Calibration] = {}
+    kit: dict[str, float] = {}
+    for spec in specs:
+        with calling(spec, "building it", "calibrating its thinking"):
+            bot = agents.make(spec, rules, seed=0)
+
+        def act(obs: Any, mask: Any, bot: Any = bot, spec: str = spec) -> Any:
+            return checked_act(bot, obs, mask, spec=spec, where="calibrating its thinking")
+
+        done[spec] = calibrate(spec, act, choice)
+        kit[spec] = calibrate(spec, act, every).think_ms
+        say(
+            f"thinking: {spec} {done[spec].think_ms:g} ms a choice (median of "
+            f"{done[spec].decisions}, p90 {done[spec].p90_ms:g} ms); {kit[spec]:g} ms over all "
+            "the kit's states"
+        )
+    doc = record.make_record(done, rules)
+    doc["basis"] = BASIS
+    doc["states"]["choice_states"] = len(choice[0])
+    for spec in specs:
+        doc["agents"][spec]["all_states_ms"] = kit[spec]
+    return doc
+
+
+def read_costs(path: str, specs: Sequence[str], rules: Rules) -> dict[str, Any]:
+    """A costs file an earlier run of this experiment wrote, checked for these agents and rules."""
+    from agents.think import record
+
+    try:
+        data = record.read(path, specs, rules)
+    except ThinkError as exc:
+        raise ThinkSweepError(f"--think-file: {exc}") from None
+    if data.get("basis") != BASIS:
+        raise ThinkSweepError(
+            f"--think-file {path!r} is not this experiment's costs file (its costs are not "
+            "medians over choice states): give an earlier run's think_costs.json"
+        )
+    return data
+
+
+def costs_of(record: Mapping[str, Any], specs: Sequence[str]) -> dict[str, float]:
+    """Each spec's calibrated cost (ms a decision) in a costs file."""
+    return {spec: float(record["agents"][spec]["think_ms"]) for spec in specs}
+
+
+# ------------------------------------------------------------------ playing
+@dataclass(frozen=True)
+class Level:
+    """How much thinking a point charges: none, a multiple of the calibrated cost, or fixed ms."""
+
+    label: str
+    """``off``, ``×2`` or ``20ms``."""
+    multiple: float | None = None
+    fixed_ms: float | None = None
+
+    def cost_ms(self, calibrated_ms: float) -> float | None:
+        """The ms charged to each play of an agent calibrated at ``calibrated_ms``; None: off."""
+        if self.multiple is not None:
+            return round(self.multiple * calibrated_ms, 6)
+        return self.fixed_ms
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of the sweep: a budget at a level, and the ms charged."""
+
+    budget: Budget
+    level: str
+    charged_ms: float | None
+    """The ms charged to every play; ``None``: thinking off."""
+
+    @property
+    def cost_ms(self) -> float:
+        """Where the point sits on the cost axis (off at 0)."""
+        return 0.0 if self.charged_ms is None else self.charged_ms
+
+
+def plan_points(settings: ThinkSweepSettings, costs: Mapping[str, float]) -> list[Point]:
+    """Every point: budgets in order, each at every level."""
+    return [
+        Point(b, level.label, level.cost_ms(costs[b.spec]))
+        for b in settings.budgets()
+        for level in settings.levels()
+    ]
+
+
+def _run_job(job: tuple[int, realtime.Settings, realtime.Chunk]) -> tuple[int, Any]:
+    k, ts, chunk = job
+    return k, realtime.run_chunk(ts, chunk)
+
+
+def run_sweep(
+    settings: ThinkSweepSettings,
+    points: Sequence[Point],
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    backend: Backend | None = None,
+) -> tuple[dict[int, np.ndarray], bool]:
+    """Play every point; per point index its outcomes (deal order), whether all ended.
+
+    Outcomes are +1 the budget won, -1 it lost, 0 a draw. The same for any number of workers;
+    Ctrl-C returns what finished (a point keeps its finished chunks).
+    """
+    jobs = []
+    for k, p in enumerate(points):
+        ts = settings.tournament_settings(p.budget.spec, p.charged_ms)
+        jobs += [(k, ts, chunk) for chunk in plan_chunks(ts)]
+    finished, complete = run_jobs(_run_job, jobs, workers, progress, backend)
+    done = {(r[0], r[1].chunk.index): r[1] for r in finished if r is not None}
+    out: dict[int, np.ndarray] = {}
+    for k in range(len(points)):
+        chunks = [done[key] for key in sorted(done) if key[0] == k]
+        outcomes = np.array([o for c in chunks for o in c.outcomes], dtype=np.int8)
+        if outcomes.size:  # a point with no finished chunk is left out, not shown as 0 games
+            out[k] = outcomes
+    return out, complete
+
+
+# ---------------------------------------------------------------- summary
+def deal_interval(outcomes: np.ndarray) -> tuple[float, float, float]:
+    """Win rate and its 95% interval over paired deals: (rate, low, high)."""
+    per_deal = deal_scores(outcomes) / 2.0  # a deal's two games: 0, 0.25 … 1
+    rate = float((outcomes.astype(np.float64) + 1).sum() / 2 / outcomes.size)
+    if len(per_deal) < 2:
+        return rate, 0.0, 1.0
+    half = Z95 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal))
+    return rate, max(0.0, rate - half), min(1.0, rate + half)
+
+
+def _break_even(
+    costs: np.ndarray, outcomes: list[np.ndarray], bootstrap: int, seed: int
+) -> dict[str, Any]:
+    """The logistic fit of one budget's win rate against its cost, and its break-even cost."""
+    if len(np.unique(costs)) < 2:
+        return {"break_even_ms": None, "note": "no fit: one cost level"}
+    games = [len(o) for o in outcomes]
+    scores = [float((o.astype(np.float64) + 1).sum() / 2) for o in outcomes]
+    fit = fit_logistic(costs, games, scores)
+    out: dict[str, Any] = {
+        "intercept": fit.intercept,
+        "slope_per_ms": fit.slope,
+        "win_rate_free": float(fit.win_rate(0.0)),
+        "break_even_ms": None,
+        "break_even_ci": None,
+    }
+    if fit.slope >= 0:
+        out["note"] = "no loss measured as the cost grows: no break-even"
+        return out
+    be = fit.break_even_ms
+    if be < 0:
+        out["note"] = "below 50% even with thinking free: never level"
+        return out
+    out["break_even_ms"] = be
+    out["extrapolated"] = bool(be > costs.max())
+    if bootstrap > 0:
+        boot = bootstrap_fit(costs, outcomes, samples=bootstrap, seed=seed)
+        out["break_even_ci"] = list(boot.break_even_ms)
+    return out
+
+
+def summarise(
+    settings: ThinkSweepSettings,
+    points: Sequence[Point],
+    outcomes: Mapping[int, np.ndarray],
+    costs_record: Mapping[str, Any],
+    complete: bool,
+) -> dict[str, Any]:
+    """The experiment's JSON document: settings, costs, a row per point, per budget its break-even,
+    and the best budget at each level."""
+    rows: list[dict[str, Any]] = []
+    for k, p in enumerate(points):
+        if k not in outcomes:
+            continue
+        o = outcomes[k]
+        rate, lo, hi = deal_interval(o)
+        rows.append(
+            {
+                "budget": p.budget.label,
+                "agent": p.budget.spec,
+                "worlds": p.budget.worlds,
+                "level": p.level,
+                "cost_ms": p.cost_ms,
+                "charged": p.charged_ms is not None,
+                "games": int(o.size),
+                "wins": int((o == 1).sum()),
+                "losses": int((o == -1).sum()),
+                "draws": int((o == 0).sum()),
+                "win_rate": rate,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    budgets = []
+    for b in settings.budgets():
+        ks = [k for k, p in enumerate(points) if p.budget == b and k in outcomes]
+        entry: dict[str, Any] = {
+            "budget": b.label,
+            "agent": b.spec,
+            "worlds": b.worlds,
+            "calibrated_ms": float(costs_record["agents"][b.spec]["think_ms"]),
+            "all_states_ms": costs_record["agents"][b.spec].get("all_states_ms"),
+        }
+        if ks:
+            cost = np.array([points[k].cost_ms for k in ks])
+            entry |= _break_even(cost, [outcomes[k] for k in ks], settings.bootstrap, settings.seed)
+        budgets.append(entry)
+    best = {}
+    for level in dict.fromkeys(r["level"] for r in rows):
+        at = [r for r in rows if r["level"] == level]
+        top = max(at, key=lambda r: r["win_rate"])
+        best[level] = {"budget": top["budget"], "win_rate": top["win_rate"]}
+    return {
+        **made_with("realtime"),
+        "settings": settings.to_dict(),
+        "complete": complete,
+        "calibration": dict(costs_record),
+        "points": rows,
+        "budgets": budgets,
+        "best_budget": best,
+        "interval": "95%, normal over paired deals (a deal's two seatings one sample)",
+        "fit": "per budget: P(win) = 1 / (1 + exp(-(intercept + slope * cost_ms))); "
+        "break-even cost = -intercept / slope, its interval a bootstrap over deals",
+    }
