@@ -1,10 +1,10 @@
 """``speed experiment think``: win rate against thinking cost for search budgets and a network.
 
-The experiment is :mod:`agents.think.experiment`; this module is its flags
+The experiment is :mod:`agents.think_sweep.sweep`; this module is its flags
 (:class:`ThinkFlags`, one field a flag) and the run: the folder judged and locked
 (:class:`agents.runtime.run_identity.RunOutput`), the agents calibrated (or their costs read
 from ``--think-file``), the points played under a progress bar (Ctrl-C keeps what finished), the
-files written (:mod:`agents.think.experiment_report`).
+files written (:mod:`agents.think_sweep.report`).
 """
 
 from __future__ import annotations
@@ -108,14 +108,14 @@ def register(exp_sub: Any) -> None:
 
 def settings_of(flags: ThinkFlags, args: argparse.Namespace) -> Any:
     """The experiment's settings from the flags, each bad one refused naming it."""
-    from agents.think import experiment
+    from agents.think_sweep import sweep
 
     try:
-        worlds = experiment.parse_numbers(flags.worlds, "--worlds", whole=True)
-        multiples = experiment.parse_numbers(flags.multiples, "--multiples")
-        costs = experiment.parse_numbers(flags.costs, "--costs") if flags.costs.strip() else ()
+        worlds = sweep.parse_numbers(flags.worlds, "--worlds", whole=True)
+        multiples = sweep.parse_numbers(flags.multiples, "--multiples")
+        costs = sweep.parse_numbers(flags.costs, "--costs") if flags.costs.strip() else ()
         network = None if flags.network.strip().lower() == "none" else flags.network.strip()
-        settings = experiment.ThinkSweepSettings(
+        settings = sweep.ThinkSweepSettings(
             search=flags.search.strip(),
             worlds=tuple(int(w) for w in worlds),
             network=network,
@@ -129,7 +129,7 @@ def settings_of(flags: ThinkFlags, args: argparse.Namespace) -> Any:
             bootstrap=flags.bootstrap,
         )
         settings.budgets()  # --search with its own worlds is refused here
-    except experiment.ThinkSweepError as exc:
+    except sweep.ThinkSweepError as exc:
         raise UsageError(str(exc)) from None
     # An unknown agent or a missing model fails here, naming its flag, before any work.
     named = [("--opponent", settings.opponent), ("--network", settings.network)]
@@ -172,13 +172,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _costs_file(path: str | None, names: tuple[str, ...], rules: Any) -> dict[str, Any] | None:
     """``--think-file``'s costs, checked before any work (``None``: the agents are timed)."""
-    from agents.think import experiment
+    from agents.think_sweep import sweep
 
     if path is None:
         return None
     try:
-        return experiment.read_costs(path, names, rules)
-    except experiment.ThinkSweepError as exc:
+        return sweep.read_costs(path, names, rules)
+    except sweep.ThinkSweepError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -192,36 +192,34 @@ def _play(
 ) -> int:
     """Calibrate (unless given costs), play every point into ``run_folder``, write the files."""
     from agents.runtime.files import write_json
-    from agents.think import experiment, experiment_report
     from agents.think.plan import ThinkError
+    from agents.think_sweep import report, sweep
 
     out = run_folder.path
     if costs_file is None:
         try:
-            costs_file = experiment.calibrate_budgets(
+            costs_file = sweep.calibrate_budgets(
                 names, settings.rules, say=lambda line: print(line, file=sys.stderr)
             )
-        except (ThinkError, experiment.ThinkSweepError) as exc:
+        except (ThinkError, sweep.ThinkSweepError) as exc:
             raise UsageError(str(exc)) from None
-    write_json(out / experiment_report.FILES["costs"], costs_file)
-    points = experiment.plan_points(settings, experiment.costs_of(costs_file, names))
+    write_json(out / report.FILES["costs"], costs_file)
+    points = sweep.plan_points(settings, sweep.costs_of(costs_file, names))
     done = common.run_chunks(
         "think sweep",
         lambda progress: _as_list(
-            experiment.run_sweep(
-                settings, points, workers=args.workers, progress=progress, backend=jobs
-            )
+            sweep.run_sweep(settings, points, workers=args.workers, progress=progress, backend=jobs)
         ),
     )
     if done is None:
         return 130
     outcomes, complete, wall = done
-    doc = experiment.summarise(settings, points, dict(outcomes), costs_file, complete)
-    paths = experiment_report.write_outputs(Path(out), doc)
+    doc = sweep.summarise(settings, points, dict(outcomes), costs_file, complete)
+    paths = report.write_outputs(Path(out), doc)
     if complete:
-        run_folder.finish([*paths, out / experiment_report.FILES["costs"]])
-    print(experiment_report.table(doc))
-    print(experiment_report.headline(doc))
+        run_folder.finish([*paths, out / report.FILES["costs"]])
+    print(report.table(doc))
+    print(report.headline(doc))
     games = sum(r["games"] for r in doc["points"])
     return common.finish(
         complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}"

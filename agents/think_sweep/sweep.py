@@ -231,8 +231,8 @@ def calibrate_budgets(
     the choice-state medians as ``think_ms``, with the all-states medians beside them
     (``all_states_ms``) and :data:`BASIS`.
     """
-    import agents
     from agents.specs.guarded import calling, checked_act
+    from agents.specs.realtime import REALTIME
     from agents.think import record, states
 
     choice = choice_states(rules)
@@ -241,7 +241,7 @@ def calibrate_budgets(
     kit: dict[str, float] = {}
     for spec in specs:
         with calling(spec, "building it", "calibrating its thinking"):
-            bot = agents.make(spec, rules, seed=0)
+            bot = REALTIME.make(spec, rules, 0)
 
         def act(obs: Any, mask: Any, bot: Any = bot, spec: str = spec) -> Any:
             return checked_act(bot, obs, mask, spec=spec, where="calibrating its thinking")
@@ -341,8 +341,10 @@ def run_sweep(
     Ctrl-C returns what finished (a point keeps its finished chunks).
     """
     jobs = []
-    for k, p in enumerate(points):
-        ts = settings.tournament_settings(p.budget.spec, p.charged_ms)
+    # The largest searches first, so the pool's last jobs are short ones; results are keyed by
+    # point and chunk, so the order changes nothing but the wall time.
+    for k in sorted(range(len(points)), key=lambda k: -(points[k].budget.worlds or 0)):
+        ts = settings.tournament_settings(points[k].budget.spec, points[k].charged_ms)
         jobs += [(k, ts, chunk) for chunk in plan_chunks(ts)]
     finished, complete = run_jobs(_run_job, jobs, workers, progress, backend)
     done = {(r[0], r[1].chunk.index): r[1] for r in finished if r is not None}

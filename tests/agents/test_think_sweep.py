@@ -1,4 +1,4 @@
-"""``speed experiment think``: win rate against thinking cost, its files, its repeats, its refusals."""
+"""``speed experiment think``: win rate against thinking cost; its files, repeats, refusals."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import speed_cli
-from agents.think import experiment
-from agents.think.experiment_report import FILES
+from agents.think_sweep import sweep
+from agents.think_sweep.report import FILES
 
 TINY = [
     "experiment",
@@ -58,7 +58,9 @@ def test_a_tiny_sweep_writes_a_csv_json_and_plot_that_agree(first_run):
     for budget in doc["budgets"]:
         calibrated = costs["agents"][budget["agent"]]["think_ms"]
         assert budget["calibrated_ms"] == calibrated > 0
-        charged = {p["level"]: p["cost_ms"] for p in doc["points"] if p["budget"] == budget["budget"]}
+        charged = {
+            p["level"]: p["cost_ms"] for p in doc["points"] if p["budget"] == budget["budget"]
+        }
         assert charged == {"off": 0.0, "×0": 0.0, "×1": calibrated, "150ms": 150.0}
     assert (first_run / FILES["plot"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     identity = json.loads((first_run / "run.json").read_text())
@@ -81,13 +83,13 @@ def test_a_second_run_into_a_finished_folder_touches_nothing(first_run, capsys):
 
 
 def test_a_declared_cost_of_zero_plays_the_games_of_thinking_off():
-    settings = experiment.ThinkSweepSettings(
+    settings = sweep.ThinkSweepSettings(
         worlds=(1,), network=None, multiples=(0.0, 1.0), games=8, seed=3, bootstrap=0
     )
     spec = settings.budgets()[0].spec
-    points = experiment.plan_points(settings, {spec: 300.0})
+    points = sweep.plan_points(settings, {spec: 300.0})
     assert [p.level for p in points] == ["off", "×0", "×1"]
-    outcomes, complete = experiment.run_sweep(settings, points)
+    outcomes, complete = sweep.run_sweep(settings, points)
     assert complete
     assert np.array_equal(outcomes[0], outcomes[1])  # x0 is off, game by game
     # and the charge is real: 300 ms a play changes the games
@@ -95,9 +97,9 @@ def test_a_declared_cost_of_zero_plays_the_games_of_thinking_off():
 
 
 def test_the_break_even_cost_is_where_the_fitted_win_rate_crosses_half():
-    settings = experiment.ThinkSweepSettings(worlds=(1,), network=None, multiples=(1.0, 2.0))
+    settings = sweep.ThinkSweepSettings(worlds=(1,), network=None, multiples=(1.0, 2.0))
     spec = settings.budgets()[0].spec
-    points = experiment.plan_points(settings, {spec: 20.0})  # 0, 20 and 40 ms
+    points = sweep.plan_points(settings, {spec: 20.0})  # 0, 20 and 40 ms
     rng = np.random.default_rng(0)
     # 70% free, 50% at 20 ms, 30% at 40 ms: level with the opponent at 20 ms
     outcomes = {
@@ -105,7 +107,7 @@ def test_the_break_even_cost_is_where_the_fitted_win_rate_crosses_half():
         for k, p in enumerate((0.7, 0.5, 0.3))
     }
     record = {"agents": {spec: {"think_ms": 20.0}}}
-    doc = experiment.summarise(settings, points, outcomes, record, True)
+    doc = sweep.summarise(settings, points, outcomes, record, True)
     budget = doc["budgets"][0]
     assert budget["break_even_ms"] == pytest.approx(20.0, abs=1.5)
     assert not budget["extrapolated"]

@@ -1,6 +1,6 @@
 """The thinking experiment's results as files: the CSV, the table, the headline and the plot.
 
-:func:`agents.think.experiment.summarise` makes the JSON document; this module renders it and
+:func:`agents.think_sweep.sweep.summarise` makes the JSON document; this module renders it and
 writes the run folder's files atomically (:data:`FILES`). Nothing here reads a clock, so the same
 games and costs give byte-identical files.
 """
