@@ -219,6 +219,8 @@ def _play(
     if complete:
         run_folder.finish([*paths, out / report.FILES["costs"]])
     print(report.table(doc))
+    if doc["network_vs_search"]:
+        print(report.versus_table(doc))
     print(report.headline(doc))
     games = sum(r["games"] for r in doc["points"])
     return common.finish(

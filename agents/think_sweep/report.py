@@ -95,6 +95,28 @@ def table(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def versus_table(doc: dict[str, Any]) -> str:
+    """A Markdown table: the network's win rate minus each search's, paired, at each level."""
+    pairs = doc.get("network_vs_search") or []
+    if not pairs:
+        return ""
+    levels = list(dict.fromkeys(p["level"] for p in pairs))
+    head = ["network minus", *levels]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for search in dict.fromkeys(p["search"] for p in pairs):
+        cells = [search]
+        for level in levels:
+            hit = [p for p in pairs if p["search"] == search and p["level"] == level]
+            cells.append(
+                f"{100 * hit[0]['difference']:+.1f} [{100 * hit[0]['ci'][0]:+.0f}, "
+                f"{100 * hit[0]['ci'][1]:+.0f}]"
+                if hit
+                else ""
+            )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def break_even_text(budget: dict[str, Any]) -> str:
     """A budget's break-even cost as text: ``41 [30, 60]``, with a note where there is none."""
     be = budget.get("break_even_ms")

@@ -20,8 +20,9 @@ budgets and the costs, not the luck of the deal.
 ``act`` over fixed decision states (:mod:`agents.think.calibrate`). Most of those states leave one
 legal action (wait), where ``search`` does not search: its median is then a few µs at every world
 count. This experiment times the agents the same way, at batch one after a warm-up, on the
-decision states that hold a **choice** (two or more legal actions; :func:`choice_states`), and
-charges that median, the time a decision that matters takes. Both medians are recorded.
+decision states that hold a **choice** (two or more legal plays, where every search searches;
+:func:`choice_states`), and charges that median, the time a decision that matters takes. Both
+medians are recorded.
 
 **Statistics.** A point's win rate counts a draw half; its 95% interval is over paired deals
 (each deal's two seatings are one sample; normal interval on the deals' mean). Per budget, a
@@ -52,7 +53,7 @@ WORLDS = (1, 4, 16, 64, 256)
 """The world counts ``search`` is played at by default."""
 MULTIPLES = (1.0, 2.0, 4.0)
 """The multiples of each budget's calibrated cost charged by default (``off`` is always played)."""
-BASIS = "median act at batch one on the fixed decision states with two or more legal actions"
+BASIS = "median act at batch one on the fixed decision states with two or more legal plays"
 """What a calibrated cost of this experiment is (the costs file records it)."""
 CHOICE_STATES = 128
 """Choice states each agent is timed on (fewer where the seeded games hold fewer)."""
@@ -201,7 +202,7 @@ class ThinkSweepSettings:
 
 # ------------------------------------------------------------- calibration
 def choice_states(rules: Rules, count: int = CHOICE_STATES) -> tuple[np.ndarray, np.ndarray]:
-    """Up to ``count`` of the kit's fixed decision states that hold two or more legal actions."""
+    """Up to ``count`` of the kit's fixed decision states that hold two or more legal plays."""
     from agents.think import states
 
     # The seeded games hold a few thousand states, how many depends on the rules: ask for the
@@ -212,7 +213,9 @@ def choice_states(rules: Rules, count: int = CHOICE_STATES) -> tuple[np.ndarray,
             break
         except ValueError:
             continue
-    choice = np.flatnonzero(mask.sum(axis=1) >= 2)
+    # Two plays, not two actions: search:wait=0 never weighs a play against waiting, so a state
+    # of one play or a wait is no choice for it, and it answers there as fast as chain.
+    choice = np.flatnonzero(mask[:, 1:].sum(axis=1) >= 2)
     if len(choice) < 8:
         raise ThinkSweepError(
             f"the fixed decision states hold {len(choice)} with a choice under these rules; "
@@ -368,6 +371,42 @@ def deal_interval(outcomes: np.ndarray) -> tuple[float, float, float]:
     return rate, max(0.0, rate - half), min(1.0, rate + half)
 
 
+def paired_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float] | None:
+    """``a``'s win rate minus ``b``'s on the same deals, with its 95% interval over the deals.
+
+    ``None`` when the two did not play the same number of whole deals (an interrupted run).
+    """
+    if a.size != b.size or a.size % 2:
+        return None
+    per_deal = (deal_scores(a) - deal_scores(b)) / 2.0
+    diff = float(per_deal.mean())
+    if len(per_deal) < 2:
+        return diff, -1.0, 1.0
+    half = Z95 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal))
+    return diff, diff - half, diff + half
+
+
+def network_vs_search(
+    points: Sequence[Point], outcomes: Mapping[int, np.ndarray]
+) -> list[dict[str, Any]]:
+    """At each level, the network's win rate minus each search budget's, paired over the deals.
+
+    Every point plays the same deals, so the difference is read deal by deal: a far tighter
+    interval than the two win rates' own.
+    """
+    net = {p.level: k for k, p in enumerate(points) if p.budget.worlds is None and k in outcomes}
+    out = []
+    for k, p in enumerate(points):
+        if p.budget.worlds is None or k not in outcomes or p.level not in net:
+            continue
+        d = paired_difference(outcomes[net[p.level]], outcomes[k])
+        if d is not None:
+            out.append(
+                {"level": p.level, "search": p.budget.label, "difference": d[0], "ci": [d[1], d[2]]}
+            )
+    return out
+
+
 def _break_even(
     costs: np.ndarray, outcomes: list[np.ndarray], bootstrap: int, seed: int
 ) -> dict[str, Any]:
@@ -458,6 +497,7 @@ def summarise(
         "points": rows,
         "budgets": budgets,
         "best_budget": best,
+        "network_vs_search": network_vs_search(points, outcomes),
         "interval": "95%, normal over paired deals (a deal's two seatings one sample)",
         "fit": "per budget: P(win) = 1 / (1 + exp(-(intercept + slope * cost_ms))); "
         "break-even cost = -intercept / slope, its interval a bootstrap over deals",

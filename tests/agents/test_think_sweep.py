@@ -136,3 +136,28 @@ def test_bad_input_is_refused_in_one_line_naming_the_flag(tmp_path, capsys, flag
     assert named in err and "Traceback" not in err
     assert len(err.splitlines()) == 1, err
     assert not out.exists()
+
+
+def test_the_network_is_compared_with_each_search_deal_by_deal():
+    settings = sweep.ThinkSweepSettings(worlds=(16,), multiples=(1.0,))
+    specs = [b.spec for b in settings.budgets()]
+    points = sweep.plan_points(settings, dict.fromkeys(specs, 5.0))
+    assert [(p.budget.label, p.level) for p in points] == [
+        ("search×16", "off"),
+        ("search×16", "×1"),
+        ("network", "off"),
+        ("network", "×1"),
+    ]
+    rng = np.random.default_rng(1)
+    shared = np.where(rng.random(400) < 0.5, 1, -1).astype(np.int8)  # the deals' own luck
+    better = shared.copy()
+    better[::10] = 1  # the network wins a few more of the same deals
+    outcomes = {0: shared, 1: shared, 2: shared, 3: better}
+    pairs = {(p["level"], p["search"]): p for p in sweep.network_vs_search(points, outcomes)}
+    assert pairs[("off", "search×16")]["difference"] == 0.0
+    assert pairs[("off", "search×16")]["ci"] == [0.0, 0.0]
+    gain = pairs[("×1", "search×16")]
+    expected = ((better == 1).mean() - (shared == 1).mean()).item()
+    assert gain["difference"] == pytest.approx(expected)
+    # paired over the same deals: far tighter than the two win rates' own intervals
+    assert 0 < gain["ci"][0] < gain["difference"] < gain["ci"][1] < 2 * gain["difference"]
