@@ -137,12 +137,14 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def curve_png(doc: dict[str, Any]) -> bytes:
-    """Win rate against thinking cost per decision, a line per budget, break-evens marked.
+    """Win rate against thinking cost per decision: a budget's points and its fitted curve.
 
-    The cost axis is linear to 0.01 ms, logarithmic beyond (a network costs µs, a big search
-    hundreds of ms); each point carries its 95% interval over paired deals.
+    Each point carries its 95% interval over paired deals; the line is the budget's logistic
+    fit (the points joined where there is none) and ◆ its break-even cost, where inside the
+    costs played.
     """
     fig, ax = plotting.figure(8, 4.8)
+    top = max((r["cost_ms"] for r in doc["points"]), default=1.0) or 1.0
     for i, b in enumerate(doc["budgets"]):
         rows = sorted(
             (r for r in doc["points"] if r["budget"] == b["budget"]), key=lambda r: r["cost_ms"]
@@ -154,18 +156,24 @@ def curve_png(doc: dict[str, Any]) -> bytes:
         y = np.array([r["win_rate"] for r in rows])
         err = [y - [r["ci_low"] for r in rows], [r["ci_high"] for r in rows] - y]
         label = f"{b['budget']} ({b['calibrated_ms']:g} ms a choice)"
-        ax.errorbar(x, y, yerr=err, fmt="o-", color=colour, capsize=3, label=label, alpha=0.9)
+        ax.errorbar(x, y, yerr=err, fmt="o", color=colour, capsize=3, label=label, alpha=0.9)
+        if "intercept" in b:
+            xs = np.linspace(0.0, top, 200)
+            ax.plot(
+                xs, 1 / (1 + np.exp(-(b["intercept"] + b["slope_per_ms"] * xs))), "-", color=colour
+            )
+        else:
+            ax.plot(x, y, "-", color=colour, alpha=0.6)
         be = b.get("break_even_ms")
         if be is not None and not b.get("extrapolated"):
             ax.plot([be], [0.5], "D", color=colour, markersize=7, markeredgecolor="black")
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
-    ax.set_xscale("symlog", linthresh=0.01)
-    ax.set_xlim(left=0)
-    ax.set_xlabel("thinking charged per decision, ms (0: off; symlog axis)")
+    ax.set_xlim(-0.02 * top, 1.04 * top)
+    ax.set_xlabel("thinking charged per decision, ms (0: off)")
     ax.set_ylabel(f"win rate against {doc['settings']['opponent']} (draws half)")
-    ax.set_title("win rate against thinking cost (◆ break-even; 95% intervals over paired deals)")
+    ax.set_title("win rate against thinking cost (lines: logistic fits; ◆ break-even)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper right")
     return plotting.png_bytes(fig)
 
 
