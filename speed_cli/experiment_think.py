@@ -63,8 +63,8 @@ def register(exp_sub: Any) -> None:
         description="Play search at each of --worlds and --network against --opponent on paired "
         "deals (the same deals at every point), with thinking off and charged at --multiples of "
         "each agent's calibrated cost (its median act at batch one on the kit's fixed decision "
-        "states that hold a choice). Reports the win rates with 95%% intervals over deals, each "
-        "budget's break-even cost (where its win rate crosses 50%%) and the best budget at each "
+        "states that hold a choice). Reports the win rates with 95% intervals over deals, each "
+        "budget's break-even cost (where its win rate crosses 50%) and the best budget at each "
         "level. Writes OUT/think_sweep.csv, OUT/think_sweep.json, OUT/winrate_vs_think.png and "
         "the costs charged, OUT/think_costs.json (--think-file reuses it).",
     )
