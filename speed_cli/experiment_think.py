@@ -193,7 +193,7 @@ def _play(
     """Calibrate (unless given costs), play every point into ``run_folder``, write the files."""
     from agents.runtime.files import write_json
     from agents.think.plan import ThinkError
-    from agents.think_sweep import report, sweep
+    from agents.think_sweep import report, summary, sweep
 
     out = run_folder.path
     if costs_file is None:
@@ -214,7 +214,7 @@ def _play(
     if done is None:
         return 130
     outcomes, complete, wall = done
-    doc = sweep.summarise(settings, points, dict(outcomes), costs_file, complete)
+    doc = summary.summarise(settings, points, dict(outcomes), costs_file, complete)
     paths = report.write_outputs(Path(out), doc)
     if complete:
         run_folder.finish([*paths, out / report.FILES["costs"]])

@@ -5,8 +5,10 @@ with its thinking off and charged at multiples of its calibrated cost (and at fi
 win rates, each budget's break-even cost and the best budget at each level are the results
 (docs/think-experiment.md).
 
-- :mod:`~agents.think_sweep.sweep`: the settings, the calibration on choice states, the points
-  played (``run_sweep``) and their summary (``summarise``).
+- :mod:`~agents.think_sweep.sweep`: the settings, the calibration on choice states and the
+  points played (``run_sweep``).
+- :mod:`~agents.think_sweep.summary`: the points as the JSON document (``summarise``): win rates,
+  break-even costs, the best budget, the network against each search.
 - :mod:`~agents.think_sweep.report`: the summary as files: the CSV, the table, the plot.
 """
 

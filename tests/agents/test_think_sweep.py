@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import speed_cli
-from agents.think_sweep import sweep
+from agents.think_sweep import summary, sweep
 from agents.think_sweep.report import FILES
 
 TINY = [
@@ -107,7 +107,7 @@ def test_the_break_even_cost_is_where_the_fitted_win_rate_crosses_half():
         for k, p in enumerate((0.7, 0.5, 0.3))
     }
     record = {"agents": {spec: {"think_ms": 20.0}}}
-    doc = sweep.summarise(settings, points, outcomes, record, True)
+    doc = summary.summarise(settings, points, outcomes, record, True)
     budget = doc["budgets"][0]
     assert budget["break_even_ms"] == pytest.approx(20.0, abs=1.5)
     assert not budget["extrapolated"]
@@ -153,7 +153,7 @@ def test_the_network_is_compared_with_each_search_deal_by_deal():
     better = shared.copy()
     better[::10] = 1  # the network wins a few more of the same deals
     outcomes = {0: shared, 1: shared, 2: shared, 3: better}
-    pairs = {(p["level"], p["search"]): p for p in sweep.network_vs_search(points, outcomes)}
+    pairs = {(p["level"], p["search"]): p for p in summary.network_vs_search(points, outcomes)}
     assert pairs[("off", "search×16")]["difference"] == 0.0
     assert pairs[("off", "search×16")]["ci"] == [0.0, 0.0]
     gain = pairs[("×1", "search×16")]
