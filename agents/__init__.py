@@ -33,14 +33,16 @@ A room a job:
 - :mod:`~agents.games`: each game as one object the commands ask (``load_game``), and
   ``make`` over every game's agents.
 - :mod:`~agents.reaction_sweep`: ``speed experiment reaction``: win rate against latency.
+- :mod:`~agents.think_sweep`: ``speed experiment think``: what search is worth once it pays for
+  its thinking.
 - :mod:`~agents.runtime`: job backends, run locks, safe files, progress bars, figures.
 - :mod:`~agents.think`: thinking time charged as latency: declared, calibrated or measured.
 
 Floors, bottom up: ``errors``, ``runtime``, ``stats``, ``alpharank``, ``model_io``, the bots
 (``greedy``, ``chain``, ``search``, ``openspiel_bots``), ``think``, ``league``, ``specs``,
-``vintage``, ``tournament``, ``reaction_sweep``, ``evaluate``. A module imports only its own
-floor and those below (``tests/kit/test_layout.py``, which names the two arrows still against
-it).
+``vintage``, ``tournament``, ``reaction_sweep``, ``think_sweep``, ``evaluate``. A module imports
+only its own floor and those below (``tests/kit/test_layout.py``, which names the two arrows
+still against it).
 
 Data: ``models/`` (the bundled learned agents) and ``cards/`` (the rating anchors and the
 bundled agents' report cards).

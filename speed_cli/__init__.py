@@ -31,6 +31,8 @@ exits with code 1.
   (train/vintage_expert.py).
 - :mod:`~speed_cli.experiment`: ``speed experiment reaction``: win rate against reaction
   latency.
+- :mod:`~speed_cli.experiment_think`: ``speed experiment think``: win rate against thinking
+  cost, search budgets and a network.
 - :mod:`~speed_cli.exploit`: ``speed exploit``: a best response to any agent, and what it wins
   against it.
 - :mod:`~speed_cli.data`: ``speed data``: play records as datasets and profiles.

@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from speed_cli import common, specs, think
+from speed_cli import common, experiment_think, specs, think
 from speed_cli.common import UsageError, count
 
 RESULTS = ("reaction.json", "reaction.csv")
@@ -76,6 +76,7 @@ def register(sub: Any) -> None:
     )
     common.add_command_flags(rx, ReactionSettings)
     rx.set_defaults(func=run_reaction)
+    experiment_think.register(exp_sub)  # speed experiment think: its own module
 
 
 def run_reaction(args: argparse.Namespace) -> int:

@@ -30,6 +30,10 @@ COMMANDS = {
         "--workers 1",
         "--games 4",
     ),
+    "experiment think": (
+        "experiment think --worlds 1 --network none --games 2 --bootstrap 0 --workers 1",
+        "--games 4",
+    ),
     "data generate": ("data generate --games 2", "--games 3"),
     "train bc": ("train bc --seat bot --epochs 1", "--epochs 2"),
 }

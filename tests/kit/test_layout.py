@@ -69,6 +69,7 @@ ROOMS = {
         "vintage",
         "tournament",
         "reaction_sweep",
+        "think_sweep",
         "evaluate",
         "games",
     ),

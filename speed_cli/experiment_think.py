@@ -1,0 +1,234 @@
+"""``speed experiment think``: win rate against thinking cost for search budgets and a network.
+
+The experiment is :mod:`agents.think_sweep.sweep`; this module is its flags
+(:class:`ThinkFlags`, one field a flag) and the run: the folder judged and locked
+(:class:`agents.runtime.run_identity.RunOutput`), the agents calibrated (or their costs read
+from ``--think-file``), the points played under a progress bar (Ctrl-C keeps what finished), the
+files written (:mod:`agents.think_sweep.report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from speed_cli import common, specs
+from speed_cli.common import UsageError, count
+
+RESULTS = ("think_sweep.json", "think_sweep.csv")
+"""Files a run leaves: found with no run.json, an earlier kit's run (never replaced)."""
+
+
+@dataclass(frozen=True)
+class ThinkFlags:
+    """The experiment's own flags, as given (the rule, deal and runner flags are the kit's)."""
+
+    worlds: str = "1,4,16,64,256"
+    """World counts ``search`` is played at, comma-separated."""
+    search: str = "search:wait=0"
+    """The search spec the world counts are set on (no worlds in it)."""
+    network: str = "trained"
+    """The network's spec (``trained``: on japanese with the four options, the one distilled
+    from search:wait=0; or ppo:FILE); ``none`` for search only."""
+    opponent: str = "chain"
+    multiples: str = "1,2,4"
+    """Multiples of each budget's calibrated cost charged (off is always played; 0 equals off)."""
+    costs: str = ""
+    """Fixed costs in ms charged to every budget besides the multiples (none by default)."""
+    bootstrap: int = 1000
+    """Bootstrap resamples of each break-even interval (0: none)."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ThinkFlags:
+        """The flags of a parsed command line."""
+        return cls(
+            args.worlds,
+            args.search,
+            args.network,
+            args.opponent,
+            args.multiples,
+            args.costs,
+            args.bootstrap,
+        )
+
+
+def register(exp_sub: Any) -> None:
+    """Add ``think`` to ``speed experiment``'s subcommands ``exp_sub``."""
+    p = exp_sub.add_parser(
+        "think",
+        help="win rate against thinking cost: search budgets and a network against chain",
+        description="Play search at each of --worlds and --network against --opponent on paired "
+        "deals (the same deals at every point), with thinking off and charged at --multiples of "
+        "each agent's calibrated cost (its median act at batch one on the kit's fixed decision "
+        "states that hold a choice). Reports the win rates with 95% intervals over deals, each "
+        "budget's break-even cost (where its win rate crosses 50%) and the best budget at each "
+        "level. Writes OUT/think_sweep.csv, OUT/think_sweep.json, OUT/winrate_vs_think.png and "
+        "the costs charged, OUT/think_costs.json (--think-file reuses it).",
+    )
+    fields = ThinkFlags()
+    p.add_argument("--worlds", default=fields.worlds, help="search's world counts")
+    p.add_argument("--search", default=fields.search, help="search spec the worlds are set on")
+    p.add_argument(
+        "--network",
+        default=fields.network,
+        help="the network's spec (default trained: on japanese with the four options the network "
+        "distilled from search:wait=0; elsewhere the clone of chain) or none",
+    )
+    p.add_argument("--opponent", default=fields.opponent, help="spec of the opponent (no @)")
+    p.add_argument(
+        "--multiples",
+        default=fields.multiples,
+        help="multiples of each budget's calibrated cost charged, comma-separated (off is "
+        "always played; 0 charges nothing, as off does)",
+    )
+    p.add_argument(
+        "--costs",
+        default=fields.costs,
+        metavar="MS[,MS]",
+        help="fixed costs in ms charged to every budget besides the multiples, so that a cheap "
+        "network and a dear search share points",
+    )
+    p.add_argument("--bootstrap", type=count(0), default=fields.bootstrap, help="resamples")
+    p.add_argument(
+        "--think-file",
+        default=None,
+        metavar="FILE",
+        help="charge the costs in FILE (an earlier run's think_costs.json) instead of timing "
+        "the agents, so the run repeats byte for byte",
+    )
+    common.add_paired_deal_flags(p, "point", workers=2)
+    common.add_rule_flags(p)
+    common.add_out_flag(p, "results/think")
+    common.add_overwrite_flag(p)
+    p.set_defaults(func=run)
+
+
+def settings_of(flags: ThinkFlags, args: argparse.Namespace) -> Any:
+    """The experiment's settings from the flags, each bad one refused naming it."""
+    from agents.think_sweep import sweep
+
+    try:
+        worlds = sweep.parse_numbers(flags.worlds, "--worlds", whole=True)
+        multiples = sweep.parse_numbers(flags.multiples, "--multiples")
+        costs = sweep.parse_numbers(flags.costs, "--costs") if flags.costs.strip() else ()
+        network = None if flags.network.strip().lower() == "none" else flags.network.strip()
+        settings = sweep.ThinkSweepSettings(
+            search=flags.search.strip(),
+            worlds=tuple(int(w) for w in worlds),
+            network=network,
+            opponent=flags.opponent.strip(),
+            multiples=multiples,
+            costs=costs,
+            games=args.games,
+            rules=specs.make_rules(args),
+            tick_ms=args.tick_ms,
+            seed=args.seed,
+            bootstrap=flags.bootstrap,
+        )
+        settings.budgets()  # --search with its own worlds is refused here
+    except sweep.ThinkSweepError as exc:
+        raise UsageError(str(exc)) from None
+    # An unknown agent or a missing model fails here, naming its flag, before any work.
+    named = [("--opponent", settings.opponent), ("--network", settings.network)]
+    named += [("--search", b.spec) for b in settings.budgets() if b.worlds is not None]
+    for flag, spec in named:
+        if spec is None:
+            continue
+        try:
+            specs.check_specs((spec,), settings.rules, build=True)
+        except (ValueError, OSError) as exc:  # the agent's own refusal, one line, under its flag
+            raise UsageError(f"{flag} {spec!r}: {str(exc).splitlines()[0]}") from None
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the experiment into ``--out``: CSV, JSON with the run's identity, plot."""
+    from agents import make
+    from agents.runtime import run_identity
+
+    settings_by_flag = run_identity.flag_settings(args, skip=("experiment",))
+    settings = settings_of(ThinkFlags.from_args(args), args)
+    names = tuple(dict.fromkeys(b.spec for b in settings.budgets()))
+    costs_file = _costs_file(args.think_file, names, settings.rules)
+    common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
+    jobs = common.backend(args)
+    inputs: dict[str, Any] = specs.agent_files(
+        dict.fromkeys([*names, settings.opponent]), lambda spec: make(spec, settings.rules, seed=0)
+    )
+    if args.think_file is not None:
+        inputs["--think-file"] = run_identity.file_digest(args.think_file)
+    identity = run_identity.RunIdentity("speed experiment think", settings_by_flag, inputs)
+    with run_identity.RunOutput(
+        args.out, identity, results=RESULTS, overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            return 0
+        return _play(args, settings, names, costs_file, run_folder, jobs)
+
+
+def _costs_file(path: str | None, names: tuple[str, ...], rules: Any) -> dict[str, Any] | None:
+    """``--think-file``'s costs, checked before any work (``None``: the agents are timed)."""
+    from agents.think_sweep import sweep
+
+    if path is None:
+        return None
+    try:
+        return sweep.read_costs(path, names, rules)
+    except sweep.ThinkSweepError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _play(
+    args: argparse.Namespace,
+    settings: Any,
+    names: tuple[str, ...],
+    costs_file: dict[str, Any] | None,
+    run_folder: Any,
+    jobs: Any,
+) -> int:
+    """Calibrate (unless given costs), play every point into ``run_folder``, write the files."""
+    from agents.runtime.files import write_json
+    from agents.think.plan import ThinkError
+    from agents.think_sweep import report, summary, sweep
+
+    out = run_folder.path
+    if costs_file is None:
+        try:
+            costs_file = sweep.calibrate_budgets(
+                names, settings.rules, say=lambda line: print(line, file=sys.stderr)
+            )
+        except (ThinkError, sweep.ThinkSweepError) as exc:
+            raise UsageError(str(exc)) from None
+    write_json(out / report.FILES["costs"], costs_file)
+    points = sweep.plan_points(settings, sweep.costs_of(costs_file, names))
+    done = common.run_chunks(
+        "think sweep",
+        lambda progress: _as_list(
+            sweep.run_sweep(settings, points, workers=args.workers, progress=progress, backend=jobs)
+        ),
+    )
+    if done is None:
+        return 130
+    outcomes, complete, wall = done
+    doc = summary.summarise(settings, points, dict(outcomes), costs_file, complete)
+    paths = report.write_outputs(Path(out), doc)
+    if complete:
+        run_folder.finish([*paths, out / report.FILES["costs"]])
+    print(report.table(doc))
+    if doc["network_vs_search"]:
+        print(report.versus_table(doc))
+    print(report.headline(doc))
+    games = sum(r["games"] for r in doc["points"])
+    return common.finish(
+        complete, f"{games} games in {wall:.1f} s; wrote {', '.join(map(str, paths))}"
+    )
+
+
+def _as_list(result: tuple[dict[int, Any], bool]) -> tuple[list[Any], bool]:
+    """``run_sweep``'s outcomes as the (point, outcomes) list ``run_chunks`` counts."""
+    outcomes, complete = result
+    return list(outcomes.items()), complete
