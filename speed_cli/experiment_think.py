@@ -1,7 +1,7 @@
 """``speed experiment think``: win rate against thinking cost for search budgets and a network.
 
 The experiment is :mod:`agents.think_sweep.sweep`; this module is its flags
-(:class:`ThinkFlags`, one field a flag) and the run: the folder judged and locked
+(:class:`ThinkSweepFlags`, one field a flag) and the run: the folder judged and locked
 (:class:`agents.runtime.run_identity.RunOutput`), the agents calibrated (or their costs read
 from ``--think-file``), the points played under a progress bar (Ctrl-C keeps what finished), the
 files written (:mod:`agents.think_sweep.report`).
@@ -10,8 +10,8 @@ files written (:mod:`agents.think_sweep.report`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,37 +22,38 @@ RESULTS = ("think_sweep.json", "think_sweep.csv")
 """Files a run leaves: found with no run.json, an earlier kit's run (never replaced)."""
 
 
-@dataclass(frozen=True)
-class ThinkFlags:
-    """The experiment's own flags, as given (the rule, deal and runner flags are the kit's)."""
+@dataclasses.dataclass(kw_only=True)
+class ThinkSweepFlags(common.BackendFlags, common.RuleFlags, common.OverwriteFlag):
+    """``speed experiment think``'s settings: one flag a field."""
 
     worlds: str = "1,4,16,64,256"
-    """World counts ``search`` is played at, comma-separated."""
+    """search's world counts"""
     search: str = "search:wait=0"
-    """The search spec the world counts are set on (no worlds in it)."""
+    """search spec the worlds are set on"""
     network: str = "trained"
-    """The network's spec (``trained``: on japanese with the four options, the one distilled
-    from search:wait=0; or ppo:FILE); ``none`` for search only."""
+    """the network's spec (default trained: on japanese with the four options the network
+    distilled from search:wait=0; elsewhere the clone of chain) or none"""
     opponent: str = "chain"
+    """spec of the opponent (no @)"""
     multiples: str = "1,2,4"
-    """Multiples of each budget's calibrated cost charged (off is always played; 0 equals off)."""
-    costs: str = ""
-    """Fixed costs in ms charged to every budget besides the multiples (none by default)."""
-    bootstrap: int = 1000
-    """Bootstrap resamples of each break-even interval (0: none)."""
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> ThinkFlags:
-        """The flags of a parsed command line."""
-        return cls(
-            args.worlds,
-            args.search,
-            args.network,
-            args.opponent,
-            args.multiples,
-            args.costs,
-            args.bootstrap,
-        )
+    """multiples of each budget's calibrated cost charged, comma-separated (off is always played;
+    0 charges nothing, as off does)"""
+    costs: str = dataclasses.field(default="", metadata={"metavar": "MS[,MS]"})
+    """fixed costs in ms charged to every budget besides the multiples, so that a cheap network
+    and a dear search share points"""
+    bootstrap: int = dataclasses.field(default=1000, metadata={"type": count(0)})
+    """resamples"""
+    think_file: str | None = dataclasses.field(default=None, metadata={"metavar": "FILE"})
+    """charge the costs in FILE (an earlier run's think_costs.json) instead of timing the agents,
+    so the run repeats byte for byte"""
+    games: int = dataclasses.field(default=2000, metadata={"type": count(2)})
+    """games per point (half as many deals)"""
+    seed: int = dataclasses.field(default=0, metadata={"type": common.DEAL_SEED})
+    """seed of the deals (deal d is seeded (seed << 32) + d; the same deals at every point)"""
+    # Two processes by default: a point's games are independent, and a 2-core laptop is common.
+    workers: int = dataclasses.field(default=2, metadata={"type": count(1)})
+    out: str = "results/think"
+    """output folder"""
 
 
 def register(exp_sub: Any) -> None:
@@ -68,45 +69,11 @@ def register(exp_sub: Any) -> None:
         "level. Writes OUT/think_sweep.csv, OUT/think_sweep.json, OUT/winrate_vs_think.png and "
         "the costs charged, OUT/think_costs.json (--think-file reuses it).",
     )
-    fields = ThinkFlags()
-    p.add_argument("--worlds", default=fields.worlds, help="search's world counts")
-    p.add_argument("--search", default=fields.search, help="search spec the worlds are set on")
-    p.add_argument(
-        "--network",
-        default=fields.network,
-        help="the network's spec (default trained: on japanese with the four options the network "
-        "distilled from search:wait=0; elsewhere the clone of chain) or none",
-    )
-    p.add_argument("--opponent", default=fields.opponent, help="spec of the opponent (no @)")
-    p.add_argument(
-        "--multiples",
-        default=fields.multiples,
-        help="multiples of each budget's calibrated cost charged, comma-separated (off is "
-        "always played; 0 charges nothing, as off does)",
-    )
-    p.add_argument(
-        "--costs",
-        default=fields.costs,
-        metavar="MS[,MS]",
-        help="fixed costs in ms charged to every budget besides the multiples, so that a cheap "
-        "network and a dear search share points",
-    )
-    p.add_argument("--bootstrap", type=count(0), default=fields.bootstrap, help="resamples")
-    p.add_argument(
-        "--think-file",
-        default=None,
-        metavar="FILE",
-        help="charge the costs in FILE (an earlier run's think_costs.json) instead of timing "
-        "the agents, so the run repeats byte for byte",
-    )
-    common.add_paired_deal_flags(p, "point", workers=2)
-    common.add_rule_flags(p)
-    common.add_out_flag(p, "results/think")
-    common.add_overwrite_flag(p)
+    common.add_command_flags(p, ThinkSweepFlags)
     p.set_defaults(func=run)
 
 
-def settings_of(flags: ThinkFlags, args: argparse.Namespace) -> Any:
+def settings_of(flags: ThinkSweepFlags, args: argparse.Namespace) -> Any:
     """The experiment's settings from the flags, each bad one refused naming it."""
     from agents.think_sweep import sweep
 
@@ -148,9 +115,10 @@ def run(args: argparse.Namespace) -> int:
     """Play the experiment into ``--out``: CSV, JSON with the run's identity, plot."""
     from agents import make
     from agents.runtime import run_identity
+    from agents.runtime.flags import from_args
 
     settings_by_flag = run_identity.flag_settings(args, skip=("experiment",))
-    settings = settings_of(ThinkFlags.from_args(args), args)
+    settings = settings_of(from_args(ThinkSweepFlags, args), args)
     names = tuple(dict.fromkeys(b.spec for b in settings.budgets()))
     costs_file = _costs_file(args.think_file, names, settings.rules)
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
