@@ -32,11 +32,11 @@ class DealError(ValueError):
 class Deal:
     """A validated deal as card ids; every pile is listed top first."""
 
-    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    hands: tuple[tuple[int, ...], ...]
     """Each seat's hand/layout by slot, ``-1`` for an empty slot (short hands)."""
-    draw_piles: tuple[tuple[int, ...], tuple[int, ...]]
-    side_piles: tuple[tuple[int, ...], tuple[int, ...]]
-    centre: tuple[tuple[int, ...], tuple[int, ...]] | None
+    draw_piles: tuple[tuple[int, ...], ...]
+    side_piles: tuple[tuple[int, ...], ...]
+    centre: tuple[tuple[int, ...], ...] | None
     """Each centre pile top first, or ``None`` to take the ``japanese`` opening flip."""
 
     def to_dict(self) -> dict[str, Any]:
@@ -71,16 +71,19 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
             side_piles=((), ()),
             centre=None,
         )
-    cards = deck(rules.jokers)  # us/pagat jokers are wild cards shuffled into the one deck
+    # us/pagat jokers are wild cards shuffled into the deck (two decks for 3 or 4 players)
+    cards = deck(rules.jokers, rules.decks)
     d = [int(c) for c in cards[rng.shuffle_order(s, rng.DEAL, 0, len(cards))]]
-    ds, ss = rules.draw_size, rules.side_size
-    cuts = np.cumsum([0, hs, hs, ds, ds, ss, ss, 1, 1])
-    part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(8)]
+    n, ds, ss, under = rules.players, rules.draw_size, rules.side_size, rules.under_centre
+    # Cut order: hands, draw piles, side piles, the cards under the centre, centre starts.
+    cuts = np.cumsum([0] + [hs] * n + [ds] * n + [ss] * n + [under] + [1] * n)
+    part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
+    below = part[3 * n]
     return Deal(
-        hands=(part[0], part[1]),
-        draw_piles=(part[2], part[3]),
-        side_piles=(part[4], part[5]),
-        centre=(part[6], part[7]),
+        hands=tuple(part[:n]),
+        draw_piles=tuple(part[n : 2 * n]),
+        side_piles=tuple(part[2 * n : 3 * n]),
+        centre=tuple(part[3 * n + 1 + k] + below[k : k + 1] for k in range(n)),
     )
 
 

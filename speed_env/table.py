@@ -31,11 +31,11 @@ def _top_first(pile: np.ndarray, n: int) -> list[str]:
     return [card_str(int(c)) for c in pile[:n][::-1]]
 
 
-def _winner(g: Any, names: tuple[str, ...] | None) -> Any:
+def _winner(g: Any, names: tuple[str, ...] | None, players_n: int = 2) -> Any:
     w = int(g["winner"])
     if w < 0:
         return None
-    if w == engine.DRAW:
+    if w == players_n:  # the draw code (engine.draw_code): engine.DRAW with two players
         return "draw"
     return names[w] if names else w
 
@@ -121,11 +121,12 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
     return out
 
 
-def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
-    """Everything about game ``b``, hidden piles in order (docs/rules.md "The full table")."""
+def full_table(s: np.ndarray, b: int, hand_size: int, players_n: int = 2) -> dict[str, Any]:
+    """Everything about game ``b`` of ``players_n`` seats, hidden piles in order (docs/rules.md
+    "The full table"); a draw's ``winner`` is ``"draw"`` whatever the seat count."""
     g = s[b]
     players = []
-    for p in range(2):
+    for p in range(players_n):
         kind = int(g["fl_kind"][p])
         flight = None
         if kind != K_NONE:
@@ -156,17 +157,19 @@ def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
         "phase": _PHASES[int(g["phase"])],
         "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
         "placed_ms": int(g["placed_at"]),
-        "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(2)],
-        "top_owner": [None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(2)],
-        "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(2)],
+        "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(players_n)],
+        "top_owner": [
+            None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(players_n)
+        ],
+        "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(players_n)],
         "players": players,
-        "winner": _winner(g, None),
+        "winner": _winner(g, None, players_n),
         "truncated": bool(g["truncated"]),
         "flips": int(g["flips"]),
         "reshuffles": int(g["reshuffles"]),
         "ties": int(g["ties"]),
-        "rebuilds": [int(x) for x in g["rebuilds"]],
-        "idle_rebuilds": [int(x) for x in g["idle_rebuilds"]],
+        "rebuilds": [int(x) for x in g["rebuilds"][:players_n]],
+        "idle_rebuilds": [int(x) for x in g["idle_rebuilds"][:players_n]],
     }
 
 
