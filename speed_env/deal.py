@@ -87,14 +87,20 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
     )
 
 
-def _pair(data: dict[str, Any], key: str, required: bool) -> list[list[Any]]:
+_COUNT = {2: "two", 3: "three", 4: "four"}
+
+
+def _pair(data: dict[str, Any], key: str, required: bool, n: int = 2) -> list[list[Any]]:
+    """``data[key]``: one list of cards per player/pile (``n`` of them)."""
     if key not in data:
         if required:
-            raise DealError(f"deal is missing {key!r} (two lists of cards, one per player/pile)")
-        return [[], []]
+            raise DealError(
+                f"deal is missing {key!r} ({_COUNT[n]} lists of cards, one per player/pile)"
+            )
+        return [[] for _ in range(n)]
     value = data[key]
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise DealError(f"deal {key!r} must be a list of two entries, got {shown(value)}")
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise DealError(f"deal {key!r} must be a list of {_COUNT[n]} entries, got {shown(value)}")
     return [list(v) if isinstance(v, (list, tuple)) else [v] for v in value]
 
 
@@ -126,15 +132,18 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError(
             f"unknown deal key(s) {sorted(unknown)}; use hands, draw_piles, side_piles, centre"
         )
-    hands_raw = _pair(data, "hands", True)
-    draws_raw = _pair(data, "draw_piles", True)
-    sides_raw = _pair(data, "side_piles", not rules.is_japanese)
+    n = rules.players
+    hands_raw = _pair(data, "hands", True, n)
+    draws_raw = _pair(data, "draw_piles", True, n)
+    sides_raw = _pair(data, "side_piles", not rules.is_japanese, n)
     hands = tuple(_ids(h, f"hands[{i}]") for i, h in enumerate(hands_raw))
     draws = tuple(_ids(p, f"draw_piles[{i}]") for i, p in enumerate(draws_raw))
     sides = tuple(_ids(p, f"side_piles[{i}]") for i, p in enumerate(sides_raw))
     centre: tuple[tuple[int, ...], ...] | None = None
     if "centre" in data:
-        centre = tuple(_ids(p, f"centre[{i}]") for i, p in enumerate(_pair(data, "centre", True)))
+        centre = tuple(
+            _ids(p, f"centre[{i}]") for i, p in enumerate(_pair(data, "centre", True, n))
+        )
         for i, pile in enumerate(centre):
             if not pile:
                 raise DealError(f"centre[{i}] is empty: each centre pile needs a top card")
@@ -155,7 +164,7 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
                 f"hands[{i}] has {len(hand)} cards; "
                 f"a {rules.preset!r} hand holds at most {rules.hand_size}"
             )
-    for i in range(2):
+    for i in range(n):
         if not hands[i] and not draws[i]:
             # A seat wins at the landing of its last card (docs/rules.md, "Winning"): a seat
             # holding none has no card to land, so its game would be over before it starts.
@@ -167,7 +176,7 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError("'japanese' has no side piles: side_piles must be empty")
 
     every = [c for group in (hands, draws, sides, centre or ()) for pile in group for c in pile]
-    full = {int(c) for c in deck(rules.jokers)}
+    full = {int(c) for c in deck(rules.jokers, rules.decks)}
     seen: set[int] = set()
     for c in every:
         if c not in full:

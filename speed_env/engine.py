@@ -12,11 +12,12 @@ game, so every game in a batch follows exactly the same code.
 
 Layout of the state (``B`` games, ``S`` seats, ``H`` hand slots, piles of up to
 54 cards stored bottom first with a count). Seats and piles are array
-dimensions: a two-player game lives in a record with ``S = 2`` and piles of
-54, a three- or four-player game (Party Speed: two decks, a centre pile and a
-side pile per player) in one with ``S = 4`` and piles of 108; every kernel is
-the same code for both, looping over ``cfg[C.players]`` seats and piles, and
-is compiled once per record type:
+dimensions: a game of ``S`` players lives in a record with ``S`` seats and
+``S`` centre and side piles, of 54 cards for two players and 108 for three or
+four (Party Speed: two decks). Every kernel is the same code for each, looping
+over the record's seats (:func:`seats`), and is compiled once per record
+type, so the seat count is a constant of each compiled kernel (the two-player
+loops unroll as they did when two was the only count):
 
 =============  ==============  ===================================================
 array          shape           meaning
@@ -52,7 +53,7 @@ from speed_env.rules import Rules
 
 PILE = 54  # capacity of every pile array of a two-seat record: the largest deck
 STACK_DEPTH = 3
-MAX_SEATS = 4  # seats of the record three- and four-player games use (piles of 2 * PILE)
+SEAT_COUNTS = (2, 3, 4)  # a record type each; three and four hold two decks (piles of 2 * PILE)
 
 PLAY, STUCK, OVER = 0, 1, 2
 NONE, DRAW = -1, 2  # DRAW: a two-player game's draw; with n players a draw is n (draw_code)
@@ -110,10 +111,6 @@ class ConfigFields(NamedTuple):
     """Cards in the deck."""
     idle_flip_ms: int
     """The idle rule's period (0: off)."""
-    players: int
-    """Seats at the table, and centre piles (one per player)."""
-    under_centre: int
-    """Cards dealt under the centre starts (three players, no jokers: 2), pile 0 first."""
 
 
 N_CFG = len(ConfigFields._fields)
@@ -127,12 +124,11 @@ HAND_SLOTS = 7  # room for the largest hand (rules.HAND_SIZES); only cfg[C.hand_
 def state_dtype(seats: int = 2) -> np.dtype:
     """The record of one game; a batch is a structured array of these (see the module docstring).
 
-    One record type for every two-player preset, one for three and four players
-    (``seats`` 3 or 4: room for :data:`MAX_SEATS` seats and two decks): numba
-    compiles each kernel once per type.
+    One record type per seat count (:data:`SEAT_COUNTS`), whatever the preset:
+    numba compiles each kernel once per type.
     """
     h = HAND_SLOTS
-    n = 2 if seats == 2 else MAX_SEATS
+    n = seats
     pile = PILE if seats == 2 else 2 * PILE
     return np.dtype(
         [
@@ -177,8 +173,8 @@ def state_dtype(seats: int = 2) -> np.dtype:
 # (lazily typed calls would compile a new version for every literal argument,
 # e.g. seat 0 and seat 1, multiplying the first-run compile time).
 GAME = from_dtype(state_dtype())
-GAME_N = from_dtype(state_dtype(MAX_SEATS))
-"""The record of a three- or four-player game, as numba types it."""
+GAMES = tuple(from_dtype(state_dtype(n)) for n in SEAT_COUNTS)
+"""The record of a game of each seat count, as numba types it (``GAMES[0] is GAME``'s twin)."""
 CFG = nb_types.UniTuple(nb_types.int64, N_CFG)
 LAT = nb_types.float64[:, ::1]
 MASK_ROW = nb_types.int8[::1]
@@ -186,8 +182,8 @@ i64, u64, b1, none = nb_types.int64, nb_types.uint64, nb_types.boolean, nb_types
 
 
 def sigs(ret: Any, *args: Any) -> list[Any]:
-    """The signature ``ret(game, *args)`` for both record types: a kernel compiles once each."""
-    return [ret(GAME, *args), ret(GAME_N, *args)]
+    """The signature ``ret(game, *args)`` for every record type: a kernel compiles once each."""
+    return [ret(game, *args) for game in GAMES]
 
 
 def new_state(n: int, seats: int = 2) -> np.ndarray:
@@ -223,13 +219,18 @@ def config(rules: Rules, tick_ms: int) -> Config:
         side_size=int(rules.side_size),
         deck_size=int(rules.deck_size),
         idle_flip_ms=int(rules.idle_flip_ms),
-        players=int(rules.players),
-        under_centre=int(rules.under_centre),
     )
     return tuple(named)
 
 
 # --------------------------------------------------------------------------- rules
+
+
+@njit(cache=True, inline="always")
+def seats(g: Any) -> int:
+    """Players at game ``g``'s table, and centre piles: the record's seat dimension, a constant
+    of each compiled kernel."""
+    return g.fl_kind.shape[0]
 
 
 _RANK_OF = np.array(([c % 13 for c in range(52)] + [13, 13]) * 2, np.int64)  # two decks
@@ -305,16 +306,16 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
 def has_play(g: Any, cfg: Config, p: int) -> bool:
     """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
     accepts = 0
-    for k in range(cfg[C.players]):
+    for k in range(seats(g)):
         accepts |= pile_accepts(g, cfg, p, k)
     return hand_ranks(g, cfg, p) & accepts != 0
 
 
 @njit(cache=True, inline="always")
-def pile_of(cfg: Config, p: int, j: int) -> int:
+def pile_of(g: Any, cfg: Config, p: int, j: int) -> int:
     """The centre pile seat ``p``'s actions call ``j``: with two players the pile itself; with
     more, counted from ``p``'s own pile in seat order (docs/rules.md, "Party Speed")."""
-    n = cfg[C.players]
+    n = seats(g)
     return j if n == 2 else (p + j) % n
 
 
@@ -343,7 +344,7 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     if not may_move(g, p):
         return
     once = hand_ranks(g, cfg, p)
-    n = cfg[C.players]
+    n = seats(g)
     nr = cfg[C.n_ranks]
     if g.phase == STUCK:
         if flip_choice(g, cfg, p):  # any layout card onto any pile
@@ -351,10 +352,20 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
                 for j in range(n):
                     out[1 + n * r + j] = (once >> r) & 1
         return
-    for j in range(n):
-        on = once & pile_accepts(g, cfg, p, pile_of(cfg, p, j))
-        for r in range(nr):
-            out[1 + n * r + j] = (on >> r) & 1
+    # Piles 0 … n-1 as the seat counts them, at most four: one pass over the ranks
+    # writes each rank's n entries side by side.
+    on0 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 0))
+    on1 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 1))
+    on2 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 2)) if n > 2 else 0
+    on3 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 3)) if n > 3 else 0
+    for r in range(nr):
+        at = 1 + n * r
+        out[at] = (on0 >> r) & 1
+        out[at + 1] = (on1 >> r) & 1
+        if n > 2:
+            out[at + 2] = (on2 >> r) & 1
+        if n > 3:
+            out[at + 3] = (on3 >> r) & 1
     if cfg[C.stack_layout] == 0 and cfg[C.multi_play] == 0:
         return
     twice = hand_pairs(g, cfg, p)
@@ -366,7 +377,7 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
         base += nr
     if cfg[C.multi_play] != 0:
         for j in range(n):
-            multi = twice & pile_accepts(g, cfg, p, pile_of(cfg, p, j))
+            multi = twice & pile_accepts(g, cfg, p, pile_of(g, cfg, p, j))
             for r in range(13):
                 out[base + n * r + j] = (multi >> r) & 1
 
@@ -378,7 +389,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
         return True
     if not may_move(g, p):
         return False
-    n = cfg[C.players]
+    n = seats(g)
     nr = cfg[C.n_ranks]
     base = 1 + n * nr
     if a < base:
@@ -387,7 +398,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
             return False
         if g.phase == STUCK:
             return flip_choice(g, cfg, p)
-        return (pile_accepts(g, cfg, p, pile_of(cfg, p, (a - 1) % n)) >> r) & 1 != 0
+        return (pile_accepts(g, cfg, p, pile_of(g, cfg, p, (a - 1) % n)) >> r) & 1 != 0
     if g.phase == STUCK:
         return False
     twice = hand_pairs(g, cfg, p)
@@ -399,7 +410,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     r = m // n
     if (twice >> r) & 1 == 0:
         return False
-    return (pile_accepts(g, cfg, p, pile_of(cfg, p, m % n)) >> r) & 1 != 0
+    return (pile_accepts(g, cfg, p, pile_of(g, cfg, p, m % n)) >> r) & 1 != 0
 
 
 @njit(sigs(i64, CFG, i64), cache=True)
@@ -466,10 +477,10 @@ def clear_flight(g: Any, p: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def draw_code(cfg: Config) -> int:
+def draw_code(g: Any) -> int:
     """``winner`` of a drawn game: the number of players (:data:`DRAW`, 2, with two), one past
     the last seat."""
-    return cfg[C.players]
+    return seats(g)
 
 
 @njit(sigs(none, i64), cache=True)
@@ -487,13 +498,13 @@ def lock_game(g: Any, cfg: Config) -> None:
     best = -1
     fewest = 0
     tied = False
-    for p in range(cfg[C.players]):
+    for p in range(seats(g)):
         left = cards_left(g, cfg, p)
         if best < 0 or left < fewest:
             best, fewest, tied = p, left, False
         elif left == fewest:
             tied = True
-    end_game(g, draw_code(cfg) if tied else best)
+    end_game(g, draw_code(g) if tied else best)
 
 
 # -------------------------------------------------------------------------- commit
@@ -513,7 +524,7 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
     nr = cfg[C.n_ranks]
-    n_piles = cfg[C.players]
+    n_piles = seats(g)
     base_stack = 1 + n_piles * nr
     base_multi = base_stack + (nr if cfg[C.stack_layout] != 0 else 0)
     if a < base_stack:
@@ -523,7 +534,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
         g.fl_slots[p, 0] = i
         g.hand[p, i] = -1
         g.fl_n[p] = 1
-        g.fl_pile[p] = pile_of(cfg, p, (a - 1) % n_piles)
+        g.fl_pile[p] = pile_of(g, cfg, p, (a - 1) % n_piles)
         if g.phase == STUCK:
             # A play-out flip choice is put down at the flip itself: no latency draw.
             g.fl_kind[p] = K_FLIP
@@ -551,7 +562,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
                 g.hand[p, i] = -1
                 n += 1
         g.fl_n[p] = n
-        g.fl_pile[p] = pile_of(cfg, p, m % n_piles)
+        g.fl_pile[p] = pile_of(g, cfg, p, m % n_piles)
         g.fl_kind[p] = K_MULTI
     g.fl_land[p] = t + latency_ms(lat[p], g.seed, p, g.commits[p])
     g.commits[p] += 1
@@ -637,7 +648,7 @@ def all_empty(g: Any, n: int) -> bool:
 @njit(sigs(none, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
-    n = cfg[C.players]
+    n = seats(g)
     empty = False  # a side pile is empty
     cycled = True  # every side pile has been rebuilt since the last card was placed
     for k in range(n):
@@ -704,7 +715,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
         won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
         won1 = g.draw_n[1] == 0 and layout_empty(g, cfg, 1)
     if won0 and won1:
-        end_game(g, draw_code(cfg))
+        end_game(g, draw_code(g))
     elif won0:
         end_game(g, 0)
     elif won1:
@@ -731,7 +742,7 @@ def flip(g: Any, cfg: Config) -> None:
 @njit(sigs(b1, CFG), cache=True)
 def flying(g: Any, cfg: Config) -> bool:
     """Is an ordinary card in flight (a play-out flip choice does not count)?"""
-    for p in range(cfg[C.players]):
+    for p in range(seats(g)):
         if g.fl_kind[p] != K_NONE and g.fl_kind[p] != K_FLIP:
             return True
     return False
@@ -740,7 +751,7 @@ def flying(g: Any, cfg: Config) -> bool:
 @njit(cache=True, inline="always")
 def nobody_can_play(g: Any, cfg: Config) -> bool:
     """No seat holds an ordinary legal play."""
-    for p in range(cfg[C.players]):
+    for p in range(seats(g)):
         if has_play(g, cfg, p):
             return False
     return True
@@ -787,15 +798,17 @@ def landing_time(g: Any, p: int) -> np.int64:
 @njit(sigs(none, CFG, i64), cache=True)
 def advance(g: Any, cfg: Config, t_end: int) -> None:
     """Resolve every landing and flip due at or before ``t_end``, in time order."""
-    n = cfg[C.players]
+    n = seats(g)
     while g.phase != OVER:
-        el = NEVER  # the next landing, and how many seats land then
+        el = NEVER  # the next landing, the seats landing then (bits) and how many
+        due = 0
         tied = 0
         for p in range(n):
             lp = landing_time(g, p)
             if lp < el:
-                el, tied = lp, 1
+                el, due, tied = lp, 1 << p, 1
             elif lp == el:
+                due |= 1 << p
                 tied += 1
         ef = g.flip_at if g.phase == STUCK else NEVER
         ei = idle_due(g, cfg)  # never at the time of a landing: it waits for every flight
@@ -810,12 +823,12 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
             if tied > 1:
                 i = min(int(rng.uniform(g.seed, rng.TIE, g.ties) * tied), tied - 1)
                 g.ties += 1
-            for p in range(n):
-                if landing_time(g, p) == e:
-                    if i == 0:
-                        land(g, cfg, p, e)
-                        break
-                    i -= 1
+            for _ in range(i):
+                due &= due - 1  # drop the lowest seat: the i-th of them lands first
+            p = 0
+            while (due >> p) & 1 == 0:
+                p += 1
+            land(g, cfg, p, e)
         elif ef == e:
             flip(g, cfg)
         # else the idle period ran out at e: the stuck test below starts the countdown
@@ -835,7 +848,7 @@ def quiet_ticks(g: Any, cfg: Config) -> int:
     if g.phase == OVER:
         return 0
     landing = NEVER
-    for p in range(cfg[C.players]):
+    for p in range(seats(g)):
         landing = min(landing, landing_time(g, p))
     due = min(
         landing,
@@ -847,14 +860,14 @@ def quiet_ticks(g: Any, cfg: Config) -> int:
     return max(0, (due - g.clock - 1) // cfg[C.tick_ms])
 
 
-@njit(sigs(none, CFG, LAT, i64, i64, i64, i64), cache=True)
-def step_seats(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
+@njit(cache=True, inline="always")
+def tick(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
     """One tick of a game: every seat's commit at the clock (seat order; ``a2``, ``a3`` only
     with three or four players), then the events of the tick."""
     if g.phase == OVER:
         return
     t = g.clock
-    for p in range(cfg[C.players]):
+    for p in range(seats(g)):
         a = a0 if p == 0 else (a1 if p == 1 else (a2 if p == 2 else a3))
         if a != 0:
             if is_legal(g, cfg, p, a):
@@ -873,7 +886,13 @@ def step_seats(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, 
 @njit(sigs(none, CFG, LAT, i64, i64), cache=True)
 def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
     """One tick of a two-player game: both commits at the clock, then the events of the tick."""
-    step_seats(g, cfg, lat, a0, a1, 0, 0)
+    tick(g, cfg, lat, a0, a1, 0, 0)
+
+
+@njit(sigs(none, CFG, LAT, i64, i64, i64, i64), cache=True)
+def step_seats(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
+    """One tick of a game of any seat count (:func:`tick`)."""
+    tick(g, cfg, lat, a0, a1, a2, a3)
 
 
 @njit(cache=True)
@@ -882,17 +901,16 @@ def step_all(
 ) -> None:
     """Step every game of the batch with ``actions`` (seats, B); write rewards (seats, B) of the
     games that ended: +1 the winner, -1/(n-1) each other seat (so they sum to 0)."""
-    n = cfg[C.players]
-    loss = -1.0 / (n - 1)
     for b in range(s.shape[0]):
         g = s[b]
+        n = seats(g)
         was_over = g.phase == OVER
         a2 = actions[2, b] if n > 2 else 0
         a3 = actions[3, b] if n > 3 else 0
         step_seats(g, cfg, lat[b], actions[0, b], actions[1, b], a2, a3)
         won = not was_over and g.phase == OVER and 0 <= g.winner < n
         for p in range(n):
-            rewards[p, b] = 0.0 if not won else (1.0 if p == g.winner else loss)
+            rewards[p, b] = 0.0 if not won else (1.0 if p == g.winner else -1.0 / (n - 1))
 
 
 @njit(cache=True)
@@ -910,7 +928,7 @@ def step_some(
         b = games[j]
         g = s[b]
         was_over = g.phase == OVER
-        n = cfg[C.players]
+        n = seats(g)
         a2 = actions[2, j] if n > 2 else 0
         a3 = actions[3, j] if n > 3 else 0
         step_seats(g, cfg, lat[b], actions[0, j], actions[1, j], a2, a3)
@@ -1000,7 +1018,7 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
         start_game(g, cfg, True)
         return
     order = rng.shuffle_order(seed, rng.DEAL, 0, cfg[C.deck_size])
-    n = cfg[C.players]
+    n = seats(g)
     if n == 2:
         # The canonical deck is 0..51 (then 52, 53: the jokers), so deck[order] == order.
         d = order.astype(np.int16)
@@ -1013,7 +1031,9 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
                 deck[m] = c
                 m += 1
         d = deck[order]
-    ds, ss, under = cfg[C.draw_size], cfg[C.side_size], cfg[C.under_centre]
+    ds, ss = cfg[C.draw_size], cfg[C.side_size]
+    # what the side piles cannot split evenly lies under the centre starts (docs/rules.md)
+    under = cfg[C.deck_size] - n * (hs + ds + ss + 1)
     starts = n * (hs + ds + ss) + under  # cut order: hands, draws, sides, under, starts
     for p in range(n):
         for i in range(hs):

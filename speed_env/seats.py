@@ -29,10 +29,11 @@ from typing import Any
 import numpy as np
 
 from speed_env import engine
+from speed_env.deal import Deal, parse_deal
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, check_ms, make_rules
-from speed_env.table import full_table
+from speed_env.table import deal_explicit, full_table
 
 
 class SeatGames:
@@ -65,8 +66,7 @@ class SeatGames:
         self.n_actions = engine.n_actions(self.rules)
         self.cfg = engine.config(self.rules, self.tick_ms)
         self.state = engine.new_state(n, self.players)
-        seats = self.state["hand"].shape[1]
-        self.lat = np.zeros((n, seats, 5), np.float64)
+        self.lat = np.zeros((n, self.players, 5), np.float64)
         for p, profile in enumerate(self.reactions):
             self.lat[:, p] = profile.params()
         self.reset(np.arange(n, dtype=object) + seed)
@@ -77,6 +77,17 @@ class SeatGames:
             raise ValueError(f"reset needs one seed per game ({self.n}), got {len(seeds)}")
         seeds64 = np.array([int(x) & MASK64 for x in seeds], np.uint64)
         engine.deal_many(self.state, self.cfg, np.arange(self.n, dtype=np.int64), seeds64)
+
+    def reset_game(self, b: int, seed: int) -> None:
+        """Deal game ``b`` afresh from ``seed`` (the others go on as they are)."""
+        seeds64 = np.array([int(seed) & MASK64], np.uint64)
+        engine.deal_many(self.state, self.cfg, np.array([b], np.int64), seeds64)
+
+    def start(self, b: int, deal: Deal | dict[str, Any], seed: int = 0) -> None:
+        """Start game ``b`` from an explicit deal (the public deal format, one entry per seat
+        and pile: docs/envs/speed.md, "Explicit deals"), checked by ``parse_deal``."""
+        checked = deal if isinstance(deal, Deal) else parse_deal(self.rules, deal)
+        deal_explicit(self.state, self.cfg, b, checked, seed)
 
     def masks(self) -> np.ndarray:
         """int8 ``(players, n, n_actions)``: each seat's legal actions in each game now."""

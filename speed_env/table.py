@@ -181,7 +181,7 @@ def deal_explicit(s: np.ndarray, cfg: Config, b: int, deal: Deal, seed: int) -> 
         s[field][b, p, : len(pile)] = pile[::-1]  # piles are stored bottom first
         s[field + "_n"][b, p] = len(pile)
 
-    for p in range(2):
+    for p in range(len(deal.hands)):
         s["hand"][b, p, : len(deal.hands[p])] = deal.hands[p]
         put("draw", p, deal.draw_piles[p])
         put("side", p, deal.side_piles[p])
