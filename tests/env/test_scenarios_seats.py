@@ -346,3 +346,20 @@ def test_a_locked_table_is_won_by_the_fewest_cards(hands, winner, rewards):
     t = g.table(0)
     assert (t["phase"], t["winner"], t["clock_ms"]) == ("over", winner, 1000)
     assert got[-1][:, 0].tolist() == pytest.approx(rewards)
+
+
+# =========================================================================
+# The engine's n-seat door refuses what it cannot play, naming it
+# =========================================================================
+
+
+def test_seat_games_refuse_bad_input_naming_it():
+    g = games(3, n=2)
+    with pytest.raises(ValueError, match=r"actions must be integers of shape \(3, 2\)"):
+        g.step(np.zeros((2, 2), np.int64))
+    with pytest.raises(ValueError, match=r"actions must lie in 0 … 39"):
+        g.step(np.full((3, 2), 40))
+    with pytest.raises(ValueError, match=r"one profile per seat \(3\), got 2"):
+        SeatGames(1, "us", players=3, reactions=[100, 100])
+    with pytest.raises(ValueError, match="deal 'hands' must be a list of three entries"):
+        g.start(0, {"hands": [["9D"], ["9S"]], "draw_piles": [[], [], []]})
