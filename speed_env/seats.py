@@ -33,7 +33,7 @@ from speed_env.deal import Deal, parse_deal
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, check_ms, make_rules
-from speed_env.table import deal_explicit, full_table
+from speed_env.table import deal_explicit, full_table, match_points
 
 
 class SeatGames:
@@ -121,6 +121,12 @@ class SeatGames:
     def winner(self) -> np.ndarray:
         """int8 (n,): the winning seat, ``players`` for a draw, -1 none (yet, or truncated)."""
         return self.state["winner"].copy()
+
+    def points(self) -> np.ndarray | None:
+        """int64 ``(players, n)`` match points of each game (docs/rules.md, "Match points": the
+        winner of a finished game scores the cards every other seat still holds); ``None`` in
+        ``japanese``."""
+        return match_points(self.state, self.rules)
 
     def table(self, b: int) -> dict[str, Any]:
         """Everything about game ``b`` (docs/rules.md, "The full table"), ``players`` seats."""

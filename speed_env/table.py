@@ -41,28 +41,27 @@ def _winner(g: Any, names: tuple[str, ...] | None, players_n: int = 2) -> Any:
 
 
 def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
-    """Each game's match points, int64 ``(2, B)`` seat-major; ``None`` for ``japanese``.
+    """Each game's match points, int64 ``(seats, B)`` seat-major; ``None`` for ``japanese``.
 
     docs/rules.md "Match points" (``us``/``pagat``): the winner of a finished game
-    scores one point per card the loser has not got rid of (hand, a card in
-    flight, draw pile); the loser scores 0, and so do both seats of a running,
+    scores one point per card every other seat has not got rid of (hand, a card in
+    flight, draw pile); the others score 0, and so does every seat of a running,
     drawn or truncated game.
     """
     if rules.is_japanese:
         return None
     h = rules.hand_size
+    n = s["hand"].shape[1]  # seats
     left = (
         (s["hand"][:, :, :h] >= 0).sum(axis=2)
         + s["fl_n"]
         + s["draw_n"]
         + s["stk_n"][:, :, :h].sum(axis=2)
-    ).astype(np.int64)  # (B, 2)
+    ).astype(np.int64)  # (B, seats)
     w = s["winner"].astype(np.int64)
-    won = (s["phase"] == engine.OVER) & ((w == 0) | (w == 1))
-    points = np.zeros((2, len(s)), np.int64)
-    for p in range(2):
-        points[p] = np.where(won & (w == p), left[:, 1 - p], 0)
-    return points
+    won = (s["phase"] == engine.OVER) & (w >= 0) & (w < n)  # n is the draw code
+    others = left.sum(axis=1)[None, :] - left.T  # (seats, B): the cards of every other seat
+    return np.where(won[None, :] & (w[None, :] == np.arange(n)[:, None]), others, 0)
 
 
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:

@@ -165,6 +165,11 @@ def run_games(name: str, config: int, games: int, seed: int) -> dict[str, int]:
             check(i, "after a step")
             if terminated or truncated:
                 assert eng.over[i]
+                points = eng.points()
+                assert points is not None and points[:, i].tolist() == list(refs[i].points()), (
+                    f"{name} seed {refs[i].seed}: points engine {points[:, i]} != referee "
+                    f"{refs[i].points()}"
+                )
                 assert abs(float(rewards[:, i].sum())) < 1e-6  # zero-sum, or all 0
                 stats["games"] += 1
                 finished += 1
