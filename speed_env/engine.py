@@ -905,12 +905,16 @@ def step_all(
         g = s[b]
         n = seats(g)
         was_over = g.phase == OVER
-        a2 = actions[2, b] if n > 2 else 0
-        a3 = actions[3, b] if n > 3 else 0
-        step_seats(g, cfg, lat[b], actions[0, b], actions[1, b], a2, a3)
-        won = not was_over and g.phase == OVER and 0 <= g.winner < n
+        if n == 2:  # known when this compiles: the two-seat kernel, as it always was
+            step_game(g, cfg, lat[b], actions[0, b], actions[1, b])
+        else:
+            a3 = actions[3, b] if n > 3 else 0
+            step_seats(g, cfg, lat[b], actions[0, b], actions[1, b], actions[2, b], a3)
         for p in range(n):
-            rewards[p, b] = 0.0 if not won else (1.0 if p == g.winner else -1.0 / (n - 1))
+            rewards[p, b] = 0.0
+        if not was_over and g.phase == OVER and 0 <= g.winner < n:
+            for p in range(n):
+                rewards[p, b] = 1.0 if p == g.winner else -1.0 / (n - 1)
 
 
 @njit(cache=True)
@@ -922,16 +926,18 @@ def step_some(
     actions: np.ndarray,
     ended: np.ndarray,
 ) -> None:
-    """Step only games ``games[j]``, with ``actions`` (2, len(games)); flag in ``ended[j]`` those
-    that ended on this tick."""
+    """Step only games ``games[j]``, with ``actions`` (seats, len(games)); flag in ``ended[j]``
+    those that ended on this tick."""
     for j in range(games.shape[0]):
         b = games[j]
         g = s[b]
         was_over = g.phase == OVER
         n = seats(g)
-        a2 = actions[2, j] if n > 2 else 0
-        a3 = actions[3, j] if n > 3 else 0
-        step_seats(g, cfg, lat[b], actions[0, j], actions[1, j], a2, a3)
+        if n == 2:  # known when this compiles: the two-seat kernel, as it always was
+            step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
+        else:
+            a3 = actions[3, j] if n > 3 else 0
+            step_seats(g, cfg, lat[b], actions[0, j], actions[1, j], actions[2, j], a3)
         ended[j] = (not was_over) and g.phase == OVER
 
 
