@@ -34,6 +34,8 @@ The game:
 - :mod:`~speed_env.engine`: the batched rules engine, compiled kernels.
 - :mod:`~speed_env.step_observe`: one tick of a batch as one compiled pass: step, then observe.
 - :mod:`~speed_env.game`: :class:`Games`, a batch of games with their settings, over the engine.
+- :mod:`~speed_env.seats`: :class:`SeatGames`, games of two, three or four players straight on
+  the engine (Party Speed's door until the envs seat more).
 - :mod:`~speed_env.settings`: :class:`TableSettings`, what every env is built from, checked once.
 - :mod:`~speed_env.rules`: the rules as one frozen value, its presets and loaders.
 - :mod:`~speed_env.cards`: cards as integer ids, their notation and parsing.

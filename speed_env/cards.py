@@ -34,6 +34,9 @@ RED_JOKER = 52
 BLACK_JOKER = 53
 NO_CARD = -1
 N_CARDS_WITH_JOKERS = 54
+DECK_CARDS = 54
+"""Ids one deck spans (52 cards and two jokers): a second deck's card ``c`` is ``c - 54``'s
+twin, so rank and suit of any id come from ``c % 54``."""
 
 _SUIT_ALIASES = {"S": 0, "H": 1, "D": 2, "C": 3, "♠": 0, "♥": 1, "♦": 2, "♣": 3}
 _RANK_ALIASES = {name: i for i, name in enumerate(RANKS)} | {"T": 9, "1": 0}
@@ -51,7 +54,8 @@ def card_id(rank: int, suit: int) -> int:
 
 
 def rank_of(card: int) -> int:
-    """Rank index of ``card``: 0 = A … 12 = K, 13 for either joker."""
+    """Rank index of ``card``: 0 = A … 12 = K, 13 for either joker (of either deck)."""
+    card %= DECK_CARDS
     return JOKER_RANK if card >= 52 else card % 13
 
 
@@ -68,11 +72,14 @@ def is_red(card: int) -> bool:
 
 
 def card_str(card: int) -> str:
-    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``.
+    """Canonical token of ``card``, e.g. ``10S``, ``QC``, ``RJ``; a second deck's card (ids 54 …
+    107, three and four players) adds a ``'``.
 
-    >>> card_str(9), card_str(parse_card("Q♣"))
-    ('10S', 'QC')
+    >>> card_str(9), card_str(parse_card("Q♣")), card_str(54 + 9)
+    ('10S', 'QC', "10S'")
     """
+    if DECK_CARDS <= card < 2 * DECK_CARDS:
+        return card_str(card - DECK_CARDS) + "'"
     if card == RED_JOKER:
         return "RJ"
     if card == BLACK_JOKER:
@@ -97,6 +104,8 @@ def parse_card(token: str) -> int:
     if not isinstance(token, str):
         raise CardError(f"card must be a string like '10S', got {shown(token)}")
     text = token.strip().upper()
+    if len(text) > 2 and text.endswith("'") and not text.endswith("''"):
+        return DECK_CARDS + parse_card(text[:-1])  # the second deck's twin (3 or 4 players)
     if text in ("RJ", "BJ"):
         return RED_JOKER if text == "RJ" else BLACK_JOKER
     if len(text) < 2:
@@ -125,9 +134,11 @@ def parse_cards(tokens: Iterable[str] | str) -> list[int]:
     return [parse_card(t) for t in tokens]
 
 
-def deck(jokers: bool = False) -> np.ndarray:
-    """The full deck as ids in canonical order (0 … 51, then RJ, BJ with jokers)."""
-    return np.arange(54 if jokers else 52, dtype=np.int16)
+def deck(jokers: bool = False, decks: int = 1) -> np.ndarray:
+    """The full deck as ids in canonical order (0 … 51, then RJ, BJ with jokers); with
+    ``decks=2`` the second deck follows as ids 54 … (the same cards, 54 on)."""
+    one = np.arange(54 if jokers else 52, dtype=np.int16)
+    return np.concatenate([one + DECK_CARDS * i for i in range(decks)]).astype(np.int16)
 
 
 def colour_deck(red: bool, jokers: bool = False) -> np.ndarray:

@@ -32,11 +32,11 @@ class DealError(ValueError):
 class Deal:
     """A validated deal as card ids; every pile is listed top first."""
 
-    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    hands: tuple[tuple[int, ...], ...]
     """Each seat's hand/layout by slot, ``-1`` for an empty slot (short hands)."""
-    draw_piles: tuple[tuple[int, ...], tuple[int, ...]]
-    side_piles: tuple[tuple[int, ...], tuple[int, ...]]
-    centre: tuple[tuple[int, ...], tuple[int, ...]] | None
+    draw_piles: tuple[tuple[int, ...], ...]
+    side_piles: tuple[tuple[int, ...], ...]
+    centre: tuple[tuple[int, ...], ...] | None
     """Each centre pile top first, or ``None`` to take the ``japanese`` opening flip."""
 
     def to_dict(self) -> dict[str, Any]:
@@ -71,27 +71,36 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
             side_piles=((), ()),
             centre=None,
         )
-    cards = deck(rules.jokers)  # us/pagat jokers are wild cards shuffled into the one deck
+    # us/pagat jokers are wild cards shuffled into the deck (two decks for 3 or 4 players)
+    cards = deck(rules.jokers, rules.decks)
     d = [int(c) for c in cards[rng.shuffle_order(s, rng.DEAL, 0, len(cards))]]
-    ds, ss = rules.draw_size, rules.side_size
-    cuts = np.cumsum([0, hs, hs, ds, ds, ss, ss, 1, 1])
-    part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(8)]
+    n, ds, ss, under = rules.players, rules.draw_size, rules.side_size, rules.under_centre
+    # Cut order: hands, draw piles, side piles, the cards under the centre, centre starts.
+    cuts = np.cumsum([0] + [hs] * n + [ds] * n + [ss] * n + [under] + [1] * n)
+    part = [tuple(d[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]
+    below = part[3 * n]
     return Deal(
-        hands=(part[0], part[1]),
-        draw_piles=(part[2], part[3]),
-        side_piles=(part[4], part[5]),
-        centre=(part[6], part[7]),
+        hands=tuple(part[:n]),
+        draw_piles=tuple(part[n : 2 * n]),
+        side_piles=tuple(part[2 * n : 3 * n]),
+        centre=tuple(part[3 * n + 1 + k] + below[k : k + 1] for k in range(n)),
     )
 
 
-def _pair(data: dict[str, Any], key: str, required: bool) -> list[list[Any]]:
+_COUNT = {2: "two", 3: "three", 4: "four"}
+
+
+def _pair(data: dict[str, Any], key: str, required: bool, n: int = 2) -> list[list[Any]]:
+    """``data[key]``: one list of cards per player/pile (``n`` of them)."""
     if key not in data:
         if required:
-            raise DealError(f"deal is missing {key!r} (two lists of cards, one per player/pile)")
-        return [[], []]
+            raise DealError(
+                f"deal is missing {key!r} ({_COUNT[n]} lists of cards, one per player/pile)"
+            )
+        return [[] for _ in range(n)]
     value = data[key]
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise DealError(f"deal {key!r} must be a list of two entries, got {shown(value)}")
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise DealError(f"deal {key!r} must be a list of {_COUNT[n]} entries, got {shown(value)}")
     return [list(v) if isinstance(v, (list, tuple)) else [v] for v in value]
 
 
@@ -123,15 +132,18 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError(
             f"unknown deal key(s) {sorted(unknown)}; use hands, draw_piles, side_piles, centre"
         )
-    hands_raw = _pair(data, "hands", True)
-    draws_raw = _pair(data, "draw_piles", True)
-    sides_raw = _pair(data, "side_piles", not rules.is_japanese)
+    n = rules.players
+    hands_raw = _pair(data, "hands", True, n)
+    draws_raw = _pair(data, "draw_piles", True, n)
+    sides_raw = _pair(data, "side_piles", not rules.is_japanese, n)
     hands = tuple(_ids(h, f"hands[{i}]") for i, h in enumerate(hands_raw))
     draws = tuple(_ids(p, f"draw_piles[{i}]") for i, p in enumerate(draws_raw))
     sides = tuple(_ids(p, f"side_piles[{i}]") for i, p in enumerate(sides_raw))
     centre: tuple[tuple[int, ...], ...] | None = None
     if "centre" in data:
-        centre = tuple(_ids(p, f"centre[{i}]") for i, p in enumerate(_pair(data, "centre", True)))
+        centre = tuple(
+            _ids(p, f"centre[{i}]") for i, p in enumerate(_pair(data, "centre", True, n))
+        )
         for i, pile in enumerate(centre):
             if not pile:
                 raise DealError(f"centre[{i}] is empty: each centre pile needs a top card")
@@ -152,7 +164,7 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
                 f"hands[{i}] has {len(hand)} cards; "
                 f"a {rules.preset!r} hand holds at most {rules.hand_size}"
             )
-    for i in range(2):
+    for i in range(n):
         if not hands[i] and not draws[i]:
             # A seat wins at the landing of its last card (docs/rules.md, "Winning"): a seat
             # holding none has no card to land, so its game would be over before it starts.
@@ -164,7 +176,7 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError("'japanese' has no side piles: side_piles must be empty")
 
     every = [c for group in (hands, draws, sides, centre or ()) for pile in group for c in pile]
-    full = {int(c) for c in deck(rules.jokers)}
+    full = {int(c) for c in deck(rules.jokers, rules.decks)}
     seen: set[int] = set()
     for c in every:
         if c not in full:

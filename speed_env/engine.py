@@ -10,8 +10,14 @@ slow; compiled, a game-step costs well under a microsecond at any batch size.
 Each kernel loops over the games it is given and runs the scalar rules of one
 game, so every game in a batch follows exactly the same code.
 
-Layout of the state (``B`` games, seats 0/1, ``H`` hand slots, piles of up to
-54 cards stored bottom first with a count):
+Layout of the state (``B`` games, ``S`` seats, ``H`` hand slots, piles of up to
+54 cards stored bottom first with a count). Seats and piles are array
+dimensions: a game of ``S`` players lives in a record with ``S`` seats and
+``S`` centre and side piles, of 54 cards for two players and 108 for three or
+four (Party Speed: two decks). Every kernel is the same code for each, looping
+over the record's seats (:func:`seats`), and is compiled once per record
+type, so the seat count is a constant of each compiled kernel (the two-player
+loops unroll as they did when two was the only count):
 
 =============  ==============  ===================================================
 array          shape           meaning
@@ -21,13 +27,14 @@ clock          (B,) int64      ms; ``phase`` 0 play, 1 stuck, 2 over
 flip_at        (B,) int64      time of the pending flip (phase stuck), else -1
 placed_at      (B,) int64      time a card was last put on a centre pile (play or flip;
                                0 at the deal): the idle clock of ``idle_flip_ms``
-winner         (B,) int8       -1 none, 0/1 the seat, 2 draw
-hand           (B,2,H) int16   top card of each hand/layout slot, -1 empty/in flight
-stk, stk_n     (B,2,H,3)       cards stacked under a layout slot (``stack_layout``)
-draw, draw_n   (B,2,54)        draw pile / stock
-side, side_n   (B,2,54)        side pile *k*, beside centre pile *k*
-centre, ...n   (B,2,54)        the centre piles; ``top_owner`` who put each top there
-fl_*           (B,2,…)         each seat's card(s) in flight: kind, cards, slots,
+winner         (B,) int8       -1 none, the winning seat, or ``n`` (the number of
+                               players: :data:`DRAW` with two) for a draw
+hand           (B,S,H) int16   top card of each hand/layout slot, -1 empty/in flight
+stk, stk_n     (B,S,H,3)       cards stacked under a layout slot (``stack_layout``)
+draw, draw_n   (B,S,P)         draw pile / stock
+side, side_n   (B,S,P)         side pile *k*, beside centre pile *k*
+centre, ...n   (B,S,P)         the centre piles; ``top_owner`` who put each top there
+fl_*           (B,S,…)         each seat's card(s) in flight: kind, cards, slots,
                                pile (target slot for a stack), landing time
 =============  ==============  ===================================================
 """
@@ -44,11 +51,12 @@ from speed_env import rng
 from speed_env.reaction import latency_ms
 from speed_env.rules import Rules
 
-PILE = 54  # capacity of every pile array: the largest deck
+PILE = 54  # capacity of every pile array of a two-seat record: the largest deck
 STACK_DEPTH = 3
+SEAT_COUNTS = (2, 3, 4)  # a record type each; three and four hold two decks (piles of 2 * PILE)
 
 PLAY, STUCK, OVER = 0, 1, 2
-NONE, DRAW = -1, 2
+NONE, DRAW = -1, 2  # DRAW: a two-player game's draw; with n players a draw is n (draw_code)
 # in-flight kinds
 K_NONE, K_PLAY, K_STACK, K_MULTI, K_FLIP = -1, 0, 1, 2, 3
 NEVER = np.int64(1) << 62
@@ -113,12 +121,15 @@ Config = tuple[int, ...]
 HAND_SLOTS = 7  # room for the largest hand (rules.HAND_SIZES); only cfg[C.hand_size] are used
 
 
-def state_dtype() -> np.dtype:
+def state_dtype(seats: int = 2) -> np.dtype:
     """The record of one game; a batch is a structured array of these (see the module docstring).
 
-    One record type for every preset: numba compiles each kernel once per type.
+    One record type per seat count (:data:`SEAT_COUNTS`), whatever the preset:
+    numba compiles each kernel once per type.
     """
     h = HAND_SLOTS
+    n = seats
+    pile = PILE if seats == 2 else 2 * PILE
     return np.dtype(
         [
             ("seed", np.uint64),
@@ -131,28 +142,28 @@ def state_dtype() -> np.dtype:
             ("flips", np.int32),
             ("reshuffles", np.int32),
             ("ties", np.int32),
-            ("hand", np.int16, (2, h)),
-            ("stk", np.int16, (2, h, STACK_DEPTH)),
-            ("stk_n", np.int8, (2, h)),
-            ("draw", np.int16, (2, PILE)),
-            ("draw_n", np.int16, (2,)),
-            ("side", np.int16, (2, PILE)),
-            ("side_n", np.int16, (2,)),
-            ("centre", np.int16, (2, PILE)),
-            ("centre_n", np.int16, (2,)),
-            ("top_owner", np.int8, (2,)),
-            ("fl_kind", np.int8, (2,)),
-            ("fl_cards", np.int16, (2, 4)),
-            ("fl_slots", np.int8, (2, 4)),
-            ("fl_n", np.int8, (2,)),
-            ("fl_pile", np.int8, (2,)),
-            ("fl_land", np.int64, (2,)),
-            ("commits", np.int64, (2,)),
-            ("played", np.int32, (2,)),
-            ("bounced", np.int32, (2,)),
-            ("illegal", np.int32, (2,)),
-            ("rebuilds", np.int32, (2,)),
-            ("idle_rebuilds", np.int32, (2,)),
+            ("hand", np.int16, (n, h)),
+            ("stk", np.int16, (n, h, STACK_DEPTH)),
+            ("stk_n", np.int8, (n, h)),
+            ("draw", np.int16, (n, pile)),
+            ("draw_n", np.int16, (n,)),
+            ("side", np.int16, (n, pile)),
+            ("side_n", np.int16, (n,)),
+            ("centre", np.int16, (n, pile)),
+            ("centre_n", np.int16, (n,)),
+            ("top_owner", np.int8, (n,)),
+            ("fl_kind", np.int8, (n,)),
+            ("fl_cards", np.int16, (n, 4)),
+            ("fl_slots", np.int8, (n, 4)),
+            ("fl_n", np.int8, (n,)),
+            ("fl_pile", np.int8, (n,)),
+            ("fl_land", np.int64, (n,)),
+            ("commits", np.int64, (n,)),
+            ("played", np.int32, (n,)),
+            ("bounced", np.int32, (n,)),
+            ("illegal", np.int32, (n,)),
+            ("rebuilds", np.int32, (n,)),
+            ("idle_rebuilds", np.int32, (n,)),
         ],
         align=True,
     )
@@ -162,21 +173,29 @@ def state_dtype() -> np.dtype:
 # (lazily typed calls would compile a new version for every literal argument,
 # e.g. seat 0 and seat 1, multiplying the first-run compile time).
 GAME = from_dtype(state_dtype())
+GAMES = tuple(from_dtype(state_dtype(n)) for n in SEAT_COUNTS)
+"""The record of a game of each seat count, as numba types it (``GAMES[0] is GAME``'s twin)."""
 CFG = nb_types.UniTuple(nb_types.int64, N_CFG)
 LAT = nb_types.float64[:, ::1]
 MASK_ROW = nb_types.int8[::1]
 i64, u64, b1, none = nb_types.int64, nb_types.uint64, nb_types.boolean, nb_types.none
 
 
-def new_state(n: int) -> np.ndarray:
+def sigs(ret: Any, *args: Any) -> list[Any]:
+    """The signature ``ret(game, *args)`` for every record type: a kernel compiles once each."""
+    return [ret(game, *args) for game in GAMES]
+
+
+def new_state(n: int, seats: int = 2) -> np.ndarray:
     """``n`` empty game records (deal them with :func:`deal_seeded` or ``table.deal_explicit``)."""
-    return np.zeros(n, state_dtype())
+    return np.zeros(n, state_dtype(seats))
 
 
 def n_actions(rules: Rules) -> int:
     """Size of the action space: wait, rank × pile plays, then any variant moves."""
     r = rules.n_ranks
-    return 1 + 2 * r + (r if rules.stack_layout else 0) + (2 * r if rules.multi_play else 0)
+    n = rules.players  # one centre pile per player
+    return 1 + n * r + (r if rules.stack_layout else 0) + (n * r if rules.multi_play else 0)
 
 
 def config(rules: Rules, tick_ms: int) -> Config:
@@ -207,7 +226,14 @@ def config(rules: Rules, tick_ms: int) -> Config:
 # --------------------------------------------------------------------------- rules
 
 
-_RANK_OF = np.array([c % 13 for c in range(52)] + [13, 13], np.int64)
+@njit(cache=True, inline="always")
+def seats(g: Any) -> int:
+    """Players at game ``g``'s table, and centre piles: the record's seat dimension, a constant
+    of each compiled kernel."""
+    return g.fl_kind.shape[0]
+
+
+_RANK_OF = np.array(([c % 13 for c in range(52)] + [13, 13]) * 2, np.int64)  # two decks
 
 
 @njit(cache=True, inline="always")
@@ -219,7 +245,7 @@ def rank(card: int) -> int:
 ALL_RANKS = (1 << 14) - 1
 
 
-@njit(i64(GAME, CFG, i64, i64), cache=True)
+@njit(sigs(i64, CFG, i64, i64), cache=True)
 def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     """Bit set of the ranks seat ``p`` may put on centre pile ``k`` now (bit 13: joker).
 
@@ -245,13 +271,13 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     return bits
 
 
-@njit(b1(GAME, CFG, i64, i64, i64), cache=True)
+@njit(sigs(b1, CFG, i64, i64, i64), cache=True)
 def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
     """May seat ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
     return (pile_accepts(g, cfg, p, k) >> r) & 1 != 0
 
 
-@njit(i64(GAME, CFG, i64), cache=True)
+@njit(sigs(i64, CFG, i64), cache=True)
 def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
@@ -262,7 +288,7 @@ def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     return once
 
 
-@njit(i64(GAME, CFG, i64), cache=True)
+@njit(sigs(i64, CFG, i64), cache=True)
 def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
@@ -276,76 +302,118 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     return twice
 
 
-@njit(b1(GAME, CFG, i64), cache=True)
+@njit(sigs(b1, CFG, i64), cache=True)
 def has_play(g: Any, cfg: Config, p: int) -> bool:
     """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
-    once = hand_ranks(g, cfg, p)
-    return once & (pile_accepts(g, cfg, p, 0) | pile_accepts(g, cfg, p, 1)) != 0
+    accepts = 0
+    for k in range(seats(g)):
+        accepts |= pile_accepts(g, cfg, p, k)
+    return hand_ranks(g, cfg, p) & accepts != 0
 
 
 @njit(cache=True, inline="always")
-def legal_bits(g: Any, cfg: Config, p: int) -> tuple[int, int, int, int, int]:
-    """Seat ``p``'s legal moves now as rank bit sets: plays on pile 0, on pile 1, stacks,
-    multi-plays on pile 0, on pile 1 (waiting is always legal). The one statement of
-    legality: :func:`legal_row` spells it out as a mask, :func:`is_legal` reads one bit.
-    """
-    if g.phase == OVER or g.fl_kind[p] != K_NONE:
-        return 0, 0, 0, 0, 0
-    once = hand_ranks(g, cfg, p)
-    if g.phase == STUCK:
-        # play-out: a stockless player picks the card to put down at the flip (either pile)
-        if cfg[C.play_out] != 0 and g.draw_n[p] == 0:
-            return once, once, 0, 0, 0
-        return 0, 0, 0, 0, 0
-    acc0 = pile_accepts(g, cfg, p, 0)
-    acc1 = pile_accepts(g, cfg, p, 1)
-    twice = hand_pairs(g, cfg, p) if cfg[C.stack_layout] != 0 or cfg[C.multi_play] != 0 else 0
-    stack = twice if cfg[C.stack_layout] != 0 and g.draw_n[p] > 0 else 0
-    multi = twice if cfg[C.multi_play] != 0 else 0
-    return once & acc0, once & acc1, stack, multi & acc0, multi & acc1
+def pile_of(g: Any, cfg: Config, p: int, j: int) -> int:
+    """The centre pile seat ``p``'s actions call ``j``: with two players the pile itself; with
+    more, counted from ``p``'s own pile in seat order (docs/rules.md, "Party Speed")."""
+    n = seats(g)
+    return j if n == 2 else (p + j) % n
 
 
-@njit(none(GAME, CFG, i64, MASK_ROW), cache=True)
+@njit(cache=True, inline="always")
+def may_move(g: Any, p: int) -> bool:
+    """Seat ``p`` may commit now: the game runs and nothing of its own is in flight."""
+    return g.phase != OVER and g.fl_kind[p] == K_NONE
+
+
+@njit(cache=True, inline="always")
+def flip_choice(g: Any, cfg: Config, p: int) -> bool:
+    """In phase stuck, a stockless ``play_out`` player picks the card put down at the flip."""
+    return cfg[C.play_out] != 0 and g.draw_n[p] == 0
+
+
+@njit(sigs(none, CFG, i64, MASK_ROW), cache=True)
 def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
-    """Write seat ``p``'s action mask into ``out`` (int8, length n_actions)."""
-    on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
+    """Write seat ``p``'s action mask into ``out`` (int8, length n_actions).
+
+    The one statement of legality with :func:`is_legal`, which reads one
+    action of it: wait always; ``1 + n * r + j`` a card of rank ``r`` onto
+    pile :func:`pile_of` ``j``; then stacks and multi-plays (``japanese``).
+    """
     out[:] = 0
     out[0] = 1
+    if not may_move(g, p):
+        return
+    once = hand_ranks(g, cfg, p)
+    n = seats(g)
     nr = cfg[C.n_ranks]
+    if g.phase == STUCK:
+        if flip_choice(g, cfg, p):  # any layout card onto any pile
+            for r in range(nr):
+                for j in range(n):
+                    out[1 + n * r + j] = (once >> r) & 1
+        return
+    # Piles 0 … n-1 as the seat counts them, at most four: one pass over the ranks
+    # writes each rank's n entries side by side.
+    on0 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 0))
+    on1 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 1))
+    on2 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 2)) if n > 2 else 0
+    on3 = once & pile_accepts(g, cfg, p, pile_of(g, cfg, p, 3)) if n > 3 else 0
     for r in range(nr):
-        out[1 + 2 * r] = (on0 >> r) & 1
-        out[2 + 2 * r] = (on1 >> r) & 1
-    base = 1 + 2 * nr
+        at = 1 + n * r
+        out[at] = (on0 >> r) & 1
+        out[at + 1] = (on1 >> r) & 1
+        if n > 2:
+            out[at + 2] = (on2 >> r) & 1
+        if n > 3:
+            out[at + 3] = (on3 >> r) & 1
+    if cfg[C.stack_layout] == 0 and cfg[C.multi_play] == 0:
+        return
+    twice = hand_pairs(g, cfg, p)
+    base = 1 + n * nr
     if cfg[C.stack_layout] != 0:
+        stack = twice if g.draw_n[p] > 0 else 0
         for r in range(13):
             out[base + r] = (stack >> r) & 1
         base += nr
     if cfg[C.multi_play] != 0:
-        for r in range(13):
-            out[base + 2 * r] = (multi0 >> r) & 1
-            out[base + 2 * r + 1] = (multi1 >> r) & 1
+        for j in range(n):
+            multi = twice & pile_accepts(g, cfg, p, pile_of(g, cfg, p, j))
+            for r in range(13):
+                out[base + n * r + j] = (multi >> r) & 1
 
 
-@njit(b1(GAME, CFG, i64, i64), cache=True)
+@njit(sigs(b1, CFG, i64, i64), cache=True)
 def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
     if a == 0:
         return True
-    on0, on1, stack, multi0, multi1 = legal_bits(g, cfg, p)
+    if not may_move(g, p):
+        return False
+    n = seats(g)
     nr = cfg[C.n_ranks]
-    base = 1 + 2 * nr
+    base = 1 + n * nr
     if a < base:
-        r = (a - 1) // 2
-        return ((on0 if (a - 1) % 2 == 0 else on1) >> r) & 1 != 0
+        r = (a - 1) // n
+        if (hand_ranks(g, cfg, p) >> r) & 1 == 0:
+            return False
+        if g.phase == STUCK:
+            return flip_choice(g, cfg, p)
+        return (pile_accepts(g, cfg, p, pile_of(g, cfg, p, (a - 1) % n)) >> r) & 1 != 0
+    if g.phase == STUCK:
+        return False
+    twice = hand_pairs(g, cfg, p)
     if cfg[C.stack_layout] != 0:
         if a < base + nr:
-            return (stack >> (a - base)) & 1 != 0
+            return g.draw_n[p] > 0 and (twice >> (a - base)) & 1 != 0
         base += nr
     m = a - base
-    return ((multi0 if m % 2 == 0 else multi1) >> (m // 2)) & 1 != 0
+    r = m // n
+    if (twice >> r) & 1 == 0:
+        return False
+    return (pile_accepts(g, cfg, p, pile_of(g, cfg, p, m % n)) >> r) & 1 != 0
 
 
-@njit(i64(GAME, CFG, i64), cache=True)
+@njit(sigs(i64, CFG, i64), cache=True)
 def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
@@ -356,7 +424,7 @@ def cards_left(g: Any, cfg: Config, p: int) -> int:
     return n
 
 
-@njit(b1(GAME, CFG, i64), cache=True)
+@njit(sigs(b1, CFG, i64), cache=True)
 def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
@@ -378,7 +446,7 @@ def push_centre(g: Any, k: int, card: int, owner: int) -> None:
     g.top_owner[k] = owner
 
 
-@njit(b1(GAME, i64, i64), cache=True)
+@njit(sigs(b1, i64, i64), cache=True)
 def refill_slot(g: Any, p: int, i: int) -> bool:
     """Fill emptied slot ``i``: a stacked card shows, else the draw pile's top.
 
@@ -397,7 +465,7 @@ def refill_slot(g: Any, p: int, i: int) -> bool:
     return False
 
 
-@njit(none(GAME, i64), cache=True)
+@njit(sigs(none, i64), cache=True)
 def clear_flight(g: Any, p: int) -> None:
     """Seat ``p`` has nothing in flight."""
     g.fl_kind[p] = K_NONE
@@ -408,26 +476,41 @@ def clear_flight(g: Any, p: int) -> None:
     g.fl_land[p] = NEVER
 
 
-@njit(none(GAME, i64), cache=True)
+@njit(cache=True, inline="always")
+def draw_code(g: Any) -> int:
+    """``winner`` of a drawn game: the number of players (:data:`DRAW`, 2, with two), one past
+    the last seat."""
+    return seats(g)
+
+
+@njit(sigs(none, i64), cache=True)
 def end_game(g: Any, winner: int) -> None:
-    """The game is over: ``winner`` is a seat or ``DRAW``."""
+    """The game is over: ``winner`` is a seat or the draw code (:func:`draw_code`)."""
     g.phase = OVER
     g.winner = winner
     g.flip_at = -1
 
 
-@njit(none(GAME, CFG), cache=True)
+@njit(sigs(none, CFG), cache=True)
 def lock_game(g: Any, cfg: Config) -> None:
-    """A locked table ends the game: fewer cards left wins, equal is a draw."""
-    n0 = cards_left(g, cfg, 0)
-    n1 = cards_left(g, cfg, 1)
-    end_game(g, 0 if n0 < n1 else (1 if n1 < n0 else DRAW))
+    """A locked table ends the game: the fewest cards left wins, a tie for the fewest is a
+    draw."""
+    best = -1
+    fewest = 0
+    tied = False
+    for p in range(seats(g)):
+        left = cards_left(g, cfg, p)
+        if best < 0 or left < fewest:
+            best, fewest, tied = p, left, False
+        elif left == fewest:
+            tied = True
+    end_game(g, draw_code(g) if tied else best)
 
 
 # -------------------------------------------------------------------------- commit
 
 
-@njit(i64(GAME, CFG, i64, i64, i64), cache=True)
+@njit(sigs(i64, CFG, i64, i64, i64), cache=True)
 def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
     for i in range(start, cfg[C.hand_size]):
@@ -437,20 +520,21 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     return -1
 
 
-@njit(none(GAME, CFG, LAT, i64, i64, i64), cache=True)
+@njit(sigs(none, CFG, LAT, i64, i64, i64), cache=True)
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
     nr = cfg[C.n_ranks]
-    base_stack = 1 + 2 * nr
+    n_piles = seats(g)
+    base_stack = 1 + n_piles * nr
     base_multi = base_stack + (nr if cfg[C.stack_layout] != 0 else 0)
     if a < base_stack:
-        r = (a - 1) // 2
+        r = (a - 1) // n_piles
         i = leftmost(g, cfg, p, r, 0)
         g.fl_cards[p, 0] = g.hand[p, i]
         g.fl_slots[p, 0] = i
         g.hand[p, i] = -1
         g.fl_n[p] = 1
-        g.fl_pile[p] = (a - 1) % 2
+        g.fl_pile[p] = pile_of(g, cfg, p, (a - 1) % n_piles)
         if g.phase == STUCK:
             # A play-out flip choice is put down at the flip itself: no latency draw.
             g.fl_kind[p] = K_FLIP
@@ -468,7 +552,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
         g.fl_kind[p] = K_STACK
     else:
         m = a - base_multi
-        r = m // 2
+        r = m // n_piles
         n = 0
         for i in range(cfg[C.hand_size]):
             c = g.hand[p, i]
@@ -478,7 +562,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
                 g.hand[p, i] = -1
                 n += 1
         g.fl_n[p] = n
-        g.fl_pile[p] = m % 2
+        g.fl_pile[p] = pile_of(g, cfg, p, m % n_piles)
         g.fl_kind[p] = K_MULTI
     g.fl_land[p] = t + latency_ms(lat[p], g.seed, p, g.commits[p])
     g.commits[p] += 1
@@ -487,7 +571,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
 # ------------------------------------------------------------------------- landing
 
 
-@njit(none(GAME, CFG, i64, i64), cache=True)
+@njit(sigs(none, CFG, i64, i64), cache=True)
 def land(g: Any, cfg: Config, p: int, e: int) -> None:
     """Resolve seat ``p``'s card(s) landing at time ``e``: placed if still legal, else bounced."""
     kind = g.fl_kind[p]
@@ -534,7 +618,7 @@ def land(g: Any, cfg: Config, p: int, e: int) -> None:
 # --------------------------------------------------------------------------- flips
 
 
-@njit(none(GAME, i64), cache=True)
+@njit(sigs(none, i64), cache=True)
 def rebuild(g: Any, k: int) -> None:
     """Side pile ``k`` is rebuilt from centre pile ``k``: all but its top, shuffled."""
     m = g.centre_n[k] - 1
@@ -552,25 +636,39 @@ def rebuild(g: Any, k: int) -> None:
     g.reshuffles += 1
 
 
-@njit(none(GAME, CFG), cache=True)
+@njit(cache=True, inline="always")
+def all_empty(g: Any, n: int) -> bool:
+    """Are the first ``n`` side piles all empty?"""
+    for k in range(n):
+        if g.side_n[k] > 0:
+            return False
+    return True
+
+
+@njit(sigs(none, CFG), cache=True)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
+    n = seats(g)
+    empty = False  # a side pile is empty
+    cycled = True  # every side pile has been rebuilt since the last card was placed
+    for k in range(n):
+        empty |= g.side_n[k] == 0
+        cycled &= g.idle_rebuilds[k] > 0
     if cfg[C.lock] != 0:
-        if g.side_n[0] == 0 and g.side_n[1] == 0:
+        if all_empty(g, n):
             lock_game(g, cfg)
             return
     else:
-        # Both side piles already rebuilt since the last card was placed, and one needs
+        # Every side pile already rebuilt since the last card was placed, and one needs
         # it again: every card has cycled with no play, and would for ever.
-        for k in range(2):
-            if g.side_n[k] == 0 and g.idle_rebuilds[k] > 0 and g.idle_rebuilds[1 - k] > 0:
-                lock_game(g, cfg)
-                return
-        for k in range(2):
+        if empty and cycled:
+            lock_game(g, cfg)
+            return
+        for k in range(n):
             if g.side_n[k] == 0:
                 rebuild(g, k)
     flipped = False
-    for k in range(2):
+    for k in range(n):
         if g.side_n[k] > 0:
             g.side_n[k] -= 1
             push_centre(g, k, g.side[k, g.side_n[k]], -1)
@@ -580,7 +678,7 @@ def flip_side_piles(g: Any, cfg: Config) -> None:
         lock_game(g, cfg)
 
 
-@njit(i64(GAME, CFG, i64), cache=True)
+@njit(sigs(i64, CFG, i64), cache=True)
 def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     """Leftmost slot of seat ``p`` holding a card, or -1."""
     for i in range(cfg[C.hand_size]):
@@ -589,7 +687,7 @@ def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     return -1
 
 
-@njit(none(GAME, CFG), cache=True)
+@njit(sigs(none, CFG), cache=True)
 def flip_stocks(g: Any, cfg: Config) -> None:
     """``japanese`` flip: each stock's top onto its owner's pile (or a layout card in play-out)."""
     emptied = np.zeros(2, np.bool_)
@@ -617,14 +715,14 @@ def flip_stocks(g: Any, cfg: Config) -> None:
         won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
         won1 = g.draw_n[1] == 0 and layout_empty(g, cfg, 1)
     if won0 and won1:
-        end_game(g, DRAW)
+        end_game(g, draw_code(g))
     elif won0:
         end_game(g, 0)
     elif won1:
         end_game(g, 1)
 
 
-@njit(none(GAME, CFG), cache=True)
+@njit(sigs(none, CFG), cache=True)
 def flip(g: Any, cfg: Config) -> None:
     """The simultaneous flip that ends a stuck countdown.
 
@@ -641,31 +739,41 @@ def flip(g: Any, cfg: Config) -> None:
         flip_side_piles(g, cfg)
 
 
-@njit(b1(GAME), cache=True)
-def flying(g: Any) -> bool:
+@njit(sigs(b1, CFG), cache=True)
+def flying(g: Any, cfg: Config) -> bool:
     """Is an ordinary card in flight (a play-out flip choice does not count)?"""
-    return (g.fl_kind[0] != K_NONE and g.fl_kind[0] != K_FLIP) or (
-        g.fl_kind[1] != K_NONE and g.fl_kind[1] != K_FLIP
-    )
+    for p in range(seats(g)):
+        if g.fl_kind[p] != K_NONE and g.fl_kind[p] != K_FLIP:
+            return True
+    return False
 
 
-@njit(i64(GAME, CFG), cache=True)
+@njit(cache=True, inline="always")
+def nobody_can_play(g: Any, cfg: Config) -> bool:
+    """No seat holds an ordinary legal play."""
+    for p in range(seats(g)):
+        if has_play(g, cfg, p):
+            return False
+    return True
+
+
+@njit(sigs(i64, CFG), cache=True)
 def idle_due(g: Any, cfg: Config) -> int:
     """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
-    if cfg[C.idle_flip_ms] == 0 or g.phase != PLAY or flying(g):
+    if cfg[C.idle_flip_ms] == 0 or g.phase != PLAY or flying(g, cfg):
         return int(NEVER)
     return g.placed_at + cfg[C.idle_flip_ms]
 
 
-@njit(none(GAME, CFG, i64), cache=True)
+@njit(sigs(none, CFG, i64), cache=True)
 def stuck_test(g: Any, cfg: Config, e: int) -> None:
     """After an event at time ``e``: start the countdown if nobody can play, or nobody has
     put a card on a centre pile for ``idle_flip_ms``."""
     if g.phase == OVER:
         return
-    stuck = not flying(g) and (
+    stuck = not flying(g, cfg) and (
         (cfg[C.idle_flip_ms] != 0 and e >= g.placed_at + cfg[C.idle_flip_ms])
-        or (not has_play(g, cfg, 0) and not has_play(g, cfg, 1))
+        or nobody_can_play(g, cfg)
     )
     if stuck and g.phase == PLAY:
         g.phase = STUCK
@@ -687,35 +795,47 @@ def landing_time(g: Any, p: int) -> np.int64:
     return g.fl_land[p]
 
 
-@njit(none(GAME, CFG, i64), cache=True)
+@njit(sigs(none, CFG, i64), cache=True)
 def advance(g: Any, cfg: Config, t_end: int) -> None:
     """Resolve every landing and flip due at or before ``t_end``, in time order."""
+    n = seats(g)
     while g.phase != OVER:
-        e0 = landing_time(g, 0)
-        e1 = landing_time(g, 1)
+        el = NEVER  # the next landing, the seats landing then (bits) and how many
+        due = 0
+        tied = 0
+        for p in range(n):
+            lp = landing_time(g, p)
+            if lp < el:
+                el, due, tied = lp, 1 << p, 1
+            elif lp == el:
+                due |= 1 << p
+                tied += 1
         ef = g.flip_at if g.phase == STUCK else NEVER
         ei = idle_due(g, cfg)  # never at the time of a landing: it waits for every flight
-        e = int(min(e0, e1, ef, ei))
+        e = int(min(el, ef, ei))
         if e > t_end:
             return
-        if e0 == e and e1 == e:
-            first = 0 if rng.uniform(g.seed, rng.TIE, g.ties) < 0.5 else 1
-            g.ties += 1
-            land(g, cfg, first, e)
-            stuck_test(g, cfg, e)
-            if g.phase != OVER:
-                land(g, cfg, 1 - first, e)
-        elif e0 == e:
-            land(g, cfg, 0, e)
-        elif e1 == e:
-            land(g, cfg, 1, e)
+        if el == e:
+            # Of the seats landing now, the i-th in seat order lands first: i uniform among
+            # them (two seats: seat 0 first when u < 0.5). The others land on the next turns
+            # of this loop, each after the stuck test, with a draw of their own while tied.
+            i = 0
+            if tied > 1:
+                i = min(int(rng.uniform(g.seed, rng.TIE, g.ties) * tied), tied - 1)
+                g.ties += 1
+            for _ in range(i):
+                due &= due - 1  # drop the lowest seat: the i-th of them lands first
+            p = 0
+            while (due >> p) & 1 == 0:
+                p += 1
+            land(g, cfg, p, e)
         elif ef == e:
             flip(g, cfg)
         # else the idle period ran out at e: the stuck test below starts the countdown
         stuck_test(g, cfg, e)
 
 
-@njit(i64(GAME, CFG), cache=True)
+@njit(sigs(i64, CFG), cache=True)
 def quiet_ticks(g: Any, cfg: Config) -> int:
     """How many ticks from now only move the clock if both seats wait: no landing, flip or
     idle countdown falls due in them and the game is not truncated at their end.
@@ -727,9 +847,11 @@ def quiet_ticks(g: Any, cfg: Config) -> int:
     """
     if g.phase == OVER:
         return 0
+    landing = NEVER
+    for p in range(seats(g)):
+        landing = min(landing, landing_time(g, p))
     due = min(
-        landing_time(g, 0),
-        landing_time(g, 1),
+        landing,
         g.flip_at if g.phase == STUCK else NEVER,
         np.int64(idle_due(g, cfg)),
         np.int64(cfg[C.max_game_ms]),
@@ -738,14 +860,15 @@ def quiet_ticks(g: Any, cfg: Config) -> int:
     return max(0, (due - g.clock - 1) // cfg[C.tick_ms])
 
 
-@njit(none(GAME, CFG, LAT, i64, i64), cache=True)
-def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
-    """One tick of game ``b``: both commits at the clock, then the events of the tick."""
+@njit(cache=True, inline="always")
+def tick(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
+    """One tick of a game: every seat's commit at the clock (seat order; ``a2``, ``a3`` only
+    with three or four players), then the events of the tick."""
     if g.phase == OVER:
         return
     t = g.clock
-    for p in range(2):
-        a = a0 if p == 0 else a1
+    for p in range(seats(g)):
+        a = a0 if p == 0 else (a1 if p == 1 else (a2 if p == 2 else a3))
         if a != 0:
             if is_legal(g, cfg, p, a):
                 commit(g, cfg, lat, p, a, t)
@@ -760,21 +883,38 @@ def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
         g.flip_at = -1
 
 
+@njit(sigs(none, CFG, LAT, i64, i64), cache=True)
+def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
+    """One tick of a two-player game: both commits at the clock, then the events of the tick."""
+    tick(g, cfg, lat, a0, a1, 0, 0)
+
+
+@njit(sigs(none, CFG, LAT, i64, i64, i64, i64), cache=True)
+def step_seats(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
+    """One tick of a game of any seat count (:func:`tick`)."""
+    tick(g, cfg, lat, a0, a1, a2, a3)
+
+
 @njit(cache=True)
 def step_all(
     s: np.ndarray, cfg: Config, lat: np.ndarray, actions: np.ndarray, rewards: np.ndarray
 ) -> None:
-    """Step every game of the batch with ``actions`` (2, B); write rewards (2, B) of ended games."""
+    """Step every game of the batch with ``actions`` (seats, B); write rewards (seats, B) of the
+    games that ended: +1 the winner, -1/(n-1) each other seat (so they sum to 0)."""
     for b in range(s.shape[0]):
         g = s[b]
+        n = seats(g)
         was_over = g.phase == OVER
-        step_game(g, cfg, lat[b], actions[0, b], actions[1, b])
-        rewards[0, b] = 0.0
-        rewards[1, b] = 0.0
-        if not was_over and g.phase == OVER and g.winner >= 0 and g.winner != DRAW:
-            w = g.winner
-            rewards[w, b] = 1.0
-            rewards[1 - w, b] = -1.0
+        if n == 2:  # known when this compiles: the two-seat kernel, as it always was
+            step_game(g, cfg, lat[b], actions[0, b], actions[1, b])
+        else:
+            a3 = actions[3, b] if n > 3 else 0
+            step_seats(g, cfg, lat[b], actions[0, b], actions[1, b], actions[2, b], a3)
+        for p in range(n):
+            rewards[p, b] = 0.0
+        if not was_over and g.phase == OVER and 0 <= g.winner < n:
+            for p in range(n):
+                rewards[p, b] = 1.0 if p == g.winner else -1.0 / (n - 1)
 
 
 @njit(cache=True)
@@ -786,20 +926,25 @@ def step_some(
     actions: np.ndarray,
     ended: np.ndarray,
 ) -> None:
-    """Step only games ``games[j]``, with ``actions`` (2, len(games)); flag in ``ended[j]`` those
-    that ended on this tick."""
+    """Step only games ``games[j]``, with ``actions`` (seats, len(games)); flag in ``ended[j]``
+    those that ended on this tick."""
     for j in range(games.shape[0]):
         b = games[j]
         g = s[b]
         was_over = g.phase == OVER
-        step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
+        n = seats(g)
+        if n == 2:  # known when this compiles: the two-seat kernel, as it always was
+            step_game(g, cfg, lat[b], actions[0, j], actions[1, j])
+        else:
+            a3 = actions[3, j] if n > 3 else 0
+            step_seats(g, cfg, lat[b], actions[0, j], actions[1, j], actions[2, j], a3)
         ended[j] = (not was_over) and g.phase == OVER
 
 
 # ------------------------------------------------------------------------- dealing
 
 
-@njit(none(GAME, u64), cache=True)
+@njit(sigs(none, u64), cache=True)
 def clear_game(g: Any, seed: np.uint64) -> None:
     """Empty table, clock 0, statistics 0, with a new seed."""
     g.seed = seed
@@ -819,7 +964,7 @@ def clear_game(g: Any, seed: np.uint64) -> None:
     g.centre[:] = -1
     g.centre_n[:] = 0
     g.top_owner[:] = -1
-    for p in range(2):
+    for p in range(g.fl_kind.shape[0]):
         clear_flight(g, p)
     g.commits[:] = 0
     g.played[:] = 0
@@ -841,7 +986,7 @@ def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
     return n
 
 
-@njit(none(GAME, CFG, b1), cache=True)
+@njit(sigs(none, CFG, b1), cache=True)
 def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
     if opening_flip:
@@ -853,7 +998,7 @@ def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     stuck_test(g, cfg, 0)
 
 
-@njit(none(GAME, CFG, u64), cache=True)
+@njit(sigs(none, CFG, u64), cache=True)
 def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)
@@ -879,18 +1024,35 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
         start_game(g, cfg, True)
         return
     order = rng.shuffle_order(seed, rng.DEAL, 0, cfg[C.deck_size])
-    # The canonical deck is 0..51 (then 52, 53: the jokers), so deck[order] == order.
-    d = order.astype(np.int16)
+    n = seats(g)
+    if n == 2:
+        # The canonical deck is 0..51 (then 52, 53: the jokers), so deck[order] == order.
+        d = order.astype(np.int16)
+    else:
+        # Two decks: ids 0 … 53 and 54 … 107, less the jokers (ids 52, 53 of each) without.
+        deck = np.empty(cfg[C.deck_size], np.int16)
+        m = 0
+        for c in range(2 * PILE):
+            if cfg[C.jokers] != 0 or c % PILE < 52:
+                deck[m] = c
+                m += 1
+        d = deck[order]
     ds, ss = cfg[C.draw_size], cfg[C.side_size]
-    for p in range(2):
+    # what the side piles cannot split evenly lies under the centre starts (docs/rules.md)
+    under = cfg[C.deck_size] - n * (hs + ds + ss + 1)
+    starts = n * (hs + ds + ss) + under  # cut order: hands, draws, sides, under, starts
+    for p in range(n):
         for i in range(hs):
             g.hand[p, i] = d[p * hs + i]
-        lo = 2 * hs + p * ds
+        lo = n * hs + p * ds
         g.draw_n[p] = put_top_first(g.draw[p], d, lo, lo + ds)
-        lo = 2 * hs + 2 * ds + p * ss
+        lo = n * (hs + ds) + p * ss
         g.side_n[p] = put_top_first(g.side[p], d, lo, lo + ss)
-        g.centre[p, 0] = d[2 * hs + 2 * ds + 2 * ss + p]
-        g.centre_n[p] = 1
+        if p < under:  # face up under the start card, out of play until a rebuild
+            g.centre[p, 0] = d[n * (hs + ds + ss) + p]
+            g.centre_n[p] = 1
+        g.centre[p, g.centre_n[p]] = d[starts + p]
+        g.centre_n[p] += 1
     start_game(g, cfg, False)
 
 

@@ -16,11 +16,12 @@ options here: ``stuck_countdown_ms``, ``idle_flip_ms``, ``reserve_rule`` and the
 lock, and the play-out default flip; ``docs/rules.md`` lists them.
 
 The variants of the US Speed seed (Party Speed): ``jokers`` as wild cards in
-``us``/``pagat``, ``hand_size`` 3 … 7 in every preset, and ``players``: 2 only
-for now (3 and 4 are refused, naming the missing n-seat engine; their rules are
-specified in ``docs/rules.md``)::
+``us``/``pagat``, ``hand_size`` 3 … 7 in every preset, and ``players``: 3 and 4
+in ``us``/``pagat`` (two decks, a centre pile per player; ``docs/rules.md``, "Party
+Speed"), played by the engine (:mod:`speed_env.seats`); the envs take two seats yet::
 
     make_rules("us", jokers=True, hand_size=7)
+    make_rules("pagat", players=4, jokers=True)
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ JAPANESE_ONLY = ("play_out", "stack_layout", "multi_play")
 HAND_SIZES = range(3, 8)
 """The hand sizes ``hand_size`` may take (3 … 7; the hand refills to it)."""
 PLAYERS = (2, 3, 4)
-"""The seat counts of ``players``; only 2 is playable yet (see docs/rules.md, "Party Speed")."""
-PLAYABLE_PLAYERS = (2,)
-"""The seat counts the engine plays today."""
+"""The seat counts of ``players`` (docs/rules.md, "Party Speed")."""
+PLAYABLE_PLAYERS = {"us": (2, 3, 4), "pagat": (2, 3, 4), "japanese": (2,)}
+"""The seat counts the engine plays in each preset (``japanese`` with 3 or 4 is specified in
+docs/rules.md but not dealt yet)."""
 DEFAULT_HAND = {"us": 5, "pagat": 5, "japanese": 4}
 """Each preset's own hand/layout size: what ``hand_size = 0`` (the default) means."""
 SEAT_CARDS = {"us": 20, "pagat": 15, "japanese": 26}
@@ -101,8 +103,8 @@ class Rules:
     to it from the draw pile/stock, which holds the seat's other cards. ``0`` (the default)
     is the preset's own: 5, or 4 in ``japanese``."""
     players: int = 2
-    """Seats at the table. Only 2 is playable yet: 3 and 4 (Party Speed, docs/rules.md) are
-    refused until the n-seat engine exists."""
+    """Seats at the table: 2, or 3 and 4 in ``us``/``pagat`` (Party Speed, docs/rules.md: two
+    decks, one centre pile and side pile per player)."""
 
     def __post_init__(self) -> None:
         if type(self.hand_size) is int and self.hand_size == 0 and self.preset in DEFAULT_HAND:
@@ -125,8 +127,21 @@ class Rules:
 
     @property
     def side_size(self) -> int:
-        """Cards in each side pile at the deal (0 in ``japanese``)."""
-        return {"us": 5, "pagat": 10, "japanese": 0}[self.preset]
+        """Cards in each side pile at the deal (0 in ``japanese``); with three or four players
+        the cards no hand or draw pile takes, less the centre starts, split evenly."""
+        if self.players == 2:
+            return {"us": 5, "pagat": 10, "japanese": 0}[self.preset]
+        return self._rest() // self.players
+
+    @property
+    def under_centre(self) -> int:
+        """Cards dealt face up under the centre starts, one each from pile 0 on: what the side
+        piles cannot split evenly (three players without jokers: 2; else 0)."""
+        return 0 if self.players == 2 else self._rest() % self.players
+
+    def _rest(self) -> int:
+        """Cards left for the side piles and under the centre after hands, draws and starts."""
+        return self.deck_size - self.players * (self.hand_size + self.draw_size + 1)
 
     @property
     def n_ranks(self) -> int:
@@ -134,9 +149,14 @@ class Rules:
         return 14 if self.jokers else 13
 
     @property
+    def decks(self) -> int:
+        """Standard decks shuffled together: 1 for two players, 2 for three or four."""
+        return 1 if self.players == 2 else 2
+
+    @property
     def deck_size(self) -> int:
-        """52, or 54 with jokers."""
-        return 54 if self.jokers else 52
+        """52, or 54 with jokers, per deck (:attr:`decks`)."""
+        return (54 if self.jokers else 52) * self.decks
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (checked like any other)."""
@@ -198,10 +218,11 @@ def check_rules(rules: Rules) -> None:
             f"rule option 'players' must be one of {', '.join(map(str, PLAYERS))}, "
             f"got {rules.players}"
         )
-    if rules.players not in PLAYABLE_PLAYERS:
+    if rules.players not in PLAYABLE_PLAYERS[rules.preset]:
         raise RulesError(
-            f"players={rules.players} is not playable yet: the engine plays 2 seats; the "
-            "3- and 4-player rules (docs/rules.md, 'Party Speed') await the n-seat engine"
+            f"players={rules.players} is not playable yet in {rules.preset!r}: its deal for "
+            f"{rules.players} (docs/rules.md, 'Party Speed') is not implemented; "
+            "'us' and 'pagat' take 2, 3 or 4 players"
         )
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:

@@ -31,38 +31,37 @@ def _top_first(pile: np.ndarray, n: int) -> list[str]:
     return [card_str(int(c)) for c in pile[:n][::-1]]
 
 
-def _winner(g: Any, names: tuple[str, ...] | None) -> Any:
+def _winner(g: Any, names: tuple[str, ...] | None, players_n: int = 2) -> Any:
     w = int(g["winner"])
     if w < 0:
         return None
-    if w == engine.DRAW:
+    if w == players_n:  # the draw code (engine.draw_code): engine.DRAW with two players
         return "draw"
     return names[w] if names else w
 
 
 def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
-    """Each game's match points, int64 ``(2, B)`` seat-major; ``None`` for ``japanese``.
+    """Each game's match points, int64 ``(seats, B)`` seat-major; ``None`` for ``japanese``.
 
     docs/rules.md "Match points" (``us``/``pagat``): the winner of a finished game
-    scores one point per card the loser has not got rid of (hand, a card in
-    flight, draw pile); the loser scores 0, and so do both seats of a running,
+    scores one point per card every other seat has not got rid of (hand, a card in
+    flight, draw pile); the others score 0, and so does every seat of a running,
     drawn or truncated game.
     """
     if rules.is_japanese:
         return None
     h = rules.hand_size
+    n = s["hand"].shape[1]  # seats
     left = (
         (s["hand"][:, :, :h] >= 0).sum(axis=2)
         + s["fl_n"]
         + s["draw_n"]
         + s["stk_n"][:, :, :h].sum(axis=2)
-    ).astype(np.int64)  # (B, 2)
+    ).astype(np.int64)  # (B, seats)
     w = s["winner"].astype(np.int64)
-    won = (s["phase"] == engine.OVER) & ((w == 0) | (w == 1))
-    points = np.zeros((2, len(s)), np.int64)
-    for p in range(2):
-        points[p] = np.where(won & (w == p), left[:, 1 - p], 0)
-    return points
+    won = (s["phase"] == engine.OVER) & (w >= 0) & (w < n)  # n is the draw code
+    others = left.sum(axis=1)[None, :] - left.T  # (seats, B): the cards of every other seat
+    return np.where(won[None, :] & (w[None, :] == np.arange(n)[:, None]), others, 0)
 
 
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
@@ -121,11 +120,12 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
     return out
 
 
-def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
-    """Everything about game ``b``, hidden piles in order (docs/rules.md "The full table")."""
+def full_table(s: np.ndarray, b: int, hand_size: int, players_n: int = 2) -> dict[str, Any]:
+    """Everything about game ``b`` of ``players_n`` seats, hidden piles in order (docs/rules.md
+    "The full table"); a draw's ``winner`` is ``"draw"`` whatever the seat count."""
     g = s[b]
     players = []
-    for p in range(2):
+    for p in range(players_n):
         kind = int(g["fl_kind"][p])
         flight = None
         if kind != K_NONE:
@@ -156,17 +156,19 @@ def full_table(s: np.ndarray, b: int, hand_size: int) -> dict[str, Any]:
         "phase": _PHASES[int(g["phase"])],
         "flip_ms": None if g["flip_at"] < 0 else int(g["flip_at"]),
         "placed_ms": int(g["placed_at"]),
-        "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(2)],
-        "top_owner": [None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(2)],
-        "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(2)],
+        "centre": [_top_first(g["centre"][k], int(g["centre_n"][k])) for k in range(players_n)],
+        "top_owner": [
+            None if g["top_owner"][k] < 0 else int(g["top_owner"][k]) for k in range(players_n)
+        ],
+        "side_piles": [_top_first(g["side"][k], int(g["side_n"][k])) for k in range(players_n)],
         "players": players,
-        "winner": _winner(g, None),
+        "winner": _winner(g, None, players_n),
         "truncated": bool(g["truncated"]),
         "flips": int(g["flips"]),
         "reshuffles": int(g["reshuffles"]),
         "ties": int(g["ties"]),
-        "rebuilds": [int(x) for x in g["rebuilds"]],
-        "idle_rebuilds": [int(x) for x in g["idle_rebuilds"]],
+        "rebuilds": [int(x) for x in g["rebuilds"][:players_n]],
+        "idle_rebuilds": [int(x) for x in g["idle_rebuilds"][:players_n]],
     }
 
 
@@ -178,7 +180,7 @@ def deal_explicit(s: np.ndarray, cfg: Config, b: int, deal: Deal, seed: int) -> 
         s[field][b, p, : len(pile)] = pile[::-1]  # piles are stored bottom first
         s[field + "_n"][b, p] = len(pile)
 
-    for p in range(2):
+    for p in range(len(deal.hands)):
         s["hand"][b, p, : len(deal.hands[p])] = deal.hands[p]
         put("draw", p, deal.draw_piles[p])
         put("side", p, deal.side_piles[p])

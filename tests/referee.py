@@ -11,6 +11,10 @@ Inside, every pile is a Python list **bottom first** (``pile[-1]`` is the top,
 as ``docs/rules.md`` "The full table" asks. A hand/layout slot is a list too
 (bottom first) so that ``stack_layout`` stacks are plain lists.
 
+Seats and piles are lists of ``rules.players`` entries: two players as ever,
+three or four for Party Speed (docs/rules.md: two decks, a centre pile and a
+side pile per player, the wider tie-break and rewards).
+
 A player's flight is a tuple ``(kind, cards, slots, pile, lands_ms)``. The
 flying cards stay on top of their slot lists until they land (a bounce then
 has nothing to move back); while they fly their slots show ``None`` and the
@@ -49,6 +53,7 @@ SEEN_KEYS = (
     "cycle_lock",
     "empty_lock",
     "multi_flip_tick",
+    "tie3",  # three or more seats' cards landing at one millisecond (three or four players)
     "draw",
     "truncated",
     "idle",  # a countdown started by the idle rule while a player held a legal play
@@ -61,21 +66,22 @@ Flight = tuple[str, list[int], list[int], int, int]
 
 
 def _rank(card: int) -> int:
+    card %= 54  # a second deck's card (three or four players) is id 54 on
     return JOKER_RANK if card >= 52 else card % 13
 
 
 class Referee:
     """One game of real-time Speed played exactly as ``docs/rules.md`` says.
 
-    ``step(a0, a1)`` takes both seats' actions for one tick and returns
-    ``((reward0, reward1), terminated, truncated)``. ``legal_mask(seat)`` is the
+    ``step(a0, a1, …)`` takes every seat's action for one tick and returns
+    ``((reward0, reward1, …), terminated, truncated)``. ``legal_mask(seat)`` is the
     action mask (a list of 0/1; the referee keeps it, do not modify it).
     """
 
     def __init__(
         self,
         rules: Rules,
-        reactions: tuple[ReactionProfile, ReactionProfile],
+        reactions: tuple[ReactionProfile, ...],
         tick_ms: int,
         seed: int,
         deal: Deal | None = None,
@@ -86,13 +92,15 @@ class Referee:
         self.tick_ms = int(tick_ms)
         self.seed = int(seed)
         self._seed64 = rng.seed_to_u64(seed)
-        self._lat_params = (reactions[0].params(), reactions[1].params())
+        self.n = rules.players  # seats, and centre piles
+        self.seats = range(self.n)
+        self._lat_params = tuple(reactions[p].params() for p in self.seats)
         self.japanese = rules.is_japanese
         self.R = rules.n_ranks
         self.hs = rules.hand_size
-        self.stack_base = 1 + 2 * self.R
+        self.stack_base = 1 + self.n * self.R
         self.multi_base = self.stack_base + (self.R if rules.stack_layout else 0)
-        self.n_actions = self.multi_base + (2 * self.R if rules.multi_play else 0)
+        self.n_actions = self.multi_base + (self.n * self.R if rules.multi_play else 0)
         # ok[tr][r]: may a card of rank r go on a (non-joker) top of rank tr?
         self._ok = [
             [
@@ -115,28 +123,29 @@ class Referee:
         self.winner: int | str | None = None
         self.truncated = False
         self.done = False
-        self.slots = [[[c] if c >= 0 else [] for c in deal.hands[p]] for p in (0, 1)]
-        self.draw = [list(reversed(deal.draw_piles[p])) for p in (0, 1)]
-        self.side = [list(reversed(deal.side_piles[k])) for k in (0, 1)]
-        self.top_owner: list[int | None] = [None, None]
-        self.flight: list[Flight | None] = [None, None]
-        self.played = [0, 0]
-        self.bounced = [0, 0]
-        self.illegal = [0, 0]
-        self.commits = [0, 0]
+        n = self.n
+        self.slots = [[[c] if c >= 0 else [] for c in deal.hands[p]] for p in self.seats]
+        self.draw = [list(reversed(deal.draw_piles[p])) for p in self.seats]
+        self.side = [list(reversed(deal.side_piles[k])) for k in self.seats]
+        self.top_owner: list[int | None] = [None] * n
+        self.flight: list[Flight | None] = [None] * n
+        self.played = [0] * n
+        self.bounced = [0] * n
+        self.illegal = [0] * n
+        self.commits = [0] * n
         self.flips = 0
         self.reshuffles = 0
         self.ties = 0
-        self.rebuilds = [0, 0]
-        self.idle_rebuilds = [0, 0]  # rebuilds of each side pile since the last placed card
+        self.rebuilds = [0] * n
+        self.idle_rebuilds = [0] * n  # rebuilds of each side pile since the last placed card
         self.events = 0  # events resolved so far (not part of the table)
         self.changes = 0  # bumped whenever the table changes other than its clock
         self.flips_this_step = 0
         # How often each rare rule fired (not part of the table): lets tests check coverage.
         self.seen: dict[str, int] = dict.fromkeys(SEEN_KEYS, 0)
-        self._masks: list[list[int] | None] = [None, None]
+        self._masks: list[list[int] | None] = [None] * n
         if deal.centre is not None:
-            self.centre = [list(reversed(deal.centre[k])) for k in (0, 1)]
+            self.centre = [list(reversed(deal.centre[k])) for k in self.seats]
         else:
             # japanese opening flip, at clock 0: each stock top onto the player's own pile.
             self.centre = [[], []]
@@ -148,12 +157,17 @@ class Referee:
     # ------------------------------------------------------------- legality
     def legal(self, p: int, r: int, k: int) -> bool:
         """May player ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
-        top = self.centre[k][-1]
-        if top >= 52:
+        top = _rank(self.centre[k][-1])
+        if top == JOKER_RANK:
             if not self.japanese:
                 return True  # a wild joker: any card goes on it
             return self.top_owner[k] == p  # japanese: only its owner covers it
-        return self._ok[top % 13][r]
+        return self._ok[top][r]
+
+    def pile_of(self, p: int, j: int) -> int:
+        """The centre pile ``p``'s actions call ``j``: two players, the pile itself; more,
+        counted from ``p``'s own pile in seat order."""
+        return j if self.n == 2 else (p + j) % self.n
 
     def shown(self, p: int) -> list[int | None]:
         """The card showing in each of ``p``'s slots (``None``: empty or in flight)."""
@@ -168,8 +182,7 @@ class Referee:
         out = []
         for j, s in enumerate(self.slots[p]):
             if s and j not in away:
-                c = s[-1]
-                out.append(JOKER_RANK if c >= 52 else c % 13)
+                out.append(_rank(s[-1]))
             else:
                 out.append(-1)
         return out
@@ -177,7 +190,7 @@ class Referee:
     def has_legal_play(self, p: int) -> bool:
         """Does ``p`` hold an ordinary play (a shown card legal on a pile)?"""
         for r in set(self._shown_ranks(p)):
-            if r >= 0 and (self.legal(p, r, 0) or self.legal(p, r, 1)):
+            if r >= 0 and any(self.legal(p, r, k) for k in self.seats):
                 return True
         return False
 
@@ -199,15 +212,17 @@ class Referee:
             return m
         ranks = self._shown_ranks(p)
         present = {r for r in ranks if r >= 0}
+        n = self.n
         if self.phase == STUCK:
             if self.flip_choice_allowed(p):
                 for r in present:
-                    m[1 + 2 * r] = m[2 + 2 * r] = 1
+                    for j in self.seats:
+                        m[1 + n * r + j] = 1
             return m
         for r in present:
-            for k in (0, 1):
-                if self.legal(p, r, k):
-                    m[1 + 2 * r + k] = 1
+            for j in self.seats:
+                if self.legal(p, r, self.pile_of(p, j)):
+                    m[1 + n * r + j] = 1
         if self.rules.stack_layout or self.rules.multi_play:
             for r in present:
                 if r == JOKER_RANK or ranks.count(r) < 2:
@@ -215,19 +230,22 @@ class Referee:
                 if self.rules.stack_layout and self.draw[p]:
                     m[self.stack_base + r] = 1
                 if self.rules.multi_play:
-                    for k in (0, 1):
-                        if self.legal(p, r, k):
-                            m[self.multi_base + 2 * r + k] = 1
+                    for j in self.seats:
+                        if self.legal(p, r, self.pile_of(p, j)):
+                            m[self.multi_base + n * r + j] = 1
         return m
 
     # ----------------------------------------------------------------- step
-    def step(self, a0: int, a1: int) -> tuple[tuple[float, float], bool, bool]:
-        """Play one tick: commits, then every event due by ``clock + tick_ms``."""
+    def step(self, *actions: int) -> tuple[tuple[float, ...], bool, bool]:
+        """Play one tick: every seat's commit (seat order), then every event due by
+        ``clock + tick_ms``."""
         if self.done:
             raise RuntimeError("step() on a finished game")
+        if len(actions) != self.n:
+            raise ValueError(f"step() takes one action per seat ({self.n}), got {len(actions)}")
         t = self.clock
-        masks = (self.legal_mask(0), self.legal_mask(1))
-        for p, a in ((0, a0), (1, a1)):
+        masks = [self.legal_mask(p) for p in self.seats]
+        for p, a in enumerate(actions):
             a = int(a)
             if not 0 <= a < self.n_actions:
                 raise ValueError(
@@ -246,26 +264,27 @@ class Referee:
             # docs/rules.md only says "truncated"; the table then reads as a finished game.
             self.truncated = True
             self.end(None)
-            return (0.0, 0.0), False, True
+            return (0.0,) * self.n, False, True
         if self.done:
             return self.rewards(), True, False
-        return (0.0, 0.0), False, False
+        return (0.0,) * self.n, False, False
 
-    def rewards(self) -> tuple[float, float]:
-        """+1/−1 to the winner/loser, 0 for a draw or an unfinished game."""
-        if self.winner == 0:
-            return 1.0, -1.0
-        if self.winner == 1:
-            return -1.0, 1.0
-        return 0.0, 0.0
+    def rewards(self) -> tuple[float, ...]:
+        """+1 to the winner, −1/(n−1) to each other seat (−1 with two); 0 for a draw or an
+        unfinished game."""
+        if self.winner is None or self.winner == "draw":
+            return (0.0,) * self.n
+        loss = -1.0 / (self.n - 1)
+        return tuple(1.0 if p == self.winner else loss for p in self.seats)
 
     def commit(self, p: int, a: int, t: int) -> None:
         """Put player ``p``'s (already checked legal) action ``a`` in flight at clock ``t``."""
-        self._masks = [None, None]
+        self._masks = [None] * self.n
         self.changes += 1
         ranks = self._shown_ranks(p)
         if a < self.stack_base:
-            r, k = divmod(a - 1, 2)
+            r, j = divmod(a - 1, self.n)
+            k = self.pile_of(p, j)
             slot = ranks.index(r)
             card = self.slots[p][slot][-1]
             if self.phase == STUCK:  # a play-out flip choice: placed at the flip, no latency draw
@@ -281,7 +300,8 @@ class Referee:
             self.flight[p] = ("stack", [card], [src], dst, t + self._latency(p))
             self.seen["stack"] += 1
         else:
-            r, k = divmod(a - self.multi_base, 2)
+            r, j = divmod(a - self.multi_base, self.n)
+            k = self.pile_of(p, j)
             slots = [j for j, x in enumerate(ranks) if x == r]
             cards = [self.slots[p][j][-1] for j in slots]
             self.flight[p] = ("multi", cards, slots, k, t + self._latency(p))
@@ -303,29 +323,28 @@ class Referee:
         """Resolve every landing and flip due at or before ``end``, in time order."""
         self.flips_this_step = 0
         while not self.done:
-            l0 = self._next_landing(0)
-            l1 = self._next_landing(1)
+            landings = [self._next_landing(p) for p in self.seats]
             lf = self.flip_ms if self.phase == STUCK and self.flip_ms is not None else _NEVER
             li = self._idle_runs_out()
-            e = min(l0, l1, lf, li)
+            e = min(*landings, lf, li)
             if e > end:
                 return
-            if l0 == e and l1 == e:
-                u = rng.uniform(self._seed64, rng.TIE, self.ties)
-                self.ties += 1
-                self.seen["tie"] += 1
-                first, second = (0, 1) if u < 0.5 else (1, 0)
-                self.land(first, e)
-                self.stuck_test(e)
-                if self.done:
-                    return
-                self.land(second, e)
-                self.stuck_test(e)
-            elif l0 == e:
-                self.land(0, e)
-                self.stuck_test(e)
-            elif l1 == e:
-                self.land(1, e)
+            due = [p for p in self.seats if landings[p] == e]
+            if due:
+                # Tied landings land in a uniform random order: while more than one is left,
+                # the next is the floor(u * left)-th of them in seat order, each checked and
+                # followed by the stuck test before the next (none after a win).
+                while len(due) > 1:
+                    u = rng.uniform(self._seed64, rng.TIE, self.ties)
+                    self.ties += 1
+                    self.seen["tie"] += 1
+                    if len(due) > 2:
+                        self.seen["tie3"] += 1
+                    self.land(due.pop(int(u * len(due))), e)
+                    self.stuck_test(e)
+                    if self.done:
+                        return
+                self.land(due[0], e)
                 self.stuck_test(e)
             elif lf == e:
                 if self.flips_this_step:
@@ -335,14 +354,14 @@ class Referee:
                 self.stuck_test(e)
             else:  # nothing placed for idle_flip_ms: the stuck test starts the countdown
                 self.events += 1
-                self._masks = [None, None]
+                self._masks = [None] * self.n
                 self.changes += 1
                 self.stuck_test(e)
 
     def _idle_runs_out(self) -> int:
         """When the idle period ends, while it can start a countdown (no card flying); or never."""
         idle = self.rules.idle_flip_ms
-        flying = self._next_landing(0) != _NEVER or self._next_landing(1) != _NEVER
+        flying = any(self._next_landing(p) != _NEVER for p in self.seats)
         if not idle or self.phase != PLAY or flying:
             return _NEVER
         return self.placed_ms + idle
@@ -350,7 +369,7 @@ class Referee:
     def land(self, p: int, e: int) -> None:
         """Player ``p``'s flight lands at time ``e``: placed, stacked or bounced."""
         self.events += 1
-        self._masks = [None, None]
+        self._masks = [None] * self.n
         self.changes += 1
         flight = self.flight[p]
         assert flight is not None
@@ -362,23 +381,23 @@ class Referee:
             hand[pile].append(card)
             self.refill(p, slots[0])
         elif self.legal(p, _rank(cards[0]), pile):
-            if self.centre[pile][-1] >= 52 and self.top_owner[pile] != p:
+            if _rank(self.centre[pile][-1]) == JOKER_RANK and self.top_owner[pile] != p:
                 self.seen["wild_covered"] += 1
             for j in slots:
                 hand[j].pop()
             self.centre[pile].extend(cards)
             self.top_owner[pile] = p
-            if cards[-1] >= 52:
+            if _rank(cards[-1]) == JOKER_RANK:
                 self.seen["joker_placed"] += 1
             self.played[p] += len(cards)
-            self.idle_rebuilds = [0, 0]
+            self.idle_rebuilds = [0] * self.n
             self.placed_ms = e
             for j in slots:
                 self.refill(p, j)
         else:
             self.bounced[p] += len(cards)  # the cards never left their slots
             self.seen["bounce"] += 1
-            if self.centre[pile][-1] >= 52:
+            if _rank(self.centre[pile][-1]) == JOKER_RANK:
                 self.seen["joker_blocked"] += 1
         self.check_win_after_landing(p)
 
@@ -392,8 +411,8 @@ class Referee:
         no card has been put on a centre pile for ``idle_flip_ms``."""
         if self.done:
             return
-        calm = self._next_landing(0) == _NEVER and self._next_landing(1) == _NEVER
-        no_play = not self.has_legal_play(0) and not self.has_legal_play(1)
+        calm = all(self._next_landing(p) == _NEVER for p in self.seats)
+        no_play = not any(self.has_legal_play(p) for p in self.seats)
         idle = self.rules.idle_flip_ms
         overdue = idle > 0 and e - self.placed_ms >= idle
         stuck = calm and (no_play or overdue)
@@ -412,7 +431,7 @@ class Referee:
     def flip(self, e: int) -> None:
         """The simultaneous flip at the end of the stuck countdown."""
         self.events += 1
-        self._masks = [None, None]
+        self._masks = [None] * self.n
         self.changes += 1
         self.flips += 1
         self.placed_ms = e  # a flip that does not end the game puts a card on a pile
@@ -426,23 +445,24 @@ class Referee:
     def flip_side_piles(self) -> None:
         """``us``/``pagat``: side pile k onto centre pile k, rebuilding or locking first."""
         if self.rules.reserve_rule == "lock":
-            if not self.side[0] and not self.side[1]:
+            if not any(self.side):
                 self.seen["empty_lock"] += 1
                 self.lock()
                 return
         else:
-            for k in (0, 1):
-                if not self.side[k] and self.idle_rebuilds[k] and self.idle_rebuilds[1 - k]:
-                    self.seen["cycle_lock"] += 1
-                    self.lock()
-                    return
-            for k in (0, 1):
+            # A side pile to rebuild when every side pile has been rebuilt since the last
+            # placed card: the cards would cycle for ever.
+            if not all(self.side) and all(self.idle_rebuilds):
+                self.seen["cycle_lock"] += 1
+                self.lock()
+                return
+            for k in self.seats:
                 if not self.side[k]:
                     self.rebuild(k)
         flipped = False
-        for k in (0, 1):
+        for k in self.seats:
             if self.side[k]:
-                if self.side[k][-1] >= 52:
+                if _rank(self.side[k][-1]) == JOKER_RANK:
                     self.seen["joker_flipped"] += 1
                 self.centre[k].append(self.side[k].pop())
                 self.top_owner[k] = None
@@ -465,10 +485,11 @@ class Referee:
         self.idle_rebuilds[k] += 1
 
     def lock(self) -> None:
-        """Locked game: fewer cards (hand + draw pile) wins; equal is a draw."""
+        """Locked game: the fewest cards (hand + draw pile) wins; a tie for the fewest draws."""
         self.seen["lock"] += 1
-        n = [sum(1 for s in self.slots[p] if s) + len(self.draw[p]) for p in (0, 1)]
-        self.end(0 if n[0] < n[1] else 1 if n[1] < n[0] else "draw")
+        n = [sum(1 for s in self.slots[p] if s) + len(self.draw[p]) for p in self.seats]
+        fewest = min(n)
+        self.end(n.index(fewest) if n.count(fewest) == 1 else "draw")
 
     def flip_japanese(self) -> None:
         """Each player's stock top onto their own pile; with play_out a layout card instead."""
@@ -508,18 +529,21 @@ class Referee:
         if self.has_won(p):
             self.end(p)
 
-    def points(self) -> tuple[int, int] | None:
+    def points(self) -> tuple[int, ...] | None:
         """Match points of the game as it stands (docs/rules.md "Match points"): the winner's
-        are the loser's cards left, hand (a flying card included) and draw pile; None in
-        ``japanese``, which has no match scoring."""
+        are every other player's cards left, hand (a flying card included) and draw pile;
+        None in ``japanese``, which has no match scoring."""
         if self.japanese:
             return None
-        if self.winner not in (0, 1):
-            return (0, 0)
-        loser = 1 - int(self.winner)  # type: ignore[arg-type]
+        if self.winner is None or self.winner == "draw":
+            return (0,) * self.n
         # a flying card stays on top of its slot until it lands, so the slots count it
-        left = sum(1 for s in self.slots[loser] if s) + len(self.draw[loser])
-        return (left, 0) if loser == 1 else (0, left)
+        left = sum(
+            sum(1 for s in self.slots[q] if s) + len(self.draw[q])
+            for q in self.seats
+            if q != self.winner
+        )
+        return tuple(left if p == self.winner else 0 for p in self.seats)
 
     def end(self, winner: int | str | None) -> None:
         """The game is over (``None``: truncated, no winner)."""
@@ -531,7 +555,7 @@ class Referee:
         self.phase = OVER
         self.flip_ms = None
         self.done = True
-        self._masks = [None, None]
+        self._masks = [None] * self.n
         self.changes += 1
 
     # ---------------------------------------------------------------- table
@@ -542,7 +566,7 @@ class Referee:
             return [card_str(c) for c in reversed(pile)]
 
         players = []
-        for p in (0, 1):
+        for p in self.seats:
             f = self.flight[p]
             away = f[2] if f is not None else ()
             hand, stacked = [], []
@@ -574,9 +598,9 @@ class Referee:
             "phase": self.phase,
             "flip_ms": self.flip_ms,
             "placed_ms": self.placed_ms,
-            "centre": [names(self.centre[0]), names(self.centre[1])],
+            "centre": [names(pile) for pile in self.centre],
             "top_owner": list(self.top_owner),
-            "side_piles": [names(self.side[0]), names(self.side[1])],
+            "side_piles": [names(pile) for pile in self.side],
             "players": players,
             "winner": self.winner,
             "truncated": self.truncated,
