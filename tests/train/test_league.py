@@ -207,7 +207,7 @@ def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_pa
 
     import train.exploit
 
-    def swallowed(cfg):
+    def swallowed(cfg, charged=None):
         with contextlib.suppress(KeyboardInterrupt):  # as agents/tournament/harness.py does
             signal.raise_signal(signal.SIGINT)
         return {"stopped": None}

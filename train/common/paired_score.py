@@ -44,16 +44,20 @@ def gauntlet(
     games: int,
     seed: int,
     tick_ms: int = 50,
+    think: Any = None,
     **options: Any,
 ) -> tuple[list[list[Any]], bool]:
     """``spec`` against each of ``opponents`` on ``games`` paired games, by the tournament harness.
 
     Per opponent, in their order, its finished chunks (:class:`agents.tournament.realtime.
     ChunkResult`, in deal order); and whether every game was played (Ctrl-C stops them).
-    ``options`` are :func:`agents.tournament.realtime.run`'s: ``workers``, ``backend``,
-    ``progress``.
+    ``think`` charges each agent's thinking (:class:`agents.think.plan.ThinkPlan`; ``None``:
+    off), ``spec`` itself charged nothing where a calibration has no cost for it
+    (:func:`train.common.think.charging_nothing_to`). ``options`` are
+    :func:`agents.tournament.realtime.run`'s: ``workers``, ``backend``, ``progress``.
     """
     from agents.tournament import realtime
+    from train.common.think import charging_nothing_to
 
     settings = realtime.Settings(
         agents=(spec, *opponents),
@@ -63,6 +67,7 @@ def gauntlet(
         tick_ms=tick_ms,
         seed=seed,
         gauntlet=spec,
+        think=charging_nothing_to(think, [spec]),
     )
     results, complete = realtime.run(settings, **options)
     lineups = {j: k for k, (_, j) in enumerate(settings.pairings())}
@@ -82,8 +87,11 @@ def score_rows(
     games: int,
     seed: int,
     workers: int = 1,
+    think: Any = None,
 ) -> list[dict[str, Any]]:
     """``spec`` against each agent of ``weights`` on ``games`` paired games: a row each.
+
+    ``think``: the plan charging the agents' thinking, as in training (:func:`gauntlet`).
 
     With several agents, a last ``mixture`` row (what ``spec`` wins against the mixture). A
     Ctrl-C during the games is raised again: a score on fewer deals is not kept.
@@ -91,7 +99,7 @@ def score_rows(
     t0 = time.perf_counter()
     played, complete = gauntlet(
         spec, list(weights), rules=rules, reaction=reaction, games=games, seed=seed,
-        tick_ms=tick_ms, workers=workers,
+        tick_ms=tick_ms, workers=workers, think=think,
     )  # fmt: skip
     if not complete:
         raise KeyboardInterrupt

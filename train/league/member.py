@@ -127,15 +127,20 @@ def train_member(
     out: Path,
     *,
     recipe: dict[str, Any] | None = None,
+    think: Any = None,
 ) -> Path:
     """Train one member as an exploiter of the mixture into ``out``; its ``model.json``'s path.
 
     :func:`train.exploit.best_response`, the trainer of ``speed exploit``; what it prints goes
     to ``out/train.log``, and ``out/exploit.json`` records its score against the mixture.
 
+    ``think``: the league's plan charging the opponents' thinking (learned members charged
+    nothing; :mod:`train.common.think`), charged in training and in its score alike.
+
     Raises :class:`MemberInterrupted` where Ctrl-C came while it trained (it saved what it had,
     which the league does not keep), and the trainer's error where it failed.
     """
+    from train.common.think import charging_nothing_to
     from train.exploit import best_response
 
     targets, mix = drawn_opponents(opponents, weights)
@@ -156,6 +161,7 @@ def train_member(
             minutes=budget.minutes,
             seed=seed,
             out=out,
+            charged=charging_nothing_to(think, targets),
             **settings,
         )
     if ctrl_c or held.get("stopped"):

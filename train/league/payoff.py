@@ -29,6 +29,9 @@ class Games:
     workers: int = 1
     backend: Any = None
     """:class:`agents.runtime.jobs.Backend` (None: local processes)."""
+    think: Any = None
+    """The plan charging the members' thinking (:mod:`train.common.think`; ``None``: off), the
+    one their training charged; a learned member it has no cost for is charged nothing."""
 
 
 def gauntlet_scores(
@@ -44,6 +47,7 @@ def gauntlet_scores(
     from agents.runtime.progress import chunk_progress
     from speed_env.reaction import make_profile
     from train.common.paired_score import gauntlet
+    from train.common.think import charging_nothing_to
 
     with (
         chunk_progress(f"{name or new} v. {len(members)} members")
@@ -53,7 +57,7 @@ def gauntlet_scores(
         played, complete = gauntlet(
             new, members, rules=games.rules, reaction=make_profile(games.reaction),
             games=games.games, seed=games.seed, workers=games.workers, backend=games.backend,
-            progress=bar,
+            progress=bar, think=charging_nothing_to(games.think, members),
         )  # fmt: skip
     scores = []
     for mine in played:

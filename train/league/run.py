@@ -71,6 +71,15 @@ class LeagueSettings:
     """the meta-strategy: the Nash equilibrium (a linear program) or α-Rank's mass"""
     reaction: str = "human"
     """reaction profile of every seat"""
+    think: str = "off"
+    """charge the frozen members' thinking (random, greedy, chain, --include) as latency, in
+    training and in the payoff games alike: off (what each declares itself), declared (each
+    --include must declare: @think=MS; the bundled bots pay what they declare, nothing),
+    calibrated (each timed before round 0, recorded in OUT/think.json); measured is refused
+    (training plays batches). Learned members are charged nothing"""
+    think_file: str | None = None
+    """with --think calibrated: charge the costs recorded in FILE (a run's think.json) instead
+    of timing the members again"""
 
 
 RESUMABLE = ("rounds", "minutes")
@@ -80,7 +89,9 @@ RESUMABLE = ("rounds", "minutes")
 def check(settings: LeagueSettings) -> Any:
     """Refuse settings that cannot work, naming the flag; the rules."""
     import agents
+    from agents.think import record as think_record
     from speed_env.rules import make_rules
+    from train.common.think import check_agents, check_mode
 
     if settings.rounds < 1:
         raise ValueError(f"--rounds must be at least 1, got {settings.rounds}")
@@ -94,6 +105,7 @@ def check(settings: LeagueSettings) -> Any:
         raise ValueError(f"--method must be one of {', '.join(meta.METHODS)}")
     if settings.minutes is not None and not settings.minutes > 0:
         raise ValueError(f"--minutes must be above 0, got {settings.minutes}")
+    check_mode(settings.think, settings.think_file)
     population = [*START, *settings.include]
     for spec in settings.include:
         if "," in spec:
@@ -105,9 +117,22 @@ def check(settings: LeagueSettings) -> Any:
     if len(set(population)) < len(population):
         raise ValueError(f"--include repeats a member: {', '.join(population)}")
     try:
-        return make_rules(settings.rules)
+        rules = make_rules(settings.rules)
     except ValueError as exc:
         raise ValueError(f"--rules {settings.rules!r}: {exc}") from None
+    if settings.think in ("declared", "calibrated"):  # a member it cannot charge: refused now
+        check_agents(settings.think, population, rules, START)
+        if settings.think_file is not None:
+            think_record.read(settings.think_file, population, rules)
+    return rules
+
+
+def _plan(settings: LeagueSettings, rules: Any, folder: Path) -> Any:
+    """The plan charging the frozen members (:mod:`train.common.think`), in the run folder."""
+    from train.common.think import make_plan
+
+    frozen = [*START, *settings.include]
+    return make_plan(settings.think, settings.think_file, frozen, rules, folder, START)
 
 
 def resumed(out: Path, given: dict[str, Any]) -> LeagueSettings:
@@ -224,7 +249,6 @@ def run_league(
 
     folder = Path(out)
     rules = check(settings)
-    train = trainer or partial(train_member, recipe={"progress": progress, **(recipe or {})})
     flags = {f"--{k.replace('_', '-')}": v for k, v in dataclasses.asdict(settings).items()}
     identity = run_identity.RunIdentity(
         COMMAND, flags | ({"recipe": recipe} if recipe else {}), included_files(settings, rules)
@@ -245,14 +269,19 @@ def run_league(
                 f"{folder} holds an unfinished league; continue it with --resume, or pass "
                 "--overwrite to move it aside"
             )
+        think = _plan(settings, rules, folder)
         league = record.load_json(saved) if saved.exists() else _new_league(settings)
+        league["think"] = _thinking(think, settings, rules)
+        train = trainer or partial(
+            train_member, recipe={"progress": progress, **(recipe or {})}, think=think
+        )
         if league["settings"] != _new_league(settings)["settings"]:
             # --rounds or --minutes given anew: saved at once, so that a Ctrl-C before the next
             # round is written leaves a league that a plain --resume continues to them.
             league["settings"] = _new_league(settings)["settings"]
             files.write_all(folder, league)
         games = payoff.Games(rules, settings.games_per_pairing, settings.seed,
-                             settings.reaction, workers, backend)  # fmt: skip
+                             settings.reaction, workers, backend, think)  # fmt: skip
         say(estimate(settings, league))
         t0 = time.perf_counter()
         deadline = None if settings.minutes is None else t0 + 60 * settings.minutes
@@ -295,6 +324,16 @@ def run_league(
             say(f"best single member: {league['best']['name']} ({folder / files.BEST_FILE}); "
                 f"the league's agent: league:{folder}")  # fmt: skip
     return 0
+
+
+def _thinking(think: Any, settings: LeagueSettings, rules: Any) -> dict[str, Any]:
+    """``league.json``'s ``think``: the mode and what each frozen member pays a play."""
+    from train.common.think import charges, summary
+
+    frozen = [*START, *settings.include]
+    entry = summary(think, charges(think, frozen, rules))
+    return entry | {"learner": "each learned member is charged nothing, in training and in "
+                    "the payoff table"}  # fmt: skip
 
 
 def estimate(settings: LeagueSettings, league: dict[str, Any]) -> str:

@@ -71,16 +71,26 @@ def frozen_pool(
     rules_list: Sequence[Any],
     seed: int,
     where: str,
+    *,
+    reaction: Any = "human",
+    think: Any = None,
 ) -> MixturePool:
     """The agents ``targets`` as a pool, member ``k`` drawn for a game with ``weights[k]``.
 
     Each is built (attributed: ``where`` says what is played) per rules group with a seed of
     its own, as :meth:`OpponentPool.from_spec` seeds bots. ``chain`` stays as it is: the env's
-    compiled loop plays it itself, never calling into Python.
+    compiled loop plays it itself, never calling into Python. Each member's seat plays at its
+    own profile (``@pro`` in its spec) or ``reaction``, moved later by its thinking as the
+    plan ``think`` charges it (:func:`agents.think.plan.seat_profile`; ``None``: off, what it
+    declares itself), as the tournament harness that scores the learner seats it.
     """
     import agents
     from agents.chain import ChainAgent
     from agents.specs.guarded import calling
+    from agents.think.plan import seat_profile
+    from speed_env.reaction import make_profile
+
+    default = make_profile(reaction)
 
     members = []
     for k, spec in enumerate(targets):
@@ -90,5 +100,7 @@ def frozen_pool(
                 policy = agents.make(spec, rules, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF)
             compiled = type(policy) is ChainAgent  # played by the compiled loop, not called
             policies.append(policy if compiled else GuardedPolicy(policy, spec, where))
-        members.append(Member(spec, policies, "bot", agents.parse_spec(spec).reaction))
+            if g == 0:  # one profile for every rules group: what the spec and plan say
+                profile = seat_profile(policy, spec, default, think)
+        members.append(Member(spec, policies, "bot", profile))
     return MixturePool(members, weights)
