@@ -50,6 +50,7 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
     gives ``out=None`` and has one worker.
     """
     import agents
+    from agents.games import think_calibration
     from agents.think import measured, record
     from agents.think.calibrate import machine_facts
     from agents.think.plan import ThinkError, ThinkPlan, check_agent, declared_ms
@@ -79,7 +80,7 @@ def plan(args: argparse.Namespace, names: tuple[str, ...], rules: Any, out: Path
             data = record.read(args.think_file, names, rules)
         elif out is not None and not args.overwrite:
             data = _recorded(out / record.FILE_NAME, names, rules)
-        return record.plan_of(data or calibrate_all(names, rules), names)
+        return record.plan_of(data or think_calibration.calibrate_all(names, rules), names)
     except ThinkError as exc:
         raise UsageError(str(exc)) from None
 
@@ -101,31 +102,6 @@ def _recorded(path: Path, names: tuple[str, ...], rules: Any) -> dict[str, Any] 
         return None
     print(f"thinking: charging the calibration recorded in {path}", file=sys.stderr)
     return data
-
-
-def calibrate_all(names: tuple[str, ...], rules: Any) -> dict[str, Any]:
-    """Calibrate every agent of ``names`` on the fixed decision states; the calibration file."""
-    import agents
-    from agents.specs.guarded import calling, checked_act
-    from agents.think import record, states
-    from agents.think.calibrate import calibrate
-
-    obs_mask = states.decision_states(rules)
-    done = {}
-    for spec in names:
-        with calling(spec, "building it", "calibrating its thinking"):
-            bot = agents.make(spec, rules, seed=0)
-
-        def act(obs: Any, mask: Any, bot: Any = bot, spec: str = spec) -> Any:
-            return checked_act(bot, obs, mask, spec=spec, where="calibrating its thinking")
-
-        done[spec] = calibrate(spec, act, obs_mask)
-        print(
-            f"thinking: {spec} {done[spec].think_ms:g} ms a decision (median of "
-            f"{done[spec].decisions}, p90 {done[spec].p90_ms:g} ms)",
-            file=sys.stderr,
-        )
-    return record.make_record(done, rules)
 
 
 def keep(think: Any, out: Path) -> None:

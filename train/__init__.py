@@ -4,6 +4,8 @@ A recipe reads top to bottom (settings, seeding, environment, model, loop, finis
 through ``speed`` (most also as ``python -m train.<recipe>``):
 
 - :mod:`~train.ppo`: real-time Speed with sb3-contrib's MaskablePPO (``speed train realtime``).
+- :mod:`~train.exploit_settings`: an exploiter's settings (``speed exploit``'s flags) and their
+  checks.
 - :mod:`~train.exploit`: a best response to a frozen agent or a fixed mixture, and its score
   against it (``speed exploit``).
 - :mod:`~train.vintage_ppo`: Vintage Speed with MaskablePPO (``speed train vintage``).
@@ -33,9 +35,9 @@ A room a job:
 
 Floors, bottom up: ``policy``, ``common``, ``vec_env``, behaviour cloning (``bc``, then
 ``bc_data``: human-likeness and train/vintage_expert.py fit and read as they do), ``realtime``,
-``vintage``, ``rllib``, then the other recipes (``ppo``, ``exploit``, ``vintage_ppo``,
-``vintage_value``, ``vintage_expert``, ``rllib_ppo``), and ``league`` over them. A module
-imports only its own floor and those below (``tests/kit/test_layout.py``).
+``vintage``, ``rllib``, then the other recipes (``ppo``, ``exploit_settings``, ``exploit``,
+``vintage_ppo``, ``vintage_value``, ``vintage_expert``, ``rllib_ppo``), and ``league`` over
+them. A module imports only its own floor and those below (``tests/kit/test_layout.py``).
 
 Imports torch and stable-baselines3 only inside the modules that need them.
 """

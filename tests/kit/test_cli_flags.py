@@ -165,7 +165,7 @@ def test_every_numeric_setting_of_the_recipes_has_its_bounds():
     import dataclasses
 
     from train.common.settings import FLAG_TYPES
-    from train.exploit import ExploitSettings
+    from train.exploit_settings import ExploitSettings
     from train.ppo import Config
     from train.rllib_ppo import Config as RLlibConfig
     from train.vintage_expert import ExpertConfig

@@ -83,6 +83,7 @@ ROOMS = {
         "vintage",
         "rllib",
         "ppo",
+        "exploit_settings",
         "exploit",
         "vintage_ppo",
         "vintage_value",

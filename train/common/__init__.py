@@ -16,6 +16,8 @@
   start.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
   asked.
+- :mod:`~train.common.think`: thinking time charged to the frozen agents a learner trains
+  against (``speed exploit``, the league).
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def make_plan(
         data = record.read(str(kept), specs, rules)
         print(f"thinking: charging the calibration recorded in {kept}", file=sys.stderr)
     else:
-        from speed_cli.think import calibrate_all
+        from agents.games.think_calibration import calibrate_all
 
         data = calibrate_all(tuple(specs), rules)
     plan = record.plan_of(data, specs)

@@ -101,7 +101,8 @@ def drawn_opponents(
 def member_settings(
     init: Path | None, budget: MemberBudget, recipe: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The exploiter's settings (:class:`train.exploit.ExploitSettings` fields) of one member.
+    """The exploiter's settings (:class:`train.exploit_settings.ExploitSettings` fields) of a
+    member.
 
     The default recipe, warm-started from ``init`` where given; ``recipe`` overrides fields
     (``n_envs``, ``n_steps`` … for a tiny test run). The exploiter's own evaluation is kept to

@@ -241,7 +241,7 @@ def run_league(
     """Run (or resume) the league into ``out``; 0 when it finished, 130 when interrupted.
 
     ``trainer`` trains a member (default :func:`train.league.member.train_member`, with
-    ``recipe`` overriding fields of :class:`train.exploit.ExploitSettings`); ``progress``
+    ``recipe`` overriding fields of :class:`train.exploit_settings.ExploitSettings`); ``progress``
     shows bars on stderr, the members' and the games'.
     """
     from agents.runtime import run_identity
