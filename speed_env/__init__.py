@@ -74,7 +74,6 @@ from speed_env.parallel import SpeedParallelEnv, env, parallel_env
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
-from speed_env.registration import GAME_PACKAGES as _GAME_PACKAGES
 from speed_env.registration import register_all as _register_all
 from speed_env.rules import PRESETS, Rules, RulesError, make_rules
 from speed_env.single import SpeedGymEnv
@@ -117,5 +116,6 @@ __all__ = [
     "parse_deal",
     "rules_tag",
     "sample_worlds",
-    *_GAME_PACKAGES,  # the other games' packages (speed_env.vintage)
+    # 1.0.0 listed the other game's package; importing speed_env.registration (above) loads it
+    "vintage",
 ]

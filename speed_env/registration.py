@@ -61,7 +61,8 @@ VINTAGE_ID = "speed_env/vintage_speed_v0"
 
 GAME_PACKAGES: dict[str, ModuleType] = {"vintage": vintage}
 """The other games' packages, by their name in ``speed_env``: ``import speed_env`` imports each
-(importing this module does) and lists it in ``speed_env.__all__``."""
+(importing this module does); ``speed_env.__all__`` names each as a string, for tools that read
+it without running it."""
 
 ENV_IDS = {"realtime": REALTIME_ID, "vintage": VINTAGE_ID}
 """Game -> the id of its env's current version, which model and result files record."""
