@@ -73,7 +73,8 @@ def test_a_measured_bot_s_card_lands_its_own_thinking_later_than_with_thinking_o
 )
 def test_a_constant_charge_moves_the_bot_s_card_that_much_later(spec, plan):
     plain = GameSession(table_config())
-    charged = GameSession(table_config(agents=("you", spec), think=plan))
+    think = {} if plan is None else {"think": plan}  # off: the table's config as it always was
+    charged = GameSession(table_config(agents=("you", spec), **think))
     clock, flight = first_flight(plain)
     clock_charged, flight_charged = first_flight(charged)
     assert clock == clock_charged
