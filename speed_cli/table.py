@@ -75,8 +75,8 @@ class PlaySettings(TableSettings):
     name: str | None = None
     """a name to put in your play records (default none: records are anonymous)"""
     # A record replays exactly in Speed-v1, which a per-decision charge cannot: recording
-    # charges a constant by default.
-    think: str | None = None
+    # charges a constant by default. None until run_play chooses, from --record.
+    think: str | None = None  # type: ignore[assignment]
     """charge the bot's thinking as latency on its plays: measured (default: each decision's
     own time is added before its card flies; not repeatable), calibrated (default with
     --record: its median act at batch one, timed before the server starts), declared

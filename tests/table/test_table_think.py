@@ -175,3 +175,13 @@ def test_recording_refuses_measured_thinking_in_one_line(capsys, tmp_path):
     assert speed_cli.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "a play record cannot replay" in err[0], err
+
+
+def test_a_record_made_with_calibrated_thinking_replays_in_speed_v1(tmp_path):
+    from speed_data import record_check
+
+    plan = ThinkPlan("calibrated", (("greedy", 12.0),))
+    result = play_out(GameSession(table_config(record_dir=tmp_path, think=plan)))
+    record = record_check.read_record(result["record"])
+    assert record["opponent"]["reaction"]["mu"] == 312.0  # the bot's profile, its cost on it
+    record_check.verify(record, result["record"])  # raises if it does not replay exactly
