@@ -103,7 +103,7 @@ def register(sub: Any) -> None:
         help="play a bot in the browser and measure your reaction time",
         description="Starts a local server (127.0.0.1 only) with the table as a page. Your card "
         "lands 1 ms after your play arrives (your own reaction already happened in real time); "
-        "the bot's after its reaction profile. Needs the [web] extra.",
+        "the bot's after its reaction profile and its thinking (--think). Needs the [web] extra.",
     )
     add_command_flags(play, PlaySettings)
     play.set_defaults(func=run_play)
