@@ -19,21 +19,13 @@ Games are recorded as JSON Lines replays, one frame per tick (the format of
 a game appended when it ends or is abandoned if it holds a play (yours; either bot's when
 watching). The folder is bounded (:mod:`speed_table.replays`: oldest files pruned, a visit's
 file split, a game larger than the bound alone not saved, and the result says so). With
-``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record.
-
-A bot's thinking is charged as its seat's latency, as everywhere in the kit
-(docs/thinking-time.md): :attr:`TableConfig.think` is the run's
-:class:`~agents.think.plan.ThinkPlan`. ``declared`` and ``calibrated`` move the bot's profile
-by a constant; ``measured`` times each decision (one call at batch one, as the table always
-plays) and moves that tick's profile by the time it took, so the card a slow decision commits
-flies that much later. Each replay frame names the thinking charged to the plays of its tick
-(``think_ms``) and each game's first frame the plan (``think``: mode, ``repeatable``).
+``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record. A bot's
+thinking is charged before its card flies: :mod:`speed_table.thinking`.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,18 +34,18 @@ import numpy as np
 
 import speed_env
 from agents.evaluate.agent_files import source_files
-from agents.specs.guarded import checked_act
-from agents.think.plan import ThinkPlan, declared_ms
+from agents.think.plan import ThinkPlan
 from speed_data.recorder import TableRecorder
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
-from speed_env.reaction import ReactionProfile, delayed, fixed, make_profile
+from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
 from speed_table import protocol
 from speed_table.clock import LegalSince
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
 from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
 from speed_table.table_bots import built_bots
+from speed_table.thinking import BotThinking, check_recordable
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
@@ -113,11 +105,7 @@ class TableConfig:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.record_dir is not None and self.mode != "play":
             raise ValueError("records are of a person's play: --record is for speed play")
-        if self.record_dir is not None and self.think is not None and not self.think.repeatable:
-            raise ValueError(
-                "a play record replays exactly in Speed-v1, and measured thinking differs play "
-                "by play: record with --think calibrated (a constant timed before play) or off"
-            )
+        check_recordable(self.think, self.record_dir)
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
             raise ValueError(
                 "the web table offers ordinary plays only; stack_layout and multi_play can be "
@@ -177,13 +165,9 @@ class GameSession:
         self.game_latencies: list[float] = []
         self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
         self.hand_size = cfg.rules.hand_size
-        self.think_ms: dict[int, float] = {}
-        """The thinking charged to the plays of the tick just stepped, by bot seat (a decision's
-        own time when measured, else the constant); a seat that waited has none."""
-        self.game_think: dict[int, list[float]] = {seat: [] for seat in self.bots}
-        """This game's charge per play, by bot seat (the result and the replay say them)."""
-        for seat in self.bots:
-            self.profiles[seat] = self._charged(seat, self.bots[seat].reaction)
+        self.thinking = BotThinking(cfg.think, self.bots, cfg.agents)
+        for seat, bot in self.bots.items():
+            self.profiles[seat] = self.thinking.profile(seat, bot.reaction)
         self.recorder = TableRecorder(cfg.record_dir, cfg.record_name)  # inert without a folder
 
     # ------------------------------------------------------------------ messages
@@ -204,7 +188,7 @@ class GameSession:
             "speed": self.speed,
             "paused": self.paused,
             "recording": self.recorder.active,
-            "think": "off" if self.cfg.think is None else self.cfg.think.mode,
+            "think": self.thinking.mode,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
@@ -266,9 +250,9 @@ class GameSession:
                 )
             profiles[1] = you
         elif self.cfg.mode == "play":
-            profiles[1] = self._charged(1, self.bots[1].reaction)
-        if mirror:
-            profiles[1] = self._charged(1, profiles[1])  # your profile, the bot's thinking on it
+            profiles[1] = self.bots[1].reaction
+        if self.cfg.mode == "play":  # the bot's thinking on its profile (a mirror's: yours)
+            profiles[1] = self.thinking.profile(1, profiles[1])
         self.profiles = profiles
         self.game += 1
         self.seats = self._seat_names(profiles)
@@ -283,8 +267,7 @@ class GameSession:
             self.game, self.obs, self.cfg, profiles, seed, self.bot_files.get(1, {})
         )
         self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
-        self.game_think = {seat: [] for seat in self.bots}
-        self.think_ms = {}
+        self.thinking.new_game(self.game)
         self._record()
         self.pending = None
         self.game_latencies = []
@@ -378,13 +361,11 @@ class GameSession:
             self.next_tick_at = math.inf
             return []
         actions: dict[str, int] = {}
-        self.think_ms = {}
+        self.thinking.new_tick()
         for seat, agent in enumerate(("player_0", "player_1")):
             if seat in self.bots:
-                actions[agent], ms = self._bot_act(seat, self.obs[agent])
-                if actions[agent] != 0:  # a wait commits no card: nothing to charge
-                    self.think_ms[seat] = ms
-                    self.game_think[seat].append(ms)
+                lat = self.env.games.lat[0, seat]  # measured: moved by each decision's time
+                actions[agent] = self.thinking.act(seat, self.obs[agent], lat, self.profiles[seat])
             else:
                 actions[agent] = self.pending or 0  # no play since the last tick: wait
         self.pending = None
@@ -402,59 +383,6 @@ class GameSession:
             self.next_tick_at = now + self._interval()
         return out
 
-    def _bot_act(self, seat: int, o: dict[str, Any]) -> tuple[int, float]:
-        """Seat ``seat``'s bot's action on ``o`` and the thinking charged to it.
-
-        Measured, the decision's own wall time is added to the profile the game started with,
-        in this game's engine, before the tick is stepped: the card it commits lands that much
-        later. Otherwise the charge is the seat's constant, already in its profile.
-        """
-        before = time.perf_counter()
-        action = int(
-            checked_act(
-                self.bots[seat],
-                o["observation"][None],
-                o["action_mask"][None],
-                spec=self.cfg.agents[seat],
-                where=f"table game {self.game}, seat {seat}",
-            )[0]
-        )
-        took = round((time.perf_counter() - before) * 1000.0, 3)
-        plan = self.cfg.think
-        if plan is not None and not plan.repeatable:
-            self.env.games.lat[0, seat] = delayed(self.profiles[seat], took).params()
-            return action, took
-        return action, self._constant_ms(seat)
-
-    def _charged(self, seat: int, base: ReactionProfile) -> ReactionProfile:
-        """``base`` moved by the constant charged to seat ``seat``'s bot (none when measured)."""
-        return delayed(base, self._constant_ms(seat))
-
-    def _constant_ms(self, seat: int) -> float:
-        """The constant thinking charged to every play of seat ``seat``'s bot (0 measured).
-
-        As :func:`agents.think.plan.seat_profile` charges it: off and declared, what the bot
-        declares; calibrated, its recorded cost.
-        """
-        plan, spec = self.cfg.think, self.cfg.agents[seat]
-        if plan is None or plan.mode == "declared":
-            return declared_ms(self.bots[seat], spec)
-        return plan.cost(spec) if plan.mode == "calibrated" else 0.0
-
-    def _think_summary(self) -> dict[str, Any]:
-        """The thinking charged in this game: the plan, and each bot seat's charge per play."""
-        plan = self.cfg.think
-        out: dict[str, Any] = (
-            {"mode": "off", "repeatable": True}
-            if plan is None
-            else {
-                "mode": plan.mode,
-                "repeatable": plan.repeatable,
-            }
-        )
-        out["charged_ms"] = {f"player_{seat}": list(ms) for seat, ms in self.game_think.items()}
-        return out
-
     def _mask(self) -> np.ndarray:
         seat = self.cfg.human_seat
         return self.obs[f"player_{seat}"]["action_mask"]
@@ -466,17 +394,8 @@ class GameSession:
     # ------------------------------------------------------------------ output
     def _frame(self) -> dict[str, Any]:
         """A replay frame; the deal's names the thinking plan, a tick's the charge of its plays."""
-        frame: dict[str, Any] = {
-            "game": self.game,
-            "seats": list(self.seats),
-            "snapshot": self.env.snapshot(),
-        }
-        if self.n_frames == 1:
-            plan = self.cfg.think
-            frame["think"] = {"mode": "off", "repeatable": True} if plan is None else plan.to_dict()
-        elif self.think_ms:
-            frame["think_ms"] = {f"player_{seat}": ms for seat, ms in self.think_ms.items()}
-        return frame
+        frame = {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+        return frame | self.thinking.frame(first=self.n_frames == 1)
 
     def _record(self) -> None:
         """Keep this tick's frame for the replay, unless the game already passed the bound.
@@ -559,7 +478,7 @@ class GameSession:
             "game_profile": latency_fit.summarize(self.game_latencies),
             "profile": latency_fit.summarize(self.latencies),
             "mirror": None if mirror is None else mirror.label(),
-            "think": self._think_summary(),
+            "think": self.thinking.summary(),
             "replay": path,
             "replay_error": problem,
             "record": record,

@@ -56,7 +56,7 @@ def test_a_measured_bot_s_card_lands_its_own_thinking_later_than_with_thinking_o
     clock_on, flight_on = first_flight(measured)
     assert clock_off == clock_on and flight_off["card"] == flight_on["card"] == "6S"
     assert flight_off["lands_ms"] == clock_off + 300  # thinking off: the profile alone
-    charged = measured.think_ms[1]  # that decision's own wall time, as charged
+    charged = measured.thinking.tick[1]  # that decision's own wall time, as charged
     assert SLEEP_MS <= charged < SLEEP_MS + 1000
     # Exactly that much later, in whole ms as the engine lands cards.
     assert flight_on["lands_ms"] == clock_on + round(300 + charged)
