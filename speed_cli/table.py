@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from speed_cli import specs
+from speed_cli import specs, think
 from speed_cli.common import (
     ENV_SEED,
     RuleFlags,
@@ -22,8 +22,15 @@ from speed_cli.common import (
 
 
 @dataclass(kw_only=True)
-class TableSettings(RuleFlags):
+class TableSettings(think.ThinkFlags, RuleFlags):
     """What ``speed play`` and ``speed watch`` share: the rules, the server, the replays."""
+
+    # The table plays one decision at a time, in real time: each can be timed as it is made.
+    think: str = "measured"
+    """charge each bot's thinking as latency on its plays: measured (default: each decision's
+    own time is added before its card flies; not repeatable), calibrated (its median act at
+    batch one, timed before the server starts), declared (@think=MS or think_ms), off (only
+    what a bot declares itself)"""
 
     tick_ms: int = field(default=50, metadata={"type": count(1, 1000)})
     """ms of game time per tick, 1-1000 (default 50)"""
@@ -67,6 +74,13 @@ class PlaySettings(TableSettings):
     read them; the page shows that it records); off by default"""
     name: str | None = None
     """a name to put in your play records (default none: records are anonymous)"""
+    # A record replays exactly in Speed-v1, which a per-decision charge cannot: recording
+    # charges a constant by default. None until run_play chooses, from --record.
+    think: str | None = None  # type: ignore[assignment]
+    """charge the bot's thinking as latency on its plays: measured (default: each decision's
+    own time is added before its card flies; not repeatable), calibrated (default with
+    --record: its median act at batch one, timed before the server starts), declared
+    (@think=MS or think_ms), off (only what a bot declares itself)"""
 
 
 @dataclass(kw_only=True)
@@ -89,7 +103,7 @@ def register(sub: Any) -> None:
         help="play a bot in the browser and measure your reaction time",
         description="Starts a local server (127.0.0.1 only) with the table as a page. Your card "
         "lands 1 ms after your play arrives (your own reaction already happened in real time); "
-        "the bot's after its reaction profile. Needs the [web] extra.",
+        "the bot's after its reaction profile and its thinking (--think). Needs the [web] extra.",
     )
     add_command_flags(play, PlaySettings)
     play.set_defaults(func=run_play)
@@ -106,6 +120,13 @@ def run_play(args: argparse.Namespace) -> int:
     from agents.runtime.flags import from_args
 
     settings = from_args(PlaySettings, args)
+    if settings.think is None:
+        settings.think = "measured" if settings.record is None else "calibrated"
+    elif settings.think == "measured" and settings.record is not None:
+        raise UsageError(
+            "--think measured charges each decision its own time, which a play record cannot "
+            "replay: record with --think calibrated (the default with --record) or off"
+        )
     return _serve_table(_table_config(settings, "play", ["you", settings.opponent]), settings)
 
 
@@ -136,6 +157,9 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
         seats = [specs.with_reaction(s, r) for s, r in zip(seats, by_seat, strict=True)]
     specs.check_specs(seats, skip="you")  # an unknown agent fails here, before the server starts
     deal = _read_deal(settings.deal) if settings.deal else None
+    rules = specs.make_rules(settings)
+    bots = tuple(seats[1:] if mode == "play" else seats)
+    plan = think.plan(argparse.Namespace(**vars(settings), workers=1), bots, rules, None)
     replays = None
     if settings.replays_dir:
         replays = Path(settings.replays_dir)
@@ -154,7 +178,7 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
     return TableConfig(
         mode=mode,
         agents=(seats[0], seats[1]),
-        rules=specs.make_rules(settings),
+        rules=rules,
         tick_ms=settings.tick_ms,
         reaction=profiles[0],
         seed=settings.seed,
@@ -166,7 +190,24 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
         ),
         record_dir=record,
         record_name=name,
+        think=plan,
     )
+
+
+def _say_think(cfg: Any) -> None:
+    """Print how the bots' thinking is charged, and that measured play is not repeatable."""
+    plan = cfg.think
+    if plan is None:
+        print("thinking (off): only what a bot declares itself is charged", file=sys.stderr)
+    elif not plan.repeatable:
+        print(
+            "thinking (measured): each decision's own time is added before its card flies "
+            "(not repeatable)",
+            file=sys.stderr,
+        )
+    else:
+        charged = ", ".join(f"{spec} {ms:g} ms" for spec, ms in plan.costs) or "none"
+        print(f"thinking ({plan.mode}): {charged} a play", file=sys.stderr)
 
 
 def _read_deal(path: str) -> dict[str, Any]:
@@ -188,6 +229,7 @@ def _serve_table(cfg: Any, settings: TableSettings) -> int:
             f"speed {cfg.mode} needs the [web] extra (pip install 'speed-rl[web]'): {exc}"
         ) from None
     print("loading the bots and the engine…", file=sys.stderr, flush=True)
+    _say_think(cfg)
     app.warm_up(cfg)  # a missing model or a bad deal fails here, before the server starts
     try:
         sock = app.listen("127.0.0.1", settings.port)

@@ -8,7 +8,10 @@ table as a player sees it. The modules:
 - :mod:`~speed_table.protocol`: the messages between page and server, and the
   checks every message from the page passes.
 - :mod:`~speed_table.session`: the game a page plays, stepped on a clock; your
-  play lands after 1 ms, the bot's after its reaction profile.
+  play lands after 1 ms, the bot's after its reaction profile and its thinking
+  (``measured`` by default at ``speed play``/``speed watch``: docs/table.md).
+- :mod:`~speed_table.thinking`: a bot waits its thinking before its card flies: each decision
+  timed (``measured``) or a constant, and what each play was charged.
 - :mod:`~speed_table.table_bots`: a table's bots, and the files each was built from
   (a play record's provenance).
 - :mod:`~speed_table.clock`: the session clock, and when each of your plays
@@ -19,8 +22,8 @@ table as a player sees it. The modules:
 - :mod:`~speed_table.headless`: a simulated person plays the page in headless Chromium
   (``python -m speed_table.headless``).
 
-Only ``protocol``, ``clock``, ``replays`` and ``session`` import without the ``[web]``
-extra. The table sits beside the library (it imports ``speed_env`` and ``agents``;
+Only ``protocol``, ``clock``, ``replays``, ``thinking`` and ``session`` import without the
+``[web]`` extra. The table sits beside the library (it imports ``speed_env`` and ``agents``;
 nothing in them imports it).
 """
 

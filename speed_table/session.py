@@ -19,7 +19,8 @@ Games are recorded as JSON Lines replays, one frame per tick (the format of
 a game appended when it ends or is abandoned if it holds a play (yours; either bot's when
 watching). The folder is bounded (:mod:`speed_table.replays`: oldest files pruned, a visit's
 file split, a game larger than the bound alone not saved, and the result says so). With
-``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record.
+``--record``, :mod:`speed_data.recorder` also writes each game as a dataset record. A bot's
+thinking is charged before its card flies: :mod:`speed_table.thinking`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 
 import speed_env
 from agents.evaluate.agent_files import source_files
-from agents.specs.guarded import checked_act
+from agents.think.plan import ThinkPlan
 from speed_data.recorder import TableRecorder
 from speed_env import latency_fit
 from speed_env.cards import JOKER_RANK, parse_card, rank_of
@@ -44,6 +45,7 @@ from speed_table.clock import LegalSince
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
 from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
 from speed_table.table_bots import built_bots
+from speed_table.thinking import BotThinking, check_recordable
 
 HUMAN_LATENCY_MS = 1
 """The env latency of a person's play: their reaction happened before the message arrived."""
@@ -84,6 +86,10 @@ class TableConfig:
     ``None`` records nothing."""
     record_name: str | None = None
     """A name the person chose to put in their records; ``None`` keeps them anonymous."""
+    think: ThinkPlan | None = None
+    """How the bots' thinking is charged (:mod:`agents.think.plan`); ``None`` is ``off``: only
+    what a bot declares itself (``@think=MS``, ``think_ms``). ``speed play`` and ``speed watch``
+    give ``measured`` unless told otherwise (docs/table.md)."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -99,6 +105,7 @@ class TableConfig:
             raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
         if self.record_dir is not None and self.mode != "play":
             raise ValueError("records are of a person's play: --record is for speed play")
+        check_recordable(self.think, self.record_dir)
         if self.mode == "play" and (self.rules.stack_layout or self.rules.multi_play):
             raise ValueError(
                 "the web table offers ordinary plays only; stack_layout and multi_play can be "
@@ -158,8 +165,9 @@ class GameSession:
         self.game_latencies: list[float] = []
         self.replay = ReplayFile(cfg.replays_dir, cfg.mode, cfg.replay_limits)
         self.hand_size = cfg.rules.hand_size
+        self.thinking = BotThinking(cfg.think, self.bots, cfg.agents)
         for seat, bot in self.bots.items():
-            self.profiles[seat] = bot.reaction
+            self.profiles[seat] = self.thinking.profile(seat, bot.reaction)
         self.recorder = TableRecorder(cfg.record_dir, cfg.record_name)  # inert without a folder
 
     # ------------------------------------------------------------------ messages
@@ -180,6 +188,7 @@ class GameSession:
             "speed": self.speed,
             "paused": self.paused,
             "recording": self.recorder.active,
+            "think": self.thinking.mode,
         }
 
     def handle(self, msg: protocol.ClientMessage, now: float) -> list[dict[str, Any]]:
@@ -242,6 +251,8 @@ class GameSession:
             profiles[1] = you
         elif self.cfg.mode == "play":
             profiles[1] = self.bots[1].reaction
+        if self.cfg.mode == "play":  # the bot's thinking on its profile (a mirror's: yours)
+            profiles[1] = self.thinking.profile(1, profiles[1])
         self.profiles = profiles
         self.game += 1
         self.seats = self._seat_names(profiles)
@@ -256,6 +267,7 @@ class GameSession:
             self.game, self.obs, self.cfg, profiles, seed, self.bot_files.get(1, {})
         )
         self.frames, self.n_frames, self.frame_bytes, self.too_big = [], 0, 0, False
+        self.thinking.new_game(self.game)
         self._record()
         self.pending = None
         self.game_latencies = []
@@ -349,18 +361,11 @@ class GameSession:
             self.next_tick_at = math.inf
             return []
         actions: dict[str, int] = {}
+        self.thinking.new_tick()
         for seat, agent in enumerate(("player_0", "player_1")):
             if seat in self.bots:
-                o = self.obs[agent]
-                actions[agent] = int(
-                    checked_act(
-                        self.bots[seat],
-                        o["observation"][None],
-                        o["action_mask"][None],
-                        spec=self.cfg.agents[seat],
-                        where=f"table game {self.game}, seat {seat}",
-                    )[0]
-                )
+                lat = self.env.games.lat[0, seat]  # measured: moved by each decision's time
+                actions[agent] = self.thinking.act(seat, self.obs[agent], lat, self.profiles[seat])
             else:
                 actions[agent] = self.pending or 0  # no play since the last tick: wait
         self.pending = None
@@ -388,7 +393,9 @@ class GameSession:
 
     # ------------------------------------------------------------------ output
     def _frame(self) -> dict[str, Any]:
-        return {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+        """A replay frame; the deal's names the thinking plan, a tick's the charge of its plays."""
+        frame = {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+        return frame | self.thinking.frame(first=self.n_frames == 1)
 
     def _record(self) -> None:
         """Keep this tick's frame for the replay, unless the game already passed the bound.
@@ -471,6 +478,7 @@ class GameSession:
             "game_profile": latency_fit.summarize(self.game_latencies),
             "profile": latency_fit.summarize(self.latencies),
             "mirror": None if mirror is None else mirror.label(),
+            "think": self.thinking.summary(),
             "replay": path,
             "replay_error": problem,
             "record": record,
