@@ -16,7 +16,8 @@ naming the file and the field:
    whole number ``>= 0``, the counts add up (wins + losses + draws = games,
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
-   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked;
+   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked, and an
+   optional ``exploiter`` (``--exploit-minutes``) too, its score the one its counts give;
 5. re-rated against the shipped anchors (:func:`agents.evaluate.make_card.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).
@@ -43,7 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents.evaluate import protocol
+from agents.evaluate import exploiter, protocol
 from speed_env import user_file
 
 
@@ -123,6 +124,8 @@ def check_card(
     c.obj(card.get("timing"), "timing")
     if "human_likeness" in card:
         _check_human(c, card["human_likeness"], game)
+    if exploiter.KEY in card:
+        exploiter.check_line(c, card[exploiter.KEY], game)
     results = c.obj(card.get("results"), "results")
     protocol.card_game(game).check(c, results, proto, agent, games)
     _check_rated(c, card, anchors)
