@@ -83,6 +83,7 @@ ROOMS = {
         "rllib",
         "ppo",
         "exploit",
+        "exploit_card",
         "vintage_ppo",
         "vintage_value",
         "vintage_expert",
