@@ -5,6 +5,7 @@ ranked table."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from functools import partial
@@ -21,6 +22,7 @@ from speed_cli.common import (
     add_command_flags,
     backend,
     count,
+    real,
 )
 
 
@@ -43,6 +45,12 @@ class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, GameFlag):
     train bc --data)"""
     human_seat: Literal["human", "bot", "any"] = "human"
     """whose records of a --human folder to compare with (default human)"""
+    exploit_minutes: float | None = field(
+        default=None, metadata={"type": real(above=0.0, below=1e6), "metavar": "M"}
+    )
+    """add the exploiter's line to the card: a best response to SPEC trained for M minutes
+    (speed exploit's recipe, in OUT/exploit) and its score against SPEC over 1,000 paired games;
+    costs M minutes plus those games (the [train] extra; real-time cards only; default: off)"""
     # two processes by default, as the reaction experiment: the card is the same for any number,
     # and the search opponent (70% of its CPU time) keeps both cores busy
     workers: int = field(default=2, metadata={"type": count(1)})
@@ -98,14 +106,19 @@ def run(args: argparse.Namespace) -> int:
     owner = game_of_spec(args.spec)
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
+    exploiter = None if args.exploit_minutes is None else _exploiter(args)
     request = card_folder.CardRequest(
         args.spec, args.game, args.games, args.seed, act_timeout=args.act_timeout
     )
+    settings = run_identity.flag_settings(args, positional=("spec",))
+    if exploiter is None:  # a card without the line: run.json as before the flag existed
+        del settings["--exploit-minutes"]
     made = card_folder.play(
         request,
         args.out,
-        settings=run_identity.flag_settings(args, positional=("spec",)),
+        settings=settings,
         human=None if args.human is None else partial(_human_likeness, args),
+        exploiter=exploiter,
         overwrite=args.overwrite,
         workers=args.workers,
         backend=backend(args),
@@ -115,13 +128,29 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(made, AlreadyFinished):
         print(made.message)
         return 0
-    if isinstance(made, card_folder.Unfinished):
+    if isinstance(made, (card_folder.Unfinished, card_folder.ExploiterUnfinished)):
         print(made.message(), file=sys.stderr)
         return 130
     print(eval_report.markdown(made.card))
-    wall = made.card["timing"]["wall_s"]
+    wall = sum(made.card["timing"].get(k, 0.0) for k in ("wall_s", "exploiter_wall_s"))
     print(f"wrote {', '.join(str(p) for p in made.paths)} in {wall:.0f} s")
     return 0
+
+
+def _exploiter(args: argparse.Namespace) -> Any:
+    """The card's exploiter (train/exploit_card.py); refused in one line where it cannot run."""
+    if args.game != "realtime":
+        raise UsageError(
+            f"--exploit-minutes trains a real-time exploiter: leave it out with --game {args.game}"
+        )
+    if importlib.util.find_spec("sb3_contrib") is None:
+        raise UsageError(
+            "--exploit-minutes needs the [train] extra (torch, sb3-contrib): "
+            "pip install 'speed-rl[train]'"
+        )
+    from train.exploit_card import CardExploiter
+
+    return CardExploiter(minutes=args.exploit_minutes, eval_workers=args.workers)
 
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:

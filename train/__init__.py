@@ -8,6 +8,8 @@ through ``speed`` (most also as ``python -m train.<recipe>``):
   checks.
 - :mod:`~train.exploit`: a best response to a frozen agent or a fixed mixture, and its score
   against it (``speed exploit``).
+- :mod:`~train.exploit_card`: that exploiter trained for a report card and its line on it
+  (``speed evaluate --exploit-minutes``).
 - :mod:`~train.vintage_ppo`: Vintage Speed with MaskablePPO (``speed train vintage``).
 - :mod:`~train.vintage_expert`: vintage expert iteration: search targets distilled into a policy
   network, in rounds (``speed train-expert``).

@@ -12,6 +12,8 @@
 - :mod:`~agents.evaluate.make_anchors`: the reference pool's round robin (``python -m``).
 - :mod:`~agents.evaluate.agent_files`: the data files building an agent reads, and their SHA-256.
 - :mod:`~agents.evaluate.card_check`: a card re-verified from its counts before anyone ranks it.
+- :mod:`~agents.evaluate.exploiter`: the exploiter's line of a card (``--exploit-minutes``): its
+  section, its lines on the card's page and its column on the leaderboard.
 - :mod:`~agents.evaluate.report`: a card as files a person reads, and the leaderboard.
 - :mod:`~agents.evaluate.realtime`: real-time Speed's card, as the shared card code asks it.
 - :mod:`~agents.evaluate.vintage`: Vintage Speed's card: its protocol, tables, results,

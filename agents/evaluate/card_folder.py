@@ -10,7 +10,10 @@ rules are the card's own:
   log, and the same command run again into the same folder plays only the others (the card is
   the one an uninterrupted run makes); once the card is written the log is removed;
 - a finished card of another agent or other settings is never replaced
-  (:mod:`agents.runtime.run_identity`); the same card, finished, is left as it is.
+  (:mod:`agents.runtime.run_identity`); the same card, finished, is left as it is;
+- with an exploiter (``--exploit-minutes``, :mod:`agents.evaluate.exploiter`), it is trained in
+  ``OUT/exploit`` once the games are played, and an interrupted one writes no card: the same
+  command again continues it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluate import protocol
+from agents.evaluate.exploiter import EXPLOIT_DIR, Exploiter, add_line
 from agents.evaluate.plan import (
     Plan,
     by_group,
@@ -39,7 +43,7 @@ from agents.runtime.jobs import Backend
 from agents.runtime.run_identity import RunIdentity
 from agents.tournament import chunk_log, run_folder
 
-RESULTS = ("report.json", "report.md", chunk_log.LOG_NAME)
+RESULTS = ("report.json", "report.md", chunk_log.LOG_NAME, EXPLOIT_DIR)
 """Files a card's run leaves: found with no run.json, an earlier run's (never replaced)."""
 PLAN_KEY = "card plan (chunks per group)"
 """The chunk log header's entry for the plan: a card goes on only over the same chunks."""
@@ -90,6 +94,21 @@ class Unfinished:
         )
 
 
+@dataclass(frozen=True)
+class ExploiterUnfinished:
+    """An interrupted exploiter: no card written, the games kept, the exploiter's checkpoint."""
+
+    folder: Path
+    """The exploiter's run folder."""
+
+    def message(self) -> str:
+        """The line saying so, and how to go on."""
+        return (
+            f"interrupted: the card's exploiter stopped; no card written. Its run is kept in "
+            f"{self.folder}: the same command again continues it"
+        )
+
+
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
@@ -100,18 +119,21 @@ def play(
     *,
     settings: dict[str, Any] | None = None,
     human: Callable[[Plan], dict[str, Any]] | None = None,
+    exploiter: Exploiter | None = None,
     overwrite: bool = False,
     workers: int = 1,
     backend: Backend | None = None,
     command: str = "speed evaluate",
     note: Callable[[str], None] = _stderr,
-) -> MadeCard | Unfinished | run_folder.AlreadyFinished | None:
+) -> MadeCard | Unfinished | ExploiterUnfinished | run_folder.AlreadyFinished | None:
     """Make the card ``request`` asks for in ``out``; ``None`` when it was interrupted before any
     chunk finished.
 
     ``human(plan)`` measures the card's ``human_likeness`` section before any game (bad data
-    fails fast). ``command`` and ``settings`` (by flag; default: the request's fields) are the
-    run's identity in ``OUT/run.json``, with the agent's files and what ``human`` measured.
+    fails fast). ``exploiter``, checked before any game too, is trained once they are played
+    and adds its line to the card (:mod:`agents.evaluate.exploiter`). ``command`` and
+    ``settings`` (by flag; default: the request's fields and the exploiter's) are the run's
+    identity in ``OUT/run.json``, with the agent's files and what ``human`` measured.
     ``overwrite`` moves a finished card of other settings aside. An agent failing in a game
     raises :class:`agents.runtime.jobs.RunStopped`, its finished chunks kept in the log.
     """
@@ -119,8 +141,12 @@ def play(
         request.spec, request.game, request.games, request.seed, act_timeout=request.act_timeout
     )
     measured = human(plan) if human is not None else None
+    if exploiter is not None:
+        exploiter.check(plan)
     if settings is None:
         settings = dataclasses.asdict(request)
+        if exploiter is not None:  # its budget is the card's: another is another card
+            settings["exploiter"] = exploiter.identity()
     # The agent's files, and what human measured (it changes when the records do).
     inputs = {plan.spec: plan.files, **({"--human": measured} if measured is not None else {})}
     chunks = card_chunks(plan)
@@ -138,7 +164,7 @@ def play(
         work,
         RunIdentity(command, settings, inputs),
         out,
-        partial(_write, plan, measured),
+        partial(_write, plan, measured, exploiter),
         results=RESULTS,
         resume="if_possible",
         overwrite=overwrite,
@@ -152,9 +178,10 @@ def play(
 def _write(
     plan: Plan,
     human: dict[str, Any] | None,
+    exploiter: Exploiter | None,
     folder: Path,
     done: run_folder.Outcome,
-) -> tuple[MadeCard | Unfinished, list[Path] | None]:
+) -> tuple[MadeCard | Unfinished | ExploiterUnfinished, list[Path] | None]:
     """The card of a whole run, written into ``folder``; an interrupted one writes nothing."""
     from agents.evaluate import make_card, report
 
@@ -170,5 +197,11 @@ def _write(
         timing["decision_cost"] = make_card.decision_cost(plan.spec, plan.version)
     timing["wall_s"] = round(done.wall_s + time.perf_counter() - t0, 2)
     card = make_card.card(plan, by_group(plan, done.results), timing=timing, human_likeness=human)
+    if exploiter is not None:
+        t1 = time.perf_counter()
+        line = exploiter.run(plan, folder)
+        if line is None:
+            return ExploiterUnfinished(folder / EXPLOIT_DIR), None
+        card = add_line(card, line, time.perf_counter() - t1)
     paths = report.write_card(folder, card)
     return MadeCard(card, paths), paths

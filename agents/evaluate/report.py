@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.alpharank import unseparated_note
+from agents.evaluate import exploiter
 
 # CardError: cards that cannot be read, checked or merged (the message names the file).
 from agents.evaluate.card_check import CardError
@@ -204,7 +205,7 @@ def _human(card: dict[str, Any]) -> list[str]:
 Section = Callable[[dict[str, Any]], list[str]]
 REALTIME_SECTIONS: list[Section] = [
     header_section, _ratings, alpharank_section, _realtime_table, _latency, _cost, _human,
-    timing_section,
+    exploiter.section, timing_section,
 ]  # fmt: skip
 """The real-time card's Markdown, section by section."""
 
@@ -366,6 +367,7 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
         row.update(card_game(game).board_row(res))
         rows.append(row)
     notes += mark_replications(rows, cards)
+    notes += exploiter.board_entries(rows, cards)  # the column where a card carries the line
     first = next(iter(rows[0]["ratings"]))
 
     def rank_key(row: dict[str, Any]) -> float:
@@ -384,7 +386,8 @@ def leaderboard_md(board: dict[str, Any]) -> str:
     rule_sets = list(board["rows"][0]["ratings"])
     game = card_game(board["game"])
     head = ["#", "agent", *[f"rating {rs}" for rs in rule_sets]]
-    head += [game.board_column, "games", "manifest"]
+    exploited = exploiter.on_board(board)
+    head += [game.board_column, *([exploiter.KEY] if exploited else []), "games", "manifest"]
     lines = [
         f"# Leaderboard: {game.title[:1].lower()}{game.title[1:]}, protocol "
         f"{board['protocol']} (ranked by the {board['rank_by']} rating, 95% intervals)",
@@ -398,6 +401,8 @@ def leaderboard_md(board: dict[str, Any]) -> str:
             r, ci = row["ratings"].get(rs, (None, None))
             cells.append("–" if r is None else f"{r:.0f}{ci_text(ci, False)}")
         cells.append(game.board_cell(row))
+        if exploited:
+            cells.append(exploiter.board_cell(row))
         cells += [str(row["games"]), f"`{row['manifest']}`"]
         lines.append("| " + " | ".join(cells) + " |")
     if board.get("notes"):

@@ -85,6 +85,7 @@ ROOMS = {
         "ppo",
         "exploit_settings",
         "exploit",
+        "exploit_card",
         "vintage_ppo",
         "vintage_value",
         "vintage_expert",
