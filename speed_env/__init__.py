@@ -20,7 +20,7 @@ The envs:
 
 - :mod:`~speed_env.parallel`: the PettingZoo ``ParallelEnv`` (``speed_v1``).
 - :mod:`~speed_env.party`: the ``ParallelEnv`` of three or four players (``parallel_env(...,
-  players=3)``), Party Speed's first env door.
+  players=3)``; ``env(...)`` the AEC env over it), Party Speed's first env doors.
 - :mod:`~speed_env.aec`: the AEC env: the parallel env, one seat's turn at a time.
 - :mod:`~speed_env.single`: :class:`SpeedGymEnv`, one seat as a Gymnasium env, the opponent
   inside.

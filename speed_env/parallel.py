@@ -179,6 +179,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         )
         self.games = Games(1, settings)
         self.rules = self.games.rules
+        self.illegal_action = settings.illegal_action  # what the AEC env checks a move against
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -398,10 +399,11 @@ def _as_aec(make_parallel: Callable[P, SpeedParallelEnv | PartyParallelEnv]) -> 
     def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
         """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
-        It takes :func:`parallel_env`'s arguments. Each tick becomes two AEC
-        turns, player_0 then player_1; the tick is resolved once both have
-        acted. An action is checked when it is given
-        (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
+        It takes :func:`parallel_env`'s arguments. Each tick becomes one AEC
+        turn per seat, player_0 then player_1 (… ``player_{n-1}`` with
+        ``players=n``); the tick is resolved once every seat has acted. An
+        action is checked when it is given (:class:`speed_env.aec.SpeedAECEnv`).
+        Wrapped in PettingZoo's
         ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
         order (``step`` before ``reset`` …) are refused (a subclass whose flags a
         refused call leaves unchanged: a refused first ``reset`` leaves the env
@@ -409,13 +411,7 @@ def _as_aec(make_parallel: Callable[P, SpeedParallelEnv | PartyParallelEnv]) -> 
         """
         from speed_env.aec import RefusalSafeOrderEnforcing, SpeedAECEnv
 
-        parallel = make_parallel(*args, **kwargs)
-        if isinstance(parallel, PartyParallelEnv):
-            raise RulesError(
-                f"players={parallel.n_players} is not playable yet in the AEC env: it seats 2 "
-                f"players; {parallel.n_players} play through speed_env.parallel_env"
-            )
-        return RefusalSafeOrderEnforcing(SpeedAECEnv(parallel))
+        return RefusalSafeOrderEnforcing(SpeedAECEnv(make_parallel(*args, **kwargs)))
 
     signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
     env.__signature__ = signature  # type: ignore[attr-defined]

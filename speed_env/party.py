@@ -35,7 +35,8 @@ Rewards
 
 Registration
     Not registered yet: its spaces differ from ``speed_v1``'s, so when it is
-    it gets a new, versioned id; build it with ``parallel_env(..., players=n)``.
+    it gets a new, versioned id; build it with ``parallel_env(..., players=n)``
+    (``env(..., players=n)``: the AEC env over it, one turn per seat each tick).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pickle
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
 import speed_env
 from speed_env.parallel import SpeedParallelEnv
@@ -225,7 +225,26 @@ def test_max_cycles_truncates_and_bad_settings_are_refused():
         speed_env.parallel_env("us", players=3, reaction=[200, 250])
     with pytest.raises(ValueError, match="render_mode"):
         speed_env.parallel_env("us", players=3, render_mode="ansi")
-    with pytest.raises(RulesError, match="players=3 is not playable yet in the AEC env"):
-        speed_env.env("us", players=3)
     with pytest.raises(RulesError, match="players"):
         speed_env.parallel_env("us", players=5)
+
+
+# api_test's advice for dict observations (the two-seat AEC test ignores the same two).
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize("players", PLAYERS)
+def test_the_aec_env_seats_them_one_turn_each_and_refuses_a_bad_move_at_once(players):
+    api_test(speed_env.env("us", players=players), num_cycles=500)
+    api_test(speed_env.env("pagat", players=players, obs_format="box"), num_cycles=200)
+    aec = speed_env.env("us", players=players, illegal_action="raise")
+    aec.reset(seed=0)
+    turns = []
+    for _ in range(players):
+        turns.append(aec.agent_selection)
+        aec.step(0)
+    assert turns == [f"player_{p}" for p in range(players)]  # one turn per seat, in seat order
+    assert aec.unwrapped.table()["clock_ms"] == 50  # the tick resolved once all had acted
+    agent = aec.agent_selection
+    illegal = int(np.flatnonzero(aec.unwrapped.action_mask(agent) == 0)[0])
+    with pytest.raises(speed_env.ActionError, match=f"{illegal} of {agent} is illegal now"):
+        aec.step(illegal)

@@ -387,12 +387,12 @@ def _doors():
 
 
 @pytest.mark.parametrize("door", [name for name, _ in _doors()])
-def test_every_env_takes_hand_size_and_jokers_and_only_parallel_env_seats_three(door):
+def test_every_env_takes_hand_size_and_jokers_and_only_the_pettingzoo_envs_seat_three(door):
     build = dict(_doors())[door]
     env = build(hand_size=7, jokers=True)
     rules = env.unwrapped.rules if hasattr(env, "unwrapped") else env.rules
     assert (rules.hand_size, rules.jokers, rules.n_ranks) == (7, True, 14)
-    if door == "parallel_env":  # the first door Party Speed opened (speed_env.party)
+    if door in ("parallel_env", "env (AEC)"):  # the doors Party Speed opened (speed_env.party)
         assert build(players=3).possible_agents == ["player_0", "player_1", "player_2"]
         return
     with pytest.raises(RulesError, match="players=3 is not playable yet"):
