@@ -8,6 +8,9 @@ Exact timing rules: ``docs/rules.md``.
 
 Agents
     ``player_0``, ``player_1``. Both act every step until the game ends.
+    Rules with ``players=3`` or ``4`` (Party Speed, docs/rules.md) build
+    :class:`speed_env.party.PartyParallelEnv` instead: ``player_0`` …
+    ``player_{n-1}``, its own spaces and observation (:mod:`speed_env.party`).
 
 Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``0`` waits; ``1 + 2 * r + pile`` plays a card of rank index ``r``
