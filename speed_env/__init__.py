@@ -19,6 +19,8 @@ with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
 The envs:
 
 - :mod:`~speed_env.parallel`: the PettingZoo ``ParallelEnv`` (``speed_v1``).
+- :mod:`~speed_env.party`: the ``ParallelEnv`` of three or four players (``parallel_env(...,
+  players=3)``; ``env(...)`` the AEC env over it), Party Speed's first env doors.
 - :mod:`~speed_env.aec`: the AEC env: the parallel env, one seat's turn at a time.
 - :mod:`~speed_env.single`: :class:`SpeedGymEnv`, one seat as a Gymnasium env, the opponent
   inside.
@@ -35,7 +37,7 @@ The game:
 - :mod:`~speed_env.step_observe`: one tick of a batch as one compiled pass: step, then observe.
 - :mod:`~speed_env.game`: :class:`Games`, a batch of games with their settings, over the engine.
 - :mod:`~speed_env.seats`: :class:`SeatGames`, games of two, three or four players straight on
-  the engine (Party Speed's door until the envs seat more).
+  the engine (what Party Speed's parallel env runs).
 - :mod:`~speed_env.settings`: :class:`TableSettings`, what every env is built from, checked once.
 - :mod:`~speed_env.rules`: the rules as one frozen value, its presets and loaders.
 - :mod:`~speed_env.cards`: cards as integer ids, their notation and parsing.
@@ -44,6 +46,8 @@ The game:
 - :mod:`~speed_env.rng`: counter-based randomness: a draw is a pure function of (game seed,
   stream, counter).
 - :mod:`~speed_env.observation`: the ego-centric observation vector and its published layout.
+- :mod:`~speed_env.party_obs`: the ego-centric observation of a seat at a table of three or
+  four.
 - :mod:`~speed_env.policy`: the ``Policy`` protocol every agent satisfies.
 - :mod:`~speed_env.worlds`: worlds consistent with one seat's observation, for fair search.
 - :mod:`~speed_env.reaction`: reaction-latency profiles: how long after a commit a card lands.

@@ -50,7 +50,8 @@ class RefusalSafeOrderEnforcing(OrderEnforcingWrapper):
 
 
 class SpeedAECEnv(parallel_to_aec_wrapper):
-    """PettingZoo's parallel-to-AEC converter over ``SpeedParallelEnv``; bad actions fail now."""
+    """PettingZoo's parallel-to-AEC converter over ``SpeedParallelEnv`` (or Party Speed's
+    ``PartyParallelEnv``, three or four seats); bad actions fail now."""
 
     def step(self, action: Any) -> None:
         """Take ``action`` for ``agent_selection``; a bad one is refused now, naming that agent."""
@@ -62,10 +63,10 @@ class SpeedAECEnv(parallel_to_aec_wrapper):
                 f"{agent} has finished: step it with None (PettingZoo's convention), got {action!r}"
             )
         if live and action is not None:
-            games = self.env.unwrapped.games
-            action = check_action(action, games.n_actions, agent)
-            mask = self.env.unwrapped.action_mask(agent)  # in either obs_format
-            if games.illegal_action == "raise" and mask[action] == 0:
+            parallel = self.env.unwrapped  # two seats' SpeedParallelEnv or Party Speed's
+            action = check_action(action, parallel.action_space(agent).n, agent)
+            mask = parallel.action_mask(agent)  # in either obs_format
+            if parallel.illegal_action == "raise" and mask[action] == 0:
                 legal = [int(a) for a in mask.nonzero()[0]]
                 raise ActionError(f"action {action} of {agent} is illegal now; legal: {legal}")
         super().step(action)

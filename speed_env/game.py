@@ -84,6 +84,21 @@ def check_render_mode(render_mode: object, modes: Sequence[str]) -> str | None:
     return render_mode
 
 
+def check_max_cycles(max_cycles: object) -> int | None:
+    """``max_cycles`` as an int >= 1 (or None: no limit), else a ``ValueError`` naming it."""
+    if max_cycles is None:
+        return None
+    if (
+        isinstance(max_cycles, bool)
+        or not isinstance(max_cycles, int | np.integer)
+        or max_cycles < 1
+    ):
+        raise ValueError(
+            f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}"
+        )
+    return int(max_cycles)
+
+
 def check_options(options: object, *, deal: bool = True, env: str = "this env") -> dict[str, Any]:
     """``reset``'s ``options`` as a dict (None: empty); unknown keys pass (PettingZoo's checkers
     send some).

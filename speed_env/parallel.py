@@ -8,6 +8,9 @@ Exact timing rules: ``docs/rules.md``.
 
 Agents
     ``player_0``, ``player_1``. Both act every step until the game ends.
+    Rules with ``players=3`` or ``4`` (Party Speed, docs/rules.md) build
+    :class:`speed_env.party.PartyParallelEnv` instead: ``player_0`` …
+    ``player_{n-1}``, its own spaces and observation (:mod:`speed_env.party`).
 
 Actions (``Discrete(1 + 2R)``, plus variant moves)
     ``0`` waits; ``1 + 2 * r + pile`` plays a card of rank index ``r``
@@ -131,13 +134,15 @@ from speed_env.game import (
     Games,
     GameStats,
     check_action,
+    check_max_cycles,
     check_options,
     check_render_mode,
     check_seed,
 )
 from speed_env.obs_format import check_obs_format, observation_space, package
+from speed_env.party import PartyParallelEnv
 from speed_env.pickling import GamePickle
-from speed_env.rules import Rules
+from speed_env.rules import Rules, RulesError, make_rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
@@ -171,12 +176,13 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         GamePickle.__init__(self, locals())
         check_render_mode(render_mode, RENDER_MODES)
         self.obs_format = check_obs_format(obs_format)
-        self.max_cycles = _check_max_cycles(max_cycles)
+        self.max_cycles = check_max_cycles(max_cycles)
         settings = table_settings(
             rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
         )
         self.games = Games(1, settings)
         self.rules = self.games.rules
+        self.illegal_action = settings.illegal_action  # what the AEC env checks a move against
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -349,8 +355,12 @@ def parallel_env(
     obs_format: str = "dict",
     max_cycles: int | None = None,
     **options: Any,
-) -> SpeedParallelEnv:
+) -> SpeedParallelEnv | PartyParallelEnv:
     """Real-time Speed as a PettingZoo ``ParallelEnv`` (see :mod:`speed_env.parallel`).
+
+    Rules with ``players=3`` or ``4`` build Party Speed's n-seat env
+    (:class:`speed_env.party.PartyParallelEnv`: agents ``player_0`` …, its own
+    spaces; ``reaction`` one value or one per seat; no ``render_mode`` yet).
 
     >>> env = parallel_env("us", reaction=250)
     >>> obs, infos = env.reset(seed=0)
@@ -360,6 +370,20 @@ def parallel_env(
     >>> rewards
     {'player_0': 0.0, 'player_1': 0.0}
     """
+    if _seat_count(rules, options) != 2:
+        if render_mode is not None:
+            raise ValueError(
+                f"render_mode={render_mode!r}: the 3- and 4-player env draws nothing yet "
+                "(use table())"
+            )
+        return PartyParallelEnv(
+            rules,
+            tick_ms=tick_ms,
+            reaction=reaction,
+            obs_format=obs_format,
+            max_cycles=max_cycles,
+            **options,
+        )
     return SpeedParallelEnv(
         rules,
         tick_ms=tick_ms,
@@ -371,17 +395,18 @@ def parallel_env(
     )
 
 
-def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]:
+def _as_aec(make_parallel: Callable[P, SpeedParallelEnv | PartyParallelEnv]) -> Callable[P, AECEnv]:
     """The AEC factory over ``make_parallel``: the same arguments (for mypy, ``inspect`` and
     the docs alike), the parallel env it makes, one seat's turn at a time."""
 
     def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
         """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
 
-        It takes :func:`parallel_env`'s arguments. Each tick becomes two AEC
-        turns, player_0 then player_1; the tick is resolved once both have
-        acted. An action is checked when it is given
-        (:class:`speed_env.aec.SpeedAECEnv`). Wrapped in PettingZoo's
+        It takes :func:`parallel_env`'s arguments. Each tick becomes one AEC
+        turn per seat, player_0 then player_1 (… ``player_{n-1}`` with
+        ``players=n``); the tick is resolved once every seat has acted. An
+        action is checked when it is given (:class:`speed_env.aec.SpeedAECEnv`).
+        Wrapped in PettingZoo's
         ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
         order (``step`` before ``reset`` …) are refused (a subclass whose flags a
         refused call leaves unchanged: a refused first ``reset`` leaves the env
@@ -399,19 +424,14 @@ def _as_aec(make_parallel: Callable[P, SpeedParallelEnv]) -> Callable[P, AECEnv]
 env = _as_aec(parallel_env)
 
 
-def _check_max_cycles(max_cycles: object) -> int | None:
-    """``max_cycles`` as an int >= 1 (or None: no limit), else a ``ValueError`` naming it."""
-    if max_cycles is None:
-        return None
-    if (
-        isinstance(max_cycles, bool)
-        or not isinstance(max_cycles, int | np.integer)
-        or max_cycles < 1
-    ):
-        raise ValueError(
-            f"max_cycles must be a whole number of ticks >= 1 or None, got {max_cycles!r}"
-        )
-    return int(max_cycles)
+def _seat_count(rules: object, options: dict[str, Any]) -> int:
+    """The seat count ``rules`` and ``options`` ask for; 2 when they are bad (the two-seat
+    env's checks then refuse them, naming what was wrong, as before)."""
+    rule_options = {k: v for k, v in options.items() if k != "illegal_action"}  # not a rule
+    try:
+        return make_rules(rules, **rule_options).players  # type: ignore[arg-type]
+    except (RulesError, TypeError, ValueError, OSError):
+        return 2
 
 
 def _game_end(games: Games, stats: GameStats) -> tuple[dict[str, Any], dict[str, Any]]:

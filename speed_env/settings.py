@@ -63,11 +63,13 @@ def table_settings(
     except TypeError as exc:  # pragma: no cover - make_rules names keys itself
         raise RulesError(str(exc)) from None
     if checked.players != 2:
-        # The engine plays 3 and 4 seats (speed_env.seats); the envs' agents, spaces and ids
-        # for them are not built yet, and a two-seat env over them would be wrong, not slow.
+        # The engine plays 3 and 4 seats (speed_env.seats) and parallel_env seats them
+        # (speed_env.party); the other envs' agents and spaces for them are not built yet, and
+        # a two-seat env over them would be wrong, not slow.
         raise RulesError(
-            f"players={checked.players} is not playable yet in the envs: they seat 2 players; "
-            "3 and 4 play through the engine's speed_env.seats.SeatGames"
+            f"players={checked.players} is not playable yet in this env: it seats 2 players; "
+            f"{checked.players} play through speed_env.parallel_env(..., players="
+            f"{checked.players}) and the engine's speed_env.seats.SeatGames"
         )
     return TableSettings(
         rules=checked,

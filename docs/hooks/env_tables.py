@@ -64,6 +64,12 @@ REALTIME_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
         {"jokers": True, "stack_layout": True, "multi_play": True, "play_out": True},
     ),
 )
+PARTY_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("us, players=3", {"players": 3}),
+    ("us, players=4", {"players": 4}),
+    ("pagat, players=4, wild jokers", {"players": 4, "jokers": True}),
+)
+"""Party Speed's rows: only ``parallel_env`` seats three and four so far."""
 VINTAGE_TABLES = (2, 4, 10)
 
 # What each page documents: how to build it, and the entry points that find its registry ids.
@@ -142,9 +148,12 @@ def space_str(space: Any) -> str:
     return str(space)
 
 
-def _realtime_rows(build: Callable[[dict[str, Any]], tuple[Any, Any]]) -> list[list[str]]:
+def _realtime_rows(
+    build: Callable[[dict[str, Any]], tuple[Any, Any]],
+    rules: tuple[tuple[str, dict[str, Any]], ...] = REALTIME_RULES,
+) -> list[list[str]]:
     rows = []
-    for label, options in REALTIME_RULES:
+    for label, options in rules:
         preset = label.split(",")[0]
         obs, act = build({"rules": preset, **options})
         rows.append([f"`{label}`", f"`{act}`", f"`{space_str(obs)}`"])
@@ -165,7 +174,9 @@ def spaces_rows(key: str) -> tuple[list[str], list[list[str]], list[str]]:
             return env.observation_space(agent), env.action_space(agent)
 
         agents = [f"`{a}`" for a in first.possible_agents]
-        return ["rules", "action space", "observation space"], _realtime_rows(build), agents
+        agents[-1] += " (`player_0` … `player_{n-1}` with `players=n`, 3 or 4)"
+        rows = _realtime_rows(build, REALTIME_RULES + PARTY_RULES)
+        return ["rules", "action space", "observation space"], rows, agents
     if key == "speed-gym":
 
         def build_gym(kw: dict[str, Any]) -> tuple[Any, Any]:
