@@ -48,6 +48,20 @@ def register(sub: Any) -> None:
         default=None,
         help="seed of the deals (default: the protocol's; another makes a replication)",
     )
+    ev.add_argument(
+        "--protocol",
+        type=int,
+        default=None,
+        help="the evaluation protocol's version (default 1; 2 charges every agent's thinking "
+        "as latency: docs/thinking-time.md)",
+    )
+    ev.add_argument(
+        "--think-file",
+        default=None,
+        metavar="FILE",
+        help="with --protocol 2: charge the agent the cost recorded in FILE (a think.json or "
+        "a card's calibration) instead of timing it, so the card repeats byte for byte",
+    )
     ev.add_argument("--out", default="card", help="output folder (default: card)")
     add_overwrite_flag(ev)
     ev.add_argument(
@@ -97,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
     plan = evaluate.make_plan(
-        args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout
-    )
+        args.spec, game=args.game, games=args.games, seed=args.seed, act_timeout=args.act_timeout,
+        version=protocol_version(args), think_file=args.think_file,
+    )  # fmt: skip
     human = _human_likeness(args, plan) if args.human is not None else None
     jobs = backend(args)
     identity = run_identity.RunIdentity(
@@ -116,6 +131,18 @@ def run(args: argparse.Namespace) -> int:
             print(run_folder.done)
             return 0
         return _evaluate(args, plan, jobs, run_folder, human)
+
+
+def protocol_version(args: argparse.Namespace) -> int:
+    """``--protocol``, or the kit's default version; one the kit lacks is refused in a line."""
+    from agents.evaluate import protocol
+
+    version = protocol.PROTOCOL_VERSION if args.protocol is None else args.protocol
+    try:
+        protocol.protocol(args.game, version)
+    except protocol.ProtocolError as exc:
+        raise UsageError(f"--protocol: {exc}") from None
+    return version
 
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:
@@ -156,7 +183,7 @@ def _evaluate(
         return 130
     timing: dict[str, Any] = {}
     if args.game == "realtime" and "us" not in plan.skipped:
-        timing["decision_cost"] = evaluate.decision_cost(args.spec)
+        timing["decision_cost"] = evaluate.decision_cost(args.spec, plan.version)
     timing["wall_s"] = round(time.perf_counter() - t0, 2)
     card = evaluate.card(plan, by_group, timing=timing, human_likeness=human)
     paths = eval_report.write_card(run_folder.path, card)
