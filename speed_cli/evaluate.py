@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
     )
     ev.add_argument(
         "--protocol",
-        type=int,
+        type=count(1),
         default=None,
         help="the evaluation protocol's version (default 1; 2 charges every agent's thinking "
         "as latency: docs/thinking-time.md)",
