@@ -316,9 +316,10 @@ def _pair_text(pair: tuple[float | None, float | None]) -> str:
     on, off = pair
     if on is None and off is None:
         return "–"
-    diff = "" if on is None or off is None else f" ({float(on) - float(off):+.0f})"
-    diff = diff.replace("+0)", "±0)").replace("-0)", "±0)")
-    return f"{num_text(on)} / {num_text(off)}{diff}"
+    if on is None or off is None:
+        return f"{num_text(on)} / {num_text(off)}"
+    diff = int(num_text(on)) - int(num_text(off))  # of the numbers shown: the cell adds up
+    return f"{num_text(on)} / {num_text(off)} ({'±0' if diff == 0 else f'{diff:+d}'})"
 
 
 def break_even_text(card: dict[str, Any]) -> str:
