@@ -120,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
         "speed evaluate",
         run_identity.flag_settings(args, positional=("spec",)),
         # The agent's files, and what --human measured (it changes when the records do).
-        {args.spec: plan.files, **({"--human": human} if human is not None else {})},
+        {args.spec: plan.files, **({"--human": human} if human is not None else {})}
+        # The cost a --think-file records is what the card charges: its bytes are an input.
+        | (run_identity.file_digest(args.think_file) if args.think_file is not None else {}),
     )
     # One writer per folder, as tournaments and training: another is refused; a finished card
     # of another agent or other settings is never replaced.
