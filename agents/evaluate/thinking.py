@@ -334,7 +334,7 @@ def break_even_text(card: dict[str, Any]) -> str:
     chain = t["opponents_ms"].get(card["results"]["latency"]["opponent"].split("@")[0], 0.0)
     spare = worth - (t["agent_ms"] - chain)
     return (
-        f" Read against its own thinking: **worth {num_text(worth)} ms, costs "
+        f" Read against its own thinking: **worth {num_text(worth, 1)} ms, costs "
         f"{t['agent_ms']:g} ms** a decision (chain's: {chain:g} ms): its strategy nets "
         f"{num_text(spare, 1)} ms once each pays its own thinking (the sweep is played with "
         "thinking free)."
