@@ -16,7 +16,9 @@ naming the file and the field:
    whole number ``>= 0``, the counts add up (wins + losses + draws = games,
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
-   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked;
+   an optional ``human_likeness`` (``speed evaluate --human``) is type-checked; a protocol
+   that charges thinking has its free pairings checked the same way, and the costs it charged
+   (the reference bots' must be the protocol's, the agent's its calibration's);
 5. re-rated against the shipped anchors (:func:`agents.evaluate.make_card.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).

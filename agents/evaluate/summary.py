@@ -5,7 +5,9 @@ The plan is a :class:`~agents.evaluate.plan.Plan`.
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
 (``us``/``pagat``) and the illegal actions; the latency sweep's points and its
-break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`). Another
+break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`); under a protocol
+that charges thinking, the same pairings played free (``free``) and the costs (``thinking``,
+:mod:`agents.evaluate.thinking`). Another
 game's results are its card's (:mod:`agents.evaluate.vintage`: per table). The ratings
 are :func:`agents.evaluate.make_card.rate`'s. Importable from :mod:`agents.evaluate.make_card`.
 """
