@@ -229,3 +229,9 @@ def test_the_pool_costs_command_writes_a_calibration_file(tmp_path: Path) -> Non
         thinking.think_protocol(
             protocol.REALTIME_1, {k: v for k, v in costs.items() if k != "chain"}
         )
+
+
+def test_a_protocol_2_leaderboard_shows_each_agents_cost_beside_its_break_even() -> None:
+    board = eval_report.leaderboard([CARDS / "small-p2" / "greedy" / "report.json"])
+    assert board["protocol"] == 2 and board["rows"][0]["think_ms"] == 0.011
+    assert "(costs 0.011 ms)" in eval_report.leaderboard_md(board)
