@@ -235,3 +235,12 @@ def test_a_protocol_2_leaderboard_shows_each_agents_cost_beside_its_break_even()
     board = eval_report.leaderboard([CARDS / "small-p2" / "greedy" / "report.json"])
     assert board["protocol"] == 2 and board["rows"][0]["think_ms"] == 0.011
     assert "(costs 0.011 ms)" in eval_report.leaderboard_md(board)
+
+
+def test_the_rating_without_thinking_is_protocol_1s_card_exactly() -> None:
+    """The free half of a protocol 2 card is protocol 1's games: counts, ratings and sweep."""
+    two = json.loads((CARDS / "small-p2" / "greedy" / "report.json").read_text())["results"]
+    one = json.loads((CARDS / "small" / "greedy" / "report.json").read_text())["results"]
+    assert two["free"]["rule_sets"] == one["rule_sets"]
+    assert two["latency"] == one["latency"]
+    assert two["rule_sets"] != one["rule_sets"]  # the charged games are others
