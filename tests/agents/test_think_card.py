@@ -243,4 +243,22 @@ def test_the_rating_without_thinking_is_protocol_1s_card_exactly() -> None:
     one = json.loads((CARDS / "small" / "greedy" / "report.json").read_text())["results"]
     assert two["free"]["rule_sets"] == one["rule_sets"]
     assert two["latency"] == one["latency"]
-    assert two["rule_sets"] != one["rule_sets"]  # the charged games are others
+    assert two["rule_sets"] != one["rule_sets"]  # rated on protocol 2's anchors
+
+
+def test_the_bundled_bots_costs_change_only_the_games_against_search() -> None:
+    """Microseconds of thinking land on the same whole milliseconds: chain's charged games are
+    its free ones, but for search's, which simulates its own seat's (charged) profile."""
+    card = json.loads((CARDS / "realtime-p2" / "chain" / "report.json").read_text())["results"]
+
+    def counts(rule_sets: dict) -> dict:
+        return {
+            (rs, opp): (r["wins"], r["draws"])
+            for rs, row in rule_sets.items()
+            for opp, r in row.get("opponents", {}).items()
+            if "wins" in r
+        }
+
+    charged, free = counts(card["rule_sets"]), counts(card["free"]["rule_sets"])
+    differ = {opp for key, opp in charged if charged[key, opp] != free[key, opp]}
+    assert differ == {"search"}
