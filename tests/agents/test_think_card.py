@@ -247,8 +247,9 @@ def test_the_rating_without_thinking_is_protocol_1s_card_exactly() -> None:
 
 
 def test_the_bundled_bots_costs_change_only_the_games_against_search() -> None:
-    """Microseconds of thinking land on the same whole milliseconds: chain's charged games are
-    its free ones, but for search's, which simulates its own seat's (charged) profile."""
+    """Microseconds of thinking leave the other bots' cards landing on the same whole
+    milliseconds: chain's charged games are its free ones, but for those against search (whose
+    play the few microseconds do reach; how is not traced here)."""
     card = json.loads((CARDS / "realtime-p2" / "chain" / "report.json").read_text())["results"]
 
     def counts(rule_sets: dict) -> dict:
