@@ -170,14 +170,14 @@ def check_realtime(
     else:
         _check_latency(c, latency)
     if "think" in proto:  # protocol 2: the same pairings free, and what each agent was charged
-        from agents.evaluate.thinking import check_thinking
-
         free = c.obj(c.obj(results.get("free"), "results.free").get("rule_sets"), "results.free")
         if list(free) != list(rule_sets) or any(
             ("skipped" in free[rs]) != ("skipped" in rule_sets[rs]) for rs in rule_sets
         ):
             c.fail("results.free.rule_sets", "must skip and play what results.rule_sets does")
         _check_rule_sets(c, free, "results.free.rule_sets", proto, games)
+        from agents.evaluate.thinking import check_thinking
+
         check_thinking(c, results.get("thinking"), proto, agent)
     elif "free" in results or "thinking" in results:
         c.fail("results", "holds thinking results, but its protocol charges no thinking")

@@ -217,7 +217,6 @@ def time_agent(spec: str, rules: Any) -> Any:
 def check_thinking(c: Any, value: Any, proto: dict[str, Any], agent: str) -> None:
     """A card's ``results.thinking``, failing ``c`` (a card check) by field: the reference bots
     charged the protocol's costs, the agent the cost its source gives."""
-    from agents.evaluate.card_check import first_difference
     from agents.think.record import FORMAT
 
     f = "results.thinking"
@@ -231,7 +230,10 @@ def check_thinking(c: Any, value: Any, proto: dict[str, Any], agent: str) -> Non
             f"{f}.rule_set",
             f"must be one of the protocol's rule sets, got {t.get('rule_set')!r:.60}",
         )
-    if first_difference(t.get("opponents_ms"), proto["think"]["opponents_ms"], "") is not None:
+    # Compared as canonical JSON: value for value and type for type (1 is not 1.0).
+    if protocol.canonical(t.get("opponents_ms")) != protocol.canonical(
+        proto["think"]["opponents_ms"]
+    ):
         c.fail(f"{f}.opponents_ms", "must be the protocol's shipped costs of the reference bots")
     if source == "reference pool":
         if t.get("opponents_ms", {}).get(agent) != ms or t.get("calibration") is not None:
