@@ -41,7 +41,7 @@ AGILERL_CHECK := from agilerl.algorithms import IPPO; from agilerl.vector.dummy_
 
 AGENTS ?= random,greedy,chain,trained
 
-.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean cards cards-rehash
+.PHONY: setup setup-agilerl setup-ray run demo test test-ray test-fast lint bench docs docs-serve lock clean cards cards-p2 think-costs cards-rehash
 
 # Ray and RLlib (the [ray] extra) get a venv of their own: RLlib 2.60 pins gymnasium==1.2.2,
 # while the main venv keeps the newest Gymnasium the kit supports (docs/ray.md, "Why a venv of its own").
@@ -114,6 +114,21 @@ cards: setup  ## the rating anchors, the bundled agents' report cards and leader
 	$(BIN)/speed evaluate greedy --games 2 --out $(CARDS)/small/greedy
 	$(BIN)/speed leaderboard $(CARDS)/realtime --out $(CARDS)/leaderboard/realtime
 	$(BIN)/speed leaderboard $(CARDS)/vintage --out $(CARDS)/leaderboard/vintage
+	$(MAKE) cards-p2
+
+# Protocol 2 charges every agent's thinking (docs/thinking-time.md): its anchors, the bundled
+# agents' cards, their leaderboard and the small card a test reads, at the shipped costs.
+cards-p2: setup  ## protocol 2's anchors, cards and leaderboard (thinking charged)
+	$(BIN)/python -m agents.evaluate.make_anchors --game realtime --protocol 2
+	for a in $(CARD_AGENTS); do \
+		$(BIN)/speed evaluate $$a --protocol 2 --out $(CARDS)/realtime-p2/$$a || exit 1; done
+	$(BIN)/speed evaluate greedy --protocol 2 --games 2 --out $(CARDS)/small-p2/greedy
+	$(BIN)/speed leaderboard $(CARDS)/realtime-p2 --out $(CARDS)/leaderboard/realtime-p2
+
+# The reference bots' thinking costs, calibrated on this machine: a new calibration changes
+# protocol 2's data, so its anchors and cards are made again after it (make cards-p2).
+think-costs: setup  ## calibrate the reference bots' thinking (agents/cards/think_realtime.json)
+	$(BIN)/python -m agents.evaluate.think_costs
 
 # Cards made before the card hash: checked through (counts, protocol data, ratings re-rated)
 # and written back sealed, without replaying a game. `make cards` seals the cards it makes.

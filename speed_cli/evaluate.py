@@ -37,6 +37,12 @@ class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, GameFlag):
     fewer makes a quick card, marked so)"""
     seed: int | None = field(default=None, metadata={"type": DEAL_SEED})
     """seed of the deals (default: the protocol's; another makes a replication)"""
+    protocol: int | None = field(default=None, metadata={"type": count(1)})
+    """the evaluation protocol's version (default 1; 2 charges every agent's thinking as
+    latency: docs/thinking-time.md)"""
+    think_file: str | None = field(default=None, metadata={"metavar": "FILE"})
+    """with --protocol 2: charge the agent the cost recorded in FILE (a think.json or a card's
+    calibration) instead of timing it, so the card repeats byte for byte"""
     out: str = "card"
     """output folder (default: card)"""
     human: str | None = field(default=None, metadata={"metavar": "DIR_OR_MINARI_ID"})
@@ -108,7 +114,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
     exploiter = None if args.exploit_minutes is None else _exploiter(args)
     request = card_folder.CardRequest(
-        args.spec, args.game, args.games, args.seed, act_timeout=args.act_timeout
+        args.spec,
+        args.game,
+        args.games,
+        args.seed,
+        act_timeout=args.act_timeout,
+        version=protocol_version(args),
+        think_file=args.think_file,
     )
     settings = run_identity.flag_settings(args, positional=("spec",))
     if exploiter is None:  # a card without the line: run.json as before the flag existed
@@ -151,6 +163,18 @@ def _exploiter(args: argparse.Namespace) -> Any:
     from train.exploit_card import CardExploiter
 
     return CardExploiter(minutes=args.exploit_minutes, eval_workers=args.workers)
+
+
+def protocol_version(args: argparse.Namespace) -> int:
+    """``--protocol``, or the kit's default version; one the kit lacks is refused in a line."""
+    from agents.evaluate import protocol
+
+    version = protocol.PROTOCOL_VERSION if args.protocol is None else args.protocol
+    try:
+        protocol.protocol(args.game, version)
+    except protocol.ProtocolError as exc:
+        raise UsageError(f"--protocol: {exc}") from None
+    return version
 
 
 def _human_likeness(args: argparse.Namespace, plan: Any) -> dict[str, Any]:

@@ -18,6 +18,10 @@
 - :mod:`~agents.evaluate.realtime`: real-time Speed's card, as the shared card code asks it.
 - :mod:`~agents.evaluate.vintage`: Vintage Speed's card: its protocol, tables, results,
   checks and page.
+- :mod:`~agents.evaluate.thinking`: real-time protocol 2, every agent's thinking charged: the
+  costs, the plan's charged and free pairings, the card's check and its page section.
+- :mod:`~agents.evaluate.think_costs`: the reference bots' thinking calibrated, shipped as
+  protocol 2's costs (``python -m``).
 - :mod:`~agents.evaluate.report_text`: the text a card shows: escaped, cut at a word, in units.
 - :mod:`~agents.evaluate.replications`: cards of one agent on a leaderboard, marked as such.
 

@@ -17,7 +17,9 @@ naming the file and the field:
    games = the manifest's games) and every rate and interval is the one its
    counts give (the latency sweep's break-even refitted from its points);
    an optional ``human_likeness`` (``speed evaluate --human``) is type-checked, and an
-   optional ``exploiter`` (``--exploit-minutes``) too, its score the one its counts give;
+   optional ``exploiter`` (``--exploit-minutes``) too, its score the one its counts give; a
+   protocol that charges thinking has its free pairings checked the same way, and the costs it
+   charged (the reference bots' must be the protocol's, the agent's its calibration's);
 5. re-rated against the shipped anchors (:func:`agents.evaluate.make_card.rate`), the
    card's ratings and α-Rank are the ones it holds (α-Rank where the
    ``[openspiel]`` extra is installed: it is computed with OpenSpiel).
@@ -187,14 +189,40 @@ def _check_exploiter(c: Check, value: Any, game: str) -> None:
 
 
 # ------------------------------------------------------------------ the counts
-def check_realtime(c: Check, results: dict[str, Any], proto: dict[str, Any], games: int) -> None:
+def check_realtime(
+    c: Check, results: dict[str, Any], proto: dict[str, Any], games: int, agent: str = ""
+) -> None:
     rule_sets = c.obj(results.get("rule_sets"), "results.rule_sets")
     if list(rule_sets) != list(proto["rule_sets"]):
         c.fail(
             "results.rule_sets", f"must hold the protocol's rule sets {list(proto['rule_sets'])}"
         )
+    _check_rule_sets(c, rule_sets, "results.rule_sets", proto, games)
+    latency = c.obj(results.get("latency"), "results.latency")
+    if "skipped" in latency:
+        c.text(latency, "skipped", "results.latency.skipped")
+    else:
+        _check_latency(c, latency)
+    if "think" in proto:  # protocol 2: the same pairings free, and what each agent was charged
+        free = c.obj(c.obj(results.get("free"), "results.free").get("rule_sets"), "results.free")
+        if list(free) != list(rule_sets) or any(
+            ("skipped" in free[rs]) != ("skipped" in rule_sets[rs]) for rs in rule_sets
+        ):
+            c.fail("results.free.rule_sets", "must skip and play what results.rule_sets does")
+        _check_rule_sets(c, free, "results.free.rule_sets", proto, games)
+        from agents.evaluate.thinking import check_thinking
+
+        check_thinking(c, results.get("thinking"), proto, agent)
+    elif "free" in results or "thinking" in results:
+        c.fail("results", "holds thinking results, but its protocol charges no thinking")
+
+
+def _check_rule_sets(
+    c: Check, rule_sets: dict[str, Any], field: str, proto: dict[str, Any], games: int
+) -> None:
+    """Each rule set's pairings under ``field``, against each of the protocol's opponents."""
     for rs, row in rule_sets.items():
-        where = f"results.rule_sets.{rs}"
+        where = f"{field}.{rs}"
         row = c.obj(row, where)
         if "skipped" in row:
             c.text(row, "skipped", f"{where}.skipped")
@@ -210,11 +238,6 @@ def check_realtime(c: Check, results: dict[str, Any], proto: dict[str, Any], gam
                 _check_pairing(
                     c, r, f"{where}.opponents.{opp}", games, rs in proto["match_rule_sets"]
                 )
-    latency = c.obj(results.get("latency"), "results.latency")
-    if "skipped" in latency:
-        c.text(latency, "skipped", "results.latency.skipped")
-    else:
-        _check_latency(c, latency)
 
 
 def _check_pairing(c: Check, r: dict[str, Any], where: str, games: int, match: bool) -> None:

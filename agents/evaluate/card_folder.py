@@ -40,7 +40,7 @@ from agents.evaluate.plan import (
     read_back,
 )
 from agents.runtime.jobs import Backend
-from agents.runtime.run_identity import RunIdentity
+from agents.runtime.run_identity import RunIdentity, file_digest
 from agents.tournament import chunk_log, run_folder
 
 RESULTS = ("report.json", "report.md", chunk_log.LOG_NAME, EXPLOIT_DIR)
@@ -63,6 +63,10 @@ class CardRequest:
     """The deal seed; ``None``: the protocol's."""
     act_timeout: float | None = None
     """Seconds an agent may take over one decision; ``None``: no limit."""
+    version: int | None = None
+    """The protocol's version; ``None``: the kit's default."""
+    think_file: str | None = None
+    """A calibration file whose cost for the agent a protocol that charges thinking charges."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,13 @@ def play(
     raises :class:`agents.runtime.jobs.RunStopped`, its finished chunks kept in the log.
     """
     plan = make_plan(
-        request.spec, request.game, request.games, request.seed, act_timeout=request.act_timeout
+        request.spec,
+        request.game,
+        request.games,
+        request.seed,
+        act_timeout=request.act_timeout,
+        version=protocol.PROTOCOL_VERSION if request.version is None else request.version,
+        think_file=request.think_file,
     )
     measured = human(plan) if human is not None else None
     if exploiter is not None:
@@ -148,7 +158,11 @@ def play(
         if exploiter is not None:  # its budget is the card's: another is another card
             settings["exploiter"] = exploiter.identity()
     # The agent's files, and what human measured (it changes when the records do).
-    inputs = {plan.spec: plan.files, **({"--human": measured} if measured is not None else {})}
+    inputs: dict[str, Any] = {plan.spec: plan.files}
+    if measured is not None:
+        inputs["--human"] = measured
+    if request.think_file is not None:  # the cost it records is what the card charges
+        inputs |= file_digest(request.think_file)
     chunks = card_chunks(plan)
     groups = {g: sum(job.group == g for job in plan.jobs) for g in plan.groups}
     logged = chunk_log.Run(

@@ -54,6 +54,11 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         except ValueError:
             continue  # refuses these rules: not an anchor here
         pool.append(opp)
+    think = None
+    if "think" in proto:  # protocol 2: every bot's thinking charged at its shipped cost
+        from agents.think.plan import ThinkPlan
+
+        think = ThinkPlan("calibrated", tuple(proto["think"]["opponents_ms"].items()))
     settings = realtime.Settings(
         agents=tuple(pool),
         games=proto["games"],
@@ -61,6 +66,7 @@ def realtime_pool(rs: str, version: int, workers: int, progress: Any = None) -> 
         reaction=make_profile(proto["reaction"]),
         tick_ms=proto["tick_ms"],
         seed=proto["seed"],
+        think=think,
     )
     results, complete = realtime.run(settings, workers=workers, progress=progress)
     if not complete:  # the run stops short only on Ctrl-C: main writes nothing for this key

@@ -195,7 +195,24 @@ def rate_rule_sets(out: dict[str, Any], anchors: dict[str, Any]) -> None:
     version, game = out["protocol"], out["game"]
     proto = protocol.protocol(game, version)
     samples, seed = proto["rating"]["bootstrap"], out["manifest"]["seeds"]["deals"]
-    for rs, row in out["results"]["rule_sets"].items():
+    _rate(out["results"]["rule_sets"], anchors, version, game, samples, seed)
+    if "think" in proto and "free" in out["results"]:
+        # The games with nobody's thinking charged are protocol 1's: rated on its anchors.
+        free = out["results"]["free"]["rule_sets"]
+        _rate(free, anchors, proto["think"]["free_protocol"], game, samples, seed)
+    out["results"]["alpharank"] = card_alpharank(out, anchors)
+
+
+def _rate(
+    rule_sets: dict[str, Any],
+    anchors: dict[str, Any],
+    version: int,
+    game: str,
+    samples: int,
+    seed: int,
+) -> None:
+    """Each rule set's rating in ``rule_sets``, against protocol ``version``'s anchors."""
+    for rs, row in rule_sets.items():
         if "opponents" not in row:
             continue
         rows = [
@@ -206,4 +223,3 @@ def rate_rule_sets(out: dict[str, Any], anchors: dict[str, Any]) -> None:
         for k in RATING_FIELDS:
             row.pop(k, None)
         row.update(rating_fields(anchors, version, game, rs, rows, samples, seed))
-    out["results"]["alpharank"] = card_alpharank(out, anchors)

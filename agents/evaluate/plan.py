@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, NamedTuple
 
-from agents.evaluate import protocol
+from agents.evaluate import protocol, thinking
 from agents.runtime.jobs import Backend
 from agents.specs.guarded import calling, positive_seconds
 from agents.specs.realtime import REALTIME
@@ -75,6 +75,10 @@ class Plan:
     """What is not played (``pagat``, ``pagat/trained``) and why."""
     files: dict[str, str] = field(default_factory=dict)
     """Files the agent loads, with their SHA-256."""
+    think_file: str | None = None
+    """A calibration file holding the agent's cost (a protocol that charges thinking)."""
+    thinking: dict[str, Any] | None = None
+    """What a protocol that charges thinking charges (:mod:`agents.evaluate.thinking`)."""
 
 
 def play_job(job: Job) -> Any:
@@ -236,6 +240,8 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             f"{spec!r} plays none of the protocol's rule sets: "
             + "; ".join(f"{rs}: {plan.skipped[rs]}" for rs in proto["rule_sets"])
         )
+    if "think" in proto:  # every agent's thinking charged, each pairing played free as well
+        thinking.charge(plan, proto)
     lat = proto["latency"]
     if lat["rule_set"] in plan.skipped or f"{lat['rule_set']}/{lat['opponent']}" in plan.skipped:
         plan.skipped["latency"] = f"the agent does not play {lat['rule_set']} against chain"
@@ -271,6 +277,7 @@ def make_plan(
     seed: int | None = None,
     version: int = protocol.PROTOCOL_VERSION,
     act_timeout: float | None = None,
+    think_file: str | None = None,
 ) -> Plan:
     """The plan of a card.
 
@@ -282,9 +289,17 @@ def make_plan(
     ``act_timeout``
         the seconds an agent may take over one decision; ``None``: no limit. It never changes a
         card's numbers, so the card does not record it.
+    ``think_file``
+        a calibration file (``think.json``) whose cost for the agent a protocol that charges
+        thinking charges, instead of timing it: the card then repeats byte for byte.
     """
     positive_seconds(act_timeout)
     proto = protocol.protocol(game, version)
+    if think_file is not None and "think" not in proto:
+        raise EvaluationError(
+            f"--think-file charges a recorded thinking cost, but protocol {version} of {game} "
+            "charges no thinking (protocol 2 of realtime does)"
+        )
     games = proto["games"] if games is None else games
     least = proto.get("players", 2)
     if isinstance(games, bool) or not isinstance(games, int) or games < least:
@@ -296,7 +311,7 @@ def make_plan(
     # Whole deals only (each played once per seating): the card records the games played.
     games -= games % least
     filled: Plan = protocol.card_game(game).fill(
-        Plan(game, spec, games, seed, version), act_timeout
+        Plan(game, spec, games, seed, version, think_file=think_file), act_timeout
     )
     return filled
 

@@ -3,8 +3,9 @@
 A report card is comparable with another only when both played the same
 protocol: the same opponents, rule sets, deals, games and reaction. So the
 protocol is not a set of flags but a constant, each game's ``protocols`` keyed by
-version (:data:`REALTIME_1` here; each game registers its :class:`CardGame`); a change to
-anything in it makes a new version (the old one stays, so an old card can still be
+version (:data:`REALTIME_1` here, and protocol 2, 1 with every agent's thinking charged,
+:func:`agents.evaluate.thinking.realtime_2`; each game registers its :class:`CardGame`); a change
+to anything in it makes a new version (the old one stays, so an old card can still be
 re-made). ``--games`` is the one knob, and the card records the games it used.
 
 The manifest (:func:`manifest`) binds a card to what produced it: protocol

@@ -13,7 +13,7 @@ per rule set, and the latency sweep), the results
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agents.evaluate import protocol
@@ -24,6 +24,7 @@ from agents.evaluate.plan import Plan, plan_realtime
 from agents.evaluate.report import REALTIME_SECTIONS
 from agents.evaluate.report_text import num_text
 from agents.evaluate.summary import summarise_realtime
+from agents.evaluate.thinking import realtime_2
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,14 @@ class RealtimeCard:
     title: str = "Real-time Speed"
     about: str = "paired deals against the reference bots"
     unit: str = "pairing"
-    protocols: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: protocol.REALTIME_1})
     env_mark: str | None = None
     figure_label: str = "win rate (draw = ½), 95% interval"
     board_column: str = "break-even ms vs chain"
+
+    @property
+    def protocols(self) -> dict[int, dict[str, Any]]:
+        """Protocol 1, and 2 (1 with thinking charged; its shipped costs read when first asked)."""
+        return {1: protocol.REALTIME_1, 2: realtime_2()}
 
     def fill(self, plan: Plan, act_timeout: float | None) -> Plan:
         """Pairings per rule set and opponent, and the latency sweep."""
@@ -59,7 +64,7 @@ class RealtimeCard:
         self, c: Check, results: dict[str, Any], proto: dict[str, Any], agent: str, games: int
     ) -> None:
         """Each rule set's pairings and the latency sweep, field by field."""
-        check_realtime(c, results, proto, games)
+        check_realtime(c, results, proto, games, agent)
 
     def sections(self) -> list[Callable[[dict[str, Any]], list[str]]]:
         """The real-time page."""
@@ -76,16 +81,20 @@ class RealtimeCard:
 
     def board_row(self, results: dict[str, Any]) -> dict[str, Any]:
         """A rating per rule set, and the break-even latency against chain."""
-        return {
+        row = {
             "ratings": {
                 rs: (r.get("rating"), r.get("rating_ci")) for rs, r in results["rule_sets"].items()
             },
             "break_even_ms": results["latency"].get("break_even_ms"),
         }
+        if "thinking" in results:  # a protocol that charges thinking: the agent's own cost
+            row["think_ms"] = results["thinking"]["agent_ms"]
+        return row
 
     def board_cell(self, row: dict[str, Any]) -> str:
-        """The break-even latency, ms."""
-        return num_text(row.get("break_even_ms"))
+        """The break-even latency, ms, and the agent's thinking cost where it is charged."""
+        cost = "" if row.get("think_ms") is None else f" (costs {row['think_ms']:g} ms)"
+        return num_text(row.get("break_even_ms")) + cost
 
     def anchor_keys(self, proto: dict[str, Any], only: list[str] | None) -> list[str]:
         """The rule sets (``only``: those asked for; one the protocol lacks is refused)."""

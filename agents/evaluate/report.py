@@ -35,6 +35,7 @@ from agents.evaluate.report_text import (
     pct_text,
     plain_label,
 )
+from agents.evaluate.thinking import break_even_text, thinking_section
 from agents.runtime.files import write_together
 from agents.runtime.interrupts import sigint_deferred
 
@@ -73,6 +74,8 @@ def header_section(card: dict[str, Any]) -> list[str]:
 def _ratings(card: dict[str, Any]) -> list[str]:
     lines = section("Anchored rating")
     lines += ["Elo scale, anchored on the reference pool's own results (docs/evaluate.md).", ""]
+    if "thinking" in card["results"]:  # a protocol that charges thinking (without it: below)
+        lines[-2] += " With every agent's thinking charged (without it: the next section)."
     lines += ["| rule set | rating | 95% interval | against |", "|---|---:|---|---|"]
     for rs, row in card["results"]["rule_sets"].items():
         if "skipped" in row:
@@ -125,7 +128,7 @@ def _latency(card: dict[str, Any]) -> list[str]:
         f"Skipped: {md_text(lat['skipped'])}"
         if "skipped" in lat
         else f"**{be} ms**{ci}: {lat['meaning']} (`{lat['rule_set']}`, opponent "
-        f"`{lat['opponent']}`; the agent's reaction swept)."
+        f"`{lat['opponent']}`; the agent's reaction swept).{break_even_text(card)}"
     )
     return section("Break-even latency against chain", text)
 
@@ -204,8 +207,8 @@ def _human(card: dict[str, Any]) -> list[str]:
 
 Section = Callable[[dict[str, Any]], list[str]]
 REALTIME_SECTIONS: list[Section] = [
-    header_section, _ratings, alpharank_section, _realtime_table, _latency, _cost, _human,
-    exploiter.section, timing_section,
+    header_section, _ratings, thinking_section, alpharank_section, _realtime_table, _latency,
+    _cost, _human, exploiter.section, timing_section,
 ]  # fmt: skip
 """The real-time card's Markdown, section by section."""
 
@@ -353,7 +356,10 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
             kinds.setdefault(c[key], []).append(p)
         if len(kinds) > 1:
             parts = "; ".join(f"{key} {k}: {', '.join(v)}" for k, v in kinds.items())
-            raise CardError(f"cards of different {key}s cannot be ranked together ({parts})")
+            raise CardError(
+                f"cards of different {key}s cannot be ranked together ({parts}): "
+                + _why_apart(key, cards)
+            )
     game = cards[0][1]["game"]
     rows = []
     for p, c in cards:
@@ -379,6 +385,21 @@ def leaderboard(paths: Sequence[str | Path]) -> dict[str, Any]:
     if notes:
         board["notes"] = notes
     return board
+
+
+def _why_apart(key: str, cards: list[tuple[str, dict[str, Any]]]) -> str:
+    """Why cards of different protocol versions (or games) are not ranked together."""
+    if key == "game":
+        return "a rating is on its own game's scale"
+    charge = sorted({c["protocol"] for _, c in cards if "think" in c["manifest"]["protocol_data"]})
+    free = sorted({c["protocol"] for _, c in cards} - set(charge))
+    why = "each protocol plays its own games and rates them against its own anchors"
+    if charge and free:
+        why += (
+            f"; protocol {', '.join(map(str, charge))} charges every agent's thinking as "
+            f"latency, protocol {', '.join(map(str, free))} does not"
+        )
+    return why
 
 
 def leaderboard_md(board: dict[str, Any]) -> str:

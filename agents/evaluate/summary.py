@@ -5,7 +5,9 @@ The plan is a :class:`~agents.evaluate.plan.Plan`.
 Real-time: per rule set and opponent, games, wins, losses, draws, truncations,
 the win rate (a draw half) with its Wilson interval, the match win rate
 (``us``/``pagat``) and the illegal actions; the latency sweep's points and its
-break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`). Another
+break-even latency against ``chain`` (:mod:`agents.reaction_sweep.summary`); under a protocol
+that charges thinking, the same pairings played free (``free``) and the costs (``thinking``,
+:mod:`agents.evaluate.thinking`). Another
 game's results are its card's (:mod:`agents.evaluate.vintage`: per table). The ratings
 are :func:`agents.evaluate.make_card.rate`'s. Importable from :mod:`agents.evaluate.make_card`.
 """
@@ -19,6 +21,7 @@ import numpy as np
 
 from agents.evaluate import protocol
 from agents.evaluate.plan import Plan
+from agents.evaluate.thinking import FREE_GROUP
 from agents.tournament import realtime
 
 
@@ -72,19 +75,7 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
 
     proto = protocol.protocol("realtime", plan.version)
     samples = proto["rating"]["bootstrap"]
-    out: dict[str, Any] = {}
-    for rs in proto["rule_sets"]:
-        if rs in plan.skipped:
-            out[rs] = {"skipped": plan.skipped[rs]}
-            continue
-        opponents: dict[str, Any] = {}
-        for opp in proto["opponents"]:
-            group = f"{rs}/{opp}"
-            if group in plan.skipped:
-                opponents[opp] = {"skipped": plan.skipped[group]}
-                continue
-            opponents[opp] = _pairing_row(_settings_of(plan, group), by_group[group])
-        out[rs] = {"opponents": opponents}  # the rating: rate()
+    out = _rule_sets(plan, by_group, proto)
     latency: dict[str, Any] = {}
     if "latency" in plan.skipped:
         latency = {"skipped": plan.skipped["latency"]}
@@ -126,7 +117,32 @@ def summarise_realtime(plan: Plan, by_group: dict[str, list[Any]]) -> dict[str, 
             "meaning": "how many ms slower than chain (both jittered, at the median) the agent "
             "can react and still win half its games; negative: it must be faster",
         }
-    return {"rule_sets": out, "latency": latency}
+    results: dict[str, Any] = {"rule_sets": out, "latency": latency}
+    if plan.thinking is not None:  # thinking charged: the same pairings free, and the costs
+        results["free"] = {"rule_sets": _rule_sets(plan, by_group, proto, FREE_GROUP)}
+        results["thinking"] = plan.thinking
+    return results
+
+
+def _rule_sets(
+    plan: Plan, by_group: dict[str, list[Any]], proto: dict[str, Any], prefix: str = ""
+) -> dict[str, Any]:
+    """Per rule set and opponent, the pairings' rows of the groups named ``prefix + rs/opp``."""
+    out: dict[str, Any] = {}
+    for rs in proto["rule_sets"]:
+        if rs in plan.skipped:
+            out[rs] = {"skipped": plan.skipped[rs]}
+            continue
+        opponents: dict[str, Any] = {}
+        for opp in proto["opponents"]:
+            group = f"{rs}/{opp}"
+            if group in plan.skipped:
+                opponents[opp] = {"skipped": plan.skipped[group]}
+                continue
+            group = prefix + group
+            opponents[opp] = _pairing_row(_settings_of(plan, group), by_group[group])
+        out[rs] = {"opponents": opponents}  # the rating: rate()
+    return out
 
 
 def finite_interval(ci: Any) -> list[float] | None:

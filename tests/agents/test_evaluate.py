@@ -170,9 +170,11 @@ def test_leaderboard_ranks_and_refuses_mixed_games_and_unknown_protocols(
     assert main(["leaderboard", str(first), str(second), "--out", str(tmp_path / "lb")]) == 2
     assert "different games" in capsys.readouterr().err
     other = json.loads(json.dumps(card))
-    other["protocol"] = other["manifest"]["protocol"] = 2
+    other["protocol"] = other["manifest"]["protocol"] = 99
     other["manifest"]["hash"] = protocol.manifest_hash(other["manifest"])
-    with pytest.raises(CardError, match=r"b/report\.json: protocol is 2: no evaluation protocol 2"):
+    with pytest.raises(
+        CardError, match=r"b/report\.json: protocol is 99: no evaluation protocol 99"
+    ):
         eval_report.leaderboard([_write_card(tmp_path / "b", protocol.seal(other))])
     edited = json.loads(json.dumps(card))
     edited["manifest"]["games"] = 10_000
