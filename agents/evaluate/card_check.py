@@ -127,7 +127,7 @@ def check_card(
     if "human_likeness" in card:
         _check_human(c, card["human_likeness"], game)
     if exploiter.KEY in card:
-        _check_exploiter(c, card[exploiter.KEY], game)
+        exploiter.check_line(c, card[exploiter.KEY], game)
     results = c.obj(card.get("results"), "results")
     protocol.card_game(game).check(c, results, proto, agent, games)
     _check_rated(c, card, anchors)
@@ -155,37 +155,6 @@ def _check_human(c: Check, value: Any, game: str) -> None:
     for key in ("person_median_ms", "wasserstein_ms"):
         if n_person > 0 or r.get(key) is not None:  # no times measured: no distance
             c.number(r, key, f"{f}.reaction.{key}", 0.0)
-
-
-def _check_exploiter(c: Check, value: Any, game: str) -> None:
-    """The ``exploiter`` section (``speed evaluate --exploit-minutes``), field by field: types,
-    counts that add up, and a score that is what its counts give (a won game 1, a drawn one
-    1/2) inside its interval."""
-    f = exploiter.KEY
-    if game != "realtime":
-        c.fail(f, "belongs to real-time cards only")
-    line = c.obj(value, f)
-    for key in ("target", "rules", "weights_sha256"):
-        c.text(line, key, f"{f}.{key}")
-    games = c.whole(line, "games", f"{f}.games", low=2)
-    wins, losses, draws = (c.whole(line, k, f"{f}.{k}") for k in ("wins", "losses", "draws"))
-    if wins + losses + draws != games:
-        c.fail(f, f"wins {wins} + losses {losses} + draws {draws} must make its {games} games")
-    c.close(line, "score", f, (wins + draws / 2) / games)
-    check_interval(c, line, "score_ci", f, line["score"], 0.0, 1.0)
-    budget = c.obj(line.get("budget"), f"{f}.budget")
-    if budget.get("minutes") is not None:
-        c.number(budget, "minutes", f"{f}.budget.minutes", 0.0)
-    trained = c.whole(budget, "timesteps", f"{f}.budget.timesteps")
-    if budget.get("ended_by") not in ("minutes", "timesteps"):
-        c.fail(
-            f"{f}.budget.ended_by",
-            f"must be 'minutes' or 'timesteps', got {budget.get('ended_by')!r:.40}",
-        )
-    if c.whole(line, "scored_at", f"{f}.scored_at") > trained:
-        c.fail(f"{f}.scored_at", f"is past the {trained} timesteps trained")
-    for key in ("seed", "eval_seed"):
-        c.whole(line, key, f"{f}.{key}")
 
 
 # ------------------------------------------------------------------ the counts
