@@ -127,7 +127,7 @@ def check_card(
     if "human_likeness" in card:
         _check_human(c, card["human_likeness"], game)
     if exploiter.KEY in card:
-        exploiter.check_line(c, card[exploiter.KEY], game)
+        exploiter.check_line(c, card[exploiter.KEY], game, check_interval)
     results = c.obj(card.get("results"), "results")
     protocol.card_game(game).check(c, results, proto, agent, games)
     _check_rated(c, card, anchors)
