@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium.utils import seeding
 
 from speed_env import engine
 from speed_env.batch_size import bytes_per_game, check_batch_size
@@ -72,6 +73,24 @@ def check_seed(seed: object) -> int | None:
     if not 0 <= int(seed) < 2**64:
         raise ValueError(f"seed must be between 0 and 2**64 - 1, got {int(seed)}")
     return int(seed)
+
+
+def reset_seeds(
+    generator: np.random.Generator | None, seed: int | None
+) -> tuple[np.random.Generator, int]:
+    """A multi-agent env's reset seeding: ``(the generator later unseeded resets draw from,
+    this reset's game seed)`` for a ``seed`` already checked by :func:`check_seed`.
+
+    ``seed=s`` deals the game seeded ``s`` and restarts the generator from ``s``
+    (Gymnasium's convention); ``None`` draws the game's seed from ``generator``,
+    which starts from OS entropy before any seed. The parallel envs of every seat
+    count reset through this one function, so they seed alike.
+    """
+    if seed is not None:
+        return seeding.np_random(seed)[0], seed
+    if generator is None:
+        generator = seeding.np_random()[0]
+    return generator, int(generator.integers(2**63))
 
 
 def check_render_mode(render_mode: object, modes: Sequence[str]) -> str | None:

@@ -125,7 +125,6 @@ from typing import Any, ClassVar, ParamSpec
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
 from speed_env.deal import parse_deal
@@ -138,6 +137,7 @@ from speed_env.game import (
     check_options,
     check_render_mode,
     check_seed,
+    reset_seeds,
 )
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.party import PartyParallelEnv
@@ -222,12 +222,7 @@ class SpeedParallelEnv(ParallelEnv, GamePickle):
         # Every check comes before the seed generator is touched: a refused reset changes
         # nothing, not even the games later unseeded resets deal.
         parsed = None if deal is None else parse_deal(self.rules, deal)
-        if seed is not None:
-            self._seeds = seeding.np_random(seed)[0]
-        elif self._seeds is None:
-            self._seeds = seeding.np_random()[0]
-        if seed is None:
-            seed = int(self._seeds.integers(2**63))
+        self._seeds, seed = reset_seeds(self._seeds, seed)
         if parsed is not None:
             self.games.deal_explicit(0, parsed, seed)
         else:

@@ -46,7 +46,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from speed_env.deal import parse_deal
@@ -56,6 +55,7 @@ from speed_env.game import (
     check_max_cycles,
     check_options,
     check_seed,
+    reset_seeds,
 )
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.party_obs import observe_seat, party_obs_dim
@@ -149,12 +149,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         seed = check_seed(seed)
         deal = check_options(options).get("deal")
         parsed = None if deal is None else parse_deal(self.rules, deal)
-        if seed is not None:
-            self._seeds = seeding.np_random(seed)[0]
-        elif self._seeds is None:
-            self._seeds = seeding.np_random()[0]
-        if seed is None:
-            seed = int(self._seeds.integers(2**63))
+        self._seeds, seed = reset_seeds(self._seeds, seed)
         if parsed is not None:
             self.games.start(0, parsed, seed)
         else:

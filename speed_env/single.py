@@ -107,53 +107,38 @@ import numpy as np
 from gymnasium import spaces
 
 from speed_env.deal import parse_deal
-from speed_env.game import (
-    ActionError,
-    Games,
-    check_action,
-    check_options,
-    check_render_mode,
-    check_seed,
+from speed_env.game import Games, check_options, check_render_mode, check_seed
+from speed_env.learner_seat import (
+    charged,
+    check_policy,
+    check_seat,
+    checked_action,
+    draw_reset,
+    policy_action,
 )
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.pickling import GamePickle
 from speed_env.policy import Policy, RandomPolicy
-from speed_env.reaction import ReactionProfile, check_think_ms, delayed
+from speed_env.reaction import ReactionProfile, check_think_ms
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
-from speed_env.shown import shown
 
 
 def charge_opponent(
     reactions: tuple[ReactionProfile, ReactionProfile], learner: int, think_ms: float
 ) -> tuple[ReactionProfile, ReactionProfile]:
     """Both seats' profiles with the opponent's (the seat not ``learner``) moved ``think_ms``."""
-    pair = list(reactions)
-    pair[1 - learner] = delayed(pair[1 - learner], think_ms)
-    return pair[0], pair[1]
+    first, second = charged(reactions, learner, [think_ms])
+    return first, second
 
 
 def check_seat_and_opponent(seat: object, opponent: object, call: str) -> None:
     """Refuse a ``seat`` other than 0, 1 or ``"random"`` and an ``opponent`` that is not a
     :class:`~speed_env.policy.Policy`; ``call`` shows how to pass a bot (``{}`` for the
     ``agents.make(...)`` expression), for the error that meets an agent spec string."""
-    if seat != "random" and (
-        isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1)
-    ):
-        raise ValueError(f"seat must be 0, 1 or 'random', got {shown(seat)}")
-    if isinstance(opponent, str):
-        # speed_env never imports agents (agents depends on speed_env): the bot is built by
-        # the caller, from the same spec.
-        made = f"agents.make({shown(opponent)})"
-        raise TypeError(
-            f"opponent={shown(opponent)} is an agent spec, not a Policy; build the bot with the "
-            f"agents package: import agents; {call.format(made)}"
-        )
-    if opponent is not None and not isinstance(opponent, Policy):
-        raise TypeError(
-            f"opponent must have act(obs, mask) -> actions (a Policy), "
-            f"got {type(opponent).__name__}"
-        )
+    check_seat(seat, 2)
+    if opponent is not None:
+        check_policy(opponent, "opponent", call)
 
 
 class SpeedGymEnv(gym.Env, GamePickle):
@@ -209,16 +194,13 @@ class SpeedGymEnv(gym.Env, GamePickle):
         # draws the learner's seat.
         parsed = None if deal is None else parse_deal(self.rules, deal)
         super().reset(seed=seed)
-        if self.seat_choice == "random":
-            self.seat = int(self.np_random.integers(2))
+        self.seat, game_seed = draw_reset(
+            self.np_random, self.seat_choice, 2, [self.opponent], seed is not None
+        )
         if self.opponent_think:  # the opponent's seat moves with the learner's
             self.games.set_reactions(
                 charge_opponent(self.games.reactions, self.seat, self.opponent_think)
             )
-        game_seed = int(self.np_random.integers(2**63))
-        reseed = getattr(self.opponent, "reseed", None)
-        if seed is not None and callable(reseed):
-            reseed(int(self.np_random.integers(2**63)))
         if parsed is not None:
             self.games.deal_explicit(0, parsed, game_seed)
         else:
@@ -241,14 +223,10 @@ class SpeedGymEnv(gym.Env, GamePickle):
             raise RuntimeError("call reset() before step()")
         me, opp = self.seat, 1 - self.seat
         raw = np.zeros((2, 1), np.int64)
-        raw[me, 0] = check_action(action, self.games.n_actions, f"the learner (seat {me})")
-        illegal = bool(self._mask[me, 0, raw[me, 0]] == 0)
-        if illegal and self.games.illegal_action == "raise":
-            # Refused before the opponent is asked: its generator does not move either.
-            legal = np.flatnonzero(self._mask[me, 0]).tolist()
-            raise ActionError(
-                f"action {raw[me, 0]} of the learner (seat {me}) is illegal now; legal: {legal}"
-            )
+        # Refused (under "raise") before the opponent is asked: its generator does not move.
+        raw[me, 0], illegal = checked_action(
+            action, self._mask[me, 0], self.games.illegal_action, f"the learner (seat {me})"
+        )
         raw[opp, 0] = self._opponent_action(opp)
         self.games.check_legal(raw)  # now only the opponent's action can be refused
         rewards = self.games.step(raw)
@@ -269,13 +247,7 @@ class SpeedGymEnv(gym.Env, GamePickle):
         """The opponent's action for this tick, checked: one integer in the action space."""
         assert self._obs is not None and self._mask is not None
         who = f"the opponent {type(self.opponent).__name__} (seat {opp})"
-        actions = np.asarray(self.opponent.act(self._obs[opp], self._mask[opp]))
-        if actions.shape not in ((1,), ()):
-            raise ActionError(
-                f"{who} returned actions of shape {actions.shape}; act(obs, mask) must return "
-                "one action per row of obs: an integer array of shape (1,) here"
-            )
-        return check_action(actions.reshape(()), self.games.n_actions, who)
+        return policy_action(self.opponent, self._obs[opp], self._mask[opp], who)
 
     def _view(self, seat: int) -> tuple[Any, dict[str, Any]]:
         """``seat``'s observation in ``obs_format`` and its info entries (fresh arrays)."""
