@@ -7,17 +7,23 @@ wrong seat, and kept for every later step. :class:`SpeedAECEnv` checks each
 action the moment it is given (the check every Speed env shares), so the
 error names the agent that gave it and the env is left as it was. A
 finished agent is stepped with ``None``; any other action for it is refused
-the same way.
+the same way. :func:`as_aec` makes the AEC factory of a parallel env's factory
+(``speed_env.env`` of ``parallel_env``, Party Speed's ``speed_env.party.env``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from speed_env.game import ActionError, check_action
+
+P = ParamSpec("P")
 
 
 class RefusalSafeOrderEnforcing(OrderEnforcingWrapper):
@@ -70,3 +76,27 @@ class SpeedAECEnv(parallel_to_aec_wrapper):
                 legal = [int(a) for a in mask.nonzero()[0]]
                 raise ActionError(f"action {action} of {agent} is illegal now; legal: {legal}")
         super().step(action)
+
+
+def as_aec(make_parallel: Callable[P, ParallelEnv]) -> Callable[P, AECEnv]:
+    """The AEC factory over ``make_parallel``: the same arguments (for mypy, ``inspect`` and
+    the docs alike), the parallel env it makes, one seat's turn at a time."""
+
+    def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
+        """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
+
+        It takes the parallel env's arguments. Each tick becomes one AEC
+        turn per seat, player_0 then player_1 (… ``player_{n-1}`` with
+        ``players=n``); the tick is resolved once every seat has acted. An
+        action is checked when it is given (:class:`speed_env.aec.SpeedAECEnv`).
+        Wrapped in PettingZoo's
+        ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
+        order (``step`` before ``reset`` …) are refused (a subclass whose flags a
+        refused call leaves unchanged: a refused first ``reset`` leaves the env
+        unreset); ``env.unwrapped`` is the parallel env.
+        """
+        return RefusalSafeOrderEnforcing(SpeedAECEnv(make_parallel(*args, **kwargs)))
+
+    signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
+    env.__signature__ = signature  # type: ignore[attr-defined]
+    return env

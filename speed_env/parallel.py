@@ -117,16 +117,15 @@ Version history
 
 from __future__ import annotations
 
-import inspect
 import os
-from collections.abc import Callable
-from typing import Any, ClassVar, ParamSpec
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo import ParallelEnv
 
+from speed_env.aec import as_aec
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -148,7 +147,6 @@ from speed_env.shown import shown
 from speed_env.table import AGENTS
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
-P = ParamSpec("P")
 
 
 class SpeedParallelEnv(ParallelEnv, GamePickle):
@@ -390,33 +388,7 @@ def parallel_env(
     )
 
 
-def _as_aec(make_parallel: Callable[P, SpeedParallelEnv | PartyParallelEnv]) -> Callable[P, AECEnv]:
-    """The AEC factory over ``make_parallel``: the same arguments (for mypy, ``inspect`` and
-    the docs alike), the parallel env it makes, one seat's turn at a time."""
-
-    def env(*args: P.args, **kwargs: P.kwargs) -> AECEnv:
-        """Real-time Speed as a PettingZoo AEC env (the parallel env, one seat's turn at a time).
-
-        It takes :func:`parallel_env`'s arguments. Each tick becomes one AEC
-        turn per seat, player_0 then player_1 (… ``player_{n-1}`` with
-        ``players=n``); the tick is resolved once every seat has acted. An
-        action is checked when it is given (:class:`speed_env.aec.SpeedAECEnv`).
-        Wrapped in PettingZoo's
-        ``OrderEnforcingWrapper``, as its own classic envs are, so calls out of
-        order (``step`` before ``reset`` …) are refused (a subclass whose flags a
-        refused call leaves unchanged: a refused first ``reset`` leaves the env
-        unreset); ``env.unwrapped`` is the parallel env.
-        """
-        from speed_env.aec import RefusalSafeOrderEnforcing, SpeedAECEnv
-
-        return RefusalSafeOrderEnforcing(SpeedAECEnv(make_parallel(*args, **kwargs)))
-
-    signature = inspect.signature(make_parallel).replace(return_annotation=AECEnv)
-    env.__signature__ = signature  # type: ignore[attr-defined]
-    return env
-
-
-env = _as_aec(parallel_env)
+env = as_aec(parallel_env)
 
 
 def _seat_count(rules: object, options: dict[str, Any]) -> int:

@@ -34,9 +34,19 @@ Rewards
     other seat still holds).
 
 Registration
-    Not registered yet: its spaces differ from ``speed_v1``'s, so when it is
-    it gets a new, versioned id; build it with ``parallel_env(..., players=n)``
-    (``env(..., players=n)``: the AEC env over it, one turn per seat each tick).
+    Its spaces differ from ``speed_v1``'s, so it has its own versioned id
+    (PettingZoo's rule): ``pettingzoo.make("parallel" | "aec",
+    "speed_env/speed_party_v0", players=n)`` builds :class:`PartyParallelEnv`
+    or :func:`env` (the AEC env over it, one turn per seat each tick); the
+    single seat, the other seats inside, is ``speed_env/SpeedParty-v0``
+    (:mod:`speed_env.party_single`). ``players`` is a rule option with no
+    default here: two players are refused, naming ``speed_v1``.
+    ``speed_env.parallel_env(..., players=n)`` and ``speed_env.env(...,
+    players=n)`` build the same envs. Model and result files of party games
+    record ``speed_party_v0`` (:data:`speed_env.registration.PARTY_ID`).
+
+Version history
+    v0: first release (``metadata["name"]`` ``speed_party_v0``).
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from speed_env.aec import as_aec
 from speed_env.deal import parse_deal
 from speed_env.game import (
     ActionError,
@@ -85,7 +96,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
     """Real-time Speed for three or four players, sampled in ticks (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "speed_party",
+        "name": "speed_party_v0",
         "render_modes": [],
         "is_parallelizable": True,
     }
@@ -112,7 +123,10 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         checked = make_rules(rules, **options)
         n = checked.players
         if n == 2:
-            raise RulesError("PartyParallelEnv seats 3 or 4 players; two play parallel_env()")
+            raise RulesError(
+                "speed_party_v0 seats 3 or 4 players (rule option players=3 or players=4); "
+                "two players play speed_env/speed_v1 (speed_env.parallel_env)"
+            )
         self.games = SeatGames(1, checked, tick_ms=tick_ms, reactions=seat_reactions(reaction, n))
         self.rules = self.games.rules
         self.n_players = n
@@ -248,3 +262,8 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""
+
+
+env = as_aec(PartyParallelEnv)
+"""Party Speed as a PettingZoo AEC env: :class:`PartyParallelEnv`'s arguments, one turn per seat
+each tick (``pettingzoo.make("aec", "speed_env/speed_party_v0", players=n)``)."""

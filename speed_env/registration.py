@@ -19,7 +19,24 @@ rules=..., opponent=...)``              any :class:`~speed_env.policy.Policy`)
 num_envs=2 * G, **kw)``                 ``gymnasium.make`` of it raises, naming ``make_vec``)
 ``gymnasium.make(                       :class:`speed_env.vintage.single.VintageSingleEnv`
 "speed_env/VintageSpeed-v0", ...)``     (one seat; ``num_players``, ``opponents``)
+``pettingzoo.make("parallel",           :class:`speed_env.party.PartyParallelEnv` (Party Speed:
+"speed_env/speed_party_v0",             ``players=3`` or ``4``, required; two players are refused,
+players=3, **kw)``                      naming ``speed_v1``)
+``pettingzoo.make("aec",                :func:`speed_env.party.env` (the AEC env over it)
+"speed_env/speed_party_v0", ...)``
+``gymnasium.make(                       :class:`speed_env.party_single.PartyGymEnv` (one seat of
+"speed_env/SpeedParty-v0",              Party Speed; ``opponents`` one Policy or a list of
+players=4, ...)``                       ``players - 1``; two players refused, naming ``Speed-v1``)
 ======================================  ============================================================
+
+Party Speed's ids are new ids, not new versions of the two-seat ones: their
+observation and action spaces differ from ``speed_v1``'s (PettingZoo's rule),
+and a result must say which game it was measured on. One id per game, not
+per seat count: as under ``speed_v1``, the spaces follow the rules (here
+``players``, as there ``jokers``), and model and result files record the
+rules beside the id. They live in tables of their own (:data:`PARTY_PETTINGZOO_ENVS`,
+:data:`PARTY_GYMNASIUM_ENVS`), so the two-seat tables (what two-player files
+and report cards list) are as they were.
 
 Versions follow PettingZoo's convention: a change to a game's rules, its
 observation or its action space bumps its env version. The real-time env's
@@ -59,6 +76,13 @@ REALTIME_ID = "speed_env/speed_v1"
 VINTAGE_ID = "speed_env/vintage_speed_v0"
 """The vintage game's current PettingZoo id (AEC)."""
 
+PARTY_ID = "speed_env/speed_party_v0"
+"""Party Speed's (three or four players) PettingZoo id (parallel and AEC): what files of party
+games record."""
+
+PARTY_GYM_ID = "speed_env/SpeedParty-v0"
+"""Party Speed's single-seat Gymnasium id."""
+
 GAME_PACKAGES: dict[str, ModuleType] = {"vintage": vintage}
 """The other games' packages, by their name in ``speed_env``: ``import speed_env`` imports each
 (importing this module does); ``speed_env.__all__`` names each as a string, for tools that read
@@ -97,6 +121,15 @@ GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
 An id here but not in :data:`GYMNASIUM_ENVS` is vector only: its ``entry_point``
 (what ``gymnasium.make`` calls) refuses, naming ``make_vec``
 (:func:`speed_env.vector.self_play_single`)."""
+
+PARTY_PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
+    "parallel": {PARTY_ID: "speed_env.party:PartyParallelEnv"},
+    "aec": {PARTY_ID: "speed_env.party:env"},
+}
+"""Party Speed's PettingZoo entries: env type -> {id: entry point}."""
+
+PARTY_GYMNASIUM_ENVS: dict[str, str] = {PARTY_GYM_ID: "speed_env.party_single:PartyGymEnv"}
+"""Party Speed's Gymnasium single-env entries: id -> entry point."""
 
 VECTOR_ONLY_ENTRY = "speed_env.vector:self_play_single"
 """The ``entry_point`` of the vector-only ids: an error that says to use ``make_vec``."""
@@ -162,7 +195,8 @@ def made_with(game: str = "realtime") -> dict[str, str]:
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:
-    """Add :data:`PETTINGZOO_ENVS` to ``pettingzoo``'s registry; False (no-op) if it has none."""
+    """Add :data:`PETTINGZOO_ENVS` and :data:`PARTY_PETTINGZOO_ENVS` to ``pettingzoo``'s registry;
+    False (no-op) if it has none."""
     register = getattr(pettingzoo, "register", None)
     registries: dict[str, Any] = {
         "parallel": getattr(pettingzoo, "parallel_registry", None),
@@ -170,27 +204,31 @@ def register_pettingzoo(pettingzoo: ModuleType) -> bool:
     }
     if not callable(register) or any(r is None for r in registries.values()):
         return False
-    for env_type, envs in PETTINGZOO_ENVS.items():
-        for env_id, entry_point in envs.items():
-            # PettingZoo stores ids normalised (speed_v1 -> speed-v1) and warns on re-registering.
-            if re.sub(r"_v(?=\d+$)", "-v", env_id) not in registries[env_type]:
-                register(env_type, env_id, entry_point=entry_point)
+    for table in (PETTINGZOO_ENVS, PARTY_PETTINGZOO_ENVS):
+        for env_type, envs in table.items():
+            for env_id, entry_point in envs.items():
+                # PettingZoo stores ids normalised (speed_v1 -> speed-v1) and warns on
+                # re-registering.
+                if re.sub(r"_v(?=\d+$)", "-v", env_id) not in registries[env_type]:
+                    register(env_type, env_id, entry_point=entry_point)
     return True
 
 
 def register_gymnasium() -> None:
-    """Add :data:`GYMNASIUM_ENVS` (with :data:`GYMNASIUM_VECTOR_ENVS`) to Gymnasium's registry.
+    """Add :data:`GYMNASIUM_ENVS` and :data:`PARTY_GYMNASIUM_ENVS` (with
+    :data:`GYMNASIUM_VECTOR_ENVS`) to Gymnasium's registry.
 
     Gymnasium's ``make`` warns that an outdated id "is out of date" before it
     calls the entry point, so under ``-W error`` that warning would stop the
     call before :class:`OutdatedEnvError` could say what changed; a filter
     for exactly those ids' warning lets the kit's error be the one shown.
     """
-    for env_id in {**GYMNASIUM_ENVS, **GYMNASIUM_VECTOR_ENVS}:
+    singles = {**GYMNASIUM_ENVS, **PARTY_GYMNASIUM_ENVS}
+    for env_id in {**singles, **GYMNASIUM_VECTOR_ENVS}:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
-                entry_point=GYMNASIUM_ENVS.get(env_id, VECTOR_ONLY_ENTRY),
+                entry_point=singles.get(env_id, VECTOR_ONLY_ENTRY),
                 vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id),
             )
     for env_id in OUTDATED:

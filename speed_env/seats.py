@@ -67,9 +67,14 @@ class SeatGames:
         self.cfg = engine.config(self.rules, self.tick_ms)
         self.state = engine.new_state(n, self.players)
         self.lat = np.zeros((n, self.players, 5), np.float64)
-        for p, profile in enumerate(self.reactions):
-            self.lat[:, p] = profile.params()
+        self.set_reactions(self.reactions)
         self.reset(np.arange(n, dtype=object) + seed)
+
+    def set_reactions(self, profiles: Sequence[ReactionProfile]) -> None:
+        """Give every game's seat ``p`` the profile ``profiles[p]`` (``reactions`` stays the
+        profiles the games were built with)."""
+        for p, profile in enumerate(profiles):
+            self.lat[:, p] = profile.params()
 
     def reset(self, seeds: Sequence[int] | np.ndarray) -> None:
         """Deal every game afresh, game ``b`` from ``seeds[b]``."""
