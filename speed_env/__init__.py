@@ -2,7 +2,8 @@
 
 Entry points: :func:`parallel_env` (PettingZoo ``ParallelEnv``), :func:`env`
 (AEC), :class:`BatchEnv` (thousands of games at once), :class:`SpeedGymEnv`
-(single agent, opponent inside, for stable-baselines3), :class:`SpeedVectorEnv`
+(single agent, opponent inside, for stable-baselines3), :class:`PartyGymEnv` (the same
+for three or four players), :class:`SpeedVectorEnv`
 and :class:`SpeedSelfPlayVectorEnv` (Gymnasium vector envs over the batch
 engine, what ``gymnasium.make_vec`` builds), and
 ``speed_env.vintage`` (the unrelated 1930s turn-based game). Rules:
@@ -19,11 +20,15 @@ with PettingZoo's and Gymnasium's registries (:mod:`speed_env.registration`):
 The envs:
 
 - :mod:`~speed_env.parallel`: the PettingZoo ``ParallelEnv`` (``speed_v1``).
-- :mod:`~speed_env.party`: the ``ParallelEnv`` of three or four players (``parallel_env(...,
-  players=3)``; ``env(...)`` the AEC env over it), Party Speed's first env doors.
+- :mod:`~speed_env.party`: the ``ParallelEnv`` of three or four players (``speed_party_v0``;
+  ``parallel_env(..., players=3)``; ``env(...)`` the AEC env over it).
 - :mod:`~speed_env.aec`: the AEC env: the parallel env, one seat's turn at a time.
 - :mod:`~speed_env.single`: :class:`SpeedGymEnv`, one seat as a Gymnasium env, the opponent
   inside.
+- :mod:`~speed_env.party_single`: :class:`PartyGymEnv`, one seat of three or four as a Gymnasium
+  env, the other seats inside (``SpeedParty-v0``).
+- :mod:`~speed_env.learner_seat`: what the single-seat envs share: the seat and opponent checks,
+  the learner's and the opponents' actions, the thinking charge, a reset's draws.
 - :mod:`~speed_env.batch`: :class:`BatchEnv`, ``n`` games stepped at once, seat-major.
 - :mod:`~speed_env.vector`: Gymnasium vector envs over the batch engine (``make_vec``).
 - :mod:`~speed_env.obs_format`: the two observation formats every env offers, dict and box.
@@ -75,6 +80,7 @@ from speed_env.deal import Deal, DealError, deal_from_seed, parse_deal
 from speed_env.game import ActionError
 from speed_env.observation import RULES_TAG, layout_for_dim, obs_dim, observation_layout, rules_tag
 from speed_env.parallel import SpeedParallelEnv, env, parallel_env
+from speed_env.party_single import PartyGymEnv
 from speed_env.policy import Policy, RandomPolicy
 from speed_env.reaction import PRESETS as REACTION_PRESETS
 from speed_env.reaction import ReactionError, ReactionProfile, make_profile
@@ -95,6 +101,7 @@ __all__ = [
     "CardError",
     "Deal",
     "DealError",
+    "PartyGymEnv",
     "Policy",
     "RandomPolicy",
     "ReactionError",

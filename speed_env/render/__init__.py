@@ -13,6 +13,8 @@ re-drawn later without an engine. One module a job:
   optionally coloured.
 - :mod:`~speed_env.render.image`: :func:`render_rgb`, an ``(H, W, 3)`` ``uint8`` frame drawn
   with Pillow (the ``[render]`` extra).
+- :mod:`~speed_env.render.party_text`: a Party Speed table (three or four seats) as text, from
+  the full ``table()`` (the n-seat single-seat env's ``ansi`` and ``human`` modes).
 
 Pillow is imported only when a frame is drawn, and a frame's size depends only on ``scale``, so
 consecutive frames can go straight into a video. Player 0 sits at the bottom, player 1 at the
