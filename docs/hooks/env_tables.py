@@ -18,7 +18,8 @@ between them, so the page reads complete on GitHub as in the built site::
 - ``env-obs: KEY``: the observation index table, from ``observation_layout``.
 
 ``KEY`` is ``speed`` (the real-time parallel and AEC envs), ``speed-gym`` (one seat),
-``vintage`` or ``vintage-gym``. The registry ids are looked up by entry point in
+``party`` and ``party-gym`` (Party Speed's, three or four players), ``vintage`` or
+``vintage-gym``. The registry ids are looked up by entry point in
 ``speed_env.registration``, so a version bump renames the pages without anyone editing them,
 and a change to an env's spaces changes its table. A marker with an unknown key fails, naming
 it; an opening marker without its closing one is closed by the next regeneration.
@@ -69,8 +70,14 @@ PARTY_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("us, players=4", {"players": 4}),
     ("pagat, players=4, wild jokers", {"players": 4, "jokers": True}),
 )
-"""Party Speed's rows: only ``parallel_env`` seats three and four so far."""
+"""Party Speed's rows: on the ``speed_v1`` page (``parallel_env`` builds the party env for
+``players=3`` or ``4``) and on the party pages."""
 VINTAGE_TABLES = (2, 4, 10)
+
+PARTY_REWARDS = (
+    "+1 the winner, −1/(n−1) each other seat (they sum to zero), paid on the step the game ends; "
+    "a draw or a truncation pays 0"
+)
 
 # What each page documents: how to build it, and the entry points that find its registry ids.
 ENVS: dict[str, dict[str, Any]] = {
@@ -89,6 +96,27 @@ ENVS: dict[str, dict[str, Any]] = {
         "mask": '`action_masks()` and `info["action_mask"]` (int8, one entry per action); '
         'in the observation dict with `obs_format="dict"`; never empty (waiting is legal)',
         "rewards": "+1 win, −1 loss, 0 draw, paid on the step the game ends; truncation pays 0",
+    },
+    "party": {
+        "module": "speed_env.party",
+        "registry_args": ", players=3",  # no default: two players are refused
+        "imports": (
+            "from speed_env.party import PartyParallelEnv",
+            "from speed_env.party import env  # AEC",
+        ),
+        "entry_points": ("speed_env.party:PartyParallelEnv", "speed_env.party:env"),
+        "mask": '`obs[agent]["action_mask"]` (int8, one entry per action), or with '
+        '`obs_format="box"` `infos[agent]["action_mask"]`; never empty (waiting is legal)',
+        "rewards": PARTY_REWARDS,
+    },
+    "party-gym": {
+        "module": "speed_env.party_single",
+        "registry_args": ", players=3",  # no default: two players are refused
+        "imports": ("from speed_env import PartyGymEnv",),
+        "entry_points": ("speed_env.party_single:PartyGymEnv",),
+        "mask": '`action_masks()` and `info["action_mask"]` (int8, one entry per action); '
+        'in the observation dict with `obs_format="dict"`; never empty (waiting is legal)',
+        "rewards": PARTY_REWARDS,
     },
     "vintage": {
         "module": "speed_env.vintage.aec",
@@ -114,14 +142,17 @@ def registry_ids(key: str) -> list[str]:
     from speed_env import registration
 
     wanted = ENVS[key]["entry_points"]
+    args = ENVS[key].get("registry_args", "")  # the arguments an id cannot be made without
     calls = []
-    for env_type, envs in registration.PETTINGZOO_ENVS.items():
-        for env_id, entry in envs.items():
-            if entry in wanted:
-                calls.append(f'pettingzoo.make("{env_type}", "{env_id}")')
-    for env_id, entry in registration.GYMNASIUM_ENVS.items():
+    for table in (registration.PETTINGZOO_ENVS, registration.PARTY_PETTINGZOO_ENVS):
+        for env_type, envs in table.items():
+            for env_id, entry in envs.items():
+                if entry in wanted:
+                    calls.append(f'pettingzoo.make("{env_type}", "{env_id}"{args})')
+    gymnasium_envs = {**registration.GYMNASIUM_ENVS, **registration.PARTY_GYMNASIUM_ENVS}
+    for env_id, entry in gymnasium_envs.items():
         if entry in wanted:
-            calls.append(f'gymnasium.make("{env_id}")')
+            calls.append(f'gymnasium.make("{env_id}"{args})')
     if not calls:
         raise ValueError(f"env page {key!r}: no registry entry has entry point {wanted}")
     return calls
@@ -163,7 +194,11 @@ def _realtime_rows(
 def spaces_rows(key: str) -> tuple[list[str], list[list[str]], list[str]]:
     """Header, one row per preset (or table size), and the agents of env ``key``."""
     import speed_env
+    from speed_env.party import PartyParallelEnv
     from speed_env.vintage.single import VintageSingleEnv
+
+    def _rows(build: Callable[[dict[str, Any]], tuple[Any, Any]]) -> list[list[str]]:
+        return _realtime_rows(build, PARTY_RULES)
 
     if key == "speed":
         first = speed_env.parallel_env()
@@ -177,6 +212,22 @@ def spaces_rows(key: str) -> tuple[list[str], list[list[str]], list[str]]:
         agents[-1] += " (`player_0` … `player_{n-1}` with `players=n`, 3 or 4)"
         rows = _realtime_rows(build, REALTIME_RULES + PARTY_RULES)
         return ["rules", "action space", "observation space"], rows, agents
+    if key == "party":
+
+        def build_party(kw: dict[str, Any]) -> tuple[Any, Any]:
+            env = PartyParallelEnv(**kw)
+            return env.observation_space("player_0"), env.action_space("player_0")
+
+        agents = ["`player_0` … `player_{n-1}` (`players=n`, 3 or 4)"]
+        return ["rules", "action space", "observation space"], _rows(build_party), agents
+    if key == "party-gym":
+
+        def build_party_gym(kw: dict[str, Any]) -> tuple[Any, Any]:
+            env = speed_env.PartyGymEnv(**kw)
+            return env.observation_space, env.action_space
+
+        seat = ["one seat (`seat`), the others played by `opponents`"]
+        return ["rules", "action space", "observation space"], _rows(build_party_gym), seat
     if key == "speed-gym":
 
         def build_gym(kw: dict[str, Any]) -> tuple[Any, Any]:
@@ -224,6 +275,7 @@ def spec_table(key: str) -> str:
         else {
             "speed-gym": "[on the parallel env's page](speed.md#version-history)",
             "vintage-gym": "[on the AEC env's page](vintage-speed.md#version-history)",
+            "party-gym": "[on the parallel env's page](speed-party.md#version-history)",
         }.get(key, "in the module docstring")
     )
     version = _metadata_name(key)
@@ -246,6 +298,10 @@ def spec_table(key: str) -> str:
 def _metadata_name(key: str) -> str:
     import speed_env
 
+    if key in ("party", "party-gym"):
+        from speed_env.party import PartyParallelEnv
+
+        return str(PartyParallelEnv.metadata["name"])
     if key in ("speed", "speed-gym"):
         return str(speed_env.parallel_env().metadata["name"])
     return str(speed_env.vintage.env(num_players=2).metadata["name"])
@@ -294,6 +350,8 @@ def obs_table(key: str) -> str:
     import speed_env
     from speed_env import observation
 
+    if key.startswith("party"):
+        return party_obs_table()
     if key.startswith("speed"):
         meanings = _rst_table_meanings(observation.__doc__ or "")
         plain = speed_env.observation_layout(speed_env.make_rules("us"))
@@ -331,6 +389,52 @@ def obs_table(key: str) -> str:
         f"{layout.size}-entry vector for the default pack; entries are raw counts.\n\n"
     )
     return intro + table(["field", "indices", "size", "content"], rows)
+
+
+def party_obs_table() -> str:
+    """Party Speed's observation index table, from ``party_layout`` for three and four seats."""
+    import speed_env
+    from speed_env import party_obs
+
+    meanings = _rst_table_meanings(party_obs.__doc__ or "")
+    sizes = _rst_table_sizes(party_obs.__doc__ or "")
+    three, four = (party_obs.party_layout(speed_env.make_rules("us", players=n)) for n in (3, 4))
+    rows = [
+        [
+            f"`{name}`",
+            f"`{sizes.get(name, '')}`",
+            _span(s),
+            _span(four[name]),
+            meanings.get(name, "(not described in `speed_env/party_obs.py`)"),
+        ]
+        for name, s in three.items()
+    ]
+    dims = ", ".join(
+        f"{party_obs.party_obs_dim(speed_env.make_rules('us', players=n, **o))} floats "
+        f"({n} players{', jokers' if o else ''})"
+        for n in (3, 4)
+        for o in ({}, {"jokers": True})
+    )
+    intro = (
+        "`speed_env.party_obs.party_layout(rules)` names the vector's fields as slices "
+        f"({dims}); find a field by name, never by offset. Every entry lies in [0, 1]. `n` is "
+        "the number of seats, `R` the number of ranks, 13 (14 with jokers); seats and piles "
+        "are counted from the player's own (seat 0 is the player).\n\n"
+    )
+    header = ["field", "size", "indices (3 players)", "indices (4 players)", "meaning"]
+    return intro + table(header, rows)
+
+
+def _rst_table_sizes(doc: str) -> dict[str, str]:
+    """``name -> size`` (the second column) from the RST simple table of a docstring."""
+    rule = re.compile(r"^=+(\s+=+)+\s*$")
+    out, rules_seen = {}, 0
+    for line in doc.splitlines():
+        if rule.match(line):
+            rules_seen += 1
+        elif rules_seen == 2 and (m := re.match(r"^(\w+)\s+(\S+)\s", line)):
+            out[m.group(1)] = m.group(2)
+    return out
 
 
 # ------------------------------------------------------------------ docstrings as Markdown
