@@ -1,4 +1,5 @@
-"""Env versions: ``speed_v1`` through both registries, outdated ids refused naming the new id.
+"""Env versions: ``speed_v1`` through both registries, outdated ids refused naming the new id;
+Party Speed's own ids (``speed_party_v0``, ``SpeedParty-v0``).
 
 PettingZoo's convention (a change to the game or the observation bumps the version) and
 Gymnasium's (an outdated version raises, naming the current one): nothing maps an old id to
@@ -18,8 +19,18 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test
 
 import speed_env
+from speed_env.party import PartyParallelEnv
 from speed_env.policy import RandomPolicy
-from speed_env.registration import GYMNASIUM_ENVS, OUTDATED, PETTINGZOO_ENVS, OutdatedEnvError
+from speed_env.registration import (
+    GYMNASIUM_ENVS,
+    OUTDATED,
+    PARTY_GYMNASIUM_ENVS,
+    PARTY_ID,
+    PARTY_PETTINGZOO_ENVS,
+    PETTINGZOO_ENVS,
+    OutdatedEnvError,
+)
+from speed_env.rules import RulesError
 from speed_env.vintage.single import VintageSingleEnv
 
 # What the error must say about v0 -> v1: the idle rule and each observation size v0 had.
@@ -111,3 +122,37 @@ def test_outdated_id_under_warnings_as_errors_names_the_new_id() -> None:
         "OutdatedEnvError speed_env/Speed-v0 is out of date: use speed_env/Speed-v1"
     ), out.stdout + out.stderr
     assert "DeprecationWarning" not in out.stderr
+
+
+# api_test's advice for dict observations (as for the two-seat AEC env above).
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_party_id_builds_party_speed_and_passes_the_checkers(players):
+    par = pettingzoo.make("parallel", "speed_env/speed_party_v0", players=players, jokers=True)
+    assert isinstance(par, PartyParallelEnv) and par.n_players == players
+    assert par.metadata["name"] == "speed_party_v0"
+    parallel_api_test(par, num_cycles=100)
+    aec = pettingzoo.make("aec", "speed_env/speed_party_v0", players=players)
+    assert isinstance(aec.unwrapped, PartyParallelEnv)
+    api_test(aec, num_cycles=60)
+    gym = gymnasium.make("speed_env/SpeedParty-v0", players=players)
+    check_env(gym.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("env_type", ["parallel", "aec"])
+def test_the_party_id_refuses_two_players_naming_speed_v1(env_type):
+    with pytest.raises(RulesError, match=r"seats 3 or 4 players.*speed_env/speed_v1"):
+        pettingzoo.make(env_type, "speed_env/speed_party_v0")
+    with pytest.raises(RulesError, match="must be one of 2, 3, 4, got 5"):
+        pettingzoo.make(env_type, "speed_env/speed_party_v0", players=5)
+
+
+def test_party_ids_keep_out_of_the_two_seat_tables():
+    """Two-player files and cards list the two-seat tables' ids; the party ids are new ids
+    (spaces of their own), listed in tables of their own and registered from them."""
+    two_seat = set(GYMNASIUM_ENVS) | {i for ids in PETTINGZOO_ENVS.values() for i in ids}
+    party = set(PARTY_GYMNASIUM_ENVS) | {i for ids in PARTY_PETTINGZOO_ENVS.values() for i in ids}
+    assert party == {PARTY_ID, "speed_env/SpeedParty-v0"} and not party & two_seat
+    assert "speed_env/speed_party-v0" in pettingzoo.parallel_registry  # PettingZoo's spelling
+    assert "speed_env/SpeedParty-v0" in gymnasium.registry

@@ -54,3 +54,21 @@ def test_a_stale_table_is_found_and_regenerated(tmp_path) -> None:
     assert "<!-- /env-obs: speed -->" in filled and filled.endswith("\n\ntext\n")
     # the built site shows the tables without the markers
     assert "env-obs" not in hook.on_page_markdown(filled)
+
+
+def test_party_pages_show_their_ids_spaces_and_n_seat_layout() -> None:
+    """Party Speed's pages are generated like the others: their own ids, the spaces of three
+    and four seats, and the n-seat observation index (``party_layout``)."""
+    from speed_env.party_obs import party_obs_dim
+
+    dims = [party_obs_dim(speed_env.make_rules("us", players=n)) for n in (3, 4)]
+    for page, title, registry in (
+        ("speed-party.md", "# speed_party_v0", '"speed_env/speed_party_v0", players=3'),
+        ("speed-party-gym.md", "# SpeedParty-v0", '"speed_env/SpeedParty-v0", players=3'),
+    ):
+        text = (ROOT / "docs" / "envs" / page).read_text(encoding="utf-8")
+        for kind in ("title", "spec", "doc", "obs"):
+            assert f"<!-- /env-{kind}:" in text, (page, kind)
+        assert title in text and registry in text
+        assert all(f"({d},), float32" in text for d in dims)
+        assert "| `flight` | `n·(R+n+1)` |" in text and "indices (4 players)" in text
