@@ -132,6 +132,8 @@ def test_the_learners_game_is_the_engines_with_every_seat_replayed(players):
     assert terminated and not truncated and engine.over[0]
     winner = env.table()["winner"]
     assert reward == pytest.approx(1.0 if winner == seat else -1.0 / (players - 1))
+    with pytest.raises(RuntimeError, match="the game is over: call reset"):
+        env.step(0)
 
 
 @pytest.mark.parametrize("players", PLAYERS)
