@@ -19,7 +19,17 @@ from typing import Any
 import numpy as np
 
 from speed_env import rng
-from speed_env.cards import CardError, card_str, colour_deck, deck, parse_card
+from speed_env.cards import (
+    BLACK_JOKER,
+    DECK_CARDS,
+    RED_JOKER,
+    CardError,
+    card_id,
+    card_str,
+    colour_deck,
+    deck,
+    parse_card,
+)
 from speed_env.rules import Rules
 from speed_env.shown import shown
 
@@ -61,14 +71,15 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
     hs = rules.hand_size
     if rules.is_japanese:
         seats = []
-        for red, stream in ((True, rng.DEAL_RED), (False, rng.DEAL_BLACK)):
-            cards = colour_deck(red, rules.jokers)
-            shuffled = [int(c) for c in cards[rng.shuffle_order(s, stream, 0, len(cards))]]
-            seats.append(shuffled)
+        for p in range(rules.players):
+            cards = japanese_cards(rules, p)
+            stream, counter0 = japanese_stream(p)
+            order = rng.shuffle_order(s, stream, counter0, len(cards))
+            seats.append([int(c) for c in cards[order]])
         return Deal(
-            hands=(tuple(seats[0][:hs]), tuple(seats[1][:hs])),
-            draw_piles=(tuple(seats[0][hs:]), tuple(seats[1][hs:])),
-            side_piles=((), ()),
+            hands=tuple(tuple(cards[:hs]) for cards in seats),
+            draw_piles=tuple(tuple(cards[hs:]) for cards in seats),
+            side_piles=((),) * rules.players,
             centre=None,
         )
     # us/pagat jokers are wild cards shuffled into the deck (two decks for 3 or 4 players)
@@ -85,6 +96,40 @@ def deal_from_seed(rules: Rules, seed: int) -> Deal:
         side_piles=tuple(part[2 * n : 3 * n]),
         centre=tuple(part[3 * n + 1 + k] + below[k : k + 1] for k in range(n)),
     )
+
+
+JAPANESE_SUITS = (1, 0, 2, 3)
+"""``japanese`` with three or four players: seat ``p``'s suit (hearts, spades, diamonds, clubs;
+three players leave the clubs out), of both decks (docs/rules.md, "Party Speed")."""
+JAPANESE_JOKERS = (RED_JOKER, BLACK_JOKER, DECK_CARDS + RED_JOKER, DECK_CARDS + BLACK_JOKER)
+"""``japanese`` with three or four players and ``jokers``: the joker seat ``p`` shuffles into
+its stock (the rest of the two decks' jokers stay out)."""
+
+
+def japanese_cards(rules: Rules, p: int) -> np.ndarray:
+    """Seat ``p``'s cards in a ``japanese`` deal, in canonical (ascending id) order: one colour
+    with two players, one suit of both decks with three or four; its joker with ``jokers``."""
+    if rules.players == 2:
+        return colour_deck(p == 0, rules.jokers)
+    suit = JAPANESE_SUITS[p]
+    cards = [d * DECK_CARDS + card_id(r, suit) for d in range(2) for r in range(13)]
+    if rules.jokers:
+        cards.append(JAPANESE_JOKERS[p])
+    return np.array(sorted(cards), dtype=np.int16)
+
+
+def japanese_stream(p: int) -> tuple[int, int]:
+    """The random stream and first counter that shuffle seat ``p``'s ``japanese`` cards:
+    ``DEAL_RED`` for seats 0 and 2, ``DEAL_BLACK`` for 1 and 3, seats 2 and 3 from counter 64
+    (so the duel's two shuffles are what they always were)."""
+    return (rng.DEAL_RED, rng.DEAL_BLACK)[p % 2], 64 * (p // 2)
+
+
+def game_cards(rules: Rules) -> set[int]:
+    """Every card id a game under ``rules`` deals (``rules.deck_size`` of them)."""
+    if rules.is_japanese:
+        return {int(c) for p in range(rules.players) for c in japanese_cards(rules, p)}
+    return {int(c) for c in deck(rules.jokers, rules.decks)}
 
 
 _COUNT = {2: "two", 3: "three", 4: "four"}
@@ -176,12 +221,13 @@ def parse_deal(rules: Rules, data: dict[str, Any]) -> Deal:
         raise DealError("'japanese' has no side piles: side_piles must be empty")
 
     every = [c for group in (hands, draws, sides, centre or ()) for pile in group for c in pile]
-    full = {int(c) for c in deck(rules.jokers, rules.decks)}
+    full = game_cards(rules)
     seen: set[int] = set()
     for c in every:
         if c not in full:
             raise DealError(
-                f"card {card_str(c)} is not in the {rules.preset!r} deck (jokers={rules.jokers})"
+                f"card {card_str(c)} is not in the {rules.preset!r} deck (jokers={rules.jokers}"
+                + (f", players={n})" if n != 2 else ")")
             )
         if c in seen:
             raise DealError(f"card {card_str(c)} is dealt more than once")

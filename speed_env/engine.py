@@ -295,8 +295,8 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     twice = 0
     for i in range(cfg[C.hand_size]):
         c = g.hand[p, i]
-        if c >= 0 and c < 52:
-            bit = 1 << (c % 13)
+        if c >= 0 and rank(c) < 13:  # either deck's cards (ids 54 … with three or four)
+            bit = 1 << rank(c)
             twice |= once & bit
             once |= bit
     return twice
@@ -690,8 +690,9 @@ def leftmost_card(g: Any, cfg: Config, p: int) -> int:
 @njit(sigs(none, CFG), cache=True)
 def flip_stocks(g: Any, cfg: Config) -> None:
     """``japanese`` flip: each stock's top onto its owner's pile (or a layout card in play-out)."""
-    emptied = np.zeros(2, np.bool_)
-    for p in range(2):
+    n = seats(g)
+    emptied = np.zeros(n, np.bool_)
+    for p in range(n):
         if g.draw_n[p] > 0:
             g.draw_n[p] -= 1
             push_centre(g, p, g.draw[p, g.draw_n[p]], p)
@@ -709,17 +710,15 @@ def flip_stocks(g: Any, cfg: Config) -> None:
                 g.hand[p, i] = -1
             push_centre(g, k, card, p)
             refill_slot(g, p, i)
-    if cfg[C.play_out] == 0:
-        won0, won1 = emptied[0], emptied[1]
-    else:
-        won0 = g.draw_n[0] == 0 and layout_empty(g, cfg, 0)
-        won1 = g.draw_n[1] == 0 and layout_empty(g, cfg, 1)
-    if won0 and won1:
-        end_game(g, draw_code(g))
-    elif won0:
-        end_game(g, 0)
-    elif won1:
-        end_game(g, 1)
+    # One seat out of cards at the flip wins; two or more at once: a draw (docs/rules.md).
+    winner = -1
+    for p in range(n):
+        # play-out: no card left at all; else the stock's last card went down at this flip
+        won = (g.draw_n[p] == 0 and layout_empty(g, cfg, p)) if cfg[C.play_out] else emptied[p]
+        if won:
+            winner = p if winner < 0 else draw_code(g)
+    if winner >= 0:
+        end_game(g, winner)
 
 
 @njit(sigs(none, CFG), cache=True)
@@ -990,12 +989,16 @@ def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
 def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
     if opening_flip:
-        for p in range(2):
+        for p in range(seats(g)):
             if g.draw_n[p] > 0:
                 g.draw_n[p] -= 1
                 push_centre(g, p, g.draw[p, g.draw_n[p]], p)
                 g.draw[p, g.draw_n[p]] = -1
     stuck_test(g, cfg, 0)
+
+
+_JAPANESE_SUITS = np.array([1, 0, 2, 3], np.int16)  # deal.JAPANESE_SUITS: H, S, D, C
+_JAPANESE_JOKERS = np.array([52, 53, PILE + 52, PILE + 53], np.int16)  # the seat's own joker
 
 
 @njit(sigs(none, CFG, u64), cache=True)
@@ -1004,19 +1007,27 @@ def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     clear_game(g, seed)
     hs = cfg[C.hand_size]
     if cfg[C.japanese] != 0:
-        for p in range(2):
-            red = p == 0
+        players = seats(g)
+        for p in range(players):
+            red = p % 2 == 0
             cards = np.empty(27, np.int16)
             n = 0
-            for suit in (1, 2) if red else (0, 3):
-                for r in range(13):
-                    cards[n] = suit * 13 + r
-                    n += 1
+            if players == 2:  # one colour each
+                for suit in (1, 2) if red else (0, 3):
+                    for r in range(13):
+                        cards[n] = suit * 13 + r
+                        n += 1
+            else:  # one suit of both decks each (deal.japanese_cards)
+                for copy in range(2):
+                    for r in range(13):
+                        cards[n] = copy * PILE + _JAPANESE_SUITS[p] * 13 + r
+                        n += 1
             if cfg[C.jokers] != 0:
-                cards[n] = 52 if red else 53
+                cards[n] = _JAPANESE_JOKERS[p]
                 n += 1
             cards = np.sort(cards[:n])
-            order = rng.shuffle_order(seed, rng.DEAL_RED if red else rng.DEAL_BLACK, 0, n)
+            stream = rng.DEAL_RED if red else rng.DEAL_BLACK
+            order = rng.shuffle_order(seed, stream, 64 * (p // 2), n)  # deal.japanese_stream
             shuffled = cards[order]
             for i in range(hs):
                 g.hand[p, i] = shuffled[i]

@@ -11,7 +11,8 @@ draw for draw without sharing any state:
 stream                   counter
 =======================  =========================================================
 ``DEAL`` (1)             position ``j`` in the canonical deck (sort keys)
-``DEAL_RED/BLACK`` (2/3) position in the colour's canonical cards (``japanese``)
+``DEAL_RED/BLACK`` (2/3) position in the seat's canonical cards (``japanese``: RED for
+                         seats 0 and 2, BLACK for 1 and 3; seats 2 and 3 from 64)
 ``TIE`` (4)              how many exact landing ties this game has had
 ``LATENCY + seat`` (5/6) ``3 * n + {0, 1, 2}`` for the seat's ``n``-th committed play
 ``REBUILD + pile`` (8/9) ``64 * (times that side pile was rebuilt) + j``

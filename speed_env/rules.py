@@ -17,8 +17,8 @@ lock, and the play-out default flip; ``docs/rules.md`` lists them.
 
 The variants of the US Speed seed (Party Speed): ``jokers`` as wild cards in
 ``us``/``pagat``, ``hand_size`` 3 … 7 in every preset, and ``players``: 3 and 4
-in ``us``/``pagat`` (two decks, a centre pile per player; ``docs/rules.md``, "Party
-Speed"), played by the engine (:mod:`speed_env.seats`); the envs take two seats yet::
+in every preset (two decks, a centre pile per player; ``japanese`` one suit of both decks per
+player; ``docs/rules.md``, "Party Speed"), played by the engine (:mod:`speed_env.seats`)::
 
     make_rules("us", jokers=True, hand_size=7)
     make_rules("pagat", players=4, jokers=True)
@@ -48,9 +48,9 @@ HAND_SIZES = range(3, 8)
 """The hand sizes ``hand_size`` may take (3 … 7; the hand refills to it)."""
 PLAYERS = (2, 3, 4)
 """The seat counts of ``players`` (docs/rules.md, "Party Speed")."""
-PLAYABLE_PLAYERS = {"us": (2, 3, 4), "pagat": (2, 3, 4), "japanese": (2,)}
-"""The seat counts the engine plays in each preset (``japanese`` with 3 or 4 is specified in
-docs/rules.md but not dealt yet)."""
+PLAYABLE_PLAYERS = {"us": (2, 3, 4), "pagat": (2, 3, 4), "japanese": (2, 3, 4)}
+"""The seat counts each preset can deal (docs/rules.md, "Party Speed"); any other is refused
+naming the preset and the count."""
 DEFAULT_HAND = {"us": 5, "pagat": 5, "japanese": 4}
 """Each preset's own hand/layout size: what ``hand_size = 0`` (the default) means."""
 SEAT_CARDS = {"us": 20, "pagat": 15, "japanese": 26}
@@ -69,7 +69,8 @@ class Rules:
 
     preset: str = "us"
     """Deal: ``us`` (hand 5 + draw 15, side piles 5), ``pagat`` (hand 5 + draw 10,
-    side piles 10) or ``japanese`` (one colour each: layout 4 + stock 22)."""
+    side piles 10) or ``japanese`` (one colour each: layout 4 + stock 22; with three or four
+    players one suit of both decks each)."""
     wrap: bool = True
     """K–A–2 connect. Off: aces low only."""
     same_rank: bool = False
@@ -103,8 +104,8 @@ class Rules:
     to it from the draw pile/stock, which holds the seat's other cards. ``0`` (the default)
     is the preset's own: 5, or 4 in ``japanese``."""
     players: int = 2
-    """Seats at the table: 2, or 3 and 4 in ``us``/``pagat`` (Party Speed, docs/rules.md: two
-    decks, one centre pile and side pile per player)."""
+    """Seats at the table: 2, 3 or 4 (Party Speed, docs/rules.md: two decks, one centre pile
+    and side pile per player; ``japanese``: one suit of both decks per player, no side piles)."""
 
     def __post_init__(self) -> None:
         if type(self.hand_size) is int and self.hand_size == 0 and self.preset in DEFAULT_HAND:
@@ -129,6 +130,8 @@ class Rules:
     def side_size(self) -> int:
         """Cards in each side pile at the deal (0 in ``japanese``); with three or four players
         the cards no hand or draw pile takes, less the centre starts, split evenly."""
+        if self.is_japanese:
+            return 0
         if self.players == 2:
             return {"us": 5, "pagat": 10, "japanese": 0}[self.preset]
         return self._rest() // self.players
@@ -137,7 +140,7 @@ class Rules:
     def under_centre(self) -> int:
         """Cards dealt face up under the centre starts, one each from pile 0 on: what the side
         piles cannot split evenly (three players without jokers: 2; else 0)."""
-        return 0 if self.players == 2 else self._rest() % self.players
+        return 0 if self.players == 2 or self.is_japanese else self._rest() % self.players
 
     def _rest(self) -> int:
         """Cards left for the side piles and under the centre after hands, draws and starts."""
@@ -155,7 +158,10 @@ class Rules:
 
     @property
     def deck_size(self) -> int:
-        """52, or 54 with jokers, per deck (:attr:`decks`)."""
+        """Cards in the game: 52, or 54 with jokers, per deck (:attr:`decks`); ``japanese`` 26 a
+        player, 27 with its joker (three players: the clubs and two jokers stay out)."""
+        if self.is_japanese:
+            return self.players * (SEAT_CARDS["japanese"] + int(self.jokers))
         return (54 if self.jokers else 52) * self.decks
 
     def replace(self, **changes: Any) -> Rules:
@@ -213,16 +219,12 @@ def check_rules(rules: Rules) -> None:
             f"rule option 'hand_size' must be {HAND_SIZES[0]} … {HAND_SIZES[-1]} "
             f"(or 0 for the preset's own, {DEFAULT_HAND[rules.preset]}), got {rules.hand_size}"
         )
-    if rules.players not in PLAYERS:
+    playable = PLAYABLE_PLAYERS[rules.preset]
+    if rules.players not in playable:
         raise RulesError(
-            f"rule option 'players' must be one of {', '.join(map(str, PLAYERS))}, "
-            f"got {rules.players}"
-        )
-    if rules.players not in PLAYABLE_PLAYERS[rules.preset]:
-        raise RulesError(
-            f"players={rules.players} is not playable yet in {rules.preset!r}: its deal for "
-            f"{rules.players} (docs/rules.md, 'Party Speed') is not implemented; "
-            "'us' and 'pagat' take 2, 3 or 4 players"
+            f"rule option 'players' must be one of {', '.join(map(str, playable))}, "
+            f"got {rules.players}: {rules.preset!r} cannot deal {rules.players} players "
+            "(docs/rules.md, 'Party Speed')"
         )
     if not rules.is_japanese:
         for name in JAPANESE_ONLY:

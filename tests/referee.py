@@ -148,8 +148,8 @@ class Referee:
             self.centre = [list(reversed(deal.centre[k])) for k in self.seats]
         else:
             # japanese opening flip, at clock 0: each stock top onto the player's own pile.
-            self.centre = [[], []]
-            for p in (0, 1):
+            self.centre = [[] for _ in self.seats]
+            for p in self.seats:
                 self.centre[p].append(self.draw[p].pop())
                 self.top_owner[p] = p
         self.stuck_test(0)
@@ -493,7 +493,7 @@ class Referee:
 
     def flip_japanese(self) -> None:
         """Each player's stock top onto their own pile; with play_out a layout card instead."""
-        for p in (0, 1):
+        for p in self.seats:
             if self.draw[p]:
                 self.centre[p].append(self.draw[p].pop())
                 self.top_owner[p] = p
@@ -509,11 +509,12 @@ class Referee:
                     self.seen["default_layout_flip"] += 1
                 self.centre[pile].append(self.slots[p][slot].pop())
                 self.top_owner[pile] = p
-        wins = [self.has_won(0), self.has_won(1)]
-        if wins[0] and wins[1]:
+        # One player out of cards at the flip wins; two or more at once draw.
+        winners = [p for p in self.seats if self.has_won(p)]
+        if len(winners) > 1:
             self.end("draw")
-        elif wins[0] or wins[1]:
-            self.end(0 if wins[0] else 1)
+        elif winners:
+            self.end(winners[0])
 
     # ------------------------------------------------------------- winning
     def has_won(self, p: int) -> bool:

@@ -1,8 +1,10 @@
 """Real-time Speed as an OpenSpiel game: ``pyspiel.load_game("python_speed")``.
 
-A simultaneous-move game with one joint move per tick: both players choose
-an action at every tick of ``tick_ms`` (``0`` waits; ``1 + 2 * r + pile`` plays
-rank ``r`` onto centre pile ``pile``, as in :func:`speed_env.parallel_env`),
+A simultaneous-move game of ``players`` (2, 3 or 4) with one joint move per
+tick: every player chooses an action at every tick of ``tick_ms`` (``0`` waits;
+``1 + n * r + pile`` plays rank ``r`` onto centre pile ``pile``, counted from the
+player's own pile with three or four: docs/rules.md, "Party Speed"; as in
+:func:`speed_env.parallel_env`),
 and the tick is resolved by the kit's own engine (cards land after each
 player's reaction latency and are checked again on landing). Each state holds
 a :func:`speed_env.parallel_env` and steps it, so its games are the kit's games.
@@ -20,12 +22,14 @@ Parameters (``pyspiel.load_game("python_speed(preset=japanese,tick_ms=50)")``):
 parameter       default     meaning
 ==============  ==========  ======================================================
 ``preset``      ``us``      the deal: ``us``, ``pagat`` or ``japanese``
+``players``     2           seats at the table: 2, or Party Speed's 3 and 4 (two decks,
+                            a centre pile per player)
 ``options``     ``""``      rule options as ``name:value`` separated by ``;``, e.g.
                             ``wrap:false;jokers:true`` (OpenSpiel's game strings
                             reserve ``,`` and ``=``)
 ``tick_ms``     50          the tick
-``reaction``    ``""``      both seats' reaction: a profile name or ms, or two
-                            separated by ``/`` (``pro/250``); empty: the kit's
+``reaction``    ``""``      every seat's reaction: a profile name or ms, or one per
+                            seat separated by ``/`` (``pro/250``); empty: the kit's
                             default jittered human profile
 ``seed``        0           the first deal's seed (``0`` to ``2**31 - 1``)
 ``deals``       100000      how many deal seeds the chance node chooses from
@@ -42,11 +46,13 @@ A state serialises as the game string and its action history, replayed
 through the rules when it is loaded (:mod:`speed_env.openspiel.state_string`):
 a state string is data, never code.
 
-Returns are the env's: +1 win, −1 loss, 0 draw or truncation (zero-sum).
-Observation and information-state tensors are the kit's observation vector of
-that player; the mask is ``legal_actions(player)``. The strings are the
-kit's text table from that player's side (the opponent's hand hidden). With
-``pyspiel.convert_to_turn_based`` the game is played one seat at a time.
+Returns are the env's: +1 win, −1 loss (−1/(n−1) each loser with ``n``
+players), 0 draw or truncation (zero-sum). Observation and information-state
+tensors are the kit's observation vector of that player (with three or four the
+ego-centric one of :mod:`speed_env.party_obs`); the mask is
+``legal_actions(player)``. The strings are the kit's text table from that
+player's side (the other hands hidden). With ``pyspiel.convert_to_turn_based``
+the game is played one seat at a time.
 """
 
 from __future__ import annotations
@@ -58,16 +64,20 @@ import pyspiel
 
 from speed_env.openspiel import state_string
 from speed_env.openspiel.game_type import MAX_GAME_LENGTH, game_type, int_param, with_defaults
-from speed_env.parallel import SpeedParallelEnv
-from speed_env.rules import PRESETS
+from speed_env.parallel import SpeedParallelEnv, parallel_env
+from speed_env.party import PartyParallelEnv
+from speed_env.party_obs import party_obs_dim
+from speed_env.rules import PLAYERS, PRESETS
 
 SHORT_NAME = "python_speed"
 """The name ``pyspiel.load_game`` knows this game by."""
 
 AGENTS = ("player_0", "player_1")
+"""The agents of the two-player game (``players=n``: ``player_0`` … ``player_{n-1}``)."""
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "preset": "us",
+    "players": 2,
     "options": "",
     "tick_ms": 50,
     "reaction": "",
@@ -88,7 +98,7 @@ _GAME_TYPE = game_type(
     "Speed (real time, sampled in ticks), from the Speed RL kit",
     dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
-    players=(2, 2),
+    players=(PLAYERS[0], PLAYERS[-1]),
     params=DEFAULT_PARAMS,
 )
 
@@ -149,12 +159,34 @@ def env_kwargs(params: dict[str, Any]) -> dict[str, Any]:
     p = with_defaults(SHORT_NAME, params, DEFAULT_PARAMS)
     if p["preset"] not in PRESETS:
         raise ValueError(f"{SHORT_NAME}: preset {p['preset']!r} is not one of {', '.join(PRESETS)}")
-    return {
+    players = int_param(SHORT_NAME, p, "players", PLAYERS[0], PLAYERS[-1])
+    options = parse_options(str(p["options"]))
+    if "players" in options:  # two places for one number: which would win is a guess
+        raise ValueError(
+            f"{SHORT_NAME}: give the seat count as the game's parameter "
+            f"players={options['players']}, not as an option"
+        )
+    kwargs = {
         "rules": p["preset"],
         "tick_ms": int_param(SHORT_NAME, p, "tick_ms", 1, MAX_GAME_LENGTH),
         "reaction": parse_reaction(str(p["reaction"])),
-        **parse_options(str(p["options"])),
+        **options,
     }
+    if players != 2:  # two seats: the arguments every earlier game string made
+        kwargs["players"] = players
+    return kwargs
+
+
+def agents(players: int) -> tuple[str, ...]:
+    """The env's agents at a table of ``players``: ``player_0`` … ``player_{players-1}``."""
+    return tuple(f"player_{p}" for p in range(players))
+
+
+def make_env(kwargs: dict[str, Any]) -> SpeedParallelEnv | PartyParallelEnv:
+    """The kit env a state steps: the two-seat env drawing ``ansi`` text, or Party Speed's."""
+    if kwargs.get("players", 2) == 2:
+        return SpeedParallelEnv(**kwargs, render_mode="ansi")
+    return parallel_env(**kwargs)
 
 
 class SpeedGame(pyspiel.Game):
@@ -164,14 +196,21 @@ class SpeedGame(pyspiel.Game):
         params = {**DEFAULT_PARAMS, **(params or {})}
         self.env_kwargs = env_kwargs(params)
         """The arguments each state's :func:`speed_env.parallel_env` is made with."""
+        self.players = int(params["players"])
+        """Seats at the table (2, 3 or 4)."""
         self.seed = int_param(SHORT_NAME, params, "seed", 0, MAX_SEED)
         """Deal ``k`` is the kit's game seeded ``seed + k``."""
         self.deals = int_param(SHORT_NAME, params, "deals", 1, MAX_DEALS)
         """How many deals the chance node chooses from."""
-        probe = SpeedParallelEnv(**self.env_kwargs)
+        probe = make_env(self.env_kwargs)
         self.n_actions = int(probe.games.n_actions)
-        """Actions per player (27, or more with jokers and the layout options)."""
-        self.obs_dim = int(probe.games.obs_dim)
+        """Actions per player (27 with two, 40 with three, 53 with four; more with jokers and
+        the layout options)."""
+        self.obs_dim = int(
+            probe.games.obs_dim
+            if isinstance(probe, SpeedParallelEnv)
+            else party_obs_dim(probe.rules)
+        )
         """Length of the observation tensor."""
         rules = probe.rules
         self.n_ranks = int(rules.n_ranks)
@@ -186,7 +225,7 @@ class SpeedGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=self.n_actions,
             max_chance_outcomes=self.deals,
-            num_players=2,
+            num_players=self.players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
@@ -213,14 +252,16 @@ class SpeedGame(pyspiel.Game):
         serialised; everything else works as on a dealt state.
         """
         state = SpeedState(self)
-        env = SpeedParallelEnv(**self.env_kwargs, render_mode="ansi")
+        env = make_env(self.env_kwargs)
         env.reset(seed=0)
-        games = env.games
-        games.state[0] = record
-        # The env keeps its observation buffers in step with the engine; a record put in by
-        # hand makes them stale, so they are rebuilt from it (the engine's own full observe).
-        games._synced = False
-        env._obs, env._mask = games.observe()
+        env.games.state[0] = record
+        if isinstance(env, SpeedParallelEnv):
+            # The env keeps its observation buffers in step with the engine; a record put in
+            # by hand makes them stale, so they are rebuilt from it (the engine's full observe).
+            env.games._synced = False
+            env._obs, env._mask = env.games.observe()
+        else:  # Party Speed observes from the record at each call: only the masks are kept
+            env._mask = env.games.masks()
         state.env = env
         state.deal_seed = -1  # no deal of this game's chance node: not serialisable
         state._obs, _ = env._observations()
@@ -240,14 +281,15 @@ class SpeedState(pyspiel.State):
 
     def __init__(self, game: SpeedGame) -> None:
         super().__init__(game)
-        self.env: SpeedParallelEnv | None = None
+        self.env: SpeedParallelEnv | PartyParallelEnv | None = None
         """The kit's env this state steps, made and reset by the chance node (made there, not
         here: OpenSpiel clones a state by making a new one and copying this one into it)."""
         self._env_kwargs = game.env_kwargs
         self.deal_seed: int | None = None
         """The kit seed of this game's deal, once dealt."""
         self._obs: dict[str, Any] = {}
-        self._returns = [0.0, 0.0]
+        self._agents = agents(game.players)
+        self._returns = [0.0] * game.players
         self._over = False
         self._seed0 = game.seed
         self._deals = game.deals
@@ -265,7 +307,7 @@ class SpeedState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         """The actions ``player``'s mask allows now (waiting, 0, always among them)."""
-        mask = self._obs[AGENTS[player]]["action_mask"]
+        mask = self._obs[self._agents[player]]["action_mask"]
         return [int(a) for a in np.flatnonzero(mask)]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -279,12 +321,12 @@ class SpeedState(pyspiel.State):
         if not self._over:
             return
         assert self.env is not None
-        snap = self.env.snapshot()
-        result = "a draw" if snap["winner"] == "draw" else f"won by {snap['winner']}"
-        if snap["winner"] is None:
+        table = self.env.table()
+        result = "a draw" if table["winner"] == "draw" else f"won by player_{table['winner']}"
+        if table["winner"] is None:
             result = "truncated at max_game_ms"
         raise ValueError(
-            f"{SHORT_NAME}: the game is over ({result} at {snap['clock_ms']} ms): no move "
+            f"{SHORT_NAME}: the game is over ({result} at {table['clock_ms']} ms): no move "
             "applies after its end; start a new game with game.new_initial_state()"
         )
 
@@ -293,7 +335,7 @@ class SpeedState(pyspiel.State):
         if self.deal_seed is not None:  # OpenSpiel calls this for any single action it is given
             raise ValueError(
                 f"{SHORT_NAME}: the game is dealt and every tick is a joint move: "
-                f"state.apply_actions([action_of_player_0, action_of_player_1]), not "
+                f"state.apply_actions([action_of_player_0, action_of_player_1, …]), not "
                 f"apply_action({action})"
             )
         if not 0 <= action < self._deals:  # OpenSpiel applies any number it is given
@@ -302,7 +344,7 @@ class SpeedState(pyspiel.State):
                 f"(0 to {self._deals - 1})"
             )
         self.deal_seed = self._seed0 + int(action)
-        self.env = SpeedParallelEnv(**self._env_kwargs, render_mode="ansi")
+        self.env = make_env(self._env_kwargs)
         self._obs, _ = self.env.reset(seed=self.deal_seed)
 
     def _apply_actions(self, actions: list[int]) -> None:
@@ -312,9 +354,9 @@ class SpeedState(pyspiel.State):
                 f"{SHORT_NAME}: the game is not dealt yet: apply a chance outcome (the deal, "
                 "state.apply_action(k) for k in [0, deals)) before the first joint move"
             )
-        if len(actions) != len(AGENTS):
+        if len(actions) != len(self._agents):
             raise ValueError(
-                f"{SHORT_NAME}: a joint move is one action per player ({len(AGENTS)}), "
+                f"{SHORT_NAME}: a joint move is one action per player ({len(self._agents)}), "
                 f"got {len(actions)}: {list(actions)[:8]}"
             )
         for p, a in enumerate(actions):
@@ -323,10 +365,13 @@ class SpeedState(pyspiel.State):
                 raise ValueError(
                     f"{SHORT_NAME}: action {a} of player {p} is not legal here (legal: {legal})"
                 )
-        joint = {AGENTS[p]: int(a) for p, a in enumerate(actions)}
+        joint = {self._agents[p]: int(a) for p, a in enumerate(actions)}
         self._obs, rewards, terms, truncs, _ = self.env.step(joint)
-        for p, agent in enumerate(AGENTS):
-            self._returns[p] += float(rewards[agent])
+        n = len(self._agents)
+        for p, agent in enumerate(self._agents):
+            r = float(rewards[agent])
+            # A loss is -1/(n-1) exactly (the env's float32 -1/3 would not sum to zero)
+            self._returns[p] += r if r >= 0 else -1.0 / (n - 1)
         self._over = any(terms.values()) or any(truncs.values())
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -334,9 +379,10 @@ class SpeedState(pyspiel.State):
             return f"deal seed {self._seed0 + action}"
         if action == 0:
             return "wait"
-        if action > 2 * self._n_ranks:
+        n = len(self._agents)
+        if action > n * self._n_ranks:
             return f"variant move {action}"
-        r, pile = divmod(action - 1, 2)
+        r, pile = divmod(action - 1, n)
         return f"play rank {r} on pile {pile}"
 
     def is_terminal(self) -> bool:
@@ -360,6 +406,8 @@ class SpeedState(pyspiel.State):
     def __str__(self) -> str:
         if self.env is None:
             return "(not dealt)"
+        if isinstance(self.env, PartyParallelEnv):  # no drawing for n seats: the whole table
+            return table_text(self.env.table())
         return str(self.env.render())
 
     # -- kit view ------------------------------------------------------------
@@ -368,12 +416,15 @@ class SpeedState(pyspiel.State):
         """The kit's observation vector of ``player`` (float32, a fresh array)."""
         if self.deal_seed is None:
             return np.zeros(self.get_game().obs_dim, np.float32)  # type: ignore[attr-defined]
-        return np.array(self._obs[AGENTS[player]]["observation"], dtype=np.float32)
+        return np.array(self._obs[self._agents[player]]["observation"], dtype=np.float32)
 
     def snapshot(self) -> dict[str, Any]:
-        """The kit's :meth:`snapshot` of the table (the whole table: for tests and logs)."""
+        """The kit's :meth:`snapshot` of the table (the whole table: for tests and logs); with
+        three or four players its full table (docs/rules.md, "The full table")."""
         if self.env is None:
             raise ValueError(f"{SHORT_NAME}: the game is not dealt yet (a chance node)")
+        if isinstance(self.env, PartyParallelEnv):
+            return self.env.table()
         return self.env.snapshot()
 
 
@@ -394,6 +445,8 @@ class SpeedObserver:
         """What ``player`` sees: its hand, the centre, counts, both cards in flight."""
         if state.env is None:
             return f"p{player} (not dealt)"
+        if isinstance(state.env, PartyParallelEnv):
+            return seat_text(state.env.table(), player)
         snap = state.env.snapshot()
         me, them = snap["players"][player], snap["players"][1 - player]
         centre = " ".join(str(c["top"]) for c in snap["centre"])
@@ -403,6 +456,39 @@ class SpeedObserver:
             f"flight {me['in_flight']} | opp cards {sum(h is not None for h in them['hand'])} "
             f"draw {them['draw_pile']} flight {them['in_flight']}"
         )
+
+
+def table_text(table: dict[str, Any]) -> str:
+    """A game of three or four players as text, every pile (its full table, top first)."""
+    centre = " ".join(f"{p[0] if p else '-'}/{len(p)}" for p in table["centre"])
+    sides = " ".join(str(len(p)) for p in table["side_piles"])
+    lines = [f"t={table['clock_ms']} {table['phase']} centre[{centre}] side[{sides}]"]
+    for i, pl in enumerate(table["players"]):
+        lines.append(
+            f"p{i} hand{pl['hand']} draw{pl['draw_pile']} flight {pl['in_flight']} "
+            f"played {pl['played']} bounced {pl['bounced']}"
+        )
+    if table["winner"] is not None or table["truncated"]:
+        lines.append(f"over: winner {table['winner']} truncated {table['truncated']}")
+    return "\n".join(lines)
+
+
+def seat_text(table: dict[str, Any], player: int) -> str:
+    """What ``player`` sees at a table of three or four: its hand, the centre, counts, every
+    card in flight (the other hands hidden)."""
+    me = table["players"][player]
+    centre = " ".join(f"{p[0]}" for p in table["centre"])
+    others = [
+        f"p{q} cards {sum(h is not None for h in pl['hand'])} draw {len(pl['draw_pile'])} "
+        f"flight {pl['in_flight']}"
+        for q, pl in enumerate(table["players"])
+        if q != player
+    ]
+    return (
+        f"p{player} t={table['clock_ms']} {table['phase']} centre[{centre}] hand{me['hand']} "
+        f"draw {len(me['draw_pile'])} side {[len(p) for p in table['side_piles']]} flight "
+        f"{me['in_flight']} | " + " | ".join(others)
+    )
 
 
 pyspiel.register_game(_GAME_TYPE, SpeedGame)

@@ -351,8 +351,6 @@ def test_three_and_four_players_play_in_the_parallel_env_and_the_other_envs_refu
     assert env.possible_agents == [f"player_{p}" for p in range(players)]
     with pytest.raises(RulesError, match=f"players={players} is not playable yet in this env"):
         speed_env.BatchEnv(2, "us", players=players)
-    with pytest.raises(RulesError, match=f"players={players} is not playable yet in 'japanese'"):
-        make_rules("japanese", players=players)
 
 
 def test_defaults_keep_the_rules_dict_and_follow_the_preset():
