@@ -34,7 +34,8 @@ A profile file (``--reaction profile:FILE``, ``chain@profile:FILE``) is JSON wit
 are kept for the reader and ignored here): :func:`load_profile`.
 
 Each committed play draws its latency from the counter-based stream
-``rng.LATENCY + seat`` at counters ``3n, 3n + 1, 3n + 2`` (``n`` = that
+``rng.LATENCY + seat`` (seats 2 and 3 of a party game: ``rng.PARTY_LATENCY + seat - 2``,
+clear of the piles' ``REBUILD`` streams) at counters ``3n, 3n + 1, 3n + 2`` (``n`` = that
 seat's play count): two uniforms for a Box–Muller normal and one for the
 exponential. The draw is made whatever the profile, so switching a profile
 never shifts any other random draw of the game.
@@ -253,7 +254,9 @@ def make_pair(reaction: object = None) -> tuple[ReactionProfile, ReactionProfile
 )
 def latency_ms(params: np.ndarray, seed: np.uint64, seat: int, n: int) -> int:
     """Latency in whole ms of seat ``seat``'s ``n``-th play under ``params``."""
-    stream = rng.LATENCY + seat
+    # Seats 2 and 3 exist only in party games; their streams sit past the four piles'
+    # REBUILD streams (8-11), which LATENCY + 3 would share.
+    stream = rng.LATENCY + seat if seat < 2 else rng.PARTY_LATENCY + seat - 2
     u1 = rng.uniform(seed, stream, 3 * n)
     u2 = rng.uniform(seed, stream, 3 * n + 1)
     u3 = rng.uniform(seed, stream, 3 * n + 2)

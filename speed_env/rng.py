@@ -15,7 +15,9 @@ stream                   counter
                          seats 0 and 2, BLACK for 1 and 3; seats 2 and 3 from 64)
 ``TIE`` (4)              how many exact landing ties this game has had
 ``LATENCY + seat`` (5/6) ``3 * n + {0, 1, 2}`` for the seat's ``n``-th committed play
-``REBUILD + pile`` (8/9) ``64 * (times that side pile was rebuilt) + j``
+``PARTY_LATENCY + s``    the same for seat ``s + 2`` of a party game (seats 2 and 3:
+(12/13)                  ``LATENCY + 3`` would be pile 0's ``REBUILD`` stream)
+``REBUILD + pile`` (8…)  ``64 * (times that side pile was rebuilt) + j`` (piles 0…3: 8…11)
 =======================  =========================================================
 
 The bits are splitmix64 (Steele, Lea and Flood 2014) of a per-stream key
@@ -34,6 +36,7 @@ DEAL_BLACK = 3
 TIE = 4
 LATENCY = 5
 REBUILD = 8
+PARTY_LATENCY = 12
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

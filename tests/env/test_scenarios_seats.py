@@ -363,3 +363,30 @@ def test_seat_games_refuse_bad_input_naming_it():
         SeatGames(1, "us", players=3, reactions=[100, 100])
     with pytest.raises(ValueError, match="deal 'hands' must be a list of three entries"):
         g.start(0, {"hands": [["9D"], ["9S"]], "draw_piles": [[], [], []]})
+
+
+def _latency_on(stream: int, params: np.ndarray, seed: np.uint64, n: int) -> int:
+    """A play's latency drawn on ``stream`` (reaction.latency_ms's formula, any stream)."""
+    import math
+
+    u1, u2, u3 = (rng.uniform(seed, stream, 3 * n + k) for k in range(3))
+    normal = math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
+    value = max(params[4], params[1] + params[2] * normal - params[3] * math.log(1.0 - u3))
+    return max(1, round(value))
+
+
+def test_no_two_seats_or_piles_of_a_four_player_game_share_a_random_stream() -> None:
+    """Each seat draws its latencies on a stream of its own, clear of every pile's rebuild
+    stream: at four players ``LATENCY + 3`` was pile 0's ``REBUILD`` stream (8), so seat 3's
+    reactions read the bits of pile 0's shuffles. The two seats of a duel keep 5 and 6."""
+    from speed_env import reaction
+
+    params = reaction.make_profile("human").params()
+    expected = {0: 5, 1: 6, 2: rng.PARTY_LATENCY, 3: rng.PARTY_LATENCY + 1}
+    piles = {rng.REBUILD + j for j in range(4)}
+    assert not set(expected.values()) & piles
+    assert len(set(expected.values())) == 4
+    for seed in (np.uint64(7), np.uint64(2**40 + 3)):
+        for seat, stream in expected.items():
+            drawn = [reaction.latency_ms(params, seed, seat, n) for n in range(12)]
+            assert drawn == [_latency_on(stream, params, seed, n) for n in range(12)], seat
