@@ -238,7 +238,7 @@ def test_a_broken_opponent_is_named_by_its_seat():
         ({}, RulesError, r"SpeedParty-v0 seats 3 or 4 players.*speed_env/Speed-v1"),
         ({"players": 2}, RulesError, r"two players play speed_env/Speed-v1"),
         ({"players": 5}, RulesError, r"rule option 'players' must be one of 2, 3, 4, got 5"),
-        ({"rules": "japanese", "players": 3}, RulesError, r"players=3 .*'japanese'"),
+        ({"rules": "japanese", "players": 5}, RulesError, r"'japanese' cannot deal 5 players"),
         ({"players": 3, "opponents": [RandomPolicy(0)]}, ValueError, r"opponents lists 1 .* 2"),
         ({"players": 4, "opponents": [RandomPolicy(0)] * 4}, ValueError, r"lists 4 .* of 3"),
         ({"players": 3, "opponents": [RandomPolicy(0), 3]}, TypeError, r"opponents\[1\] must"),
