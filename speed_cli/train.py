@@ -47,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
     """Train (train/common/cli_args.py): 0 when the run completed, 130 when it was interrupted."""
     if importlib.util.find_spec("sb3_contrib") is None:  # pragma: no cover - no [train] extra
         raise UsageError(TRAIN_EXTRA)
+    if args.argv[:1] in (["bc"], ["league"]):
+        # Its refusals (speed_cli.main's one line) name the command as its own parser does.
+        args.command = f"train {args.argv[0]}"
     if args.argv[:1] == ["bc"]:  # cloning recorded play (train/bc_data.py), not a PPO recipe
         from train.bc_data import run as clone
 

@@ -5,6 +5,8 @@
 - :mod:`~agents.games.realtime`: real-time Speed: two seats, paired deals.
 - :mod:`~agents.games.vintage`: Vintage Speed: 2 to 10 seats, seat rotation.
 - :mod:`~agents.games.agent_side`: what every game asks of its agent registry, written once.
+- :mod:`~agents.games.tournament_side`: what every game's tournament asks of its chunk module,
+  written once.
 - :mod:`~agents.games.think_calibration`: every agent of a run timed on the fixed decision
   states (``--think calibrated``), for the commands and for training.
 

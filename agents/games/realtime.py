@@ -7,16 +7,17 @@ Its agents are :data:`agents.specs.realtime.REALTIME`'s, its chunks
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from agents.evaluate import protocol
 from agents.evaluate.realtime import CARD
 from agents.games.agent_side import RegistryAgents
-from agents.runtime.jobs import Backend
+from agents.games.tournament_side import ChunkModuleTournament
 from agents.specs.realtime import REALTIME
 from agents.specs.registry import Registry
 from agents.tournament.game import TournamentError, TournamentRequest
@@ -26,7 +27,7 @@ from speed_env.rules import Rules, make_rules
 
 
 @dataclass
-class RealtimeTournament:
+class RealtimeTournament(ChunkModuleTournament):
     """A real-time round robin or gauntlet on paired deals (a :class:`Tournament`)."""
 
     settings: Any
@@ -34,20 +35,20 @@ class RealtimeTournament:
     replays: int = 0
     """Games of the first chunk kept as replays."""
     label: str = "tournament"
-    result_type: type = field(init=False)
-    chunk_deals: int = field(init=False)
 
-    def __post_init__(self) -> None:
+    def chunks(self) -> ModuleType:
+        """:mod:`agents.tournament.realtime`."""
         from agents.tournament import realtime
 
-        self.result_type = realtime.ChunkResult
-        self.chunk_deals = realtime.CHUNK_DEALS
+        return realtime
 
-    @property
-    def agents(self) -> tuple[str, ...]:
-        """The agent specs."""
-        agents: tuple[str, ...] = self.settings.agents
-        return agents
+    def builder(self, spec: str) -> Callable[[], Policy]:
+        """The agent ``spec`` for the tournament's rules."""
+        return partial(REALTIME.make, spec, self.settings.rules, 0)
+
+    def run_options(self) -> dict[str, Any]:
+        """The replays to record."""
+        return {"record": self.replays}
 
     @property
     def header(self) -> dict[str, Any]:
@@ -74,60 +75,17 @@ class RealtimeTournament:
         """Games per pairing: whole deals, each played twice."""
         return 2 * self.settings.deals, "pairing", "paired deals: each deal twice"
 
-    def plan(self) -> list[Chunk]:
-        """The chunks, pairing by pairing."""
-        from agents.tournament import realtime
-
-        return realtime.plan(self.settings)
-
     def check(self, result: Any) -> str | None:
         """What is impossible in a logged chunk result, or None."""
         from agents.tournament import chunk_checks
 
         return chunk_checks.realtime(result)
 
-    def agent_files(self) -> dict[str, dict[str, str]]:
-        """Per agent, the files building it reads (a missing model file fails here)."""
-        from agents.evaluate.agent_files import spec_files
-
-        rules = self.settings.rules
-        return {
-            spec: spec_files(spec, partial(REALTIME.make, spec, rules, 0)) for spec in self.agents
-        }
-
-    def run(
-        self,
-        *,
-        workers: int,
-        progress: Callable[[int, int], None] | None,
-        backend: Backend | None,
-        done: Mapping[int, Any] | None,
-        on_result: Callable[[Any], None] | None,
-    ) -> tuple[list[Any], bool]:
-        """Play the chunks not ``done``."""
-        from agents.tournament import realtime
-
-        return realtime.run(
-            self.settings,
-            record=self.replays,
-            workers=workers,
-            progress=progress,
-            backend=backend,
-            done=done,
-            on_result=on_result,
-        )
-
     def describe(self, chunk: Chunk) -> str:
         """The pairing a chunk plays (``random vs greedy``)."""
         from agents.tournament import realtime
 
         return realtime.describe_pairing(self.settings, chunk)
-
-    def summarise(self, results: list[Any]) -> dict[str, Any]:
-        """The ``results.json`` document."""
-        from agents.tournament import realtime
-
-        return realtime.summarise(self.settings, results)
 
     def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
         """The result files, the replays among them when asked for."""

@@ -7,17 +7,18 @@ line-up), its extra result files ``agents.csv`` and ``penalties.png``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from agents.errors import AgentSpecError
 from agents.evaluate import protocol
 from agents.evaluate.vintage import CARD
 from agents.games.agent_side import RegistryAgents
-from agents.runtime.jobs import Backend
+from agents.games.tournament_side import ChunkModuleTournament
 from agents.specs.registry import Registry
 from agents.tournament.game import TournamentError, TournamentRequest
 from agents.tournament.harness import Chunk
@@ -26,26 +27,22 @@ from speed_env.policy import Policy
 
 
 @dataclass
-class VintageTournament:
+class VintageTournament(ChunkModuleTournament):
     """A vintage tournament: line-ups at tables, seat rotation (a :class:`Tournament`)."""
 
     settings: Any
     """Its :class:`agents.tournament.vintage.VintageSettings`."""
     label: str = "vintage tournament"
-    result_type: type = field(init=False)
-    chunk_deals: int = field(init=False)
 
-    def __post_init__(self) -> None:
+    def chunks(self) -> ModuleType:
+        """:mod:`agents.tournament.vintage`."""
         from agents.tournament import vintage
 
-        self.result_type = vintage.ChunkResult
-        self.chunk_deals = vintage.CHUNK_DEALS
+        return vintage
 
-    @property
-    def agents(self) -> tuple[str, ...]:
-        """The agent specs."""
-        agents: tuple[str, ...] = self.settings.agents
-        return agents
+    def builder(self, spec: str) -> Callable[[], Policy]:
+        """The agent ``spec`` (a vintage bot takes no rules)."""
+        return partial(VINTAGE.make, spec, None, 0)
 
     @property
     def header(self) -> dict[str, Any]:
@@ -65,12 +62,6 @@ class VintageTournament:
         why = f"{s.deals} deals, each once per seat rotation of {s.players} players"
         return s.deals * s.players, "line-up", why
 
-    def plan(self) -> list[Chunk]:
-        """The chunks, line-up by line-up."""
-        from agents.tournament import vintage
-
-        return vintage.plan(self.settings)
-
     def check(self, result: Any) -> str | None:
         """What is impossible in a logged chunk result, or None."""
         from agents.tournament.vintage_stats import check_chunk
@@ -78,46 +69,11 @@ class VintageTournament:
         lineup = self.settings.lineups()[result.chunk.lineup]
         return check_chunk(result, lineup, self.settings.players)
 
-    def agent_files(self) -> dict[str, dict[str, str]]:
-        """Per agent, the files building it reads (a missing model file fails here)."""
-        from agents.evaluate.agent_files import spec_files
-
-        return {
-            spec: spec_files(spec, partial(VINTAGE.make, spec, None, 0)) for spec in self.agents
-        }
-
-    def run(
-        self,
-        *,
-        workers: int,
-        progress: Callable[[int, int], None] | None,
-        backend: Backend | None,
-        done: Mapping[int, Any] | None,
-        on_result: Callable[[Any], None] | None,
-    ) -> tuple[list[Any], bool]:
-        """Play the chunks not ``done``."""
-        from agents.tournament import vintage
-
-        return vintage.run(
-            self.settings,
-            workers=workers,
-            progress=progress,
-            backend=backend,
-            done=done,
-            on_result=on_result,
-        )
-
     def describe(self, chunk: Chunk) -> str:
         """The line-up a chunk seats."""
         from agents.tournament import vintage
 
         return vintage.describe_lineup(self.settings, chunk)
-
-    def summarise(self, results: list[Any]) -> dict[str, Any]:
-        """The ``results.json`` document."""
-        from agents.tournament import vintage
-
-        return vintage.summarise(self.settings, results)
 
     def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
         """The result files (no replays are kept)."""

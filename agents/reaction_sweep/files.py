@@ -11,6 +11,7 @@ from agents.reaction_sweep.plots import curve_png, grid_png
 from agents.reaction_sweep.results import rows_csv
 from agents.reaction_sweep.work import SweepError
 from agents.runtime.files import write_atomic
+from speed_env import user_file
 
 FILES = {
     "csv": "reaction.csv",
@@ -24,12 +25,10 @@ FILES = {
 def load(folder: str | Path) -> dict[str, Any]:
     """The ``reaction.json`` document of an earlier sweep's output folder."""
     path = Path(folder) / FILES["json"]
+    # The kit's reader of user files: a named pipe or a device is refused by name, not read.
+    text = user_file.read_text(path, "an earlier sweep (--compare)", SweepError)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SweepError(
-            f"cannot read an earlier sweep from {str(path)!r}: {exc.strerror or exc}"
-        ) from None
+        doc = json.loads(text)  # not strict JSON: a sweep's fit may be written as NaN
     except json.JSONDecodeError:
         raise SweepError(f"{str(path)!r} is not a sweep's JSON") from None
     if not isinstance(doc, dict) or "points" not in doc or "settings" not in doc:

@@ -29,6 +29,7 @@ the lock, so an answer that changes nothing takes nothing, and again under the f
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import os
@@ -230,6 +231,15 @@ def _sibling(folder: Path, when: str | None) -> Path:
     return path
 
 
+def _unwritten(target: Path, exc: OSError) -> str:
+    """The one line saying ``target`` could not be written, and why (a full disk by name)."""
+    if exc.errno == errno.ENOSPC:
+        why = f"the disk holding {target.parent} is full"
+    else:
+        why = exc.strerror or str(exc)
+    return f"cannot write {target}: {why}; it is left as it was (nothing half-written)"
+
+
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
@@ -414,17 +424,22 @@ class RunOutput:
         self.say(f"--overwrite: moved {what} from {self.path} to {target}")
 
     def _write(self, *, finished: str | None, outputs: list[str]) -> None:
-        write_json(
-            self.path / IDENTITY_NAME,
-            {
-                "format": FORMAT,
-                "format_version": FORMAT_VERSION,
-                **self.identity.key(),
-                "started": self.started,
-                "finished": finished,
-                "outputs": outputs,
-            },
-        )
+        """Write ``run.json`` whole (a temporary and a rename) or not at all."""
+        target = self.path / IDENTITY_NAME
+        try:
+            write_json(
+                target,
+                {
+                    "format": FORMAT,
+                    "format_version": FORMAT_VERSION,
+                    **self.identity.key(),
+                    "started": self.started,
+                    "finished": finished,
+                    "outputs": outputs,
+                },
+            )
+        except OSError as exc:
+            raise OSError(_unwritten(target, exc)) from None
 
     def finish(self, outputs: Iterable[str | os.PathLike[str]]) -> None:
         """Mark the run finished in ``run.json``, with the files it wrote (in the folder)."""

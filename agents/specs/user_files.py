@@ -49,12 +49,16 @@ from typing import Any
 
 from agents.errors import AgentSpecError
 from agents.specs.guarded import calling, exits_refused
+from speed_env import user_file
 
 _IDENT = r"[A-Za-z_]\w*"
 _MODULE_SPEC = re.compile(
     rf"^(?P<module>{_IDENT}(?:\.{_IDENT})+):(?P<name>{_IDENT})(?:@(?P<tail>.*))?$"
 )
 _NAME_TAIL = re.compile(rf"^(?P<name>{_IDENT})(?:@(?P<tail>.*))?$")
+
+SOURCE_LIMIT = 64 << 20
+"""The most bytes a ``py:`` agent file may hold (64 MiB: a bot's weights may sit in it)."""
 
 
 class UserAgentError(AgentSpecError):
@@ -144,18 +148,25 @@ def _failure(exc: BaseException, path: Path | None) -> str:
 
 def _exec_file(parsed: UserSpec) -> ModuleType:
     path = Path(parsed.source).expanduser()
-    if not path.is_file():
+    if not path.exists():
         raise UserAgentError(f"agent spec {parsed.text!r}: no such file {path}")
+    # Read once, through the kit's reader of user files: a named pipe or a device given as the
+    # file is refused by name rather than blocking the import or filling memory.
+    source = user_file.read_bytes(
+        path, f"agent spec {parsed.text!r}: agent file", UserAgentError, SOURCE_LIMIT
+    )
     # A unique module name per load: two agents from files of the same name never collide.
     name = f"_speed_user_agent_{abs(hash(str(path.resolve())))}"
     loader_spec = importlib.util.spec_from_file_location(name, path)
-    if loader_spec is None or loader_spec.loader is None:  # pragma: no cover - .py always loads
+    if loader_spec is None:  # pragma: no cover - a .py path always has a spec
         raise UserAgentError(f"agent spec {parsed.text!r}: cannot load {path} as Python")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module  # dataclasses and pickling look a module up by name
     try:
         with exits_refused():
-            loader_spec.loader.exec_module(module)
+            # The bytes read above, compiled as the import system would (a coding line is
+            # honoured); tracebacks and SyntaxErrors name the file.
+            exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     except KeyboardInterrupt:
         sys.modules.pop(name, None)
         raise

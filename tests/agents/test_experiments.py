@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -329,3 +331,31 @@ def test_cli_refuses_an_unwritable_folder(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert code == 2 and "not writable" in err and len(err.strip().splitlines()) == 1
+
+
+def test_compare_refuses_a_named_pipe_by_name_without_blocking(tmp_path):
+    """``--compare DIR`` reads DIR/reaction.json by the kit's reader of user files: a named pipe
+    there is refused in one line (it once blocked the command in ``open`` for ever)."""
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    pipe = earlier / "reaction.json"
+    os.mkfifo(pipe)
+    said: list[str] = []
+
+    def load() -> None:
+        try:
+            reaction_sweep.load(earlier)
+        except reaction_sweep.SweepError as exc:
+            said.append(str(exc))
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # blocked in open(): a writer coming and going lets it go
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(10)
+        pytest.fail("--compare blocked on a named pipe")
+    assert said == [
+        f"an earlier sweep (--compare) {pipe} is a named pipe (FIFO), not a regular file; "
+        "refusing it"
+    ]

@@ -7,6 +7,7 @@ The commands' own walks (a finished run of each survives a second run) are in
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 from pathlib import Path
@@ -198,3 +199,69 @@ def test_settings_by_flag_leave_out_how_the_run_is_made():
         "--tick-ms": 50,
         "spec": "chain",
     }
+
+
+class _FullDisk:
+    """A file the disk fills under: a few bytes land, then ``ENOSPC`` (as ``write`` raises)."""
+
+    def __init__(self, file):
+        self.file = file
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+
+    def write(self, data):
+        self.file.write(data[:8])
+        self.file.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def full_disk(monkeypatch):
+    """Every file written through ``os.fdopen`` (a staged temporary) meets a full disk."""
+    real = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _FullDisk(real(fd, *a, **k)))
+
+
+def test_a_full_disk_at_the_start_fails_in_one_line_leaving_nothing_half_written(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    full_disk(monkeypatch)
+    with pytest.raises(OSError) as raised, RunOutput(out, THIS, results=("result.txt",)):
+        pytest.fail("the run started without its run.json")
+    message = str(raised.value)
+    assert message == (
+        f"cannot write {out / IDENTITY_NAME}: the disk holding {out} is full; it is left as "
+        "it was (nothing half-written)"
+    )
+    assert os.listdir(out) == []  # no run.json, no temporary, and the lock let go
+
+
+def test_a_full_disk_at_the_finish_leaves_the_unfinished_run_json_whole(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    with (
+        pytest.raises(OSError, match=r"the disk holding .* is full"),
+        RunOutput(out, THIS, results=("result.txt",)) as run,
+    ):
+        held = (out / IDENTITY_NAME).read_bytes()
+        full_disk(monkeypatch)
+        run.finish([])
+    assert sorted(os.listdir(out)) == [IDENTITY_NAME]
+    assert (out / IDENTITY_NAME).read_bytes() == held  # still the unfinished run's, whole
+
+
+def test_speed_data_generate_on_a_full_disk_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    import speed_cli
+
+    out = tmp_path / "records"
+    full_disk(monkeypatch)
+    assert speed_cli.main(["data", "generate", "--games", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"speed data: error: cannot write {out / IDENTITY_NAME}: the disk holding {out} is "
+        "full; it is left as it was (nothing half-written)\n"
+    )
+    assert os.listdir(out) == []

@@ -3,6 +3,7 @@ every form, in both games, and the errors that name the file and what is missing
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -156,6 +157,26 @@ def test_file_and_import_errors(tmp_path: Path) -> None:
         agents.make("no_such_pkg.bots:Bot")
     with pytest.raises(UserAgentError, match=r"py:PATH\.py:NAME"):
         agents.parse_spec("py:bot.txt:Bot")
+
+
+def test_a_bot_file_that_is_no_regular_file_or_too_large_is_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``py:`` file is read by the kit's reader of user files: a named pipe is named as one
+    (it was 'no such file'), a file past the bound refused before a byte is read."""
+    pipe = tmp_path / "pipe_bot.py"
+    os.mkfifo(pipe)
+    spec = f"py:{pipe}:Bot"
+    out = str(tmp_path / "out")
+    code = main(["tournament", "--agents", f"{spec},greedy", "--games", "2", "--out", out])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"agent file {pipe} is a named pipe (FIFO), not a regular file; refusing it" in err
+    huge = tmp_path / "huge_bot.py"
+    with huge.open("wb") as f:
+        f.truncate(user_files.SOURCE_LIMIT + 1)  # sparse: no disk used, no byte read
+    with pytest.raises(UserAgentError, match=r"huge_bot\.py is larger than 67,108,864 bytes"):
+        agents.make(f"py:{huge}:Bot")
 
 
 def test_a_syntax_error_names_the_file_and_line(

@@ -72,3 +72,4 @@ def test_bad_input_is_one_line(argv, fragment, tmp_path, monkeypatch, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert fragment in err and "Traceback" not in err
+    assert err.startswith("speed train bc: error: ")  # the command named as argparse names it

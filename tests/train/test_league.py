@@ -265,10 +265,14 @@ def test_the_command_refuses_bad_input_in_one_line_naming_the_flag(tmp_path, cap
     assert speed_cli.main(["train", "league", "--out", str(out), "--include", "nobody"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--include 'nobody': unknown agent" in err
+    # the league's own refusals name the command as argparse's do
+    assert err.startswith("speed train league: error: --include 'nobody'")
     with pytest.raises(SystemExit) as exc:  # argparse's exit, as for every sub-parser of speed
         speed_cli.main(["train", "league", "--out", str(out), "--rounds", "0"])
     assert exc.value.code == 2
-    assert "argument --rounds: must be a whole number >= 1" in capsys.readouterr().err
+    assert "speed train league: error: argument --rounds: must be a whole number >= 1" in (
+        capsys.readouterr().err
+    )
     assert not out.exists()
 
 

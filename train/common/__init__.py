@@ -10,6 +10,8 @@
 - :mod:`~train.common.run_logs`: SB3's logs, continued on resume, not truncated.
 - :mod:`~train.common.numbers`: the numbers of flags, refused unless they can be meant.
 - :mod:`~train.common.curves`: ``eval.csv`` and ``curves.png``.
+- :mod:`~train.common.global_rng`: the global random generators, put back after an
+  evaluation in the loop, so evaluating never changes what is trained.
 - :mod:`~train.common.paired_score`: a model's score against agents over paired deals, with
   its interval.
 - :mod:`~train.common.warm_start`: a warm start's model, checked against the network it is to

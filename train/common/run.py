@@ -40,6 +40,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from train.common import global_rng
 from train.common.budget import Budget, describe, plan
 from train.common.curves import Panel, append_eval, last_rows, plot_curves
 from train.common.run_folder import RunFolder
@@ -268,10 +269,14 @@ class Run:
     def evaluate(self, steps: int, checkpoint: Path | None = None) -> Rows:
         """Checkpoint, score, append to ``eval.csv``, log, redraw the curves, print.
 
-        The checkpoint is skipped when given the one at ``steps``.
+        The checkpoint is skipped when given the one at ``steps``. The global random
+        generators are put back after the scoring (:mod:`train.common.global_rng`): what is
+        evaluated never changes what is trained.
         """
         t0 = time.perf_counter()
-        rows = self.score(checkpoint if checkpoint is not None else self.checkpoint(steps))
+        path = checkpoint if checkpoint is not None else self.checkpoint(steps)
+        with global_rng.kept():
+            rows = self.score(path)
         for row in rows:
             row["timesteps"] = steps
         said = self.report(rows)
