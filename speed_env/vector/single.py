@@ -100,7 +100,8 @@ class SpeedVectorEnv(GamesVectorEnv):
             # Speed-v1 env does (game i equal to it reset with seed + i); until that env
             # exists there is nothing to equal, and a silently different game is worse.
             raise RulesError(
-                f"players={seats}: Speed-v1's vector env seats 2 players; for {seats} use "
+                f"players={seats} is not playable yet in Speed-v1's vector env (it seats 2 "
+                f"players); for {seats} use "
                 f"gymnasium.make_vec('speed_env/SpeedSelfPlay-v1', num_envs={seats} * games, "
                 f"players={seats}) (one row per seat) or speed_env.BatchEnv(n, players={seats})"
             )

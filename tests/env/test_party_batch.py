@@ -21,7 +21,8 @@ import pytest
 
 import speed_env
 from speed_env.game import ActionError
-from speed_env.party_obs import observe_seat, observe_seats, party_obs_dim
+from speed_env.party_obs import observe_seat, party_obs_dim
+from speed_env.rules import RulesError
 from speed_env.seats import SeatGames
 from speed_env.vector import SpeedSelfPlayVectorEnv
 
@@ -39,6 +40,8 @@ def _pick(mask: np.ndarray, rng: np.random.Generator, wait: float = 0.5) -> np.n
     [(3, False, 3), (3, True, 7), (4, False, 7), (4, True, 3)],
 )
 def test_compiled_observation_equals_the_reference_for_every_seat(players, jokers, hand_size):
+    from speed_env.party_obs import observe_seats  # here: the tree before it fails this test only
+
     games = SeatGames(3, "us", players=players, jokers=jokers, hand_size=hand_size, seed=21)
     rng = np.random.default_rng(players)
     for _ in range(250):
@@ -192,6 +195,13 @@ def test_self_play_rows_are_the_seats_of_the_parallel_envs_games(players):
 def test_self_play_rows_refuse_a_row_count_that_is_not_whole_games():
     with pytest.raises(ValueError, match="num_envs=6 is not a multiple of players=4"):
         SpeedSelfPlayVectorEnv(6, "us", players=4)
+
+
+def test_speed_v1_vector_env_refuses_three_players_naming_the_doors_that_seat_them():
+    # Its learner-against-opponents games must equal the single n-seat Speed-v1's, not built
+    # yet: refused by name, never two seats playing and a third waiting for ever.
+    with pytest.raises(RulesError, match=r"SpeedSelfPlay-v1.*players=3.*BatchEnv"):
+        gymnasium.make_vec("speed_env/Speed-v1", num_envs=2, players=3)
 
 
 def test_three_and_four_seat_kernels_compile_only_when_such_a_game_is_built():

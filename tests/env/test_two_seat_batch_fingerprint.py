@@ -45,7 +45,21 @@ BATCH_RUNS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
 }
 
 # Computed on a69512b (the tree before the n-seat batch doors) by this file.
-EXPECTED: dict[str, str] = {}
+EXPECTED: dict[str, str] = {
+    "batch:us": "185f88b329094dc2edfd217ea0de9440f5f7d1114a8fbebc6c5fb17428a825bc",
+    "batch:us-box-nocopy-noreset": (
+        "b24736d0b005d28653e5993a78bb5e47f74791808db852a30e955624916af343"
+    ),
+    "batch:pagat-lock-idle-threads": (
+        "3c9bece9ad4576f2caa8818351dbdc1bd1941db0bd896fa9cbe7cea7ec1b0bd2"
+    ),
+    "batch:japanese-all": "aa2fc16cb58f00402906c2af179164e4bd71f71cb2e470b8322f88ac079201a8",
+    "vector:speed-v1": "faecc50c3e3593a0ea0ce8f9088dc881f784f9615d0b5fbb17a59df44d2fbc27",
+    "vector:speed-v1-dict-pagat": (
+        "dcd755f76a94abc86d50247c0f388f390d7810a06e01da88090d24db8f07a002"
+    ),
+    "vector:selfplay-same-step": "6f256a5230ee66575f8794dc2c17d75eeba7b0794e9eb7fc2ccac11746de8b3e",
+}
 
 
 def _hash_value(h: Any, value: Any) -> None:
