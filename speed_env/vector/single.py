@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from speed_env.game import ActionError
+from speed_env.game import ActionError, Games
 from speed_env.party_games import seats_asked
 from speed_env.policy import Policy
 from speed_env.reaction import check_think_ms
@@ -74,6 +74,8 @@ class SpeedVectorEnv(GamesVectorEnv):
     ``illegal`` (the action was illegal and taken as a wait) and, at a game's
     end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
     """
+
+    games: Games  # two seats: players=3 or 4 is refused in __init__
 
     def __init__(
         self,

@@ -204,32 +204,41 @@ def test_speed_v1_vector_env_refuses_three_players_naming_the_doors_that_seat_th
         gymnasium.make_vec("speed_env/Speed-v1", num_envs=2, players=3)
 
 
+def _fresh_process(code: str, stdin: bytes = b"") -> object:
+    """What ``code``, run in a fresh interpreter, prints last (as JSON)."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=stdin, capture_output=True, check=True, timeout=600
+    )
+    return json.loads(out.stdout.decode().strip().splitlines()[-1])
+
+
 def test_three_and_four_seat_kernels_compile_only_when_such_a_game_is_built():
-    # A fresh process: the two-seat path first, then games of three unpickled there (built
-    # here), stepped on. Counted on a per-game kernel (engine.land): its versions are the
-    # record types compiled so far.
+    # Counted on a per-game kernel (engine.land): its versions are the record types compiled
+    # so far. The two-seat path first, then a game of three, in a fresh process.
+    code = (
+        "import json, numpy as np, speed_env\n"
+        "from speed_env import engine\n"
+        "from speed_env.seats import SeatGames\n"
+        "env = speed_env.BatchEnv(2); env.reset(seed=0); env.step(np.zeros((2, 2), np.int64))\n"
+        "two = len(engine.land.signatures)\n"
+        "SeatGames(1, 'us', players=3).step(np.zeros((3, 1), np.int64))\n"
+        "print(json.dumps([two, len(engine.land.signatures)]))\n"
+    )
+    assert _fresh_process(code) == [1, 2]
+
+
+def test_games_of_three_unpickled_in_a_fresh_process_compile_their_kernels_and_go_on():
     batch = speed_env.BatchEnv(2, players=3)
     batch.reset(seed=4)
     games = SeatGames(2, "us", players=3, seed=4)
     code = (
-        "import json, pickle, sys, numpy as np, speed_env\n"
-        "from speed_env import engine\n"
-        "env = speed_env.BatchEnv(2); env.reset(seed=0); env.step(np.zeros((2, 2), np.int64))\n"
-        "two = len(engine.land.signatures)\n"
+        "import json, pickle, sys, numpy as np\n"
         "batch, games = pickle.loads(sys.stdin.buffer.read())\n"
         "obs = batch.step(np.zeros((3, 2), np.int64))[0]\n"
         "games.step(np.zeros((3, 2), np.int64))\n"
-        "print(json.dumps([two, len(engine.land.signatures), obs.sum().item(), "
-        "games.state['clock'].tolist()]))\n"
+        "print(json.dumps([obs.sum().item(), games.state['clock'].tolist()]))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        input=pickle.dumps((batch, games)),
-        capture_output=True,
-        check=True,
-        timeout=600,
-    )
+    got = _fresh_process(code, pickle.dumps((batch, games)))
     obs = batch.step(np.zeros((3, 2), np.int64))[0]
     games.step(np.zeros((3, 2), np.int64))
-    want = [1, 2, obs.sum().item(), games.state["clock"].tolist()]
-    assert json.loads(out.stdout.decode().strip().splitlines()[-1]) == want
+    assert got == [obs.sum().item(), games.state["clock"].tolist()]
