@@ -240,11 +240,12 @@ def observe_range(
         observe_whole(s, cfg, b, obs, mask)
 
 
-def observe_seats(state: np.ndarray, rules: Rules, tick_ms: int = 50) -> np.ndarray:
+def observe_seats(state: np.ndarray, rules: Rules) -> np.ndarray:
     """Every seat's observation of every game of ``state``: float32 ``(seats, B, dim)``, row
     ``[p, b]`` equal to ``observe_seat(state[b], rules, p)`` (one compiled call)."""
     n, count = rules.players, state.shape[0]
     obs = np.empty((n, count, party_obs_dim(rules)), np.float32)
     mask = np.empty((n, count, engine.n_actions(rules)), np.int8)
-    observe_range(state, engine.config(rules, tick_ms), obs, mask, 0, count)
+    cfg = engine.config(rules, 1)  # the observation reads no tick length
+    observe_range(state, cfg, obs, mask, 0, count)
     return obs
