@@ -43,6 +43,10 @@ The game:
 - :mod:`~speed_env.game`: :class:`Games`, a batch of games with their settings, over the engine.
 - :mod:`~speed_env.seats`: :class:`SeatGames`, games of two, three or four players straight on
   the engine (what Party Speed's parallel env runs).
+- :mod:`~speed_env.party_games`: :class:`PartyGames`, a batch of three- or four-seat games with
+  their settings, for ``BatchEnv`` and the vector envs.
+- :mod:`~speed_env.party_step`: one tick of a batch of three- or four-seat games as one compiled
+  pass: step, then observe.
 - :mod:`~speed_env.settings`: :class:`TableSettings`, what every env is built from, checked once.
 - :mod:`~speed_env.rules`: the rules as one frozen value, its presets and loaders.
 - :mod:`~speed_env.cards`: cards as integer ids, their notation and parsing.

@@ -2,7 +2,14 @@
 
 For training and tournaments. Arrays put the seat first: observations are
 float32 ``(2, n, obs_dim)``, masks int8 ``(2, n, n_actions)``, actions int
-``(2, n)``. Game ``i`` of a batch reset with ``seed`` is the game that
+``(2, n)``. With ``players=3`` or ``4`` (Party Speed, docs/rules.md) every
+``2`` of this page is the number of players ``N``: observations ``(N, n,
+obs_dim)`` (each seat's ego-centric n-seat vector,
+:func:`speed_env.party_obs.party_layout`), masks, actions, rewards (+1 the
+winner, ``-1/(N-1)`` each other seat), ``played``, ``bounced``, ``points``
+and ``illegal`` ``(N, n)``, ``winner`` ``N`` for a draw.
+
+Game ``i`` of a batch reset with ``seed`` is the game that
 ``parallel_env`` plays when reset with ``seed + i``; a finished game restarts
 at once (Gymnasium vector envs' same-step autoreset), its ``k``-th restart
 being the game seeded ``seed + i + k * n``. With ``autoreset=False`` a
@@ -64,6 +71,7 @@ from gymnasium.utils import seeding
 
 from speed_env.game import Games, check_options, check_seed
 from speed_env.obs_format import check_obs_format
+from speed_env.party_games import PartyGames, seats_asked
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
@@ -107,10 +115,23 @@ class BatchEnv:
             raise TypeError(f"autoreset must be True or False, got {shown(autoreset)}")
         self.autoreset = autoreset
         self.copy = copy
-        settings = table_settings(
-            rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
-        )
-        self.games = Games(n, settings, threads=threads)
+        self.games: Games | PartyGames
+        if seats_asked(rules, options) != 2:
+            self.games = PartyGames(
+                n,
+                rules,
+                threads=threads,
+                tick_ms=tick_ms,
+                reaction=reaction,
+                illegal_action=illegal_action,
+                **options,
+            )
+        else:
+            settings = table_settings(
+                rules, tick_ms=tick_ms, reaction=reaction, illegal_action=illegal_action, **options
+            )
+            self.games = Games(n, settings, threads=threads)
+        self.players = self.games.rules.players
         self.n = self.games.n
         self.rules = self.games.rules
         self.n_actions = self.games.n_actions
@@ -175,7 +196,7 @@ class BatchEnv:
         }
         if n_over:
             done = np.flatnonzero(tick.over)
-            final = _zeros_on_touch((2, self.n, self.obs_dim), np.float32)
+            final = _zeros_on_touch((self.players, self.n, self.obs_dim), np.float32)
             final[:, done] = tick.obs[:, done]
             infos.update(
                 final_obs=final, played=tick.played, bounced=tick.bounced, clock_ms=tick.clock_ms

@@ -27,11 +27,11 @@ MAX_GAMES = 2**20
 """The most games one batch (``BatchEnv``, ``Games``) may hold."""
 
 
-def bytes_per_game(record_bytes: int, obs_dim: int, n_actions: int) -> int:
+def bytes_per_game(record_bytes: int, obs_dim: int, n_actions: int, seats: int = 2) -> int:
     """Memory one game of a batch takes, about: its engine record, the observation and mask
-    buffers, and the fresh copies ``reset`` and ``step`` hand back (each twice: one per seat).
+    buffers, and the fresh copies ``reset`` and ``step`` hand back (each once per seat).
     Measured at 27 actions: about 5.8 kB a game over ``reset`` and a ``step``; this gives 6.0 kB."""
-    seats_view = 2 * (4 * obs_dim + n_actions)
+    seats_view = seats * (4 * obs_dim + n_actions)
     return record_bytes + 3 * seats_view + 256
 
 

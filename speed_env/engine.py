@@ -17,7 +17,9 @@ dimensions: a game of ``S`` players lives in a record with ``S`` seats and
 four (Party Speed: two decks). Every kernel is the same code for each, looping
 over the record's seats (:func:`seats`), and is compiled once per record
 type, so the seat count is a constant of each compiled kernel (the two-player
-loops unroll as they did when two was the only count):
+loops unroll as they did when two was the only count). The two-seat record's
+kernels compile at import, the three- and four-seat ones only when a game of
+that many seats is first built (:func:`compile_seats`):
 
 =============  ==============  ===================================================
 array          shape           meaning
@@ -41,6 +43,7 @@ fl_*           (B,S,…)         each seat's card(s) in flight: kind, cards, slo
 
 from __future__ import annotations
 
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -169,9 +172,11 @@ def state_dtype(seats: int = 2) -> np.dtype:
     )
 
 
-# Explicit numba signatures for the per-game kernels: each compiles exactly once
-# (lazily typed calls would compile a new version for every literal argument,
-# e.g. seat 0 and seat 1, multiplying the first-run compile time).
+# Explicit numba signatures for the per-game kernels: each compiles exactly once per
+# record type (lazily typed calls would compile a new version for every literal argument,
+# e.g. seat 0 and seat 1, multiplying the first-run compile time). Only the two-seat record
+# compiles at import; the three- and four-seat ones when a game of that many seats is first
+# built (:func:`compile_seats`), so a two-player user never compiles them.
 GAME = from_dtype(state_dtype())
 GAMES = tuple(from_dtype(state_dtype(n)) for n in SEAT_COUNTS)
 """The record of a game of each seat count, as numba types it (``GAMES[0] is GAME``'s twin)."""
@@ -180,14 +185,52 @@ LAT = nb_types.float64[:, ::1]
 MASK_ROW = nb_types.int8[::1]
 i64, u64, b1, none = nb_types.int64, nb_types.uint64, nb_types.boolean, nb_types.none
 
+_PER_GAME: list[tuple[Any, Any, tuple[Any, ...]]] = []  # (kernel, ret, args), callees first
+_COMPILED_SEATS = {2}  # record types every per-game kernel has now
+_COMPILING = threading.Lock()  # two threads building a first 3-seat game compile it once
 
-def sigs(ret: Any, *args: Any) -> list[Any]:
-    """The signature ``ret(game, *args)`` for every record type: a kernel compiles once each."""
-    return [ret(game, *args) for game in GAMES]
+
+def per_game(ret: Any, *args: Any) -> Any:
+    """Decorator: a per-game kernel ``ret(game, *args)``, compiled (and cached) now for the
+    two-seat record and by :func:`compile_seats` for the others."""
+
+    def wrap(func: Any) -> Any:
+        kernel = njit([ret(GAMES[0], *args)], cache=True)(func)
+        _PER_GAME.append((kernel, ret, args))
+        return kernel
+
+    return wrap
+
+
+def compile_seats(seats: int) -> None:
+    """Give every per-game kernel its ``seats``-seat version (from numba's cache when there).
+
+    Called before the first record of that many seats exists (:func:`new_state`);
+    afterwards a no-op. The kernels go in definition order, callees before
+    callers, each alone allowed to compile: a caller then types its calls
+    against its callees' explicit versions only, as at import.
+    """
+    if seats in _COMPILED_SEATS:
+        return
+    if seats not in SEAT_COUNTS:
+        raise ValueError(f"a game seats one of {SEAT_COUNTS} players, got {seats!r}")
+    game = GAMES[SEAT_COUNTS.index(seats)]
+    with _COMPILING:
+        if seats in _COMPILED_SEATS:
+            return
+        for kernel, ret, args in _PER_GAME:
+            kernel.disable_compile(False)
+            try:
+                kernel.compile(ret(game, *args))
+            finally:
+                kernel.disable_compile(True)
+        _COMPILED_SEATS.add(seats)
 
 
 def new_state(n: int, seats: int = 2) -> np.ndarray:
-    """``n`` empty game records (deal them with :func:`deal_seeded` or ``table.deal_explicit``)."""
+    """``n`` empty game records (deal them with :func:`deal_seeded` or ``table.deal_explicit``);
+    the kernels for ``seats`` seats are compiled first if they are not yet."""
+    compile_seats(seats)
     return np.zeros(n, state_dtype(seats))
 
 
@@ -245,7 +288,7 @@ def rank(card: int) -> int:
 ALL_RANKS = (1 << 14) - 1
 
 
-@njit(sigs(i64, CFG, i64, i64), cache=True)
+@per_game(i64, CFG, i64, i64)
 def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     """Bit set of the ranks seat ``p`` may put on centre pile ``k`` now (bit 13: joker).
 
@@ -271,13 +314,13 @@ def pile_accepts(g: Any, cfg: Config, p: int, k: int) -> int:
     return bits
 
 
-@njit(sigs(b1, CFG, i64, i64, i64), cache=True)
+@per_game(b1, CFG, i64, i64, i64)
 def can_play(g: Any, cfg: Config, p: int, r: int, k: int) -> bool:
     """May seat ``p`` put a card of rank ``r`` on centre pile ``k`` now?"""
     return (pile_accepts(g, cfg, p, k) >> r) & 1 != 0
 
 
-@njit(sigs(i64, CFG, i64), cache=True)
+@per_game(i64, CFG, i64)
 def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks on top of seat ``p``'s slots."""
     once = 0
@@ -288,7 +331,7 @@ def hand_ranks(g: Any, cfg: Config, p: int) -> int:
     return once
 
 
-@njit(sigs(i64, CFG, i64), cache=True)
+@per_game(i64, CFG, i64)
 def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     """Bit set of the ranks (jokers aside) on top of at least two of seat ``p``'s slots."""
     once = 0
@@ -302,7 +345,7 @@ def hand_pairs(g: Any, cfg: Config, p: int) -> int:
     return twice
 
 
-@njit(sigs(b1, CFG, i64), cache=True)
+@per_game(b1, CFG, i64)
 def has_play(g: Any, cfg: Config, p: int) -> bool:
     """Does seat ``p`` hold an ordinary legal play (ignoring any card in flight)?"""
     accepts = 0
@@ -331,7 +374,7 @@ def flip_choice(g: Any, cfg: Config, p: int) -> bool:
     return cfg[C.play_out] != 0 and g.draw_n[p] == 0
 
 
-@njit(sigs(none, CFG, i64, MASK_ROW), cache=True)
+@per_game(none, CFG, i64, MASK_ROW)
 def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
     """Write seat ``p``'s action mask into ``out`` (int8, length n_actions).
 
@@ -382,7 +425,7 @@ def legal_row(g: Any, cfg: Config, p: int, out: np.ndarray) -> None:
                 out[base + n * r + j] = (multi >> r) & 1
 
 
-@njit(sigs(b1, CFG, i64, i64), cache=True)
+@per_game(b1, CFG, i64, i64)
 def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     """Is action ``a`` (already known to be in the action space) legal for seat ``p``?"""
     if a == 0:
@@ -413,7 +456,7 @@ def is_legal(g: Any, cfg: Config, p: int, a: int) -> bool:
     return (pile_accepts(g, cfg, p, pile_of(g, cfg, p, m % n)) >> r) & 1 != 0
 
 
-@njit(sigs(i64, CFG, i64), cache=True)
+@per_game(i64, CFG, i64)
 def cards_left(g: Any, cfg: Config, p: int) -> int:
     """Cards seat ``p`` still has to get rid of: hand/layout (stacks too), in flight, draw pile."""
     n = g.draw_n[p] + g.fl_n[p]
@@ -424,7 +467,7 @@ def cards_left(g: Any, cfg: Config, p: int) -> int:
     return n
 
 
-@njit(sigs(b1, CFG, i64), cache=True)
+@per_game(b1, CFG, i64)
 def layout_empty(g: Any, cfg: Config, p: int) -> bool:
     """No card in seat ``p``'s hand/layout (stacks included) and none in flight."""
     if g.fl_n[p] > 0:
@@ -446,7 +489,7 @@ def push_centre(g: Any, k: int, card: int, owner: int) -> None:
     g.top_owner[k] = owner
 
 
-@njit(sigs(b1, i64, i64), cache=True)
+@per_game(b1, i64, i64)
 def refill_slot(g: Any, p: int, i: int) -> bool:
     """Fill emptied slot ``i``: a stacked card shows, else the draw pile's top.
 
@@ -465,7 +508,7 @@ def refill_slot(g: Any, p: int, i: int) -> bool:
     return False
 
 
-@njit(sigs(none, i64), cache=True)
+@per_game(none, i64)
 def clear_flight(g: Any, p: int) -> None:
     """Seat ``p`` has nothing in flight."""
     g.fl_kind[p] = K_NONE
@@ -483,7 +526,7 @@ def draw_code(g: Any) -> int:
     return seats(g)
 
 
-@njit(sigs(none, i64), cache=True)
+@per_game(none, i64)
 def end_game(g: Any, winner: int) -> None:
     """The game is over: ``winner`` is a seat or the draw code (:func:`draw_code`)."""
     g.phase = OVER
@@ -491,7 +534,7 @@ def end_game(g: Any, winner: int) -> None:
     g.flip_at = -1
 
 
-@njit(sigs(none, CFG), cache=True)
+@per_game(none, CFG)
 def lock_game(g: Any, cfg: Config) -> None:
     """A locked table ends the game: the fewest cards left wins, a tie for the fewest is a
     draw."""
@@ -510,7 +553,7 @@ def lock_game(g: Any, cfg: Config) -> None:
 # -------------------------------------------------------------------------- commit
 
 
-@njit(sigs(i64, CFG, i64, i64, i64), cache=True)
+@per_game(i64, CFG, i64, i64, i64)
 def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     """Leftmost slot at or after ``start`` whose top card has rank ``r``, or -1."""
     for i in range(start, cfg[C.hand_size]):
@@ -520,7 +563,7 @@ def leftmost(g: Any, cfg: Config, p: int, r: int, start: int) -> int:
     return -1
 
 
-@njit(sigs(none, CFG, LAT, i64, i64, i64), cache=True)
+@per_game(none, CFG, LAT, i64, i64, i64)
 def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None:
     """Seat ``p`` commits legal action ``a`` (not a wait) at time ``t``: cards go in flight."""
     nr = cfg[C.n_ranks]
@@ -571,7 +614,7 @@ def commit(g: Any, cfg: Config, lat: np.ndarray, p: int, a: int, t: int) -> None
 # ------------------------------------------------------------------------- landing
 
 
-@njit(sigs(none, CFG, i64, i64), cache=True)
+@per_game(none, CFG, i64, i64)
 def land(g: Any, cfg: Config, p: int, e: int) -> None:
     """Resolve seat ``p``'s card(s) landing at time ``e``: placed if still legal, else bounced."""
     kind = g.fl_kind[p]
@@ -618,7 +661,7 @@ def land(g: Any, cfg: Config, p: int, e: int) -> None:
 # --------------------------------------------------------------------------- flips
 
 
-@njit(sigs(none, i64), cache=True)
+@per_game(none, i64)
 def rebuild(g: Any, k: int) -> None:
     """Side pile ``k`` is rebuilt from centre pile ``k``: all but its top, shuffled."""
     m = g.centre_n[k] - 1
@@ -645,7 +688,7 @@ def all_empty(g: Any, n: int) -> bool:
     return True
 
 
-@njit(sigs(none, CFG), cache=True)
+@per_game(none, CFG)
 def flip_side_piles(g: Any, cfg: Config) -> None:
     """``us``/``pagat`` flip: rebuild or lock when the side piles run out, then flip."""
     n = seats(g)
@@ -678,7 +721,7 @@ def flip_side_piles(g: Any, cfg: Config) -> None:
         lock_game(g, cfg)
 
 
-@njit(sigs(i64, CFG, i64), cache=True)
+@per_game(i64, CFG, i64)
 def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     """Leftmost slot of seat ``p`` holding a card, or -1."""
     for i in range(cfg[C.hand_size]):
@@ -687,7 +730,7 @@ def leftmost_card(g: Any, cfg: Config, p: int) -> int:
     return -1
 
 
-@njit(sigs(none, CFG), cache=True)
+@per_game(none, CFG)
 def flip_stocks(g: Any, cfg: Config) -> None:
     """``japanese`` flip: each stock's top onto its owner's pile (or a layout card in play-out)."""
     n = seats(g)
@@ -721,7 +764,7 @@ def flip_stocks(g: Any, cfg: Config) -> None:
         end_game(g, winner)
 
 
-@njit(sigs(none, CFG), cache=True)
+@per_game(none, CFG)
 def flip(g: Any, cfg: Config) -> None:
     """The simultaneous flip that ends a stuck countdown.
 
@@ -738,7 +781,7 @@ def flip(g: Any, cfg: Config) -> None:
         flip_side_piles(g, cfg)
 
 
-@njit(sigs(b1, CFG), cache=True)
+@per_game(b1, CFG)
 def flying(g: Any, cfg: Config) -> bool:
     """Is an ordinary card in flight (a play-out flip choice does not count)?"""
     for p in range(seats(g)):
@@ -756,7 +799,7 @@ def nobody_can_play(g: Any, cfg: Config) -> bool:
     return True
 
 
-@njit(sigs(i64, CFG), cache=True)
+@per_game(i64, CFG)
 def idle_due(g: Any, cfg: Config) -> int:
     """When the idle period runs out, if it can now (phase play, nothing in flight), else NEVER."""
     if cfg[C.idle_flip_ms] == 0 or g.phase != PLAY or flying(g, cfg):
@@ -764,7 +807,7 @@ def idle_due(g: Any, cfg: Config) -> int:
     return g.placed_at + cfg[C.idle_flip_ms]
 
 
-@njit(sigs(none, CFG, i64), cache=True)
+@per_game(none, CFG, i64)
 def stuck_test(g: Any, cfg: Config, e: int) -> None:
     """After an event at time ``e``: start the countdown if nobody can play, or nobody has
     put a card on a centre pile for ``idle_flip_ms``."""
@@ -794,7 +837,7 @@ def landing_time(g: Any, p: int) -> np.int64:
     return g.fl_land[p]
 
 
-@njit(sigs(none, CFG, i64), cache=True)
+@per_game(none, CFG, i64)
 def advance(g: Any, cfg: Config, t_end: int) -> None:
     """Resolve every landing and flip due at or before ``t_end``, in time order."""
     n = seats(g)
@@ -834,7 +877,7 @@ def advance(g: Any, cfg: Config, t_end: int) -> None:
         stuck_test(g, cfg, e)
 
 
-@njit(sigs(i64, CFG), cache=True)
+@per_game(i64, CFG)
 def quiet_ticks(g: Any, cfg: Config) -> int:
     """How many ticks from now only move the clock if both seats wait: no landing, flip or
     idle countdown falls due in them and the game is not truncated at their end.
@@ -882,13 +925,13 @@ def tick(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: in
         g.flip_at = -1
 
 
-@njit(sigs(none, CFG, LAT, i64, i64), cache=True)
+@per_game(none, CFG, LAT, i64, i64)
 def step_game(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int) -> None:
     """One tick of a two-player game: both commits at the clock, then the events of the tick."""
     tick(g, cfg, lat, a0, a1, 0, 0)
 
 
-@njit(sigs(none, CFG, LAT, i64, i64, i64, i64), cache=True)
+@per_game(none, CFG, LAT, i64, i64, i64, i64)
 def step_seats(g: Any, cfg: Config, lat: np.ndarray, a0: int, a1: int, a2: int, a3: int) -> None:
     """One tick of a game of any seat count (:func:`tick`)."""
     tick(g, cfg, lat, a0, a1, a2, a3)
@@ -943,7 +986,7 @@ def step_some(
 # ------------------------------------------------------------------------- dealing
 
 
-@njit(sigs(none, u64), cache=True)
+@per_game(none, u64)
 def clear_game(g: Any, seed: np.uint64) -> None:
     """Empty table, clock 0, statistics 0, with a new seed."""
     g.seed = seed
@@ -985,7 +1028,7 @@ def put_top_first(dst: np.ndarray, cards: np.ndarray, lo: int, hi: int) -> int:
     return n
 
 
-@njit(sigs(none, CFG, b1), cache=True)
+@per_game(none, CFG, b1)
 def start_game(g: Any, cfg: Config, opening_flip: bool) -> None:
     """After the deal: the ``japanese`` opening flip, then the stuck test at clock 0."""
     if opening_flip:
@@ -1001,7 +1044,7 @@ _JAPANESE_SUITS = np.array([1, 0, 2, 3], np.int16)  # deal.JAPANESE_SUITS: H, S,
 _JAPANESE_JOKERS = np.array([52, 53, PILE + 52, PILE + 53], np.int16)  # the seat's own joker
 
 
-@njit(sigs(none, CFG, u64), cache=True)
+@per_game(none, CFG, u64)
 def deal_seeded(g: Any, cfg: Config, seed: np.uint64) -> None:
     """Deal the game from ``seed`` (layout in docs/rules.md) and start it."""
     clear_game(g, seed)

@@ -26,6 +26,12 @@ since_placed    1           ms since a card was last put on a centre pile /
 ==============  ==========  =====================================================
 
 Other seats' hands and draw piles are hidden: only their counts are shown.
+
+Two doors to the same numbers: :func:`observe_seat`, plain Python, one seat of
+one game (the reference), and :func:`observe_seats`, compiled, every seat of
+every game of a batch in one call (what the n-seat ``BatchEnv`` and vector
+envs run); ``tests/env/test_party_obs.py`` checks them equal element for
+element.
 """
 
 from __future__ import annotations
@@ -33,8 +39,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from speed_env import engine
+from speed_env.engine import STUCK, C, Config, legal_row, rank
 from speed_env.rules import Rules
 
 RANK_COPIES = 8.0  # two decks: at most eight cards of one rank
@@ -115,4 +123,129 @@ def observe_seat(g: Any, rules: Rules, p: int) -> np.ndarray:
     if rules.idle_flip_ms:
         idle = (int(g["clock"]) - int(g["placed_at"])) / rules.idle_flip_ms
         obs[lay["since_placed"]] = _unit(idle)
+    return obs
+
+
+@njit(cache=True, inline="always")
+def clip_unit(x: float) -> float:
+    """:func:`_unit` compiled: ``x`` clipped into [0, 1]."""
+    return min(1.0, max(0.0, x))
+
+
+@njit(cache=True, inline="always")
+def observe_game(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
+    """Write every seat's observation of record ``g`` into ``obs[:, b]`` (the whole row).
+
+    :func:`observe_seat`'s numbers, computed as it computes them (float64,
+    rounded once into the float32 row), for all seats in one pass.
+    """
+    n = engine.seats(g)
+    nr, hs = cfg[C.n_ranks], cfg[C.hand_size]
+    deck = float(cfg[C.deck_size])
+    draw_size = max(1, cfg[C.draw_size])
+    at_top = nr
+    at_size = at_top + n * nr
+    at_flight = at_size + n
+    width = nr + n + 1
+    at_cards = at_flight + n * width
+    at_side = at_cards + 3 * n
+    at_phase = at_side + n
+    at_clock = at_phase + 2
+    clock = g.clock
+    stuck = g.phase == STUCK
+    countdown = 0.0
+    if stuck and g.flip_at >= 0 and cfg[C.countdown_ms] > 0:
+        countdown = clip_unit((g.flip_at - clock) / cfg[C.countdown_ms])
+    since = 0.0
+    if cfg[C.idle_flip_ms] != 0:
+        since = clip_unit((clock - g.placed_at) / cfg[C.idle_flip_ms])
+    for p in range(n):
+        row = obs[p, b]
+        row[:] = 0.0
+        for i in range(hs):
+            card = g.hand[p, i]
+            if card >= 0:
+                row[rank(card)] += 1.0 / RANK_COPIES
+        for j in range(n):
+            k = (p + j) % n  # the pile my actions call j
+            if g.centre_n[k] > 0:
+                row[at_top + j * nr + rank(g.centre[k, g.centre_n[k] - 1])] = 1.0
+            row[at_size + j] = clip_unit(g.centre_n[k] / deck)
+            row[at_side + j] = clip_unit(g.side_n[k] / deck)
+        for i in range(n):
+            q = (p + i) % n  # the i-th seat after me
+            at = at_flight + i * width
+            if g.fl_kind[q] != engine.K_NONE and g.fl_n[q] > 0:
+                row[at + rank(g.fl_cards[q, 0])] = 1.0
+                if g.fl_pile[q] >= 0:
+                    row[at + nr + (g.fl_pile[q] - p) % n] = 1.0
+                row[at + nr + n] = clip_unit((g.fl_land[q] - clock) / 1000.0)
+            held = 0
+            for m in range(hs):
+                held += (g.hand[q, m] >= 0) + g.stk_n[q, m]
+            left = held + g.draw_n[q] + g.fl_n[q]
+            row[at_cards + 3 * i] = clip_unit(held / hs)
+            row[at_cards + 3 * i + 1] = clip_unit(g.draw_n[q] / draw_size)
+            row[at_cards + 3 * i + 2] = clip_unit(left / (hs + draw_size))
+        if stuck:
+            row[at_phase] = 1.0
+            row[at_phase + 1] = countdown
+        row[at_clock] = clip_unit(clock / cfg[C.max_game_ms])
+        row[at_clock + 1] = since
+
+
+@njit(cache=True, inline="always")
+def observe_clock(g: Any, cfg: Config, obs: np.ndarray, b: int) -> None:
+    """Rewrite only the entries of game ``b``'s rows that move with the clock alone: each
+    seat's flight times, the countdown, the clock and the idle clock."""
+    n = engine.seats(g)
+    nr = cfg[C.n_ranks]
+    width = nr + n + 1
+    at_flight = nr + n * nr + n
+    at_phase = at_flight + n * width + 3 * n + n
+    clock = g.clock
+    countdown = 0.0
+    if g.phase == STUCK and g.flip_at >= 0 and cfg[C.countdown_ms] > 0:
+        countdown = clip_unit((g.flip_at - clock) / cfg[C.countdown_ms])
+    since = 0.0
+    if cfg[C.idle_flip_ms] != 0:
+        since = clip_unit((clock - g.placed_at) / cfg[C.idle_flip_ms])
+    for p in range(n):
+        row = obs[p, b]
+        for i in range(n):
+            q = (p + i) % n
+            if g.fl_kind[q] != engine.K_NONE and g.fl_n[q] > 0:
+                row[at_flight + i * width + nr + n] = clip_unit((g.fl_land[q] - clock) / 1000.0)
+        if g.phase == STUCK:
+            row[at_phase + 1] = countdown
+        row[at_phase + 2] = clip_unit(clock / cfg[C.max_game_ms])
+        row[at_phase + 3] = since
+
+
+@njit(cache=True, inline="always")
+def observe_whole(s: np.ndarray, cfg: Config, b: int, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Rewrite game ``b``'s rows whole: every seat's observation and mask."""
+    g = s[b]
+    observe_game(g, cfg, obs, b)
+    for p in range(engine.seats(g)):
+        legal_row(g, cfg, p, mask[p, b])
+
+
+@njit(cache=True, nogil=True)
+def observe_range(
+    s: np.ndarray, cfg: Config, obs: np.ndarray, mask: np.ndarray, lo: int, hi: int
+) -> None:
+    """Observe games ``lo`` to ``hi - 1`` whole into ``obs`` and ``mask`` (seats, B, …)."""
+    for b in range(lo, hi):
+        observe_whole(s, cfg, b, obs, mask)
+
+
+def observe_seats(state: np.ndarray, rules: Rules) -> np.ndarray:
+    """Every seat's observation of every game of ``state``: float32 ``(seats, B, dim)``, row
+    ``[p, b]`` equal to ``observe_seat(state[b], rules, p)`` (one compiled call)."""
+    n, count = rules.players, state.shape[0]
+    obs = np.empty((n, count, party_obs_dim(rules)), np.float32)
+    mask = np.empty((n, count, engine.n_actions(rules)), np.int8)
+    cfg = engine.config(rules, 1)  # the observation reads no tick length
+    observe_range(state, cfg, obs, mask, 0, count)
     return obs

@@ -76,6 +76,11 @@ class SeatGames:
         for p, profile in enumerate(profiles):
             self.lat[:, p] = profile.params()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (maybe in a fresh process): the records' kernels are compiled first."""
+        engine.compile_seats(state["players"])
+        self.__dict__.update(state)
+
     def reset(self, seeds: Sequence[int] | np.ndarray) -> None:
         """Deal every game afresh, game ``b`` from ``seeds[b]``."""
         if len(seeds) != self.n:

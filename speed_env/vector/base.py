@@ -59,6 +59,8 @@ from speed_env.deal import parse_deal
 from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.observation import obs_dim
+from speed_env.party_games import PartyGames, party_settings, seats_asked
+from speed_env.party_obs import party_obs_dim
 from speed_env.rules import Rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
@@ -66,6 +68,9 @@ from speed_env.table import AGENTS
 
 RESET_KEYS = ("reset_mask", "deal")
 """The ``reset`` option keys a vector env reads; under ``DISABLED`` autoreset no other is taken."""
+
+TABLE_KEYS = ("tick_ms", "reaction", "illegal_action")
+"""The table settings beside ``rules`` and its options that ``_setup`` takes."""
 
 END_KEYS = frozenset({"winner", "points", "played", "bounced", "clock_ms"})
 """Info keys set only on the step that ends a game."""
@@ -118,8 +123,9 @@ def check_reset_keys(options: dict[str, Any]) -> None:
 def check_rows(rows: int, games: int, rules: Rules) -> None:
     """Refuse ``rows`` rows over ``games`` games above the batch bound or the memory available,
     naming ``num_envs`` and the estimate, before any array of them exists."""
-    n_actions, dim = engine.n_actions(rules), obs_dim(rules)
-    per_game = bytes_per_game(engine.state_dtype().itemsize, dim, n_actions)
+    n_actions, seats = engine.n_actions(rules), rules.players
+    dim = obs_dim(rules) if seats == 2 else party_obs_dim(rules)
+    per_game = bytes_per_game(engine.state_dtype(seats).itemsize, dim, n_actions, seats=seats)
     per_row = bytes_per_row(per_game, games / rows, dim, n_actions)
     check_batch_size(rows, per_row, name="num_envs", unit="sub-envs")
 
@@ -181,10 +187,23 @@ class GamesVectorEnv(VectorEnv):
         self.obs_format = check_obs_format(obs_format)
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        table = table_settings(**settings)
-        check_rows(rows, games, table.rules)
-        self.games = Games(games, table)
+        self.games: Games | PartyGames
+        rule_keys = {k: v for k, v in settings.items() if k not in TABLE_KEYS}
+        if seats_asked(rule_keys.pop("rules", "us"), rule_keys) != 2:
+            if render_mode is not None:
+                raise ValueError(
+                    f"render_mode={render_mode!r}: games of three or four players are not drawn "
+                    "yet; leave render_mode None (snapshot the table with .games.table(i))"
+                )
+            party = party_settings(**settings)
+            check_rows(rows, games, party.rules)
+            self.games = PartyGames(games, party)
+        else:
+            table = table_settings(**settings)
+            check_rows(rows, games, table.rules)
+            self.games = Games(games, table)
         self.rules = self.games.rules
+        self.players = self.rules.players
         self.n_games = games
         self.num_envs = rows
         self.render_mode = render_mode
@@ -274,7 +293,7 @@ class GamesVectorEnv(VectorEnv):
             r = int(np.flatnonzero(illegal & stepped_rows)[0])
             legal = np.flatnonzero(self._mask[r]).tolist()
             raise ActionError(f"action {int(a[r])} of row {r} is illegal now; legal: {legal}")
-        raw = np.zeros((2, self.n_games), np.int64)
+        raw = np.zeros((self.players, self.n_games), np.int64)
         raw[self.row_seat, self.row_game] = np.where(stepped_rows, a, 0)
         self._other_actions(raw, np.flatnonzero(stepped))
         self.games.check_legal(raw)
@@ -460,7 +479,8 @@ class GamesVectorEnv(VectorEnv):
     def _winner_names(self, winner: np.ndarray, over: np.ndarray) -> np.ndarray:
         """Each row's game result as ``snapshot()["winner"]`` names it (object array, None for
         games that did not end)."""
-        names = np.array([None, *AGENTS, "draw"], dtype=object)  # by winner + 1
+        seats = AGENTS if self.players == 2 else [f"player_{p}" for p in range(self.players)]
+        names = np.array([None, *seats, "draw"], dtype=object)  # by winner + 1
         out = np.full(self.num_envs, None, dtype=object)
         rows = self._rows_of_games(np.flatnonzero(over))
         out[rows] = names[winner[self.row_game[rows]].astype(np.int64) + 1]

@@ -2,9 +2,10 @@
 
 PufferLib's convention for a multi-agent env in one flat batch: row ``2g + s``
 is seat ``s`` of game ``g``, one policy acts for every row, no opponent
-object. The id has no single-env form: ``gymnasium.make`` of it
-raises an error pointing to ``make_vec`` (one game's two seats are
-``speed_env.parallel_env``).
+object. With ``players=3`` or ``4`` (Party Speed) each game has that many
+rows: row ``N g + s`` is seat ``s`` of game ``g``. The id has no single-env
+form: ``gymnasium.make`` of it raises an error pointing to ``make_vec`` (one
+game's seats are ``speed_env.parallel_env``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import numpy as np
 from gymnasium import error
 from gymnasium.vector import AutoresetMode
 
+from speed_env.party_games import seats_asked
 from speed_env.rules import Rules
-from speed_env.vector.base import GamesVectorEnv, check_num_envs
+from speed_env.vector.base import TABLE_KEYS, GamesVectorEnv, check_num_envs
 
 SELF_PLAY_ID = "speed_env/SpeedSelfPlay-v1"
 """The self-play rows env's Gymnasium id (vector only)."""
@@ -40,6 +42,12 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
     as ``parallel_env`` gives them per agent: ``action_mask`` (box),
     ``illegal`` and, at a game's end, ``winner``, ``played``, ``bounced``,
     ``clock_ms`` and (``us``/``pagat``) ``points``.
+
+    ``players=3`` or ``4`` (a rule option, like every other in ``settings``)
+    seats that many: ``num_envs = N * G``, row ``N g + s`` seat ``s`` of game
+    ``g`` with Party Speed's n-seat observation, a game's rows ending together
+    (rewards +1 the winner, ``-1/(N-1)`` each other seat), game ``g`` the one
+    ``speed_env.parallel_env(players=N)`` plays reset with ``seed=s + g``.
     """
 
     def __init__(
@@ -53,14 +61,23 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
         **settings: Any,
     ) -> None:
         n = check_num_envs(num_envs)
-        if n % 2:
+        rule_options = {k: v for k, v in settings.items() if k not in TABLE_KEYS}
+        seats = seats_asked(rules, rule_options)
+        if seats == 2 and n % 2:
             raise ValueError(
                 f"num_envs={n} is odd: {SELF_PLAY_ID} has two rows per game (row 2g + s is seat "
                 f"s of game g), so num_envs must be even (2 * games)"
             )
-        self._setup(n // 2, n, render_mode, obs_format, autoreset_mode, rules=rules, **settings)
-        self.row_seat = np.tile(np.arange(2), n // 2)
-        self.row_game = np.repeat(np.arange(n // 2), 2)
+        if n % seats:
+            raise ValueError(
+                f"num_envs={n} is not a multiple of players={seats}: {SELF_PLAY_ID} has one row "
+                f"per seat (row {seats}g + s is seat s of game g), so num_envs must be "
+                f"{seats} * games"
+            )
+        games = n // seats
+        self._setup(games, n, render_mode, obs_format, autoreset_mode, rules=rules, **settings)
+        self.row_seat = np.tile(np.arange(seats), games)
+        self.row_game = np.repeat(np.arange(games), seats)
 
     def _deal_seed(self, game: int, seed: int | None, rng: np.random.Generator) -> int:
         # parallel_env deals a seeded reset's own seed and draws only unseeded ones.

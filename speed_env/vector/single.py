@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from speed_env.game import ActionError
+from speed_env.game import ActionError, Games
+from speed_env.party_games import seats_asked
 from speed_env.policy import Policy
 from speed_env.reaction import check_think_ms
-from speed_env.rules import Rules
+from speed_env.rules import Rules, RulesError
 from speed_env.single import charge_opponent, check_seat_and_opponent, speed_v1_keywords
 from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
 
@@ -74,6 +75,8 @@ class SpeedVectorEnv(GamesVectorEnv):
     end, ``winner`` and (``us``/``pagat``) ``points``. See the module docstring.
     """
 
+    games: Games  # two seats: players=3 or 4 is refused in __init__
+
     def __init__(
         self,
         num_envs: int = 1,
@@ -93,6 +96,17 @@ class SpeedVectorEnv(GamesVectorEnv):
         render_mode, obs_format = settings.pop("render_mode"), settings.pop("obs_format")
         think = check_think_ms(settings.pop("opponent_think"), "opponent_think")
         options = settings.pop("options")
+        seats = seats_asked(settings["rules"], options)
+        if seats != 2:
+            # The learner's seat against opponents inside must draw as the single n-seat
+            # Speed-v1 env does (game i equal to it reset with seed + i); until that env
+            # exists there is nothing to equal, and a silently different game is worse.
+            raise RulesError(
+                f"players={seats} is not playable yet in Speed-v1's vector env (it seats 2 "
+                f"players); for {seats} use "
+                f"gymnasium.make_vec('speed_env/SpeedSelfPlay-v1', num_envs={seats} * games, "
+                f"players={seats}) (one row per seat) or speed_env.BatchEnv(n, players={seats})"
+            )
         self._setup(n, n, render_mode, obs_format, autoreset_mode, **settings, **options)
         self.opponent: Policy | None = opponent
         self.opponent_think = think

@@ -343,14 +343,14 @@ def test_bad_party_options_are_refused_naming_the_option(options, message):
 
 
 @pytest.mark.parametrize("players", [3, 4])
-def test_three_and_four_players_play_in_the_parallel_env_and_the_other_envs_refuse(players):
-    # The engine plays them (speed_env.seats) and parallel_env seats them (speed_env.party);
-    # the two-seat envs refuse them by name.
+def test_three_and_four_players_play_in_the_parallel_and_batch_envs_not_in_japanese(players):
+    # The engine plays them (speed_env.seats), parallel_env seats them (speed_env.party) and
+    # BatchEnv (speed_env.party_games); japanese refuses them by name.
     assert make_rules("us", players=players).players == players
     env = speed_env.parallel_env("us", players=players)
     assert env.possible_agents == [f"player_{p}" for p in range(players)]
-    with pytest.raises(RulesError, match=f"players={players} is not playable yet in this env"):
-        speed_env.BatchEnv(2, "us", players=players)
+    assert speed_env.BatchEnv(2, "us", players=players).reset(seed=0)[0].shape[0] == players
+    assert make_rules("japanese", players=players).players == players
 
 
 def test_defaults_keep_the_rules_dict_and_follow_the_preset():
@@ -385,13 +385,16 @@ def _doors():
 
 
 @pytest.mark.parametrize("door", [name for name, _ in _doors()])
-def test_every_env_takes_hand_size_and_jokers_and_only_the_pettingzoo_envs_seat_three(door):
+def test_every_env_takes_hand_size_and_jokers_and_the_party_doors_seat_more(door):
     build = dict(_doors())[door]
     env = build(hand_size=7, jokers=True)
     rules = env.unwrapped.rules if hasattr(env, "unwrapped") else env.rules
     assert (rules.hand_size, rules.jokers, rules.n_ranks) == (7, True, 14)
     if door in ("parallel_env", "env (AEC)"):  # the doors Party Speed opened (speed_env.party)
         assert build(players=3).possible_agents == ["player_0", "player_1", "player_2"]
+        return
+    if door in ("BatchEnv", "self-play rows"):  # speed_env.party_games: a seat axis of n
+        assert build(players=4).players == 4  # the rows env: 4 rows, one game of four
         return
     with pytest.raises(RulesError, match="players=3 is not playable yet"):
         build(players=3)
