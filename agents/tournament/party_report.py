@@ -28,8 +28,12 @@ def fair_share_line(summary: dict[str, Any]) -> str:
 
 
 def leaderboard(summary: dict[str, Any]) -> str:
-    """The leaderboard (Markdown, what the terminal shows), the fair share said first."""
-    return fair_share_line(summary) + "\n\n" + report.leaderboard(summary, PAIR_WORDS)
+    """The leaderboard (Markdown, what the terminal shows), the fair share said first (after
+    an incomplete run's note, which stays the first line)."""
+    text = report.leaderboard(summary, PAIR_WORDS)
+    note = report.incomplete_note(summary)
+    head = f"**{note}**\n\n" if note else ""
+    return head + fair_share_line(summary) + "\n\n" + text[len(head) :]
 
 
 def win_shares_png(summary: dict[str, Any]) -> bytes:
