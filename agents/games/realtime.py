@@ -170,7 +170,9 @@ class RealtimeGame(RegistryAgents):
         return policy
 
     def tournament(self, request: TournamentRequest) -> RealtimeTournament | PartyTournament:
-        """A round robin (or gauntlet) on paired deals; refuses what two seats cannot play."""
+        """A round robin (or gauntlet) on paired deals; refuses what two seats cannot play. A
+        table of three or four (``--players``, or the rules' ``players``) is a
+        :class:`~agents.games.party.PartyTournament`."""
         from agents.tournament import realtime
         from speed_env.reaction import make_profile
 
@@ -212,16 +214,16 @@ def _seated_rules(request: TournamentRequest) -> Rules:
     """The request's rules seating ``--players`` (else the rules' own ``players``)."""
     from speed_env.rules import RulesError
 
+    rules = make_rules(request.rules, **dict(request.options))
+    if request.seats is None or request.seats == rules.players:
+        return rules
+    if "players" in dict(request.options) or rules.players != 2:
+        raise TournamentError(
+            f"--players {request.seats} disagrees with the rules' players={rules.players}"
+        )
     try:
-        rules = make_rules(request.rules, **dict(request.options))
-        if request.seats is None or request.seats == rules.players:
-            return rules
-        if "players" in dict(request.options) or rules.players != 2:
-            raise TournamentError(
-                f"--players {request.seats} disagrees with the rules' players={rules.players}"
-            )
         return make_rules(rules, players=request.seats)
-    except RulesError as exc:
+    except RulesError as exc:  # a preset that cannot deal the table yet, naming both
         raise TournamentError(f"--players {request.seats}: {exc}") from None
 
 
