@@ -8,6 +8,7 @@ whose registry knows the name (:mod:`agents.games.registry`).
 Real-time bots, at the top:
 
 - :mod:`~agents.greedy`: ``greedy``, plays a legal card as soon as it can.
+- :mod:`~agents.chain_party`: ``chain``'s terms at a table of three or four (Party Speed).
 - :mod:`~agents.chain`: ``chain``, a planning heuristic, vectorised over the batch.
 - :mod:`~agents.search`: ``search``, fair rollout search over sampled worlds.
 - :mod:`~agents.openspiel_bots`: any OpenSpiel bot as a seat (``openspiel:``).

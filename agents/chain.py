@@ -351,8 +351,9 @@ def act_row(
 class ChainAgent:
     """Scores every legal play by run kept, races avoided and plays denied (see module docstring).
 
-    It plays any rules: each observation says which (its ``rules`` field), so
-    ``rules`` is taken only for the signature every agent builder shares.
+    It plays any two-player rules: each observation says which (its ``rules`` field). With
+    more than two players (``rules.players``) it reads the n-seat observation of ``rules``
+    (:mod:`agents.chain_party`).
     """
 
     def __init__(
@@ -383,10 +384,31 @@ class ChainAgent:
         return at, nr, _HAND_SIZES, self._tag, self._w, self.rng
 
     def scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
-        """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking)."""
+        """Every action's score per row of ``obs`` (float64 ``(n, n_actions)``, before masking).
+
+        With more than two players (``rules.players``) ``obs`` is the n-seat observation and
+        the terms are :mod:`agents.chain_party`'s, over every opponent and pile.
+        """
         obs = np.ascontiguousarray(obs, np.float32)
+        if self.rules.players > 2:
+            return self._party_scores(obs, int(n_actions))
         at, nr, hand_sizes, tag, w, _ = self.kernel_args(obs.shape[1])
         return _scores(obs, int(n_actions), at, nr, hand_sizes, tag, w)
+
+    def _party_scores(self, obs: np.ndarray, n_actions: int) -> np.ndarray:
+        """:meth:`scores` at a table of three or four (:func:`agents.chain_party.party_scores`)."""
+        from agents.chain_party import party_args, party_scores
+        from speed_env.party_obs import party_obs_dim
+
+        dim = party_obs_dim(self.rules)
+        if obs.ndim != 2 or obs.shape[1] != dim:
+            raise ValueError(
+                f"chain at {self.rules.players} players reads the n-seat observation of "
+                f"{dim} floats a row (speed_env.party_obs), got shape {obs.shape}"
+            )
+        at, facts = party_args(self.rules)
+        w = np.array(astuple(self.weights), np.float64)
+        return party_scores(obs, n_actions, at, facts, w)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The highest-scoring legal play per row (random tie-break); wait only if none is legal."""

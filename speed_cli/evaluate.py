@@ -18,6 +18,7 @@ from speed_cli.common import (
     BackendFlags,
     GameFlag,
     OverwriteFlag,
+    PlayersFlag,
     UsageError,
     add_command_flags,
     backend,
@@ -27,7 +28,7 @@ from speed_cli.common import (
 
 
 @dataclass(kw_only=True)
-class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, GameFlag):
+class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, PlayersFlag, GameFlag):
     """``speed evaluate``'s settings: one argument a field."""
 
     spec: str = field(metadata={"metavar": "SPEC"})
@@ -63,8 +64,15 @@ class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, GameFlag):
 
     @staticmethod
     def flag_extra() -> dict[str, dict[str, Any]]:
-        """``--game``'s help: each registered game's card in a few words."""
-        return {"game": {"help": _game_help()}}
+        """``--game``'s help: each registered game's card in a few words; ``--players``'s: the
+        card's tables are its protocol's."""
+        return {
+            "game": {"help": _game_help()},
+            "players": {
+                "help": "2 (the real-time card's protocol); a table of 3 or 4 is a tournament: "
+                "speed tournament --players N"
+            },
+        }
 
 
 @dataclass(kw_only=True)
@@ -112,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     owner = game_of_spec(args.spec)
     if owner.name != args.game and owner.knows(args.spec):  # another game's agent: say which
         raise UsageError(f"{args.spec!r} plays {owner.title}: evaluate it with --game {owner.name}")
+    _check_players(args)
     exploiter = None if args.exploit_minutes is None else _exploiter(args)
     request = card_folder.CardRequest(
         args.spec,
@@ -125,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     settings = run_identity.flag_settings(args, positional=("spec",))
     if exploiter is None:  # a card without the line: run.json as before the flag existed
         del settings["--exploit-minutes"]
+    del settings["--players"]  # the protocol's tables: run.json as before the flag existed
     made = card_folder.play(
         request,
         args.out,
@@ -147,6 +157,24 @@ def run(args: argparse.Namespace) -> int:
     wall = sum(made.card["timing"].get(k, 0.0) for k in ("wall_s", "exploiter_wall_s"))
     print(f"wrote {', '.join(str(p) for p in made.paths)} in {wall:.0f} s")
     return 0
+
+
+def _check_players(args: argparse.Namespace) -> None:
+    """Refuse, in one line, a ``--players`` the card's protocol does not seat."""
+    if args.players is None or (args.players == 2 and args.game == "realtime"):
+        return
+    if args.game != "realtime":
+        raise UsageError(
+            f"--players {args.players}: the {args.game} card's tables are its protocol's; a "
+            f"report at {args.players} players is a tournament table: speed tournament --game "
+            f"{args.game} --players {args.players} --agents {args.spec},..."
+        )
+    table = ",".join([args.spec, *[b for b in ("random", "greedy", "chain") if b != args.spec]])
+    raise UsageError(
+        f"--players {args.players}: a report card plays the two-player protocol; a report at "
+        f"{args.players} players is a tournament table: speed tournament --players "
+        f"{args.players} --agents {table}"
+    )
 
 
 def _exploiter(args: argparse.Namespace) -> Any:

@@ -2,7 +2,9 @@
 
 - :mod:`~agents.games.registry`: every game by name (:func:`load_game`), and the agent specs
   of all of them (:func:`make`, :func:`parse_spec`).
-- :mod:`~agents.games.realtime`: real-time Speed: two seats, paired deals.
+- :mod:`~agents.games.realtime`: real-time Speed: two seats on paired deals, three or four by
+  seat rotation.
+- :mod:`~agents.games.party`: the real-time tournament at tables of three or four.
 - :mod:`~agents.games.vintage`: Vintage Speed: 2 to 10 seats, seat rotation.
 - :mod:`~agents.games.agent_side`: what every game asks of its agent registry, written once.
 - :mod:`~agents.games.tournament_side`: what every game's tournament asks of its chunk module,

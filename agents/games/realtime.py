@@ -1,8 +1,10 @@
-"""Real-time Speed as a :class:`agents.tournament.game.Game`: two seats, paired deals.
+"""Real-time Speed as a :class:`agents.tournament.game.Game`: two seats on paired deals, or
+three and four by seat rotation.
 
 Its agents are :data:`agents.specs.realtime.REALTIME`'s, its chunks
 :mod:`agents.tournament.realtime`'s (each deal played with both seatings), its reports
-:mod:`agents.tournament.report`'s (replays, match scores).
+:mod:`agents.tournament.report`'s (replays, match scores). A table of three or four
+(``--players``, Party Speed) is :mod:`agents.games.party`'s tournament.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from agents.evaluate import protocol
 from agents.evaluate.realtime import CARD
 from agents.games.agent_side import RegistryAgents
+from agents.games.party import PartyTournament
 from agents.games.tournament_side import ChunkModuleTournament
 from agents.specs.realtime import REALTIME
 from agents.specs.registry import Registry
@@ -111,8 +114,8 @@ class RealtimeGame(RegistryAgents):
 
     name: str = "realtime"
     title: str = "real-time Speed"
-    about: str = "two players, paired deals"
-    seats: range = range(2, 3)
+    about: str = "two players on paired deals; three or four by seat rotation"
+    seats: range = range(2, 5)
     default_seats: int = 2
     default_agents: tuple[str, ...] = ("random", "greedy", "chain")
     registry: Registry = field(default=REALTIME, repr=False)
@@ -124,13 +127,15 @@ class RealtimeGame(RegistryAgents):
         policy: Policy = REALTIME.make(spec, make_rules("us" if rules is None else rules), seed)
         return policy
 
-    def tournament(self, request: TournamentRequest) -> RealtimeTournament:
-        """A round robin (or gauntlet) on paired deals; refuses what two seats cannot play."""
+    def tournament(self, request: TournamentRequest) -> RealtimeTournament | PartyTournament:
+        """A round robin (or gauntlet) on paired deals; refuses what two seats cannot play. A
+        table of three or four (``--players``, or the rules' ``players``) is a
+        :class:`~agents.games.party.PartyTournament`."""
         from agents.tournament import realtime
         from speed_env.reaction import make_profile
 
         if request.seats not in (None, *self.seats):
-            raise TournamentError(f"--players {request.seats}: {self.title} has two players")
+            raise TournamentError(f"--players {request.seats}: {self.title} seats 2, 3 or 4")
         names = self.default_agents if request.agents is None else request.agents
         if len(names) < 2:
             raise TournamentError(f"--agents needs at least two agent specs, got {names!r}")
@@ -140,7 +145,9 @@ class RealtimeGame(RegistryAgents):
             self.parse_spec(spec)
         if request.gauntlet is not None and request.gauntlet not in names:
             raise TournamentError(f"--gauntlet {request.gauntlet!r} is not one of --agents")
-        rules = make_rules(request.rules, **dict(request.options))
+        rules = _seated_rules(request)
+        if rules.players > 2:
+            return _party(request, names, rules)
         if request.match and rules.is_japanese:
             raise TournamentError(
                 "--match: match scoring (match_target) exists for the us and pagat presets "
@@ -159,6 +166,54 @@ class RealtimeGame(RegistryAgents):
             think=None if request.think is None else request.think(tuple(names), rules),
         )
         return RealtimeTournament(settings, request.replays)
+
+
+def _seated_rules(request: TournamentRequest) -> Rules:
+    """The request's rules seating ``--players`` (else the rules' own ``players``)."""
+    from speed_env.rules import RulesError
+
+    rules = make_rules(request.rules, **dict(request.options))
+    if request.seats is None or request.seats == rules.players:
+        return rules
+    if "players" in dict(request.options) or rules.players != 2:
+        raise TournamentError(
+            f"--players {request.seats} disagrees with the rules' players={rules.players}"
+        )
+    try:
+        return make_rules(rules, players=request.seats)
+    except RulesError as exc:  # a preset that cannot deal the table yet, naming both
+        raise TournamentError(f"--players {request.seats}: {exc}") from None
+
+
+def _party(request: TournamentRequest, names: tuple[str, ...], rules: Rules) -> PartyTournament:
+    """The tournament at tables of ``rules.players`` (3 or 4); refuses the two-player flags."""
+    from agents.tournament import party
+    from speed_env.reaction import make_profile
+
+    n = rules.players
+    for flag, given in (
+        ("--match", request.match),
+        ("--save-replays", request.replays),
+        ("--think", request.think is not None),
+    ):
+        if given:
+            raise TournamentError(f"{flag} plays two-player tables only, not --players {n}")
+    if request.games < n:
+        raise TournamentError(
+            f"--games {request.games}: each deal is played once per seat rotation, so --games "
+            f"must be at least --players ({n})"
+        )
+    settings = party.PartySettings(
+        agents=tuple(names),
+        rules=rules,
+        games=request.games,
+        reaction=make_profile("human" if request.reaction is None else request.reaction),
+        tick_ms=50 if request.tick_ms is None else request.tick_ms,
+        seed=request.seed,
+        gauntlet=request.gauntlet,
+        act_timeout=request.act_timeout,
+    )
+    return PartyTournament(settings)
 
 
 GAME = RealtimeGame()

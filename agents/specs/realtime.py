@@ -22,6 +22,15 @@ REALTIME = Registry(REALTIME_GAME, model_kind="ppo")
 register = REALTIME.register
 
 
+def two_seats(kind: str, rules: Rules) -> None:
+    """Refuse agent ``kind`` at a table of more than two (it reads the two-seat observation)."""
+    if rules.players > 2:
+        raise AgentSpecError(
+            f"agent {kind!r} plays two players, not {rules.players} (players={rules.players}); "
+            "at a table of three or four play random, greedy or chain"
+        )
+
+
 def _random(rules: Rules, seed: int | None, arg: str) -> Policy:
     return RandomPolicy(seed)
 
@@ -62,6 +71,7 @@ def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     See agents/search.py.
     """
+    two_seats("search", rules)
     from agents.search import SearchAgent, parse_settings
 
     settings = spec_settings("search", arg, lambda: parse_settings(arg))
@@ -73,6 +83,7 @@ def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     See agents/openspiel_bots.py.
     """
+    two_seats("openspiel", rules)
     from agents.openspiel_bots import REALTIME_BOTS, RealtimeOpenSpielSeat, bot_factory
 
     return RealtimeOpenSpielSeat(rules, bot_factory(arg, REALTIME_BOTS, REALTIME.game), seed)
@@ -83,6 +94,7 @@ def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy.
     """
+    two_seats("ppo", rules)
     from agents.model_io.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)
@@ -95,6 +107,7 @@ def _trained(rules: Rules, seed: int | None, arg: str) -> Policy:
     (:func:`agents.model_io.learned.bundled_models`); refused, naming each, when none was
     trained on them.
     """
+    two_seats("trained", rules)
     from agents.model_io.learned import bundled_policy
 
     return bundled_policy(rules, seed, arg)
@@ -106,6 +119,7 @@ def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
     It is ``agents/models/selfplay/selfplay.json``; ``selfplay:sample`` samples its policy.
     The story: docs/research/selfplay.md.
     """
+    two_seats("selfplay", rules)
     from agents.model_io.kit_model import BUNDLED, load_policy
 
     path = BUNDLED.parent / "selfplay" / "selfplay.json"
@@ -117,6 +131,7 @@ def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
 
     See agents/league/mixture.py; each member is built with a seed of its own from ``seed``.
     """
+    two_seats("league", rules)
     from agents.league import mixture, record
 
     if not arg:

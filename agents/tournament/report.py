@@ -31,6 +31,14 @@ _AGENT_COLUMNS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
         ),
     ),
     (
+        "win_share",
+        "win share [95% CI]",
+        lambda a: (
+            f"{100 * a['win_share']:.1f}% "
+            f"[{100 * a['win_share_ci'][0]:.1f}%, {100 * a['win_share_ci'][1]:.1f}%]"
+        ),
+    ),
+    (
         "match_wins",
         "matches won",
         lambda a: (
@@ -159,18 +167,26 @@ def leaderboard(summary: dict[str, Any], words: PairWords = PAIR_WORDS) -> str:
             + (_match_cells(m) if with_matches else "")
         )
     if summary.get("lineups"):
+        # Vintage line-ups report mean penalties; real-time ones at 3 or 4 seats win shares.
+        key = "mean_penalty" if "mean_penalty" in summary["lineups"][0]["results"][0] else None
         lines += [
             "",
-            "| line-up (seat order) | games | agent | seats | win % | mean penalty [95% CI] |",
+            "| line-up (seat order) | games | agent | seats | win % | "
+            + ("mean penalty [95% CI] |" if key else "win share 95% CI |"),
             "|---|---:|---|---:|---:|---|",
         ]
         for lu in summary["lineups"]:
             for r in lu["results"]:
-                lo, hi = r["mean_penalty_ci"]
                 win = 100 * r["wins"] / r["games"] if r["games"] else 0.0
+                if key:
+                    lo, hi = r["mean_penalty_ci"]
+                    last = f"{r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}]"
+                else:
+                    lo, hi = r["win_share_ci"]
+                    last = f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
                 lines.append(
                     f"| {' '.join(lu['agents'])} | {lu['games']} | {r['name']} | {r['seats']} "
-                    f"| {win:.1f} | {r['mean_penalty']:.2f} [{lo:.2f}, {hi:.2f}] |"
+                    f"| {win:.1f} | {last} |"
                 )
     if summary.get("unranked"):
         lines += ["", f"Not ranked (no finished games): {', '.join(summary['unranked'])}"]

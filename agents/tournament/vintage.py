@@ -52,7 +52,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
-from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -60,17 +59,16 @@ import numpy as np
 
 from agents.runtime import plotting
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
-from agents.stats import clustered_mean
 from agents.tournament import harness, report
 from agents.tournament.harness import Chunk
-from agents.tournament.summary import document, head_to_head
+from agents.tournament.summary import document
 from agents.tournament.vintage_stats import (
     ChunkResult,
     agent_rows,
     comparisons,
     game_table,
-    pairwise_counts,
-    per_cluster,
+    rated_matches,
+    seat_lineups,
 )
 from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
@@ -128,14 +126,8 @@ class VintageSettings:
 
     def lineups(self) -> list[tuple[int, ...]]:
         """Agent indices at each position of each line-up, in a fixed order."""
-        k, n = len(self.agents), self.players
-        if self.gauntlet is not None:
-            g = self.agents.index(self.gauntlet)
-            return [(g, *([j] * (n - 1))) for j in range(k) if j != g]
-        if k >= n:
-            return list(combinations(range(k), n))
-        everyone = set(range(k))
-        return [c for c in combinations_with_replacement(range(k), n) if set(c) == everyone]
+        g = None if self.gauntlet is None else self.agents.index(self.gauntlet)
+        return seat_lineups(len(self.agents), self.players, g)
 
     def deal_seed(self, deal: int) -> int:
         """Seed of deal ``deal``; the same deals for every line-up and rotation."""
@@ -325,29 +317,11 @@ def summarise(
 
     It holds the settings, the agents with ratings and penalties, the matches and the line-ups.
     """
-    from agents.stats import cluster_bootstrap_ratings
-
     results = list(results)
     k = len(settings.agents)
     table = game_table(results, settings.deals)
-    comp = comparisons(table)
-    counts = pairwise_counts(comp, k)
-    ratings = cluster_bootstrap_ratings(
-        *per_cluster(comp, k), samples=bootstrap, seed=settings.seed
-    )
-
-    def interval(a: int, b: int, score: float, m: int) -> tuple[float, float]:
-        # A deal's seat rotations share its cards, so a's win rate against b is the clustered
-        # interval of a's score in each of their comparisons, whichever seat a sat in (a
-        # real-time pairing's games are independent: Wilson there).
-        fwd, rev = (comp.a == a) & (comp.b == b), (comp.a == b) & (comp.b == a)
-        values = np.concatenate([comp.score_a[fwd], 1.0 - comp.score_a[rev]])
-        _, lo, hi = clustered_mean(values, np.concatenate([comp.cluster[fwd], comp.cluster[rev]]))
-        return max(0.0, lo), min(1.0, hi)
-
+    ratings, matches = rated_matches(comparisons(table), settings.agents, settings.seed, bootstrap)
     names = settings.agents
-    pairs = (head_to_head(names, a, b, counts, interval) for a, b in combinations(range(k), 2))
-    matches = [row for row in pairs if row is not None]
     lineups_out = []
     for li, lineup in enumerate(settings.lineups()):
         rows = agent_rows(table, k, np.array([li]))

@@ -1,7 +1,12 @@
 """The statistics of a vintage tournament: pure functions over its per-game table.
 
-Tested on synthetic results (tests/vintage/test_vintage_tournament.py); what
-each number means is told in :mod:`agents.tournament.vintage`:
+The real-time tournament at three or four seats (:mod:`agents.tournament.party`) shares them:
+its line-ups, seat rotations and shared deals are the vintage harness's. Tested on synthetic
+results (tests/vintage/test_vintage_tournament.py); what each number means is told in
+:mod:`agents.tournament.vintage`:
+
+- :func:`seat_lineups`: the line-ups of a table of N seats.
+- :func:`rated_matches`: Bradley–Terry ratings and head-to-head rows from the comparisons.
 
 - :class:`ChunkResult`: what one chunk of games recorded (the harness's unit).
 - :class:`GameTable`: every game as arrays, one row per game.
@@ -16,16 +21,33 @@ each number means is told in :mod:`agents.tournament.vintage`:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 from typing import Any
 
 import numpy as np
 
-from agents.stats import clustered_mean
+from agents.stats import Ratings, clustered_mean
 from agents.tournament.chunk_checks import ints
 from agents.tournament.harness import Chunk
+from agents.tournament.summary import head_to_head
+
+
+def seat_lineups(n_agents: int, players: int, gauntlet: int | None) -> list[tuple[int, ...]]:
+    """Agent indices at each position of each line-up of ``players`` seats, in a fixed order.
+
+    With at least as many agents as seats, every combination of distinct agents; with fewer,
+    every filling of the seats in which each agent sits at least once; with ``gauntlet`` (an
+    agent index), that agent against ``players - 1`` copies of each other.
+    """
+    k, n = n_agents, players
+    if gauntlet is not None:
+        return [(gauntlet, *([j] * (n - 1))) for j in range(k) if j != gauntlet]
+    if k >= n:
+        return list(combinations(range(k), n))
+    everyone = set(range(k))
+    return [c for c in combinations_with_replacement(range(k), n) if set(c) == everyone]
 
 
 @dataclass
@@ -127,6 +149,32 @@ def comparisons(table: GameTable) -> Comparisons:
         return Comparisons(empty_i, empty_i, empty_f, empty_i)
     a, b, score, cluster = (np.concatenate(x) for x in zip(*parts, strict=True))
     return Comparisons(a, b, score, cluster)
+
+
+def rated_matches(
+    comp: Comparisons, names: Sequence[str], seed: int, bootstrap: int = 300
+) -> tuple[Ratings, list[dict[str, Any]]]:
+    """Bradley–Terry ratings (a cluster bootstrap of the intervals) and the head-to-head rows.
+
+    A deal's seat rotations share its cards, so a's win rate against b is the clustered
+    interval of a's score in each of their comparisons, whichever seat a sat in, and the
+    ratings' bootstrap redraws whole clusters (a real-time pairing's games are independent:
+    Wilson there).
+    """
+    from agents.stats import cluster_bootstrap_ratings
+
+    k = len(names)
+    counts = pairwise_counts(comp, k)
+    ratings = cluster_bootstrap_ratings(*per_cluster(comp, k), samples=bootstrap, seed=seed)
+
+    def interval(a: int, b: int, score: float, m: int) -> tuple[float, float]:
+        fwd, rev = (comp.a == a) & (comp.b == b), (comp.a == b) & (comp.b == a)
+        values = np.concatenate([comp.score_a[fwd], 1.0 - comp.score_a[rev]])
+        _, lo, hi = clustered_mean(values, np.concatenate([comp.cluster[fwd], comp.cluster[rev]]))
+        return max(0.0, lo), min(1.0, hi)
+
+    pairs = (head_to_head(names, a, b, counts, interval) for a, b in combinations(range(k), 2))
+    return ratings, [row for row in pairs if row is not None]
 
 
 def pairwise(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

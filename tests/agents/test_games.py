@@ -40,7 +40,7 @@ def test_make_builds_each_spec_for_its_own_game():
     assert make("vintage-greedy", seed=0).spec == "vintage-greedy"
 
 
-@pytest.mark.parametrize(("name", "seats"), [("realtime", 3), ("vintage", 11), ("vintage", 1)])
+@pytest.mark.parametrize(("name", "seats"), [("realtime", 5), ("vintage", 11), ("vintage", 1)])
 def test_a_table_size_the_game_does_not_seat_is_refused(name, seats):
     game: Game = load_game(name)
     request = TournamentRequest(agents=None, games=20, seed=0, seats=seats)

@@ -60,6 +60,7 @@ ROOMS = {
         "alpharank",
         "model_io",
         "greedy",
+        "chain_party",
         "chain",
         "search",
         "openspiel_bots",

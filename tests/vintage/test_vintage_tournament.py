@@ -315,7 +315,7 @@ def test_cli_writes_every_file(tmp_path, capsys):
             ["--game", "vintage", "--agents", "vintage-greedy,vintage-ppo:missing.json"],
             "missing.json",
         ),
-        (["--players", "4"], "real-time Speed has two players"),
+        (["--players", "5"], "real-time Speed has 2 to 4 players"),
         (["--game", "texas"], None),
     ],
 )
