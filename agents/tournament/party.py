@@ -44,7 +44,7 @@ from agents.tournament.harness import Chunk
 from agents.tournament.summary import document
 from agents.tournament.vintage_stats import GameTable, comparisons, rated_matches, seat_lineups
 from speed_env import engine
-from speed_env.party_obs import observe_seat
+from speed_env.party_obs import observe_seats
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
 from speed_env.seats import SeatGames
@@ -150,16 +150,6 @@ def policy_seed(settings: PartySettings, chunk: Chunk, position: int) -> int:
     return (settings.seed * 1_000_003 + chunk.index * 101 + position) & 0x7FFFFFFF
 
 
-def observe_rows(games: SeatGames, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """float32 ``(len(rows), dim)``: seat ``seats[i]``'s n-seat observation of game ``rows[i]``.
-
-    The one place the tournament observes (:func:`speed_env.party_obs.observe_seat`), so a
-    compiled batch observation can take its place.
-    """
-    pairs = zip(rows, seats, strict=True)
-    return np.stack([observe_seat(games.state[b], games.rules, int(s)) for b, s in pairs])
-
-
 def run_chunk(settings: PartySettings, chunk: Chunk, record: int = 0) -> PartyChunkResult:
     """Play one chunk: each of its deals once per seat rotation, all games side by side.
 
@@ -193,13 +183,14 @@ def run_chunk(settings: PartySettings, chunk: Chunk, record: int = 0) -> PartyCh
     while not games.over.all():
         rows = np.flatnonzero(~games.over)
         masks = games.masks()
+        observed = observe_seats(games.state, settings.rules)  # every seat of every game
         actions = np.zeros((n, count), np.int64)
         for p in range(n):  # a fixed order: each bot's generator sees the same calls every run
             seats = (p + rotation[rows]) % n
             mask = masks[seats, rows]
             acts = checked_act(
                 bots[p],
-                observe_rows(games, rows, seats),
+                observed[seats, rows],
                 mask,
                 spec=specs[p],
                 where=where[p],
@@ -378,3 +369,8 @@ def summarise(
     )
     fields = zip(settings.agents, agent_rows(table, k), strict=True)
     return document("realtime", out, ratings, fields, matches, lineups=lineups_out)
+
+
+ChunkResult = PartyChunkResult
+"""The chunk result under the name every chunk module gives it
+(:class:`agents.games.tournament_side.ChunkModuleTournament` reads it)."""
