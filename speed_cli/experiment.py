@@ -137,6 +137,8 @@ def run_reaction(args: argparse.Namespace) -> int:
     # Thinking is calibrated (or read from --think-file) once, before any point is played.
     thinking = think.plan(args, seated, settings.rules, Path(args.out))
     settings = dataclasses.replace(settings, think=thinking)
+    if settings.players > 2:  # what a table of three or four cannot play, before --out is opened
+        settings.table_settings(settings.points()[0])
     compare = [reaction_sweep.load(folder) for folder in specs.split_list(args.compare)]
     n = settings.players
     why = (

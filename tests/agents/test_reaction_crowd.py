@@ -115,6 +115,7 @@ def test_cli_sweeps_a_table_of_three(tmp_path, capsys):
         (["--players", "5"], "--players"),
         (["--players", "4", "--games", "3"], "at least 4"),
         (["--players", "4", "--option", "players=3"], "disagree"),
+        (["--players", "3", "--think", "measured"], "two-seat table only"),
     ],
 )
 def test_cli_refuses_a_bad_table_with_exit_2(tmp_path, capsys, argv, message):
