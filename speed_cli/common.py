@@ -9,7 +9,7 @@ import argparse
 import importlib.util
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn
@@ -312,3 +312,46 @@ def finish(complete: bool, line: str) -> int:
         print("interrupted: results cover the chunks that finished", file=sys.stderr)
     print(line)
     return 0 if complete else 130
+
+
+@contextmanager
+def open_run(
+    args: argparse.Namespace,
+    command: str,
+    settings_by_flag: dict[str, Any],
+    agents: Iterable[str],
+    rules: Any,
+    *,
+    results: tuple[str, ...],
+    files: dict[str, str | None] | None = None,
+) -> Iterator[Any]:
+    """Open ``--out`` for a run of ``command``, locked: the :class:`RunOutput` to write into.
+
+    The run's identity (:class:`agents.runtime.run_identity.RunIdentity`) is its settings by flag
+    and its inputs: every file building each of ``agents`` (built under ``rules``) reads, and
+    each of ``files`` (a flag and the file it names; ``None``: not given), with their SHA-256.
+    A folder already holding this run, finished, yields ``None`` after saying so in one line (the
+    caller has nothing to do); a folder holding another run is refused unless ``--overwrite``
+    (``results`` names the files an earlier kit's run left without a ``run.json``).
+    """
+    from functools import partial
+
+    from agents import make
+    from agents.evaluate.agent_files import spec_files
+    from agents.runtime import run_identity
+
+    inputs: dict[str, Any] = {
+        spec: spec_files(spec, partial(make, spec, rules, seed=0)) for spec in dict.fromkeys(agents)
+    }
+    for flag, path in (files or {}).items():
+        if path is not None:
+            inputs[flag] = run_identity.file_digest(path)
+    identity = run_identity.RunIdentity(command, settings_by_flag, inputs)
+    with run_identity.RunOutput(
+        args.out, identity, results=results, overwrite=args.overwrite
+    ) as run_folder:
+        if run_folder.done is not None:
+            print(run_folder.done)
+            yield None
+        else:
+            yield run_folder

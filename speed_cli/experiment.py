@@ -41,8 +41,11 @@ class ReactionSettings(
     )
     """the agent's ms latencies jitter: PRESET's shape (default human) moved so its median is L;
     the opponent then defaults to that preset"""
+    players: int = dataclasses.field(default=2, metadata={"type": count(2, 4)})
+    """seats at each table: 3 or 4 (Party Speed) seat the agent against PLAYERS-1 copies of the
+    opponent, the agent in each seat in turn, and read the break-even at its fair share 1/PLAYERS"""
     games: int = dataclasses.field(default=2000, metadata={"type": count(2)})
-    """games per point (half as many deals)"""
+    """games per point (half as many deals; with --players N, 1/N as many)"""
     seed: int = dataclasses.field(default=0, metadata={"type": common.DEAL_SEED})
     """seed of the deals (deal d is seeded (seed << 32) + d; the same deals at every point)"""
     # Two processes by default: a point's games are independent, and a 2-core laptop is common.
@@ -82,11 +85,14 @@ def register(sub: Any) -> None:
 def run_reaction(args: argparse.Namespace) -> int:
     """Win rate against reaction latency (agents.reaction_sweep): CSV, JSON with the fit,
     plots."""
-    from agents import make, reaction_sweep
+    from agents import reaction_sweep
     from agents.runtime import run_identity
 
     # As given, before the flags are read (--opponent-profile is folded into a latency below).
-    settings_by_flag = run_identity.flag_settings(args, skip=("experiment",))
+    # A two-player sweep leaves --players out, so its identity is an earlier kit's: a folder it
+    # finished is still found finished.
+    two = ("players",) if args.players == 2 else ()
+    settings_by_flag = run_identity.flag_settings(args, skip=("experiment", *two))
     latencies = reaction_sweep.parse_latencies(args.latencies, "--latencies")
     if args.opponent_profile is not None:
         if args.opponent_latency is not None or args.grid:
@@ -120,7 +126,7 @@ def run_reaction(args: argparse.Namespace) -> int:
         latencies=latencies,
         opponent_latencies=opponent,
         games=args.games,
-        rules=specs.make_rules(args),
+        rules=_rules(args),
         tick_ms=args.tick_ms,
         seed=args.seed,
         jitter=args.jitter,
@@ -131,24 +137,44 @@ def run_reaction(args: argparse.Namespace) -> int:
     # Thinking is calibrated (or read from --think-file) once, before any point is played.
     thinking = think.plan(args, seated, settings.rules, Path(args.out))
     settings = dataclasses.replace(settings, think=thinking)
+    if settings.players > 2:  # what a table of three or four cannot play, before --out is opened
+        settings.table_settings(settings.points()[0])
     compare = [reaction_sweep.load(folder) for folder in specs.split_list(args.compare)]
-    common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
-    jobs = common.backend(args)
-    inputs: dict[str, Any] = specs.agent_files(
-        dict.fromkeys([settings.agent, settings.opponent]),
-        lambda spec: make(spec, settings.rules, seed=0),
+    n = settings.players
+    why = (
+        "paired deals: each deal twice"
+        if n == 2
+        else f"each deal {n} times, the agent in each seat"
     )
-    if args.opponent_profile is not None:
-        inputs["--opponent-profile"] = run_identity.file_digest(args.opponent_profile)
-    identity = run_identity.RunIdentity("speed experiment reaction", settings_by_flag, inputs)
-    with run_identity.RunOutput(
-        args.out, identity, results=RESULTS, overwrite=args.overwrite
+    common.note_games(args.games, settings.games_per_point, "point", why)
+    jobs = common.backend(args)
+    with common.open_run(
+        args,
+        "speed experiment reaction",
+        settings_by_flag,
+        [settings.agent, settings.opponent],
+        settings.rules,
+        results=RESULTS,
+        files={"--opponent-profile": args.opponent_profile},
     ) as run_folder:
-        if run_folder.done is not None:
-            print(run_folder.done)
+        if run_folder is None:
             return 0
         think.keep(settings.think, run_folder.path)  # the calibration charged
         return _sweep(args, settings, compare, jobs, run_folder)
+
+
+def _rules(args: argparse.Namespace) -> Any:
+    """The rules of ``--rules`` and ``--option``, seated for ``--players``."""
+    from speed_env.rules import make_rules
+
+    rules = specs.make_rules(args)
+    if args.players == 2:  # as before --players: --option players=N still seats N
+        return rules
+    if rules.players not in (2, args.players):
+        raise UsageError(
+            f"--players {args.players} and --option players={rules.players} disagree; give one"
+        )
+    return make_rules(rules, players=args.players)
 
 
 def _sweep(

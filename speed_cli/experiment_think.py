@@ -113,7 +113,6 @@ def settings_of(flags: ThinkSweepFlags, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Play the experiment into ``--out``: CSV, JSON with the run's identity, plot."""
-    from agents import make
     from agents.runtime import run_identity
     from agents.runtime.flags import from_args
 
@@ -123,17 +122,16 @@ def run(args: argparse.Namespace) -> int:
     costs_file = _costs_file(args.think_file, names, settings.rules)
     common.note_games(args.games, 2 * (args.games // 2), "point", "paired deals: each deal twice")
     jobs = common.backend(args)
-    inputs: dict[str, Any] = specs.agent_files(
-        dict.fromkeys([*names, settings.opponent]), lambda spec: make(spec, settings.rules, seed=0)
-    )
-    if args.think_file is not None:
-        inputs["--think-file"] = run_identity.file_digest(args.think_file)
-    identity = run_identity.RunIdentity("speed experiment think", settings_by_flag, inputs)
-    with run_identity.RunOutput(
-        args.out, identity, results=RESULTS, overwrite=args.overwrite
+    with common.open_run(
+        args,
+        "speed experiment think",
+        settings_by_flag,
+        [*names, settings.opponent],
+        settings.rules,
+        results=RESULTS,
+        files={"--think-file": args.think_file},
     ) as run_folder:
-        if run_folder.done is not None:
-            print(run_folder.done)
+        if run_folder is None:
             return 0
         return _play(args, settings, names, costs_file, run_folder, jobs)
 

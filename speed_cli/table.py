@@ -66,9 +66,11 @@ class PlaySettings(TableSettings):
     """``speed play``: you against a bot, optionally recorded."""
 
     opponent: str = "chain"
-    """agent spec of the bot (e.g. trained, chain@pro)"""
+    """agent spec of the bot (e.g. trained, chain@pro); two or three separated by commas seat
+    you at a table of three or four (Party Speed: two decks, a centre pile a seat)"""
     reaction: str = field(default="human", metadata={"type": reactions(1)})
-    """the bot's reaction profile: ms or a profile name"""
+    """the bot's reaction profile: ms or a profile name (with several bots, of each bot without
+    its own @PROFILE: --opponent greedy@pro,random)"""
     record: str | None = field(default=None, metadata={"metavar": "DIR"})
     """opt in to recording each finished game as a play record in DIR (speed data export/profile
     read them; the page shows that it records); off by default"""
@@ -127,7 +129,15 @@ def run_play(args: argparse.Namespace) -> int:
             "--think measured charges each decision its own time, which a play record cannot "
             "replay: record with --think calibrated (the default with --record) or off"
         )
-    return _serve_table(_table_config(settings, "play", ["you", settings.opponent]), settings)
+    bots = specs.split_list(settings.opponent)
+    if not 1 <= len(bots) <= 3:
+        raise UsageError(
+            f"--opponent takes one to three agent specs separated by commas, got "
+            f"{settings.opponent!r}"
+        )
+    if len(bots) > 1 and settings.record is not None:
+        raise UsageError("--record keeps two-seat games (a play record's); play one --opponent")
+    return _serve_table(_table_config(settings, "play", ["you", *bots]), settings)
 
 
 def run_watch(args: argparse.Namespace) -> int:
@@ -155,9 +165,15 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
     if mode == "watch" and len(profiles) == 2:
         # A pair gives each seat its own profile, unless the spec carries one (chain@pro).
         seats = [specs.with_reaction(s, r) for s, r in zip(seats, by_seat, strict=True)]
-    specs.check_specs(seats, skip="you")  # an unknown agent fails here, before the server starts
-    deal = _read_deal(settings.deal) if settings.deal else None
     rules = specs.make_rules(settings)
+    if len(seats) > 2:  # Party Speed: the table seats you and every bot
+        from speed_env.rules import make_rules
+
+        rules = make_rules(rules, players=len(seats))
+    # An unknown agent, or one that cannot play this many seats, fails here, before the server
+    # starts.
+    specs.check_specs(seats, rules if len(seats) > 2 else None, build=len(seats) > 2, skip="you")
+    deal = _read_deal(settings.deal) if settings.deal else None
     bots = tuple(seats[1:] if mode == "play" else seats)
     plan = think.plan(argparse.Namespace(**vars(settings), workers=1), bots, rules, None)
     replays = None
@@ -177,7 +193,7 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
         raise UsageError("--name goes into play records: give --record DIR too")
     return TableConfig(
         mode=mode,
-        agents=(seats[0], seats[1]),
+        agents=tuple(seats),
         rules=rules,
         tick_ms=settings.tick_ms,
         reaction=profiles[0],

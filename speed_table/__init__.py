@@ -10,6 +10,8 @@ table as a player sees it. The modules:
 - :mod:`~speed_table.session`: the game a page plays, stepped on a clock; your
   play lands after 1 ms, the bot's after its reaction profile and its thinking
   (``measured`` by default at ``speed play``/``speed watch``: docs/table.md).
+- :mod:`~speed_table.party_view`: a table of three or four (you and two or three bots): its
+  seats checked, and its public table in the snapshot's shape.
 - :mod:`~speed_table.thinking`: a bot waits its thinking before its card flies: each decision
   timed (``measured``) or a constant, and what each play was charged.
 - :mod:`~speed_table.table_bots`: a table's bots, and the files each was built from
@@ -22,9 +24,9 @@ table as a player sees it. The modules:
 - :mod:`~speed_table.headless`: a simulated person plays the page in headless Chromium
   (``python -m speed_table.headless``).
 
-Only ``protocol``, ``clock``, ``replays``, ``thinking`` and ``session`` import without the
-``[web]`` extra. The table sits beside the library (it imports ``speed_env`` and ``agents``;
-nothing in them imports it).
+Only ``protocol``, ``clock``, ``replays``, ``thinking``, ``party_view`` and ``session`` import
+without the ``[web]`` extra. The table sits beside the library (it imports ``speed_env`` and
+``agents``; nothing in them imports it).
 """
 
 from __future__ import annotations

@@ -148,7 +148,8 @@ async def play_connection(websocket: WebSocket, session: GameSession) -> None:
                 if raw is None:
                     raw = event.get("bytes") or b""
                 try:
-                    replies = session.handle(protocol.parse(raw, hand_size=hand_size), now())
+                    message = protocol.parse(raw, hand_size=hand_size, piles=session.players)
+                    replies = session.handle(message, now())
                 except protocol.ProtocolError as exc:
                     replies = [exc.reply()]
                 await _send_all(websocket, replies)

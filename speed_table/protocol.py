@@ -23,7 +23,8 @@ type       fields                                        meaning
 ``start``  ``mirror``: bool, optional (default false)    deal a new game (the first, or a rematch);
                                                          ``mirror`` gives the bot your profile
 ``play``   ``slot``: int, 0 … hand size − 1;             play the card in that slot of your hand (or
-           ``pile``: int, 0 or 1                         layout) onto centre pile ``pile``
+           ``pile``: int, 0 or 1 (0 … n − 1 at a table   layout) onto centre pile ``pile``
+           of n)
 ``speed``  ``factor``: one of 0.5, 1, 2                  watch mode: how fast the clock runs
 ``pause``  ``paused``: bool                              watch mode: stop or restart the clock
 ``ping``   ``t``: number, optional                       answered by ``pong`` with the same ``t``
@@ -34,9 +35,10 @@ Server → page
 type            fields
 ==============  ================================================================================
 ``welcome``     ``mode`` (``play``/``watch``), ``seat`` (your seat, ``null`` when watching),
-                ``seats`` (the two players' names), ``rules``, ``tick_ms``, ``hand_size``,
-                ``reaction`` (each seat's profile label), ``countdown_ms``,
-                ``min_plays_for_profile``
+                ``seats`` (the players' names: two, or one a seat at a table of three or four,
+                whose ``snapshot`` lists every seat and one centre pile per seat), ``rules``,
+                ``tick_ms``, ``hand_size``, ``reaction`` (each seat's profile label),
+                ``countdown_ms``, ``min_plays_for_profile``
 ``countdown``   ``game``, ``ms``: the game starts in ``ms`` milliseconds
 ``state``       ``game``, ``snapshot`` (the table as you may see it: ``snapshot()`` of the env, the
                 opponent's hidden hand shown as ``"?"`` per card with ``hand_visible: false``),
@@ -148,12 +150,15 @@ class _Field:
     choices: tuple[float, ...] | None = None
 
 
-def _fields(hand_size: int) -> dict[str, tuple[type, dict[str, _Field]]]:
+def _fields(hand_size: int, piles: int = 2) -> dict[str, tuple[type, dict[str, _Field]]]:
     return {
         "start": (Start, {"mirror": _Field("bool", required=False)}),
         "play": (
             Play,
-            {"slot": _Field("int", lo=0, hi=hand_size - 1), "pile": _Field("int", lo=0, hi=1)},
+            {
+                "slot": _Field("int", lo=0, hi=hand_size - 1),
+                "pile": _Field("int", lo=0, hi=piles - 1),
+            },
         ),
         "speed": (Speed, {"factor": _Field("number", choices=SPEED_FACTORS)}),
         "pause": (Pause, {"paused": _Field("bool")}),
@@ -207,12 +212,14 @@ def _check_value(kind: str, name: str, value: Any, spec: _Field, about: str) -> 
     return float(value) if kind == "number" else value
 
 
-def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> ClientMessage:
+def parse(
+    raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5, piles: int = 2
+) -> ClientMessage:
     """Check one message from the page and return it typed.
 
     ``raw`` is text, or an already decoded object. Raises :class:`ProtocolError`, code
     ``invalid``, naming what is wrong and what would be right. ``hand_size`` bounds
-    ``play.slot``.
+    ``play.slot``, ``piles`` (the centre piles: one a seat) ``play.pile``.
     """
     if isinstance(raw, bytes):
         raise ProtocolError(INVALID, "messages must be JSON text frames, not binary")
@@ -233,7 +240,7 @@ def parse(raw: str | bytes | Mapping[str, Any], *, hand_size: int = 5) -> Client
             INVALID, f'message must be a JSON object with a "type", got {type(data).__name__}'
         )
     kind = data.get("type")
-    table = _fields(hand_size)
+    table = _fields(hand_size, piles)
     if not isinstance(kind, str) or kind not in table:
         raise ProtocolError(
             INVALID, f"unknown message type {_show(kind)}; expected one of {', '.join(table)}"
@@ -265,7 +272,7 @@ def error_message(code: str, message: str, about: str | None = None) -> dict[str
 
 
 def hide_hand(snapshot: dict[str, Any], seat: int) -> dict[str, Any]:
-    """The snapshot as the player at ``seat`` sees it: the opponent's hidden hand as card backs.
+    """The snapshot as the player at ``seat`` sees it: every opponent's hidden hand as card backs.
 
     In ``japanese`` the layouts are face up, so nothing is hidden. A card in
     flight is public (it is in the air, face up).
@@ -274,8 +281,9 @@ def hide_hand(snapshot: dict[str, Any], seat: int) -> dict[str, Any]:
         return snapshot
     out = dict(snapshot)
     players = [dict(p) for p in snapshot["players"]]
-    other = players[1 - seat]
-    other["hand"] = [None if c is None else "?" for c in other["hand"]]
-    other["hand_visible"] = False
+    for k, other in enumerate(players):
+        if k != seat:
+            other["hand"] = [None if c is None else "?" for c in other["hand"]]
+            other["hand_visible"] = False
     out["players"] = players
     return out

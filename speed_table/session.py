@@ -42,6 +42,7 @@ from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
 from speed_table import protocol
 from speed_table.clock import LegalSince
+from speed_table.party_view import check_seats, table_snapshot
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
 from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
 from speed_table.table_bots import built_bots
@@ -64,10 +65,13 @@ class TableConfig:
     """What a page visit plays: mode, seats, rules, clock, seed, replays."""
 
     mode: str = "play"
-    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``."""
-    agents: tuple[str, str] = ("you", "chain")
-    """Seat specs (``agents.make`` strings); seat 0 is ignored in ``play`` mode."""
+    """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``.
+
+    At a table of three or four (``rules.players``), ``play``: you against ``agents[1:]``."""
+    agents: tuple[str, ...] = ("you", "chain")
+    """Seat specs (``agents.make`` strings), one a seat; seat 0 is ignored in ``play`` mode."""
     rules: Rules = field(default_factory=lambda: make_rules("us"))
+    """The rules; ``rules.players`` is the number of seats (``agents``)."""
     tick_ms: int = 50
     reaction: ReactionProfile = field(default_factory=lambda: make_profile("human"))
     """Profile of a bot whose spec carries no ``@reaction``."""
@@ -101,8 +105,7 @@ class TableConfig:
                 f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
                 f"got {self.countdown_ms!r}"
             )
-        if len(self.agents) != 2:
-            raise ValueError(f"agents needs two seat specs, got {self.agents!r}")
+        check_seats(self.agents, self.rules.players, self.mode, self.record_dir)
         if self.record_dir is not None and self.mode != "play":
             raise ValueError("records are of a person's play: --record is for speed play")
         check_recordable(self.think, self.record_dir)
@@ -146,7 +149,8 @@ class GameSession:
         self.game = -1
         self.env: Any = None
         self.obs: dict[str, Any] = {}
-        self.profiles: list[ReactionProfile] = [fixed(HUMAN_LATENCY_MS), fixed(HUMAN_LATENCY_MS)]
+        self.players = cfg.rules.players  # seats, and centre piles (one a seat)
+        self.profiles: list[ReactionProfile] = [fixed(HUMAN_LATENCY_MS)] * self.players
         self.seats: list[str] = []
         self.frames: list[str] = []
         """This game's replay frames so far, as JSON lines (none kept when replays are off or
@@ -159,7 +163,7 @@ class GameSession:
         self.next_tick_at = math.inf
         self.speed = 1.0
         self.paused = False
-        self.n_plays = 2 * cfg.rules.n_ranks
+        self.n_plays = self.players * cfg.rules.n_ranks
         self.legal = LegalSince(self.n_plays)
         self.latencies: list[float] = []  # the whole visit, for the profile
         self.game_latencies: list[float] = []
@@ -221,7 +225,7 @@ class GameSession:
 
     def _seat_names(self, profiles: list[ReactionProfile]) -> list[str]:
         names = []
-        for seat in range(2):
+        for seat in range(self.players):
             if seat == self.cfg.human_seat:
                 names.append("you")
             else:
@@ -248,11 +252,14 @@ class GameSession:
                     f"have {n}",
                     "start",
                 )
-            profiles[1] = you
+            for seat in self.bots:  # every bot at the table plays at your speed
+                profiles[seat] = you
         elif self.cfg.mode == "play":
-            profiles[1] = self.bots[1].reaction
-        if self.cfg.mode == "play":  # the bot's thinking on its profile (a mirror's: yours)
-            profiles[1] = self.thinking.profile(1, profiles[1])
+            for seat, bot in self.bots.items():
+                profiles[seat] = bot.reaction
+        if self.cfg.mode == "play":  # each bot's thinking on its profile (a mirror's: yours)
+            for seat in self.bots:
+                profiles[seat] = self.thinking.profile(seat, profiles[seat])
         self.profiles = profiles
         self.game += 1
         self.seats = self._seat_names(profiles)
@@ -306,18 +313,20 @@ class GameSession:
             raise ProtocolError(
                 OUT_OF_TURN, "you already played this tick: wait for that card to land", "play"
             )
-        snap = self.env.snapshot()
+        snap = table_snapshot(self.env)
         me = snap["players"][seat]
         if me["in_flight"] is not None:
             raise ProtocolError(OUT_OF_TURN, "your last card is still in flight", "play")
         if snap["phase"] == "stuck" and not self._mask()[1:].any():
             flip = snap.get("flip_ms")
             when = "" if flip is None else f" in {max(0, flip - snap['clock_ms']) / 1000:.1f} s"
-            raise ProtocolError(OUT_OF_TURN, f"nobody can play: both piles flip{when}", "play")
+            piles = "both piles flip" if self.players == 2 else "every pile flips"
+            raise ProtocolError(OUT_OF_TURN, f"nobody can play: {piles}{when}", "play")
         card = me["hand"][slot] if slot < len(me["hand"]) else None
         if card is None:
             raise ProtocolError(ILLEGAL, f"slot {slot + 1} is empty", "play")
-        action = 1 + 2 * _rank_index(card) + pile  # 0 is wait; then two piles per rank
+        # 0 is wait; then a pile per seat per rank (your seat, 0, counts the piles as they are)
+        action = 1 + self.players * _rank_index(card) + pile
         if not self._mask()[action]:
             top = snap["centre"][pile]["top"]
             raise ProtocolError(ILLEGAL, f"{card} does not go on pile {pile} (top {top})", "play")
@@ -362,7 +371,7 @@ class GameSession:
             return []
         actions: dict[str, int] = {}
         self.thinking.new_tick()
-        for seat, agent in enumerate(("player_0", "player_1")):
+        for seat, agent in enumerate(self.env.possible_agents):
             if seat in self.bots:
                 lat = self.env.games.lat[0, seat]  # measured: moved by each decision's time
                 actions[agent] = self.thinking.act(seat, self.obs[agent], lat, self.profiles[seat])
@@ -394,7 +403,7 @@ class GameSession:
     # ------------------------------------------------------------------ output
     def _frame(self) -> dict[str, Any]:
         """A replay frame; the deal's names the thinking plan, a tick's the charge of its plays."""
-        frame = {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
+        frame = {"game": self.game, "seats": list(self.seats), "snapshot": table_snapshot(self.env)}
         return frame | self.thinking.frame(first=self.n_frames == 1)
 
     def _record(self) -> None:
@@ -412,7 +421,7 @@ class GameSession:
         self.frames.append(line)
 
     def _state_message(self) -> dict[str, Any]:
-        snap = self.env.snapshot()
+        snap = table_snapshot(self.env)
         if self.cfg.human_seat is not None and snap["phase"] != "over":  # the end shows all
             snap = protocol.hide_hand(snap, self.cfg.human_seat)
         return {
@@ -430,8 +439,8 @@ class GameSession:
         A page that only connects, starts and leaves (or lets the bot win alone)
         writes nothing, so dropped connections cannot fill the disk.
         """
-        players = self.env.snapshot()["players"]
-        seats = range(2) if self.cfg.human_seat is None else [self.cfg.human_seat]
+        players = table_snapshot(self.env)["players"]
+        seats = range(self.players) if self.cfg.human_seat is None else [self.cfg.human_seat]
         return any(players[seat]["played"] > 0 for seat in seats)
 
     def _save(self) -> tuple[str | None, str | None]:
@@ -449,7 +458,7 @@ class GameSession:
     def _finish(self) -> dict[str, Any]:
         self.state = "over"
         self.next_tick_at = math.inf
-        snap = self.env.snapshot()
+        snap = table_snapshot(self.env)
         path, problem = self._save()
         self.frames = []
         winner = snap["winner"]
@@ -457,15 +466,7 @@ class GameSession:
         you = None
         if self.cfg.human_seat is not None:
             me = f"player_{self.cfg.human_seat}"
-            you = (
-                "none"
-                if winner is None
-                else "draw"
-                if winner == "draw"
-                else "win"
-                if winner == me
-                else "loss"
-            )
+            you = {None: "none", "draw": "draw", me: "win"}.get(winner, "loss")
         mirror = latency_fit.mirror_profile(self.latencies, self.cfg.tick_ms)
         return {
             "type": "result",

@@ -27,7 +27,7 @@ def built_bots(cfg: Any) -> tuple[dict[int, Any], dict[int, dict[str, str]]]:
 
     The files are what a play record keeps of its opponent (provenance, never opened again).
     """
-    seats = [1] if cfg.mode == "play" else [0, 1]
+    seats = list(range(1 if cfg.mode == "play" else 0, len(cfg.agents)))  # play: seat 0 is yours
     bots: dict[int, Any] = {}
     files: dict[int, dict[str, str]] = {}
     for seat in seats:

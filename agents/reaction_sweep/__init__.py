@@ -52,6 +52,8 @@ a sweep too):
 - :mod:`~agents.reaction_sweep.work`: the settings and the work (``SweepSettings.points``,
   ``plan_chunks``), a point's games (``PointResult``).
 - :mod:`~agents.reaction_sweep.sweep`: ``run_sweep``, every point's chunks in one pool of jobs.
+- :mod:`~agents.reaction_sweep.crowd`: a point at a table of three or four (``rules.players``):
+  the agent in each seat in turn against the opponent in every other seat.
 - :mod:`~agents.reaction_sweep.fit`: the statistics, ``fit_logistic`` and ``bootstrap_fit``.
 - :mod:`~agents.reaction_sweep.summary`: ``summarise``, the points as ``reaction.json``'s
   summary: counts and the fit.
@@ -60,6 +62,11 @@ a sweep too):
 - :mod:`~agents.reaction_sweep.plots`: ``curve_png`` and ``grid_png`` (matplotlib is imported
   only inside them).
 - :mod:`~agents.reaction_sweep.files`: the output folder, ``write_outputs`` and ``load``.
+
+At a table of three or four (``--players``, Party Speed) the agent plays against ``n - 1``
+copies of its opponent, each deal once with the agent in each seat (seat rotation), a draw
+counting ``1/n``; the break-even is read where the agent wins its fair share ``1/n``, and the
+ms per ten points from that share to ten points above it.
 
 Every public name is importable from the package (``from agents import reaction_sweep as
 rs``); ``speed experiment reaction`` runs a sweep from the command line.

@@ -21,6 +21,19 @@ LN_1_5 = math.log(1.5)
 """logit(0.6) - logit(0.5): the log-odds of ten points of win rate above even."""
 
 
+def logit(share: float) -> float:
+    """``log(share / (1 - share))``: 0 at an even share (two players' break-even)."""
+    return 0.0 if share == 0.5 else math.log(share / (1.0 - share))
+
+
+def ten_points(share: float) -> float:
+    """The log-odds from ``share`` to ten points above it: ``LN_1_5`` from an even share.
+
+    At a table of ``n`` the fair share is ``1/n``: 25% to 35% for four players.
+    """
+    return LN_1_5 if share == 0.5 else logit(share + 0.1) - logit(share)
+
+
 @dataclass(frozen=True)
 class LogisticFit:
     """``P(win) = 1 / (1 + exp(-(intercept + slope * d)))``, ``d`` the latency difference in ms."""
@@ -33,6 +46,8 @@ class LogisticFit:
     deviance: float
     """Twice the log-likelihood gap to the saturated model; about ``dof`` when the curve fits."""
     dof: int
+    share: float = 0.5
+    """The fair share the break-even is read at: ``1/n`` at a table of ``n`` (two: even)."""
 
     def win_rate(self, diff: np.ndarray | float) -> np.ndarray:
         """The fitted win rate at latency difference(s) ``diff`` (ms)."""
@@ -42,13 +57,20 @@ class LogisticFit:
 
     @property
     def break_even_ms(self) -> float:
-        """The latency difference (agent - opponent, ms) at which the agent wins half its games."""
-        return -self.intercept / self.slope if self.slope != 0 else math.nan
+        """The latency difference (agent - opponent, ms) at which the agent wins its fair share:
+        half its games against one opponent, ``1/n`` of them at a table of ``n``."""
+        if self.slope == 0:
+            return math.nan
+        offset = logit(self.share)
+        return (
+            -self.intercept / self.slope if offset == 0 else (offset - self.intercept) / self.slope
+        )
 
     @property
     def ms_per_ten_points(self) -> float:
-        """The latency change that moves the win rate from 50% to 60% on the fitted curve."""
-        return LN_1_5 / abs(self.slope) if self.slope != 0 else math.inf
+        """The latency change that moves the win rate from its fair share to ten points above it
+        on the fitted curve (50% to 60% against one opponent)."""
+        return ten_points(self.share) / abs(self.slope) if self.slope != 0 else math.inf
 
     @property
     def fit_p_value(self) -> float:
@@ -134,11 +156,13 @@ def fit_logistic(
     games: Sequence[float] | np.ndarray,
     score: Sequence[float] | np.ndarray,
     max_iter: int = 100,
+    share: float = 0.5,
 ) -> LogisticFit:
     """Maximum-likelihood logistic fit of win rate against latency difference.
 
     ``diff[i]`` is point ``i``'s latency difference (ms), ``games[i]`` its
-    games and ``score[i]`` its wins plus half its draws. ``converged`` is
+    games and ``score[i]`` its wins plus its share of its draws (half against one opponent).
+    ``share`` is the fair share its break-even is read at. ``converged`` is
     false when the data separate perfectly (every game on one side of some
     difference won, every game on the other lost), where no finite maximum
     exists.
@@ -160,19 +184,27 @@ def fit_logistic(
         float(ll[0]),
         max(0.0, deviance),
         len(d) - 2,
+        share,
     )
 
 
-def deal_scores(outcomes: np.ndarray) -> np.ndarray:
-    """Per deal, the agent's points from both seatings (win 1, draw 0.5).
+def deal_scores(outcomes: np.ndarray, seats: int = 2) -> np.ndarray:
+    """Per deal, the agent's points from all its seatings (win 1, draw ``1/seats``, loss 0).
 
-    ``outcomes`` are in deal-then-seating order.
+    ``outcomes`` are in deal-then-seating order, ``seats`` games a deal (two players: both
+    seatings; a table of ``n``: the agent in each of its ``n`` seats).
     """
     o = np.asarray(outcomes, dtype=np.float64)
-    per_game = (o + 1.0) / 2.0
-    if o.size % 2:  # a lone game (odd count) is its own deal
-        return np.concatenate([per_game[:-1].reshape(-1, 2).sum(axis=1), per_game[-1:]])
-    return per_game.reshape(-1, 2).sum(axis=1)
+    # Two players: (o + 1) / 2 is exactly 1, 0.5, 0, the same numbers as the table's formula.
+    per_game = (
+        (o + 1.0) / 2.0 if seats == 2 else np.where(o > 0, 1.0, np.where(o == 0, 1 / seats, 0.0))
+    )
+    whole = o.size - o.size % seats
+    if whole < o.size:  # a last, short deal (a count not a multiple of seats) is its own deal
+        return np.concatenate(
+            [per_game[:whole].reshape(-1, seats).sum(axis=1), [per_game[whole:].sum()]]
+        )
+    return per_game.reshape(-1, seats).sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -195,11 +227,13 @@ def bootstrap_fit(
     outcomes: Sequence[np.ndarray],
     samples: int = 1000,
     seed: int = 0,
+    seats: int = 2,
 ) -> Bootstrap:
     """Bootstrap intervals of the break-even difference, ms per ten points and slope.
 
     ``outcomes[i]`` holds point ``i``'s games (+1/0/-1, deal order then
-    seating). A resample draws deals with replacement; when every point has
+    seating; ``seats`` games a deal, the break-even read at the fair share ``1/seats``). A
+    resample draws deals with replacement; when every point has
     the same number of deals (a sweep plays the same deals at every point)
     the same draw serves every point, keeping the correlation the shared
     deals create.
@@ -207,11 +241,11 @@ def bootstrap_fit(
     if samples < 1:
         raise ValueError(f"bootstrap samples must be at least 1, got {samples}")
     d = np.asarray(diff, dtype=np.float64)
-    per_deal = [deal_scores(o) for o in outcomes]
+    per_deal = [deal_scores(o, seats) for o in outcomes]
     games = np.array([len(o) for o in outcomes], dtype=np.float64)
     sizes = {len(s) for s in per_deal}
     # A lone game (an odd count) would make deal i a different deal at different points.
-    joint = len(sizes) == 1 and all(len(o) % 2 == 0 for o in outcomes)
+    joint = len(sizes) == 1 and all(len(o) % seats == 0 for o in outcomes)
     rng = np.random.default_rng(seed)
     if joint:
         deals = sizes.pop()
@@ -236,9 +270,10 @@ def bootstrap_fit(
         return (float(lo), float(hi))
 
     sl = slope[used]
+    offset = logit(1 / seats)
     return Bootstrap(
-        interval(-intercept[used] / sl),
-        interval(LN_1_5 / np.abs(sl)),
+        interval(-intercept[used] / sl if offset == 0 else (offset - intercept[used]) / sl),
+        interval(ten_points(1 / seats) / np.abs(sl)),
         interval(sl),
         int(used.sum()),
         int(samples - used.sum()),

@@ -27,6 +27,8 @@ def curve_png(
     bootstrap interval.
     """
     labels = list(labels) if labels is not None else [sweep_label(d) for d in docs]
+    # A table of n seats breaks even at its fair share, 1/n; two players at half.
+    shares = {1 / d["settings"].get("players", 2) for d in docs}
     fig, ax = plotting.figure(7, 4.5)
     lo_x, hi_x = math.inf, -math.inf
     for i, (doc, label) in enumerate(zip(docs, labels, strict=True)):
@@ -56,7 +58,7 @@ def curve_png(
                 xerr = [[be - ci[0]], [ci[1] - be]] if ci and all(map(math.isfinite, ci)) else None
                 ax.errorbar(
                     [be],
-                    [0.5],
+                    [1 / doc["settings"].get("players", 2)],
                     xerr=xerr,
                     fmt="D",
                     color=colour,
@@ -64,12 +66,19 @@ def curve_png(
                     capsize=4,
                     markeredgecolor="black",
                 )
-    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    for share in sorted(shares):
+        ax.axhline(share, color="grey", linewidth=0.8, linestyle=":")
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_ylim(0, 1)
     ax.set_xlabel("median latency difference, agent − opponent (ms; > 0: the agent is slower)")
-    ax.set_ylabel("agent's win rate (draws count half)")
-    ax.set_title(title or "win rate against reaction latency (paired deals, Wilson 95% bands)")
+    if shares == {0.5}:
+        ax.set_ylabel("agent's win rate (draws count half)")
+        ax.set_title(title or "win rate against reaction latency (paired deals, Wilson 95% bands)")
+    else:  # a table of three or four: the break-even marker sits at the fair share
+        ax.set_ylabel("agent's win share (a draw shared out; dotted: fair share)")
+        ax.set_title(
+            title or "win share against reaction latency (seats rotated, Wilson 95% bands)"
+        )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     return plotting.png_bytes(fig)

@@ -62,12 +62,21 @@ def headline(doc: dict[str, Any]) -> str:
         return f" [95% CI {lo:.1f}, {hi:.1f}]"
 
     be = fit["break_even_ms"]
+    side = "slower" if be >= 0 else "faster"
+    if "fair_share" in fit:  # a table of three or four: the fair share, against the field
+        share = 100 * fit["fair_share"]
+        fair = (
+            f"the agent wins its fair share, {share:.0f}% of its games, when {abs(be):.1f} ms "
+            f"{side} than each of the others"
+        )
+        ten = f"10 points of win share above {share:.0f}%"
+    else:
+        fair = f"the agent wins half its games when {abs(be):.1f} ms {side} than its opponent"
+        ten = "10 points of win rate"
     text = (
-        f"{sweep_label(doc)}: break-even at {be:+.1f} ms{ci('break_even_ci')} "
-        f"(the agent wins half its games when {abs(be):.1f} ms {'slower' if be >= 0 else 'faster'} "
-        f"than its opponent); {fit['ms_per_ten_points']:.1f} ms{ci('ms_per_ten_points_ci')} "
-        f"of reaction = 10 points of win rate; at equal latency it wins "
-        f"{100 * fit['win_rate_at_equal_latency']:.1f}%"
+        f"{sweep_label(doc)}: break-even at {be:+.1f} ms{ci('break_even_ci')} ({fair}); "
+        f"{fit['ms_per_ten_points']:.1f} ms{ci('ms_per_ten_points_ci')} of reaction = {ten}; "
+        f"at equal latency it wins {100 * fit['win_rate_at_equal_latency']:.1f}%"
     )
     if "break_even_latency_ms" in fit:
         text += f"; break-even latency {fit['break_even_latency_ms']:.1f} ms"
@@ -91,6 +100,13 @@ def table(doc: dict[str, Any]) -> str:
         f"{'agent median ms':>15} {'opponent median ms':>18} {'games':>6} {'wins':>6} "
         f"{'losses':>6} {'draws':>5} {'win %':>6}  95% CI"
     ]
+    players = doc["settings"].get("players", 2)
+    if players > 2:  # say what the win % is measured against
+        lines.insert(
+            0,
+            f"a table of {players}: the agent in each seat in turn, {players - 1} opponents at "
+            f"their latency; its fair share is {100 / players:.0f}%",
+        )
     for r in doc["points"]:
         lines.append(
             f"{r['latency_ms']:>15g} {r['opponent_latency_ms']:>18g} {r['games']:>6} "
@@ -106,6 +122,9 @@ def sweep_label(doc: dict[str, Any]) -> str:
     s = doc["settings"]
     opp = s["opponent_latencies"]
     opp_text = f"@{opp[0]}" if len(opp) == 1 else "@grid"
+    players = s.get("players", 2)
+    if players > 2:
+        opp_text += f" x{players - 1}"
     agent = f"{s['agent']} ({s['jitter']}-shaped)" if s.get("jitter") else s["agent"]
     fixed = (
         all(make_profile(v).is_fixed for v in s["opponent_latencies"])

@@ -33,9 +33,12 @@ def summarise(
         lat: latency_axis_ms(lat, settings.jitter, settings.jitter_at) for lat in settings.latencies
     }
     opp_axis = {lat: latency_axis_ms(lat) for lat in settings.opponent_latencies}
+    n = settings.players
+    # The field is n - 1 copies of the opponent: a row names one, the settings say how many.
+    field = "" if n == 2 else f" x{n - 1}"
     rows: list[dict[str, Any]] = []
     for r in results:
-        score = r.wins + r.draws / 2
+        score = r.wins + r.draws / n  # a draw shares the game out: half of it against one
         lo, hi = wilson_interval(score, r.games)
         rows.append(
             {
@@ -49,7 +52,7 @@ def summarise(
                 "ci_low": lo,
                 "ci_high": hi,
                 "agent": settings.agent_label(r.latency),
-                "opponent": f"{settings.opponent}@{r.opponent_latency}",
+                "opponent": f"{settings.opponent}@{r.opponent_latency}{field}",
             }
         )
     doc: dict[str, Any] = {
@@ -63,7 +66,12 @@ def summarise(
     if len(np.unique(diffs)) < 2:
         doc["fit_note"] = "no fit: it needs at least two different latency differences"
         return doc
-    fit = fit_logistic(diffs, [r.games for r in results], [r.wins + r.draws / 2 for r in results])
+    fit = fit_logistic(
+        diffs,
+        [r.games for r in results],
+        [r.wins + r.draws / n for r in results],
+        share=settings.fair_share,
+    )
     out: dict[str, Any] = {
         "model": "P(win) = 1 / (1 + exp(-(intercept + slope * d))), "
         "d = latency_ms - opponent_latency_ms",
@@ -78,9 +86,11 @@ def summarise(
         "break_even_ms": fit.break_even_ms,
         "ms_per_ten_points": fit.ms_per_ten_points,
     }
+    if n > 2:  # where the break-even and the ten points are read: the fair share, not half
+        out["fair_share"] = settings.fair_share
     if bootstrap > 0:
         boot = bootstrap_fit(  # the sweep's own seed: the same intervals on every rerun
-            diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed
+            diffs, [r.outcomes for r in results], samples=bootstrap, seed=settings.seed, seats=n
         )
         out |= {
             "break_even_ci": list(boot.break_even_ms),

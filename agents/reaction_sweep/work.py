@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.reaction_sweep.crowd import TableSettings
 from agents.think.plan import ThinkPlan
 from agents.tournament import realtime
 from speed_env.reaction import PROFILE_PREFIX, ReactionProfile, make_profile
@@ -133,8 +134,10 @@ class SweepSettings:
     opponent_latencies: tuple[str, ...] = ("250",)
     """The opponent's latencies; more than one makes a grid (every pair is played)."""
     games: int = 2000
-    """Games per point: ``games / 2`` deals, each played with both seatings."""
+    """Games per point: ``games / 2`` deals, each played with both seatings; at a table of
+    ``rules.players`` (3 or 4), ``games / players`` deals, each with the agent in every seat."""
     rules: Rules = field(default_factory=Rules)
+    """The rules; ``rules.players`` seats the agent against that many less one opponents."""
     tick_ms: int = 50
     seed: int = 0
     """Seed of the deals; the same deals at every point."""
@@ -168,10 +171,26 @@ class SweepSettings:
                 )
         if not self.latencies or not self.opponent_latencies:
             raise SweepError("a sweep needs at least one agent latency and one opponent latency")
-        if self.games < 2:
+        if self.games < self.players:
             raise SweepError(
-                f"games per point must be at least 2 (each deal is played twice), got {self.games}"
+                f"games per point must be at least {self.players} (each deal is played "
+                f"{'twice' if self.players == 2 else f'{self.players} times'}), got {self.games}"
             )
+
+    @property
+    def players(self) -> int:
+        """Seats at each table: the agent and ``players - 1`` opponents (the field)."""
+        return self.rules.players
+
+    @property
+    def fair_share(self) -> float:
+        """The win share of a seat no better than the others: ``1 / players``."""
+        return 1.0 / self.players
+
+    @property
+    def games_per_point(self) -> int:
+        """Games played per point: whole deals, each once per seat of the agent."""
+        return self.players * max(1, self.games // self.players)
 
     @property
     def is_grid(self) -> bool:
@@ -209,6 +228,24 @@ class SweepSettings:
             think=self._seated_think(seats),
         )
 
+    def table_settings(self, point: tuple[str, str]) -> TableSettings:
+        """The table of three or four that plays one point: the agent, the opponent in the rest.
+
+        Seated as :meth:`tournament_settings` seats the two-player point (the same specs, the
+        same jitter shape, the same thinking charged).
+        """
+        ts = self.tournament_settings(point)
+        return TableSettings(
+            agent=ts.agents[0],
+            opponent=ts.agents[1],
+            games=self.games,
+            rules=self.rules,
+            reaction=ts.reaction,
+            tick_ms=self.tick_ms,
+            seed=self.seed,
+            think=ts.think,
+        )
+
     def _seated_think(self, seats: tuple[str, str]) -> ThinkPlan | None:
         """The plan with each bare spec's cost under the spec it is seated as at a point."""
         if self.think is None or not self.think.costs:
@@ -225,7 +262,7 @@ class SweepSettings:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
-        return {
+        doc = {
             "agent": self.agent,
             "opponent": self.opponent,
             "latencies": list(self.latencies),
@@ -241,7 +278,20 @@ class SweepSettings:
             "jitter_at": self.jitter_at if self.jitter else None,
             "latency_axis": "medians: fixed latencies at their value, jittered profiles at their "
             "median",
-        } | ({} if self.think is None else {"think": self.think.to_dict()})
+        } | self._crowd_dict()
+        return doc | ({} if self.think is None else {"think": self.think.to_dict()})
+
+    def _crowd_dict(self) -> dict[str, Any]:
+        """The keys a table of three or four adds to :meth:`to_dict` (two players: none)."""
+        if self.players == 2:
+            return {}
+        return {
+            "games_per_point": self.games_per_point,
+            "players": self.players,
+            "fair_share": self.fair_share,
+            "field": f"{self.opponent} in each of the other {self.players - 1} seats",
+            "seat_rotation": True,
+        }
 
 
 # ------------------------------------------------------------------ results
@@ -275,8 +325,9 @@ class PointResult:
         return int((self.outcomes == 0).sum())
 
 
-def plan_chunks(settings: realtime.Settings) -> list[realtime.Chunk]:
-    """The chunks of a point's two-agent tournament (``CHUNK_DEALS`` deals each), in deal order."""
+def plan_chunks(settings: realtime.Settings | TableSettings) -> list[realtime.Chunk]:
+    """The chunks of a point (``CHUNK_DEALS`` deals each), in deal order: its two-agent
+    tournament's, or its table of three or four's."""
     return [
         # Line-up 0: a point's tournament is one pairing.
         realtime.Chunk(i, 0, start, min(CHUNK_DEALS, settings.deals - start))

@@ -31,13 +31,15 @@
       return el;
     }
     el.dataset.card = token;
-    if (token === "RJ" || token === "BJ") {
-      el.classList.add(token === "RJ" ? "red" : "black", "joker");
+    // A second deck's card (Party Speed's two decks) is marked with a prime: 7S' is a 7♠ too.
+    const face = token.endsWith("'") ? token.slice(0, -1) : token;
+    if (face === "RJ" || face === "BJ") {
+      el.classList.add(face === "RJ" ? "red" : "black", "joker");
       el.innerHTML = '<span class="rank">★</span><span class="suit">JK</span>';
       return el;
     }
-    const suit = token.slice(-1);
-    const rank = token.slice(0, -1);
+    const suit = face.slice(-1);
+    const rank = face.slice(0, -1);
     el.classList.add(suit === "H" || suit === "D" ? "red" : "black");
     el.innerHTML = `<span class="rank">${rank}</span><span class="suit">${SUITS[suit] || suit}</span>`;
     if (opts && opts.small) el.classList.add("small");
@@ -58,8 +60,33 @@
   }
 
   function seatBox(seat) {
-    // You (or player_0 when watching) sit at the bottom, as in speed_env.render.modes.
-    return seat === mySeat() ? $("#seat-bottom") : $("#seat-top");
+    // You (or player_0 when watching) sit at the bottom, as in speed_env.render.modes; at a
+    // table of three or four the next seat takes the top and the others the boxes made for them.
+    if (seat === mySeat()) return $("#seat-bottom");
+    return seat <= 1 ? $("#seat-top") : $(`#seat-${seat}`);
+  }
+
+  // Pile keys: A/← and L/→ for the two piles of a duel; D and J for a third and fourth pile.
+  const PILE_KEYS = ["a", "l", "d", "j"];
+
+  function seatTable(n) {
+    // A table of three or four (the welcome's seats): a box for each other seat past the first,
+    // a centre pile and a side pile for each seat past the second. Two seats add nothing.
+    for (let k = 2; k < n; k++) {
+      if ($(`#pile-${k}`)) continue;
+      const seat = $("#seat-top").cloneNode(true);
+      seat.id = `seat-${k}`;
+      $("#table").insertBefore(seat, $("#centre"));
+      const pile = $("#pile-1").cloneNode(true);
+      pile.id = `pile-${k}`;
+      pile.dataset.pile = String(k);
+      $(".pile-label", pile).innerHTML = `<kbd>${PILE_KEYS[k].toUpperCase()}</kbd> <span class="size"></span>`;
+      pile.addEventListener("click", () => playOn(k));
+      const side = $("#side-1").cloneNode(false);
+      side.id = `side-${k}`;
+      side.title = `side pile beside pile ${k + 1}`;
+      $("#centre").append(pile, side);
+    }
   }
 
   function fmtClock(ms) {
@@ -125,7 +152,7 @@
       if (!japanese) $(`#side-${seat}`).replaceChildren(stackEl(p.side_pile, "side pile"));
       if (p.in_flight) {
         const pile = p.in_flight.pile === null ? 0 : p.in_flight.pile;
-        const where = seatBox(seat).id === "seat-top" ? "top" : "bottom";
+        const where = seatBox(seat).id === "seat-bottom" ? "bottom" : "top";
         const cards = p.in_flight.cards || [p.in_flight.card];
         const f = document.createElement("div");
         f.className = `flight ${mine ? "mine" : "theirs"} from-${where}`;
@@ -157,7 +184,7 @@
     const w = ui.welcome;
     showPanel(`
       <h1>Speed</h1>
-      <p>You against <b>${esc(w.seats[1])}</b> · rules <b>${esc(w.rules)}</b> · tick ${w.tick_ms} ms</p>
+      <p>You against <b>${w.seats.slice(1).map(esc).join("</b>, <b>")}</b> · rules <b>${esc(w.rules)}</b> · tick ${w.tick_ms} ms</p>
       <p class="small">Get rid of all your cards first: play a card one rank above or below a centre pile's top
         (K–A–2 wrap). Your reaction time is measured on every play.</p>
       ${w.recording ? `<p class="small" id="recording-note"><b>Recording:</b> every game you finish is saved on this
@@ -206,7 +233,7 @@
     const replay = r.replay ? `<p class="small">Replay: <code>${esc(r.replay)}</code></p>` : r.replay_error ? `<p class="small">${esc(r.replay_error)}</p>` : "";
     showPanel(`
       <h1 id="result-headline">${headline}</h1>
-      <p class="small">${fmtClock(s.clock_ms)} · ${esc(r.seats[0])} vs ${esc(r.seats[1])}</p>
+      <p class="small">${fmtClock(s.clock_ms)} · ${r.seats.map(esc).join(" vs ")}</p>
       <table class="stats"><tr><th></th><th>played</th><th>bounced</th><th>cards left</th></tr>${rows}</table>
       ${reaction}${replay}<p>${buttons}</p>`);
     $("#rematch-btn").addEventListener("click", () => start(false));
@@ -219,7 +246,7 @@
     const left = Math.max(0, ui.countdownEnd - performance.now());
     const n = Math.ceil(left / 1000);
     showPanel(`<div class="countdown">${n > 0 ? n : "Go!"}</div>
-      <p>${esc(ui.welcome.seats[0])} vs ${esc(ui.welcome.seats[1])}</p>`);
+      <p>${ui.welcome.seats.map(esc).join(" vs ")}</p>`);
     if (left > 0) setTimeout(countdownTick, 100);
   }
 
@@ -311,6 +338,9 @@
     } else if (lower === "l" || key === "ArrowRight") {
       playOn(1);
       ev.preventDefault();
+    } else if (PILE_KEYS.indexOf(lower) >= 2 && PILE_KEYS.indexOf(lower) < w.seats.length) {
+      playOn(PILE_KEYS.indexOf(lower));
+      ev.preventDefault();
     } else if (key === "Escape") {
       ui.selected = null;
       draw();
@@ -328,7 +358,8 @@
         ui.welcome = msg;
         ui.status = "idle";
         ui.paused = msg.paused;
-        $("#matchup").textContent = `${msg.seats[0]} vs ${msg.seats[1]} · ${msg.rules}`;
+        seatTable(msg.seats.length);
+        $("#matchup").textContent = `${msg.seats.join(" vs ")} · ${msg.rules}`;
         document.body.classList.toggle("watch", msg.mode === "watch");
         $("#watch-controls").hidden = msg.mode !== "watch";
         $("#recording").hidden = !msg.recording;
@@ -340,7 +371,7 @@
       case "countdown":
         ui.status = "countdown";
         ui.welcome.seats = msg.seats;
-        $("#matchup").textContent = `${msg.seats[0]} vs ${msg.seats[1]} · ${ui.welcome.rules}`;
+        $("#matchup").textContent = `${msg.seats.join(" vs ")} · ${ui.welcome.rules}`;
         ui.countdownEnd = performance.now() + msg.ms;
         ui.selected = null;
         countdownTick();
