@@ -40,7 +40,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from train.common.budget import Budget, describe, plan
+from train.common.budget import Budget, budget_line, describe, plan
 from train.common.curves import Panel, append_eval, last_rows, plot_curves
 from train.common.run_folder import RunFolder
 from train.common.settings import RunSettings
@@ -225,8 +225,11 @@ class Run:
         self.budget = plan(int(cfg.timesteps or 0), cfg.eval_every, cfg.n_steps, cfg.n_envs, start)
         self.state["budget"] = self.budget.record()
         self.bar = Progress(self.budget.timesteps_used, cfg.progress, start=start)
-        if self.folder.default_budget:
-            self.bar.print(f"no --timesteps given: training {self.folder.budget_source}")
+        said = budget_line(
+            self.folder.default_budget, self.folder.budget_source, getattr(cfg, "minutes", None)
+        )
+        if said is not None:
+            self.bar.print(said)
         line = describe(self.budget)
         if line is not None:
             self.bar.print(line)
