@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from train.common.budget import budget_line
-
 pytest.importorskip("sb3_contrib")
 
 DEFAULT = "the default budget (2,000,000)"
 
 
 def test_minutes_are_said_as_the_budget_and_the_default_as_its_cap():
+    from train.common.budget import budget_line
+
     said = budget_line(True, DEFAULT, 1.5)
     assert said is not None and said.startswith("training for 1.5 minute(s)")
     assert "at most the default budget (2,000,000) timesteps" in said
