@@ -100,7 +100,8 @@ run: $(CORE_STAMP)  ## the main job: a short tournament of the bundled bots (no 
 # The evaluation's shipped data (docs/evaluate.md): the reference pool's results (the rating
 # anchors), the bundled agents' report cards, their leaderboards, and the small card a test
 # re-makes. Long (the search opponents dominate): run it after any change to the protocol, the
-# bundled models or the games, then commit agents/cards/.
+# bundled models or the games, then commit agents/cards/. The real-time cards here are protocol
+# 1's, named so: speed evaluate's default is protocol 2, whose cards (cards-p2) charge thinking.
 CARD_AGENTS := random greedy chain search trained selfplay
 VINTAGE_CARD_AGENTS := vintage-random vintage-greedy vintage-tactician vintage-search vintage-expert
 CARDS := agents/cards
@@ -108,10 +109,11 @@ CARDS := agents/cards
 cards: setup  ## the rating anchors, the bundled agents' report cards and leaderboards
 	$(BIN)/python -m agents.evaluate.make_anchors --game realtime
 	$(BIN)/python -m agents.evaluate.make_anchors --game vintage
-	for a in $(CARD_AGENTS); do $(BIN)/speed evaluate $$a --out $(CARDS)/realtime/$$a || exit 1; done
+	for a in $(CARD_AGENTS); do \
+		$(BIN)/speed evaluate $$a --protocol 1 --out $(CARDS)/realtime/$$a || exit 1; done
 	for a in $(VINTAGE_CARD_AGENTS); do \
 		$(BIN)/speed evaluate $$a --game vintage --out $(CARDS)/vintage/$$a || exit 1; done
-	$(BIN)/speed evaluate greedy --games 2 --out $(CARDS)/small/greedy
+	$(BIN)/speed evaluate greedy --protocol 1 --games 2 --out $(CARDS)/small/greedy
 	$(BIN)/speed leaderboard $(CARDS)/realtime --out $(CARDS)/leaderboard/realtime
 	$(BIN)/speed leaderboard $(CARDS)/vintage --out $(CARDS)/leaderboard/vintage
 	$(MAKE) cards-p2

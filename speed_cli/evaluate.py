@@ -39,8 +39,8 @@ class EvaluateSettings(BackendFlags, OverwriteFlag, ActTimeoutFlag, PlayersFlag,
     seed: int | None = field(default=None, metadata={"type": DEAL_SEED})
     """seed of the deals (default: the protocol's; another makes a replication)"""
     protocol: int | None = field(default=None, metadata={"type": count(1)})
-    """the evaluation protocol's version (default 1; 2 charges every agent's thinking as
-    latency: docs/thinking-time.md)"""
+    """the evaluation protocol's version (default: the game's newest, real-time Speed's 2, which
+    charges every agent's thinking as latency: docs/thinking-time.md; 1 plays it free)"""
     think_file: str | None = field(default=None, metadata={"metavar": "FILE"})
     """with --protocol 2: charge the agent the cost recorded in FILE (a think.json or a card's
     calibration) instead of timing it, so the card repeats byte for byte"""
@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         think_file=args.think_file,
     )
     settings = run_identity.flag_settings(args, positional=("spec",))
+    # The version played, given or not: --protocol 2 and no flag make one card, one identity.
+    settings["--protocol"] = request.version
     if exploiter is None:  # a card without the line: run.json as before the flag existed
         del settings["--exploit-minutes"]
     del settings["--players"]  # the protocol's tables: run.json as before the flag existed
@@ -194,10 +196,10 @@ def _exploiter(args: argparse.Namespace) -> Any:
 
 
 def protocol_version(args: argparse.Namespace) -> int:
-    """``--protocol``, or the kit's default version; one the kit lacks is refused in a line."""
+    """``--protocol``, or the game's default version; one the kit lacks is refused in a line."""
     from agents.evaluate import protocol
 
-    version = protocol.PROTOCOL_VERSION if args.protocol is None else args.protocol
+    version = protocol.default_version(args.game) if args.protocol is None else args.protocol
     try:
         protocol.protocol(args.game, version)
     except protocol.ProtocolError as exc:

@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from train.common.curves import Panel
 from train.common.settings import RunSettings, check_ppo, recipe_main, specs, weighted
+from train.common.think import check_think
 
 __all__ = [
     "Config",
@@ -83,6 +84,12 @@ class Config(RunSettings):
     reaction: str = "human"
     """Reaction profile of both seats (ms or a preset name); a bot spec's ``@profile`` overrides
     its seat."""
+    think: str | None = None
+    """Charge the opponents' thinking on their seats, in training and evaluations: off (what each
+    declares: @think=MS, search's ms_per_world), declared (one declaring nothing is refused) or
+    calibrated (timed once, kept in OUT/think.json); not measured. The learner pays nothing."""
+    think_file: str | None = None
+    """With think calibrated: charge the costs recorded in this file (a run's think.json)."""
     options: str = ""
     """Rule overrides for training and evaluation, ``KEY=VALUE`` joined by commas
     (``wrap=false,max_game_ms=60000``)."""
@@ -148,6 +155,15 @@ def check_config(cfg: Config) -> None:
     bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
+    check_think(cfg.think or "off", cfg.think_file, met(cfg), parse_rules_options(cfg)[0])
+
+
+def met(cfg: Config) -> list[str]:
+    """Every agent the learner meets, once each: its training opponents, its evaluation bots."""
+    from train.vec_env.pool import SELF_PLAY_BOTS
+
+    bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"] or list(SELF_PLAY_BOTS)
+    return list(dict.fromkeys([*bots, *specs(cfg.eval_opponents)]))
 
 
 def chosen_policy(cfg: Config) -> str:
@@ -193,11 +209,15 @@ PANELS = (
 )
 
 
-def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict[str, Any]]:
-    """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each."""
+def score(
+    model_path: Path, cfg: Config, rules_list: Sequence[Any], think: Any = None
+) -> list[dict[str, Any]]:
+    """The saved policy against each gauntlet bot on paired deals, per rules preset: a row each
+    (``think``: the bots' thinking charged as in training; ``None``: off)."""
     from agents.stats import wilson_interval
     from agents.tournament import realtime
     from speed_env.reaction import make_profile
+    from train.common.think import charging_nothing_to
 
     spec = f"ppo:{model_path}"
     rows: list[dict[str, Any]] = []
@@ -211,6 +231,7 @@ def score(model_path: Path, cfg: Config, rules_list: Sequence[Any]) -> list[dict
             tick_ms=cfg.tick_ms,
             seed=cfg.eval_seed,
             gauntlet=spec,
+            think=charging_nothing_to(think, [spec]),
         )
         results, _ = realtime.run(settings, workers=cfg.eval_workers)
         for k, (_, j) in enumerate(settings.pairings()):
@@ -262,7 +283,12 @@ def report(rows: list[dict[str, Any]]) -> Any:
 def train(cfg: Config) -> dict[str, Any]:
     """Run the recipe (module docstring) in ``cfg.out``; the summary (``out/summary.json``)."""
     from train.common.run import run_recipe
+    from train.common.think import refuse_another_think
 
+    if cfg.resume:  # a thinking named must be the run's own
+        refuse_another_think(cfg, Path(cfg.out))
+    elif cfg.think is None:
+        cfg = replace(cfg, think="off")
     return run_recipe(cfg, check_config, _train)
 
 
@@ -272,19 +298,23 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     import agents
     from agents.model_io.kit_model import as_policy, read_model
     from train import bc
-    from train.common.run import Curves, Run
+    from train.common.run import Curves, Run, throughput
     from train.common.settings import make_model
+    from train.common.think import charge_once
     from train.policy.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.vec_env.env import SpeedVecEnv
+    from train.vec_env.pool import OpponentPool
 
     state = folder.state
 
     # 3. Environment ---------------------------------------------------------------
     rules_list = parse_rules_options(cfg)
+    # The opponents' thinking: one plan for the training pool and for every evaluation.
+    plan, thinking = charge_once(cfg, met(cfg), rules_list[0], folder)
     env = SpeedVecEnv(
         cfg.n_envs,
         rules_list,
-        opponent=cfg.opponent,
+        opponent=OpponentPool.from_spec(cfg.opponent, rules_list, seed=seed, think=plan),
         reaction=cfg.reaction,
         seat=cfg.seat if cfg.seat in ("random", "alternate") else int(cfg.seat),
         tick_ms=cfg.tick_ms,
@@ -308,6 +338,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
             "seed": cfg.seed,
             "init_bc": cfg.init_bc,
             "skip_forced": cfg.skip_forced,
+            "think": thinking,
             "config": asdict(cfg),
         }
         # every rules it trains under: the model plays only those
@@ -326,7 +357,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
         folder,
         curves,
         save=save,
-        score=lambda path: score(path, cfg, rules_list),
+        score=lambda path: score(path, cfg, rules_list, plan),
         report=report,
     )
 
@@ -402,6 +433,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
             stopped,
             throughput=throughput(run, env, env_base, steps - start, wall),
             pool=pool.describe(),
+            think=thinking,
             next=tournament_command(cfg, run.out / "model.json"),
         )
         folder.write_json("pool.json", pool.describe())
@@ -457,38 +489,6 @@ def tournament_command(cfg: Config, model: Path) -> str:
     argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
     argv += ["--games", "400", "--out", str(model.parent / "tournament")]
     return shlex.join(argv)
-
-
-def throughput(
-    run: Any, env: Any, base: tuple[dict[str, float], dict[str, int]], steps: int, wall: float
-) -> dict[str, Any]:
-    """Timesteps/s and how the loop's time splits between env, opponents, policy and updates."""
-    # Only what happened inside the PPO loop (behaviour cloning steps the same env before it).
-    env_t = {k: v - base[0].get(k, 0.0) for k, v in env.timing.items()}
-    counters = {k: v - base[1].get(k, 0) for k, v in env.counters.items()}
-    env_s = env_t["step_wait_s"]
-    t = run.timing
-    split = {
-        "env_engine": env_s - env_t["opponent_s"],
-        "env_opponents": env_t["opponent_s"],
-        "policy_forward_and_sb3": t["rollout_s"] - env_s,
-        "ppo_update": t["update_s"],
-        "evaluation": t["eval_s"],  # the ones inside the loop; the final one comes after it
-        "behaviour_cloning": t["bc_s"],
-    }
-    # The kit's own share of the loop (docs/research/training-throughput.md): everything but
-    # PPO's update and the cloning.
-    kit = sum(split[k] for k in ("env_engine", "env_opponents", "policy_forward_and_sb3"))
-    return {
-        "timesteps": steps,
-        "wall_s": round(wall, 3),
-        "timesteps_per_s": round(steps / max(wall, 1e-9), 1),
-        "ticks_per_s": round(counters["ticks"] / max(wall, 1e-9), 1),
-        "split_s": {k: round(v, 3) for k, v in split.items()},
-        "kit_share": round((kit + split["evaluation"]) / max(wall, 1e-9), 3),
-        "kit_share_without_evaluation": round(kit / max(wall, 1e-9), 3),
-        "env": {**counters, **{k: round(v, 2) for k, v in env_t.items()}},
-    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -64,7 +64,7 @@ class CardRequest:
     act_timeout: float | None = None
     """Seconds an agent may take over one decision; ``None``: no limit."""
     version: int | None = None
-    """The protocol's version; ``None``: the kit's default."""
+    """The protocol's version; ``None``: the game's newest (:func:`protocol.default_version`)."""
     think_file: str | None = None
     """A calibration file whose cost for the agent a protocol that charges thinking charges."""
 
@@ -147,14 +147,14 @@ def play(
         request.games,
         request.seed,
         act_timeout=request.act_timeout,
-        version=protocol.PROTOCOL_VERSION if request.version is None else request.version,
+        version=request.version or protocol.default_version(request.game),
         think_file=request.think_file,
     )
     measured = human(plan) if human is not None else None
     if exploiter is not None:
         exploiter.check(plan)
-    if settings is None:
-        settings = dataclasses.asdict(request)
+    if settings is None:  # the version played, given or not: one card, one identity
+        settings = dataclasses.asdict(dataclasses.replace(request, version=plan.version))
         if exploiter is not None:  # its budget is the card's: another is another card
             settings["exploiter"] = exploiter.identity()
     # The agent's files, and what human measured (it changes when the records do).

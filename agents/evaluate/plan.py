@@ -241,7 +241,7 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             + "; ".join(f"{rs}: {plan.skipped[rs]}" for rs in proto["rule_sets"])
         )
     if "think" in proto:  # every agent's thinking charged, each pairing played free as well
-        thinking.charge(plan, proto)
+        thinking.charge(plan, proto, act_timeout)
     lat = proto["latency"]
     if lat["rule_set"] in plan.skipped or f"{lat['rule_set']}/{lat['opponent']}" in plan.skipped:
         plan.skipped["latency"] = f"the agent does not play {lat['rule_set']} against chain"

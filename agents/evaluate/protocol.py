@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 PROTOCOL_VERSION = 1
-"""The protocol ``speed evaluate`` plays unless told otherwise."""
+"""The first protocol, which every game has: the version the library's functions take when
+none is given (:func:`protocol`, :func:`manifest`, :func:`agents.evaluate.plan.make_plan`).
+``speed evaluate`` plays its game's newest unless told otherwise (:func:`default_version`)."""
 
 REALTIME_1: dict[str, Any] = {
     "game": "realtime",
@@ -195,6 +197,12 @@ def protocol(game: str, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
         games = ", ".join(g.name for g in _CARD_GAMES.values() if version in g.protocols)
         raise ProtocolError(f"no {game!r} game in protocol {version}; games: {games}")
     return _CARD_GAMES[game].protocols[version]
+
+
+def default_version(game: str) -> int:
+    """The protocol ``speed evaluate`` plays for ``game`` unless told otherwise: its newest
+    (real-time Speed's 2, which charges thinking; Vintage Speed's 1). An unknown game: 1."""
+    return max(_CARD_GAMES[game].protocols) if game in _CARD_GAMES else PROTOCOL_VERSION
 
 
 def kit_version() -> str:

@@ -87,16 +87,16 @@ def realtime_2() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the plan
-def charge(plan: Any, proto: dict[str, Any]) -> None:
+def charge(plan: Any, proto: dict[str, Any], act_timeout: float | None = None) -> None:
     """Charge thinking in ``plan``'s pairings, each played again free; ``plan.thinking`` set.
 
     ``plan`` is an :class:`agents.evaluate.plan.Plan` holding protocol 1's pairings (its
     latency sweep not yet added: it stays free). The evaluated agent's cost is found first
-    (:func:`agent_thinking`), before any game.
+    (:func:`agent_thinking`, ``act_timeout`` as in :func:`time_agent`), before any game.
     """
     from agents.think.plan import ThinkPlan
 
-    thinking = agent_thinking(plan, proto)
+    thinking = agent_thinking(plan, proto, act_timeout)
     costs = {**thinking["opponents_ms"], plan.spec: thinking["agent_ms"]}
     think = ThinkPlan("calibrated", tuple(costs.items()))
     charged, free = [], []
@@ -109,7 +109,9 @@ def charge(plan: Any, proto: dict[str, Any]) -> None:
     plan.thinking = thinking
 
 
-def agent_thinking(plan: Any, proto: dict[str, Any]) -> dict[str, Any]:
+def agent_thinking(
+    plan: Any, proto: dict[str, Any], act_timeout: float | None = None
+) -> dict[str, Any]:
     """The card's ``results.thinking``: the evaluated agent's cost, where it comes from, and
     the reference bots' costs (the protocol's)."""
     think = proto["think"]
@@ -137,7 +139,7 @@ def agent_thinking(plan: Any, proto: dict[str, Any]) -> dict[str, Any]:
     elif spec in think["opponents_ms"]:
         out.update(agent_ms=think["opponents_ms"][spec], agent_source="reference pool")
     else:
-        out["calibration"] = calibrate(spec, rules)
+        out["calibration"] = calibrate(spec, rules, act_timeout)
         out.update(
             agent_ms=out["calibration"]["agents"][spec]["think_ms"], agent_source="calibrated"
         )
@@ -177,29 +179,41 @@ def _refuse_declared(spec: str, rules: Any) -> None:
         )
 
 
-def calibrate(spec: str, rules: Any) -> dict[str, Any]:
+def calibrate(spec: str, rules: Any, act_timeout: float | None = None) -> dict[str, Any]:
     """``spec`` timed at batch one on the fixed decision states: a calibration file's record."""
     from agents.think import record
 
-    return record.make_record({spec: time_agent(spec, rules)}, rules)
+    return record.make_record({spec: time_agent(spec, rules, act_timeout)}, rules)
 
 
-def time_agent(spec: str, rules: Any) -> Any:
+def time_agent(spec: str, rules: Any, act_timeout: float | None = None) -> Any:
     """``spec``'s :class:`~agents.think.calibrate.Calibration` on ``rules``' decision states,
-    its cost printed as ``--think calibrated`` prints it."""
+    its cost printed as ``--think calibrated`` prints it.
+
+    ``act_timeout``: the untimed warm-up calls wait at most this long each, so an agent that
+    never answers fails in one line (``--act-timeout``) instead of hanging the card; the timed
+    calls run bare, so the deadline's thread adds nothing to the cost.
+    """
     import sys
 
     from agents.specs.guarded import calling, checked_act
     from agents.specs.realtime import REALTIME
     from agents.think import states
+    from agents.think.calibrate import WARMUP
     from agents.think.calibrate import calibrate as time_act
     from agents.think.plan import ThinkError
 
     with calling(spec, "building it", "calibrating its thinking"):
         policy = REALTIME.make(spec, rules, 0)
 
+    calls = [0]
+
     def act(obs: Any, mask: Any) -> Any:
-        return checked_act(policy, obs, mask, spec=spec, where="calibrating its thinking")
+        calls[0] += 1
+        timeout = act_timeout if calls[0] <= WARMUP else None
+        return checked_act(
+            policy, obs, mask, spec=spec, where="calibrating its thinking", timeout=timeout
+        )
 
     try:
         found = time_act(spec, act, states.decision_states(rules))

@@ -185,6 +185,7 @@
     showPanel(`
       <h1>Speed</h1>
       <p>You against <b>${w.seats.slice(1).map(esc).join("</b>, <b>")}</b> · rules <b>${esc(w.rules)}</b> · tick ${w.tick_ms} ms</p>
+      <p class="small" id="thinking-note">${w.seats.length > 2 ? "The bots'" : "The bot's"} ${esc(thinkingText(w.think))}.</p>
       <p class="small">Get rid of all your cards first: play a card one rank above or below a centre pile's top
         (K–A–2 wrap). Your reaction time is measured on every play.</p>
       ${w.recording ? `<p class="small" id="recording-note"><b>Recording:</b> every game you finish is saved on this
@@ -193,6 +194,17 @@
         <code>--record</code>; a game you leave unfinished is not saved.</p>` : ""}
       <p><button type="button" id="start-btn" class="primary">Start <kbd>Space</kbd></button></p>`);
     $("#start-btn").addEventListener("click", () => start(false));
+  }
+
+  // How the bots' thinking is charged (the welcome's `think`: speed play/watch --think MODE).
+  const THINKING = {
+    off: "thinking off: only what a bot declares",
+    declared: "thinking declared: what each bot declares",
+    calibrated: "thinking calibrated: a constant per bot, timed before play",
+    measured: "thinking measured: each decision's own time (not repeatable)",
+  };
+  function thinkingText(mode) {
+    return THINKING[mode] || `thinking ${mode}`;
   }
 
   function profileText(p) {
@@ -363,6 +375,7 @@
         document.body.classList.toggle("watch", msg.mode === "watch");
         $("#watch-controls").hidden = msg.mode !== "watch";
         $("#recording").hidden = !msg.recording;
+        $("#thinking").textContent = thinkingText(msg.think);
         $("#help").hidden = msg.mode === "watch";
         document.body.dataset.status = "idle";
         if (msg.mode === "watch") start(false);

@@ -16,7 +16,7 @@ from agents.evaluate import plan, protocol
 from agents.tournament.chunk_log import LOG_NAME
 
 VINTAGE = ["evaluate", "vintage-random", "--game", "vintage", "--games", "4", "--workers", "1"]
-REALTIME = ["evaluate", "greedy", "--games", "2", "--workers", "1"]
+REALTIME = ["evaluate", "greedy", "--protocol", "1", "--games", "2", "--workers", "1"]
 
 
 def stop_after(monkeypatch: pytest.MonkeyPatch, k: int) -> None:

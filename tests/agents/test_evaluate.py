@@ -107,7 +107,8 @@ def test_anchored_rating_recovers_an_anchor_from_its_own_results() -> None:
 @pytest.mark.slow
 def test_small_committed_card_is_reproduced_exactly(tmp_path: Path) -> None:
     committed = json.loads((SMALL / "greedy" / "report.json").read_text())
-    code = main(["evaluate", "greedy", "--games", "2", "--out", str(tmp_path / "card")])
+    argv = ["evaluate", "greedy", "--protocol", "1", "--games", "2"]  # the protocol-1 card
+    code = main([*argv, "--out", str(tmp_path / "card")])
     assert code == 0
     made = json.loads((tmp_path / "card" / "report.json").read_text())
     # α-Rank's stationary masses come from an eigensolver: equal to ~1e-15 across machines.

@@ -70,7 +70,7 @@ def _think_file(path: Path, spec: str, ms: float) -> str:
 def test_protocol_2_is_protocol_1_with_the_pools_shipped_costs() -> None:
     one, two = protocol.protocol("realtime", 1), protocol.protocol("realtime", 2)
     assert {k: v for k, v in two.items() if k != "think"} == one
-    assert "think" not in one and protocol.PROTOCOL_VERSION == 1  # the default is unchanged
+    assert "think" not in one and protocol.default_version("realtime") == 2  # speed evaluate's
     shipped = json.loads((CARDS / "think_realtime.json").read_text())
     assert shipped["format"] == record.FORMAT and shipped["machine"]["cores"] >= 1
     assert two["think"]["opponents_ms"] == {
@@ -190,7 +190,7 @@ def test_the_leaderboard_refuses_to_mix_protocols_and_says_why() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["greedy", "--think-file", "x.json"], "protocol 1 of realtime charges no thinking"),
+        (["greedy", "--protocol", "1", "--think-file", "x.json"], "protocol 1 of realtime charges"),
         (["greedy", "--protocol", "9"], "--protocol: no evaluation protocol 9; this kit has 1, 2"),
         (["vintage-greedy", "--game", "vintage", "--protocol", "2"], "no 'vintage' game in"),
         (["greedy@think=5ms", "--protocol", "2"], "declares its own thinking cost (5 ms)"),

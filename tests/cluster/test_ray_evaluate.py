@@ -20,7 +20,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize(
     "argv",
-    [["greedy", "--games", "2"], ["vintage-greedy", "--game", "vintage", "--games", "4"]],
+    [
+        ["greedy", "--protocol", "1", "--games", "2"],
+        ["vintage-greedy", "--game", "vintage", "--games", "4"],
+    ],
     ids=["realtime", "vintage"],
 )
 def test_a_card_is_the_same_on_ray_as_locally(tmp_path, local_cluster, argv):

@@ -36,7 +36,8 @@ def test_reaction_draws_are_seeded_and_follow_the_profile() -> None:
 def test_evaluate_with_human_adds_a_checked_section(person_games, tmp_path) -> None:
     folder, sent = person_games
     out = tmp_path / "card"
-    argv = ["evaluate", "greedy", "--games", "2", "--human", str(folder), "--out", str(out)]
+    argv = ["evaluate", "greedy", "--protocol", "1", "--games", "2", "--human", str(folder)]
+    argv += ["--out", str(out)]
     assert speed_cli.main(argv) == 0
     card = json.loads((out / "report.json").read_text(encoding="utf-8"))
     h = card["human_likeness"]

@@ -39,7 +39,8 @@ def test_cql_on_a_generated_dataset_plays_legal_actions_and_is_carded(tmp_path, 
     monkeypatch.setenv("SPEED_CQL_WEIGHTS", str(tmp_path / "cql" / "q.pt"))
     card = tmp_path / "card"
     spec = f"py:{SCRIPT}:CQLAgent"
-    argv = ["evaluate", spec, "--games", "2", "--workers", "1", "--out", str(card)]
+    argv = ["evaluate", spec, "--protocol", "1", "--games", "2", "--workers", "1"]
+    argv += ["--out", str(card)]
     assert speed_cli.main(argv) == 0
     report = json.loads((card / "report.json").read_text(encoding="utf-8"))
     assert "trained on us rules only" in json.dumps(report["skipped"])  # other rules: refused

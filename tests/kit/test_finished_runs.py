@@ -24,7 +24,7 @@ import speed_cli
 COMMANDS = {
     "tournament": ("tournament --agents greedy,chain --games 2", "--games 4"),
     "vintage tournament": ("tournament --game vintage --players 2 --games 2", "--seed 1"),
-    "evaluate": ("evaluate greedy --games 2 --workers 1", "--seed 1"),
+    "evaluate": ("evaluate greedy --protocol 1 --games 2 --workers 1", "--seed 1"),
     "experiment reaction": (
         "experiment reaction --agent greedy --latencies 150,250 --games 2 --bootstrap 0 "
         "--workers 1",

@@ -129,6 +129,10 @@ def test_play_a_short_game_by_keyboard_in_chromium(server):
             page.goto(url)
             expect(page.locator("#start-btn")).to_be_visible()
             expect(page.locator("#matchup")).to_contain_text("greedy@600ms")
+            # The thinking mode the welcome names (speed play's default: measured) is shown.
+            thinking = "thinking measured: each decision's own time (not repeatable)"
+            expect(page.locator("#thinking")).to_have_text(thinking)
+            expect(page.locator("#thinking-note")).to_contain_text(thinking)
             page.keyboard.press("Space")
             # The deal shows during the countdown: your two cards, the bot's three backs.
             expect(page.locator("body")).to_have_attribute("data-status", "countdown")

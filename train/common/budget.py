@@ -97,3 +97,21 @@ def describe(budget: Budget) -> str | None:
         f"rounded up to whole rollouts of {budget.rollout:,} decisions (n_steps x n_envs; PPO "
         f"updates on whole rollouts): {', '.join(changed)}"
     )
+
+
+def budget_line(default_budget: bool, source: str, minutes: float | None) -> str | None:
+    """What a new run says of a budget it was not given in timesteps; ``None``: nothing to say.
+
+    ``default_budget``: no ``--timesteps`` was given, so the run took ``source`` (the recipe's
+    default, in words). Where ``minutes`` end it (``--minutes``, a card's ``--exploit-minutes``)
+    the minutes are the budget and the default only its cap: "training the default budget" there
+    promised hours of training to a run stopped in one minute.
+    """
+    if not default_budget:
+        return None
+    if minutes is not None:
+        return (
+            f"training for {minutes:g} minute(s): the first whole rollout past them ends it "
+            f"(at most {source} timesteps)"
+        )
+    return f"no --timesteps given: training {source}"

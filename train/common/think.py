@@ -1,6 +1,7 @@
 """Thinking time charged to the frozen agents a learner trains against (docs/thinking-time.md).
 
-``speed exploit`` and ``speed train league`` charge each frozen agent (the exploited target,
+``speed exploit``, ``speed train league`` and ``speed train realtime`` (its opponents and its
+evaluation bots) charge each frozen agent (the exploited target,
 the league's starting bots and ``--include`` agents) its thinking as latency on its seat, as
 ``speed tournament`` does (:mod:`agents.think`): ``off`` (only what an agent declares itself),
 ``declared`` or ``calibrated``. ``measured`` is refused: training plays hundreds of games in
@@ -150,3 +151,71 @@ def charges(plan: ThinkPlan | None, specs: Sequence[str], rules: Any) -> dict[st
     import agents
 
     return {spec: charged_ms(agents.make(spec, rules, seed=0), spec, plan) for spec in specs}
+
+
+def check_think(mode: str, think_file: str | None, specs: Sequence[str], rules: Any) -> None:
+    """Refuse, before any work, a mode a run cannot charge, or an agent or file it cannot."""
+    from agents.think import record
+
+    check_mode(mode, think_file)
+    if mode in ("declared", "calibrated"):
+        check_agents(mode, specs, rules)
+        if think_file is not None:
+            record.read(think_file, specs, rules)
+
+
+def refuse_another_think(cfg: Any, out: Path) -> None:
+    """Refuse a ``--resume`` naming a ``--think`` or ``--think-file`` other than the run's own.
+
+    ``cfg``'s ``think`` and ``think_file`` are ``None`` where not given; the run's are in
+    ``out/config.json`` (a run saved before thinking was charged: ``off``).
+    """
+    import json
+
+    saved = out / "config.json"
+    if not saved.is_file():
+        return
+    own = json.loads(saved.read_text(encoding="utf-8"))
+    for key in ("think", "think_file"):
+        flag, mine = (
+            "--" + key.replace("_", "-"),
+            own.get(key) or ("off" if key == "think" else None),
+        )
+        if getattr(cfg, key) is not None and getattr(cfg, key) != mine:
+            raise ValueError(
+                f"--resume: {out} was trained with {flag} {mine}, not {getattr(cfg, key)}; "
+                f"resume without {flag}, or choose another --out"
+            )
+
+
+def charge_once(
+    cfg: Any, specs: Sequence[str], rules: Any, folder: Any
+) -> tuple[ThinkPlan | None, dict[str, Any]]:
+    """The plan charging ``specs`` in the run ``folder`` and its record (:func:`summary`).
+
+    The record goes into the folder's state and what is charged is said on stderr; a resumed
+    run whose agents would now be charged otherwise (a ``py:`` bot that declares another cost
+    since) is refused, naming both charges.
+    """
+    plan = make_plan(cfg.think or "off", cfg.think_file, specs, rules, folder.path)
+    thinking = summary(plan, charges(plan, specs, rules))
+    was = folder.state.get("think")
+    if was is not None and was.get("charged_ms") != thinking["charged_ms"]:
+        raise ValueError(
+            f"--resume: {folder.path} charged its opponents' thinking {_ms(was['charged_ms'])} "
+            f"ms, now they would be charged {_ms(thinking['charged_ms'])}; choose another --out"
+        )
+    folder.state["think"] = thinking
+    if thinking["mode"] != "off" or any(thinking["charged_ms"].values()):
+        each = ", ".join(f"{s} {ms:g} ms" for s, ms in thinking["charged_ms"].items() if ms)
+        print(
+            f"thinking ({thinking['mode']}): charged to every play of {each or 'no one'}; "
+            "the learner nothing",
+            file=sys.stderr,
+        )
+    return plan, thinking
+
+
+def _ms(charged: dict[str, float]) -> str:
+    """``chain@think=5ms 5, greedy 0``: what each agent is charged, ms."""
+    return ", ".join(f"{spec} {ms:g}" for spec, ms in charged.items())

@@ -27,7 +27,7 @@ from numba import njit
 from speed_env.engine import C, deal_seeded
 from speed_env.game import Games
 from speed_env.observation import observe_game
-from speed_env.reaction import ReactionProfile
+from speed_env.reaction import ReactionProfile, delayed
 from speed_env.step_observe import observe_whole
 from train.vec_env.pool import OpponentPool
 
@@ -201,13 +201,14 @@ class Restarts:
 
     def _opponent_params(self) -> np.ndarray:
         """Each pool member's reaction as the engine's parameters (its own profile, else the
-        env's opponent profile), one row a member; kept until the pool grows."""
+        env's opponent profile) moved by its thinking, one row a member; kept until the pool
+        grows."""
         members = self.pool.members
         # Members are only ever added (a snapshot is retired, not removed), so the length
         # tells when the cached stack is stale.
         if len(self._opp_params) != len(members):
             self._opp_params = np.stack(
-                [(m.reaction or self.reactions[1]).params() for m in members]
+                [delayed(m.reaction or self.reactions[1], m.think_ms).params() for m in members]
             )
         return self._opp_params
 

@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.think.plan import ThinkPlan
 from speed_env.policy import Policy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
 from train.common.settings import weighted
+from train.common.think import charged_ms
 
 SELF_PLAY_BOTS = ("random", "greedy", "chain")
 
@@ -40,6 +42,9 @@ class Member:
     """``"bot"`` or ``"snapshot"``."""
     reaction: ReactionProfile | None = None
     """The reaction profile its spec asked for (``chain@pro``), else the env's default."""
+    think_ms: float = 0.0
+    """The thinking charged to every play it makes (ms): its seat's profile moved this much
+    later, as a tournament charges it (:func:`agents.think.plan.seat_profile`)."""
     weight: float = 1.0
     """Its share of the bots' draws, relative to the other bots' (``greedy*3``)."""
     active: bool = True
@@ -78,9 +83,19 @@ class OpponentPool:
     # ------------------------------------------------------------ building
     @classmethod
     def from_spec(
-        cls, spec: str | Policy | OpponentPool, rules: Sequence[Rules], seed: int = 0, **kwargs: Any
+        cls,
+        spec: str | Policy | OpponentPool,
+        rules: Sequence[Rules],
+        seed: int = 0,
+        think: ThinkPlan | None = None,
+        **kwargs: Any,
     ) -> OpponentPool:
-        """A pool from an opponent spec string (see the module docstring), a Policy, or a pool."""
+        """A pool from an opponent spec string (see the module docstring), a Policy, or a pool.
+
+        Each bot is charged its thinking as ``think`` says (``None``: off, what it declares
+        itself: ``@think=MS``, ``think_ms``, ``search``'s ``ms_per_world``), as a tournament
+        charges it: the pool's games are those its scores are measured on.
+        """
         if isinstance(spec, OpponentPool):
             return spec
         if not isinstance(spec, str):
@@ -89,7 +104,9 @@ class OpponentPool:
                     "opponent must be a spec string, a Policy or an OpponentPool, "
                     f"got {type(spec).__name__}"
                 )
-            return cls([Member(type(spec).__name__, [spec] * len(rules), "bot")])
+            name = type(spec).__name__
+            ms = charged_ms(spec, name, think)
+            return cls([Member(name, [spec] * len(rules), "bot", think_ms=ms)])
         import agents
 
         items = [s.strip() for s in spec.split(",") if s.strip()]
@@ -108,7 +125,8 @@ class OpponentPool:
                 agents.make(bot, r, seed=(seed * 7919 + 97 * k + g) & 0x7FFFFFFF)
                 for g, r in enumerate(rules)
             ]
-            members.append(Member(bot, policies, "bot", parsed.reaction, weight))
+            ms = charged_ms(policies[0], bot, think)
+            members.append(Member(bot, policies, "bot", parsed.reaction, ms, weight))
         return cls(members, self_play=self_play, **kwargs)
 
     def add_snapshot(self, name: str, policy: Policy, n_groups: int) -> None:
@@ -217,6 +235,7 @@ class OpponentPool:
                 "kind": m.kind,
                 "active": m.active,
                 "p": float(w[i]),
+                "think_ms": m.think_ms,
                 "games": m.games,
                 "wins": m.wins,
                 "losses": m.losses,
