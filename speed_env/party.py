@@ -69,7 +69,7 @@ from speed_env.game import (
     reset_seeds,
 )
 from speed_env.obs_format import check_obs_format, observation_space, package
-from speed_env.party_obs import observe_seat, party_obs_dim
+from speed_env.party_obs import observe_seats, party_obs_dim
 from speed_env.pickling import GamePickle
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules, RulesError, make_rules
@@ -238,11 +238,11 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
     def _observations(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Each agent's own fresh observation (and mask) in ``obs_format``, and infos."""
         assert self._mask is not None
-        g = self.games.state[0]
+        seen = observe_seats(self.games.state, self.rules)  # (seats, 1, dim), one compiled call
         observations: dict[str, Any] = {}
         infos: dict[str, dict[str, Any]] = {}
         for p, a in enumerate(self.possible_agents):
-            vector = observe_seat(g, self.rules, p)
+            vector = seen[p, 0].copy()  # its own buffer, not a view of the others
             observations[a], infos[a] = package(self.obs_format, vector, self._mask[p, 0].copy())
         return observations, infos
 

@@ -9,7 +9,7 @@ seat's side: +1 it won, -1 another seat won, 0 a draw or a truncation (its fair 
 is what it scores on average against copies of itself).
 
 The table is :class:`speed_env.seats.SeatGames` (the engine's n-seat door, the kernels every env
-runs) with the n-seat observation of :func:`speed_env.party_obs.observe_seat`, so a bot sees
+runs) with the n-seat observation of :func:`speed_env.party_obs.observe_seats`, so a bot sees
 exactly what ``parallel_env(players=n)`` shows it. Game ``i`` of a chunk is the deal seeded
 ``(seed << 32) + start + i``, as in the two-player tournament; each seat's bot is built from the
 chunk's seed as there, so a chunk is a pure function of the settings and its index: the same
@@ -25,7 +25,7 @@ import numpy as np
 from agents.specs.guarded import calling, checked_act, seed_globals
 from agents.think.plan import ThinkPlan, seat_profile
 from agents.tournament.harness import Chunk
-from speed_env.party_obs import observe_seat
+from speed_env.party_obs import observe_seats
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rules import Rules
 from speed_env.seats import SeatGames
@@ -119,10 +119,10 @@ def play_rotation(
         masks = games.masks()
         deals = [f"deal {start + int(b)}" for b in running]
         actions[:] = 0
+        observed = observe_seats(games.state, settings.rules)  # every seat of every game
         for p in range(n):
-            obs = np.stack([observe_seat(games.state[b], settings.rules, p) for b in running])
             actions[p, running] = checked_act(
-                bots[p], obs, masks[p, running], spec=specs[p], where=where[p],
+                bots[p], observed[p, running], masks[p, running], spec=specs[p], where=where[p],
                 rows=deals.__getitem__,
             )  # fmt: skip
         games.step(actions)
