@@ -293,14 +293,14 @@ def train(cfg: Config) -> dict[str, Any]:
 
 
 def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
-    # 1. Settings and 2. Seeding: run_recipe's, the same in both recipes (the settings checked
-    # and saved in the locked folder, torch seeded); `seed` seeds the deals and seats.
+    # 1. Settings, 2. Seeding: run_recipe's (checked, saved in the locked folder, torch seeded)
     import agents
     from agents.model_io.kit_model import as_policy, read_model
     from train import bc
-    from train.common.run import Curves, Run, throughput
+    from train.common.run import Curves, Run
     from train.common.settings import make_model
     from train.common.think import charge_once
+    from train.common.throughput import throughput
     from train.policy.checkpoint import export_model, load_tensors_into, snapshot_policy
     from train.vec_env.env import SpeedVecEnv
     from train.vec_env.pool import OpponentPool

@@ -201,7 +201,8 @@ def protocol(game: str, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
 
 def default_version(game: str) -> int:
     """The protocol ``speed evaluate`` plays for ``game`` unless told otherwise: its newest
-    (real-time Speed's 2, which charges thinking; Vintage Speed's 1). An unknown game: 1."""
+    (real-time Speed's is 2, which charges thinking; a game whose newest is 1 keeps 1). An
+    unknown game: 1."""
     return max(_CARD_GAMES[game].protocols) if game in _CARD_GAMES else PROTOCOL_VERSION
 
 

@@ -8,7 +8,8 @@
 - :mod:`~agents.tournament.vintage`: N-player vintage tournaments: line-ups, seat rotation,
   shared deals.
 - :mod:`~agents.tournament.party`: real-time tournaments at tables of three or four (Party
-  Speed): the vintage harness's line-ups, seat rotation and shared deals, win shares.
+  Speed): :mod:`agents.tournament.vintage_stats`'s line-ups, seat rotation and shared deals,
+  win shares.
 - :mod:`~agents.tournament.party_report`: their leaderboard, ``agents.csv`` and
   ``win_shares.png``.
 - :mod:`~agents.tournament.summary`: what both games' ``results.json`` share: head-to-head

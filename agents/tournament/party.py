@@ -2,7 +2,7 @@
 
     speed tournament --players 4 --agents random,greedy,chain,chain:deny=0 --games 400
 
-The table is the vintage harness's (:mod:`agents.tournament.vintage`), played on the engine's
+The table is the N-player harness's of :mod:`agents.tournament.vintage`, played on the engine's
 n-seat games (:class:`speed_env.seats.SeatGames`):
 
 - **Line-ups.** A table seats ``players`` agents: every combination of distinct agents, or,
@@ -295,7 +295,7 @@ def describe_chunk(settings: PartySettings, chunk: Chunk) -> str:
 
 # ---------------------------------------------------------------------- statistics
 def game_table(settings: PartySettings, results: Iterable[PartyChunkResult]) -> GameTable:
-    """Every game as a vintage :class:`GameTable` of winner against others: "penalty" 0 for
+    """Every game as a :class:`~agents.tournament.vintage_stats.GameTable` of winner against others: "penalty" 0 for
     the winner, 1 for every other seat (so the winner finishes ahead of each, the others tie)."""
     seating, pen, win, cluster, lineup = [], [], [], [], []
     for res in results:

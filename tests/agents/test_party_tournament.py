@@ -211,7 +211,10 @@ def test_a_logged_chunk_whose_winner_still_holds_cards_is_not_trusted():
             ["--players", "3", "--agents", "greedy,chain", "--option", "players=4"],
             "--players 3 disagrees with the rules' players=4",
         ),
-        (["--players", "3", "--agents", "greedy,chain", "--rules", "japanese"], "japanese"),
+        (
+            ["--players", "3", "--agents", "greedy,chain", "--save-replays", "2"],
+            "--save-replays plays two-player tables only, not --players 3",
+        ),
         (["--players", "5", "--agents", "greedy,chain"], "real-time Speed has 2 to 4 players"),
     ],
 )
