@@ -252,6 +252,11 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
             raise RuntimeError("call reset() before action_mask()")
         return self._mask[self.possible_agents.index(agent), 0].copy()
 
+    def snapshot(self) -> dict[str, Any]:
+        """The public table as a JSON-ready dict (docs/envs/speed.md, ``snapshot()``): every seat
+        in seat order, centre pile *k* beside seat *k*'s side pile."""
+        return self.games.snapshot(0)
+
     def table(self) -> dict[str, Any]:
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""
         return self.games.table(0)

@@ -261,6 +261,11 @@ class PartyGymEnv(gym.Env, GamePickle):
         vector = observe_seat(self.games.state[0], self.rules, self.seat)
         return package(self.obs_format, vector, self._mask[self.seat, 0].copy())
 
+    def snapshot(self) -> dict[str, Any]:
+        """The public table as a JSON-ready dict (docs/envs/speed.md, ``snapshot()``): every seat
+        in seat order, centre pile *k* beside seat *k*'s side pile."""
+        return self.games.snapshot(0)
+
     def table(self) -> dict[str, Any]:
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""
         return self.games.table(0)

@@ -193,7 +193,7 @@ class GamesVectorEnv(VectorEnv):
             if render_mode is not None:
                 raise ValueError(
                     f"render_mode={render_mode!r}: games of three or four players are not drawn "
-                    "yet; leave render_mode None (snapshot the table with .games.table(i))"
+                    "yet; leave render_mode None (read a game with .snapshot(i))"
                 )
             party = party_settings(**settings)
             check_rows(rows, games, party.rules)
