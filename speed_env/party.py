@@ -33,6 +33,13 @@ Rewards
     and, in ``us``/``pagat``, ``points`` (the winner scores the cards every
     other seat still holds).
 
+Snapshot
+    ``snapshot()`` is the public table as a JSON-ready dict with the two-seat
+    snapshot's keys (docs/envs/speed.md): ``players`` lists every seat in seat
+    order, ``centre`` one pile per seat, player *k*'s ``side_pile`` the one
+    beside centre pile *k*; ``table()`` adds every hidden pile in order.
+    ``speed demo --option players=3`` prints a game of bots as text.
+
 Registration
     Its spaces differ from ``speed_v1``'s, so it has its own versioned id
     (PettingZoo's rule): ``pettingzoo.make("parallel" | "aec",

@@ -49,7 +49,9 @@ Seeding, copies, rendering
     seat, the game's seed and the opponents' seeds, so the same seed gives
     the same episode under the same actions. ``copy.deepcopy`` and ``pickle``
     keep the whole game, the opponents and their generators included
-    (:mod:`speed_env.pickling`). ``render_mode`` is ``"human"`` (the text
+    (:mod:`speed_env.pickling`). ``snapshot()`` is the public table as a
+    JSON-ready dict (every seat, one centre pile per seat: :mod:`speed_env.party`).
+    ``render_mode`` is ``"human"`` (the text
     table printed after every reset and step) or ``"ansi"`` (that text from
     ``render()``; :mod:`speed_env.render.party_text`); the two-seat RGB frame
     has no n-seat layout, so ``"rgb_array"`` is refused.
