@@ -68,6 +68,7 @@ Version history
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -100,10 +101,11 @@ CALL = "PartyGymEnv(players=3, opponents={})"
 """How the errors about an agent spec show the call that passes a bot."""
 
 
-def opponent_seats(opponents: object, players: int) -> list[Policy]:
+def opponent_seats(opponents: object, players: int, call: str = CALL) -> list[Policy]:
     """One Policy per other seat from ``opponents`` (None, one Policy, or a list of
     ``players - 1``), each a distinct object: a Policy playing more than one seat is
-    deep-copied for each seat after its first."""
+    deep-copied for each seat after its first. ``call`` shows how to pass a bot, for the
+    error that meets an agent spec string."""
     others = players - 1
     if opponents is None:
         return [RandomPolicy(i) for i in range(others)]
@@ -115,9 +117,9 @@ def opponent_seats(opponents: object, players: int) -> list[Policy]:
             )
         given = list(opponents)
         for i, policy in enumerate(given):
-            check_policy(policy, f"opponents[{i}]", CALL)
+            check_policy(policy, f"opponents[{i}]", call)
     else:
-        check_policy(opponents, "opponents", CALL)
+        check_policy(opponents, "opponents", call)
         given = [opponents] * others  # type: ignore[list-item]
     seats: list[Policy] = []
     for policy in given:
@@ -287,3 +289,15 @@ class PartyGymEnv(gym.Env, GamePickle):
     def _render_human(self) -> None:
         if self.render_mode == "human":
             self.render()
+
+
+_PARTY_V0 = inspect.signature(PartyGymEnv)
+
+
+def party_keywords(rules: object, keywords: dict[str, Any]) -> dict[str, Any]:
+    """``SpeedParty-v0``'s arguments by name: ``rules`` and ``keywords`` bound to
+    :class:`PartyGymEnv` (every keyword its value or the single env's default; ``"options"``
+    the rule options), so its vector env takes them as declared once, here."""
+    bound = _PARTY_V0.bind(rules, **keywords)
+    bound.apply_defaults()
+    return dict(bound.arguments)
