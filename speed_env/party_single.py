@@ -59,7 +59,11 @@ Seeding, copies, rendering
 Registered with Gymnasium as ``speed_env/SpeedParty-v0``:
 ``gymnasium.make("speed_env/SpeedParty-v0", players=4, opponents=policy)``
 (through the wrappers, ask ``env.get_wrapper_attr("action_masks")()``, as for
-``Speed-v1``).
+``Speed-v1``). ``gymnasium.make_vec("speed_env/SpeedParty-v0", num_envs=N,
+players=3)`` is its native vector env on the batch engine
+(:class:`~speed_env.vector.PartyVectorEnv`, docs/vector.md): game ``i`` is
+this env reset with ``seed + i``, each opponent seat asked once a step for
+every game.
 
 Version history
     v0: first release: one seat of ``speed_party_v0`` (:mod:`speed_env.party`).

@@ -172,7 +172,7 @@ def test_the_vector_env_refuses_what_the_single_env_refuses():
         gymnasium.make_vec(ID, num_envs=2, players=3, opponents="greedy")
     with pytest.raises(ValueError, match="seat must be 0, 1, 2 or 'random'"):
         gymnasium.make_vec(ID, num_envs=2, players=3, seat=3)
-    with pytest.raises(RulesError, match="unknown rule option .oponents."):
+    with pytest.raises(RulesError, match="unknown rule option 'oponents'"):
         gymnasium.make_vec(ID, num_envs=2, players=3, oponents=None)
 
     class Broken(LastLegal):
