@@ -282,13 +282,9 @@ class PartyGymEnv(gym.Env, GamePickle):
         """``human``: print the text table (returns None); ``ansi``: that text."""
         if self.render_mode is None:
             return None
-        from speed_env.render.party_text import render_party_text
+        from speed_env.render.modes import render_party
 
-        text = render_party_text(self.table())
-        if self.render_mode == "human":
-            print(text, flush=True)
-            return None
-        return text
+        return render_party(self.table(), self.render_mode)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":

@@ -58,10 +58,12 @@ class PartyVectorEnv(GamesVectorEnv):
     builds it. It takes ``autoreset_mode`` and every ``SpeedParty-v0`` keyword
     with :class:`~speed_env.party_single.PartyGymEnv`'s defaults: ``rules``
     and, in ``kwargs``, ``opponents``, ``seat``, ``tick_ms``, ``reaction``,
-    ``opponent_think``, ``obs_format`` (``"box"``), ``illegal_action`` and rule
+    ``opponent_think``, ``obs_format`` (``"box"``), ``illegal_action``, ``render_mode``, rule
     options (``players`` 3 or 4 among them; two players are refused, naming
-    ``Speed-v1``). ``render_mode`` must stay None (``snapshot(i)`` gives game
-    ``i``'s table). Infos, as ``SpeedParty-v0`` gives them sub-env by sub-env:
+    ``Speed-v1``). ``render_mode`` ``"ansi"`` or ``"human"`` draws every game as
+    ``SpeedParty-v0`` does (text; ``"rgb_array"`` is refused), and
+    ``snapshot(i)`` gives game ``i``'s table. Infos, as ``SpeedParty-v0`` gives them
+    sub-env by sub-env:
     ``action_mask`` (box, int8), ``seat``, ``illegal`` and, at a game's end,
     ``winner`` (the winning seat, ``players`` for a draw, None when truncated)
     and (``us``/``pagat``) the learner's ``points``. See the module docstring.

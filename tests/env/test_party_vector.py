@@ -185,7 +185,7 @@ def test_the_vector_env_refuses_what_the_single_env_refuses():
         vec.step(np.zeros(2, np.int64))
 
 
-def test_gymnasiums_vector_checks_pass():
+def test_it_is_a_gymnasium_vector_env_its_batches_in_its_spaces_and_seeded():
     from gymnasium.utils.env_checker import data_equivalence
 
     vec = PartyVectorEnv(4, players=3)
@@ -197,3 +197,15 @@ def test_gymnasiums_vector_checks_pass():
     obs, rewards, terms, truncs, _ = vec.step(vec.action_space.sample() * 0)
     assert vec.observation_space.contains(obs)
     assert rewards.dtype == np.float32 and terms.dtype == truncs.dtype == np.bool_
+
+
+def test_each_game_is_drawn_as_text_as_the_single_env_draws_it():
+    vec = gymnasium.make_vec(ID, num_envs=2, players=4, render_mode="ansi")
+    vec.reset(seed=12)
+    frames = vec.render()
+    for i, frame in enumerate(frames):
+        single = PartyGymEnv(players=4, render_mode="ansi")
+        single.reset(seed=12 + i)
+        assert frame == single.render() and frame.count("player_") == 4
+    with pytest.raises(ValueError, match=r"render_mode='rgb_array': .* text only"):
+        gymnasium.make_vec(ID, num_envs=2, players=4, render_mode="rgb_array")
