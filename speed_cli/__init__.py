@@ -15,7 +15,7 @@ exits with code 1.
   for every command.
 - :mod:`~speed_cli.think`: ``--think`` and ``--think-file``: each agent's thinking charged as
   latency, calibrated before play.
-- :mod:`~speed_cli.demo`: ``speed demo``: two bots play one game, the table printed as text.
+- :mod:`~speed_cli.demo`: ``speed demo``: bots play one game (two to four seats), shown as text.
 - :mod:`~speed_cli.tournament`: ``speed tournament``: a round robin or gauntlet of either game.
 - :mod:`~speed_cli.agents`: ``speed agents``: the agent specs, one line each.
 - :mod:`~speed_cli.evaluate`: ``speed evaluate``, an agent's report card, and ``speed

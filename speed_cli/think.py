@@ -130,9 +130,9 @@ def charge_seats(games: Any, bots: list[Any], names: Any, think: Any) -> list[An
     base = list(games.reactions)
     if think is None:
         return base
-    seats = [seat_profile(bots[p], names[p], base[p], think) for p in range(2)]
-    games.set_reactions((seats[0], seats[1]))
-    for p in range(2):
+    seats = [seat_profile(bots[p], names[p], base[p], think) for p in range(len(base))]
+    games.set_reactions(tuple(seats))
+    for p in range(len(base)):
         mode = "each decision's own time added" if not think.repeatable else think.mode
         print(f"thinking ({mode}): {names[p]} plays at {seats[p].label()}")
     return seats

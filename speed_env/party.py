@@ -33,6 +33,13 @@ Rewards
     and, in ``us``/``pagat``, ``points`` (the winner scores the cards every
     other seat still holds).
 
+Snapshot
+    ``snapshot()`` is the public table as a JSON-ready dict with the two-seat
+    snapshot's keys (docs/envs/speed.md): ``players`` lists every seat in seat
+    order, ``centre`` one pile per seat, player *k*'s ``side_pile`` the one
+    beside centre pile *k*; ``table()`` adds every hidden pile in order.
+    ``speed demo --option players=3`` prints a game of bots as text.
+
 Registration
     Its spaces differ from ``speed_v1``'s, so it has its own versioned id
     (PettingZoo's rule): ``pettingzoo.make("parallel" | "aec",
@@ -251,6 +258,11 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         if self._mask is None:
             raise RuntimeError("call reset() before action_mask()")
         return self._mask[self.possible_agents.index(agent), 0].copy()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public table as a JSON-ready dict (docs/envs/speed.md, ``snapshot()``): every seat
+        in seat order, centre pile *k* beside seat *k*'s side pile."""
+        return self.games.snapshot(0)
 
     def table(self) -> dict[str, Any]:
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""

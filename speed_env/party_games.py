@@ -28,7 +28,7 @@ from speed_env.rng import MASK64
 from speed_env.rules import Rules, RulesError, check_ms, make_rules
 from speed_env.settings import ILLEGAL_POLICIES
 from speed_env.step_observe import Tick, in_parts
-from speed_env.table import deal_explicit, full_table, match_points
+from speed_env.table import deal_explicit, full_table, match_points, snapshot
 
 
 @dataclass(frozen=True)
@@ -255,8 +255,6 @@ class PartyGames:
         return full_table(self.state, game, self.rules.hand_size, self.players)
 
     def snapshot(self, game: int = 0) -> dict[str, Any]:
-        """Not drawn for three or four seats yet: refused, naming :meth:`table`."""
-        raise NotImplementedError(
-            f"snapshot() of a {self.players}-seat game is not available yet; "
-            "table(i) gives the whole table"
-        )
+        """The public JSON-ready table of ``game`` (docs/envs/speed.md, ``snapshot()``): every
+        seat in seat order, one centre pile per seat."""
+        return snapshot(self.state, game, self.rules)

@@ -49,7 +49,9 @@ Seeding, copies, rendering
     seat, the game's seed and the opponents' seeds, so the same seed gives
     the same episode under the same actions. ``copy.deepcopy`` and ``pickle``
     keep the whole game, the opponents and their generators included
-    (:mod:`speed_env.pickling`). ``render_mode`` is ``"human"`` (the text
+    (:mod:`speed_env.pickling`). ``snapshot()`` is the public table as a
+    JSON-ready dict (every seat, one centre pile per seat: :mod:`speed_env.party`).
+    ``render_mode`` is ``"human"`` (the text
     table printed after every reset and step) or ``"ansi"`` (that text from
     ``render()``; :mod:`speed_env.render.party_text`); the two-seat RGB frame
     has no n-seat layout, so ``"rgb_array"`` is refused.
@@ -57,7 +59,11 @@ Seeding, copies, rendering
 Registered with Gymnasium as ``speed_env/SpeedParty-v0``:
 ``gymnasium.make("speed_env/SpeedParty-v0", players=4, opponents=policy)``
 (through the wrappers, ask ``env.get_wrapper_attr("action_masks")()``, as for
-``Speed-v1``).
+``Speed-v1``). ``gymnasium.make_vec("speed_env/SpeedParty-v0", num_envs=N,
+players=3)`` is its native vector env on the batch engine
+(:class:`~speed_env.vector.PartyVectorEnv`, docs/vector.md): game ``i`` is
+this env reset with ``seed + i``, each opponent seat asked once a step for
+every game.
 
 Version history
     v0: first release: one seat of ``speed_party_v0`` (:mod:`speed_env.party`).
@@ -66,6 +72,7 @@ Version history
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -98,10 +105,11 @@ CALL = "PartyGymEnv(players=3, opponents={})"
 """How the errors about an agent spec show the call that passes a bot."""
 
 
-def opponent_seats(opponents: object, players: int) -> list[Policy]:
+def opponent_seats(opponents: object, players: int, call: str = CALL) -> list[Policy]:
     """One Policy per other seat from ``opponents`` (None, one Policy, or a list of
     ``players - 1``), each a distinct object: a Policy playing more than one seat is
-    deep-copied for each seat after its first."""
+    deep-copied for each seat after its first. ``call`` shows how to pass a bot, for the
+    error that meets an agent spec string."""
     others = players - 1
     if opponents is None:
         return [RandomPolicy(i) for i in range(others)]
@@ -113,9 +121,9 @@ def opponent_seats(opponents: object, players: int) -> list[Policy]:
             )
         given = list(opponents)
         for i, policy in enumerate(given):
-            check_policy(policy, f"opponents[{i}]", CALL)
+            check_policy(policy, f"opponents[{i}]", call)
     else:
-        check_policy(opponents, "opponents", CALL)
+        check_policy(opponents, "opponents", call)
         given = [opponents] * others  # type: ignore[list-item]
     seats: list[Policy] = []
     for policy in given:
@@ -261,6 +269,11 @@ class PartyGymEnv(gym.Env, GamePickle):
         vector = observe_seat(self.games.state[0], self.rules, self.seat)
         return package(self.obs_format, vector, self._mask[self.seat, 0].copy())
 
+    def snapshot(self) -> dict[str, Any]:
+        """The public table as a JSON-ready dict (docs/envs/speed.md, ``snapshot()``): every seat
+        in seat order, centre pile *k* beside seat *k*'s side pile."""
+        return self.games.snapshot(0)
+
     def table(self) -> dict[str, Any]:
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""
         return self.games.table(0)
@@ -269,14 +282,22 @@ class PartyGymEnv(gym.Env, GamePickle):
         """``human``: print the text table (returns None); ``ansi``: that text."""
         if self.render_mode is None:
             return None
-        from speed_env.render.party_text import render_party_text
+        from speed_env.render.modes import render_party
 
-        text = render_party_text(self.table())
-        if self.render_mode == "human":
-            print(text, flush=True)
-            return None
-        return text
+        return render_party(self.table(), self.render_mode)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":
             self.render()
+
+
+_PARTY_V0 = inspect.signature(PartyGymEnv)
+
+
+def party_keywords(rules: object, keywords: dict[str, Any]) -> dict[str, Any]:
+    """``SpeedParty-v0``'s arguments by name: ``rules`` and ``keywords`` bound to
+    :class:`PartyGymEnv` (every keyword its value or the single env's default; ``"options"``
+    the rule options), so its vector env takes them as declared once, here."""
+    bound = _PARTY_V0.bind(rules, **keywords)
+    bound.apply_defaults()
+    return dict(bound.arguments)

@@ -27,6 +27,9 @@ players=3, **kw)``                      naming ``speed_v1``)
 ``gymnasium.make(                       :class:`speed_env.party_single.PartyGymEnv` (one seat of
 "speed_env/SpeedParty-v0",              Party Speed; ``opponents`` one Policy or a list of
 players=4, ...)``                       ``players - 1``; two players refused, naming ``Speed-v1``)
+``gymnasium.make_vec(                   :class:`speed_env.vector.PartyVectorEnv` (``N`` games of
+"speed_env/SpeedParty-v0", num_envs=N,  ``SpeedParty-v0`` on the batch engine; each opponent seat
+players=3, **kw)``                      asked once a step for every game; ``autoreset_mode``)
 ======================================  ============================================================
 
 Party Speed's ids are new ids, not new versions of the two-seat ones: their
@@ -131,6 +134,9 @@ PARTY_PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
 PARTY_GYMNASIUM_ENVS: dict[str, str] = {PARTY_GYM_ID: "speed_env.party_single:PartyGymEnv"}
 """Party Speed's Gymnasium single-env entries: id -> entry point."""
 
+PARTY_GYMNASIUM_VECTOR_ENVS: dict[str, str] = {PARTY_GYM_ID: "speed_env.vector:PartyVectorEnv"}
+"""Party Speed's Gymnasium ``vector_entry_point`` by id (beside the two-seat table, unchanged)."""
+
 VECTOR_ONLY_ENTRY = "speed_env.vector:self_play_single"
 """The ``entry_point`` of the vector-only ids: an error that says to use ``make_vec``."""
 
@@ -216,7 +222,8 @@ def register_pettingzoo(pettingzoo: ModuleType) -> bool:
 
 def register_gymnasium() -> None:
     """Add :data:`GYMNASIUM_ENVS` and :data:`PARTY_GYMNASIUM_ENVS` (with
-    :data:`GYMNASIUM_VECTOR_ENVS`) to Gymnasium's registry.
+    :data:`GYMNASIUM_VECTOR_ENVS` and :data:`PARTY_GYMNASIUM_VECTOR_ENVS`) to Gymnasium's
+    registry.
 
     Gymnasium's ``make`` warns that an outdated id "is out of date" before it
     calls the entry point, so under ``-W error`` that warning would stop the
@@ -224,12 +231,13 @@ def register_gymnasium() -> None:
     for exactly those ids' warning lets the kit's error be the one shown.
     """
     singles = {**GYMNASIUM_ENVS, **PARTY_GYMNASIUM_ENVS}
-    for env_id in {**singles, **GYMNASIUM_VECTOR_ENVS}:
+    vectors = {**GYMNASIUM_VECTOR_ENVS, **PARTY_GYMNASIUM_VECTOR_ENVS}
+    for env_id in {**singles, **vectors}:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
                 entry_point=singles.get(env_id, VECTOR_ONLY_ENTRY),
-                vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id),
+                vector_entry_point=vectors.get(env_id),
             )
     for env_id in OUTDATED:
         warnings.filterwarnings(

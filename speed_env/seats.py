@@ -33,7 +33,7 @@ from speed_env.deal import Deal, parse_deal
 from speed_env.reaction import ReactionProfile, make_profile
 from speed_env.rng import MASK64
 from speed_env.rules import Rules, check_ms, make_rules
-from speed_env.table import deal_explicit, full_table, match_points
+from speed_env.table import deal_explicit, full_table, match_points, snapshot
 
 
 class SeatGames:
@@ -141,3 +141,7 @@ class SeatGames:
     def table(self, b: int) -> dict[str, Any]:
         """Everything about game ``b`` (docs/rules.md, "The full table"), ``players`` seats."""
         return full_table(self.state, b, self.rules.hand_size, self.players)
+
+    def snapshot(self, b: int) -> dict[str, Any]:
+        """The public JSON-ready table of game ``b`` (docs/envs/speed.md, ``snapshot()``)."""
+        return snapshot(self.state, b, self.rules)

@@ -64,11 +64,22 @@ def match_points(s: np.ndarray, rules: Rules) -> np.ndarray | None:
     return np.where(won[None, :] & (w[None, :] == np.arange(n)[:, None]), others, 0)
 
 
+def seat_names(players_n: int) -> tuple[str, ...]:
+    """The agent names of ``players_n`` seats in seat order: ``player_0`` … ``player_{n-1}``."""
+    return AGENTS if players_n == 2 else tuple(f"player_{p}" for p in range(players_n))
+
+
 def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
-    """The public JSON-ready table of game ``b`` (docs/envs/speed.md, ``snapshot()``)."""
+    """The public JSON-ready table of game ``b`` (docs/envs/speed.md, ``snapshot()``).
+
+    Any seat count: ``players`` in seat order (``player_0`` …), one ``centre`` pile per seat,
+    player *k*'s ``side_pile`` the one beside centre pile *k*; two seats as always.
+    """
     g = s[b]
+    n = s["hand"].shape[1]  # seats: the record's own seat dimension
+    names = seat_names(n)
     players = []
-    for p in range(2):
+    for p in range(n):
         flight = None
         kind = int(g["fl_kind"][p])
         if kind != K_NONE:
@@ -82,7 +93,7 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
             }
         players.append(
             {
-                "name": AGENTS[p],
+                "name": names[p],
                 "hand": [_tok(c) for c in g["hand"][p, : rules.hand_size]],
                 "draw_pile": int(g["draw_n"][p]),
                 "side_pile": int(g["side_n"][p]),
@@ -106,17 +117,17 @@ def snapshot(s: np.ndarray, b: int, rules: Rules) -> dict[str, Any]:
                 "top": _tok(g["centre"][k, g["centre_n"][k] - 1]) if g["centre_n"][k] else None,
                 "size": int(g["centre_n"][k]),
             }
-            for k in range(2)
+            for k in range(n)
         ],
         "players": players,
-        "winner": _winner(g, AGENTS),
+        "winner": _winner(g, names, n),
         "truncated": bool(g["truncated"]),
         "flips": int(g["flips"]),
         "reshuffles": int(g["reshuffles"]),
     }
     points = match_points(s[b : b + 1], rules)
     if points is not None and g["phase"] == engine.OVER:
-        out["points"] = {AGENTS[p]: int(points[p, 0]) for p in range(2)}
+        out["points"] = {names[p]: int(points[p, 0]) for p in range(n)}
     return out
 
 

@@ -11,7 +11,7 @@ table as a player sees it. The modules:
   play lands after 1 ms, the bot's after its reaction profile and its thinking
   (``measured`` by default at ``speed play``/``speed watch``: docs/table.md).
 - :mod:`~speed_table.party_view`: a table of three or four (you and two or three bots): its
-  seats checked, and its public table in the snapshot's shape.
+  seats checked.
 - :mod:`~speed_table.thinking`: a bot waits its thinking before its card flies: each decision
   timed (``measured``) or a constant, and what each play was charged.
 - :mod:`~speed_table.table_bots`: a table's bots, and the files each was built from

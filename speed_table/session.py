@@ -42,7 +42,7 @@ from speed_env.reaction import ReactionProfile, fixed, make_profile
 from speed_env.rules import Rules, make_rules
 from speed_table import protocol
 from speed_table.clock import LegalSince
-from speed_table.party_view import check_seats, table_snapshot
+from speed_table.party_view import check_seats
 from speed_table.protocol import ILLEGAL, NO_PROFILE, OUT_OF_TURN, WRONG_MODE, ProtocolError
 from speed_table.replays import ReplayFile, ReplayLimits, ReplayTooLarge, frame_line
 from speed_table.table_bots import built_bots
@@ -313,7 +313,7 @@ class GameSession:
             raise ProtocolError(
                 OUT_OF_TURN, "you already played this tick: wait for that card to land", "play"
             )
-        snap = table_snapshot(self.env)
+        snap = self.env.snapshot()
         me = snap["players"][seat]
         if me["in_flight"] is not None:
             raise ProtocolError(OUT_OF_TURN, "your last card is still in flight", "play")
@@ -403,7 +403,7 @@ class GameSession:
     # ------------------------------------------------------------------ output
     def _frame(self) -> dict[str, Any]:
         """A replay frame; the deal's names the thinking plan, a tick's the charge of its plays."""
-        frame = {"game": self.game, "seats": list(self.seats), "snapshot": table_snapshot(self.env)}
+        frame = {"game": self.game, "seats": list(self.seats), "snapshot": self.env.snapshot()}
         return frame | self.thinking.frame(first=self.n_frames == 1)
 
     def _record(self) -> None:
@@ -421,7 +421,7 @@ class GameSession:
         self.frames.append(line)
 
     def _state_message(self) -> dict[str, Any]:
-        snap = table_snapshot(self.env)
+        snap = self.env.snapshot()
         if self.cfg.human_seat is not None and snap["phase"] != "over":  # the end shows all
             snap = protocol.hide_hand(snap, self.cfg.human_seat)
         return {
@@ -439,7 +439,7 @@ class GameSession:
         A page that only connects, starts and leaves (or lets the bot win alone)
         writes nothing, so dropped connections cannot fill the disk.
         """
-        players = table_snapshot(self.env)["players"]
+        players = self.env.snapshot()["players"]
         seats = range(self.players) if self.cfg.human_seat is None else [self.cfg.human_seat]
         return any(players[seat]["played"] > 0 for seat in seats)
 
@@ -458,7 +458,7 @@ class GameSession:
     def _finish(self) -> dict[str, Any]:
         self.state = "over"
         self.next_tick_at = math.inf
-        snap = table_snapshot(self.env)
+        snap = self.env.snapshot()
         path, problem = self._save()
         self.frames = []
         winner = snap["winner"]

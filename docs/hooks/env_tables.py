@@ -150,9 +150,12 @@ def registry_ids(key: str) -> list[str]:
                 if entry in wanted:
                     calls.append(f'pettingzoo.make("{env_type}", "{env_id}"{args})')
     gymnasium_envs = {**registration.GYMNASIUM_ENVS, **registration.PARTY_GYMNASIUM_ENVS}
+    vectors = {**registration.GYMNASIUM_VECTOR_ENVS, **registration.PARTY_GYMNASIUM_VECTOR_ENVS}
     for env_id, entry in gymnasium_envs.items():
         if entry in wanted:
             calls.append(f'gymnasium.make("{env_id}"{args})')
+            if env_id in vectors:  # its native vector env (docs/vector.md)
+                calls.append(f'gymnasium.make_vec("{env_id}", num_envs=N{args})')
     if not calls:
         raise ValueError(f"env page {key!r}: no registry entry has entry point {wanted}")
     return calls

@@ -25,3 +25,18 @@ def render_mode(snapshot: Mapping[str, Any], mode: str) -> str | np.ndarray | No
     if mode == "rgb_array":
         return render_rgb(snapshot)
     raise ValueError(f"render mode must be 'human', 'ansi' or 'rgb_array', got {mode!r}")
+
+
+def render_party(table: Mapping[str, Any], mode: str) -> str | None:
+    """What an n-seat env's ``render()`` returns: the text of the full ``table``
+    (:func:`~speed_env.render.party_text.render_party_text`), printed for ``"human"``
+    (returning ``None``), returned for ``"ansi"``; ``"rgb_array"`` has no n-seat layout."""
+    from speed_env.render.party_text import render_party_text
+
+    text = render_party_text(table)
+    if mode == "human":
+        print(text, flush=True)
+        return None
+    if mode == "ansi":
+        return text
+    raise ValueError(f"render mode of three or four seats must be 'human' or 'ansi', got {mode!r}")

@@ -190,10 +190,10 @@ class GamesVectorEnv(VectorEnv):
         self.games: Games | PartyGames
         rule_keys = {k: v for k, v in settings.items() if k not in TABLE_KEYS}
         if seats_asked(rule_keys.pop("rules", "us"), rule_keys) != 2:
-            if render_mode is not None:
+            if render_mode == "rgb_array":  # the RGB frame is a two-seat layout
                 raise ValueError(
-                    f"render_mode={render_mode!r}: games of three or four players are not drawn "
-                    "yet; leave render_mode None (snapshot the table with .games.table(i))"
+                    "render_mode='rgb_array': games of three or four players are drawn as text "
+                    "only; give render_mode 'ansi' or 'human' (or read a game with .snapshot(i))"
                 )
             party = party_settings(**settings)
             check_rows(rows, games, party.rules)
@@ -358,9 +358,16 @@ class GamesVectorEnv(VectorEnv):
             return None
         from speed_env.render import modes
 
-        frames = tuple(
-            modes.render_mode(self.games.snapshot(g), self.render_mode) for g in range(self.n_games)
-        )
+        if self.players == 2:
+            frames = tuple(
+                modes.render_mode(self.games.snapshot(g), self.render_mode)
+                for g in range(self.n_games)
+            )
+        else:  # three or four seats: the n-seat text table (speed_env.render.party_text)
+            frames = tuple(
+                modes.render_party(self.games.table(g), self.render_mode)
+                for g in range(self.n_games)
+            )
         return None if self.render_mode == "human" else frames
 
     # ----------------------------------------------------------------- inside

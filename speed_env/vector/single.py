@@ -22,44 +22,14 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from speed_env.game import ActionError, Games
+from speed_env.game import Games
 from speed_env.party_games import seats_asked
 from speed_env.policy import Policy
 from speed_env.reaction import check_think_ms
 from speed_env.rules import Rules, RulesError
 from speed_env.single import charge_opponent, check_seat_and_opponent, speed_v1_keywords
 from speed_env.vector.base import GamesVectorEnv, check_num_envs, rows_of
-
-_RANDOM_ROWS = 16  # uniform draws fetched per generator call by the default opponent
-
-
-class _GameRandom:
-    """Uniform random legal play with one generator per game: ``RandomPolicy`` ``n`` times.
-
-    Row ``i``'s draws are exactly those a ``RandomPolicy`` of its own makes
-    (``rng.random((1, n_actions))`` a step): a generator's uniforms are one
-    stream however they are fetched, so they are fetched ``_RANDOM_ROWS``
-    steps at a time to keep the Python calls per step few.
-    """
-
-    def __init__(self, n: int, n_actions: int) -> None:
-        self.rngs = [np.random.default_rng(0) for _ in range(n)]  # RandomPolicy(0)'s
-        self.buf = np.empty((n, _RANDOM_ROWS, n_actions))
-        self.cursor = np.full(n, _RANDOM_ROWS, np.int64)  # all spent: fetch on first use
-
-    def reseed(self, game: int, seed: int) -> None:
-        """Restart game ``game``'s generator from ``seed`` (what ``RandomPolicy.reseed`` does)."""
-        self.rngs[game] = np.random.default_rng(seed)
-        self.cursor[game] = _RANDOM_ROWS
-
-    def act(self, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One action for each of ``games`` (ascending indices), ``mask`` their rows."""
-        for g in games[self.cursor[games] == _RANDOM_ROWS]:
-            self.buf[g] = self.rngs[g].random(self.buf.shape[1:])
-            self.cursor[g] = 0
-        keys = np.where(mask > 0, self.buf[games, self.cursor[games]], -1.0)
-        self.cursor[games] += 1
-        return keys.argmax(axis=1).astype(np.int64)
+from speed_env.vector.opponents import GameRandom, batch_actions
 
 
 class SpeedVectorEnv(GamesVectorEnv):
@@ -98,19 +68,19 @@ class SpeedVectorEnv(GamesVectorEnv):
         options = settings.pop("options")
         seats = seats_asked(settings["rules"], options)
         if seats != 2:
-            # The learner's seat against opponents inside must draw as the single n-seat
-            # Speed-v1 env does (game i equal to it reset with seed + i); until that env
-            # exists there is nothing to equal, and a silently different game is worse.
+            # Speed-v1's spaces are the two-seat ones: a table of three or four is SpeedParty-v0,
+            # whose vector env draws its games as that single env does.
             raise RulesError(
-                f"players={seats} is not playable yet in Speed-v1's vector env (it seats 2 "
-                f"players); for {seats} use "
+                f"players={seats}: Speed-v1 seats 2 players; for {seats} use "
+                f"gymnasium.make_vec('speed_env/SpeedParty-v0', num_envs=N, players={seats}) "
+                f"(the other seats inside, as here) or "
                 f"gymnasium.make_vec('speed_env/SpeedSelfPlay-v1', num_envs={seats} * games, "
                 f"players={seats}) (one row per seat) or speed_env.BatchEnv(n, players={seats})"
             )
         self._setup(n, n, render_mode, obs_format, autoreset_mode, **settings, **options)
         self.opponent: Policy | None = opponent
         self.opponent_think = think
-        self._random = _GameRandom(n, self.games.n_actions) if opponent is None else None
+        self._random = GameRandom(n, self.games.n_actions) if opponent is None else None
         self.seat_choice = seat
         self.seat = np.full(n, 0 if seat == "random" else int(seat), np.int64)
         self.row_seat = self.seat  # the same array: a seat drawn at a reset moves the row
@@ -144,21 +114,7 @@ class SpeedVectorEnv(GamesVectorEnv):
             return
         assert self.opponent is not None
         who = f"the opponent {type(self.opponent).__name__}"
-        actions = np.asarray(self.opponent.act(obs, mask))
-        if actions.shape != (stepped.size,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ActionError(
-                f"{who} returned {actions.dtype} actions of shape {actions.shape}; act(obs, mask) "
-                f"must return one integer action per row of obs: shape ({stepped.size},) here"
-            )
-        n = self.games.n_actions
-        bad = (actions < 0) | (actions >= n)
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            raise ActionError(
-                f"{who} returned action {int(actions[j])} in game {int(stepped[j])}, outside "
-                f"the action space Discrete({n})"
-            )
-        raw[opp, stepped] = actions
+        raw[opp, stepped] = batch_actions(self.opponent, obs, mask, stepped, who)
 
     def _reset_info(self) -> dict[str, np.ndarray]:
         return {**self._mask_info(), "seat": self.seat.copy()}

@@ -198,9 +198,9 @@ def test_self_play_rows_refuse_a_row_count_that_is_not_whole_games():
 
 
 def test_speed_v1_vector_env_refuses_three_players_naming_the_doors_that_seat_them():
-    # Its learner-against-opponents games must equal the single n-seat Speed-v1's, not built
-    # yet: refused by name, never two seats playing and a third waiting for ever.
-    with pytest.raises(RulesError, match=r"SpeedSelfPlay-v1.*players=3.*BatchEnv"):
+    # Speed-v1's spaces are two seats': a learner against opponents at three is SpeedParty-v0's
+    # vector env; refused by name, never two seats playing and a third waiting for ever.
+    with pytest.raises(RulesError, match=r"SpeedParty-v0.*SpeedSelfPlay-v1.*players=3.*BatchEnv"):
         gymnasium.make_vec("speed_env/Speed-v1", num_envs=2, players=3)
 
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import pytest
 from web_helpers import receive_until
 
-import speed_env
 from speed_cli import main as cli
 from speed_env.cards import parse_card, rank_of
 from speed_env.reaction import make_profile
 from speed_env.rules import make_rules
-from speed_env.table import match_points
 from speed_table import protocol
-from speed_table.party_view import snapshot, table_snapshot
 from speed_table.protocol import INVALID, ProtocolError
 from speed_table.session import GameSession, TableConfig
 
@@ -64,7 +61,7 @@ def test_your_play_goes_onto_any_of_the_piles():
     assert legal, "the deal gives you no play at once; pick another seed"
     action = legal[-1]
     rank, pile = divmod(action - 1, 4)
-    hand = table_snapshot(s.env)["players"][0]["hand"]
+    hand = s.env.snapshot()["players"][0]["hand"]
     slot = next(i for i, c in enumerate(hand) if c and rank_of(parse_card(c)) == rank)
     ack = s.handle(protocol.parse({"type": "play", "slot": slot, "pile": pile}, piles=4), 0.06)
     assert ack[0]["type"] == "played" and ack[0]["pile"] == pile
@@ -74,19 +71,14 @@ def test_your_play_goes_onto_any_of_the_piles():
     assert info.value.code == INVALID and "between 0 and 3" in info.value.message
 
 
-def test_two_seat_snapshots_read_the_same_through_the_party_view():
-    """The n-seat view of a full table reproduces the two-seat env's own snapshot, step by step."""
-    env = speed_env.parallel_env("us", reaction=(120, 180))
-    env.reset(seed=11)
-    for _ in range(3000):  # to the end of the game, its points included
-        points = match_points(env.games.state[:1], env.rules)[:, 0].tolist()
-        view = snapshot(env.table(), env.rules, points)
-        assert view == env.snapshot()
-        if not env.agents:
-            break
-        acts = {a: int(env.action_mask(a).nonzero()[0][-1]) for a in env.agents}
-        env.step(acts)
-    assert not env.agents and "points" in env.snapshot()
+def test_the_page_is_sent_the_envs_own_snapshot_your_hand_shown():
+    """A table of three sends the n-seat env's ``snapshot()``, the bots' hands as card backs."""
+    s = GameSession(party_config(3))
+    _, state = s.handle(protocol.Start(), 0.0)
+    sent, own = state["snapshot"], s.env.snapshot()
+    assert sent == protocol.hide_hand(own, 0)
+    assert sent["players"][0]["hand"] == own["players"][0]["hand"]
+    assert sent["centre"] == own["centre"] and len(own["centre"]) == 3
 
 
 def test_the_table_refuses_seats_that_do_not_fit():
