@@ -92,9 +92,9 @@ def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH``: a kit model, ``.json`` or ``.safetensors``.
 
-    ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy.
+    ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy. It plays at tables of the
+    seats its model was trained at (``speed train realtime --players N``), refused at others.
     """
-    two_seats("ppo", rules)
     from agents.model_io.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)
