@@ -5,8 +5,9 @@
 The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finish), with:
 
 - **Environment.** :class:`~train.vec_env.party_env.PartyVecEnv`: the learner in a seat drawn
-  per game, each other seat a bot drawn per game from ``--opponent`` (a bot or a mix of bots;
-  the self-play pool seats two only). It learns from the game's reward alone.
+  per game, each other seat drawn per game from ``--opponent``: a bot, a mix of bots, or
+  ``self`` (snapshots of the learner every ``snapshot_every`` timesteps, ``self_fraction`` of
+  the seats, the rest bots). It learns from the game's reward alone.
 - **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
   rankwise actor reads the two-seat one); the model file's rules record ``players``, so
   ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
@@ -45,11 +46,6 @@ def check_party(cfg: Any) -> None:
     if cfg.players == 2:
         return
     at = f"at --players {cfg.players}"
-    if "self" in specs(cfg.opponent):
-        raise ValueError(
-            f"opponent: the self-play pool seats two players; {at} name bots "
-            "(--opponent greedy, or a mix such as greedy,chain)"
-        )
     if cfg.seat != "random":
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
@@ -130,10 +126,8 @@ def verdict(rows: list[dict[str, Any]]) -> str:
             100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate", "fair_share")
         )
         how = "above" if lo > fair else "at" if hi >= fair else "below"
-        said.append(
-            f"{r['rules']}/{r['opponent']} x{round(100 / fair) - 1} {rate:.1f}% [{lo:.1f}, {hi:.1f}] "
-            f"({how} the fair {fair:.0f}%)"
-        )
+        table = f"{r['rules']}/{r['opponent']} x{round(100 / fair) - 1}"
+        said.append(f"{table} {rate:.1f}% [{lo:.1f}, {hi:.1f}] ({how} the fair {fair:.0f}%)")
     return "; ".join(said)
 
 
@@ -161,9 +155,10 @@ def tournament_command(cfg: Any, model: Path) -> str:
 
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
+    from agents.model_io.kit_model import as_policy, read_model
     from train.common.run import Curves, Run, throughput
     from train.common.settings import make_model
-    from train.policy.checkpoint import export_model
+    from train.policy.checkpoint import export_model, snapshot_policy
     from train.vec_env.party_env import PartyVecEnv
 
     rules = party_rules(cfg)
@@ -177,6 +172,8 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         truncation_reward=cfg.truncation_reward,
         seed=seed,
     )
+    env.self_fraction, env.max_snapshots = cfg.self_fraction, cfg.max_snapshots
+    state = folder.state
 
     def save(path: Path, steps: int) -> Path:
         """The model in the kit's format; its rules record the seats it plays."""
@@ -211,14 +208,28 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     def on_rollout_end(steps: int, logger: Any) -> None:
         for key, value in env.throughput().items():
             logger.record(f"time/env_{key}", value)
+        if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
+            # A frozen copy of the learner joins the seats (saved, for a resumed run to reload).
+            path = save(run.out / "pool" / f"self_{steps:09d}", steps)
+            policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
+            env.add_snapshot(f"self@{steps}", policy)
+            rel = str(path.relative_to(run.out))
+            state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": rel})
+            state["last_snapshot"] = steps
 
     run.on_rollout_end = on_rollout_end
     run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
     try:
         if cfg.resume:
             run.resume(seed)
+            for snap in state.get("snapshots", []):
+                tensors, manifest, where = read_model(run.out / snap["path"])
+                frozen = as_policy(
+                    tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
+                )
+                env.add_snapshot(snap["name"], frozen)
         else:
-            folder.state["timesteps"] = 0
+            state["timesteps"] = 0
             folder.write_state()
         env_base = (dict(env.timing), dict(env.counters))
         start, steps, wall, stopped = run.learn()

@@ -43,6 +43,8 @@ def signature_key(rules: Rules) -> tuple[int, int]:
     """``(obs_dim, n_actions)`` of ``rules``: rules alike in it can share one network."""
     from speed_env import engine
 
+    if rules.players > 2:
+        return signature(rules)["obs_dim"], engine.n_actions(rules)
     return rules_obs_dim(rules), engine.n_actions(rules)
 
 

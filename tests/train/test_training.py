@@ -702,8 +702,8 @@ def test_speed_train_spellings_give_the_same_settings(tmp_path):
     [
         (["--game", "vintage", "--shaping"], "--shaping: not a setting of the vintage recipe"),
         (["vintage", "--tick-ms", "20"], "--tick-ms: not a setting of the vintage recipe"),
-        (["--players", "4"], "--players 4: real-time Speed has 2 players; use speed train vintage"),
-        (["realtime", "--players", "2"], "--players: not a setting of the realtime recipe"),
+        (["--players", "5"], "players must be 2, 3 or 4, got 5"),
+        (["realtime", "--players", "4", "--seat", "0"], "seat: at --players 4 the learner's"),
         (["vintage", "--game", "vintage"], "--game: the game is the subcommand"),
         (["--game", "chess"], "--game must be realtime or vintage, got 'chess'"),
     ],

@@ -7,7 +7,10 @@ observed in one compiled call (the ego-centric party observation,
 
 - each of the ``n_envs`` slots is one game; the learner sits in a seat drawn per game, and each
   other seat is played by a bot drawn per game from the opponent mix (``greedy``, ``chain*2``
-  …, weights as :func:`train.common.settings.weighted` reads them);
+  …, weights as :func:`train.common.settings.weighted` reads them); with ``self`` in the mix,
+  a seat is played, ``self_fraction`` of the time, by one of the newest ``max_snapshots``
+  snapshots of the learner (:meth:`PartyVecEnv.add_snapshot`; before the first, and otherwise,
+  by the bots listed, or random, greedy and chain where none is);
 - **one step is one decision**: a step applies the learner's actions, then ticks on every game
   where the learner can only wait (the bots acting wherever they have a play), until it has a
   choice again, its game ends, ``max_skip`` ticks have passed, or no more than ``skip_tail``
@@ -41,10 +44,14 @@ from speed_env.seats import SeatGames
 
 
 def opponent_mix(text: str) -> tuple[list[str], np.ndarray]:
-    """The bots of an ``--opponent`` mix and their shares (``greedy,chain*3``)."""
+    """The bots of an ``--opponent`` mix and their shares (``greedy,chain*3``); ``self`` alone
+    brings the self-play bots (random, greedy, chain)."""
     from train.common.settings import specs, weighted
+    from train.vec_env.pool import SELF_PLAY_BOTS
 
-    pairs = [weighted(s) for s in specs(text)]
+    pairs = [weighted(s) for s in specs(text) if s != "self"]
+    if not pairs and "self" in specs(text):
+        pairs = [(s, 1.0) for s in SELF_PLAY_BOTS]
     if not pairs:
         raise ValueError("opponent must name at least one agent spec")
     weights = np.array([w for _, w in pairs], np.float64)
@@ -78,9 +85,14 @@ class PartyVecEnv(VecEnv):
         self.games = SeatGames(self.n, rules, tick_ms=tick_ms)
         self.profile = make_profile(reaction if reaction is not None else "human")
         self.members, self.shares = opponent_mix(opponent)
+        self.n_bots = len(self.members)
         # One bot per member, each with a generator of its own; its reaction: its spec's or ours.
-        self.bots = [agents.make(s, rules, seed=seed + 1 + k) for k, s in enumerate(self.members)]
+        self.bots: list[Any] = [
+            agents.make(s, rules, seed=seed + 1 + k) for k, s in enumerate(self.members)
+        ]
         self.bot_params = [seat_reaction(b, self.profile).params() for b in self.bots]
+        self.self_play = "self" in [s.strip() for s in opponent.split(",")]
+        self.self_fraction, self.max_snapshots = 0.5, 8
         self.max_skip, self.skip_tail = int(max_skip), float(skip_tail)
         self.truncation_reward = float(truncation_reward)
         self.tick_ms = tick_ms
@@ -187,6 +199,13 @@ class PartyVecEnv(VecEnv):
         """No rendering here."""
         return [None] * self.n
 
+    def add_snapshot(self, name: str, policy: Any) -> None:
+        """Seat ``policy`` (a frozen copy of the learner) in the games dealt from now on; the
+        oldest of more than ``max_snapshots`` retires (its games play on to their end)."""
+        self.members.append(name)
+        self.bots.append(policy)
+        self.bot_params.append(self.profile.params())
+
     def throughput(self) -> dict[str, float]:
         """Counters and time spent so far (engine vs the bots)."""
         return {**self.counters, **{k: round(v, 3) for k, v in self.timing.items()}}
@@ -202,7 +221,12 @@ class PartyVecEnv(VecEnv):
     def _seat_games(self, rows: np.ndarray) -> None:
         """Draw the learner's seat and the bots of the other seats of games ``rows``."""
         seats = self.rng.integers(self.players, size=rows.size)
-        drawn = self.rng.choice(len(self.members), size=(rows.size, self.players), p=self.shares)
+        drawn = self.rng.choice(self.n_bots, size=(rows.size, self.players), p=self.shares)
+        snaps = len(self.bots) - self.n_bots
+        if self.self_play and snaps:  # a seat in self_fraction of them: one of the newest snapshots
+            mine = self.rng.random(drawn.shape) < self.self_fraction
+            newest = self.rng.integers(max(0, snaps - self.max_snapshots), snaps, size=drawn.shape)
+            drawn[mine] = self.n_bots + newest[mine]
         drawn[np.arange(rows.size), seats] = -1
         self.seat[rows], self.member[rows] = seats, drawn
         lat = self.games.lat
