@@ -63,10 +63,12 @@ def check_party(cfg: Any) -> None:
 
 def party_rules(cfg: Any) -> Any:
     """The one rules value of the run, seating ``cfg.players``."""
-    from train.ppo import rule_options
+    from speed_env.rules import parse_overrides
     from train.vec_env.env import parse_rules_list
 
-    (rules,) = parse_rules_list(cfg.rules, **{**rule_options(cfg), "players": cfg.players})
+    # train.ppo's rule_options, read here too: that module imports this one
+    options = parse_overrides(filter(None, (p.strip() for p in cfg.options.split(","))), "options")
+    (rules,) = parse_rules_list(cfg.rules, **{**options, "players": cfg.players})
     return rules
 
 

@@ -127,7 +127,7 @@ class PartyVecEnv(VecEnv):
         self._reset_seeds()
         self.restarts[:] = 0
         rows = np.arange(self.n)
-        self.games.reset([self.base_seed + i for i in rows])
+        self.games.reset([self.base_seed + i for i in range(self.n)])
         self._seat_games(rows)
         self._observe()
         self.ep_len[:], self.ep_start[:] = 0, time.perf_counter()
