@@ -27,7 +27,8 @@ def two_seats(kind: str, rules: Rules) -> None:
     if rules.players > 2:
         raise AgentSpecError(
             f"agent {kind!r} plays two players, not {rules.players} (players={rules.players}); "
-            "at a table of three or four play random, greedy or chain"
+            "at a table of three or four play random, greedy, chain or a ppo: model trained at "
+            "that many seats"
         )
 
 
