@@ -4,6 +4,8 @@ A recipe reads top to bottom (settings, seeding, environment, model, loop, finis
 through ``speed`` (most also as ``python -m train.<recipe>``):
 
 - :mod:`~train.ppo`: real-time Speed with sb3-contrib's MaskablePPO (``speed train realtime``).
+- :mod:`~train.party_ppo`: that recipe at tables of three or four (``speed train realtime
+  --players 4``): its env, model file and evaluation at n seats.
 - :mod:`~train.exploit_settings`: an exploiter's settings (``speed exploit``'s flags) and their
   checks.
 - :mod:`~train.exploit`: a best response to a frozen agent or a fixed mixture, and its score
@@ -37,9 +39,10 @@ A room a job:
 
 Floors, bottom up: ``policy``, ``common``, ``vec_env``, behaviour cloning (``bc``, then
 ``bc_data``: human-likeness and train/vintage_expert.py fit and read as they do), ``realtime``,
-``vintage``, ``rllib``, then the other recipes (``ppo``, ``exploit_settings``, ``exploit``,
-``vintage_ppo``, ``vintage_value``, ``vintage_expert``, ``rllib_ppo``), and ``league`` over
-them. A module imports only its own floor and those below (``tests/kit/test_layout.py``).
+``vintage``, ``rllib``, then the other recipes (``party_ppo``, ``ppo``, ``exploit_settings``,
+``exploit``, ``vintage_ppo``, ``vintage_value``, ``vintage_expert``, ``rllib_ppo``), and
+``league`` over them. A module imports only its own floor and those below
+(``tests/kit/test_layout.py``).
 
 Imports torch and stable-baselines3 only inside the modules that need them.
 """

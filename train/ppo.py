@@ -34,7 +34,8 @@ same in both recipes, are :func:`train.common.run.run_recipe`'s):
    holds the throughput split into env, opponents, policy forward, updates
    and evaluations, and the kit's share of it: everything but the updates,
    with and without the evaluations; also printed), and the ``speed
-   tournament`` command that plays the model against the bots. Ctrl-C or an
+   tournament`` command that plays the model against the bots (``--players 3|4``:
+   :mod:`train.party_ppo`). Ctrl-C or an
    exception stops early and still writes the model and a summary that says
    why (:class:`~train.common.run.Run`). The run holds ``--out``'s lock throughout.
 """
@@ -69,6 +70,9 @@ class Config(RunSettings):
     rules: str = "us"
     """Rules preset(s) to train on; several, comma-separated (``japanese,us``), split the envs
     evenly."""
+    players: int = 2
+    """Seats at every table: 2, 3 or 4 (Party Speed: bots or snapshots of the learner in the other
+    seats, an MLP over the n-seat observation, evaluated at tables of bots: train/party_ppo.py)."""
     bc_dagger: int = 0
     """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
     init_from: str | None = None
@@ -136,8 +140,10 @@ class Config(RunSettings):
 def check_config(cfg: Config) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
+    from train.party_ppo import check_party
 
     check_ppo(cfg, ("snapshot_every", "max_snapshots", "tick_ms"))
+    check_party(cfg)
     if cfg.bc_dagger < 0:
         raise ValueError(f"bc_dagger must be >= 0, got {cfg.bc_dagger!r}")
     if cfg.seat not in ("random", "alternate", "0", "1"):
@@ -262,10 +268,7 @@ def score(
 
 
 def report(rows: list[dict[str, Any]]) -> Any:
-    """How an evaluation reads: each line-up's win rate and interval.
-
-    Greedy and chain go in the bar's note.
-    """
+    """How an evaluation reads: each line-up's win rate and interval (greedy, chain: the note)."""
     from train.common.run import Report
 
     line = "  ".join(
@@ -294,6 +297,10 @@ def train(cfg: Config) -> dict[str, Any]:
 
 def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     # 1. Settings, 2. Seeding: run_recipe's (checked, saved in the locked folder, torch seeded)
+    if cfg.players > 2:  # tables of three or four: their own env, model and evaluation
+        from train.party_ppo import train_party
+
+        return train_party(cfg, folder, seed)
     import agents
     from agents.model_io.kit_model import as_policy, read_model
     from train import bc
@@ -372,7 +379,6 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
         state["last_snapshot"] = steps
 
     def on_rollout_end(steps: int, logger: Any) -> None:
-        """Log the pool and the env's time split; add a snapshot when one is due."""
         for name, stats in pool.report().items():
             logger.record(f"pool/{name}/share", stats["share"])
             if stats["finished"]:
@@ -456,12 +462,8 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
 
 
 def verdict(rows: Sequence[dict[str, Any]]) -> str:
-    """An evaluation's rows in words: each line-up's win rate and interval, and a verdict.
-
-    - beats the bot: the interval's low end is above 50%;
-    - plays at its level: the interval holds 50%;
-    - loses to it otherwise.
-    """
+    """An evaluation's rows in words: each line-up's win rate, interval and verdict (beats the
+    bot: the interval's low end above 50%; at its level: the interval holds 50%; else below)."""
     said = []
     for r in rows:
         lo, hi, rate = (100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate"))
@@ -471,11 +473,8 @@ def verdict(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def tournament_command(cfg: Config, model: Path) -> str:
-    """The ``speed tournament`` that plays the model against the evaluation bots.
-
-    Under the rules, options, tick and reaction it trained with: the first preset where it
-    trained on several. Printed when a run ends.
-    """
+    """The ``speed tournament`` that plays the model against the evaluation bots, under the
+    rules (the first preset of several), options, tick and reaction it trained with."""
     import shlex
 
     spec = f"ppo:{model}"
@@ -492,7 +491,7 @@ def tournament_command(cfg: Config, model: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m train.ppo``: this recipe's flags (``--help``), then :func:`train`."""
+    """``python -m train.ppo``: the flags (``--help``), then :func:`train`."""
     return recipe_main(Config, train, argv, prog="python -m train.ppo", description=__doc__ or "")
 
 

@@ -157,8 +157,12 @@ class MLPPolicy:
         self.rng = np.random.default_rng(seed)
         self.manifest = manifest or {}
         self.source = source
-        self.trained_tags = trained_tags(self.manifest, self.source)
-        """The ``rules`` fields of the rules it was trained under (None: unknown, not checked)."""
+        rules = self.manifest.get("rules")
+        party = isinstance(rules, dict) and rules.get("players", 2) != 2
+        # The n-seat observation holds no rules field: its rules were checked at load.
+        self.trained_tags = None if party else trained_tags(self.manifest, self.source)
+        """The ``rules`` fields of the rules it was trained under (None: unknown, or a model of
+        three or four seats, whose observation has none: not checked)."""
 
     @property
     def made_with(self) -> ModelVersion | None:

@@ -19,9 +19,19 @@ from speed_env.rules import Rules
 
 
 def signature(rules: Rules) -> dict[str, Any]:
-    """The observation/action signature of ``rules``: what a model must match to play them."""
+    """The observation/action signature of ``rules``: what a model must match to play them
+    (at three or four seats the ego-centric n-seat observation's,
+    :func:`speed_env.party_obs.party_layout`)."""
     from speed_env import engine
 
+    if rules.players > 2:
+        from speed_env.party_obs import party_layout, party_obs_dim
+
+        return {
+            "obs_dim": party_obs_dim(rules),
+            "n_actions": engine.n_actions(rules),
+            "layout": [[name, s.start, s.stop] for name, s in party_layout(rules).items()],
+        }
     return {
         "obs_dim": rules_obs_dim(rules),
         "n_actions": engine.n_actions(rules),
@@ -33,6 +43,8 @@ def signature_key(rules: Rules) -> tuple[int, int]:
     """``(obs_dim, n_actions)`` of ``rules``: rules alike in it can share one network."""
     from speed_env import engine
 
+    if rules.players > 2:
+        return signature(rules)["obs_dim"], engine.n_actions(rules)
     return rules_obs_dim(rules), engine.n_actions(rules)
 
 
@@ -51,6 +63,13 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
         )
     have, want = manifest["observation"], signature(rules)
     trained = manifest.get("rules", {})
+    seats = model_players(manifest)
+    if seats != rules.players:  # the seat count first: it changes every size below
+        raise ModelFormatError(
+            f"{where} was trained at tables of {seats} players, not {rules.players} "
+            f"(players={rules.players}); play it at a table of {seats} "
+            f"(speed tournament --players {seats}), or train one for {rules.players}"
+        )
     if have.get("n_actions") != want["n_actions"]:
         raise ModelFormatError(
             f"{where} was trained for n_actions = {have.get('n_actions')} (rules "
@@ -86,6 +105,14 @@ def check_signature(manifest: dict[str, Any], rules: Rules, where: str) -> None:
             f"{where} was trained on {tags_label(tags)}, not on {tag_label(rules_tag(rules))}; "
             f"load it with the rules it was trained on, or train one for these"
         )
+
+
+def model_players(manifest: dict[str, Any]) -> int:
+    """The seats of the tables a model was trained at: its rules' ``players`` (2 when unsaid,
+    as in every model written before three and four seats)."""
+    trained = manifest.get("rules")
+    seats = trained.get("players", 2) if isinstance(trained, dict) else 2
+    return seats if isinstance(seats, int) and not isinstance(seats, bool) else 2
 
 
 def _rules_label(d: dict[str, Any]) -> str:

@@ -27,7 +27,8 @@ def two_seats(kind: str, rules: Rules) -> None:
     if rules.players > 2:
         raise AgentSpecError(
             f"agent {kind!r} plays two players, not {rules.players} (players={rules.players}); "
-            "at a table of three or four play random, greedy or chain"
+            "at a table of three or four play random, greedy, chain or a ppo: model trained at "
+            "that many seats"
         )
 
 
@@ -92,9 +93,9 @@ def _openspiel(rules: Rules, seed: int | None, arg: str) -> Policy:
 def _ppo(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``ppo:PATH``: a kit model, ``.json`` or ``.safetensors``.
 
-    ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy.
+    ``?trust`` for an SB3 ``.zip``; ``?sample`` samples the policy. It plays at tables of the
+    seats its model was trained at (``speed train realtime --players N``), refused at others.
     """
-    two_seats("ppo", rules)
     from agents.model_io.learned import policy_from_spec_arg
 
     return policy_from_spec_arg(arg, rules, seed)

@@ -91,9 +91,7 @@ def test_two_player_chain_plays_exactly_as_before(preset, options, expected):
     assert _two_player_fingerprint(preset, **options) == expected
 
 
-@pytest.mark.parametrize(
-    "spec", ["search", "trained", "selfplay", "ppo:model.json", "openspiel:random", "league:x"]
-)
+@pytest.mark.parametrize("spec", ["search", "trained", "selfplay", "openspiel:random", "league:x"])
 def test_every_other_kind_is_refused_at_a_table_of_three_in_one_line(spec):
     kind = spec.partition(":")[0]
     with pytest.raises(AgentSpecError) as err:

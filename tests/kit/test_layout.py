@@ -83,6 +83,7 @@ ROOMS = {
         "realtime",
         "vintage",
         "rllib",
+        "party_ppo",
         "ppo",
         "exploit_settings",
         "exploit",

@@ -39,8 +39,8 @@ RECIPES: dict[str, Recipe] = {
         settings="Config",
         title="real-time Speed",
         help="real-time Speed (train/ppo.py): the learner against bots, a mix or a self-play "
-        "pool on the batched engine; play the model with ppo:OUT/model.json",
-        players=2,
+        "pool on the batched engine (--players 3|4: against bots); play the model with "
+        "ppo:OUT/model.json",
     ),
     "vintage": Recipe(
         module="train.vintage_ppo",

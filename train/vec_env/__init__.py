@@ -1,6 +1,8 @@
 """``SpeedVecEnv``: hundreds of Speed games as one stable-baselines3 ``VecEnv``.
 
 - :mod:`~train.vec_env.env`: :class:`SpeedVecEnv`, the learner's seats, opponents inside.
+- :mod:`~train.vec_env.party_env`: ``PartyVecEnv``, the same at tables of three or four, bots
+  (and snapshots of the learner) in the other seats.
 - :mod:`~train.vec_env.deal`: the restarts: games that ended, and their new deals.
 - :mod:`~train.vec_env.skip_loop`: the compiled loop over ticks where the learner can only wait.
 - :mod:`~train.vec_env.pool`: the opponents a learner trains against, sampled per game.

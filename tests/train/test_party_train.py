@@ -1,0 +1,160 @@
+"""`speed train realtime --players 3|4`: the n-seat env, a tiny run, its model at n-seat tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+import agents
+from agents.errors import AgentSpecError
+from agents.model_io import kit_model
+from agents.model_io.tensor_file import ModelFormatError
+from speed_cli import main as cli
+from speed_env.party_obs import observe_seats
+from speed_env.rules import make_rules
+from speed_env.seats import SeatGames
+from train.ppo import Config, check_config
+
+TINY = [
+    *("--timesteps", "1024", "--n-envs", "32", "--n-steps", "32", "--batch-size", "256"),
+    *("--net-arch", "16", "--eval-every", "1024", "--eval-games", "8"),
+    *("--eval-opponents", "greedy", "--opponent", "greedy", "--no-progress"),
+]
+"""A run of one rollout and one evaluation of two deals at each seat."""
+
+
+def test_party_env_seats_the_learner_anywhere_and_pays_the_table_reward():
+    from train.vec_env.party_env import PartyVecEnv
+
+    env = PartyVecEnv(24, make_rules("us", players=4), opponent="greedy,random", seed=5)
+    obs = env.reset()
+    assert obs.shape == (24, 161) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    seats, paid = set(), set()
+    for _ in range(150):
+        masks = env.action_masks()
+        assert masks.dtype == np.int8 and masks.shape == (24, 53)
+        seats |= set(env.seat.tolist())
+        acts = np.where(masks > 0, rng.random(masks.shape), -1).argmax(axis=1)
+        obs, rewards, dones, infos = env.step(acts)
+        for b in np.flatnonzero(dones):
+            paid.add(round(float(rewards[b]), 4))
+            assert infos[b]["terminal_observation"].shape == (161,)
+            assert len(infos[b]["opponents"]) == 3
+    assert seats == {0, 1, 2, 3}
+    assert env.counters["illegal"] == 0
+    assert {1.0, round(-1 / 3, 4)} <= paid <= {1.0, round(-1 / 3, 4), 0.0, -1.0}
+
+
+@pytest.fixture(scope="module")
+def four_seat_runs(tmp_path_factory):
+    """Two tiny 4-seat runs with one seed, and one with another."""
+    root = tmp_path_factory.mktemp("party")
+    outs = [root / name for name in ("a", "b", "c")]
+    for out, seed in zip(outs, ("1", "1", "2"), strict=True):
+        code = cli(
+            ["train", "realtime", "--players", "4", *TINY, "--seed", seed, "--out", str(out)]
+        )
+        assert code == 0
+    return outs
+
+
+def test_four_seat_run_writes_a_model_that_plays_at_a_four_seat_table(four_seat_runs):
+    out = four_seat_runs[0]
+    manifest = json.loads((out / "model.json").read_text())
+    assert manifest["rules"]["players"] == 4 and manifest["training"]["players"] == 4
+    assert manifest["observation"]["obs_dim"] == 161 and manifest["observation"]["n_actions"] == 53
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert rows[0].split(",")[-2:] == ["fair_share", "wall_s"] and len(rows) >= 2
+    assert (out / "curves.png").stat().st_size > 0
+    rules = make_rules("us", players=4)
+    policy = agents.make(f"ppo:{out / 'model.json'}", rules, seed=0)
+    games = SeatGames(6, rules, seed=11)
+    for _ in range(60):  # every seat the model, legal actions only
+        masks = games.masks()
+        obs = observe_seats(games.state, rules)
+        acts = np.stack([policy.act(obs[p], masks[p]) for p in range(4)])
+        assert (np.take_along_axis(masks, acts[..., None], axis=2) == 1).all()
+        games.step(acts)
+
+
+def test_one_seed_gives_the_same_weights_and_another_seed_other_ones(four_seat_runs):
+    a, b, c = (kit_model.read_model(out / "model.json")[0] for out in four_seat_runs)
+    assert a.keys() == b.keys()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
+
+
+def test_a_model_is_refused_at_a_table_of_other_seats_naming_both(four_seat_runs, tmp_path):
+    four = f"ppo:{four_seat_runs[0] / 'model.json'}"
+    with pytest.raises(ModelFormatError, match=r"trained at tables of 4 players, not 2"):
+        agents.make(four, make_rules("us"), seed=0)
+    with pytest.raises(ModelFormatError, match=r"trained at tables of 4 players, not 3"):
+        agents.make(four, make_rules("us", players=3), seed=0)
+    rng = np.random.default_rng(0)
+    two = kit_model.save_model(
+        tmp_path / "two",
+        {
+            "pi.0.weight": rng.normal(size=(8, 193)).astype(np.float32),
+            "pi.0.bias": np.zeros(8, np.float32),
+            "logits.weight": rng.normal(size=(27, 8)).astype(np.float32),
+            "logits.bias": np.zeros(27, np.float32),
+        },
+        rules=make_rules("us"),
+        hidden=[8],
+        activation="tanh",
+    )
+    agents.make(f"ppo:{two}", make_rules("us"), seed=0)  # its own table: plays
+    with pytest.raises((ModelFormatError, AgentSpecError), match=r"tables of 2 players, not 4"):
+        agents.make(f"ppo:{two}", make_rules("us", players=4), seed=0)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        ({"players": 5}, "players must be 2, 3 or 4"),
+        ({"players": 4, "think": "declared"}, "think: at --players 4 the opponents' thinking"),
+        ({"players": 3, "seat": "1"}, "seat: at --players 3"),
+        ({"players": 4, "policy": "rankwise"}, "policy: the rankwise actor reads two seats"),
+        ({"players": 4, "init_bc": "chain"}, "init_bc: not supported at --players 4"),
+    ],
+)
+def test_settings_the_n_seat_recipe_cannot_run_are_refused_by_name(flags, named):
+    with pytest.raises(ValueError, match=named):
+        check_config(Config(**{"opponent": "greedy", **flags}))
+
+
+def test_self_play_seats_snapshots_of_the_learner_from_the_newest_ones():
+    from train.vec_env.party_env import PartyVecEnv
+
+    env = PartyVecEnv(64, make_rules("us", players=4), opponent="self", seed=2)
+    assert env.members == ["random", "greedy", "chain"]  # self alone: the self-play bots
+    env.reset()
+    assert (env.member < 3).all()  # no snapshot yet: bots only
+    env.max_snapshots = 1
+    for name in ("old", "new"):
+        env.add_snapshot(name, agents.make("greedy", make_rules("us", players=4), seed=0))
+    env._seat_games(np.arange(64))
+    seated = env.member[env.member >= 0]
+    share = float(np.mean(seated == 4))
+    assert 0.35 < share < 0.65 and not (seated == 3).any()  # half the seats, the newest only
+
+
+def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
+    out: Path = tmp_path / "three"
+    argv = ["train", "realtime", "--players", "3", *TINY, "--out", str(out)]
+    more = ["--opponent", "self", "--timesteps", "2048", "--snapshot-every", "1024"]
+    assert cli([*argv, *more]) == 0
+    said = "".join(capsys.readouterr())
+    assert "fair 33%" in said and "speed tournament --players 3" in said
+    manifest = json.loads((out / "model.json").read_text())
+    assert manifest["rules"]["players"] == 3 and manifest["observation"]["n_actions"] == 40
+    snaps = json.loads((out / "state.json").read_text())["snapshots"]
+    assert [s["name"] for s in snaps] == ["self@1024", "self@2048"]  # one each rollout
+    agents.make(f"ppo:{out / snaps[0]['path']}", make_rules("us", players=3), seed=0)

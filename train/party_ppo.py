@@ -1,0 +1,255 @@
+"""The real-time recipe at tables of three or four (``speed train realtime --players 4``).
+
+    speed train realtime --players 4 --opponent greedy --timesteps 300000 --out runs/party4
+
+The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finish), with:
+
+- **Environment.** :class:`~train.vec_env.party_env.PartyVecEnv`: the learner in a seat drawn
+  per game, each other seat drawn per game from ``--opponent``: a bot, a mix of bots, or
+  ``self`` (snapshots of the learner every ``snapshot_every`` timesteps, ``self_fraction`` of
+  the seats, the rest bots). It learns from the game's reward alone.
+- **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
+  rankwise actor reads the two-seat one); the model file's rules record ``players``, so
+  ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
+- **Evaluation.** Every ``eval_every`` timesteps the checkpoint sits at a table of
+  ``players - 1`` copies of each evaluation bot, over shared deals with seat rotation
+  (:mod:`agents.tournament.party`): its win share and the clustered 95% interval, against the
+  fair share ``1 / players``; ``eval.csv`` and ``curves.png`` as for two seats.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from train.common.curves import Panel
+from train.common.settings import specs
+
+SEATS = (3, 4)
+"""The seat counts this branch trains at (two seats: :mod:`train.ppo` itself)."""
+
+EVAL_FIELDS = (
+    *("timesteps", "rules", "opponent", "games", "wins", "losses", "draws"),
+    *("win_rate", "ci_low", "ci_high", "fair_share", "wall_s"),
+)
+PANELS = (
+    Panel("win_rate", "win share % (shared deals, 95% CI)", ("ci_low", "ci_high"), percent=True),
+)
+
+
+def check_party(cfg: Any) -> None:
+    """Refuse, naming the field, what the n-seat branch cannot do."""
+    if cfg.players not in (2, *SEATS):
+        raise ValueError(f"players must be 2, 3 or 4, got {cfg.players!r}")
+    if cfg.players == 2:
+        return
+    at = f"at --players {cfg.players}"
+    if cfg.seat != "random":
+        raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
+    if cfg.policy == "rankwise":
+        raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
+    for name in ("init_bc", "init_from", "think_file"):
+        if getattr(cfg, name):
+            raise ValueError(f"{name}: not supported {at}")
+    if (cfg.think or "off") != "off":
+        raise ValueError(f"think: {at} the opponents' thinking is not charged (off)")
+    if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
+        raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
+    if len(specs(cfg.rules)) != 1:
+        raise ValueError(f"rules: {at} train on one preset, got {cfg.rules!r}")
+
+
+def party_rules(cfg: Any) -> Any:
+    """The one rules value of the run, seating ``cfg.players``."""
+    from speed_env.rules import parse_overrides
+    from train.vec_env.env import parse_rules_list
+
+    # train.ppo's rule_options, read here too: that module imports this one
+    options = parse_overrides(filter(None, (p.strip() for p in cfg.options.split(","))), "options")
+    (rules,) = parse_rules_list(cfg.rules, **{**options, "players": cfg.players})
+    return rules
+
+
+def score(model_path: Path, cfg: Any, rules: Any) -> list[dict[str, Any]]:
+    """The saved policy at a table of ``players - 1`` copies of each evaluation bot: a row each
+    (its win share over shared deals, every seat in turn, and the clustered interval)."""
+    import numpy as np
+
+    from agents.tournament import party
+    from speed_env.reaction import make_profile
+
+    spec = f"ppo:{model_path}"
+    t0 = time.perf_counter()
+    settings = party.PartySettings(
+        agents=(spec, *specs(cfg.eval_opponents)),
+        rules=rules,
+        games=cfg.eval_games,
+        reaction=make_profile(cfg.reaction),
+        tick_ms=cfg.tick_ms,
+        seed=cfg.eval_seed,
+        gauntlet=spec,
+    )
+    results, _ = party.run(settings, workers=cfg.eval_workers)
+    table = party.game_table(settings, results)
+    rows = []
+    for li, lineup in enumerate(settings.lineups()):
+        mine = party.agent_rows(table, len(settings.agents), np.array([li]))[0]
+        others = [a for a in lineup if a != 0]
+        sel = table.lineup == li
+        draws = int((table.winner[sel] < 0).sum())
+        lo, hi = mine["win_share_ci"]
+        rows.append(
+            {
+                "rules": rules.preset,
+                "opponent": settings.agents[others[0]],
+                "games": mine["games"],
+                "wins": mine["wins"],
+                "losses": mine["games"] - mine["wins"] - draws,
+                "draws": draws,
+                "win_rate": round(mine["win_share"], 4),
+                "ci_low": round(lo, 4),
+                "ci_high": round(hi, 4),
+                "fair_share": round(1.0 / rules.players, 4),
+            }
+        )
+    wall = round(time.perf_counter() - t0, 2)
+    for row in rows:
+        row["wall_s"] = wall
+    return rows
+
+
+def verdict(rows: list[dict[str, Any]]) -> str:
+    """An evaluation's rows in words: win share, interval, and how it stands to the fair share."""
+    said = []
+    for r in rows:
+        lo, hi, rate, fair = (
+            100 * float(r[k]) for k in ("ci_low", "ci_high", "win_rate", "fair_share")
+        )
+        how = "above" if lo > fair else "at" if hi >= fair else "below"
+        table = f"{r['rules']}/{r['opponent']} x{round(100 / fair) - 1}"
+        said.append(f"{table} {rate:.1f}% [{lo:.1f}, {hi:.1f}] ({how} the fair {fair:.0f}%)")
+    return "; ".join(said)
+
+
+def report(rows: list[dict[str, Any]]) -> Any:
+    """How an evaluation reads (the bar's note: each line-up's share)."""
+    from train.common.run import Report
+
+    note = " ".join(f"{r['opponent'][:6]} {100 * r['win_rate']:.0f}%" for r in rows[:4])
+    scalars = {f"eval/{r['rules']}/{r['opponent']}": r["win_rate"] for r in rows}
+    return Report(verdict(rows), note, scalars)
+
+
+def tournament_command(cfg: Any, model: Path) -> str:
+    """The ``speed tournament`` that seats the model with ``players - 1`` copies of each bot."""
+    import shlex
+
+    spec = f"ppo:{model}"
+    argv = ["speed", "tournament", "--players", str(cfg.players), "--rules", cfg.rules]
+    for option in specs(cfg.options):
+        argv += ["--option", option]
+    argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
+    argv += ["--games", "400", "--out", str(model.parent / "tournament")]
+    return shlex.join(argv)
+
+
+def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
+    """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
+    from agents.model_io.kit_model import as_policy, read_model
+    from train.common.run import Curves, Run, throughput
+    from train.common.settings import make_model
+    from train.policy.checkpoint import export_model, snapshot_policy
+    from train.vec_env.party_env import PartyVecEnv
+
+    rules = party_rules(cfg)
+    env = PartyVecEnv(
+        cfg.n_envs,
+        rules,
+        opponent=cfg.opponent,
+        tick_ms=cfg.tick_ms,
+        reaction=cfg.reaction,
+        skip_tail=cfg.skip_tail,
+        truncation_reward=cfg.truncation_reward,
+        seed=seed,
+    )
+    env.self_fraction, env.max_snapshots = cfg.self_fraction, cfg.max_snapshots
+    state = folder.state
+
+    def save(path: Path, steps: int) -> Path:
+        """The model in the kit's format; its rules record the seats it plays."""
+        training = {
+            "timesteps": steps,
+            "players": cfg.players,
+            "opponent": cfg.opponent,
+            "rules": cfg.rules,
+            "seed": cfg.seed,
+            "config": asdict(cfg),
+        }
+        label = env.profile.label()
+        return export_model(
+            run.model,
+            path,
+            rules=[rules],
+            reaction={"learner": label, "opponent": label},
+            tick_ms=cfg.tick_ms,
+            training=training,
+        )
+
+    title = f"{cfg.opponent} x{cfg.players - 1} on {cfg.rules}"
+    run = Run(
+        cfg,
+        folder,
+        Curves(EVAL_FIELDS, PANELS, title, split="rules"),
+        save=save,
+        score=lambda path: score(path, cfg, rules),
+        report=report,
+    )
+
+    def on_rollout_end(steps: int, logger: Any) -> None:
+        for key, value in env.throughput().items():
+            logger.record(f"time/env_{key}", value)
+        if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
+            # A frozen copy of the learner joins the seats (saved, for a resumed run to reload).
+            path = save(run.out / "pool" / f"self_{steps:09d}", steps)
+            policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
+            env.add_snapshot(f"self@{steps}", policy)
+            rel = str(path.relative_to(run.out))
+            state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": rel})
+            state["last_snapshot"] = steps
+
+    run.on_rollout_end = on_rollout_end
+    run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
+    try:
+        if cfg.resume:
+            run.resume(seed)
+            for snap in state.get("snapshots", []):
+                tensors, manifest, where = read_model(run.out / snap["path"])
+                frozen = as_policy(
+                    tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
+                )
+                env.add_snapshot(snap["name"], frozen)
+        else:
+            state["timesteps"] = 0
+            folder.write_state()
+        env_base = (dict(env.timing), dict(env.counters))
+        start, steps, wall, stopped = run.learn()
+        summary = run.finish(
+            steps,
+            stopped,
+            throughput=throughput(run, env, env_base, steps - start, wall),
+            players=cfg.players,
+            next=tournament_command(cfg, run.out / "model.json"),
+        )
+    finally:
+        run.close()
+    tp = summary["throughput"]
+    run.bar.print(
+        f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
+    )
+    said = verdict(summary.get("last_eval") or [])
+    if said:
+        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
+    run.bar.print(f"next, seat it with the bots: {summary['next']}")
+    return summary
