@@ -158,8 +158,9 @@ def tournament_command(cfg: Any, model: Path) -> str:
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
     from agents.model_io.kit_model import as_policy, read_model
-    from train.common.run import Curves, Run, throughput
+    from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.common.throughput import throughput
     from train.policy.checkpoint import export_model, snapshot_policy
     from train.vec_env.party_env import PartyVecEnv
 

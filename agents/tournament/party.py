@@ -295,8 +295,9 @@ def describe_chunk(settings: PartySettings, chunk: Chunk) -> str:
 
 # ---------------------------------------------------------------------- statistics
 def game_table(settings: PartySettings, results: Iterable[PartyChunkResult]) -> GameTable:
-    """Every game as a :class:`~agents.tournament.vintage_stats.GameTable` of winner against others: "penalty" 0 for
-    the winner, 1 for every other seat (so the winner finishes ahead of each, the others tie)."""
+    """Every game as a :class:`~agents.tournament.vintage_stats.GameTable` of winner against
+    others: "penalty" 0 for the winner, 1 for every other seat (so the winner finishes ahead
+    of each, the others tie)."""
     seating, pen, win, cluster, lineup = [], [], [], [], []
     for res in results:
         for i, w in enumerate(res.winner):

@@ -167,7 +167,8 @@ def leaderboard(summary: dict[str, Any], words: PairWords = PAIR_WORDS) -> str:
             + (_match_cells(m) if with_matches else "")
         )
     if summary.get("lineups"):
-        # Line-ups of a penalty game report mean penalties; real-time ones at 3 or 4 seats win shares.
+        # Line-ups of a penalty game report mean penalties; real-time ones (3 or 4 seats) win
+        # shares.
         key = "mean_penalty" if "mean_penalty" in summary["lineups"][0]["results"][0] else None
         lines += [
             "",

@@ -397,5 +397,5 @@ def test_every_env_takes_hand_size_and_jokers_and_the_party_doors_seat_more(door
         assert build(players=4).players == 4  # the rows env: 4 rows, one game of four
         return
     # Speed-v1's doors seat two and name where three play (make_vec: SpeedParty-v0's).
-    with pytest.raises(RulesError, match="players=3 is not playable yet|SpeedParty-v0"):
+    with pytest.raises(RulesError, match=r"players=3 is not playable yet|SpeedParty-v0"):
         build(players=3)
