@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from agents.games.tournament_side import ChunkModuleTournament
 from agents.specs.realtime import REALTIME
-from agents.tournament.harness import Chunk
 from speed_env.policy import Policy
 
 
@@ -33,6 +31,12 @@ class PartyTournament(ChunkModuleTournament):
         from agents.tournament import party
 
         return party
+
+    def report_module(self) -> ModuleType:
+        """:mod:`agents.tournament.party_report` (its leaderboard says the fair share first)."""
+        from agents.tournament import party_report
+
+        return party_report
 
     def builder(self, spec: str) -> Callable[[], Policy]:
         """The agent ``spec`` for the table's rules (one refusing the table fails here)."""
@@ -51,39 +55,9 @@ class PartyTournament(ChunkModuleTournament):
             "--gauntlet": s.gauntlet,
         }
 
-    @property
-    def games_used(self) -> tuple[int, str, str]:
-        """Games per line-up: whole deals, each once per seat rotation."""
-        s = self.settings
-        why = f"{s.deals} deals, each once per seat rotation of {s.players} players"
-        return s.deals * s.players, "line-up", why
-
     def check(self, result: Any) -> str | None:
         """What is impossible in a logged chunk result, or None."""
         from agents.tournament import party
 
         lineup = self.settings.lineups()[result.chunk.lineup]
         return party.check_chunk(result, lineup, self.settings.players)
-
-    def describe(self, chunk: Chunk) -> str:
-        """The line-up a chunk seats."""
-        from agents.tournament import party
-
-        return party.describe_lineup(self.settings, chunk)
-
-    def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
-        """The result files (no replays are kept)."""
-        from agents.tournament import party_report
-
-        return party_report.write_outputs(out, summary)
-
-    def leaderboard(self, summary: dict[str, Any]) -> str:
-        """The leaderboard (Markdown), the fair share said first."""
-        from agents.tournament import party_report
-
-        return party_report.leaderboard(summary)
-
-    def games_played(self, summary: dict[str, Any]) -> int:
-        """Games played (a pairwise row counts comparisons, several a game)."""
-        games: int = summary["settings"]["games_played"]
-        return games

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,7 +20,6 @@ from agents.games.agent_side import RegistryAgents
 from agents.games.tournament_side import ChunkModuleTournament
 from agents.specs.registry import Registry
 from agents.tournament.game import TournamentError, TournamentRequest
-from agents.tournament.harness import Chunk
 from agents.vintage.registry import VINTAGE
 from speed_env.policy import Policy
 
@@ -55,43 +53,12 @@ class VintageTournament(ChunkModuleTournament):
             "--gauntlet": s.gauntlet,
         }
 
-    @property
-    def games_used(self) -> tuple[int, str, str]:
-        """Games per line-up: whole deals, each once per seat rotation."""
-        s = self.settings
-        why = f"{s.deals} deals, each once per seat rotation of {s.players} players"
-        return s.deals * s.players, "line-up", why
-
     def check(self, result: Any) -> str | None:
         """What is impossible in a logged chunk result, or None."""
         from agents.tournament.vintage_stats import check_chunk
 
         lineup = self.settings.lineups()[result.chunk.lineup]
         return check_chunk(result, lineup, self.settings.players)
-
-    def describe(self, chunk: Chunk) -> str:
-        """The line-up a chunk seats."""
-        from agents.tournament import vintage
-
-        return vintage.describe_lineup(self.settings, chunk)
-
-    def write(self, out: Path, summary: dict[str, Any], results: list[Any]) -> list[Path]:
-        """The result files (no replays are kept)."""
-        from agents.tournament import vintage
-
-        return vintage.write_outputs(out, summary)
-
-    def leaderboard(self, summary: dict[str, Any]) -> str:
-        """The leaderboard (Markdown), in comparisons of seats."""
-        from agents.tournament import vintage
-
-        return vintage.leaderboard(summary)
-
-    def games_played(self, summary: dict[str, Any]) -> int:
-        """Games played: the settings count them (a match row counts comparisons, several a
-        game at a table of more than two)."""
-        games: int = summary["settings"]["games_played"]
-        return games
 
 
 @dataclass(frozen=True)
