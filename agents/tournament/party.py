@@ -42,7 +42,13 @@ from agents.tournament import harness
 from agents.tournament.chunk_checks import ints
 from agents.tournament.harness import Chunk
 from agents.tournament.summary import document
-from agents.tournament.vintage_stats import GameTable, comparisons, rated_matches, seat_lineups
+from agents.tournament.vintage_stats import (
+    GameTable,
+    SeatRotation,
+    comparisons,
+    rated_matches,
+    rotation_problem,
+)
 from speed_env import engine
 from speed_env.party_obs import observe_seats
 from speed_env.reaction import ReactionProfile, make_profile
@@ -54,7 +60,7 @@ CHUNK_DEALS = 25
 
 
 @dataclass(frozen=True)
-class PartySettings:
+class PartySettings(SeatRotation):
     """What a tournament at tables of three or four plays; everything its results depend on."""
 
     agents: tuple[str, ...]
@@ -88,15 +94,6 @@ class PartySettings:
     def deals(self) -> int:
         """Deals per line-up: whole deals, each played once per rotation."""
         return max(1, self.games // self.players)
-
-    def lineups(self) -> list[tuple[int, ...]]:
-        """Agent indices at each position of each line-up, in a fixed order."""
-        g = None if self.gauntlet is None else self.agents.index(self.gauntlet)
-        return seat_lineups(len(self.agents), self.players, g)
-
-    def deal_seed(self, deal: int) -> int:
-        """Seed of deal ``deal``; the same deals for every line-up and rotation."""
-        return (self.seed << 32) + deal
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
@@ -237,19 +234,10 @@ def _result(
 def check_chunk(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
     """The first impossible field of a logged chunk result, or ``None`` (a resume trusts only
     these). The chunk seats ``lineup`` at tables of ``players``."""
-    chunk = result.chunk
-    games = chunk.count * players
-    problem = (
-        ints("deal", result.deal, games, range(chunk.start, chunk.start + chunk.count))
-        or ints("rotation", result.rotation, games, range(players))
-        or ints("winner", result.winner, games, range(-2, players))
-        or ints("game_ms", result.game_ms, games, range(0, 1 << 62))
-    )
+    games = result.chunk.count * players
+    problem = rotation_problem(result, players, "game_ms", result.game_ms, range(0, 1 << 62))
     if problem:
         return problem
-    expected = [(chunk.start + i, r) for i in range(chunk.count) for r in range(players)]
-    if list(zip(result.deal, result.rotation, strict=True)) != expected:
-        return "deal and rotation do not hold each deal once per rotation"
     for name in ("seating", "cards_left", "played", "illegal"):
         rows = getattr(result, name)
         if not isinstance(rows, list) or len(rows) != games:

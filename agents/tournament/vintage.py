@@ -64,11 +64,11 @@ from agents.tournament.harness import Chunk
 from agents.tournament.summary import document
 from agents.tournament.vintage_stats import (
     ChunkResult,
+    SeatRotation,
     agent_rows,
     comparisons,
     game_table,
     rated_matches,
-    seat_lineups,
 )
 from speed_env.vintage import VintageRules, make_vintage_rules, raw_env
 from speed_env.vintage.engine import TRUNCATED, penalties
@@ -88,7 +88,7 @@ class VintageTournamentError(ValueError):
 
 
 @dataclass(frozen=True)
-class VintageSettings:
+class VintageSettings(SeatRotation):
     """What a vintage tournament plays; everything its results depend on."""
 
     agents: tuple[str, ...]
@@ -123,15 +123,6 @@ class VintageSettings:
     def rules(self) -> VintageRules:
         """The rules of every game (a match of one game)."""
         return make_vintage_rules(self.players, 1, **dict(self.options))
-
-    def lineups(self) -> list[tuple[int, ...]]:
-        """Agent indices at each position of each line-up, in a fixed order."""
-        g = None if self.gauntlet is None else self.agents.index(self.gauntlet)
-        return seat_lineups(len(self.agents), self.players, g)
-
-    def deal_seed(self, deal: int) -> int:
-        """Seed of deal ``deal``; the same deals for every line-up and rotation."""
-        return (self.seed << 32) + deal
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""

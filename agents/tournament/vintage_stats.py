@@ -238,26 +238,63 @@ def agent_rows(
     return rows
 
 
-def check_chunk(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
-    """The first impossible field of a logged chunk result, or ``None`` (a resume trusts only
-    these; :mod:`agents.tournament.chunk_checks`).
+class SeatRotation:
+    """Line-ups and deal seeds of an N-seat tournament's settings (``agents``, ``players``,
+    ``gauntlet``, ``seed``): every table seats its line-up over the same deals."""
 
-    The chunk seats ``lineup`` at tables of ``players``.
-    """
+    agents: tuple[str, ...]
+    gauntlet: str | None
+    seed: int
+
+    @property
+    def players(self) -> int:
+        """Seats at each table (a field or a property of the settings)."""
+        raise NotImplementedError
+
+    def lineups(self) -> list[tuple[int, ...]]:
+        """Agent indices at each position of each line-up, in a fixed order."""
+        g = None if self.gauntlet is None else self.agents.index(self.gauntlet)
+        return seat_lineups(len(self.agents), self.players, g)
+
+    def deal_seed(self, deal: int) -> int:
+        """Seed of deal ``deal``; the same deals for every line-up and rotation."""
+        return (self.seed << 32) + deal
+
+
+def rotation_problem(
+    result: Any, players: int, length: str, lengths: Any, allowed: range
+) -> str | None:
+    """The first impossible deal, rotation, winner or game ``length`` of a chunk result that
+    plays each of its deals once per rotation at tables of ``players``, or ``None``."""
+    from agents.tournament.chunk_checks import ints
+
     chunk = result.chunk
-    games = chunk.count * players  # each deal once per rotation
+    games = chunk.count * players
     problem = (
         ints("deal", result.deal, games, range(chunk.start, chunk.start + chunk.count))
         or ints("rotation", result.rotation, games, range(players))
-        # -1 is a drawn lock, -2 a truncated game (ChunkResult.winner).
+        # -1 is a drawn game (or lock), -2 a truncated one.
         or ints("winner", result.winner, games, range(-2, players))
-        or ints("turns", result.turns, games, range(0, 1 << 31))
+        or ints(length, lengths, games, allowed)
     )
     if problem:
         return problem
     expected = [(chunk.start + i, r) for i in range(chunk.count) for r in range(players)]
     if list(zip(result.deal, result.rotation, strict=True)) != expected:
         return "deal and rotation do not hold each deal once per rotation"
+    return None
+
+
+def check_chunk(result: Any, lineup: tuple[int, ...], players: int) -> str | None:
+    """The first impossible field of a logged chunk result, or ``None`` (a resume trusts only
+    these; :mod:`agents.tournament.chunk_checks`).
+
+    The chunk seats ``lineup`` at tables of ``players``.
+    """
+    games = result.chunk.count * players  # each deal once per rotation
+    problem = rotation_problem(result, players, "turns", result.turns, range(0, 1 << 31))
+    if problem:
+        return problem
     for name in ("seating", "penalty"):
         rows = getattr(result, name)
         if not isinstance(rows, list) or len(rows) != games:
