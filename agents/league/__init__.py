@@ -6,6 +6,9 @@
   drawn per game from a meta-strategy.
 - :mod:`~agents.league.record`: ``league.json``, the file a league leaves, read back as the
   members and weights of the ``league:DIR`` agent.
+- :mod:`~agents.league.bundle`: a finished league copied into the kit
+  (``agents/models/league/``), which the ``league`` agent plays;
+  ``python -m agents.league.bundle DIR``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The real-time game's registry and its agent kinds.
 
 The kinds: ``random``, ``greedy``, ``chain``, ``search``, ``openspiel:``, ``ppo:``, ``trained``,
-``selfplay``, ``league:``.
+``selfplay``, ``league`` and ``league:``.
 
 Each kind is a builder ``(rules, seed, arg) -> Policy`` registered under its name; a builder
 imports its agent only when called, so listing the kinds stays cheap. ``@`` and a reaction
@@ -130,17 +130,27 @@ def _selfplay(rules: Rules, seed: int | None, arg: str) -> Policy:
 def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``league:DIR``: a member of the league in ``DIR`` drawn per game from its meta-strategy.
 
-    See agents/league/mixture.py; each member is built with a seed of its own from ``seed``.
+    ``league`` alone plays the bundled league, ``agents/models/league/``
+    (:data:`agents.league.bundle.BUNDLED`), the same way. See agents/league/mixture.py; each
+    member is built with a seed of its own from ``seed``.
     """
     two_seats("league", rules)
-    from agents.league import mixture, record
+    from agents.league import bundle, mixture, record
 
-    if not arg:
-        raise AgentSpecError("league: needs the league's folder, league:DIR")
+    if arg:
+        folder, bundled = arg, False
+    else:
+        folder, bundled = str(bundle.BUNDLED), True  # read at call time: a test bundles its own
+        if not (bundle.BUNDLED / record.LEAGUE_FILE).exists():
+            raise AgentSpecError(
+                f"the bundled league {bundle.BUNDLED} is missing: this copy of the kit ships "
+                f"without one. Train one (speed train league --out runs/NAME), bundle it with "
+                f"{bundle.COMMAND} runs/NAME, or play a league's folder with league:DIR"
+            )
     try:
-        league = record.read(arg)
+        league = record.read(folder, bundled=bundled)
     except ValueError as exc:
-        raise AgentSpecError(f"bad league spec {arg!r}: {exc}") from None
+        raise AgentSpecError(f"bad league spec {arg or 'league'!r}: {exc}") from None
     base = 0 if seed is None else seed
     kept = [k for k, w in enumerate(league.weights) if w > 0]
     members = [
@@ -185,7 +195,8 @@ for _name, _about, _build in (
     ),
     (
         "league",
-        "a member of a speed train league drawn per game from its meta-strategy (league:DIR)",
+        "a member of a speed train league drawn per game from its meta-strategy: league:DIR, "
+        "or league alone for the bundled one (agents/models/league/, when one is bundled)",
         _league,
     ),
 ):

@@ -86,8 +86,7 @@ def test_league_members_differ_between_games(tmp_path):
 def test_a_bad_league_folder_is_refused_naming_the_file(tmp_path):
     with pytest.raises(AgentSpecError, match=r"league.json does not exist"):
         agents.make(f"league:{tmp_path / 'none'}", "us")
-    with pytest.raises(AgentSpecError, match="league: needs the league's folder"):
-        agents.make("league:", "us")
+    # league alone (or league:) plays the bundled league: tests/agents/test_league_bundle.py
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / LEAGUE_FILE).write_text("{not json")
     with pytest.raises(AgentSpecError, match=r"bad league spec .*cannot be read"):
@@ -95,3 +94,17 @@ def test_a_bad_league_folder_is_refused_naming_the_file(tmp_path):
     write_league(tmp_path / "short", [1.0])
     with pytest.raises(AgentSpecError, match=r"meta\.weights must hold one weight per member"):
         agents.make(f"league:{tmp_path / 'short'}", "us")
+
+
+def test_a_member_path_outside_the_league_folder_is_refused(tmp_path):
+    """A record is data: its members' model files lie inside its folder, never elsewhere."""
+    from agents.model_io.kit_model import BUNDLED, copy_model
+
+    copy_model(BUNDLED.parent / "selfplay" / "selfplay.json", tmp_path / "elsewhere" / "m.json")
+    for path in ("../elsewhere/m.json", str(tmp_path / "elsewhere" / "m.json")):
+        folder = write_league(tmp_path / "lg", [0.5, 0.5], ("random", "r1"))
+        record = json.loads((folder / LEAGUE_FILE).read_text())
+        record["members"][1] |= {"spec": f"ppo:{path}", "path": path}
+        (folder / LEAGUE_FILE).write_text(json.dumps(record))
+        with pytest.raises(AgentSpecError, match=r"member 1 path .* is not a file inside"):
+            agents.make(f"league:{folder}", "us")

@@ -130,6 +130,20 @@ def test_league_spec_plays_the_final_meta_strategy(whole):
     assert len(bot.members) == sum(w > 0 for w in weights)
 
 
+def test_a_finished_league_bundles_and_plays_as_its_own_folder(whole, tmp_path, monkeypatch):
+    """What ``speed train league`` leaves is what ``python -m agents.league.bundle`` takes."""
+    from agents.league import bundle
+    from agents.tournament import realtime
+
+    monkeypatch.setattr(bundle, "BUNDLED", bundle.bundle_league(whole, tmp_path / "league"))
+    assert (tmp_path / "league" / "best.json").exists()
+    played = []
+    for spec in ("league", f"league:{whole}"):
+        settings = realtime.Settings(agents=(spec, "greedy"), games=8, rules=make_rules("us"))
+        played.append([r.outcomes for r in realtime.run(settings)[0]])
+    assert played[0] == played[1]
+
+
 def without_timing(rec: dict) -> dict:
     return {k: v for k, v in rec.items() if k not in ("timing", "settings")}
 
