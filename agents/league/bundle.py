@@ -5,7 +5,9 @@ logs). :func:`bundle_league` copies what playing its final meta-strategy needs i
 its own, by default :data:`BUNDLED` (``agents/models/league/``)::
 
     league.json              the league's record, each member's path now inside the bundle,
-                             and ``bundle``: the source folder and the SHA-256 of its record
+                             and ``bundle``: the source folder, the SHA-256 of its record,
+                             the run's inputs (the files its --include members were built
+                             from) and the rules it was played on, the only ones it plays
     members/NAME.json        each learned member of weight above 0: its model
     members/NAME.safetensors   (copied and checked by agents.model_io.copy_model)
     best.json                the best single member's model (ppo:agents/models/league/best.json)
@@ -63,8 +65,11 @@ class BundleSettings:
     kit's agents/models/league/, which the league agent plays)"""
 
 
-def finished_record(src: Path) -> dict[str, Any]:
-    """The record of the finished league in ``src``; ValueError in one line naming the path."""
+def finished_record(src: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record of the finished league in ``src`` and its run's inputs (``run.json``'s).
+
+    ValueError in one line naming the path where ``src`` holds no finished league.
+    """
     path = src / record.LEAGUE_FILE
     if not src.exists():
         raise ValueError(f"{src} does not exist: give a speed train league --out folder")
@@ -79,16 +84,36 @@ def finished_record(src: Path) -> dict[str, Any]:
         raise ValueError(f"{src} holds an unfinished league: {path} has no final meta-strategy")
     run = src / "run.json"
     try:
-        finished = json.loads(run.read_text(encoding="utf-8")).get("finished")
-    except (OSError, ValueError, AttributeError):
-        finished = None
-    if not isinstance(finished, str):
+        held = json.loads(run.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        held = None
+    if not isinstance(held, dict) or not isinstance(held.get("finished"), str):
         raise ValueError(
             f"{src} holds an unfinished league: {run} does not say it finished (interrupted "
             f"or still running); finish it with speed train league --out {src} --resume"
         )
     record.read(src)  # the same checks as league:DIR (paths inside the folder, the weights)
-    return data
+    # The files the run's --include members were built from (trained's model …): the bundle
+    # says which of them its meta-strategy was solved against.
+    inputs = held.get("inputs")
+    return data, inputs if isinstance(inputs, dict) else {}
+
+
+def solved_on(src: Path, data: dict[str, Any]) -> str:
+    """The label of the rules the league was played on (``settings.rules``), as a model's."""
+    from speed_env.observation import rules_tag, tag_label
+    from speed_env.rules import make_rules
+
+    settings = data.get("settings")
+    given = settings.get("rules") if isinstance(settings, dict) else None
+    try:
+        if not isinstance(given, str):
+            raise ValueError("a preset or a .toml file is needed")
+        return tag_label(rules_tag(make_rules(given)))
+    except (ValueError, OSError) as exc:
+        raise ValueError(
+            f"{src / record.LEAGUE_FILE}: settings.rules {given!r} names no rules ({exc})"
+        ) from None
 
 
 def bundled_members(
@@ -157,7 +182,8 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
     from agents.model_io.kit_model import copy_model
 
     src, dest = Path(src), Path(dest)
-    data = finished_record(src)
+    data, inputs = finished_record(src)
+    rules = solved_on(src, data)
     entries, copies = bundled_members(src, data)
     check_dest(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -167,8 +193,10 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
         "members": entries,
         "best": None if data.get("best") is None else {**data["best"], "path": f"{BEST}.json"},
         "bundle": {
-            "source": str(src.resolve()),
+            "source": str(src),
             "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+            "inputs": inputs,
+            "rules": rules,
         },
     }
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
@@ -182,7 +210,12 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
         old = dest.with_name(work.name + ".old")
         if dest.exists():
             dest.rename(old)
-        work.rename(dest)
+        try:
+            work.rename(dest)
+        except OSError:
+            if old.exists():
+                old.rename(dest)  # the earlier bundle back in place
+            raise
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

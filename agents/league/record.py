@@ -11,7 +11,8 @@ record, the population and the final meta-strategy:
 ``best``           the learned member that scores most against ``meta``, copied to
                    ``best.json`` in the folder (null before the first round)
 ``bundle``         only in a bundled league (:mod:`agents.league.bundle`): where it was
-                   bundled from; a member of weight 0 it left out has no ``spec``
+                   bundled from and the ``rules`` it was solved on; a member of weight 0
+                   it left out has no ``spec``
 =================  ==================================================================
 
 :func:`read` gives the members' specs with their files resolved in the folder, so
@@ -45,6 +46,9 @@ class LeagueMixture:
     names: tuple[str, ...]
     specs: tuple[str, ...]
     weights: tuple[float, ...]
+    rules: str | None = None
+    """The rules a bundled league was solved on (their label, ``japanese`` …); None for a
+    league's own folder, whose learned members check the rules they are asked for."""
 
 
 def member_spec(folder: Path, member: dict[str, Any]) -> str:
@@ -126,6 +130,8 @@ def read(folder: str | os.PathLike[str], *, bundled: bool = False) -> LeagueMixt
     if not all(isinstance(w, int | float) and not isinstance(w, bool) for w in weights):
         raise ValueError(f"{path}: meta.weights must be numbers")
     strict = isinstance(data.get("bundle"), dict)
+    if strict and not isinstance(data["bundle"].get("rules"), str):
+        raise ValueError(f"{path}: bundle.rules must name the rules the league was solved on")
     for k, (member, weight) in enumerate(zip(members, weights, strict=True)):
         problem = member_problem(member, float(weight), strict)
         if problem:
@@ -135,4 +141,5 @@ def read(folder: str | os.PathLike[str], *, bundled: bool = False) -> LeagueMixt
         tuple(str(m["name"]) for m in members),
         tuple(member_spec(root, m) for m in members),
         tuple(float(w) for w in weights),
+        data["bundle"]["rules"] if strict else None,
     )

@@ -65,7 +65,7 @@ def test_the_bundle_holds_the_record_and_only_the_models_that_play(source, tmp_p
     assert r1["path"] == "members/r1.json" and r1["spec"] == "ppo:members/r1.json"
     assert (r2["path"], r2["spec"], r2["name"]) == (None, None, "r2")  # weight 0: left out
     assert rec["meta"] == json.loads((source / "league.json").read_text())["meta"]
-    assert rec["bundle"]["source"] == str(source.resolve())
+    assert rec["bundle"]["source"] == str(source)
     assert agents.make(f"ppo:{dest / 'best.json'}", "us") is not None  # the best member plays
 
 
@@ -89,6 +89,18 @@ def test_league_plays_the_bundle_exactly_as_league_dir_plays_its_source(
     # the draws matter: a league of chain alone plays other games on these deals
     make_league(tmp_path / "chain_only", [0.0, 0.0, 1.0, 0.0, 0.0])
     assert from_bundle != tournament(f"league:{tmp_path / 'chain_only'}")
+
+
+def test_the_bundled_league_plays_only_the_rules_it_was_played_on(source, tmp_path, monkeypatch):
+    """Its members (chain, and selfplay's copy) would play japanese; its meta-strategy is us's."""
+    monkeypatch.setattr(bundle, "BUNDLED", bundle.bundle_league(source, tmp_path / "bundled"))
+    assert json.loads((bundle.BUNDLED / "league.json").read_text())["bundle"]["rules"] == "us"
+    with pytest.raises(AgentSpecError, match="was played on us, not on japanese"):
+        agents.make("league", "japanese")
+    assert isinstance(agents.make(f"league:{source}", "japanese"), MixturePolicy)  # its folder
+    rec = json.loads((source / "league.json").read_text())
+    (source / "league.json").write_text(json.dumps(rec | {"settings": {}}))
+    assert "settings.rules None names no rules" in one_line_refusal(source, tmp_path / "d")
 
 
 def test_without_a_bundle_league_names_the_folder_and_the_command(tmp_path, monkeypatch):
