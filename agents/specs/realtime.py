@@ -136,7 +136,6 @@ def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
     """
     two_seats("league", rules)
     from agents.league import bundle, mixture, record
-    from speed_env.observation import rules_tag, tag_label
 
     if arg:
         folder, bundled = arg, False
@@ -152,14 +151,6 @@ def _league(rules: Rules, seed: int | None, arg: str) -> Policy:
         league = record.read(folder, bundled=bundled)
     except ValueError as exc:
         raise AgentSpecError(f"bad league spec {arg or 'league'!r}: {exc}") from None
-    asked = tag_label(rules_tag(rules))
-    if league.rules is not None and league.rules != asked:
-        # A bundle's meta-strategy is a solution of its own rules' game, even where its
-        # members are bots that would play others.
-        raise AgentSpecError(
-            f"the bundled league in {folder} was played on {league.rules}, not on {asked}; "
-            f"play it with those rules, or bundle a league of these"
-        )
     base = 0 if seed is None else seed
     kept = [k for k, w in enumerate(league.weights) if w > 0]
     members = [
