@@ -345,7 +345,7 @@ def open_run(
     }
     for flag, path in (files or {}).items():
         if path is not None:
-            inputs[flag] = run_identity.file_digest(path)
+            inputs[flag] = run_identity.file_digest(path, flag)
     identity = run_identity.RunIdentity(command, settings_by_flag, inputs)
     with run_identity.RunOutput(
         args.out, identity, results=results, overwrite=args.overwrite

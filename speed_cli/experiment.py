@@ -100,19 +100,19 @@ def run_reaction(args: argparse.Namespace) -> int:
                 "--opponent-profile is the opponent's latency: drop --opponent-latency and --grid"
             )
         args.opponent_latency = f"profile:{args.opponent_profile}"
+    # A refusal names the flag the user gave (a profile is read as a latency).
+    opponent_flag = "--opponent-profile" if args.opponent_profile else "--opponent-latency"
     if args.grid:
         if args.jitter and not args.opponent_latency:
             raise UsageError(
                 "--grid --jitter needs --opponent-latency (ms are fixed, names are presets)"
             )
         opponent = reaction_sweep.parse_latencies(
-            args.opponent_latency or args.latencies, "--opponent-latency"
+            args.opponent_latency or args.latencies, opponent_flag
         )
     else:
         default = args.jitter or "250"  # a jittered agent meets the preset it is shaped like
-        opponent = reaction_sweep.parse_latencies(
-            args.opponent_latency or default, "--opponent-latency"
-        )
+        opponent = reaction_sweep.parse_latencies(args.opponent_latency or default, opponent_flag)
         if len(opponent) != 1:
             raise UsageError(
                 "--opponent-latency takes one latency without --grid, "

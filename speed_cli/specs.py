@@ -21,8 +21,12 @@ def split_list(text: str) -> list[str]:
 
 
 def agent_specs(text: str, *, pair: bool = False) -> list[str]:
-    """The agent specs of an ``--agents`` value; with ``pair``, exactly two (one game's seats)."""
-    specs = split_list(text)
+    """The agent specs of an ``--agents`` value; with ``pair``, exactly two (one game's seats).
+
+    A spec's options stay with it: ``chain,search:worlds=4,depth=10`` is two specs."""
+    from agents.specs.registry import split_specs
+
+    specs = split_specs(text)
     if pair and len(specs) != 2:
         raise UsageError(f"--agents takes two agent specs separated by a comma, got {text!r}")
     return specs

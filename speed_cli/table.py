@@ -129,7 +129,7 @@ def run_play(args: argparse.Namespace) -> int:
             "--think measured charges each decision its own time, which a play record cannot "
             "replay: record with --think calibrated (the default with --record) or off"
         )
-    bots = specs.split_list(settings.opponent)
+    bots = specs.agent_specs(settings.opponent)
     if not 1 <= len(bots) <= 3:
         raise UsageError(
             f"--opponent takes one to three agent specs separated by commas, got "

@@ -148,7 +148,7 @@ def tournament_command(cfg: Any, model: Path) -> str:
 
     spec = f"ppo:{model}"
     argv = ["speed", "tournament", "--players", str(cfg.players), "--rules", cfg.rules]
-    for option in specs(cfg.options):
+    for option in filter(None, (p.strip() for p in cfg.options.split(","))):
         argv += ["--option", option]
     argv += ["--agents", ",".join([spec, *specs(cfg.eval_opponents)]), "--gauntlet", spec]
     argv += ["--games", "400", "--out", str(model.parent / "tournament")]

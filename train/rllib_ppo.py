@@ -117,7 +117,9 @@ def check(cfg: Config) -> list[str]:
             f"train_batch_size ({cfg.train_batch_size})"
         )
     hidden(cfg)
-    opponents = [s.strip() for s in cfg.opponents.split(",") if s.strip()]
+    from agents.specs.registry import split_specs
+
+    opponents = split_specs(cfg.opponents)
     if not opponents:
         raise ValueError("opponents must name at least one of self, snapshot or an agent spec")
     for spec in opponents:

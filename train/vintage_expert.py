@@ -141,7 +141,9 @@ class ExpertConfig:
 
 def specs(text: str | None) -> list[str]:
     """A comma-separated list of agent specs."""
-    return [s.strip() for s in (text or "").split(",") if s.strip()]
+    from agents.specs.registry import split_specs
+
+    return split_specs(text or "")
 
 
 def check_config(cfg: ExpertConfig) -> None:

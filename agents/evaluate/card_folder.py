@@ -162,7 +162,7 @@ def play(
     if measured is not None:
         inputs["--human"] = measured
     if request.think_file is not None:  # the cost it records is what the card charges
-        inputs |= file_digest(request.think_file)
+        inputs |= file_digest(request.think_file, "--think-file")
     chunks = card_chunks(plan)
     groups = {g: sum(job.group == g for job in plan.jobs) for g in plan.groups}
     logged = chunk_log.Run(

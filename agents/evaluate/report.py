@@ -35,7 +35,12 @@ from agents.evaluate.report_text import (
     pct_text,
     plain_label,
 )
-from agents.evaluate.thinking import break_even_text, thinking_section
+from agents.evaluate.thinking import (
+    break_even_text,
+    calibration_file,
+    repeat_text,
+    thinking_section,
+)
 from agents.runtime.files import write_together
 from agents.runtime.interrupts import sigint_deferred
 
@@ -59,8 +64,7 @@ def header_section(card: dict[str, Any]) -> list[str]:
     if "results_hash" in card:
         lines += [
             "",
-            f"Results hash `{card['results_hash']}`: the card less its timing; every run of "
-            "this evaluation (agent and files, games, seed, kit) gives this one.",
+            f"Results hash `{card['results_hash']}`: the card less its timing; {repeat_text(card)}",
         ]
     if m["agent_files"]:
         lines += ["", "Files the agent loads:"]
@@ -284,15 +288,20 @@ def figure_png(card: dict[str, Any]) -> bytes:
 
 
 def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
-    """``report.json``, ``report.md`` and ``report.png`` in ``out``, written together.
+    """``report.json``, ``report.md`` and ``report.png`` in ``out``, written together, with the
+    calibration the card charged (``think.json``) where it charged one.
     Every file is made in memory first, then staged and renamed together by
-    :func:`agents.runtime.files.write_together`, Ctrl-C held back until all three are in place: a
+    :func:`agents.runtime.files.write_together`, Ctrl-C held back until all are in place: a
     card's files never mix two runs; a failed write, say a full disk, keeps the old card whole."""
     files = {
         out / "report.json": (json.dumps(card, indent=2) + "\n").encode(),
         out / "report.md": markdown(card).encode(),
         out / "report.png": figure_png(card),
     }
+    made = calibration_file(card)  # the thinking cost it charged: --think-file repeats the card
+    if made is not None:
+        name, doc = made
+        files[out / name] = (json.dumps(doc, indent=2) + "\n").encode()
     with sigint_deferred():
         return write_together(files)
 

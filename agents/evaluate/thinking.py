@@ -314,6 +314,38 @@ def source_text(t: dict[str, Any]) -> str:
     return f"{how} (the median act at batch one on the {t['rule_set']} rules' fixed states)"
 
 
+def calibration_file(card: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The calibration file a card writes beside it (its name and document), ``None`` where it
+    charged the agent no calibration (thinking free, or a reference bot's shipped cost)."""
+    from agents.think.record import FILE_NAME
+
+    calibration = (card["results"].get("thinking") or {}).get("calibration")
+    return None if calibration is None else (FILE_NAME, calibration)
+
+
+def repeat_text(card: dict[str, Any]) -> str:
+    """Which runs of this evaluation give ``card``'s results again: a cost timed before play
+    repeats only from its recorded calibration (``--think-file``), since timing differs from run
+    to run."""
+    from agents.think.record import FILE_NAME
+
+    same = "every run of this evaluation (agent and files, games, seed, kit"
+    t = card["results"].get("thinking")
+    if t is None or t["agent_source"] == "reference pool":
+        return f"{same}) gives this one."
+    if t["agent_source"] == "recorded":
+        return (
+            f"{same}, and the --think-file cost, kept in `{FILE_NAME}` beside it) gives this one."
+        )
+    return (
+        "the agent's thinking cost was timed before play, and timing differs from run to run, so "
+        "a run that times it again can give other results. Its calibration is kept in "
+        f"`{FILE_NAME}` beside this card: a run with `--think-file {FILE_NAME}` charges this cost "
+        "again and gives these results, the cost marked recorded (so another results hash, the "
+        "same for every such run)."
+    )
+
+
 def _own(charged: dict[str, Any], free: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     return {rs: (charged[rs].get("rating"), free[rs].get("rating")) for rs in charged}
 

@@ -44,7 +44,7 @@ from typing import Any
 from agents.runtime.files import check_writable, write_json
 from agents.runtime.interrupts import sigint_deferred
 from agents.runtime.run_lock import LOCK_NAME, FolderLock
-from speed_env.user_file import read_regular
+from speed_env.user_file import NotRegularFileError, open_regular, read_regular
 
 __all__ = [
     "IDENTITY_NAME",
@@ -90,13 +90,21 @@ def flag_settings(
     }
 
 
-def file_digest(path: str | os.PathLike[str]) -> dict[str, str]:
-    """``{path: SHA-256}`` of one input file, or ``{path: "missing"}``: an identity's input."""
+def file_digest(path: str | os.PathLike[str], what: str = "input file") -> dict[str, str]:
+    """``{path: SHA-256}`` of one input file, or ``{path: "missing"}``: an identity's input.
+
+    Opened as the kit opens a user's file (:func:`speed_env.user_file.open_regular`): a named
+    pipe or a device is refused naming ``what`` (the flag) and the path, instead of blocking
+    on it or reading it without end.
+    """
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
+        f, _ = open_regular(path, what)
+        with f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
+    except NotRegularFileError as exc:  # its message alone, as the command prints it
+        raise NotRegularFileError(exc.strerror) from None
     except OSError:
         return {str(path): "missing"}
     return {str(path): digest.hexdigest()}

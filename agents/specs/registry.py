@@ -13,6 +13,7 @@ which builds its own game's bots only; :mod:`agents.games.registry` asks them al
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -29,6 +30,26 @@ REALTIME_GAME = "real-time Speed"
 
 
 _MODEL_SUFFIXES = (".json", ".zip", ".safetensors")
+
+
+_OPTION = re.compile(r"[A-Za-z_]\w*=")
+"""The start of one of a spec's options (``depth=10``): never the start of a spec."""
+
+
+def split_specs(text: str) -> list[str]:
+    """The agent specs of a comma-separated list, stripped, blanks dropped.
+
+    A spec's own options are separated by commas too (``search:worlds=4,depth=10``): an item
+    that is an option (``NAME=…``) after a spec with an argument (``name:…``) continues that
+    spec, so ``chain,search:worlds=4,depth=10`` is two specs, not three.
+    """
+    out: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if out and _OPTION.match(item) and ":" in out[-1].partition("@")[0]:
+            out[-1] = f"{out[-1]},{item}"
+        elif item:
+            out.append(item)
+    return out
 
 
 def _looks_like_path(text: str) -> bool:

@@ -68,3 +68,29 @@ def test_a_bad_settings_argument_is_refused_naming_the_kind_and_the_argument(spe
     with pytest.raises(agents.AgentSpecError) as info:
         agents.make(spec, seed=0)
     assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("text", "specs"),
+    [
+        ("chain,search:worlds=4,depth=10", ["chain", "search:worlds=4,depth=10"]),
+        (
+            "search:worlds=4, depth=10*0.5, greedy@pro,",
+            ["search:worlds=4,depth=10*0.5", "greedy@pro"],
+        ),
+        ("chain:run=1,flying=0@pro,random", ["chain:run=1,flying=0@pro", "random"]),
+        ("chain,run=1", ["chain", "run=1"]),  # an option after a spec without one: refused later
+    ],
+)
+def test_a_list_of_specs_keeps_each_specs_options(text, specs):
+    from agents.specs.registry import split_specs
+
+    assert split_specs(text) == specs
+
+
+def test_tournament_agents_with_options_are_seated_whole(tmp_path, capsys):
+    from speed_cli import main
+
+    argv = ["tournament", "--agents", "chain,search:worlds=2,depth=5", "--games", "2"]
+    assert main([*argv, "--workers", "1", "--out", str(tmp_path / "t")]) == 0
+    assert "search:worlds=2,depth=5" in capsys.readouterr().out

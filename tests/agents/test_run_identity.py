@@ -10,6 +10,7 @@ import argparse
 import errno
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from agents.runtime.run_identity import (
     FolderHoldsRun,
     RunIdentity,
     RunOutput,
+    file_digest,
     flag_settings,
 )
 from agents.runtime.run_lock import FolderInUse, FolderLock
@@ -265,3 +267,39 @@ def test_speed_data_generate_on_a_full_disk_says_so_in_one_line(tmp_path, monkey
         "full; it is left as it was (nothing half-written)\n"
     )
     assert os.listdir(out) == []
+
+
+def test_an_input_file_digest_refuses_a_named_pipe_naming_the_flag(tmp_path: Path) -> None:
+    """A FIFO given as an input (``--think-file``) is refused in one line, not blocked on."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    outcome: list[BaseException | dict[str, str]] = []
+
+    def digest() -> None:
+        try:
+            outcome.append(file_digest(fifo))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=digest, daemon=True)
+    worker.start()
+    worker.join(5)
+    if worker.is_alive():  # blocked opening the pipe: a writer's open and close lets it go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(5)
+        pytest.fail("file_digest blocked on a named pipe")
+    (refused,) = outcome
+    assert isinstance(refused, OSError)
+    assert str(refused).startswith(f"input file {fifo} is a named pipe (FIFO)")
+    with pytest.raises(OSError) as named:
+        file_digest(fifo, "--think-file")
+    assert str(named.value).startswith(f"--think-file {fifo} is a named pipe (FIFO)")
+
+
+def test_an_input_file_digest_is_its_sha256_or_missing(tmp_path: Path) -> None:
+    import hashlib
+
+    path = tmp_path / "think.json"
+    path.write_bytes(b"{}")
+    assert file_digest(path) == {str(path): hashlib.sha256(b"{}").hexdigest()}
+    assert file_digest(tmp_path / "gone") == {str(tmp_path / "gone"): "missing"}

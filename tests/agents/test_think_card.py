@@ -141,8 +141,9 @@ def test_a_protocol_2_card_shows_each_cost_and_both_ratings(tmp_path: Path, bot:
     chain = next(line for line in page.splitlines() if line.startswith("| `chain` |"))
     assert f"| {res['thinking']['opponents_ms']['chain']:g} ms |" in chain
     assert f"costs {SLOW_MS:g} ms**" in page  # the break-even read against its own cost
-    # The same card again from its recorded calibration: the same results, byte for byte.
-    assert main([*argv, "--out", str(tmp_path / "again")]) == 0
+    # The same card again from the calibration it keeps: the same results, byte for byte.
+    kept = str(out / "think.json")
+    assert main([*argv[:-1], kept, "--out", str(tmp_path / "again")]) == 0
     again = json.loads((tmp_path / "again" / "report.json").read_text())
     assert again["results_hash"] == card["results_hash"]
 
@@ -263,3 +264,43 @@ def test_the_bundled_bots_costs_change_only_the_games_against_search() -> None:
     charged, free = counts(card["rule_sets"]), counts(card["free"]["rule_sets"])
     differ = {opp for key, opp in charged if charged[key, opp] != free[key, opp]}
     assert differ == {"search"}
+
+
+def _card_charging(source: str, calibration: dict | None) -> dict:
+    """The shipped small greedy card, as if its agent's cost came from ``source``."""
+    card = json.loads((CARDS / "small-p2" / "greedy" / "report.json").read_text())
+    card["results"]["thinking"].update(agent_source=source, calibration=calibration)
+    return card
+
+
+@pytest.mark.parametrize("source", ["calibrated", "recorded"])
+def test_a_card_says_which_runs_repeat_it_and_keeps_its_calibration(
+    tmp_path: Path, source: str
+) -> None:
+    """A cost timed before play differs from run to run: the card repeats only from its recorded
+    calibration, which it keeps beside it as think.json; a recorded cost repeats as it is."""
+    calibration = record.make_record(
+        {"greedy": Calibration(0.02, 0.03, 256, 1.0)}, make_rules("us")
+    )
+    card = _card_charging(source, calibration)
+    header = "\n".join(eval_report.header_section(card))
+    if source == "calibrated":
+        assert "a run that times it again can give other results" in header
+        assert "a run with `--think-file think.json` charges this cost again" in header
+        assert "gives this one" not in header
+    else:
+        assert "can give other results" not in header
+        assert "and the --think-file cost, kept in `think.json` beside it) gives this one" in header
+    eval_report.write_card(tmp_path, card)
+    kept = record.read(str(tmp_path / "think.json"), ["greedy"], make_rules("us"))
+    assert kept == calibration  # what --think-file reads back: the cost the card charged
+
+
+def test_a_card_charging_a_shipped_cost_repeats_without_a_file(tmp_path: Path) -> None:
+    card = json.loads((CARDS / "small-p2" / "greedy" / "report.json").read_text())
+    header = "\n".join(eval_report.header_section(card))
+    assert (
+        "every run of this evaluation (agent and files, games, seed, kit) gives this one" in header
+    )
+    eval_report.write_card(tmp_path, card)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "report.md", "report.png"]

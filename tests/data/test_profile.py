@@ -147,3 +147,16 @@ def test_profile_refuses_before_writing_a_file_its_reader_refuses(person_games, 
     assert err.startswith("speed data: error: the fit to ") and "\n" not in err
     assert "'mu' must be a number of ms" in err and err.endswith("no profile written")
     assert not (zeros / "profile.json").exists() and not (zeros / "profile-qq.png").exists()
+
+
+def test_an_opponent_profile_that_is_a_named_pipe_is_refused_naming_its_flag(tmp_path, capsys):
+    import os
+
+    os.mkfifo(tmp_path / "fifo")
+    argv = ["experiment", "reaction", "--agent", "chain", "--opponent", "greedy",
+            "--opponent-profile", str(tmp_path / "fifo"), "--games", "2",
+            "--out", str(tmp_path / "out")]  # fmt: skip
+    assert speed_cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--opponent-profile: reaction profile file" in err and "named pipe (FIFO)" in err
+    assert not (tmp_path / "out").exists()

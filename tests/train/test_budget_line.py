@@ -4,6 +4,8 @@ only its cap (train/common/budget.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -32,11 +34,15 @@ def test_the_card_exploiters_run_says_its_minutes_not_the_default_budget(tmp_pat
     from train.exploit_card import CardExploiter
 
     tiny = {"n_envs": 8, "n_steps": 32, "batch_size": 256, "n_epochs": 1, "net_arch": "16",
-            "eval_games": 2, "progress": False}  # fmt: skip
+            "eval_games": 2, "progress": True}  # fmt: skip
     plan = make_plan("random", games=2, version=1)
     cfg = CardExploiter(minutes=0.001, overrides=tiny).settings(plan, tmp_path / "exploit")
     assert cfg.timesteps is None
     exploit(cfg)
-    out = capsys.readouterr().out
+    said = capsys.readouterr()
+    out = said.out
     assert "training for 0.001 minute(s): the first whole rollout past them ends it" in out
     assert "no --timesteps given" not in out
+    # Its bar counts timesteps against the minutes, not against the default budget it caps.
+    assert re.search(r"train [\d,]+ steps .* of 00:00", said.err)
+    assert "2,000,000" not in said.err and "eta" not in said.err

@@ -181,6 +181,16 @@ def test_multi_rules_split_the_slots():
 
 
 # ---------------------------------------------------------------------- pools
+def test_an_opponent_spec_with_options_is_one_member_of_the_pool():
+    """``search:worlds=2,depth=5*0.5``: its options and its weight stay with it."""
+    pool = OpponentPool.from_spec("search:worlds=2,depth=5*0.5,chain", [make_rules("us")])
+    assert [(m.name, m.weight) for m in pool.members] == [
+        ("search:worlds=2,depth=5", 0.5),
+        ("chain", 1.0),
+    ]
+    assert pool.members[0].policies[0].settings.depth == 5
+
+
 def test_opponent_pool_mix_and_self_play():
     rules = [make_rules("us")]
     rng = np.random.default_rng(0)

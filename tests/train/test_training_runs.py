@@ -73,6 +73,18 @@ def test_the_progress_bar_survives_a_count_past_its_total(capsys):
     assert "] 1,024/1,000 " in capsys.readouterr().err  # drawn, not raised
 
 
+def test_a_minutes_budget_bar_counts_steps_against_the_minutes_not_a_total(capsys):
+    """``--minutes 0.2``: the timesteps are only the cap, so the bar has no total (no share of
+    2,015,232 it will not reach, no time left of it) and shows the time spent of the 12 s."""
+    bar = Progress(2_015_232, enabled=True, minutes=0.2)
+    assert bar.bar.total is None
+    bar.update(32_768)
+    bar.close(32_768)
+    err = capsys.readouterr().err
+    assert "train 32,768 steps " in err and " of 00:12" in err
+    assert "2,015,232" not in err and "eta" not in err
+
+
 def test_the_budget_is_whole_rollouts_said_in_one_line():
     """The issue's numbers: 200,000 trains 212,992 and 100,000 evaluates every 114,688."""
     budget = plan(200_000, 100_000, n_steps=64, n_envs=256)

@@ -107,21 +107,32 @@ class _Bar(tqdm):  # type: ignore[misc]
 
 
 class Progress:
-    """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note."""
+    """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note.
 
-    def __init__(self, total: int, enabled: bool, start: int = 0) -> None:
+    With a wall-clock budget (``minutes``) the minutes end the run, not the timesteps (only
+    their cap): the bar counts timesteps without a total and shows the time spent of the
+    minutes, instead of a share and a time left of a total the run will not reach.
+    """
+
+    def __init__(
+        self, total: int, enabled: bool, start: int = 0, minutes: float | None = None
+    ) -> None:
+        # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
+        # count is past it, and a format spec on None raises (it lost every run whose budget
+        # was not a whole number of rollouts). The total is the budget in whole rollouts.
+        bar_format = "{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}"
+        if minutes is not None:
+            budget = tqdm.format_interval(60.0 * minutes)
+            bar_format = f"{{desc}} {{n_c}} steps {{rate_fmt}} {{elapsed}} of {budget}{{postfix}}"
         self.bar = _Bar(
-            total=total,
+            total=None if minutes is not None else total,
             initial=start,
             disable=not enabled,
             desc="train",
             unit="step",
             file=sys.stderr,
             mininterval=0.5,
-            # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
-            # count is past it, and a format spec on None raises (it lost every run whose budget
-            # was not a whole number of rollouts). The total is the budget in whole rollouts.
-            bar_format="{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}",
+            bar_format=bar_format,
         )
 
     def update(self, steps: int) -> None:
@@ -225,10 +236,9 @@ class Run:
         self.model = model
         self.budget = plan(int(cfg.timesteps or 0), cfg.eval_every, cfg.n_steps, cfg.n_envs, start)
         self.state["budget"] = self.budget.record()
-        self.bar = Progress(self.budget.timesteps_used, cfg.progress, start=start)
-        said = budget_line(
-            self.folder.default_budget, self.folder.budget_source, getattr(cfg, "minutes", None)
-        )
+        minutes = getattr(cfg, "minutes", None)
+        self.bar = Progress(self.budget.timesteps_used, cfg.progress, start=start, minutes=minutes)
+        said = budget_line(self.folder.default_budget, self.folder.budget_source, minutes)
         if said is not None:
             self.bar.print(said)
         line = describe(self.budget)
@@ -317,6 +327,7 @@ class Run:
         self.start = start
         if self.cfg.minutes is not None:
             self.deadline = t0 + 60.0 * self.cfg.minutes
+            self.bar.restart_clock()  # its time spent is the budget's, from here
         stopped: str | None = None
         # torch re-checks every distribution SB3 builds (a simplex test over each batch of
         # logits, ~5% of a rollout with a small net); the logits come from the net, so not

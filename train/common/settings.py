@@ -135,8 +135,11 @@ class RunSettings(PPOSettings):
 
 
 def specs(text: str | None) -> list[str]:
-    """A comma-separated list of agent specs (blanks dropped)."""
-    return [s.strip() for s in (text or "").split(",") if s.strip()]
+    """A comma-separated list of agent specs (blanks dropped; a spec's options stay with it:
+    ``chain,search:worlds=4,depth=10`` is two specs)."""
+    from agents.specs.registry import split_specs
+
+    return split_specs(text or "")
 
 
 def weighted(item: str) -> tuple[str, float]:

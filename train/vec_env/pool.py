@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.specs.registry import split_specs
 from agents.think.plan import ThinkPlan
 from speed_env.policy import Policy
 from speed_env.reaction import ReactionProfile
@@ -109,7 +110,7 @@ class OpponentPool:
             return cls([Member(name, [spec] * len(rules), "bot", think_ms=ms)])
         import agents
 
-        items = [s.strip() for s in spec.split(",") if s.strip()]
+        items = split_specs(spec)
         if not items:
             raise ValueError(f"opponent spec {spec!r} names no opponent")
         self_play = "self" in items
