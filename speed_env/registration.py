@@ -188,16 +188,24 @@ def outdated_speed_gym_v0(*args: Any, **kwargs: Any) -> NoReturn:
     raise outdated_error("speed_env/Speed-v0")
 
 
-def made_with(game: str = "realtime") -> dict[str, str]:
+def made_with(game: str = "realtime", *, players: int = 2) -> dict[str, str]:
     """``{"env_id", "kit_version"}``: what a model or result file of ``game`` records it was
     made with (``game``: ``"realtime"`` or ``"vintage"``).
 
+    ``players`` is the real-time game's seat count (``rules.players``): three or four seats
+    are Party Speed, another env with other spaces, so its files record :data:`PARTY_ID`.
+
     >>> made_with("vintage")["env_id"]
     'speed_env/vintage_speed_v0'
+    >>> made_with("realtime", players=4)["env_id"]
+    'speed_env/speed_party_v0'
     """
     if game not in ENV_IDS:
         raise ValueError(f"game must be one of {', '.join(ENV_IDS)}, got {game!r}")
-    return {"env_id": ENV_IDS[game], "kit_version": __version__}
+    env_id = ENV_IDS[game]
+    if game == "realtime" and players != 2:
+        env_id = PARTY_ID
+    return {"env_id": env_id, "kit_version": __version__}
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:
