@@ -68,7 +68,10 @@ Arguments
     reset and step, ``"ansi"`` returns it from ``render()``, ``"rgb_array"``
     returns a frame. ``env(...)`` takes the same arguments and gives the AEC
     env. Both are registered with PettingZoo as ``speed_env/speed_v1``
-    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v1", **kwargs)``).
+    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v1", **kwargs)``),
+    which seats two: asked for ``players=3`` or ``4`` it refuses, naming
+    ``speed_env/speed_party_v0`` (an id has one set of spaces), while the
+    functions themselves build whichever game the seat count asks for.
 
 Version history
     A change to the game's rules, its observation or its action space bumps the
