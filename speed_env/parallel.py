@@ -356,7 +356,7 @@ def parallel_env(
 
     Rules with ``players=3`` or ``4`` build Party Speed's n-seat env
     (:class:`speed_env.party.PartyParallelEnv`: agents ``player_0`` …, its own
-    spaces; ``reaction`` one value or one per seat; no ``render_mode`` yet).
+    spaces; ``reaction`` one value or one per seat; its own n-seat text and frame).
 
     >>> env = parallel_env("us", reaction=250)
     >>> obs, infos = env.reset(seed=0)
@@ -367,17 +367,13 @@ def parallel_env(
     {'player_0': 0.0, 'player_1': 0.0}
     """
     if _seat_count(rules, options) != 2:
-        if render_mode is not None:
-            raise ValueError(
-                f"render_mode={render_mode!r}: the 3- and 4-player env draws nothing yet "
-                "(use table())"
-            )
         return PartyParallelEnv(
             rules,
             tick_ms=tick_ms,
             reaction=reaction,
             obs_format=obs_format,
             max_cycles=max_cycles,
+            render_mode=render_mode,
             **options,
         )
     return SpeedParallelEnv(
