@@ -33,14 +33,20 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play back a recorded game in the terminal."""
+    from speed_env.render.party_text import render_party_snapshot
     from speed_env.render.text import render_ansi
 
     frames = read_frames(args.file, args.game)
-    seats = frames[0].get("seats", ["player_0", "player_1"])
-    print(f"game {args.game}: player_0 = {seats[0]}, player_1 = {seats[1]}; {len(frames)} frames")
+    players = len(frames[0]["snapshot"].get("players") or ())
+    # Three or four seats (Party Speed, speed watch or speed play at a bigger table): the
+    # n-seat text; the two-seat text refuses any other count, naming it.
+    draw = render_party_snapshot if players in (3, 4) else render_ansi
+    seats = frames[0].get("seats") or [f"player_{p}" for p in range(max(players, 2))]
+    named = ", ".join(f"player_{p} = {spec}" for p, spec in enumerate(seats))
+    print(f"game {args.game}: {named}; {len(frames)} frames")
     last = None
     for frame in frames:
-        text = render_ansi(frame["snapshot"])
+        text = draw(frame["snapshot"])
         body = text.split("\n", 1)[1] if "\n" in text else text
         if body != last:
             print(text, end="\n\n")

@@ -1,5 +1,6 @@
-"""``speed play`` and ``speed watch``: the browser table (speed_table) on 127.0.0.1, a bot
-against you with your reaction time measured, or two bots live with speed controls."""
+"""``speed play`` and ``speed watch``: the browser table (speed_table) on 127.0.0.1, one to three
+bots against you with your reaction time measured, or two to four bots live with speed
+controls (three or four seats: a table of Party Speed, docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -87,14 +88,15 @@ class PlaySettings(TableSettings):
 
 @dataclass(kw_only=True)
 class WatchSettings(TableSettings):
-    """``speed watch``: two bots, live."""
+    """``speed watch``: two to four bots, live."""
 
-    # Watching two bots starts sooner: the same flag, a shorter default.
+    # Watching bots starts sooner: the same flag, a shorter default.
     countdown_ms: int = field(default=1000, metadata={"type": count(0, 60_000)})
     agents: str = "chain,greedy"
-    """two agent specs, comma-separated"""
-    reaction: str = field(default="human", metadata={"type": reactions(2)})
-    """profile of bots without @: one, or two by seat"""
+    """two agent specs, comma-separated; three or four seat a table of Party Speed (two decks,
+    a centre pile a seat)"""
+    reaction: str = field(default="human", metadata={"type": reactions(4)})
+    """profile of bots without @: one, or one a seat"""
 
 
 def register(sub: Any) -> None:
@@ -111,7 +113,7 @@ def register(sub: Any) -> None:
     play.set_defaults(func=run_play)
 
     watch = sub.add_parser(
-        "watch", help="watch two bots play live in the browser (0.5x, 1x, 2x, pause)"
+        "watch", help="watch two to four bots play live in the browser (0.5x, 1x, 2x, pause)"
     )
     add_command_flags(watch, WatchSettings)
     watch.set_defaults(func=run_watch)
@@ -141,13 +143,17 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    """Two bots play live in the browser, with speed controls."""
+    """Two to four bots play live in the browser, with speed controls."""
     from agents.runtime.flags import from_args
 
     settings = from_args(WatchSettings, args)
-    return _serve_table(
-        _table_config(settings, "watch", specs.agent_specs(settings.agents, pair=True)), settings
-    )
+    bots = specs.agent_specs(settings.agents)
+    if not 2 <= len(bots) <= 4:
+        raise UsageError(
+            f"--agents takes two to four agent specs separated by commas (one a seat), got "
+            f"{settings.agents!r}"
+        )
+    return _serve_table(_table_config(settings, "watch", bots), settings)
 
 
 def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequence[str]) -> Any:
@@ -158,14 +164,24 @@ def _table_config(settings: PlaySettings | WatchSettings, mode: str, seats: Sequ
     from speed_table.replays import ReplayLimits
     from speed_table.session import TableConfig
 
-    # --reaction's type checked each profile, and that play gives one and watch one or two
+    # --reaction's type checked each profile, and that play gives one and watch one to four
     by_seat = [r.strip() for r in settings.reaction.split(",")]
     profiles = [make_profile(r) for r in by_seat]
     seats = list(seats)
-    if mode == "watch" and len(profiles) == 2:
-        # A pair gives each seat its own profile, unless the spec carries one (chain@pro).
+    if mode == "watch" and len(profiles) > 1:
+        if len(profiles) != len(seats):
+            raise UsageError(
+                f"--reaction gives {len(profiles)} profiles for {len(seats)} seats: give one "
+                "for every bot, or one a seat"
+            )
+        # One a seat gives each seat its own profile, unless the spec carries one (chain@pro).
         seats = [specs.with_reaction(s, r) for s, r in zip(seats, by_seat, strict=True)]
     rules = specs.make_rules(settings)
+    if mode == "watch" and rules.players not in (2, len(seats)):
+        raise UsageError(
+            f"--option players={rules.players} disagrees with --agents, which seats "
+            f"{len(seats)}: the agents' count sets the table"
+        )
     if len(seats) > 2:  # Party Speed: the table seats you and every bot
         from speed_env.rules import make_rules
 

@@ -67,7 +67,9 @@ def suit_of(card: int) -> int:
 
 
 def is_red(card: int) -> bool:
-    """True for hearts, diamonds and the red joker."""
+    """True for hearts, diamonds and the red joker (of either deck)."""
+    if DECK_CARDS <= card < 2 * DECK_CARDS:  # a second deck's twin (three or four players)
+        card -= DECK_CARDS
     return card == RED_JOKER or (card < 52 and suit_of(card) in RED_SUITS)
 
 

@@ -68,7 +68,10 @@ Arguments
     reset and step, ``"ansi"`` returns it from ``render()``, ``"rgb_array"``
     returns a frame. ``env(...)`` takes the same arguments and gives the AEC
     env. Both are registered with PettingZoo as ``speed_env/speed_v1``
-    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v1", **kwargs)``).
+    (``pettingzoo.make("parallel" | "aec", "speed_env/speed_v1", **kwargs)``),
+    which seats two: asked for ``players=3`` or ``4`` it refuses, naming
+    ``speed_env/speed_party_v0`` (an id has one set of spaces), while the
+    functions themselves build whichever game the seat count asks for.
 
 Version history
     A change to the game's rules, its observation or its action space bumps the
@@ -353,7 +356,7 @@ def parallel_env(
 
     Rules with ``players=3`` or ``4`` build Party Speed's n-seat env
     (:class:`speed_env.party.PartyParallelEnv`: agents ``player_0`` …, its own
-    spaces; ``reaction`` one value or one per seat; no ``render_mode`` yet).
+    spaces; ``reaction`` one value or one per seat; its own n-seat text and frame).
 
     >>> env = parallel_env("us", reaction=250)
     >>> obs, infos = env.reset(seed=0)
@@ -364,17 +367,13 @@ def parallel_env(
     {'player_0': 0.0, 'player_1': 0.0}
     """
     if _seat_count(rules, options) != 2:
-        if render_mode is not None:
-            raise ValueError(
-                f"render_mode={render_mode!r}: the 3- and 4-player env draws nothing yet "
-                "(use table())"
-            )
         return PartyParallelEnv(
             rules,
             tick_ms=tick_ms,
             reaction=reaction,
             obs_format=obs_format,
             max_cycles=max_cycles,
+            render_mode=render_mode,
             **options,
         )
     return SpeedParallelEnv(

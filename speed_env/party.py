@@ -39,6 +39,10 @@ Snapshot
     order, ``centre`` one pile per seat, player *k*'s ``side_pile`` the one
     beside centre pile *k*; ``table()`` adds every hidden pile in order.
     ``speed demo --option players=3`` prints a game of bots as text.
+    ``render_mode`` is ``"human"`` (the full table as text, printed after every
+    reset and step), ``"ansi"`` (that text from ``render()``) or
+    ``"rgb_array"`` (an ``(H, W, 3)`` uint8 frame, every seat in a row under
+    the centre piles: :func:`speed_env.render.party_image.render_party_rgb`).
 
 Registration
     Its spaces differ from ``speed_v1``'s, so it has its own versioned id
@@ -61,6 +65,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
@@ -72,6 +77,7 @@ from speed_env.game import (
     check_action,
     check_max_cycles,
     check_options,
+    check_render_mode,
     check_seed,
     reset_seeds,
 )
@@ -104,7 +110,8 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "speed_party_v0",
-        "render_modes": [],
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_fps": 20,
         "is_parallelizable": True,
     }
 
@@ -117,6 +124,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         illegal_action: str = "wait",
         obs_format: str = "dict",
         max_cycles: int | None = None,
+        render_mode: str | None = None,
         **options: Any,
     ) -> None:
         GamePickle.__init__(self, locals())
@@ -125,6 +133,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
                 f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}"
             )
         self.illegal_action = illegal_action
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.obs_format = check_obs_format(obs_format)
         self.max_cycles = check_max_cycles(max_cycles)
         checked = make_rules(rules, **options)
@@ -137,7 +146,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         self.games = SeatGames(1, checked, tick_ms=tick_ms, reactions=seat_reactions(reaction, n))
         self.rules = self.games.rules
         self.n_players = n
-        self.render_mode = None
+        self.render_mode = render_mode
         self.possible_agents = [f"player_{p}" for p in range(n)]
         self.agents: list[str] = []
         n_actions = self.games.n_actions
@@ -180,7 +189,9 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         self._missing = [0] * self.n_players
         self._illegal = [0] * self.n_players
         self._mask = self.games.masks()
-        return self._observations()
+        observed = self._observations()
+        self._render_human()
+        return observed
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Every player's action for this tick; returns PettingZoo's five dicts."""
@@ -225,6 +236,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
             self.agents = []
         terminations = dict.fromkeys(agents, over and not trunc)
         truncations = dict.fromkeys(agents, trunc or cut)
+        self._render_human()
         return observations, rewards, terminations, truncations, infos
 
     def _end(self, infos: dict[str, dict[str, Any]]) -> None:
@@ -268,9 +280,24 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""
         return self.games.table(0)
 
-    def render(self) -> None:
-        """No drawing for n seats yet (``render_modes`` is empty); ``table()`` shows the game."""
-        return None
+    def render(self) -> Any:
+        """``human``: print the table as text (returns None); ``ansi``: that text (the full
+        table: :mod:`speed_env.render.party_text`); ``rgb_array``: an (H, W, 3) uint8 frame of
+        every seat and pile (:mod:`speed_env.render.party_image`)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='human', 'ansi' or "
+                "'rgb_array'"
+            )
+            return None
+        from speed_env.render.modes import render_party
+
+        return render_party(self.snapshot(), self.table(), self.render_mode)
+
+    def _render_human(self) -> None:
+        """In ``human`` mode the table is printed after every reset and step (as in Gymnasium)."""
+        if self.render_mode == "human":
+            self.render()
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""

@@ -52,9 +52,10 @@ Seeding, copies, rendering
     (:mod:`speed_env.pickling`). ``snapshot()`` is the public table as a
     JSON-ready dict (every seat, one centre pile per seat: :mod:`speed_env.party`).
     ``render_mode`` is ``"human"`` (the text
-    table printed after every reset and step) or ``"ansi"`` (that text from
-    ``render()``; :mod:`speed_env.render.party_text`); the two-seat RGB frame
-    has no n-seat layout, so ``"rgb_array"`` is refused.
+    table printed after every reset and step), ``"ansi"`` (that text from
+    ``render()``; :mod:`speed_env.render.party_text`) or ``"rgb_array"`` (an
+    ``(H, W, 3)`` uint8 frame of every seat and pile:
+    :mod:`speed_env.render.party_image`).
 
 Registered with Gymnasium as ``speed_env/SpeedParty-v0``:
 ``gymnasium.make("speed_env/SpeedParty-v0", players=4, opponents=policy)``
@@ -147,7 +148,7 @@ def think_costs(opponent_think: object, players: int) -> list[float]:
 class PartyGymEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` at a table of three or four; ``opponents`` the others."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,
@@ -278,13 +279,14 @@ class PartyGymEnv(gym.Env, GamePickle):
         """Every pile in order, hidden ones too (docs/rules.md, "The full table")."""
         return self.games.table(0)
 
-    def render(self) -> str | None:
-        """``human``: print the text table (returns None); ``ansi``: that text."""
+    def render(self) -> Any:
+        """``human``: print the text table (returns None); ``ansi``: that text; ``rgb_array``:
+        an (H, W, 3) uint8 frame."""
         if self.render_mode is None:
             return None
         from speed_env.render.modes import render_party
 
-        return render_party(self.table(), self.render_mode)
+        return render_party(self.snapshot(), self.table(), self.render_mode)
 
     def _render_human(self) -> None:
         if self.render_mode == "human":

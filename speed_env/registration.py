@@ -30,7 +30,16 @@ players=4, ...)``                       ``players - 1``; two players refused, na
 ``gymnasium.make_vec(                   :class:`speed_env.vector.PartyVectorEnv` (``N`` games of
 "speed_env/SpeedParty-v0", num_envs=N,  ``SpeedParty-v0`` on the batch engine; each opponent seat
 players=3, **kw)``                      asked once a step for every game; ``autoreset_mode``)
+``gymnasium.make_vec(                   :class:`speed_env.vector.SpeedSelfPlayVectorEnv` at three
+"speed_env/SpeedPartySelfPlay-v0",      or four seats (row ``N g + s`` is seat ``s`` of game
+num_envs=N * G, players=N, **kw)``      ``g``; vector only; two players refused)
 ======================================  ============================================================
+
+The two-seat ids seat two: ``speed_v1`` (parallel and AEC), ``Speed-v1`` (and its
+``make_vec``) and ``SpeedSelfPlay-v1`` refuse ``players=3`` or ``4`` in one line naming the
+party id to ask for (:data:`TWO_SEAT_ENTRIES`), while the convenience functions
+``speed_env.parallel_env(rules, players=n)`` and ``speed_env.env(...)`` build whichever game
+the seat count asks for.
 
 Party Speed's ids are new ids, not new versions of the two-seat ones: their
 observation and action spaces differ from ``speed_v1``'s (PettingZoo's rule),
@@ -68,7 +77,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import gymnasium
-from gymnasium.error import DeprecatedEnv
+from gymnasium.error import DeprecatedEnv, Error
 
 from speed_env import vintage
 from speed_env._version import __version__
@@ -134,11 +143,39 @@ PARTY_PETTINGZOO_ENVS: dict[str, dict[str, str]] = {
 PARTY_GYMNASIUM_ENVS: dict[str, str] = {PARTY_GYM_ID: "speed_env.party_single:PartyGymEnv"}
 """Party Speed's Gymnasium single-env entries: id -> entry point."""
 
-PARTY_GYMNASIUM_VECTOR_ENVS: dict[str, str] = {PARTY_GYM_ID: "speed_env.vector:PartyVectorEnv"}
+PARTY_SELF_PLAY_ID = "speed_env/SpeedPartySelfPlay-v0"
+"""Party Speed's self-play rows env (vector only): row ``N g + s`` is seat ``s`` of game ``g``."""
+
+PARTY_GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
+    PARTY_GYM_ID: "speed_env.vector:PartyVectorEnv",
+    PARTY_SELF_PLAY_ID: "speed_env.registration:party_self_play_v0",
+}
 """Party Speed's Gymnasium ``vector_entry_point`` by id (beside the two-seat table, unchanged)."""
 
 VECTOR_ONLY_ENTRY = "speed_env.vector:self_play_single"
 """The ``entry_point`` of the vector-only ids: an error that says to use ``make_vec``."""
+
+PARTY_VECTOR_ONLY_ENTRY = "speed_env.registration:party_self_play_single"
+"""The ``entry_point`` of :data:`PARTY_SELF_PLAY_ID`: an error that says to use ``make_vec``."""
+
+SELF_PLAY_V1_ID = "speed_env/SpeedSelfPlay-v1"
+"""The two-seat self-play rows env's id (:mod:`speed_env.vector.selfplay`)."""
+
+TWO_SEAT_ENTRIES: dict[tuple[str, str], str] = {
+    ("parallel", REALTIME_ID): "speed_env.registration:speed_v1_parallel",
+    ("aec", REALTIME_ID): "speed_env.registration:speed_v1_aec",
+    ("vector", SELF_PLAY_V1_ID): "speed_env.registration:speed_self_play_v1",
+}
+"""What the registries call for the two-seat ids whose builder also seats three or four:
+``(env type, id) -> entry point``, each the table's builder behind a seat-count check.
+
+``speed_env.parallel_env(players=3)`` builds Party Speed (a convenience of one function for
+every seat count), but an id names one game with one set of spaces (PettingZoo's versioned-id
+rule): ``pettingzoo.make("parallel", "speed_env/speed_v1", players=3)`` must not quietly hand
+back ``speed_party_v0``'s env. The tables above keep naming the builders (what the two-seat
+fingerprint and the env pages read); registering swaps in these guards
+(``gymnasium.make("speed_env/Speed-v1")`` and its ``make_vec`` refuse other seat counts
+themselves)."""
 
 SPEED_V0_CHANGES = (
     "The real-time env changed its game and its observation while named v0 (speed_v0, "
@@ -188,16 +225,102 @@ def outdated_speed_gym_v0(*args: Any, **kwargs: Any) -> NoReturn:
     raise outdated_error("speed_env/Speed-v0")
 
 
-def made_with(game: str = "realtime") -> dict[str, str]:
+def _seats_asked(rules: Any, options: dict[str, Any]) -> int:
+    """The seat count a registry call's ``rules`` and rule options ask for (other keywords,
+    such as ``tick_ms``, left out); 2 where they cannot be read, so the env names the fault."""
+    from dataclasses import fields
+
+    from speed_env.party_games import seats_asked
+    from speed_env.rules import Rules
+
+    rule_keys = {f.name for f in fields(Rules)}
+    return seats_asked(rules, {k: v for k, v in options.items() if k in rule_keys})
+
+
+def _two_seats_only(env_id: str, party: str, rules: Any, options: dict[str, Any]) -> None:
+    """Refuse a seat count other than two for the two-seat ``env_id``, naming ``party``."""
+    from speed_env.rules import RulesError
+
+    seats = _seats_asked(rules, options)
+    if seats != 2:
+        raise RulesError(
+            f"{env_id} seats 2 players; players={seats} is Party Speed, another env with other "
+            f"spaces: ask for {party} with players={seats}"
+        )
+
+
+def speed_v1_parallel(rules: Any = "us", **kwargs: Any) -> Any:
+    """Entry point of PettingZoo's parallel ``speed_env/speed_v1``: two seats only (other seat
+    counts refused, naming :data:`PARTY_ID`), else :func:`speed_env.parallel_env`."""
+    _two_seats_only(REALTIME_ID, f'pettingzoo.make("parallel", "{PARTY_ID}")', rules, kwargs)
+    from speed_env.parallel import parallel_env
+
+    return parallel_env(rules, **kwargs)
+
+
+def speed_v1_aec(rules: Any = "us", **kwargs: Any) -> Any:
+    """Entry point of PettingZoo's AEC ``speed_env/speed_v1``: two seats only (other seat
+    counts refused, naming :data:`PARTY_ID`), else :func:`speed_env.env`."""
+    _two_seats_only(REALTIME_ID, f'pettingzoo.make("aec", "{PARTY_ID}")', rules, kwargs)
+    from speed_env.parallel import env
+
+    return env(rules, **kwargs)
+
+
+def speed_self_play_v1(num_envs: int = 2, rules: Any = "us", **kwargs: Any) -> Any:
+    """``vector_entry_point`` of ``speed_env/SpeedSelfPlay-v1``: two seats only (other seat
+    counts refused, naming :data:`PARTY_SELF_PLAY_ID`), else the rows env."""
+    hint = f'gymnasium.make_vec("{PARTY_SELF_PLAY_ID}", num_envs=players * games)'
+    _two_seats_only(SELF_PLAY_V1_ID, hint, rules, kwargs)
+    from speed_env.vector import SpeedSelfPlayVectorEnv
+
+    return SpeedSelfPlayVectorEnv(num_envs, rules, **kwargs)
+
+
+def party_self_play_v0(num_envs: int = 3, rules: Any = "us", **kwargs: Any) -> Any:
+    """``vector_entry_point`` of :data:`PARTY_SELF_PLAY_ID`: the rows env of three or four
+    seats (``players`` required; two refused, naming ``SpeedSelfPlay-v1``)."""
+    from speed_env.rules import RulesError
+
+    if _seats_asked(rules, kwargs) == 2:
+        raise RulesError(
+            f"{PARTY_SELF_PLAY_ID} seats 3 or 4 players (rule option players=3 or players=4); "
+            f"two players' rows are {SELF_PLAY_V1_ID}"
+        )
+    from speed_env.vector import SpeedSelfPlayVectorEnv
+
+    return SpeedSelfPlayVectorEnv(num_envs, rules, **kwargs)
+
+
+def party_self_play_single(*args: Any, **kwargs: Any) -> NoReturn:
+    """Entry point of ``gymnasium.make`` for :data:`PARTY_SELF_PLAY_ID`: refused, naming
+    ``make_vec``."""
+    raise Error(
+        f"{PARTY_SELF_PLAY_ID} is a vector env only (its rows are every seat of each game): use "
+        f"gymnasium.make_vec({PARTY_SELF_PLAY_ID!r}, num_envs=players * games, players=3 or 4); "
+        f"for one game's seats use speed_env.parallel_env(players=...), for one seat "
+        f"gymnasium.make({PARTY_GYM_ID!r})"
+    )
+
+
+def made_with(game: str = "realtime", *, players: int = 2) -> dict[str, str]:
     """``{"env_id", "kit_version"}``: what a model or result file of ``game`` records it was
     made with (``game``: ``"realtime"`` or ``"vintage"``).
 
+    ``players`` is the real-time game's seat count (``rules.players``): three or four seats
+    are Party Speed, another env with other spaces, so its files record :data:`PARTY_ID`.
+
     >>> made_with("vintage")["env_id"]
     'speed_env/vintage_speed_v0'
+    >>> made_with("realtime", players=4)["env_id"]
+    'speed_env/speed_party_v0'
     """
     if game not in ENV_IDS:
         raise ValueError(f"game must be one of {', '.join(ENV_IDS)}, got {game!r}")
-    return {"env_id": ENV_IDS[game], "kit_version": __version__}
+    env_id = ENV_IDS[game]
+    if game == "realtime" and players != 2:
+        env_id = PARTY_ID
+    return {"env_id": env_id, "kit_version": __version__}
 
 
 def register_pettingzoo(pettingzoo: ModuleType) -> bool:
@@ -216,7 +339,8 @@ def register_pettingzoo(pettingzoo: ModuleType) -> bool:
                 # PettingZoo stores ids normalised (speed_v1 -> speed-v1) and warns on
                 # re-registering.
                 if re.sub(r"_v(?=\d+$)", "-v", env_id) not in registries[env_type]:
-                    register(env_type, env_id, entry_point=entry_point)
+                    entry = TWO_SEAT_ENTRIES.get((env_type, env_id), entry_point)
+                    register(env_type, env_id, entry_point=entry)
     return True
 
 
@@ -232,12 +356,13 @@ def register_gymnasium() -> None:
     """
     singles = {**GYMNASIUM_ENVS, **PARTY_GYMNASIUM_ENVS}
     vectors = {**GYMNASIUM_VECTOR_ENVS, **PARTY_GYMNASIUM_VECTOR_ENVS}
+    vector_only = {PARTY_SELF_PLAY_ID: PARTY_VECTOR_ONLY_ENTRY}
     for env_id in {**singles, **vectors}:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
-                entry_point=singles.get(env_id, VECTOR_ONLY_ENTRY),
-                vector_entry_point=vectors.get(env_id),
+                entry_point=singles.get(env_id, vector_only.get(env_id, VECTOR_ONLY_ENTRY)),
+                vector_entry_point=TWO_SEAT_ENTRIES.get(("vector", env_id), vectors.get(env_id)),
             )
     for env_id in OUTDATED:
         warnings.filterwarnings(

@@ -63,13 +63,13 @@ def table_settings(
     except TypeError as exc:  # pragma: no cover - make_rules names keys itself
         raise RulesError(str(exc)) from None
     if checked.players != 2:
-        # The engine plays 3 and 4 seats (speed_env.seats) and parallel_env seats them
-        # (speed_env.party); the other envs' agents and spaces for them are not built yet, and
-        # a two-seat env over them would be wrong, not slow.
+        # Three and four seats are Party Speed, with spaces of their own (speed_env.party,
+        # speed_env.party_single): a two-seat env over them would be wrong, not slow.
+        n = checked.players
         raise RulesError(
-            f"players={checked.players} is not playable yet in this env: it seats 2 players; "
-            f"{checked.players} play through speed_env.parallel_env(..., players="
-            f"{checked.players}) and the engine's speed_env.seats.SeatGames"
+            f"players={n}: this env seats 2 players; {n} players are Party Speed, other "
+            f"spaces under other ids: speed_env/speed_party_v0 (speed_env.parallel_env(..., "
+            f"players={n})) or, one seat, speed_env/SpeedParty-v0 (speed_env.PartyGymEnv)"
         )
     return TableSettings(
         rules=checked,

@@ -1,4 +1,4 @@
-"""Play Speed against the bots in a browser, or watch two bots play, and measure your reaction time.
+"""Play Speed against bots in a browser, or watch two to four bots, and measure your reaction time.
 
 ``speed play`` and ``speed watch`` (``speed_cli``) start :func:`speed_table.app.serve`: a
 local server (Starlette + uvicorn, the ``[web]`` extra) on 127.0.0.1 whose

@@ -67,7 +67,7 @@ class TableConfig:
     mode: str = "play"
     """``play``: you (player_0) against ``agents[1]``; ``watch``: ``agents[0]`` vs ``agents[1]``.
 
-    At a table of three or four (``rules.players``), ``play``: you against ``agents[1:]``."""
+    At a table of three or four (``rules.players``): you against ``agents[1:]``, or watched."""
     agents: tuple[str, ...] = ("you", "chain")
     """Seat specs (``agents.make`` strings), one a seat; seat 0 is ignored in ``play`` mode."""
     rules: Rules = field(default_factory=lambda: make_rules("us"))
@@ -105,7 +105,7 @@ class TableConfig:
                 f"countdown_ms must be a whole number from 0 to {MAX_COUNTDOWN_MS}, "
                 f"got {self.countdown_ms!r}"
             )
-        check_seats(self.agents, self.rules.players, self.mode, self.record_dir)
+        check_seats(self.agents, self.rules.players, self.record_dir)
         if self.record_dir is not None and self.mode != "play":
             raise ValueError("records are of a person's play: --record is for speed play")
         check_recordable(self.think, self.record_dir)
@@ -294,7 +294,7 @@ class GameSession:
     def _play(self, slot: int, pile: int, now: float) -> dict[str, Any]:
         seat = self.cfg.human_seat
         if seat is None:
-            raise ProtocolError(WRONG_MODE, "you are watching: bots play both seats", "play")
+            raise ProtocolError(WRONG_MODE, "you are watching: bots play every seat", "play")
         if self.state == "countdown":
             left = max(0.0, self.start_at - now)
             raise ProtocolError(OUT_OF_TURN, f"the game starts in {left:.1f} s", "play")

@@ -35,6 +35,7 @@ A model is two files side by side:
                         which adds ``features``), ``hidden`` sizes, ``activation``
                         (``tanh`` / ``relu``), and each tensor's shape
   ``env_id``            the env id of the game it was trained on (``speed_env/speed_v1``,
+                        ``speed_env/speed_party_v0`` at three or four seats,
                         ``speed_env/vintage_speed_v0``); from kit 1.0.0 on
   ``kit_version``       the kit's version that wrote it; from kit 1.0.0 on
   ``versions``          library versions that wrote it
@@ -174,7 +175,7 @@ def save_model(
     if kind == RANKWISE:
         net["features"] = n_features(signature(rules_list[0])["obs_dim"])
     manifest = {
-        **made_with("realtime"),
+        **made_with("realtime", players=rules_list[0].players),
         "rules": rules_list[0].to_dict(),
         "trained_rules": [r.to_dict() for r in rules_list],
         "observation": signature(rules_list[0]),

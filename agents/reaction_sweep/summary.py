@@ -56,7 +56,7 @@ def summarise(
             }
         )
     doc: dict[str, Any] = {
-        **made_with("realtime"),
+        **made_with("realtime", players=n),
         "settings": settings.to_dict(),
         "points": rows,
         "fit": None,

@@ -151,7 +151,7 @@ def summarise(
         top = max(at, key=lambda r: r["win_rate"])
         best[level] = {"budget": top["budget"], "win_rate": top["win_rate"]}
     return {
-        **made_with("realtime"),
+        **made_with("realtime", players=settings.rules.players),
         "settings": settings.to_dict(),
         "complete": complete,
         "calibration": dict(costs_record),

@@ -357,7 +357,9 @@ def summarise(
         mean_game_s=round(float(np.mean(game_ms)) / 1000.0, 3) if game_ms else 0.0,
     )
     fields = zip(settings.agents, agent_rows(table, k), strict=True)
-    return document("realtime", out, ratings, fields, matches, lineups=lineups_out)
+    return document(
+        "realtime", out, ratings, fields, matches, players=settings.players, lineups=lineups_out
+    )
 
 
 ChunkResult = PartyChunkResult

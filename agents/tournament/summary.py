@@ -82,11 +82,14 @@ def document(
     ratings: Ratings,
     agents: Iterable[tuple[str, dict[str, Any]]],
     matches: list[dict[str, Any]],
+    *,
+    players: int = 2,
     **more: Any,
 ) -> dict[str, Any]:
     """The ``results.json`` document of a ``game`` tournament, its agents best first.
 
-    It holds the env id and kit version it was made with, ``settings``, the agents,
+    It holds the env id and kit version it was made with (the real-time game at ``players``
+    seats: :func:`speed_env.registration.made_with`), ``settings``, the agents,
     ``matches``, then ``more`` (a game's own tables: line-ups at N seats). ``agents`` is
     ``(name, fields)`` per agent, in the order of ``ratings`` (a
     :class:`agents.stats.Ratings`): each agent's entry is
@@ -102,4 +105,5 @@ def document(
         for i, (name, fields) in enumerate(agents)
     ]
     rated.sort(key=lambda x: -x["rating"])  # stable: equal ratings keep the settings' order
-    return {**made_with(game), "settings": settings, "agents": rated, "matches": matches, **more}
+    env = made_with(game, players=players)
+    return {**env, "settings": settings, "agents": rated, "matches": matches, **more}

@@ -27,10 +27,17 @@ def render_mode(snapshot: Mapping[str, Any], mode: str) -> str | np.ndarray | No
     raise ValueError(f"render mode must be 'human', 'ansi' or 'rgb_array', got {mode!r}")
 
 
-def render_party(table: Mapping[str, Any], mode: str) -> str | None:
+def render_party(
+    snapshot: Mapping[str, Any], table: Mapping[str, Any], mode: str
+) -> str | np.ndarray | None:
     """What an n-seat env's ``render()`` returns: the text of the full ``table``
     (:func:`~speed_env.render.party_text.render_party_text`), printed for ``"human"``
-    (returning ``None``), returned for ``"ansi"``; ``"rgb_array"`` has no n-seat layout."""
+    (returning ``None``), returned for ``"ansi"``; for ``"rgb_array"`` the frame of the public
+    ``snapshot`` (:func:`~speed_env.render.party_image.render_party_rgb`)."""
+    if mode == "rgb_array":
+        from speed_env.render.party_image import render_party_rgb
+
+        return render_party_rgb(snapshot)
     from speed_env.render.party_text import render_party_text
 
     text = render_party_text(table)
@@ -39,4 +46,4 @@ def render_party(table: Mapping[str, Any], mode: str) -> str | None:
         return None
     if mode == "ansi":
         return text
-    raise ValueError(f"render mode of three or four seats must be 'human' or 'ansi', got {mode!r}")
+    raise ValueError(f"render mode must be 'human', 'ansi' or 'rgb_array', got {mode!r}")

@@ -5,7 +5,8 @@ prints. The two-seat renderers (:mod:`~speed_env.render.text`,
 :mod:`~speed_env.render.image`) draw a two-seat ``snapshot()``; this one reads
 the full table of any seat count (docs/rules.md, "The full table"): a line for
 the clock and phase, one for the centre piles (top card and size), one for the
-side piles, then one per seat, every hand shown.
+side piles, then one per seat, every hand shown. :func:`render_party_snapshot` draws the
+same lines from the public ``snapshot()`` (what replays keep: ``speed replay``).
 """
 
 from __future__ import annotations
@@ -16,27 +17,74 @@ from typing import Any
 
 def render_party_text(table: Mapping[str, Any]) -> str:
     """The table of any seat count as a few lines of text (no colour)."""
-    seats = table["players"]
-    phase = str(table["phase"])
-    if table.get("flip_ms") is not None:
-        phase += f", flip at {int(table['flip_ms']) / 1000:.2f} s"
-    lines = [f"clock {int(table['clock_ms']) / 1000:.2f} s   phase {phase}"]
-    centre = "   ".join(
-        f"{k}: {pile[0] if pile else '--'} ({len(pile)})" for k, pile in enumerate(table["centre"])
-    )
-    lines.append(f"centre    {centre}")
-    lines.append("side      " + " / ".join(str(len(pile)) for pile in table["side_piles"]))
-    for p, seat in enumerate(seats):
-        hand = " ".join(card or "--" for card in seat["hand"])
-        flight = seat["in_flight"]
-        flying = "-" if not flight else f"{' '.join(flight['cards'])} to {flight['pile']}"
-        lines.append(
-            f"player_{p}  hand {hand}   draw {len(seat['draw_pile'])}   "
-            f"played {seat['played']}   in flight {flying}"
+    seats = [
+        (
+            seat["hand"],
+            len(seat["draw_pile"]),
+            seat["played"],
+            seat["in_flight"] and (seat["in_flight"]["cards"], seat["in_flight"]["pile"]),
         )
-    if table.get("truncated"):
+        for seat in table["players"]
+    ]
+    winner = table.get("winner")  # a seat, or "draw"
+    return _lines(
+        table,
+        [(pile[0] if pile else None, len(pile)) for pile in table["centre"]],
+        [len(pile) for pile in table["side_piles"]],
+        seats,
+        None if winner is None else "draw" if winner == "draw" else f"player_{winner}",
+    )
+
+
+def render_party_snapshot(snapshot: Mapping[str, Any]) -> str:
+    """A Party Speed ``snapshot()`` (the public table: counts, not piles; what replays keep) as
+    :func:`render_party_text`'s lines."""
+    seats = [
+        (
+            seat["hand"],
+            seat["draw_pile"],
+            seat["played"],
+            seat["in_flight"]
+            and (
+                seat["in_flight"].get("cards") or [seat["in_flight"]["card"]],
+                seat["in_flight"]["pile"],
+            ),
+        )
+        for seat in snapshot["players"]
+    ]
+    return _lines(
+        snapshot,
+        [(pile["top"], pile["size"]) for pile in snapshot["centre"]],
+        [seat["side_pile"] for seat in snapshot["players"]],
+        seats,
+        snapshot.get("winner"),  # an agent name, or "draw"
+    )
+
+
+def _lines(
+    head: Mapping[str, Any],
+    centre: list[tuple[str | None, int]],
+    sides: list[int],
+    seats: list[tuple[list[str | None], int, int, Any]],
+    winner: str | None,
+) -> str:
+    """The text: ``head``'s clock and phase, the centre ``(top, size)`` and side pile counts,
+    a line a seat ``(hand, draw pile count, played, (cards in flight, pile) or None)``."""
+    phase = str(head["phase"])
+    if head.get("flip_ms") is not None:
+        phase += f", flip at {int(head['flip_ms']) / 1000:.2f} s"
+    lines = [f"clock {int(head['clock_ms']) / 1000:.2f} s   phase {phase}"]
+    piles = "   ".join(f"{k}: {top or '--'} ({size})" for k, (top, size) in enumerate(centre))
+    lines.append(f"centre    {piles}")
+    lines.append("side      " + " / ".join(str(n) for n in sides))
+    for p, (hand, draw, played, flight) in enumerate(seats):
+        cards = " ".join(card or "--" for card in hand)
+        flying = "-" if not flight else f"{' '.join(flight[0])} to {flight[1]}"
+        lines.append(
+            f"player_{p}  hand {cards}   draw {draw}   played {played}   in flight {flying}"
+        )
+    if head.get("truncated"):
         lines.append("over: truncated")
-    elif table.get("winner") is not None:  # a seat, or "draw"
-        winner = table["winner"]
-        lines.append("over: draw" if winner == "draw" else f"over: player_{winner} wins")
+    elif winner is not None:
+        lines.append("over: draw" if winner == "draw" else f"over: {winner} wins")
     return "\n".join(lines)

@@ -75,8 +75,8 @@ class Table:
     clock_ms: int
     phase: str
     preset: str | None
-    centre: tuple[tuple[Card | None, int], tuple[Card | None, int]]
-    seats: tuple[Seat, Seat]
+    centre: tuple[tuple[Card | None, int], ...]  # one pile per seat
+    seats: tuple[Seat, ...]  # two, or three or four for Party Speed
     winner: str | None
     flip_ms: int | None
     truncated: bool
@@ -103,10 +103,11 @@ def _count(value: Any, what: str) -> int:
     return int(value)
 
 
-def _flight(raw: Mapping[str, Any], where: str) -> Flight:
+def _flight(raw: Mapping[str, Any], where: str, piles: int) -> Flight:
     pile = raw.get("pile")
-    if pile not in (0, 1, None):
-        raise ValueError(f"snapshot {where} pile must be 0, 1 or None (a stack), got {pile!r}")
+    if pile is not None and pile not in range(piles):
+        names = ", ".join(map(str, range(piles)))
+        raise ValueError(f"snapshot {where} pile must be {names} or None (a stack), got {pile!r}")
     # "cards" lists every card of a multi-card move; "card" alone is the contract's minimum.
     tokens = raw.get("cards") or [_need(raw, "card", where)]
     cards = tuple(_card(t) for t in tokens)
@@ -119,10 +120,10 @@ def _flight(raw: Mapping[str, Any], where: str) -> Flight:
     )
 
 
-def _seat(raw: Mapping[str, Any], k: int) -> Seat:
+def _seat(raw: Mapping[str, Any], k: int, piles: int) -> Seat:
     where = f"players[{k}]"
     flight_raw = raw.get("in_flight")
-    flight = None if flight_raw is None else _flight(flight_raw, where + ".in_flight")
+    flight = None if flight_raw is None else _flight(flight_raw, where + ".in_flight", piles)
     return Seat(
         name=str(raw.get("name", f"player_{k}")),
         hand=tuple(_card(t) for t in _need(raw, "hand", where)),
@@ -135,8 +136,11 @@ def _seat(raw: Mapping[str, Any], k: int) -> Seat:
     )
 
 
-def read_snapshot(snapshot: Mapping[str, Any]) -> Table:
-    """Check a snapshot and turn it into the typed table both renderers draw."""
+def read_snapshot(snapshot: Mapping[str, Any], *, party: bool = False) -> Table:
+    """Check a snapshot and turn it into the typed table the renderers draw.
+
+    Two seats and two centre piles, or with ``party`` three or four seats and a centre pile
+    each (Party Speed's ``snapshot()``; :mod:`speed_env.render.party_image`)."""
     if not isinstance(snapshot, Mapping):
         raise TypeError(
             f"snapshot must be a dict from env.snapshot(), got {type(snapshot).__name__}"
@@ -146,7 +150,12 @@ def read_snapshot(snapshot: Mapping[str, Any]) -> Table:
         raise ValueError(f"snapshot phase must be one of {_PHASES}, got {phase!r}")
     centre_raw = _need(snapshot, "centre", "")
     players_raw = _need(snapshot, "players", "")
-    if len(centre_raw) != 2 or len(players_raw) != 2:
+    if party and (len(players_raw) not in (3, 4) or len(centre_raw) != len(players_raw)):
+        raise ValueError(
+            "a Party Speed table has 3 or 4 players and a centre pile each, got "
+            f"{len(players_raw)} players and {len(centre_raw)} centre piles"
+        )
+    if not party and (len(centre_raw) != 2 or len(players_raw) != 2):
         raise ValueError(
             f"a Speed table has 2 centre piles and 2 players, got {len(centre_raw)} and "
             f"{len(players_raw)}"
@@ -163,8 +172,8 @@ def read_snapshot(snapshot: Mapping[str, Any]) -> Table:
         clock_ms=_count(_need(snapshot, "clock_ms", ""), "clock_ms"),
         phase=phase,
         preset=snapshot.get("preset"),
-        centre=centre,  # type: ignore[arg-type]  # length checked above
-        seats=(_seat(players_raw[0], 0), _seat(players_raw[1], 1)),
+        centre=centre,
+        seats=tuple(_seat(raw, k, len(centre)) for k, raw in enumerate(players_raw)),
         winner=snapshot.get("winner"),
         flip_ms=None if flip is None else int(flip),
         truncated=bool(snapshot.get("truncated", False)),

@@ -190,11 +190,6 @@ class GamesVectorEnv(VectorEnv):
         self.games: Games | PartyGames
         rule_keys = {k: v for k, v in settings.items() if k not in TABLE_KEYS}
         if seats_asked(rule_keys.pop("rules", "us"), rule_keys) != 2:
-            if render_mode == "rgb_array":  # the RGB frame is a two-seat layout
-                raise ValueError(
-                    "render_mode='rgb_array': games of three or four players are drawn as text "
-                    "only; give render_mode 'ansi' or 'human' (or read a game with .snapshot(i))"
-                )
             party = party_settings(**settings)
             check_rows(rows, games, party.rules)
             self.games = PartyGames(games, party)
@@ -363,9 +358,9 @@ class GamesVectorEnv(VectorEnv):
                 modes.render_mode(self.games.snapshot(g), self.render_mode)
                 for g in range(self.n_games)
             )
-        else:  # three or four seats: the n-seat text table (speed_env.render.party_text)
+        else:  # three or four seats: the n-seat text table or frame
             frames = tuple(
-                modes.render_party(self.games.table(g), self.render_mode)
+                modes.render_party(self.games.snapshot(g), self.games.table(g), self.render_mode)
                 for g in range(self.n_games)
             )
         return None if self.render_mode == "human" else frames

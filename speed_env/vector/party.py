@@ -60,8 +60,8 @@ class PartyVectorEnv(GamesVectorEnv):
     and, in ``kwargs``, ``opponents``, ``seat``, ``tick_ms``, ``reaction``,
     ``opponent_think``, ``obs_format`` (``"box"``), ``illegal_action``, ``render_mode``, rule
     options (``players`` 3 or 4 among them; two players are refused, naming
-    ``Speed-v1``). ``render_mode`` ``"ansi"`` or ``"human"`` draws every game as
-    ``SpeedParty-v0`` does (text; ``"rgb_array"`` is refused), and
+    ``Speed-v1``). ``render_mode`` ``"ansi"``, ``"human"`` or ``"rgb_array"`` draws
+    every game as ``SpeedParty-v0`` does (the n-seat text or frame), and
     ``snapshot(i)`` gives game ``i``'s table. Infos, as ``SpeedParty-v0`` gives them
     sub-env by sub-env:
     ``action_mask`` (box, int8), ``seat``, ``illegal`` and, at a game's end,

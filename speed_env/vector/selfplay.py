@@ -24,6 +24,9 @@ from speed_env.vector.base import TABLE_KEYS, GamesVectorEnv, check_num_envs
 SELF_PLAY_ID = "speed_env/SpeedSelfPlay-v1"
 """The self-play rows env's Gymnasium id (vector only)."""
 
+PARTY_SELF_PLAY_ID = "speed_env/SpeedPartySelfPlay-v0"
+"""Its id at three or four seats (Party Speed's spaces: another id, vector only too)."""
+
 
 class SpeedSelfPlayVectorEnv(GamesVectorEnv):
     """Both seats of ``num_envs // 2`` games as rows: row ``2g + s`` is seat ``s`` of game ``g``.
@@ -47,7 +50,10 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
     seats that many: ``num_envs = N * G``, row ``N g + s`` seat ``s`` of game
     ``g`` with Party Speed's n-seat observation, a game's rows ending together
     (rewards +1 the winner, ``-1/(N-1)`` each other seat), game ``g`` the one
-    ``speed_env.parallel_env(players=N)`` plays reset with ``seed=s + g``.
+    ``speed_env.parallel_env(players=N)`` plays reset with ``seed=s + g``. Its
+    registered id is then ``speed_env/SpeedPartySelfPlay-v0``
+    (``gymnasium.make_vec("speed_env/SpeedPartySelfPlay-v0", num_envs=N * G, players=N)``):
+    its spaces are not ``SpeedSelfPlay-v1``'s, which refuses ``players=3`` naming it.
     """
 
     def __init__(
@@ -70,8 +76,8 @@ class SpeedSelfPlayVectorEnv(GamesVectorEnv):
             )
         if n % seats:
             raise ValueError(
-                f"num_envs={n} is not a multiple of players={seats}: {SELF_PLAY_ID} has one row "
-                f"per seat (row {seats}g + s is seat s of game g), so num_envs must be "
+                f"num_envs={n} is not a multiple of players={seats}: {PARTY_SELF_PLAY_ID} has "
+                f"one row per seat (row {seats}g + s is seat s of game g), so num_envs must be "
                 f"{seats} * games"
             )
         games = n // seats

@@ -74,7 +74,7 @@ class SpeedVectorEnv(GamesVectorEnv):
                 f"players={seats}: Speed-v1 seats 2 players; for {seats} use "
                 f"gymnasium.make_vec('speed_env/SpeedParty-v0', num_envs=N, players={seats}) "
                 f"(the other seats inside, as here) or "
-                f"gymnasium.make_vec('speed_env/SpeedSelfPlay-v1', num_envs={seats} * games, "
+                f"gymnasium.make_vec('speed_env/SpeedPartySelfPlay-v0', num_envs={seats} * games, "
                 f"players={seats}) (one row per seat) or speed_env.BatchEnv(n, players={seats})"
             )
         self._setup(n, n, render_mode, obs_format, autoreset_mode, **settings, **options)

@@ -152,7 +152,7 @@ def test_batch_env_without_autoreset_reports_an_end_once():
 def test_self_play_rows_are_the_seats_of_the_parallel_envs_games(players):
     games = 2
     vec = gymnasium.make_vec(
-        "speed_env/SpeedSelfPlay-v1", num_envs=players * games, players=players, tick_ms=100
+        "speed_env/SpeedPartySelfPlay-v0", num_envs=players * games, players=players, tick_ms=100
     )
     assert isinstance(vec, SpeedSelfPlayVectorEnv)
     envs = [
@@ -200,7 +200,8 @@ def test_self_play_rows_refuse_a_row_count_that_is_not_whole_games():
 def test_speed_v1_vector_env_refuses_three_players_naming_the_doors_that_seat_them():
     # Speed-v1's spaces are two seats': a learner against opponents at three is SpeedParty-v0's
     # vector env; refused by name, never two seats playing and a third waiting for ever.
-    with pytest.raises(RulesError, match=r"SpeedParty-v0.*SpeedSelfPlay-v1.*players=3.*BatchEnv"):
+    doors = r"SpeedParty-v0.*SpeedPartySelfPlay-v0.*players=3.*BatchEnv"
+    with pytest.raises(RulesError, match=doors):
         gymnasium.make_vec("speed_env/Speed-v1", num_envs=2, players=3)
 
 

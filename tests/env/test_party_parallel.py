@@ -223,8 +223,8 @@ def test_max_cycles_truncates_and_bad_settings_are_refused():
     assert set(rewards.values()) == {0.0}
     with pytest.raises(ValueError, match="one per seat"):
         speed_env.parallel_env("us", players=3, reaction=[200, 250])
-    with pytest.raises(ValueError, match="render_mode"):
-        speed_env.parallel_env("us", players=3, render_mode="ansi")
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        speed_env.parallel_env("us", players=3, render_mode="rgb")
     with pytest.raises(RulesError, match="players"):
         speed_env.parallel_env("us", players=5)
 

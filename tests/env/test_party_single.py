@@ -247,7 +247,7 @@ def test_a_broken_opponent_is_named_by_its_seat():
         ({"players": 3, "seat": 3}, ValueError, r"seat must be 0, 1, 2 or 'random', got 3"),
         ({"players": 3, "opponent_think": [10]}, ValueError, r"opponent_think lists 1"),
         ({"players": 3, "opponent_think": [10, -1]}, ReactionError, r"opponent_think\[1\]"),
-        ({"players": 3, "render_mode": "rgb_array"}, ValueError, r"render_mode must be one of"),
+        ({"players": 3, "render_mode": "rgb"}, ValueError, r"render_mode must be one of"),
         ({"players": 3, "illegal_action": "skip"}, ValueError, r"illegal_action must be one of"),
     ],
 )

@@ -170,7 +170,7 @@ def test_the_n_seat_snapshot_is_the_same_through_every_door():
     batch = speed_env.BatchEnv(2, "us", players=4)
     batch.reset(seed=seed)
     assert batch.snapshot(1) == expected
-    rows = gymnasium.make_vec("speed_env/SpeedSelfPlay-v1", num_envs=8, players=4)
+    rows = gymnasium.make_vec("speed_env/SpeedPartySelfPlay-v0", num_envs=8, players=4)
     rows.reset(seed=seed)
     assert rows.unwrapped.snapshot(1) == expected
     single = PartyGymEnv("us", players=4, seat=0)

@@ -18,7 +18,13 @@ import speed_cli
             ["play", "--rules", "japanese", "--option", "stack_layout=true", "--no-browser"],
             "ordinary plays only",
         ),
-        (["watch", "--agents", "chain", "--no-browser"], "--agents takes two agent specs"),
+        (["watch", "--agents", "chain", "--no-browser"], "--agents takes two to four agent"),
+        (["watch", "--agents", "chain,a,b,c,d", "--no-browser"], "--agents takes two to four"),
+        (["watch", "--reaction", "pro,human,casual", "--no-browser"], "3 profiles for 2 seats"),
+        (
+            ["watch", "--agents", "chain,greedy", "--option", "players=3", "--no-browser"],
+            "--option players=3 disagrees with --agents, which seats 2",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
@@ -66,7 +72,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, fragment, capsys):
             ["watch", "--reaction", "pro,2e9ms", "--no-browser"],
             "argument --reaction: reaction profile 'mu' must be a number of ms between 0 and",
         ),
-        (["watch", "--reaction", "pro,human,casual", "--no-browser"], "at most 2 profiles"),
+        (["watch", "--reaction", "pro,human,casual,pro,pro", "--no-browser"], "at most 4 profiles"),
     ],
 )
 def test_a_number_out_of_range_is_refused_by_the_parser_naming_the_flag(argv, fragment, capsys):

@@ -84,8 +84,8 @@ def test_the_page_is_sent_the_envs_own_snapshot_your_hand_shown():
 def test_the_table_refuses_seats_that_do_not_fit():
     with pytest.raises(ValueError, match="needs 3 seat specs"):
         party_config(3, agents=("you", "greedy"))
-    with pytest.raises(ValueError, match="played \\(speed play\\), not watched"):
-        party_config(3, mode="watch", agents=("greedy", "greedy", "greedy"))
+    with pytest.raises(ValueError, match="needs 4 seat specs"):
+        party_config(4, mode="watch", agents=("greedy", "greedy", "greedy"))
 
 
 @pytest.mark.parametrize(

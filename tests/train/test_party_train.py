@@ -155,6 +155,7 @@ def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
     assert "fair 33%" in said and "speed tournament --players 3" in said
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["rules"]["players"] == 3 and manifest["observation"]["n_actions"] == 40
+    assert manifest["env_id"] == "speed_env/speed_party_v0"  # the env it played, not speed_v1
     snaps = json.loads((out / "state.json").read_text())["snapshots"]
     assert [s["name"] for s in snaps] == ["self@1024", "self@2048"]  # one each rollout
     agents.make(f"ppo:{out / snaps[0]['path']}", make_rules("us", players=3), seed=0)
