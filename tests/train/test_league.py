@@ -200,12 +200,15 @@ def test_a_finished_league_is_not_run_again_and_grows_on_resume(whole, tmp_path,
 
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path):
     out = tmp_path / "never"
+    party = tmp_path / "party.toml"
+    party.write_text('preset = "us"\nplayers = 3\n')
     for bad, message in (
         ({"include": ("nobody",)}, "--include 'nobody': unknown agent 'nobody'"),
         ({"include": ("chain:run=1,flying=0",)}, "cannot hold a comma"),
         ({"include": ("greedy",)}, "--include repeats a member"),
         ({"init": "warm"}, "--init must be one of fresh, previous"),
         ({"rules": "nowhere"}, "--rules 'nowhere'"),
+        ({"rules": str(party)}, "a league seats two players; these rules seat 3"),
     ):
         settings = LeagueSettings(**{**SETTINGS.__dict__, **bad})
         with pytest.raises(ValueError, match=message):

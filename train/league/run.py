@@ -120,6 +120,11 @@ def check(settings: LeagueSettings) -> Any:
         rules = make_rules(settings.rules)
     except ValueError as exc:
         raise ValueError(f"--rules {settings.rules!r}: {exc}") from None
+    if rules.players != 2:  # its exploiters and payoff games are duels
+        raise ValueError(
+            f"--rules {settings.rules!r}: a league seats two players; these rules seat "
+            f"{rules.players} (Party Speed has no league yet)"
+        )
     if settings.think in ("declared", "calibrated"):  # a member it cannot charge: refused now
         check_agents(settings.think, population, rules, START)
         if settings.think_file is not None:
