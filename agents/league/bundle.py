@@ -200,6 +200,7 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
         },
     }
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    work.chmod(0o755)  # mkdtemp makes it private; a bundle is read by whoever runs the kit
     try:
         for stem, model in copies.items():
             copy_model(model, work / stem)

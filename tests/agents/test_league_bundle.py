@@ -60,6 +60,7 @@ def test_the_bundle_holds_the_record_and_only_the_models_that_play(source, tmp_p
     assert held == [
         "best.json", "best.safetensors", "league.json", "members/r1.json", "members/r1.safetensors"
     ]  # fmt: skip
+    assert dest.stat().st_mode & 0o777 == 0o755  # readable by all, as the kit's other models
     rec = json.loads((dest / "league.json").read_text())
     r1, r2 = rec["members"][3], rec["members"][4]
     assert r1["path"] == "members/r1.json" and r1["spec"] == "ppo:members/r1.json"
