@@ -32,6 +32,7 @@ from speed_env.render.canvas import (
     draw_empty,
     draw_face,
     draw_pile,
+    result_label,
 )
 from speed_env.render.snapshot import Card, Flight, Table, read_snapshot, seconds
 
@@ -143,20 +144,9 @@ def _draw_status(canvas: Canvas, table: Table) -> None:
         canvas.text(seconds(table.flip_ms, 2), _LEFT_COL_X, y + 2 * line, GOLD)
     canvas.text(table.phase, _RIGHT_COL_X, y, LABEL)
     canvas.text(table.preset or "", _RIGHT_COL_X, y + line, LABEL)
-    result = _result(table)
+    result = result_label(table, width=8, say_truncated=False)
     if result:
         canvas.text(result, _RIGHT_COL_X, y + 2 * line, GOLD)
-
-
-def _result(table: Table) -> str:
-    if table.winner is None:
-        return ""
-    if table.winner == "draw":
-        return "draw"
-    for k, seat in enumerate(table.seats):
-        if seat.name == table.winner:
-            return f"P{k} wins"
-    return str(table.winner)[:8]
 
 
 def render_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarray:

@@ -35,6 +35,7 @@ from speed_env.render.canvas import (
     draw_empty,
     draw_face,
     draw_pile,
+    result_label,
 )
 from speed_env.render.snapshot import Seat, Table, read_snapshot, seconds
 
@@ -68,24 +69,11 @@ def party_rgb_shape(players: int, scale: int = 2) -> tuple[int, int, int]:
 def _draw_status(canvas: Canvas, table: Table) -> None:
     head = f"{seconds(table.clock_ms, 2)} s  {table.phase}  {table.preset or ''}"
     canvas.text(head, _LABEL_X, _STATUS_Y, LABEL)
-    right = _result(table)
+    right = result_label(table, width=10, say_truncated=True)
     if not right and table.flip_ms is not None:
         right = f"flip {seconds(table.flip_ms, 2)}"
     if right:
         canvas.text(right, _W - 2 - round(canvas.text_width(right)), _STATUS_Y, GOLD)
-
-
-def _result(table: Table) -> str:
-    if table.truncated:
-        return "truncated"
-    if table.winner is None:
-        return ""
-    if table.winner == "draw":
-        return "draw"
-    for k, seat in enumerate(table.seats):
-        if seat.name == table.winner:
-            return f"P{k} wins"
-    return str(table.winner)[:10]
 
 
 def _draw_centre(canvas: Canvas, table: Table) -> None:
