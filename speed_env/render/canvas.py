@@ -8,6 +8,7 @@ Pillow is the ``[render]`` extra, imported only when a canvas is made
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -202,6 +203,20 @@ def draw_pile(canvas: Canvas, x: int, y: int, count: int) -> None:
         draw_back(canvas, x, y, count)
     else:
         draw_empty(canvas, x, y, count)
+
+
+def draw_hand(
+    canvas: Canvas, hand: tuple[Card | None, ...], visible: bool, xs: Sequence[int], y: int
+) -> None:
+    """A hand's slots at ``xs`` on row ``y``: a card face up (a back when not ``visible``), an
+    empty slot as a dark outline."""
+    for x, card in zip(xs, hand, strict=True):
+        if card is None:
+            draw_empty(canvas, x, y)
+        elif visible:
+            draw_face(canvas, card, x, y)
+        else:
+            draw_back(canvas, x, y)
 
 
 def draw_arrow(canvas: Canvas, centre_x: int, y: int, down: bool) -> None:

@@ -28,9 +28,9 @@ from speed_env.render.canvas import (
     TEXT_H,
     Canvas,
     draw_arrow,
-    draw_back,
     draw_empty,
     draw_face,
+    draw_hand,
     draw_pile,
     result_label,
 )
@@ -82,13 +82,7 @@ def _draw_seat(canvas: Canvas, table: Table, k: int) -> None:
     hand_y = _HAND_Y[k]
     draw_pile(canvas, _DRAW_X, hand_y, seat.draw_pile)
     xs = _slot_xs(len(seat.hand))
-    for x, card in zip(xs, seat.hand, strict=True):
-        if card is None:
-            draw_empty(canvas, x, hand_y)
-        elif seat.hand_visible:
-            draw_face(canvas, card, x, hand_y)
-        else:
-            draw_back(canvas, x, hand_y)
+    draw_hand(canvas, seat.hand, seat.hand_visible, xs, hand_y)
     info = f"P{k} played {seat.played} bounced {seat.bounced}"
     info_colour = GOLD if seat.name == table.winner else LABEL
     canvas.text(info, _MID, _INFO_Y[k], info_colour, "ma")

@@ -31,9 +31,9 @@ from speed_env.render.canvas import (
     LABEL,
     TEXT_H,
     Canvas,
-    draw_back,
     draw_empty,
     draw_face,
+    draw_hand,
     draw_pile,
     result_label,
 )
@@ -102,14 +102,8 @@ def _draw_seat(canvas: Canvas, table: Table, k: int, seat: Seat) -> None:
         raise ValueError(
             f"render_party_rgb fits at most {_MAX_SLOTS} hand slots, got {len(seat.hand)}"
         )
-    for i, card in enumerate(seat.hand):
-        x = _HAND_X + i * _SLOT
-        if card is None:
-            draw_empty(canvas, x, y)
-        elif seat.hand_visible:
-            draw_face(canvas, card, x, y)
-        else:
-            draw_back(canvas, x, y)
+    xs = [_HAND_X + i * _SLOT for i in range(len(seat.hand))]
+    draw_hand(canvas, seat.hand, seat.hand_visible, xs, y)
     counts_y = y + CARD_H + 2
     canvas.text(f"played {seat.played} bounced {seat.bounced}", _DRAW_X, counts_y, LABEL)
     flight = seat.in_flight
