@@ -157,11 +157,11 @@ def tournament_command(cfg: Any, model: Path) -> str:
 
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
-    from agents.model_io.kit_model import as_policy, read_model
     from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.common.snapshots import saved_snapshots, take_snapshot
     from train.common.throughput import throughput
-    from train.policy.checkpoint import export_model, snapshot_policy
+    from train.policy.checkpoint import export_model
     from train.vec_env.party_env import PartyVecEnv
 
     rules = party_rules(cfg)
@@ -213,24 +213,15 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             logger.record(f"time/env_{key}", value)
         if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
             # A frozen copy of the learner joins the seats (saved, for a resumed run to reload).
-            path = save(run.out / "pool" / f"self_{steps:09d}", steps)
-            policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
-            env.add_snapshot(f"self@{steps}", policy)
-            rel = str(path.relative_to(run.out))
-            state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": rel})
-            state["last_snapshot"] = steps
+            env.add_snapshot(*take_snapshot(run, save, state, steps, cfg.snapshot_sample, cfg.seed))
 
     run.on_rollout_end = on_rollout_end
     run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
     try:
         if cfg.resume:
             run.resume(seed)
-            for snap in state.get("snapshots", []):
-                tensors, manifest, where = read_model(run.out / snap["path"])
-                frozen = as_policy(
-                    tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
-                )
-                env.add_snapshot(snap["name"], frozen)
+            for name, frozen in saved_snapshots(run.out, state, cfg.snapshot_sample, cfg.seed):
+                env.add_snapshot(name, frozen)
         else:
             state["timesteps"] = 0
             folder.write_state()

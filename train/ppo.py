@@ -302,13 +302,14 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
 
         return train_party(cfg, folder, seed)
     import agents
-    from agents.model_io.kit_model import as_policy, read_model
+    from agents.model_io.kit_model import read_model
     from train import bc
     from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.common.snapshots import saved_snapshots, take_snapshot
     from train.common.think import charge_once
     from train.common.throughput import throughput
-    from train.policy.checkpoint import export_model, load_tensors_into, snapshot_policy
+    from train.policy.checkpoint import export_model, load_tensors_into
     from train.vec_env.env import SpeedVecEnv
     from train.vec_env.pool import OpponentPool
 
@@ -370,13 +371,8 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
 
     def snapshot(steps: int) -> None:
         """Add a frozen copy of the learner to the self-play pool (saved for resuming)."""
-        path = save(run.out / "pool" / f"self_{steps:09d}", steps)
-        policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
-        pool.add_snapshot(f"self@{steps}", policy, len(env.groups))
-        state.setdefault("snapshots", []).append(
-            {"name": f"self@{steps}", "path": str(path.relative_to(run.out))}
-        )
-        state["last_snapshot"] = steps
+        name, policy = take_snapshot(run, save, state, steps, cfg.snapshot_sample, cfg.seed)
+        pool.add_snapshot(name, policy, len(env.groups))
 
     def on_rollout_end(steps: int, logger: Any) -> None:
         for name, stats in pool.report().items():
@@ -400,12 +396,8 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     try:
         if cfg.resume:
             run.resume(seed)
-            for snap in state.get("snapshots", []):
-                tensors, manifest, where = read_model(run.out / snap["path"])
-                frozen = as_policy(
-                    tensors, manifest, where, sample=cfg.snapshot_sample, seed=cfg.seed
-                )
-                pool.add_snapshot(snap["name"], frozen, len(env.groups))
+            for name, frozen in saved_snapshots(run.out, state, cfg.snapshot_sample, cfg.seed):
+                pool.add_snapshot(name, frozen, len(env.groups))
         else:
             if cfg.init_from:
                 tensors, _, where = read_model(cfg.init_from)

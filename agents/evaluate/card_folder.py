@@ -33,6 +33,7 @@ from agents.evaluate.plan import (
     Plan,
     by_group,
     card_chunks,
+    charge_thinking,
     check,
     kinds,
     make_plan,
@@ -138,8 +139,10 @@ def play(
     and adds its line to the card (:mod:`agents.evaluate.exploiter`). ``command`` and
     ``settings`` (by flag; default: the request's fields and the exploiter's) are the run's
     identity in ``OUT/run.json``, with the agent's files and what ``human`` measured.
-    ``overwrite`` moves a finished card of other settings aside. An agent failing in a game
-    raises :class:`agents.runtime.jobs.RunStopped`, its finished chunks kept in the log.
+    ``overwrite`` moves a finished card of other settings aside. The folder is judged before
+    the agent's thinking is timed (a protocol that charges it): a finished card, or one of other
+    settings, costs no calibration. An agent failing in a game raises
+    :class:`agents.runtime.jobs.RunStopped`, its finished chunks kept in the log.
     """
     plan = make_plan(
         request.spec,
@@ -149,6 +152,7 @@ def play(
         act_timeout=request.act_timeout,
         version=request.version or protocol.default_version(request.game),
         think_file=request.think_file,
+        charge=False,  # after the folder check: a finished card is not timed again
     )
     measured = human(plan) if human is not None else None
     if exploiter is not None:
@@ -163,6 +167,13 @@ def play(
         inputs["--human"] = measured
     if request.think_file is not None:  # the cost it records is what the card charges
         inputs |= file_digest(request.think_file, "--think-file")
+    identity = RunIdentity(command, settings, inputs)
+    held = run_folder.finished_run(
+        identity, out, results=RESULTS, resume="if_possible", overwrite=overwrite
+    )
+    if held is not None:
+        return held
+    charge_thinking(plan, request.act_timeout)
     chunks = card_chunks(plan)
     groups = {g: sum(job.group == g for job in plan.jobs) for g in plan.groups}
     logged = chunk_log.Run(
@@ -176,7 +187,7 @@ def play(
     work = run_folder.Chunked(f"evaluate {plan.spec}", logged, partial(play_plan, plan))
     return run_folder.play_chunks(
         work,
-        RunIdentity(command, settings, inputs),
+        identity,
         out,
         partial(_write, plan, measured, exploiter),
         results=RESULTS,

@@ -240,8 +240,8 @@ def plan_realtime(plan: Plan, act_timeout: float | None = None) -> Plan:
             f"{spec!r} plays none of the protocol's rule sets: "
             + "; ".join(f"{rs}: {plan.skipped[rs]}" for rs in proto["rule_sets"])
         )
-    if "think" in proto:  # every agent's thinking charged, each pairing played free as well
-        thinking.charge(plan, proto, act_timeout)
+    if "think" in proto:  # charged later (charge_thinking); an agent it cannot charge: now
+        thinking.refuse(plan, proto)
     lat = proto["latency"]
     if lat["rule_set"] in plan.skipped or f"{lat['rule_set']}/{lat['opponent']}" in plan.skipped:
         plan.skipped["latency"] = f"the agent does not play {lat['rule_set']} against chain"
@@ -278,6 +278,7 @@ def make_plan(
     version: int = protocol.PROTOCOL_VERSION,
     act_timeout: float | None = None,
     think_file: str | None = None,
+    charge: bool = True,
 ) -> Plan:
     """The plan of a card.
 
@@ -292,6 +293,9 @@ def make_plan(
     ``think_file``
         a calibration file (``think.json``) whose cost for the agent a protocol that charges
         thinking charges, instead of timing it: the card then repeats byte for byte.
+    ``charge``
+        ``False`` leaves the thinking uncharged, for :func:`charge_thinking` to charge later (a
+        card's folder is checked first: timing the agent is the slow part).
     """
     positive_seconds(act_timeout)
     proto = protocol.protocol(game, version)
@@ -313,7 +317,17 @@ def make_plan(
     filled: Plan = protocol.card_game(game).fill(
         Plan(game, spec, games, seed, version, think_file=think_file), act_timeout
     )
+    if charge:
+        charge_thinking(filled, act_timeout)
     return filled
+
+
+def charge_thinking(plan: Plan, act_timeout: float | None = None) -> None:
+    """Charge every agent's thinking in ``plan`` where its protocol does (real-time protocol 2:
+    :func:`agents.evaluate.thinking.charge`, each pairing played free as well)."""
+    proto = protocol.protocol(plan.game, plan.version)
+    if "think" in proto:
+        thinking.charge(plan, proto, act_timeout)
 
 
 def play_plan(

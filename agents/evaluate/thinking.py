@@ -90,41 +90,53 @@ def realtime_2() -> dict[str, Any]:
 def charge(plan: Any, proto: dict[str, Any], act_timeout: float | None = None) -> None:
     """Charge thinking in ``plan``'s pairings, each played again free; ``plan.thinking`` set.
 
-    ``plan`` is an :class:`agents.evaluate.plan.Plan` holding protocol 1's pairings (its
-    latency sweep not yet added: it stays free). The evaluated agent's cost is found first
-    (:func:`agent_thinking`, ``act_timeout`` as in :func:`time_agent`), before any game.
+    ``plan`` is an :class:`agents.evaluate.plan.Plan` holding protocol 1's games: its pairings
+    first, then its latency sweep, which stays free. The free pairings go between the two, in
+    jobs and in groups. The evaluated agent's cost is found first (:func:`agent_thinking`,
+    ``act_timeout`` as in :func:`time_agent`), before any game.
     """
     from agents.think.plan import ThinkPlan
 
     thinking = agent_thinking(plan, proto, act_timeout)
     costs = {**thinking["opponents_ms"], plan.spec: thinking["agent_ms"]}
     think = ThinkPlan("calibrated", tuple(costs.items()))
-    charged, free = [], []
-    for job in plan.jobs:  # agents.evaluate.plan.Job records
-        charged.append(job._replace(settings=replace(job.settings, think=think)))
-        free.append(job._replace(group=FREE_GROUP + job.group))
-    for group in list(plan.groups):
-        plan.groups[FREE_GROUP + group] = {**plan.groups[group], "free": True}
-    plan.jobs[:] = charged + free
+    pairings = {g: about for g, about in plan.groups.items() if about["kind"] == "pairing"}
+    others = {g: about for g, about in plan.groups.items() if g not in pairings}
+    played = [job for job in plan.jobs if job.group in pairings]  # agents.evaluate.plan.Job
+    charged = [job._replace(settings=replace(job.settings, think=think)) for job in played]
+    free = [job._replace(group=FREE_GROUP + job.group) for job in played]
+    plan.jobs[:] = charged + free + [job for job in plan.jobs if job.group in others]
+    plan.groups.clear()
+    plan.groups.update(pairings)
+    plan.groups.update({FREE_GROUP + g: {**about, "free": True} for g, about in pairings.items()})
+    plan.groups.update(others)
     plan.thinking = thinking
 
 
-def agent_thinking(
-    plan: Any, proto: dict[str, Any], act_timeout: float | None = None
-) -> dict[str, Any]:
-    """The card's ``results.thinking``: the evaluated agent's cost, where it comes from, and
-    the reference bots' costs (the protocol's)."""
+def refuse(plan: Any, proto: dict[str, Any]) -> None:
+    """Refuse an agent whose thinking the protocol cannot charge as asked: one that declares
+    its own cost, or a reference bot given a ``--think-file`` (checked as its pairings are
+    planned, before the card's folder or any timing)."""
     think = proto["think"]
     spec = plan.spec
-    rules, where = _calibration_rules(plan, proto)
-    _refuse_declared(spec, rules)
-    out: dict[str, Any] = {"agent_ms": 0.0, "agent_source": "", "calibration": None}
+    _refuse_declared(spec, _calibration_rules(plan, proto)[0])
     if spec in think["opponents_ms"] and plan.think_file is not None:
         raise ThinkCardError(
             f"--think-file: {spec!r} is a reference bot: it meets its own copy, so protocol "
             f"{plan.version} charges it its shipped cost ({think['opponents_ms'][spec]:g} ms); "
             "leave --think-file out"
         )
+
+
+def agent_thinking(
+    plan: Any, proto: dict[str, Any], act_timeout: float | None = None
+) -> dict[str, Any]:
+    """The card's ``results.thinking``: the evaluated agent's cost, where it comes from, and
+    the reference bots' costs (the protocol's); the agent is one :func:`refuse` passed."""
+    think = proto["think"]
+    spec = plan.spec
+    rules, where = _calibration_rules(plan, proto)
+    out: dict[str, Any] = {"agent_ms": 0.0, "agent_source": "", "calibration": None}
     if plan.think_file is not None:
         from agents.think import record
         from agents.think.plan import ThinkError

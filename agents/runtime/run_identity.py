@@ -375,6 +375,14 @@ class RunOutput:
             + f". To go on: {self._ways_on(resume=held.finished is None)}"
         )
 
+    def peek_done(self) -> str | None:
+        """The line saying the folder already holds this finished run, else ``None``: judged
+        without the lock, touching nothing, so a run can skip its slow preparation. A folder
+        the run may not use raises :class:`FolderHoldsRun` as entering would."""
+        if (self.path / LOCK_NAME).exists():
+            return None  # another run may be writing (or left a stale lock): entering says which
+        return self._judge().done
+
     # -- the run -------------------------------------------------------------------------
 
     def __enter__(self) -> RunOutput:

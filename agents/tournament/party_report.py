@@ -3,8 +3,6 @@ words, ``agents.csv`` and ``win_shares.png`` beside the files every tournament w
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Any
 
@@ -48,28 +46,7 @@ def win_shares_png(summary: dict[str, Any]) -> bytes:
 
 def agents_csv(summary: dict[str, Any]) -> str:
     """One row per agent: rating, seat-games, wins, win share, with intervals."""
-    buf = io.StringIO()
-    note = report.incomplete_note(summary)
-    if note:  # a comment line: csv readers skip it with comment="#"
-        buf.write(f"# {note}\n")
-    w = csv.writer(buf)
-    head = "agent rating rating_low rating_high games wins win_share share_low share_high"
-    w.writerow(head.split())
-    for a in summary["agents"]:
-        w.writerow(
-            [
-                a["name"],
-                f"{a['rating']:.2f}",
-                f"{a['rating_ci'][0]:.2f}",
-                f"{a['rating_ci'][1]:.2f}",
-                a["games"],
-                a["wins"],
-                f"{a['win_share']:.4f}",
-                f"{a['win_share_ci'][0]:.4f}",
-                f"{a['win_share_ci'][1]:.4f}",
-            ]
-        )
-    return buf.getvalue()
+    return report.agents_csv(summary, "win_share", ("win_share", "share_low", "share_high"))
 
 
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:

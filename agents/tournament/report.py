@@ -198,13 +198,43 @@ def leaderboard(summary: dict[str, Any], words: PairWords = PAIR_WORDS) -> str:
     return "\n".join(lines) + "\n"
 
 
-def matches_csv(summary: dict[str, Any]) -> str:
-    """One row per pairing."""
+def _csv(summary: dict[str, Any]) -> tuple[io.StringIO, Any]:
+    """A CSV file's text so far and its writer: an incomplete run's note first, as a comment
+    line (csv readers skip it with ``comment="#"``)."""
     buf = io.StringIO()
     note = incomplete_note(summary)
-    if note:  # a comment line: csv readers skip it with comment="#"
+    if note:
         buf.write(f"# {note}\n")
-    w = csv.writer(buf)
+    return buf, csv.writer(buf)
+
+
+def agents_csv(summary: dict[str, Any], measure: str, columns: tuple[str, str, str]) -> str:
+    """One row per agent: rating, games, wins and ``measure`` (a key of each agent beside its
+    ``_ci`` interval: a table's ``win_share``, a vintage game's ``mean_penalty``), with their
+    intervals; ``columns`` heads the measure's three."""
+    buf, w = _csv(summary)
+    w.writerow(["agent", "rating", "rating_low", "rating_high", "games", "wins", *columns])
+    for a in summary["agents"]:
+        low, high = a[f"{measure}_ci"]
+        w.writerow(
+            [
+                a["name"],
+                f"{a['rating']:.2f}",
+                f"{a['rating_ci'][0]:.2f}",
+                f"{a['rating_ci'][1]:.2f}",
+                a["games"],
+                a["wins"],
+                f"{a[measure]:.4f}",
+                f"{low:.4f}",
+                f"{high:.4f}",
+            ]
+        )
+    return buf.getvalue()
+
+
+def matches_csv(summary: dict[str, Any]) -> str:
+    """One row per pairing."""
+    buf, w = _csv(summary)
     with_matches = bool(summary["matches"]) and "matches" in summary["matches"][0]
     match_cols = [
         "matches",

@@ -117,6 +117,26 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
+def finished_run(
+    identity: RunIdentity,
+    out: str | Path,
+    *,
+    results: tuple[str, ...],
+    resume: Resume = "never",
+    overwrite: bool = False,
+) -> AlreadyFinished | None:
+    """:class:`AlreadyFinished` where :func:`play_chunks` with these arguments would find ``out``
+    holding this very run, finished; ``None`` where it would play. Reads, never locks or writes:
+    a run checks its folder this way before its slow preparation (a card, timing its agent)."""
+    from agents.runtime import run_identity
+
+    output = run_identity.RunOutput(
+        Path(out), identity, results=results, overwrite=overwrite, resume=_OUTPUT_RESUME[resume]
+    )
+    done = output.peek_done()
+    return None if done is None else AlreadyFinished(done)
+
+
 def play_chunks(
     work: Chunked,
     identity: RunIdentity,

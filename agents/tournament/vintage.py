@@ -353,44 +353,10 @@ def penalties_png(summary: dict[str, Any]) -> bytes:
 
 def agents_csv(summary: dict[str, Any]) -> str:
     """One row per agent: rating, games, wins, mean penalty, with intervals."""
-    import csv
-    import io
-
     from agents.tournament import report
 
-    buf = io.StringIO()
-    note = report.incomplete_note(summary)
-    if note:  # a comment line: csv readers skip it with comment="#"
-        buf.write(f"# {note}\n")
-    w = csv.writer(buf)
-    w.writerow(
-        [
-            "agent",
-            "rating",
-            "rating_low",
-            "rating_high",
-            "games",
-            "wins",
-            "mean_penalty",
-            "penalty_low",
-            "penalty_high",
-        ]
-    )
-    for a in summary["agents"]:
-        w.writerow(
-            [
-                a["name"],
-                f"{a['rating']:.2f}",
-                f"{a['rating_ci'][0]:.2f}",
-                f"{a['rating_ci'][1]:.2f}",
-                a["games"],
-                a["wins"],
-                f"{a['mean_penalty']:.4f}",
-                f"{a['mean_penalty_ci'][0]:.4f}",
-                f"{a['mean_penalty_ci'][1]:.4f}",
-            ]
-        )
-    return buf.getvalue()
+    columns = ("mean_penalty", "penalty_low", "penalty_high")
+    return report.agents_csv(summary, "mean_penalty", columns)
 
 
 def write_outputs(out: Path, summary: dict[str, Any]) -> list[Path]:

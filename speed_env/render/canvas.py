@@ -8,11 +8,12 @@ Pillow is the ``[render]`` extra, imported only when a canvas is made
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from speed_env.render.snapshot import Card
+from speed_env.render.snapshot import Card, Table
 
 Colour = tuple[int, int, int]
 
@@ -204,7 +205,43 @@ def draw_pile(canvas: Canvas, x: int, y: int, count: int) -> None:
         draw_empty(canvas, x, y, count)
 
 
+def draw_hand(
+    canvas: Canvas, hand: tuple[Card | None, ...], visible: bool, xs: Sequence[int], y: int
+) -> None:
+    """A hand's slots at ``xs`` on row ``y``: a card face up (a back when not ``visible``), an
+    empty slot as a dark outline."""
+    for x, card in zip(xs, hand, strict=True):
+        if card is None:
+            draw_empty(canvas, x, y)
+        elif visible:
+            draw_face(canvas, card, x, y)
+        else:
+            draw_back(canvas, x, y)
+
+
 def draw_arrow(canvas: Canvas, centre_x: int, y: int, down: bool) -> None:
     """A 5-wide, 3-tall arrowhead in rows ``y`` to ``y + 2``, pointing down or up."""
     tip = ((0.5, 1.0), (0.0, 0.0), (1.0, 0.0)) if down else ((0.5, 0.0), (0.0, 1.0), (1.0, 1.0))
     canvas.polygon([(px * 5 / 3, py) for px, py in tip], centre_x - 2.5, y, 3, FLIGHT)
+
+
+# ----------------------------------------------------------------------------- the status line
+
+
+def result_label(table: Table, *, width: int, say_truncated: bool) -> str:
+    """The result a status line shows: ``P<k> wins``, ``draw`` or ``""`` while play goes on.
+
+    A winner that names no seat is shown cut to ``width`` characters (what the layout has room
+    for); ``say_truncated`` shows a truncated game as ``truncated`` (the n-seat frame says it;
+    the two-seat frame never has).
+    """
+    if say_truncated and table.truncated:
+        return "truncated"
+    if table.winner is None:
+        return ""
+    if table.winner == "draw":
+        return "draw"
+    for k, seat in enumerate(table.seats):
+        if seat.name == table.winner:
+            return f"P{k} wins"
+    return str(table.winner)[:width]

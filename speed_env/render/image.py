@@ -28,10 +28,11 @@ from speed_env.render.canvas import (
     TEXT_H,
     Canvas,
     draw_arrow,
-    draw_back,
     draw_empty,
     draw_face,
+    draw_hand,
     draw_pile,
+    result_label,
 )
 from speed_env.render.snapshot import Card, Flight, Table, read_snapshot, seconds
 
@@ -81,13 +82,7 @@ def _draw_seat(canvas: Canvas, table: Table, k: int) -> None:
     hand_y = _HAND_Y[k]
     draw_pile(canvas, _DRAW_X, hand_y, seat.draw_pile)
     xs = _slot_xs(len(seat.hand))
-    for x, card in zip(xs, seat.hand, strict=True):
-        if card is None:
-            draw_empty(canvas, x, hand_y)
-        elif seat.hand_visible:
-            draw_face(canvas, card, x, hand_y)
-        else:
-            draw_back(canvas, x, hand_y)
+    draw_hand(canvas, seat.hand, seat.hand_visible, xs, hand_y)
     info = f"P{k} played {seat.played} bounced {seat.bounced}"
     info_colour = GOLD if seat.name == table.winner else LABEL
     canvas.text(info, _MID, _INFO_Y[k], info_colour, "ma")
@@ -143,20 +138,9 @@ def _draw_status(canvas: Canvas, table: Table) -> None:
         canvas.text(seconds(table.flip_ms, 2), _LEFT_COL_X, y + 2 * line, GOLD)
     canvas.text(table.phase, _RIGHT_COL_X, y, LABEL)
     canvas.text(table.preset or "", _RIGHT_COL_X, y + line, LABEL)
-    result = _result(table)
+    result = result_label(table, width=8, say_truncated=False)
     if result:
         canvas.text(result, _RIGHT_COL_X, y + 2 * line, GOLD)
-
-
-def _result(table: Table) -> str:
-    if table.winner is None:
-        return ""
-    if table.winner == "draw":
-        return "draw"
-    for k, seat in enumerate(table.seats):
-        if seat.name == table.winner:
-            return f"P{k} wins"
-    return str(table.winner)[:8]
 
 
 def render_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarray:

@@ -31,10 +31,11 @@ from speed_env.render.canvas import (
     LABEL,
     TEXT_H,
     Canvas,
-    draw_back,
     draw_empty,
     draw_face,
+    draw_hand,
     draw_pile,
+    result_label,
 )
 from speed_env.render.snapshot import Seat, Table, read_snapshot, seconds
 
@@ -68,24 +69,11 @@ def party_rgb_shape(players: int, scale: int = 2) -> tuple[int, int, int]:
 def _draw_status(canvas: Canvas, table: Table) -> None:
     head = f"{seconds(table.clock_ms, 2)} s  {table.phase}  {table.preset or ''}"
     canvas.text(head, _LABEL_X, _STATUS_Y, LABEL)
-    right = _result(table)
+    right = result_label(table, width=10, say_truncated=True)
     if not right and table.flip_ms is not None:
         right = f"flip {seconds(table.flip_ms, 2)}"
     if right:
         canvas.text(right, _W - 2 - round(canvas.text_width(right)), _STATUS_Y, GOLD)
-
-
-def _result(table: Table) -> str:
-    if table.truncated:
-        return "truncated"
-    if table.winner is None:
-        return ""
-    if table.winner == "draw":
-        return "draw"
-    for k, seat in enumerate(table.seats):
-        if seat.name == table.winner:
-            return f"P{k} wins"
-    return str(table.winner)[:10]
 
 
 def _draw_centre(canvas: Canvas, table: Table) -> None:
@@ -114,14 +102,8 @@ def _draw_seat(canvas: Canvas, table: Table, k: int, seat: Seat) -> None:
         raise ValueError(
             f"render_party_rgb fits at most {_MAX_SLOTS} hand slots, got {len(seat.hand)}"
         )
-    for i, card in enumerate(seat.hand):
-        x = _HAND_X + i * _SLOT
-        if card is None:
-            draw_empty(canvas, x, y)
-        elif seat.hand_visible:
-            draw_face(canvas, card, x, y)
-        else:
-            draw_back(canvas, x, y)
+    xs = [_HAND_X + i * _SLOT for i in range(len(seat.hand))]
+    draw_hand(canvas, seat.hand, seat.hand_visible, xs, y)
     counts_y = y + CARD_H + 2
     canvas.text(f"played {seat.played} bounced {seat.bounced}", _DRAW_X, counts_y, LABEL)
     flight = seat.in_flight

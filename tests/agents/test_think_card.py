@@ -109,6 +109,41 @@ def test_an_agent_without_a_file_is_calibrated_before_play(tmp_path: Path, bot: 
     assert found["calibration"]["machine"]["cores"] >= 1
 
 
+def test_a_finished_card_run_again_does_not_time_its_agent_again(
+    tmp_path: Path, bot: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The folder is checked before the agent is timed: the same command run again over its
+    finished card says so at once, without the calibration (the slow part) it would throw away.
+    """
+    from agents.runtime import run_identity
+    from agents.tournament import run_folder
+
+    timed: list[str] = []
+
+    def calibrate(spec: str, rules: object, act_timeout: float | None = None) -> dict:
+        timed.append(spec)
+        return record.make_record({spec: Calibration(1.0, 1.0, 256, 1.0)}, rules)
+
+    def finish_unplayed(work, identity, out, write, *, results, **_):
+        """The folder as a finished run of the card leaves it, its games not played (fast)."""
+        with run_identity.RunOutput(out, identity, results=results) as output:
+            if output.done is not None:
+                return run_folder.AlreadyFinished(output.done)
+            (Path(out) / "report.json").write_text("{}")
+            output.finish([Path(out) / "report.json"])
+        return None
+
+    monkeypatch.setattr(thinking, "calibrate", calibrate)
+    monkeypatch.setattr(run_folder, "play_chunks", finish_unplayed)
+    argv = ["evaluate", bot, "--protocol", "2", "--games", "2", "--out", str(tmp_path / "card")]
+    main(argv)
+    assert timed == [bot]  # the first run times its agent
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "already holds this speed evaluate run" in capsys.readouterr().out
+    assert timed == [bot]  # the second does not
+
+
 @pytest.mark.slow
 def test_a_protocol_2_card_shows_each_cost_and_both_ratings(tmp_path: Path, bot: str) -> None:
     path = _think_file(tmp_path / "think.json", bot, SLOW_MS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from web_helpers import receive_until
+from web_helpers import started_table
 
 from speed_cli import main as cli
 from speed_env.cards import parse_card, rank_of
@@ -103,16 +103,9 @@ def test_speed_play_refuses_a_bad_party_in_one_line(tmp_path, capsys, argv, mess
 
 
 def test_the_server_welcomes_a_table_of_four():
-    testclient = pytest.importorskip("starlette.testclient")
-    from speed_table.app import create_app
-
     cfg = party_config(4, reaction=make_profile(200), tick_ms=20)
-    app = create_app(cfg, allowed_hosts=("testserver",))
-    with testclient.TestClient(app) as client, client.websocket_connect("/ws") as ws:
-        welcome = ws.receive_json()
+    with started_table(cfg) as (ws, welcome, state):
         assert len(welcome["seats"]) == 4 and welcome["seat"] == 0
-        ws.send_json({"type": "start"})
-        state = receive_until(ws, "state")
         assert len(state["snapshot"]["players"]) == 4 and len(state["snapshot"]["centre"]) == 4
         ws.send_json({"type": "play", "slot": 0, "pile": 3})  # a pile only a table of four has
         for _ in range(400):  # taken, or refused for the game's reasons, not the message's shape

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from web_helpers import receive_until
+from web_helpers import started_table
 
 import speed_cli
 from speed_env.reaction import make_profile
@@ -96,15 +96,8 @@ def test_speed_watch_seats_the_agents_it_is_given(monkeypatch, capsys):
 
 
 def test_the_server_shows_a_watched_table_of_four():
-    testclient = pytest.importorskip("starlette.testclient")
-    from speed_table.app import create_app
-
     cfg = watch_config(4, reaction=make_profile(200), tick_ms=20)
-    app = create_app(cfg, allowed_hosts=("testserver",))
-    with testclient.TestClient(app) as client, client.websocket_connect("/ws") as ws:
-        welcome = ws.receive_json()
+    with started_table(cfg) as (ws, welcome, state):
         assert len(welcome["seats"]) == 4 and welcome["seat"] is None
-        ws.send_json({"type": "start"})  # as the page does on its welcome when watching
-        state = receive_until(ws, "state")
         assert all("?" not in p["hand"] for p in state["snapshot"]["players"])
         assert len(state["snapshot"]["players"]) == 4 and len(state["snapshot"]["centre"]) == 4

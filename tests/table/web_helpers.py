@@ -1,8 +1,12 @@
-"""Shared pieces of the web table tests: a short deal and a WebSocket reader."""
+"""Shared pieces of the web table tests: a short deal, a started table and a WebSocket reader."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from speed_env.cards import card_str, deck
 from speed_env.reaction import make_profile
@@ -57,3 +61,19 @@ def receive_until(ws: Any, kind: str, limit: int = 2000, where: Any = None) -> d
         if msg["type"] == kind and (where is None or where(msg)):
             return msg
     raise AssertionError(f"no {kind!r} message in {limit} messages")
+
+
+@contextlib.contextmanager
+def started_table(cfg: TableConfig) -> Iterator[tuple[Any, dict[str, Any], dict[str, Any]]]:
+    """Serve ``cfg``'s table in a test client and start it as the page does on its welcome.
+
+    Yields the WebSocket, the welcome and the first ``state`` after the start.
+    """
+    testclient = pytest.importorskip("starlette.testclient")
+    from speed_table.app import create_app
+
+    app = create_app(cfg, allowed_hosts=("testserver",))
+    with testclient.TestClient(app) as client, client.websocket_connect("/ws") as ws:
+        welcome = ws.receive_json()
+        ws.send_json({"type": "start"})
+        yield ws, welcome, receive_until(ws, "state")

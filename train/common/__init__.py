@@ -15,6 +15,8 @@
   evaluation in the loop, so evaluating never changes what is trained.
 - :mod:`~train.common.paired_score`: a model's score against agents over paired deals, with
   its interval.
+- :mod:`~train.common.snapshots`: self-play snapshots of the learner, saved in the run's pool
+  and loaded again on resume.
 - :mod:`~train.common.warm_start`: a warm start's model, checked against the network it is to
   start.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
