@@ -210,7 +210,7 @@ def _csv(summary: dict[str, Any]) -> tuple[io.StringIO, Any]:
 
 def agents_csv(summary: dict[str, Any], measure: str, columns: tuple[str, str, str]) -> str:
     """One row per agent: rating, games, wins and ``measure`` (a key of each agent beside its
-    ``_ci`` interval: a table's ``win_share``, a vintage game's ``mean_penalty``), with their
+    ``_ci`` interval: a table's ``win_share``, a penalty-scored game's ``mean_penalty``), with their
     intervals; ``columns`` heads the measure's three."""
     buf, w = _csv(summary)
     w.writerow(["agent", "rating", "rating_low", "rating_high", "games", "wins", *columns])
