@@ -50,7 +50,7 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
         raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
-    for name in ("init_bc", "init_from", "think_file"):
+    for name in ("init_bc", "think_file"):
         if getattr(cfg, name):
             raise ValueError(f"{name}: not supported {at}")
     if (cfg.think or "off") != "off":
@@ -59,6 +59,11 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
     if len(specs(cfg.rules)) != 1:
         raise ValueError(f"rules: {at} train on one preset, got {cfg.rules!r}")
+    if cfg.init_from and not cfg.resume:  # before any work: its seats, rules and network
+        from train.common.sizes import hidden
+        from train.common.warm_start import check_start_model
+
+        check_start_model(cfg.init_from, party_rules(cfg), "mlp", hidden(cfg), "init_from")
 
 
 def party_rules(cfg: Any) -> Any:
@@ -155,6 +160,20 @@ def tournament_command(cfg: Any, model: Path) -> str:
     return shlex.join(argv)
 
 
+def warm_start(cfg: Any, run: Any, env: Any) -> bool:
+    """Start ``run``'s network from ``init_from``'s weights (checked by :func:`check_party`);
+    whether it started warm."""
+    if not cfg.init_from:
+        return False
+    from agents.model_io.kit_model import read_model
+    from train.policy.checkpoint import load_tensors_into
+
+    tensors, _, where = read_model(cfg.init_from)
+    load_tensors_into(run.model, tensors, str(where))
+    run.bar.print(f"started from {where}")
+    return True
+
+
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
     from agents.model_io.kit_model import as_policy, read_model
@@ -184,6 +203,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             "timesteps": steps,
             "players": cfg.players,
             "opponent": cfg.opponent,
+            "init_from": cfg.init_from,
             "rules": cfg.rules,
             "seed": cfg.seed,
             "config": asdict(cfg),
@@ -208,17 +228,20 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         report=report,
     )
 
+    def snapshot(steps: int) -> None:
+        """A frozen copy of the learner joins the seats (saved, for a resumed run to reload)."""
+        path = save(run.out / "pool" / f"self_{steps:09d}", steps)
+        policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
+        env.add_snapshot(f"self@{steps}", policy)
+        rel = str(path.relative_to(run.out))
+        state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": rel})
+        state["last_snapshot"] = steps
+
     def on_rollout_end(steps: int, logger: Any) -> None:
         for key, value in env.throughput().items():
             logger.record(f"time/env_{key}", value)
         if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
-            # A frozen copy of the learner joins the seats (saved, for a resumed run to reload).
-            path = save(run.out / "pool" / f"self_{steps:09d}", steps)
-            policy = snapshot_policy(run.model, sample=cfg.snapshot_sample, seed=cfg.seed + steps)
-            env.add_snapshot(f"self@{steps}", policy)
-            rel = str(path.relative_to(run.out))
-            state.setdefault("snapshots", []).append({"name": f"self@{steps}", "path": rel})
-            state["last_snapshot"] = steps
+            snapshot(steps)
 
     run.on_rollout_end = on_rollout_end
     run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
@@ -232,8 +255,13 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
                 )
                 env.add_snapshot(snap["name"], frozen)
         else:
+            warm = warm_start(cfg, run, env)
+            if env.self_play and warm:
+                snapshot(0)  # the warm start is the first snapshot the seats draw
             state["timesteps"] = 0
             folder.write_state()
+            if warm:
+                run.evaluate(0)  # the curve starts where the warm start stands
         env_base = (dict(env.timing), dict(env.counters))
         start, steps, wall, stopped = run.learn()
         summary = run.finish(
