@@ -50,9 +50,8 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
         raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
-    for name in ("init_bc", "think_file"):
-        if getattr(cfg, name):
-            raise ValueError(f"{name}: not supported {at}")
+    if cfg.think_file:
+        raise ValueError(f"think_file: not supported {at}")
     if (cfg.think or "off") != "off":
         raise ValueError(f"think: {at} the opponents' thinking is not charged (off)")
     if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
@@ -64,6 +63,13 @@ def check_party(cfg: Any) -> None:
         from train.common.warm_start import check_start_model
 
         check_start_model(cfg.init_from, party_rules(cfg), "mlp", hidden(cfg), "init_from")
+    if cfg.init_bc and not cfg.resume:  # the teacher must play this many seats: built once now
+        import agents
+
+        try:
+            agents.make(cfg.init_bc, party_rules(cfg), seed=0)
+        except ValueError as exc:
+            raise ValueError(f"init_bc: {cfg.init_bc} cannot teach {at}: {exc}") from None
 
 
 def party_rules(cfg: Any) -> Any:
@@ -161,17 +167,27 @@ def tournament_command(cfg: Any, model: Path) -> str:
 
 
 def warm_start(cfg: Any, run: Any, env: Any) -> bool:
-    """Start ``run``'s network from ``init_from``'s weights (checked by :func:`check_party`);
-    whether it started warm."""
-    if not cfg.init_from:
-        return False
+    """Start ``run``'s network from ``init_from``'s weights (checked by :func:`check_party`),
+    then clone ``init_bc`` playing the learner's seat (:func:`train.bc.warm_start`, the
+    two-seat recipe's cloning on the n-seat env); whether it started warm."""
+    import agents
     from agents.model_io.kit_model import read_model
+    from train import bc
     from train.policy.checkpoint import load_tensors_into
 
-    tensors, _, where = read_model(cfg.init_from)
-    load_tensors_into(run.model, tensors, str(where))
-    run.bar.print(f"started from {where}")
-    return True
+    if cfg.init_from:
+        tensors, _, where = read_model(cfg.init_from)
+        load_tensors_into(run.model, tensors, str(where))
+        run.bar.print(f"started from {where}")
+    if cfg.init_bc:
+        spec, rules = cfg.init_bc, env.rules
+
+        def teachers(seed: int) -> list[tuple[int, int, Any]]:
+            # one teacher over every slot: the env seats one rules value
+            return [(0, env.num_envs, agents.make(spec, rules, seed=seed))]
+
+        bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
+    return bool(cfg.init_from or cfg.init_bc)
 
 
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
@@ -204,6 +220,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             "players": cfg.players,
             "opponent": cfg.opponent,
             "init_from": cfg.init_from,
+            "init_bc": cfg.init_bc,
             "rules": cfg.rules,
             "seed": cfg.seed,
             "config": asdict(cfg),

@@ -71,3 +71,44 @@ def test_init_from_a_file_that_is_not_there_is_refused_before_anything_is_writte
     argv = ["train", "realtime", "--players", "4", *TINY, "--out", str(out)]
     assert cli([*argv, "--init-from", str(tmp_path / "nope.json")]) != 0
     assert not out.exists()
+
+
+def held_out_states(rules, decisions: int, seed: int):
+    """Party states ``chain`` reaches in the learner's seat against greedy, with ``chain``'s best
+    plays (its tied best set) and the legal ones: the choices only (two or more legal)."""
+    import agents
+    from train.bc import best_actions
+    from train.vec_env.party_env import PartyVecEnv
+
+    env = PartyVecEnv(32, rules, opponent="greedy", seed=seed)
+    teacher = agents.make("chain", rules, seed=seed)
+    obs, rows = env.reset(), []
+    for _ in range(decisions // 32):
+        mask = env.action_masks()
+        acts = teacher.act(obs, mask)
+        rows.append((obs, mask, best_actions(teacher, obs, mask, acts)))
+        obs, *_ = env.step(acts)
+    obs, mask, best = (np.concatenate(x) for x in zip(*rows, strict=True))
+    choice = mask.sum(axis=1) >= 2
+    return obs[choice], mask[choice], best[choice]
+
+
+def test_init_bc_chain_clones_chain_at_four_seats_far_above_chance(tmp_path, capsys):
+    from speed_env.rules import make_rules
+
+    out = tmp_path / "bc"
+    argv = ["train", "realtime", "--players", "4", *TINY, "--net-arch", "64,64", "--out", str(out)]
+    bc = ["--init-bc", "chain", "--bc-decisions", "24000", "--bc-epochs", "8"]
+    assert cli([*argv, *bc]) == 0
+    assert "cloned chain: held-out agreement" in "".join(capsys.readouterr())
+    state = json.loads((out / "state.json").read_text())
+    assert state["bc"]["teacher"] == "chain" and state["bc"]["recorded_decisions"] > 5000
+    rules = make_rules("us", players=4)
+    # The clone before PPO (the checkpoint at 0 timesteps), on states of other deals.
+    clone = kit_model.load_policy(out / "checkpoints" / "step_000000000.json", rules)
+    obs, mask, best = held_out_states(rules, 3200, seed=777)
+    pred = clone.act(obs, mask)
+    agreement = float(best[np.arange(len(pred)), pred].mean())
+    chance = float(np.mean(best.sum(axis=1) / mask.sum(axis=1)))  # a legal action at random
+    assert len(pred) > 1000
+    assert agreement > chance + 0.3 and agreement > 0.7, (agreement, chance)
