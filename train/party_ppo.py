@@ -7,7 +7,12 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
 - **Environment.** :class:`~train.vec_env.party_env.PartyVecEnv`: the learner in a seat drawn
   per game, each other seat drawn per game from ``--opponent``: a bot, a mix of bots, or
   ``self`` (snapshots of the learner every ``snapshot_every`` timesteps, ``self_fraction`` of
-  the seats, the rest bots). It learns from the game's reward alone.
+  the seats, the rest bots). It learns from the game's reward alone, or starts warm:
+  ``--init-from`` a saved model of the same seats, rules and network, ``--init-bc chain``
+  (cloning a bot that plays n seats, :mod:`train.bc`). ``--think declared`` refuses an
+  opponent or evaluation bot that declares no thinking cost; ``off`` and ``declared`` both
+  charge what each declares (``chain@think=5ms``), in training and in the evaluations;
+  ``calibrated`` is refused (the n-seat tournament charges no calibration).
 - **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
   rankwise actor reads the two-seat one); the model file's rules record ``players``, so
   ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
@@ -50,10 +55,9 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
         raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
-    if cfg.think_file:
-        raise ValueError(f"think_file: not supported {at}")
-    if (cfg.think or "off") != "off":
-        raise ValueError(f"think: {at} the opponents' thinking is not charged (off)")
+    if (cfg.think or "off") == "calibrated" or cfg.think_file:
+        # The evaluations (the n-seat tournament) charge only what each agent declares.
+        raise ValueError(f"think: {at} the opponents' thinking is charged off or declared")
     if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
         raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
     if len(specs(cfg.rules)) != 1:
@@ -195,15 +199,21 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     from agents.model_io.kit_model import as_policy, read_model
     from train.common.run import Curves, Run
     from train.common.settings import make_model
+    from train.common.think import charge_once
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model, snapshot_policy
+    from train.ppo import met
     from train.vec_env.party_env import PartyVecEnv
 
     rules = party_rules(cfg)
+    # The opponents' thinking: off or declared, both what each declares (check_party), which
+    # is what the n-seat tournament of every evaluation charges too.
+    plan, thinking = charge_once(cfg, met(cfg), rules, folder)
     env = PartyVecEnv(
         cfg.n_envs,
         rules,
         opponent=cfg.opponent,
+        think=plan,
         tick_ms=cfg.tick_ms,
         reaction=cfg.reaction,
         skip_tail=cfg.skip_tail,
@@ -221,6 +231,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             "opponent": cfg.opponent,
             "init_from": cfg.init_from,
             "init_bc": cfg.init_bc,
+            "think": thinking,
             "rules": cfg.rules,
             "seed": cfg.seed,
             "config": asdict(cfg),
@@ -259,6 +270,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             logger.record(f"time/env_{key}", value)
         if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
             snapshot(steps)
+        folder.write_json("pool.json", env.describe())
 
     run.on_rollout_end = on_rollout_end
     run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
@@ -286,8 +298,11 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             stopped,
             throughput=throughput(run, env, env_base, steps - start, wall),
             players=cfg.players,
+            pool=env.describe(),
+            think=thinking,
             next=tournament_command(cfg, run.out / "model.json"),
         )
+        folder.write_json("pool.json", env.describe())
     finally:
         run.close()
     tp = summary["throughput"]
