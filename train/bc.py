@@ -5,8 +5,9 @@ heuristic already knows (play when you can, keep runs going). Cloning a bot
 first, actor *and* critic, lets PPO start from that level:
 
 1. the teacher plays the learner's seat of the training run's VecEnv (a
-   :class:`~train.vec_env.env.SpeedVecEnv` of real-time games, or a ``DummyVecEnv`` of
-   :class:`~speed_env.vintage.single.VintageSingleEnv` tables) against its
+   :class:`~train.vec_env.env.SpeedVecEnv` of real-time games, a
+   :class:`~train.vec_env.party_env.PartyVecEnv` of tables of three or four, or a
+   ``DummyVecEnv`` of :class:`~speed_env.vintage.single.VintageSingleEnv` tables) against its
    opponents, and every decision is recorded (observation, mask, the teacher's
    action, the reward);
 2. the actor is fitted to the teacher's choices and the critic to the

@@ -7,7 +7,12 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
 - **Environment.** :class:`~train.vec_env.party_env.PartyVecEnv`: the learner in a seat drawn
   per game, each other seat drawn per game from ``--opponent``: a bot, a mix of bots, or
   ``self`` (snapshots of the learner every ``snapshot_every`` timesteps, ``self_fraction`` of
-  the seats, the rest bots). It learns from the game's reward alone.
+  the seats, the rest bots). It learns from the game's reward alone, or starts warm:
+  ``--init-from`` a saved model of the same seats, rules and network, ``--init-bc chain``
+  (cloning a bot that plays n seats, :mod:`train.bc`). ``--think declared`` refuses an
+  opponent or evaluation bot that declares no thinking cost; ``off`` and ``declared`` both
+  charge what each declares (``chain@think=5ms``), in training and in the evaluations;
+  ``calibrated`` is refused (the n-seat tournament charges no calibration).
 - **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
   rankwise actor reads the two-seat one); the model file's rules record ``players``, so
   ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
@@ -50,15 +55,25 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
         raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
-    for name in ("init_bc", "init_from", "think_file"):
-        if getattr(cfg, name):
-            raise ValueError(f"{name}: not supported {at}")
-    if (cfg.think or "off") != "off":
-        raise ValueError(f"think: {at} the opponents' thinking is not charged (off)")
+    if (cfg.think or "off") == "calibrated" or cfg.think_file:
+        # The evaluations (the n-seat tournament) charge only what each agent declares.
+        raise ValueError(f"think: {at} the opponents' thinking is charged off or declared")
     if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
         raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
     if len(specs(cfg.rules)) != 1:
         raise ValueError(f"rules: {at} train on one preset, got {cfg.rules!r}")
+    if cfg.init_from and not cfg.resume:  # before any work: its seats, rules and network
+        from train.common.sizes import hidden
+        from train.common.warm_start import check_start_model
+
+        check_start_model(cfg.init_from, party_rules(cfg), "mlp", hidden(cfg), "init_from")
+    if cfg.init_bc and not cfg.resume:  # the teacher must play this many seats: built once now
+        import agents
+
+        try:
+            agents.make(cfg.init_bc, party_rules(cfg), seed=0)
+        except ValueError as exc:
+            raise ValueError(f"init_bc: {cfg.init_bc} cannot teach {at}: {exc}") from None
 
 
 def party_rules(cfg: Any) -> Any:
@@ -155,20 +170,50 @@ def tournament_command(cfg: Any, model: Path) -> str:
     return shlex.join(argv)
 
 
+def warm_start(cfg: Any, run: Any, env: Any) -> bool:
+    """Start ``run``'s network from ``init_from``'s weights (checked by :func:`check_party`),
+    then clone ``init_bc`` playing the learner's seat (:func:`train.bc.warm_start`, the
+    two-seat recipe's cloning on the n-seat env); whether it started warm."""
+    import agents
+    from agents.model_io.kit_model import read_model
+    from train import bc
+    from train.policy.checkpoint import load_tensors_into
+
+    if cfg.init_from:
+        tensors, _, where = read_model(cfg.init_from)
+        load_tensors_into(run.model, tensors, str(where))
+        run.bar.print(f"started from {where}")
+    if cfg.init_bc:
+        spec, rules = cfg.init_bc, env.rules
+
+        def teachers(seed: int) -> list[tuple[int, int, Any]]:
+            # one teacher over every slot: the env seats one rules value
+            return [(0, env.num_envs, agents.make(spec, rules, seed=seed))]
+
+        bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
+    return bool(cfg.init_from or cfg.init_bc)
+
+
 def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     """Steps 3 to 6 of the recipe at ``cfg.players`` seats; the summary."""
     from train.common.run import Curves, Run
     from train.common.settings import make_model
     from train.common.snapshots import saved_snapshots, take_snapshot
+    from train.common.think import charge_once
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model
+    from train.ppo import met
     from train.vec_env.party_env import PartyVecEnv
 
     rules = party_rules(cfg)
+    # The opponents' thinking: off or declared, both what each declares (check_party), which
+    # is what the n-seat tournament of every evaluation charges too.
+    plan, thinking = charge_once(cfg, met(cfg), rules, folder)
     env = PartyVecEnv(
         cfg.n_envs,
         rules,
         opponent=cfg.opponent,
+        think=plan,
         tick_ms=cfg.tick_ms,
         reaction=cfg.reaction,
         skip_tail=cfg.skip_tail,
@@ -184,6 +229,9 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             "timesteps": steps,
             "players": cfg.players,
             "opponent": cfg.opponent,
+            "init_from": cfg.init_from,
+            "init_bc": cfg.init_bc,
+            "think": thinking,
             "rules": cfg.rules,
             "seed": cfg.seed,
             "config": asdict(cfg),
@@ -208,12 +256,16 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         report=report,
     )
 
+    def snapshot(steps: int) -> None:
+        """A frozen copy of the learner joins the seats (saved, for a resumed run to reload)."""
+        env.add_snapshot(*take_snapshot(run, save, state, steps, cfg.snapshot_sample, cfg.seed))
+
     def on_rollout_end(steps: int, logger: Any) -> None:
         for key, value in env.throughput().items():
             logger.record(f"time/env_{key}", value)
         if env.self_play and steps >= state.get("last_snapshot", 0) + cfg.snapshot_every:
-            # A frozen copy of the learner joins the seats (saved, for a resumed run to reload).
-            env.add_snapshot(*take_snapshot(run, save, state, steps, cfg.snapshot_sample, cfg.seed))
+            snapshot(steps)
+        folder.write_json("pool.json", env.describe())
 
     run.on_rollout_end = on_rollout_end
     run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
@@ -223,8 +275,13 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             for name, frozen in saved_snapshots(run.out, state, cfg.snapshot_sample, cfg.seed):
                 env.add_snapshot(name, frozen)
         else:
+            warm = warm_start(cfg, run, env)
+            if env.self_play and warm:
+                snapshot(0)  # the warm start is the first snapshot the seats draw
             state["timesteps"] = 0
             folder.write_state()
+            if warm:
+                run.evaluate(0)  # the curve starts where the warm start stands
         env_base = (dict(env.timing), dict(env.counters))
         start, steps, wall, stopped = run.learn()
         summary = run.finish(
@@ -232,8 +289,11 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             stopped,
             throughput=throughput(run, env, env_base, steps - start, wall),
             players=cfg.players,
+            pool=env.describe(),
+            think=thinking,
             next=tournament_command(cfg, run.out / "model.json"),
         )
+        folder.write_json("pool.json", env.describe())
     finally:
         run.close()
     tp = summary["throughput"]

@@ -140,7 +140,7 @@ class Config(RunSettings):
 def check_config(cfg: Config) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
-    from train.party_ppo import check_party
+    from train.party_ppo import check_party, party_rules
 
     check_ppo(cfg, ("snapshot_every", "max_snapshots", "tick_ms"))
     check_party(cfg)
@@ -161,7 +161,8 @@ def check_config(cfg: Config) -> None:
     bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
-    check_think(cfg.think or "off", cfg.think_file, met(cfg), parse_rules_options(cfg)[0])
+    seated = party_rules(cfg) if cfg.players > 2 else parse_rules_options(cfg)[0]
+    check_think(cfg.think or "off", cfg.think_file, met(cfg), seated)
 
 
 def met(cfg: Config) -> list[str]:

@@ -10,7 +10,9 @@ observed in one compiled call (the ego-centric party observation,
   …, weights as :func:`train.common.settings.weighted` reads them); with ``self`` in the mix,
   a seat is played, ``self_fraction`` of the time, by one of the newest ``max_snapshots``
   snapshots of the learner (:meth:`PartyVecEnv.add_snapshot`; before the first, and otherwise,
-  by the bots listed, or random, greedy and chain where none is);
+  by the bots listed, or random, greedy and chain where none is); each bot's seat is moved
+  later by the thinking ``think`` charges it (``None``: off, what it declares, as
+  ``chain@think=5ms``; the learner and its snapshots are charged nothing);
 - **one step is one decision**: a step applies the learner's actions, then ticks on every game
   where the learner can only wait (the bots acting wherever they have a play), until it has a
   choice again, its game ends, ``max_skip`` ticks have passed, or no more than ``skip_tail``
@@ -35,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from agents.think.plan import ThinkPlan
 from speed_env import engine
 from speed_env.game import ActionError
 from speed_env.party_obs import observe_range, party_obs_dim
@@ -73,9 +76,11 @@ class PartyVecEnv(VecEnv):
         skip_tail: float = 0.05,
         truncation_reward: float = -1.0,
         seed: int = 0,
+        think: ThinkPlan | None = None,
     ) -> None:
         import agents
-        from agents.specs.realtime import seat_reaction
+        from agents.think.plan import seat_profile
+        from train.common.think import charged_ms
 
         if rules.players < 3:
             raise ValueError(f"PartyVecEnv seats 3 or 4 players, got players={rules.players}")
@@ -86,11 +91,18 @@ class PartyVecEnv(VecEnv):
         self.profile = make_profile(reaction if reaction is not None else "human")
         self.members, self.shares = opponent_mix(opponent)
         self.n_bots = len(self.members)
-        # One bot per member, each with a generator of its own; its reaction: its spec's or ours.
+        # One bot per member, each with a generator of its own; its reaction: its spec's or ours,
+        # moved later by the thinking ``think`` charges it (None: off, what it declares).
         self.bots: list[Any] = [
             agents.make(s, rules, seed=seed + 1 + k) for k, s in enumerate(self.members)
         ]
-        self.bot_params = [seat_reaction(b, self.profile).params() for b in self.bots]
+        self.think_ms = [
+            charged_ms(b, s, think) for b, s in zip(self.bots, self.members, strict=True)
+        ]
+        self.bot_params = [
+            seat_profile(b, s, self.profile, think).params()
+            for b, s in zip(self.bots, self.members, strict=True)
+        ]
         self.self_play = "self" in [s.strip() for s in opponent.split(",")]
         self.self_fraction, self.max_snapshots = 0.5, 8
         self.max_skip, self.skip_tail = int(max_skip), float(skip_tail)
@@ -204,7 +216,23 @@ class PartyVecEnv(VecEnv):
         oldest of more than ``max_snapshots`` retires (its games play on to their end)."""
         self.members.append(name)
         self.bots.append(policy)
+        self.think_ms.append(0.0)  # the learner's copy, charged nothing as the learner
         self.bot_params.append(self.profile.params())
+
+    def describe(self) -> list[dict[str, Any]]:
+        """Who sits in the other seats (JSON-ready, ``pool.json``): each member's kind, its share
+        of the bot seats dealt from now on and the thinking charged to its plays (ms)."""
+        snaps = len(self.bots) - self.n_bots
+        drawn = range(max(0, snaps - self.max_snapshots), snaps) if self.self_play else range(0)
+        mine = self.self_fraction if drawn else 0.0
+        out = []
+        for k, name in enumerate(self.members):
+            if k < self.n_bots:
+                kind, p = "bot", (1.0 - mine) * float(self.shares[k])
+            else:
+                kind, p = "snapshot", mine / len(drawn) if k - self.n_bots in drawn else 0.0
+            out.append({"name": name, "kind": kind, "p": p, "think_ms": self.think_ms[k]})
+        return out
 
     def throughput(self) -> dict[str, float]:
         """Counters and time spent so far (engine vs the bots)."""
