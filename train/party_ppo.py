@@ -202,13 +202,13 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     from train.common.think import charge_once
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model
-    from train.ppo import met
     from train.vec_env.party_env import PartyVecEnv
+    from train.vec_env.pool import agents_met
 
     rules = party_rules(cfg)
     # The opponents' thinking: off or declared, both what each declares (check_party), which
     # is what the n-seat tournament of every evaluation charges too.
-    plan, thinking = charge_once(cfg, met(cfg), rules, folder)
+    plan, thinking = charge_once(cfg, agents_met(cfg.opponent, cfg.eval_opponents), rules, folder)
     env = PartyVecEnv(
         cfg.n_envs,
         rules,

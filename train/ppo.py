@@ -141,6 +141,7 @@ def check_config(cfg: Config) -> None:
     """Refuse settings that cannot work, with a message naming the field or the agent."""
     import agents
     from train.party_ppo import check_party, party_rules
+    from train.vec_env.pool import agents_met
 
     check_ppo(cfg, ("snapshot_every", "max_snapshots", "tick_ms"))
     check_party(cfg)
@@ -162,15 +163,9 @@ def check_config(cfg: Config) -> None:
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
     seated = party_rules(cfg) if cfg.players > 2 else parse_rules_options(cfg)[0]
-    check_think(cfg.think or "off", cfg.think_file, met(cfg), seated)
-
-
-def met(cfg: Config) -> list[str]:
-    """Every agent the learner meets, once each: its training opponents, its evaluation bots."""
-    from train.vec_env.pool import SELF_PLAY_BOTS
-
-    bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"] or list(SELF_PLAY_BOTS)
-    return list(dict.fromkeys([*bots, *specs(cfg.eval_opponents)]))
+    check_think(
+        cfg.think or "off", cfg.think_file, agents_met(cfg.opponent, cfg.eval_opponents), seated
+    )
 
 
 def chosen_policy(cfg: Config) -> str:
@@ -312,14 +307,16 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model, load_tensors_into
     from train.vec_env.env import SpeedVecEnv
-    from train.vec_env.pool import OpponentPool
+    from train.vec_env.pool import OpponentPool, agents_met
 
     state = folder.state
 
     # 3. Environment ---------------------------------------------------------------
     rules_list = parse_rules_options(cfg)
     # The opponents' thinking: one plan for the training pool and for every evaluation.
-    plan, thinking = charge_once(cfg, met(cfg), rules_list[0], folder)
+    plan, thinking = charge_once(
+        cfg, agents_met(cfg.opponent, cfg.eval_opponents), rules_list[0], folder
+    )
     env = SpeedVecEnv(
         cfg.n_envs,
         rules_list,

@@ -27,7 +27,7 @@ from agents.think.plan import ThinkPlan
 from speed_env.policy import Policy
 from speed_env.reaction import ReactionProfile
 from speed_env.rules import Rules
-from train.common.settings import weighted
+from train.common.settings import specs, weighted
 from train.common.think import charged_ms
 
 SELF_PLAY_BOTS = ("random", "greedy", "chain")
@@ -244,3 +244,10 @@ class OpponentPool:
             }
             for i, m in enumerate(self.members)
         ]
+
+
+def agents_met(opponent: str, eval_opponents: str) -> list[str]:
+    """Every agent a learner meets, once each: its training opponents (``opponent``, the
+    self-play bots where it names only ``self``) and its evaluation bots (``eval_opponents``)."""
+    bots = [weighted(s)[0] for s in specs(opponent) if s != "self"] or list(SELF_PLAY_BOTS)
+    return list(dict.fromkeys([*bots, *specs(eval_opponents)]))
