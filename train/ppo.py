@@ -162,6 +162,11 @@ def check_config(cfg: Config) -> None:
     bots = [weighted(s)[0] for s in specs(cfg.opponent) if s != "self"]
     for spec in [*bots, *specs(cfg.eval_opponents), *specs(cfg.init_bc)]:
         agents.parse_spec(spec)  # an unknown agent fails here, before any work
+    if cfg.players == 2 and cfg.init_from and not cfg.resume:  # before any work: its network
+        from train.common.sizes import hidden
+        from train.common.warm_start import check_warm_start
+
+        check_warm_start(cfg.init_from, chosen_policy(cfg), hidden(cfg), "init_from")
     seated = party_rules(cfg) if cfg.players > 2 else parse_rules_options(cfg)[0]
     check_think(
         cfg.think or "off", cfg.think_file, agents_met(cfg.opponent, cfg.eval_opponents), seated
