@@ -203,9 +203,9 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
     work.chmod(0o755)  # mkdtemp makes it private; a bundle is read by whoever runs the kit
     try:
         for stem, model in copies.items():
-            copy_model(model, work / stem)
+            copy_model(model, work / stem, portable_from=src)
         if data.get("best") is not None:
-            copy_model(src / str(data["best"]["path"]), work / BEST)
+            copy_model(src / str(data["best"]["path"]), work / BEST, portable_from=src)
         (work / record.LEAGUE_FILE).write_text(json.dumps(bundle, indent=2) + "\n", "utf-8")
         record.read(work, bundled=True)  # the bundle reads back as the league agent reads it
         old = dest.with_name(work.name + ".old")

@@ -234,12 +234,19 @@ def manifest_path_of(path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.name + ".json")
 
 
-def copy_model(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path:
+def copy_model(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    portable_from: str | os.PathLike[str] | None = None,
+) -> Path:
     """Copy a kit model to ``dst`` (a stem, ``.json`` or ``.safetensors``), checking it on the way.
 
     The manifest names its weights file, so copying the two files by hand would
     leave it pointing at the old name; this rewrites it (for example to bundle a
-    run's ``model.json`` as ``agents/models/trained.json``).
+    run's ``model.json`` as ``agents/models/trained.json``). With ``portable_from``
+    (a folder), the copy names no path of this machine: every absolute path in its
+    ``training`` record (:func:`portable_paths`) is made relative to that folder.
     """
     tensors, manifest, _ = read_model(src)
     rest = {
@@ -247,7 +254,33 @@ def copy_model(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path
         for k, v in manifest.items()
         if k not in ("format", "format_version", "weights", "weights_sha256")
     }
+    if portable_from is not None and "training" in rest:
+        rest["training"] = portable_paths(rest["training"], Path(portable_from))
     return write_model(dst, tensors, rest)
+
+
+def portable_paths(value: Any, base: Path) -> Any:
+    """``value`` (JSON data) with each absolute path, bare or in a ``ppo:`` spec, made
+    relative to ``base`` where it lies under it, else cut to its file name: a record bundled
+    with the kit must not name the folders of the machine that made it."""
+    if isinstance(value, Mapping):
+        return {k: portable_paths(v, base) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable_paths(v, base) for v in value]
+    if not isinstance(value, str):
+        return value
+    return ",".join(_portable_path(item, base) for item in value.split(","))  # spec lists too
+
+
+def _portable_path(item: str, base: Path) -> str:
+    prefix = "ppo:" if item.startswith("ppo:") else ""
+    path = Path(item[len(prefix) :])
+    if not path.is_absolute():
+        return item
+    try:
+        return prefix + path.relative_to(base.resolve()).as_posix()
+    except ValueError:  # outside the folder: only its name means anything elsewhere
+        return prefix + path.name
 
 
 def read_model(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any], Path]:

@@ -206,3 +206,29 @@ def test_the_command_bundles_in_one_line_and_refuses_in_one(source, tmp_path, ca
         err == f"python -m agents.league.bundle: {tmp_path / 'nowhere'} does not exist: "
         "give a speed train league --out folder\n"
     )
+
+
+def test_the_bundle_names_no_path_of_the_machine_that_made_it(source, tmp_path):
+    """A member trained by the league records its warm start and targets by absolute paths;
+    the bundle keeps them relative to the league's folder, and paths outside it by name."""
+    for stem in ("members/round_01/model.json", "best.json"):
+        manifest = json.loads((source / stem).read_text())
+        manifest["training"] = {
+            "config": {
+                "init_from": str(source.resolve() / "members/round_00/model.json"),
+                "target": f"ppo:{source.resolve() / 'members/round_01/model.json'},chain,"
+                f"ppo:{source.resolve() / 'members/round_02/model.json'}",
+                "elsewhere": "/machine/only/selfplay.json",
+                "out": "league/members/round_01",
+            }
+        }
+        (source / stem).write_text(json.dumps(manifest))
+    dest = bundle.bundle_league(source, tmp_path / "kit" / "league")
+    for stem in ("members/r1.json", "best.json"):
+        config = json.loads((dest / stem).read_text())["training"]["config"]
+        assert config == {
+            "init_from": "members/round_00/model.json",
+            "target": "ppo:members/round_01/model.json,chain,ppo:members/round_02/model.json",
+            "elsewhere": "selfplay.json",
+            "out": "league/members/round_01",
+        }
