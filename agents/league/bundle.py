@@ -179,7 +179,7 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
 
     An earlier bundle in ``dest`` is replaced only once the new one is whole.
     """
-    from agents.model_io.kit_model import copy_model
+    from agents.model_io.kit_model import copy_model, portable_paths
 
     src, dest = Path(src), Path(dest)
     data, inputs = finished_record(src)
@@ -193,7 +193,7 @@ def bundle_league(src: str | Path, dest: str | Path = BUNDLED) -> Path:
         "members": entries,
         "best": None if data.get("best") is None else {**data["best"], "path": f"{BEST}.json"},
         "bundle": {
-            "source": str(src),
+            "source": portable_paths(str(src), Path.cwd()),  # no path of this machine
             "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
             "inputs": inputs,
             "rules": rules,
