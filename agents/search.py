@@ -33,12 +33,17 @@ the seats' reactions (:func:`agents.seat_reaction`), which the reaction-delay
 experiments use too. So ``speed experiment reaction`` over ``search:...``
 specs asks what its thinking is worth in milliseconds.
 
+At a table of three or four the same search plays every seat: worlds from
+the seat's n-seat observation, ``chain`` in every other seat, the continuation
+scored as a share of a win (:mod:`agents.search_party`).
+
 The perfect-information variant (the same continuations from the true hidden
 cards) is a benchmark only: ``speed_lab/search_gap.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -185,12 +190,16 @@ def best_actions(
     default: np.ndarray,
     settings: SearchSettings,
     seed: int,
+    scores: Callable[..., np.ndarray] | None = None,
 ) -> np.ndarray:
     """Per row, the legal action with the best mean score over its ``per_row`` worlds.
 
     ``worlds`` holds row ``i``'s worlds at ``i * per_row …``; ``default[i]``
     (``chain``'s choice) wins ties. Shared by the agent (sampled worlds) and
-    the perfect-information benchmark (copies of the true record).
+    the perfect-information benchmark (copies of the true record). ``scores``
+    scores the continuations (:func:`continuation_scores`'s arguments):
+    :func:`continuation_scores` by default, the n-seat one
+    (:func:`agents.search_party.party_continuation_scores`) at three or four.
     """
     idx: list[int] = []
     acts: list[int] = []
@@ -202,7 +211,7 @@ def best_actions(
             acts.extend([int(a)] * per_row)
             owner.extend([i] * per_row)
     idx_a = np.array(idx, np.int64)
-    score = continuation_scores(
+    score = (scores or continuation_scores)(
         rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64), settings, seed
     )
     out = np.array(default, np.int64)
@@ -233,7 +242,9 @@ class SearchAgent:
         self.settings = settings or SearchSettings()
         self.chain = ChainAgent(rules, seed)
         self.rng = np.random.default_rng(seed)
-        self._seat = observation_layout(rules)["seat"].start
+        # The two-seat observation names the seat; the n-seat one is ego-centric and its
+        # worlds put the searched seat at seat 0 (agents.search_party).
+        self._seat = observation_layout(rules)["seat"].start if rules.players == 2 else -1
 
     @property
     def think_ms(self) -> float:
@@ -272,8 +283,17 @@ class SearchAgent:
         if rows.size == 0:
             return out
         w = self.settings.worlds
-        worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
-        seats = np.rint(obs[rows, self._seat]).astype(np.int64)
+        scores = None
+        if self.rules.players == 2:
+            worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
+            seats = np.rint(obs[rows, self._seat]).astype(np.int64)
+        else:
+            from agents.search_party import party_continuation_scores
+            from speed_env.party_worlds import sample_party_worlds
+
+            worlds = sample_party_worlds(self.rules, obs[rows], w, self.rng)
+            seats = np.zeros(rows.size, np.int64)
+            scores = party_continuation_scores
         out[rows] = best_actions(
             self.rules,
             worlds,
@@ -283,5 +303,6 @@ class SearchAgent:
             out[rows],
             self.settings,
             int(self.rng.integers(2**31)),  # one seed per call: the same for every action
+            scores,
         )
         return out

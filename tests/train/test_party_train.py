@@ -122,7 +122,7 @@ def test_a_model_is_refused_at_a_table_of_other_seats_naming_both(four_seat_runs
         ({"players": 4, "think": "calibrated"}, "think: at --players 4 the opponents. thinking"),
         ({"players": 3, "seat": "1"}, "seat: at --players 3"),
         ({"players": 4, "policy": "rankwise"}, "policy: the rankwise actor reads two seats"),
-        ({"players": 4, "init_bc": "search"}, "init_bc: search cannot teach at --players 4"),
+        ({"players": 4, "init_bc": "trained"}, "init_bc: trained cannot teach at --players 4"),
     ],
 )
 def test_settings_the_n_seat_recipe_cannot_run_are_refused_by_name(flags, named):
