@@ -70,7 +70,7 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``.
 
-    See agents/search.py; at three or four seats agents/search_party.py (``us`` and ``pagat``).
+    See agents/search/ (at three or four seats ``us`` and ``pagat``: agents/search/party.py).
     """
     if rules.players > 2 and rules.is_japanese:
         raise AgentSpecError(

@@ -72,7 +72,8 @@ def read(path: str, specs: Sequence[str], rules: Rules) -> dict[str, Any]:
             f"{where} was made by kit version {data.get('kit_version')!r}, not this one "
             f"({__version__}): calibrate again with --think calibrated"
         )
-    recorded = data.get("states") if isinstance(data.get("states"), dict) else {}
+    states_entry = data.get("states")
+    recorded: dict[str, Any] = states_entry if isinstance(states_entry, dict) else {}
     seats = recorded.get("seats", 2)  # a file from before seats were recorded: two-seat states
     if seats != rules.players:
         raise ThinkError(

@@ -8,7 +8,7 @@ import pytest
 import agents
 import speed_env
 from agents.search import SearchAgent, SearchSettings
-from agents.search_party import party_continuation_scores
+from agents.search.party import party_continuation_scores
 from agents.tournament import party
 from agents.tournament.harness import Chunk
 from speed_env import engine

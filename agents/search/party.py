@@ -1,8 +1,8 @@
 """``search`` at a table of three or four (Party Speed): continuations and their score.
 
-:class:`agents.search.SearchAgent` plays here whenever its rules seat more than
+:class:`~agents.search.agent.SearchAgent` plays here whenever its rules seat more than
 two. Everything else is the two-seat search's: the same decision rule
-(:func:`agents.search.best_actions`: the best mean over the worlds, ``chain``'s
+(:func:`~agents.search.agent.best_actions`: the best mean over the worlds, ``chain``'s
 choice kept on a tie, ``z`` and ``wait`` as there), the same spec and the same
 thinking charge. What changes with the seat count:
 
@@ -26,18 +26,14 @@ thinking charge. What changes with the seat count:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from agents.chain import ChainAgent
+from agents.search.settings import SearchSettings
 from speed_env import engine
 from speed_env.party_games import PartyGames
 from speed_env.reaction import make_profile
 from speed_env.rules import Rules
-
-if TYPE_CHECKING:
-    from agents.search import SearchSettings
 
 
 def party_continuation_scores(
