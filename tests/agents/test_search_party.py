@@ -108,3 +108,24 @@ def test_search_wins_far_more_than_its_share_against_random_at_a_table_of_four()
     share = next(a for a in doc["agents"] if a["name"] == spec)["win_share"]
     # measured 62-75% over seeds 1-3; a search no better than random would hold about 25%
     assert share >= 0.5, share
+
+
+def test_a_search_that_thinks_a_second_a_world_wins_nothing_at_a_table_of_four():
+    # The charge reaches the n-seat games: a second of thinking per play loses every race.
+    spec = "search:worlds=1,depth=2,ms_per_world=1000"
+    settings = party.PartySettings(
+        agents=(spec, "chain"), rules=make_rules("us", players=4), games=8, gauntlet=spec, seed=1
+    )
+    doc = party.summarise(settings, [party.run_chunk(settings, Chunk(0, 0, 0, 2))], bootstrap=20)
+    fast = party.PartySettings(
+        agents=("search:worlds=1,depth=2", "chain"), rules=settings.rules, games=8,
+        gauntlet="search:worlds=1,depth=2", seed=1,
+    )  # fmt: skip
+    free = party.summarise(fast, [party.run_chunk(fast, Chunk(0, 0, 0, 2))], bootstrap=20)
+    wins = {
+        d["settings"]["gauntlet"]: next(
+            a["wins"] for a in d["agents"] if a["name"] == d["settings"]["gauntlet"]
+        )
+        for d in (doc, free)
+    }
+    assert wins[spec] == 0 and wins["search:worlds=1,depth=2"] > 0, wins
