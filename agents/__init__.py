@@ -10,7 +10,7 @@ Real-time bots, at the top:
 - :mod:`~agents.greedy`: ``greedy``, plays a legal card as soon as it can.
 - :mod:`~agents.chain_party`: ``chain``'s terms at a table of three or four (Party Speed).
 - :mod:`~agents.chain`: ``chain``, a planning heuristic, vectorised over the batch.
-- :mod:`~agents.search`: ``search``, fair rollout search over sampled worlds.
+- :mod:`~agents.search`: ``search``, fair rollout search over sampled worlds, any seat count.
 - :mod:`~agents.openspiel_bots`: any OpenSpiel bot as a seat (``openspiel:``).
 
 The error every spec parser raises, in a room beneath the bots and the registries:

@@ -59,6 +59,8 @@ The game:
   four.
 - :mod:`~speed_env.policy`: the ``Policy`` protocol every agent satisfies.
 - :mod:`~speed_env.worlds`: worlds consistent with one seat's observation, for fair search.
+- :mod:`~speed_env.party_worlds`: worlds consistent with one seat's view of a table of three
+  or four, for fair search.
 - :mod:`~speed_env.reaction`: reaction-latency profiles: how long after a commit a card lands.
 - :mod:`~speed_env.latency_fit`: a reaction profile fitted to measured latencies.
 - :mod:`~speed_env.batch_size`: how many games one batch may hold, and the memory it takes.

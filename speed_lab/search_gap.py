@@ -5,7 +5,7 @@ or more legal actions; :mod:`speed_lab.forks`). At each state three actions are 
 
 - ``chain``'s own;
 - the **fair** search's: the ``search`` agent's machinery
-  (``agents/search.py``) on worlds sampled from seat 0's observation alone
+  (``agents/search/``) on worlds sampled from seat 0's observation alone
   (``speed_env.worlds.sample_worlds``);
 - the **perfect-information** search's: the same machinery on copies of the
   true state (it knows every hidden card; only the future's random draws are

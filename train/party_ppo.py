@@ -11,8 +11,9 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
   ``--init-from`` a saved model of the same seats, rules and network, ``--init-bc chain``
   (cloning a bot that plays n seats, :mod:`train.bc`). ``--think declared`` refuses an
   opponent or evaluation bot that declares no thinking cost; ``off`` and ``declared`` both
-  charge what each declares (``chain@think=5ms``), in training and in the evaluations;
-  ``calibrated`` is refused (the n-seat tournament charges no calibration).
+  charge what each declares (``chain@think=5ms``), ``calibrated`` what each is timed at on
+  decision states of the run's seat count (``OUT/think.json``, or ``--think-file`` of as many
+  seats), in training and in the evaluations alike; the learner is charged nothing.
 - **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
   rankwise actor reads the two-seat one); the model file's rules record ``players``, so
   ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
@@ -55,9 +56,6 @@ def check_party(cfg: Any) -> None:
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
     if cfg.policy == "rankwise":
         raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
-    if (cfg.think or "off") == "calibrated" or cfg.think_file:
-        # The evaluations (the n-seat tournament) charge only what each agent declares.
-        raise ValueError(f"think: {at} the opponents' thinking is charged off or declared")
     if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
         raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
     if len(specs(cfg.rules)) != 1:
@@ -87,13 +85,15 @@ def party_rules(cfg: Any) -> Any:
     return rules
 
 
-def score(model_path: Path, cfg: Any, rules: Any) -> list[dict[str, Any]]:
+def score(model_path: Path, cfg: Any, rules: Any, think: Any = None) -> list[dict[str, Any]]:
     """The saved policy at a table of ``players - 1`` copies of each evaluation bot: a row each
-    (its win share over shared deals, every seat in turn, and the clustered interval)."""
+    (its win share over shared deals, every seat in turn, and the clustered interval; ``think``:
+    the bots' thinking charged as in training, the policy charged nothing)."""
     import numpy as np
 
     from agents.tournament import party
     from speed_env.reaction import make_profile
+    from train.common.think import charging_nothing_to
 
     spec = f"ppo:{model_path}"
     t0 = time.perf_counter()
@@ -105,6 +105,7 @@ def score(model_path: Path, cfg: Any, rules: Any) -> list[dict[str, Any]]:
         tick_ms=cfg.tick_ms,
         seed=cfg.eval_seed,
         gauntlet=spec,
+        think=charging_nothing_to(think, [spec]),
     )
     results, _ = party.run(settings, workers=cfg.eval_workers)
     table = party.game_table(settings, results)
@@ -206,8 +207,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     from train.vec_env.pool import agents_met
 
     rules = party_rules(cfg)
-    # The opponents' thinking: off or declared, both what each declares (check_party), which
-    # is what the n-seat tournament of every evaluation charges too.
+    # The opponents' thinking, charged alike in training and in every evaluation's tournament.
     plan, thinking = charge_once(cfg, agents_met(cfg.opponent, cfg.eval_opponents), rules, folder)
     env = PartyVecEnv(
         cfg.n_envs,
@@ -252,7 +252,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder,
         Curves(EVAL_FIELDS, PANELS, title, split="rules"),
         save=save,
-        score=lambda path: score(path, cfg, rules),
+        score=lambda path: score(path, cfg, rules, plan),
         report=report,
     )
 

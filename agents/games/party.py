@@ -53,6 +53,12 @@ class PartyTournament(ChunkModuleTournament):
             "--tick-ms": s.tick_ms,
             "--seed": s.seed,
             "--gauntlet": s.gauntlet,
+            # The thinking plan (none for off): a resume charges the same.
+            **(
+                {}
+                if s.think is None
+                else {"--think": s.think.mode, "think charged ms": dict(s.think.costs)}
+            ),
         }
 
     def check(self, result: Any) -> str | None:

@@ -191,17 +191,20 @@ def _party(request: TournamentRequest, names: tuple[str, ...], rules: Rules) -> 
     from speed_env.reaction import make_profile
 
     n = rules.players
-    for flag, given in (
-        ("--match", request.match),
-        ("--save-replays", request.replays),
-        ("--think", request.think is not None),
-    ):
+    for flag, given in (("--match", request.match), ("--save-replays", request.replays)):
         if given:
             raise TournamentError(f"{flag} plays two-player tables only, not --players {n}")
     if request.games < n:
         raise TournamentError(
             f"--games {request.games}: each deal is played once per seat rotation, so --games "
             f"must be at least --players ({n})"
+        )
+    think = None if request.think is None else request.think(tuple(names), rules)
+    if think is not None and think.mode == "measured":
+        # its games are played side by side, one act call a tick for all: none is timed alone
+        raise TournamentError(
+            f"--think measured times each decision of a two-seat table only; at --players {n} "
+            "use --think declared or calibrated"
         )
     settings = party.PartySettings(
         agents=tuple(names),
@@ -212,6 +215,7 @@ def _party(request: TournamentRequest, names: tuple[str, ...], rules: Rules) -> 
         seed=request.seed,
         gauntlet=request.gauntlet,
         act_timeout=request.act_timeout,
+        think=think,
     )
     return PartyTournament(settings)
 

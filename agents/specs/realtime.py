@@ -27,8 +27,8 @@ def two_seats(kind: str, rules: Rules) -> None:
     if rules.players > 2:
         raise AgentSpecError(
             f"agent {kind!r} plays two players, not {rules.players} (players={rules.players}); "
-            "at a table of three or four play random, greedy, chain or a ppo: model trained at "
-            "that many seats"
+            "at a table of three or four play random, greedy, chain, search or a ppo: model "
+            "trained at that many seats"
         )
 
 
@@ -70,9 +70,15 @@ def _chain(rules: Rules, seed: int | None, arg: str) -> Policy:
 def _search(rules: Rules, seed: int | None, arg: str) -> Policy:
     """``search`` or ``search:worlds=16,depth=40,scale=4,wait=1,ms_per_world=0``.
 
-    See agents/search.py.
+    See agents/search/ (at three or four seats ``us`` and ``pagat``: agents/search/party.py).
     """
-    two_seats("search", rules)
+    if rules.players > 2 and rules.is_japanese:
+        raise AgentSpecError(
+            f"agent 'search' plays japanese at two players, not {rules.players} "
+            f"(players={rules.players}): at three or four it samples us and pagat worlds, not "
+            "japanese ones (each seat's own suit; the observation does not show whose joker tops "
+            "a pile)"
+        )
     from agents.search import SearchAgent, parse_settings
 
     settings = spec_settings("search", arg, lambda: parse_settings(arg))

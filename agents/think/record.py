@@ -3,7 +3,8 @@
 A run with ``--think calibrated`` writes one into its folder and into its ``results.json``;
 ``--think-file FILE`` charges its costs again without timing anything, so a run repeats byte
 for byte from its recorded calibration, on any machine. A file is refused when it was made by
-another kit version, on other rules, or lacks an agent the run seats.
+another kit version, on other rules or at another seat count (``states.seats``: the decision
+states are recorded at the run's, :mod:`agents.think.states`), or lacks an agent the run seats.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def make_record(calibrations: Mapping[str, Calibration], rules: Rules) -> dict[s
             "count": states.COUNT,
             "games": states.GAMES,
             "seed": states.SEED,
+            "seats": rules.players,
             "rules": rules.to_dict(),
         },
         "machine": machine,
@@ -70,7 +72,15 @@ def read(path: str, specs: Sequence[str], rules: Rules) -> dict[str, Any]:
             f"{where} was made by kit version {data.get('kit_version')!r}, not this one "
             f"({__version__}): calibrate again with --think calibrated"
         )
-    made_on = data.get("states", {}).get("rules") if isinstance(data.get("states"), dict) else None
+    states_entry = data.get("states")
+    recorded: dict[str, Any] = states_entry if isinstance(states_entry, dict) else {}
+    seats = recorded.get("seats", 2)  # a file from before seats were recorded: two-seat states
+    if seats != rules.players:
+        raise ThinkError(
+            f"{where} was calibrated on decision states of {seats} players, not this run's "
+            f"{rules.players}: calibrate again with --think calibrated"
+        )
+    made_on = recorded.get("rules")
     if made_on != rules.to_dict():
         raise ThinkError(f"{where} was calibrated on other rules than this run's")
     agents = data.get("agents")

@@ -37,7 +37,7 @@ import numpy as np
 
 from agents.specs.guarded import calling, checked_act, positive_seconds, seed_globals
 from agents.stats import clustered_mean
-from agents.think.plan import seat_profile
+from agents.think.plan import ThinkPlan, seat_profile
 from agents.tournament import harness
 from agents.tournament.chunk_checks import ints
 from agents.tournament.harness import Chunk
@@ -79,11 +79,20 @@ class PartySettings(SeatRotation):
     act_timeout: float | None = None
     """Seconds an agent may take over one ``act`` call; ``None``: no limit (never changes
     the numbers, so not in :meth:`to_dict`)."""
+    think: ThinkPlan | None = None
+    """How each agent's thinking is charged (``--think`` declared or calibrated,
+    :mod:`agents.think`); ``None``: off, what each agent declares itself."""
 
     def __post_init__(self) -> None:
         positive_seconds(self.act_timeout)
         if self.rules.players < 3:
             raise ValueError(f"a party tournament seats 3 or 4, got players={self.rules.players}")
+        if self.think is not None and self.think.mode == "measured":
+            # its games are played side by side, one act call a tick for all: none is timed alone
+            raise ValueError(
+                f"--think measured times each decision of a two-seat table only; at "
+                f"--players {self.players} use --think declared or calibrated"
+            )
 
     @property
     def players(self) -> int:
@@ -111,7 +120,7 @@ class PartySettings(SeatRotation):
             "fair_share": 1.0 / self.players,
             "seat_rotation": True,
             "shared_deals": True,
-        }
+        } | ({} if self.think is None else {"think": self.think.to_dict()})
 
 
 @dataclass
@@ -168,7 +177,7 @@ def run_chunk(settings: PartySettings, chunk: Chunk, record: int = 0) -> PartyCh
     for p, spec in enumerate(specs):
         with calling(spec, "building it", where[p]):
             bots.append(REALTIME.make(spec, settings.rules, policy_seed(settings, chunk, p)))
-            reactions.append(seat_profile(bots[p], spec, settings.reaction, None))
+            reactions.append(seat_profile(bots[p], spec, settings.reaction, settings.think))
     count = chunk.count * n  # game g: deal start + g // n, rotation g % n
     deal = chunk.start + np.arange(count) // n
     rotation = np.arange(count) % n

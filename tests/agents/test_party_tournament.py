@@ -91,7 +91,7 @@ def test_two_player_chain_plays_exactly_as_before(preset, options, expected):
     assert _two_player_fingerprint(preset, **options) == expected
 
 
-@pytest.mark.parametrize("spec", ["search", "trained", "selfplay", "openspiel:random", "league:x"])
+@pytest.mark.parametrize("spec", ["trained", "selfplay", "openspiel:random", "league:x"])
 def test_every_other_kind_is_refused_at_a_table_of_three_in_one_line(spec):
     kind = spec.partition(":")[0]
     with pytest.raises(AgentSpecError) as err:
@@ -203,7 +203,7 @@ def test_a_logged_chunk_whose_winner_still_holds_cards_is_not_trusted():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--players", "3", "--agents", "chain,search"], "agent 'search' plays two players, not 3"),
+        (["--players", "3", "--agents", "chain,league:x"], "agent 'league' plays two players"),
         (["--players", "3", "--agents", "greedy,chain", "--match"], "--match plays two-player"),
         (
             ["--players", "3", "--agents", "greedy,chain", "--option", "players=4"],

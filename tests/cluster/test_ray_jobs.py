@@ -87,6 +87,17 @@ def test_a_vintage_tournament_writes_the_same_files_on_ray_as_locally(tmp_path, 
     assert_same_files(tmp_path / "local", tmp_path / "ray")
 
 
+def test_a_table_of_four_writes_the_same_files_on_ray_as_locally(tmp_path, local_cluster):
+    # 30 deals a line-up, two chunks each (25 + 5); three line-ups seat three agents at four
+    argv = ["tournament", "--players", "4", "--agents", "random,greedy,chain"]
+    argv += ["--games", "120", "--seed", "7"]
+    assert cli([*argv, "--workers", "1", "--out", str(tmp_path / "local")]) == 0
+    assert cli([*argv, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
+    doc = json.loads((tmp_path / "ray" / "results.json").read_text())
+    assert doc["settings"]["players"] == 4 and len(doc["settings"]["lineups"]) == 3
+    assert_same_files(tmp_path / "local", tmp_path / "ray")
+
+
 @pytest.mark.parametrize("grid", [False, True], ids=["sweep", "grid"])
 def test_a_reaction_experiment_writes_the_same_files_on_ray_as_locally(
     tmp_path, local_cluster, grid

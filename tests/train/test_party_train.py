@@ -119,15 +119,30 @@ def test_a_model_is_refused_at_a_table_of_other_seats_naming_both(four_seat_runs
     ("flags", "named"),
     [
         ({"players": 5}, "players must be 2, 3 or 4"),
-        ({"players": 4, "think": "calibrated"}, "think: at --players 4 the opponents. thinking"),
         ({"players": 3, "seat": "1"}, "seat: at --players 3"),
         ({"players": 4, "policy": "rankwise"}, "policy: the rankwise actor reads two seats"),
-        ({"players": 4, "init_bc": "search"}, "init_bc: search cannot teach at --players 4"),
+        ({"players": 4, "init_bc": "trained"}, "init_bc: trained cannot teach at --players 4"),
     ],
 )
 def test_settings_the_n_seat_recipe_cannot_run_are_refused_by_name(flags, named):
     with pytest.raises(ValueError, match=named):
         check_config(Config(**{"opponent": "greedy", **flags}))
+
+
+def test_calibrated_thinking_is_taken_at_four_seats_and_a_two_seat_file_refused(tmp_path):
+    from agents.think import record, states
+    from agents.think.calibrate import calibrate
+    from speed_env.rules import make_rules
+
+    check_config(Config(opponent="greedy", players=4, think="calibrated"))  # times at 4 seats
+    two = make_rules("us")
+    found = calibrate("greedy", agents.make("greedy").act, states.decision_states(two, 8))
+    path = tmp_path / "think.json"
+    path.write_text(json.dumps(record.make_record({"greedy": found, "chain": found}, two)))
+    flags = {"opponent": "greedy", "think": "calibrated", "think_file": str(path)}
+    check_config(Config(players=2, **flags))
+    with pytest.raises(ValueError, match="decision states of 2 players, not this run's 4"):
+        check_config(Config(players=4, **flags))
 
 
 def test_self_play_seats_snapshots_of_the_learner_from_the_newest_ones():

@@ -33,94 +33,28 @@ the seats' reactions (:func:`agents.seat_reaction`), which the reaction-delay
 experiments use too. So ``speed experiment reaction`` over ``search:...``
 specs asks what its thinking is worth in milliseconds.
 
+At a table of three or four the same search plays every seat: worlds from
+the seat's n-seat observation, ``chain`` in every other seat, the continuation
+scored as a share of a win (:mod:`agents.search.party`).
+
 The perfect-information variant (the same continuations from the true hidden
 cards) is a benchmark only: ``speed_lab/search_gap.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Callable
 
 import numpy as np
 
 from agents.chain import ChainAgent, tied_best
+from agents.search.settings import SearchSettings
 from speed_env import engine
 from speed_env.game import Games
 from speed_env.observation import observation_layout
 from speed_env.reaction import make_profile
 from speed_env.rules import Rules
 from speed_env.worlds import sample_worlds
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """The search budget and the model of the worlds it searches."""
-
-    worlds: int = 16
-    """Worlds sampled per decision; every legal action is continued on each."""
-    depth: int = 40
-    """Ticks each continuation runs before the card lead scores it; 0 runs to the game's end."""
-    scale: float = 4.0
-    """Card lead worth tanh(1) of the way from a draw to a win, at the depth cut."""
-    z: float = 0.0
-    """Leave ``chain``'s choice only for an action ahead of it by ``z`` standard errors.
-
-    The lead is the mean over the worlds, paired world by world; 0: the best mean wins.
-    """
-    wait: int = 1
-    """Whether waiting is searched: 1 like every other legal action, 0 only where ``chain`` waits.
-
-    With 0 the agent never waits in place of a play ``chain`` makes, measured stronger on the
-    ``japanese`` options: docs/research/japanese-options.md.
-    """
-    ms_per_world: float = 0.0
-    """Thinking charged as latency: ``worlds * ms_per_world`` ms added to each play of this seat."""
-    reaction: str = "human"
-    """Reaction profile both seats get inside the sampled worlds."""
-    tick_ms: int = 50
-    """Tick of the worlds (the env's tick; the observation does not carry it)."""
-
-    def __post_init__(self) -> None:
-        if (
-            self.worlds < 1
-            or self.depth < 0
-            or self.scale <= 0
-            or self.z < 0
-            or self.ms_per_world < 0
-            or self.tick_ms < 1
-            or self.wait not in (0, 1)
-        ):
-            raise ValueError(
-                f"search settings out of range: {self}; worlds >= 1, depth >= 0, scale > 0, "
-                f"z >= 0, ms_per_world >= 0, tick_ms >= 1, wait 0 or 1"
-            )
-        make_profile(self.reaction)
-
-    @property
-    def think_ms(self) -> float:
-        """Milliseconds charged to each play for the thinking."""
-        return self.worlds * self.ms_per_world
-
-
-def parse_settings(arg: str) -> SearchSettings:
-    """``worlds=16,depth=40,…`` or a bare number of worlds, as in ``search:ARG``."""
-    types = {f.name: f.type for f in fields(SearchSettings)}
-    kw: dict[str, object] = {}
-    for item in filter(None, (x.strip() for x in arg.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq:
-            key, value = "worlds", item
-        # Field types are strings here (from __future__ import annotations): "int", not int.
-        conv = {"int": int, "float": float, "str": str}.get(str(types.get(key)))
-        if conv is None:
-            raise ValueError(f"unknown search setting {key!r}; use {', '.join(types)}")
-        try:
-            kw[key] = conv(value)
-        except ValueError:
-            raise ValueError(
-                f"search setting {key}={value!r} is not a valid {types[key]}"
-            ) from None
-    return SearchSettings(**kw)  # type: ignore[arg-type]
 
 
 def continuation_scores(
@@ -185,12 +119,16 @@ def best_actions(
     default: np.ndarray,
     settings: SearchSettings,
     seed: int,
+    scores: Callable[..., np.ndarray] | None = None,
 ) -> np.ndarray:
     """Per row, the legal action with the best mean score over its ``per_row`` worlds.
 
     ``worlds`` holds row ``i``'s worlds at ``i * per_row …``; ``default[i]``
     (``chain``'s choice) wins ties. Shared by the agent (sampled worlds) and
-    the perfect-information benchmark (copies of the true record).
+    the perfect-information benchmark (copies of the true record). ``scores``
+    scores the continuations (:func:`continuation_scores`'s arguments):
+    :func:`continuation_scores` by default, the n-seat one
+    (:func:`agents.search.party.party_continuation_scores`) at three or four.
     """
     idx: list[int] = []
     acts: list[int] = []
@@ -202,7 +140,7 @@ def best_actions(
             acts.extend([int(a)] * per_row)
             owner.extend([i] * per_row)
     idx_a = np.array(idx, np.int64)
-    score = continuation_scores(
+    score = (scores or continuation_scores)(
         rules, worlds[idx_a], seats[np.array(owner)], np.array(acts, np.int64), settings, seed
     )
     out = np.array(default, np.int64)
@@ -233,7 +171,9 @@ class SearchAgent:
         self.settings = settings or SearchSettings()
         self.chain = ChainAgent(rules, seed)
         self.rng = np.random.default_rng(seed)
-        self._seat = observation_layout(rules)["seat"].start
+        # The two-seat observation names the seat; the n-seat one is ego-centric and its
+        # worlds put the searched seat at seat 0 (agents.search.party).
+        self._seat = observation_layout(rules)["seat"].start if rules.players == 2 else -1
 
     @property
     def think_ms(self) -> float:
@@ -272,8 +212,17 @@ class SearchAgent:
         if rows.size == 0:
             return out
         w = self.settings.worlds
-        worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
-        seats = np.rint(obs[rows, self._seat]).astype(np.int64)
+        scores = None
+        if self.rules.players == 2:
+            worlds = sample_worlds(self.rules, obs[rows], w, self.rng)
+            seats = np.rint(obs[rows, self._seat]).astype(np.int64)
+        else:
+            from agents.search.party import party_continuation_scores
+            from speed_env.party_worlds import sample_party_worlds
+
+            worlds = sample_party_worlds(self.rules, obs[rows], w, self.rng)
+            seats = np.zeros(rows.size, np.int64)
+            scores = party_continuation_scores
         out[rows] = best_actions(
             self.rules,
             worlds,
@@ -283,5 +232,6 @@ class SearchAgent:
             out[rows],
             self.settings,
             int(self.rng.integers(2**31)),  # one seed per call: the same for every action
+            scores,
         )
         return out
