@@ -104,8 +104,10 @@ class RunFolder:
                 "choose another --out"
             )
         if "checkpoint" not in state:
+            # A run stopped while cloning says so (Run.stop_warm_start): nothing to go on from.
+            why = state.get("stopped") or "stopped before its first"
             raise ValueError(
-                f"--resume: {self.path} holds no checkpoint yet (stopped before its first); "
+                f"--resume: {self.path} holds no checkpoint yet ({why}); "
                 "start it again with another --out"
             )
         known = {f.name for f in dataclasses.fields(cfg)}  # type: ignore[arg-type]
