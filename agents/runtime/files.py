@@ -114,6 +114,27 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
     return path
 
 
+def check_creatable(folder: str | os.PathLike[str]) -> Path:
+    """Raise ``OSError`` where :func:`check_writable` would, creating nothing.
+
+    For a run that judges its folder before slow work: a file where the folder (or one above
+    it) should be, or a nearest existing folder this process may not write, is refused in the
+    words :func:`check_writable` uses.
+    """
+    path = Path(folder)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    reason = None
+    if not existing.is_dir():
+        reason = os.strerror(errno.EEXIST if existing == path else errno.ENOTDIR)
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        reason = os.strerror(errno.EACCES)
+    if reason is not None:
+        raise OSError(f"output folder {str(path)!r} is not writable: {reason}")
+    return path
+
+
 def _umask() -> int:
     """The process's umask (reading it means setting it, so it is set straight back)."""
     umask = os.umask(0)
