@@ -300,12 +300,5 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", env.describe())
     finally:
         run.close()
-    tp = summary["throughput"]
-    run.bar.print(
-        f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
-    )
-    said = verdict(summary.get("last_eval") or [])
-    if said:
-        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
-    run.bar.print(f"next, seat it with the bots: {summary['next']}")
+    run.say_done(summary, verdict(summary.get("last_eval") or []), "seat it with the bots")
     return summary

@@ -444,19 +444,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", pool.describe())
     finally:
         run.close()
-    tp = summary["throughput"]
-    run.bar.print(
-        f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
-    )
-    split = ", ".join(f"{k} {v:.1f} s" for k, v in tp["split_s"].items() if v)
-    run.bar.print(
-        f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
-        f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
-    )
-    said = verdict(summary.get("last_eval") or [])
-    if said:
-        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
-    run.bar.print(f"next, pit it against the bots: {summary['next']}")
+    run.say_done(summary, verdict(summary.get("last_eval") or []), "pit it against the bots")
     return summary
 
 

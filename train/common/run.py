@@ -424,6 +424,24 @@ class Run:
             raise self.error
         return summary
 
+    def say_done(self, summary: dict[str, Any], reached: str, next_is: str) -> None:
+        """A finished real-time run's last lines: the model and its rate, where the loop's time
+        went (``summary["throughput"]``), what it reached (``reached``: the recipe's words on its
+        last evaluation, left out when empty) and the next command (``next_is``: what it does)."""
+        steps, tp = summary["timesteps"], summary["throughput"]
+        self.bar.print(
+            f"wrote {summary['model']} ({steps:,} timesteps, "
+            f"{tp['timesteps_per_s']:,.0f} timesteps/s)"
+        )
+        split = ", ".join(f"{k} {v:.1f} s" for k, v in tp["split_s"].items() if v)
+        self.bar.print(
+            f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
+            f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
+        )
+        if reached:
+            self.bar.print(f"what it reached at {steps:,} timesteps: {reached}")
+        self.bar.print(f"next, {next_is}: {summary['next']}")
+
     def stop_warm_start(self, exc: KeyboardInterrupt, **extra: Any) -> dict[str, Any]:
         """Ctrl-C before the loop, while the run started warm: ``summary.json`` says where.
 
