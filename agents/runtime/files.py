@@ -27,19 +27,24 @@ Reading a user's file is :mod:`speed_env.user_file`'s (regular files only, bound
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import hashlib
+import io
 import json
 import os
 import re
 import secrets
 import socket
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "check_creatable",
     "check_writable",
+    "csv_text",
     "remove_stale_temps",
     "stage",
     "write_atomic",
@@ -112,6 +117,16 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
             f"output folder {str(path)!r} is not writable: {exc.strerror or exc}"
         ) from None
     return path
+
+
+def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``columns``, then each of ``rows``, as CSV text whose lines end in ``\\n``, as the kit's
+    text files do (the ``csv`` module's default is ``\\r\\n``)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
 def check_creatable(folder: str | os.PathLike[str]) -> Path:
