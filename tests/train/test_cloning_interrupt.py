@@ -61,6 +61,12 @@ def test_ctrl_c_while_fitting_the_clone_writes_a_summary_and_no_model(
         f"speed train: error: --resume: {out} holds no checkpoint yet (interrupted (Ctrl-C) "
         "while cloning chain: fitting (1 epochs)); start it again with another --out"
     ]
+    # A new run there is refused as in any used folder, saying there is nothing to resume.
+    assert cli(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"speed train: error: {out} already holds a training run, interrupted (Ctrl-C) while "
+        "cloning chain: fitting (1 epochs) (nothing to resume); choose another --out"
+    )
 
 
 def test_ctrl_c_after_the_clone_is_fitted_saves_it_and_resume_trains_on(

@@ -124,11 +124,21 @@ class RunFolder:
         return type(cfg)(**merged)
 
     def _refuse_a_used_folder(self) -> None:
-        if self.holds_run():
+        if not self.holds_run():
+            return
+        try:  # a run stopped before its first checkpoint has nothing --resume goes on from
+            stopped = self.read_state().get("stopped") if self.state_path.exists() else None
+        except ValueError:
+            stopped = None
+        if stopped:
             raise ValueError(
-                f"{self.path} already holds a training run; pass --resume to continue it "
-                "or choose another --out"
+                f"{self.path} already holds a training run, {stopped} (nothing to resume); "
+                "choose another --out"
             )
+        raise ValueError(
+            f"{self.path} already holds a training run; pass --resume to continue it "
+            "or choose another --out"
+        )
 
     def seed(self, base: int) -> int:
         """The seed of the run's deals: ``base`` for a new run.
