@@ -5,7 +5,8 @@ imports what the command needs lazily. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
 an agent that fails (:class:`agents.runtime.failures.AgentFailure`) prints one line naming it and
-exits with code 1.
+exits with code 1. Output read by a reader that stops early (``speed replay FILE | head``) ends
+the command quietly with code 141, as a program that SIGPIPE ends.
 
 - :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.
 - :mod:`~speed_cli.common`: what several commands share: the usage error, the settings mixins of
@@ -42,6 +43,8 @@ exits with code 1.
 from __future__ import annotations
 
 import argparse
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -91,11 +94,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+BROKEN_PIPE = 128 + 13
+"""The exit code where stdout's reader went away (``| head``): a shell's for death by SIGPIPE."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``speed`` command; user errors print one line and return 2."""
+    """Run the ``speed`` command; user errors print one line and return 2.
+
+    A reader of stdout that stops early ends the command quietly (:data:`BROKEN_PIPE`), as
+    Python's documentation on SIGPIPE advises: Python ignores the signal, so the write raises.
+    """
+    try:
+        status = _run(argv)
+        sys.stdout.flush()  # here, not at exit: a reader gone is met inside the try
+    except BrokenPipeError:
+        if not _stdout_reader_gone():  # another pipe (a worker's): a real error
+            raise
+        # Python flushes stdout again at exit: to nowhere now, so nothing more is raised.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+    return status
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe nobody reads any more (its write end polls as an error)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (OSError, ValueError):  # no file descriptor (a test's capture): not a pipe
+        return False
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; user errors print one line and return 2."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # not an error of the user's: main decides
+        raise
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

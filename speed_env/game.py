@@ -93,6 +93,10 @@ def reset_seeds(
     return generator, int(generator.integers(2**63))
 
 
+RENDER_MODES = ("human", "ansi", "rgb_array")
+"""The real-time envs' render modes, at any seat count (drawn by :mod:`speed_env.render.modes`)."""
+
+
 def check_render_mode(render_mode: object, modes: Sequence[str]) -> str | None:
     """``render_mode`` if it is None or one of an env's ``modes``, else a ``ValueError``
     naming them: every env, both games, refuses alike."""

@@ -131,6 +131,7 @@ from pettingzoo import ParallelEnv
 from speed_env.aec import as_aec
 from speed_env.deal import parse_deal
 from speed_env.game import (
+    RENDER_MODES,
     ActionError,
     Games,
     GameStats,
@@ -148,8 +149,6 @@ from speed_env.rules import Rules, RulesError, make_rules
 from speed_env.settings import table_settings
 from speed_env.shown import shown
 from speed_env.table import AGENTS
-
-RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 class SpeedParallelEnv(ParallelEnv, GamePickle):

@@ -73,6 +73,7 @@ from pettingzoo import ParallelEnv
 from speed_env.aec import as_aec
 from speed_env.deal import parse_deal
 from speed_env.game import (
+    RENDER_MODES,
     ActionError,
     check_action,
     check_max_cycles,
@@ -110,7 +111,7 @@ class PartyParallelEnv(ParallelEnv, GamePickle):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "speed_party_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_modes": list(RENDER_MODES),
         "render_fps": 20,
         "is_parallelizable": True,
     }

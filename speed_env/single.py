@@ -107,7 +107,7 @@ import numpy as np
 from gymnasium import spaces
 
 from speed_env.deal import parse_deal
-from speed_env.game import Games, check_options, check_render_mode, check_seed
+from speed_env.game import RENDER_MODES, Games, check_options, check_render_mode, check_seed
 from speed_env.learner_seat import (
     charged,
     check_policy,
@@ -144,7 +144,7 @@ def check_seat_and_opponent(seat: object, opponent: object, call: str) -> None:
 class SpeedGymEnv(gym.Env, GamePickle):
     """The learner plays seat ``seat`` (0, 1, or ``"random"`` per episode) against ``opponent``."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 20}  # noqa: RUF012  (gym.Env declares it)
 
     def __init__(
         self,

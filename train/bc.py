@@ -80,6 +80,14 @@ class BCConfig:
     """Passes over all data so far after each DAgger round."""
 
 
+class CloningInterrupted(KeyboardInterrupt):
+    """Ctrl-C while cloning: the network is half fitted; ``stage`` says where it stopped."""
+
+    def __init__(self, teacher: str, stage: str) -> None:
+        super().__init__(f"while cloning {teacher}: {stage}")
+        self.teacher, self.stage = teacher, stage
+
+
 def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """int8 ``(n, n_actions)``: the legal actions the teacher rates as high as its best.
 
@@ -173,20 +181,21 @@ def record(
     done_buf = np.zeros((steps, n), bool)
     obs = env.reset()
     bar = _bar(steps * n, "bc record", "decision", progress)
-    for t in range(steps):
-        mask = get_action_masks(env).astype(np.int8)
-        seen = obs if teacher_view is None else teacher_view(obs)
-        labels = np.zeros(n, np.int64)
-        for lo, hi, bot in bots:
-            labels[lo:hi] = bot.act(seen[lo:hi], mask[lo:hi])
-            best_buf[t, lo:hi] = best_actions(bot, seen[lo:hi], mask[lo:hi], labels[lo:hi])
-        obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
-        # DAgger: the student moves and the teacher only labels, so the states are the
-        # student's own.
-        actions = labels if student is None else student.act(obs, mask)
-        obs, rew_buf[t], done_buf[t], _ = env.step(actions)
-        bar.update(n)
-    bar.close()
+    # closed also on Ctrl-C, so the run's own lines do not land beside a stale bar
+    with bar:
+        for t in range(steps):
+            mask = get_action_masks(env).astype(np.int8)
+            seen = obs if teacher_view is None else teacher_view(obs)
+            labels = np.zeros(n, np.int64)
+            for lo, hi, bot in bots:
+                labels[lo:hi] = bot.act(seen[lo:hi], mask[lo:hi])
+                best_buf[t, lo:hi] = best_actions(bot, seen[lo:hi], mask[lo:hi], labels[lo:hi])
+            obs_buf[t], mask_buf[t], act_buf[t] = obs, mask, labels
+            # DAgger: the student moves and the teacher only labels, so the states are the
+            # student's own.
+            actions = labels if student is None else student.act(obs, mask)
+            obs, rew_buf[t], done_buf[t], _ = env.step(actions)
+            bar.update(n)
     ret, known, game = returns_to_go(rew_buf, done_buf, gamma)
     game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
     # A game still running at the end has no return yet: its rows are dropped.
@@ -226,28 +235,28 @@ def _fit(
     losses: list[float] = []
     idx = train_idx.copy()
     bar = _bar(n_batches, f"bc fit ({epochs} epochs)", "batch", progress)
-    for _ in range(epochs):
-        rng.shuffle(idx)
-        for start in range(0, len(idx), cfg.batch_size):
-            b = idx[start : start + cfg.batch_size]
-            log_p, values = _forward(policy, obs[b], mask[b])
-            if target is None:
-                # -log P(the teacher's best set): any of its equally good actions is right.
-                log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
-                actor_loss = -log_p_best.mean()
-            else:  # cross-entropy to the target distribution (0 on illegal actions)
-                actor_loss = -(target[b] * log_p).sum(dim=1).mean()
-            loss = actor_loss + cfg.value_coef * torch.nn.functional.mse_loss(values, ret[b])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            losses.append(float(loss.detach()))
-            bar.update(1)
-        if log is not None:
-            log(f"bc epoch loss {np.mean(losses[-max(1, len(idx) // cfg.batch_size) :]):.4f}")
-    bar.close()
+    with bar:  # closed also on Ctrl-C
+        for _ in range(epochs):
+            rng.shuffle(idx)
+            for start in range(0, len(idx), cfg.batch_size):
+                b = idx[start : start + cfg.batch_size]
+                log_p, values = _forward(policy, obs[b], mask[b])
+                if target is None:
+                    # -log P(the teacher's best set): any of its equally good actions is right.
+                    log_p_best = torch.logsumexp(log_p.masked_fill(not_best[b], -torch.inf), dim=1)
+                    actor_loss = -log_p_best.mean()
+                else:  # cross-entropy to the target distribution (0 on illegal actions)
+                    actor_loss = -(target[b] * log_p).sum(dim=1).mean()
+                loss = actor_loss + cfg.value_coef * torch.nn.functional.mse_loss(values, ret[b])
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                optimizer.step()
+                schedule.step()
+                losses.append(float(loss.detach()))
+                bar.update(1)
+            if log is not None:
+                log(f"bc epoch loss {np.mean(losses[-max(1, len(idx) // cfg.batch_size) :]):.4f}")
     policy.set_training_mode(False)
     return losses
 
@@ -298,32 +307,47 @@ def clone(
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    data = record(
-        env,
-        teachers,
-        cfg.decisions,
-        model.gamma,
-        seed,
-        teacher_view=teacher_view,
-        progress=progress,
-    )
-    t_record = time.perf_counter() - t0
-    held = _split(data, cfg.holdout, rng)
-    train_idx = np.flatnonzero(~held)
-    losses = _fit(model.policy, data, train_idx, cfg.epochs, cfg, rng, log, progress)
-    for r in range(cfg.dagger_rounds):
-        t1 = time.perf_counter()
-        # Greedy: the states the student reaches when it plays for real.
-        student = snapshot_policy(model, sample=False, seed=seed)
-        # A seed per round: fresh deals, and game ids apart from earlier rounds'.
-        more = record(
-            env, teachers, cfg.decisions, model.gamma, seed + 1 + r, student, teacher_view, progress
+    stage = f"recording {cfg.decisions:,} decisions"
+    try:
+        data = record(
+            env,
+            teachers,
+            cfg.decisions,
+            model.gamma,
+            seed,
+            teacher_view=teacher_view,
+            progress=progress,
         )
-        t_record += time.perf_counter() - t1
-        held = np.concatenate([held, _split(more, cfg.holdout, rng)])
-        data = {k: np.concatenate([data[k], more[k]]) for k in data}
+        t_record = time.perf_counter() - t0
+        held = _split(data, cfg.holdout, rng)
         train_idx = np.flatnonzero(~held)
-        losses = _fit(model.policy, data, train_idx, cfg.dagger_epochs, cfg, rng, log, progress)
+        stage = f"fitting ({cfg.epochs} epochs)"
+        losses = _fit(model.policy, data, train_idx, cfg.epochs, cfg, rng, log, progress)
+        for r in range(cfg.dagger_rounds):
+            stage = f"DAgger round {r + 1} of {cfg.dagger_rounds}, recording"
+            t1 = time.perf_counter()
+            # Greedy: the states the student reaches when it plays for real.
+            student = snapshot_policy(model, sample=False, seed=seed)
+            # A seed per round: fresh deals, and game ids apart from earlier rounds'.
+            more = record(
+                env,
+                teachers,
+                cfg.decisions,
+                model.gamma,
+                seed + 1 + r,
+                student,
+                teacher_view,
+                progress,
+            )
+            t_record += time.perf_counter() - t1
+            held = np.concatenate([held, _split(more, cfg.holdout, rng)])
+            data = {k: np.concatenate([data[k], more[k]]) for k in data}
+            train_idx = np.flatnonzero(~held)
+            stage = f"DAgger round {r + 1} of {cfg.dagger_rounds}, fitting"
+            losses = _fit(model.policy, data, train_idx, cfg.dagger_epochs, cfg, rng, log, progress)
+    except KeyboardInterrupt:
+        # The network is half fitted: the recipe must not save it as the clone.
+        raise CloningInterrupted(cfg.teacher, stage) from None
     # Forced moves agree by force: only real choices are scored.
     test_idx = np.flatnonzero(held & (data["mask"].sum(axis=1) >= 2))
     policy = model.policy

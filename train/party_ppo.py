@@ -275,13 +275,17 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
             for name, frozen in saved_snapshots(run.out, state, cfg.snapshot_sample, cfg.seed):
                 env.add_snapshot(name, frozen)
         else:
-            warm = warm_start(cfg, run, env)
-            if env.self_play and warm:
-                snapshot(0)  # the warm start is the first snapshot the seats draw
-            state["timesteps"] = 0
-            folder.write_state()
-            if warm:
-                run.evaluate(0)  # the curve starts where the warm start stands
+            try:
+                warm = warm_start(cfg, run, env)
+                if env.self_play and warm:
+                    snapshot(0)  # the warm start is the first snapshot the seats draw
+                state["timesteps"] = 0
+                folder.write_state()
+                if warm:
+                    run.evaluate(0)  # the curve starts where the warm start stands
+            # No loop to catch it yet: the summary says where it stopped, as PPO's Ctrl-C does.
+            except KeyboardInterrupt as exc:
+                return run.stop_warm_start(exc, players=cfg.players, think=thinking)
         env_base = (dict(env.timing), dict(env.counters))
         start, steps, wall, stopped = run.learn()
         summary = run.finish(
@@ -296,12 +300,5 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", env.describe())
     finally:
         run.close()
-    tp = summary["throughput"]
-    run.bar.print(
-        f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
-    )
-    said = verdict(summary.get("last_eval") or [])
-    if said:
-        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
-    run.bar.print(f"next, seat it with the bots: {summary['next']}")
+    run.say_done(summary, verdict(summary.get("last_eval") or []), "seat it with the bots")
     return summary

@@ -402,27 +402,31 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
             for name, frozen in saved_snapshots(run.out, state, cfg.snapshot_sample, cfg.seed):
                 pool.add_snapshot(name, frozen, len(env.groups))
         else:
-            if cfg.init_from:
-                tensors, _, where = read_model(cfg.init_from)
-                load_tensors_into(run.model, tensors, str(where))
-            if cfg.init_bc:
-                spec = cfg.init_bc
+            try:
+                if cfg.init_from:
+                    tensors, _, where = read_model(cfg.init_from)
+                    load_tensors_into(run.model, tensors, str(where))
+                if cfg.init_bc:
+                    spec = cfg.init_bc
 
-                def teachers(seed: int) -> list[tuple[int, int, Any]]:
-                    # one bot per rules preset, over that preset's slots
-                    groups = zip(env.groups, env.rules_list, strict=True)
-                    return [
-                        (g.lo, g.hi, agents.make(spec, rules, seed=seed + k))
-                        for k, (g, rules) in enumerate(groups)
-                    ]
+                    def teachers(seed: int) -> list[tuple[int, int, Any]]:
+                        # one bot per rules preset, over that preset's slots
+                        groups = zip(env.groups, env.rules_list, strict=True)
+                        return [
+                            (g.lo, g.hi, agents.make(spec, rules, seed=seed + k))
+                            for k, (g, rules) in enumerate(groups)
+                        ]
 
-                bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
-            if pool.self_play and (cfg.init_bc or cfg.init_from):
-                snapshot(0)  # the warm start is the pool's first snapshot
-            state["timesteps"] = 0
-            folder.write_state()
-            if cfg.init_bc or cfg.init_from:
-                run.evaluate(0)
+                    bc.warm_start(run, env, teachers, dagger_rounds=cfg.bc_dagger)
+                if pool.self_play and (cfg.init_bc or cfg.init_from):
+                    snapshot(0)  # the warm start is the pool's first snapshot
+                state["timesteps"] = 0
+                folder.write_state()
+                if cfg.init_bc or cfg.init_from:
+                    run.evaluate(0)
+            # No loop to catch it yet: the summary says where it stopped, as PPO's Ctrl-C does.
+            except KeyboardInterrupt as exc:
+                return run.stop_warm_start(exc, think=thinking)
 
         # 5. Loop ------------------------------------------------------------------------
         env_base = (dict(env.timing), dict(env.counters))
@@ -440,19 +444,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", pool.describe())
     finally:
         run.close()
-    tp = summary["throughput"]
-    run.bar.print(
-        f"wrote {summary['model']} ({steps:,} timesteps, {tp['timesteps_per_s']:,.0f} timesteps/s)"
-    )
-    split = ", ".join(f"{k} {v:.1f} s" for k, v in tp["split_s"].items() if v)
-    run.bar.print(
-        f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
-        f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
-    )
-    said = verdict(summary.get("last_eval") or [])
-    if said:
-        run.bar.print(f"what it reached at {steps:,} timesteps: {said}")
-    run.bar.print(f"next, pit it against the bots: {summary['next']}")
+    run.say_done(summary, verdict(summary.get("last_eval") or []), "pit it against the bots")
     return summary
 
 

@@ -398,8 +398,12 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
             def raw(obs: np.ndarray) -> np.ndarray:
                 return np.rint(obs / scale).astype(np.float32)  # the bots read raw counts
 
-            bc.warm_start(run, env, teachers, teacher_view=raw)
-            run.evaluate(0)
+            # No loop to catch it yet: the summary says where it stopped, as PPO's Ctrl-C does.
+            try:
+                bc.warm_start(run, env, teachers, teacher_view=raw)
+                run.evaluate(0)
+            except KeyboardInterrupt as exc:
+                return run.stop_warm_start(exc)
 
         # 5. Loop ------------------------------------------------------------------------
         eval_before = run.timing["eval_s"]

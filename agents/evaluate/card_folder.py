@@ -135,10 +135,11 @@ def play(
     chunk finished.
 
     ``human(plan)`` measures the card's ``human_likeness`` section before any game (bad data
-    fails fast). ``exploiter``, checked before any game too, is trained once they are played
-    and adds its line to the card (:mod:`agents.evaluate.exploiter`). ``command`` and
-    ``settings`` (by flag; default: the request's fields and the exploiter's) are the run's
-    identity in ``OUT/run.json``, with the agent's files and what ``human`` measured.
+    fails fast), once the folder is found usable. ``exploiter``, checked before any game too,
+    is trained once they are played and adds its line to the card
+    (:mod:`agents.evaluate.exploiter`). ``command`` and ``settings`` (by flag; default: the
+    request's fields and the exploiter's) are the run's identity in ``OUT/run.json``, with the
+    agent's files and what ``human`` measured.
     ``overwrite`` moves a finished card of other settings aside. The folder is judged before
     the agent's thinking is timed (a protocol that charges it): a finished card, or one of other
     settings, costs no calibration. An agent failing in a game raises
@@ -154,7 +155,6 @@ def play(
         think_file=request.think_file,
         charge=False,  # after the folder check: a finished card is not timed again
     )
-    measured = human(plan) if human is not None else None
     if exploiter is not None:
         exploiter.check(plan)
     if settings is None:  # the version played, given or not: one card, one identity
@@ -163,10 +163,21 @@ def play(
             settings["exploiter"] = exploiter.identity()
     # The agent's files, and what human measured (it changes when the records do).
     inputs: dict[str, Any] = {plan.spec: plan.files}
-    if measured is not None:
-        inputs["--human"] = measured
     if request.think_file is not None:  # the cost it records is what the card charges
         inputs |= file_digest(request.think_file, "--think-file")
+    measured = None
+    if human is not None:
+        # Measuring reads every record and plays the agent on each: a folder the card cannot
+        # use is refused first, judged as if the records were the ones it measured.
+        run_folder.finished_run(
+            RunIdentity(command, settings, inputs),
+            out,
+            results=RESULTS,
+            resume="if_possible",
+            overwrite=overwrite,
+            pending=("--human",),
+        )
+        measured = inputs["--human"] = human(plan)
     identity = RunIdentity(command, settings, inputs)
     held = run_folder.finished_run(
         identity, out, results=RESULTS, resume="if_possible", overwrite=overwrite

@@ -8,45 +8,33 @@ interval, the logistic fit and its bootstrap intervals); ``rows_csv``,
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
+from agents.runtime.files import csv_text
 from speed_env.reaction import make_profile
 
-CSV_COLUMNS = (
-    "latency_ms",
-    "opponent_latency_ms",
-    "games",
-    "wins",
-    "losses",
-    "draws",
-    "win_rate",
-    "ci_low",
-    "ci_high",
-)
+OUTCOME_COLUMNS = ("games", "wins", "losses", "draws", "win_rate", "ci_low", "ci_high")
+"""A sweep point's games and win rate with its 95% interval: the last columns of each sweep's CSV
+(this one's and :mod:`agents.think_sweep`'s)."""
+
+CSV_COLUMNS = ("latency_ms", "opponent_latency_ms", *OUTCOME_COLUMNS)
+
+
+def outcome_cells(point: dict[str, Any]) -> list[Any]:
+    """``point``'s :data:`OUTCOME_COLUMNS` as CSV cells (rates to six decimals)."""
+    rates = (f"{point[k]:.6f}" for k in ("win_rate", "ci_low", "ci_high"))
+    return [point["games"], point["wins"], point["losses"], point["draws"], *rates]
 
 
 def rows_csv(doc: dict[str, Any]) -> str:
     """The points as CSV with exactly the columns of ``CSV_COLUMNS``."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")  # the kit's text files end in \n; csv defaults to \r\n
-    w.writerow(CSV_COLUMNS)
-    for row in doc["points"]:
-        w.writerow(
-            [
-                f"{row['latency_ms']:g}",
-                f"{row['opponent_latency_ms']:g}",
-                row["games"],
-                row["wins"],
-                row["losses"],
-                row["draws"],
-                f"{row['win_rate']:.6f}",
-                f"{row['ci_low']:.6f}",
-                f"{row['ci_high']:.6f}",
-            ]
-        )
-    return buf.getvalue()
+    return csv_text(
+        CSV_COLUMNS,
+        (
+            [f"{p['latency_ms']:g}", f"{p['opponent_latency_ms']:g}", *outcome_cells(p)]
+            for p in doc["points"]
+        ),
+    )
 
 
 def headline(doc: dict[str, Any]) -> str:

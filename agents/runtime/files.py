@@ -27,19 +27,24 @@ Reading a user's file is :mod:`speed_env.user_file`'s (regular files only, bound
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import hashlib
+import io
 import json
 import os
 import re
 import secrets
 import socket
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "check_creatable",
     "check_writable",
+    "csv_text",
     "remove_stale_temps",
     "stage",
     "write_atomic",
@@ -111,6 +116,37 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
         raise OSError(
             f"output folder {str(path)!r} is not writable: {exc.strerror or exc}"
         ) from None
+    return path
+
+
+def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """``columns``, then each of ``rows``, as CSV text whose lines end in ``\\n``, as the kit's
+    text files do (the ``csv`` module's default is ``\\r\\n``)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def check_creatable(folder: str | os.PathLike[str]) -> Path:
+    """Raise ``OSError`` where :func:`check_writable` would, creating nothing.
+
+    For a run that judges its folder before slow work: a file where the folder (or one above
+    it) should be, or a nearest existing folder this process may not write, is refused in the
+    words :func:`check_writable` uses.
+    """
+    path = Path(folder)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    reason = None
+    if not existing.is_dir():
+        reason = os.strerror(errno.EEXIST if existing == path else errno.ENOTDIR)
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        reason = os.strerror(errno.EACCES)
+    if reason is not None:
+        raise OSError(f"output folder {str(path)!r} is not writable: {reason}")
     return path
 
 

@@ -41,9 +41,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agents.runtime.files import check_writable, write_json
+from agents.runtime.files import check_creatable, check_writable, write_json
 from agents.runtime.interrupts import sigint_deferred
-from agents.runtime.run_lock import LOCK_NAME, FolderLock
+from agents.runtime.run_lock import LOCK_NAME, FolderLock, in_use
 from speed_env.user_file import NotRegularFileError, open_regular, read_regular
 
 __all__ = [
@@ -310,12 +310,18 @@ class RunOutput:
         ways.append(f"or pass --overwrite to move it aside to {self.path}.replaced-…")
         return ", ".join(ways)
 
-    def _judge(self) -> _Verdict:
-        """What to do with the folder as it is now; raises :class:`FolderHoldsRun`."""
+    def _judge(self, pending: Iterable[str] = ()) -> _Verdict:
+        """What to do with the folder as it is now; raises :class:`FolderHoldsRun`.
+
+        ``pending``: inputs not known yet, taken as the held run's (see :meth:`peek_done`).
+        """
         if self.resume and self.overwrite:
             raise FolderHoldsRun("--overwrite starts a new run, --resume continues one: give one")
         held = _read_held(self.path)
         here = self.identity.key()
+        if isinstance(held, _Held):
+            then = held.key.get("inputs") or {}
+            here["inputs"] |= {k: then[k] for k in pending if k in then}
         if isinstance(held, str):  # a run.json nobody can read: say so, never guess
             if self.overwrite:
                 return _Verdict(move="a run whose run.json cannot be read")
@@ -375,13 +381,24 @@ class RunOutput:
             + f". To go on: {self._ways_on(resume=held.finished is None)}"
         )
 
-    def peek_done(self) -> str | None:
+    def peek_done(self, pending: Iterable[str] = ()) -> str | None:
         """The line saying the folder already holds this finished run, else ``None``: judged
         without the lock, touching nothing, so a run can skip its slow preparation. A folder
-        the run may not use raises :class:`FolderHoldsRun` as entering would."""
+        the run may not use raises as entering would: :class:`FolderHoldsRun`, an ``OSError``
+        where it cannot be written, :class:`~agents.runtime.run_lock.FolderInUse` where another
+        run writes it.
+
+        ``pending`` names inputs the run measures in that slow preparation (``--human``): each
+        is taken as the held run's, so a folder it could never use is refused first; the line
+        then says only that it may hold this run, which entering decides.
+        """
+        check_creatable(self.path)
+        busy = in_use(self.path)
+        if busy is not None:
+            raise busy
         if (self.path / LOCK_NAME).exists():
-            return None  # another run may be writing (or left a stale lock): entering says which
-        return self._judge().done
+            return None  # a stale lock: entering takes it over and says so
+        return self._judge(pending).done
 
     # -- the run -------------------------------------------------------------------------
 

@@ -30,7 +30,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["LOCK_NAME", "FolderInUse", "FolderLock", "Owner", "owner_of", "read_owner"]
+__all__ = [
+    "LOCK_NAME",
+    "FolderInUse",
+    "FolderLock",
+    "Owner",
+    "in_use",
+    "owner_of",
+    "read_owner",
+]
 
 LOCK_NAME = "run.lock"
 """The lock file's name inside the folder it guards."""
@@ -220,3 +228,21 @@ def owner_of(folder: str | os.PathLike[str]) -> Owner | None:
         return read_owner(path.read_text(encoding="utf-8"))
     except OSError:
         return None
+
+
+def in_use(folder: str | os.PathLike[str]) -> FolderInUse | None:
+    """The :class:`FolderInUse` a writer would get at ``folder`` now, or None (no lock, or a
+    stale one): found by a shared ``flock`` tried and let go at once, taking nothing."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # no lock file (or no folder): nobody writes there
+        return None
+    try:
+        # A holder's exclusive lock refuses a shared one; with no holder it is ours for a moment.
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return FolderInUse(Path(folder), read_owner(_read(fd)))
+    finally:
+        os.close(fd)  # lets go of the shared lock too
+    return None

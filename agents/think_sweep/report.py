@@ -7,8 +7,6 @@ games and costs give byte-identical files.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from pathlib import Path
@@ -16,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.reaction_sweep.results import OUTCOME_COLUMNS, outcome_cells
 from agents.runtime import plotting
-from agents.runtime.files import write_atomic
+from agents.runtime.files import csv_text, write_atomic
 
 FILES = {
     "csv": "think_sweep.csv",
@@ -27,45 +26,25 @@ FILES = {
 }
 """The files a run leaves in its folder (``costs``: the calibration it charged)."""
 
-CSV_COLUMNS = (
-    "budget",
-    "agent",
-    "worlds",
-    "level",
-    "cost_ms",
-    "games",
-    "wins",
-    "losses",
-    "draws",
-    "win_rate",
-    "ci_low",
-    "ci_high",
-)
+CSV_COLUMNS = ("budget", "agent", "worlds", "level", "cost_ms", *OUTCOME_COLUMNS)
 
 
 def rows_csv(doc: dict[str, Any]) -> str:
     """The points as CSV with exactly the columns of :data:`CSV_COLUMNS`."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for r in doc["points"]:
-        w.writerow(
+    return csv_text(
+        CSV_COLUMNS,
+        (
             [
                 r["budget"],
                 r["agent"],
                 "" if r["worlds"] is None else r["worlds"],
                 r["level"],
                 f"{r['cost_ms']:g}",
-                r["games"],
-                r["wins"],
-                r["losses"],
-                r["draws"],
-                f"{r['win_rate']:.6f}",
-                f"{r['ci_low']:.6f}",
-                f"{r['ci_high']:.6f}",
+                *outcome_cells(r),
             ]
-        )
-    return buf.getvalue()
+            for r in doc["points"]
+        ),
+    )
 
 
 def _pct(x: float) -> str:

@@ -124,16 +124,21 @@ def finished_run(
     results: tuple[str, ...],
     resume: Resume = "never",
     overwrite: bool = False,
+    pending: tuple[str, ...] = (),
 ) -> AlreadyFinished | None:
     """:class:`AlreadyFinished` where :func:`play_chunks` with these arguments would find ``out``
     holding this very run, finished; ``None`` where it would play. Reads, never locks or writes:
-    a run checks its folder this way before its slow preparation (a card, timing its agent)."""
+    a run checks its folder this way before its slow preparation (a card, timing its agent).
+    A folder it may not use is refused as :func:`play_chunks` would refuse it.
+
+    ``pending``: inputs of ``identity`` measured later, taken as the held run's
+    (:meth:`~agents.runtime.run_identity.RunOutput.peek_done`)."""
     from agents.runtime import run_identity
 
     output = run_identity.RunOutput(
         Path(out), identity, results=results, overwrite=overwrite, resume=_OUTPUT_RESUME[resume]
     )
-    done = output.peek_done()
+    done = output.peek_done(pending)
     return None if done is None else AlreadyFinished(done)
 
 

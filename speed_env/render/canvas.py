@@ -96,6 +96,14 @@ _FONTS: dict[int, Any] = {}  # by scale: loading a font costs more than drawing 
 _CARDS: dict[tuple[Any, ...], Any] = {}  # card images by (card, scale): drawn once, then pasted
 
 
+def check_scale(scale: object) -> int:
+    """``scale`` as an int >= 1 (a frame's size in pixels per base pixel), else a ``ValueError``
+    naming it: both layouts take it alike."""
+    if isinstance(scale, bool) or not isinstance(scale, int | np.integer) or scale < 1:
+        raise ValueError(f"scale must be an int >= 1, got {scale!r}")
+    return int(scale)
+
+
 class Canvas:
     """One frame being drawn at its final scale, in base-pixel coordinates."""
 

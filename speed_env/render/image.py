@@ -27,6 +27,7 @@ from speed_env.render.canvas import (
     LABEL,
     TEXT_H,
     Canvas,
+    check_scale,
     draw_arrow,
     draw_empty,
     draw_face,
@@ -161,10 +162,9 @@ def render_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarray:
     video; drawing is deterministic. The layout scales with ``scale`` and the
     text is drawn at that size, so a larger scale gives crisper text.
     """
-    if isinstance(scale, bool) or not isinstance(scale, int | np.integer) or scale < 1:
-        raise ValueError(f"scale must be an int >= 1, got {scale!r}")
+    scale = check_scale(scale)
     table = read_snapshot(snapshot)
-    canvas = Canvas(int(scale), (_W, _H))
+    canvas = Canvas(scale, (_W, _H))
     _draw_centre(canvas, table)
     _draw_seat(canvas, table, 1)
     _draw_seat(canvas, table, 0)

@@ -31,6 +31,7 @@ from speed_env.render.canvas import (
     LABEL,
     TEXT_H,
     Canvas,
+    check_scale,
     draw_empty,
     draw_face,
     draw_hand,
@@ -125,13 +126,12 @@ def render_party_rgb(snapshot: Mapping[str, Any], *, scale: int = 2) -> np.ndarr
     seats at the default ``scale=2``). A snapshot of two seats is refused, naming
     :func:`speed_env.render.render_rgb`, which draws it.
     """
-    if isinstance(scale, bool) or not isinstance(scale, int | np.integer) or scale < 1:
-        raise ValueError(f"scale must be an int >= 1, got {scale!r}")
+    scale = check_scale(scale)
     players = snapshot.get("players") if isinstance(snapshot, Mapping) else None
     if isinstance(players, list) and len(players) == 2:
         raise ValueError("a snapshot of two seats is drawn by speed_env.render.render_rgb")
     table = read_snapshot(snapshot, party=True)
-    canvas = Canvas(int(scale), (_W, _height(len(table.seats))))
+    canvas = Canvas(scale, (_W, _height(len(table.seats))))
     _draw_status(canvas, table)
     _draw_centre(canvas, table)
     for k, seat in enumerate(table.seats):

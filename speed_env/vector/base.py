@@ -56,7 +56,14 @@ from numba import njit
 from speed_env import engine
 from speed_env.batch_size import bytes_per_game, bytes_per_row, check_batch_size
 from speed_env.deal import parse_deal
-from speed_env.game import ActionError, Games, check_options, check_render_mode, check_seed
+from speed_env.game import (
+    RENDER_MODES,
+    ActionError,
+    Games,
+    check_options,
+    check_render_mode,
+    check_seed,
+)
 from speed_env.obs_format import check_obs_format, observation_space, package
 from speed_env.observation import obs_dim
 from speed_env.party_games import PartyGames, party_settings, seats_asked
@@ -159,7 +166,7 @@ class GamesVectorEnv(VectorEnv):
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012  (VectorEnv declares it; copied per env)
-        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_modes": list(RENDER_MODES),
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 

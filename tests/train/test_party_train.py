@@ -168,6 +168,9 @@ def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
     assert cli([*argv, *more]) == 0
     said = "".join(capsys.readouterr())
     assert "fair 33%" in said and "speed tournament --players 3" in said
+    # the two-seat run's last lines (Run.say_done): where the loop's time went too
+    summary = json.loads((out / "summary.json").read_text())
+    assert f"the kit's share {100 * summary['throughput']['kit_share']:.0f}% " in said
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["rules"]["players"] == 3 and manifest["observation"]["n_actions"] == 40
     assert manifest["env_id"] == "speed_env/speed_party_v0"  # the env it played, not speed_v1

@@ -424,6 +424,63 @@ class Run:
             raise self.error
         return summary
 
+    def say_done(self, summary: dict[str, Any], reached: str, next_is: str) -> None:
+        """A finished real-time run's last lines: the model and its rate, where the loop's time
+        went (``summary["throughput"]``), what it reached (``reached``: the recipe's words on its
+        last evaluation, left out when empty) and the next command (``next_is``: what it does)."""
+        steps, tp = summary["timesteps"], summary["throughput"]
+        self.bar.print(
+            f"wrote {summary['model']} ({steps:,} timesteps, "
+            f"{tp['timesteps_per_s']:,.0f} timesteps/s)"
+        )
+        split = ", ".join(f"{k} {v:.1f} s" for k, v in tp["split_s"].items() if v)
+        self.bar.print(
+            f"time: {split}; the kit's share {100 * tp['kit_share']:.0f}% "
+            f"({100 * tp['kit_share_without_evaluation']:.0f}% without the evaluations)"
+        )
+        if reached:
+            self.bar.print(f"what it reached at {steps:,} timesteps: {reached}")
+        self.bar.print(f"next, {next_is}: {summary['next']}")
+
+    def stop_warm_start(self, exc: KeyboardInterrupt, **extra: Any) -> dict[str, Any]:
+        """Ctrl-C before the loop, while the run started warm: ``summary.json`` says where.
+
+        - while cloning (:class:`train.bc.CloningInterrupted`): no model, the network being
+          half fitted; ``state.json`` keeps no checkpoint, so ``--resume`` refuses the folder
+          saying why;
+        - after the warm start (its first evaluation, say): the warm start is the model, saved
+          at 0 timesteps with its checkpoint, and ``--resume`` trains on from it.
+        """
+        from train.bc import CloningInterrupted
+
+        cloning = isinstance(exc, CloningInterrupted)
+        init_bc = getattr(self.cfg, "init_bc", None)
+        warm = f"cloning {init_bc}" if init_bc else "the warm start"
+        where = str(exc) if cloning else f"after {warm}, before training"
+        summary: dict[str, Any] = {
+            "model": None,
+            "curves": None,
+            "complete": False,
+            "stopped": f"interrupted (Ctrl-C) {where}",
+            "ended_by": None,
+            "timesteps": 0,
+            "budget": self.budget.record(),
+            **extra,
+            "final_evaluation": "skipped (interrupted before training)",
+        }
+        if cloning:
+            self.state["stopped"] = summary["stopped"]  # what --resume's refusal says
+        self.bar.close(0)
+        try:
+            if not cloning:
+                self.checkpoint(0)
+                summary["model"] = str(self.save(self.out / "model", 0))
+        finally:  # also after a second Ctrl-C while saving: the summary says what exists
+            self._summarise(summary)
+        saved = "no model" if cloning else f"the warm start saved as {summary['model']}"
+        self.bar.print(f"interrupted {where}: {saved}; wrote {self.out / 'summary.json'}")
+        return summary
+
     def _summarise(self, summary: dict[str, Any]) -> None:
         """Write ``summary.json`` (with the evaluation time, the warm start and the latest
         evaluation rows) and ``state.json``."""

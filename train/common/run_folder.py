@@ -104,8 +104,10 @@ class RunFolder:
                 "choose another --out"
             )
         if "checkpoint" not in state:
+            # A run stopped while cloning says so (Run.stop_warm_start): nothing to go on from.
+            why = state.get("stopped") or "stopped before its first"
             raise ValueError(
-                f"--resume: {self.path} holds no checkpoint yet (stopped before its first); "
+                f"--resume: {self.path} holds no checkpoint yet ({why}); "
                 "start it again with another --out"
             )
         known = {f.name for f in dataclasses.fields(cfg)}  # type: ignore[arg-type]
@@ -122,11 +124,21 @@ class RunFolder:
         return type(cfg)(**merged)
 
     def _refuse_a_used_folder(self) -> None:
-        if self.holds_run():
+        if not self.holds_run():
+            return
+        try:  # a run stopped before its first checkpoint has nothing --resume goes on from
+            stopped = self.read_state().get("stopped") if self.state_path.exists() else None
+        except ValueError:
+            stopped = None
+        if stopped:
             raise ValueError(
-                f"{self.path} already holds a training run; pass --resume to continue it "
-                "or choose another --out"
+                f"{self.path} already holds a training run, {stopped} (nothing to resume); "
+                "choose another --out"
             )
+        raise ValueError(
+            f"{self.path} already holds a training run; pass --resume to continue it "
+            "or choose another --out"
+        )
 
     def seed(self, base: int) -> int:
         """The seed of the run's deals: ``base`` for a new run.

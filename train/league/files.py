@@ -9,12 +9,11 @@ weight. ``league.png`` draws the gain and the weights over the rounds.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Any
 
 from agents.league.record import LEAGUE_FILE
+from agents.runtime.files import csv_text
 
 CSV_FILE = "league.csv"
 PNG_FILE = "league.png"
@@ -25,15 +24,13 @@ BEST_FILE = "best.json"
 def league_csv(league: dict[str, Any]) -> str:
     """One row per round: the member added, its gain, the value, each member's weight."""
     names = [m["name"] for m in league["members"]]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["round", "new_member", "gain", "value", *(f"weight:{n}" for n in names)])
+    rows = []
     for r in league["rounds"]:
         weights = [f"{w:.6f}" for w in r["meta"]["weights"]]
         gain = "" if r["gain"] is None else f"{r['gain']:.6f}"
         weights += [""] * (len(names) - len(weights))
-        writer.writerow([r["round"], r["new_member"], gain, f"{r['meta']['value']:.6f}", *weights])
-    return buf.getvalue()
+        rows.append([r["round"], r["new_member"], gain, f"{r['meta']['value']:.6f}", *weights])
+    return csv_text(["round", "new_member", "gain", "value", *(f"weight:{n}" for n in names)], rows)
 
 
 def league_png(league: dict[str, Any]) -> bytes:
