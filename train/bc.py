@@ -200,6 +200,13 @@ def record(
     game += seed * n * (steps + 1)  # ids that differ between recordings (DAgger rounds)
     # A game still running at the end has no return yet: its rows are dropped.
     keep = known.reshape(-1)
+    if not keep.any():
+        # Nothing to hold out or fit: say which setting is too small rather than fail in numpy.
+        raise ValueError(
+            f"bc_decisions: {decisions:,} decisions over {n:,} games at once ({steps} steps "
+            "each) finished no game, so no recorded play has a known return; record more "
+            "decisions (--bc-decisions)"
+        )
     return {
         "obs": obs_buf.reshape(-1, obs_dim)[keep],
         "mask": mask_buf.reshape(-1, n_actions)[keep],

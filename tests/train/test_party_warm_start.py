@@ -112,3 +112,12 @@ def test_init_bc_chain_clones_chain_at_four_seats_far_above_chance(tmp_path, cap
     chance = float(np.mean(best.sum(axis=1) / mask.sum(axis=1)))  # a legal action at random
     assert len(pred) > 1000
     assert agreement > chance + 0.3 and agreement > 0.7, (agreement, chance)
+
+
+def test_a_clone_recording_that_finishes_no_game_is_refused_naming_the_flag(tmp_path, capsys):
+    # 16 games at once for 4 steps each: no game of four ends, so nothing has a known return.
+    argv = ["train", "realtime", "--players", "4", *TINY, "--out", str(tmp_path / "bc")]
+    assert cli([*argv, "--init-bc", "chain", "--bc-decisions", "64"]) != 0
+    err = capsys.readouterr().err
+    assert "bc_decisions: 64 decisions over 16 games at once (4 steps each) finished no game" in err
+    assert "--bc-decisions" in err and "Traceback" not in err
