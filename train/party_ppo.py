@@ -13,9 +13,11 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
   opponent or evaluation bot that declares no thinking cost; ``off`` and ``declared`` both
   charge what each declares (``chain@think=5ms``), in training and in the evaluations;
   ``calibrated`` is refused (the n-seat tournament charges no calibration).
-- **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
-  rankwise actor reads the two-seat one); the model file's rules record ``players``, so
-  ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
+- **Model.** MaskablePPO over the n-seat observation, its actor chosen as at two seats
+  (``--policy auto``: the rank-relative actor of :mod:`train.policy.rankwise_policy` where
+  the rules allow it, 13 wrap-around ranks and plain plays, else an MLP), the critic an MLP;
+  the model file's rules record ``players``, so ``ppo:OUT/model.json`` plays at tables of
+  that many seats and is refused at any other.
 - **Evaluation.** Every ``eval_every`` timesteps the checkpoint sits at a table of
   ``players - 1`` copies of each evaluation bot, over shared deals with seat rotation
   (:mod:`agents.tournament.party`): its win share and the clustered 95% interval, against the
@@ -53,8 +55,6 @@ def check_party(cfg: Any) -> None:
     at = f"at --players {cfg.players}"
     if cfg.seat != "random":
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
-    if cfg.policy == "rankwise":
-        raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
     if (cfg.think or "off") == "calibrated" or cfg.think_file:
         # The evaluations (the n-seat tournament) charge only what each agent declares.
         raise ValueError(f"think: {at} the opponents' thinking is charged off or declared")
@@ -65,8 +65,10 @@ def check_party(cfg: Any) -> None:
     if cfg.init_from and not cfg.resume:  # before any work: its seats, rules and network
         from train.common.sizes import hidden
         from train.common.warm_start import check_start_model
+        from train.ppo import chosen_policy
 
-        check_start_model(cfg.init_from, party_rules(cfg), "mlp", hidden(cfg), "init_from")
+        actor = chosen_policy(cfg)
+        check_start_model(cfg.init_from, party_rules(cfg), actor, hidden(cfg), "init_from")
     if cfg.init_bc and not cfg.resume:  # the teacher must play this many seats: built once now
         import agents
 
@@ -202,6 +204,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     from train.common.think import charge_once
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model
+    from train.ppo import chosen_policy
     from train.vec_env.party_env import PartyVecEnv
     from train.vec_env.pool import agents_met
 
@@ -268,7 +271,10 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", env.describe())
 
     run.on_rollout_end = on_rollout_end
-    run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
+    actor = chosen_policy(cfg)
+    run.attach(make_model(cfg, env, policy=actor), ("csv", "tensorboard"))
+    if actor != cfg.policy:
+        run.bar.print(f"--policy auto: the {actor} actor (rules {cfg.rules}, {cfg.players} seats)")
     try:
         if cfg.resume:
             run.resume(seed)
