@@ -65,9 +65,8 @@ def check_party(cfg: Any) -> None:
     if cfg.init_from and not cfg.resume:  # before any work: its seats, rules and network
         from train.common.sizes import hidden
         from train.common.warm_start import check_start_model
-        from train.ppo import chosen_policy
 
-        actor = chosen_policy(cfg)
+        actor = party_actor(cfg)
         check_start_model(cfg.init_from, party_rules(cfg), actor, hidden(cfg), "init_from")
     if cfg.init_bc and not cfg.resume:  # the teacher must play this many seats: built once now
         import agents
@@ -76,6 +75,21 @@ def check_party(cfg: Any) -> None:
             agents.make(cfg.init_bc, party_rules(cfg), seed=0)
         except ValueError as exc:
             raise ValueError(f"init_bc: {cfg.init_bc} cannot teach {at}: {exc}") from None
+
+
+def party_actor(cfg: Any) -> str:
+    """The actor ``cfg.policy`` names at this table: ``auto`` is ``rankwise`` where the rules
+    allow it (13 wrap-around ranks, plain plays), else ``mlp``."""
+    if cfg.policy != "auto":
+        return str(cfg.policy)
+    from agents.model_io.rankwise import check_rules
+    from agents.model_io.tensor_file import ModelFormatError
+
+    try:
+        check_rules(party_rules(cfg))
+    except ModelFormatError:
+        return "mlp"
+    return "rankwise"
 
 
 def party_rules(cfg: Any) -> Any:
@@ -204,7 +218,6 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
     from train.common.think import charge_once
     from train.common.throughput import throughput
     from train.policy.checkpoint import export_model
-    from train.ppo import chosen_policy
     from train.vec_env.party_env import PartyVecEnv
     from train.vec_env.pool import agents_met
 
@@ -271,7 +284,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", env.describe())
 
     run.on_rollout_end = on_rollout_end
-    actor = chosen_policy(cfg)
+    actor = party_actor(cfg)
     run.attach(make_model(cfg, env, policy=actor), ("csv", "tensorboard"))
     if actor != cfg.policy:
         run.bar.print(f"--policy auto: the {actor} actor (rules {cfg.rules}, {cfg.players} seats)")

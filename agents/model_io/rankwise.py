@@ -53,35 +53,8 @@ from typing import Any, NamedTuple, Unpack
 import numpy as np
 
 from agents.model_io.mlp import ActorOptions, MLPPolicy, check_shapes
-from agents.model_io.rankwise_gather import (
-    N_RANKS,
-    RANK_FIELDS,
-    action_features,
-    n_features,
-    n_plays,
-    rotate_ranks,
-    seat_layout,
-)
+from agents.model_io.rankwise_gather import action_features, n_features, n_plays, seat_layout
 from agents.model_io.tensor_file import ModelFormatError
-
-__all__ = [
-    "KIND",
-    "N_RANKS",
-    "RANK_FIELDS",
-    "FirstLayerPlan",
-    "RankwisePolicy",
-    "action_features",
-    "check_rankwise_tensors",
-    "check_rules",
-    "first_layer_plan",
-    "fold_first_layer",
-    "gather",
-    "n_features",
-    "n_plays",
-    "pad",
-    "rankwise_shapes",
-    "rotate_ranks",
-]
 
 KIND = "rankwise"
 """The ``net.kind`` of a rank-relative model's manifest."""

@@ -13,13 +13,8 @@ import pytest
 import agents
 import speed_env
 from agents.model_io import kit_model
-from agents.model_io.rankwise import (
-    RankwisePolicy,
-    action_features,
-    gather,
-    rankwise_shapes,
-    rotate_ranks,
-)
+from agents.model_io.rankwise import RankwisePolicy, gather, rankwise_shapes
+from agents.model_io.rankwise_gather import action_features, rotate_ranks
 from agents.model_io.tensor_file import ModelFormatError
 from speed_env.party_obs import observe_seats, party_layout, party_obs_dim
 from speed_env.rules import make_rules

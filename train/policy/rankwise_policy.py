@@ -3,7 +3,7 @@
 ``speed train --policy rankwise`` trains it. :class:`RankwisePolicy`
 subclasses ``MaskableActorCriticPolicy`` and replaces only its networks
 (``_build_mlp_extractor``): the actor is :class:`RankwiseActor`, the gather of
-:func:`agents.model_io.rankwise.action_features` followed by one MLP shared by every
+:func:`agents.model_io.rankwise_gather.action_features` followed by one MLP shared by every
 play action (26 at two seats, 13 per pile at three or four: the seat count is read from the
 observation's length; ``net_arch["pi"]`` its hidden sizes; its first layer run as one
 matmul over the observation, :class:`agents.model_io.rankwise.FirstLayerPlan`) and a wait
@@ -29,7 +29,8 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.model_io.rankwise import action_features, first_layer_plan
+from agents.model_io.rankwise import first_layer_plan
+from agents.model_io.rankwise_gather import action_features
 from train.policy.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
