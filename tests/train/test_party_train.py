@@ -167,13 +167,18 @@ def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
 def test_three_seat_rankwise_run_writes_a_model_that_plays_in_a_three_seat_tournament(
     tmp_path, capsys
 ):
-    """``--policy rankwise`` at three seats trains, snapshots itself into the seats, saves a
-    rankwise model of the three-seat gather, and ``ppo:OUT/model.json`` plays a tournament of
-    three seats."""
+    """``--policy rankwise`` at three seats clones ``greedy`` into the rankwise actor, trains,
+    snapshots itself into the seats, saves a rankwise model of the three-seat gather, and
+    ``ppo:OUT/model.json`` plays a tournament of three seats."""
     out = tmp_path / "rw3"
     argv = ["train", "realtime", "--players", "3", *TINY, "--policy", "rankwise"]
     more = ["--opponent", "self,greedy", "--snapshot-every", "1024", "--out", str(out)]
-    assert cli([*argv, *more]) == 0
+    bc = ["--init-bc", "greedy", "--bc-decisions", "2000", "--bc-epochs", "2"]
+    assert cli([*argv, *more, *bc]) == 0
+    assert "cloned greedy: held-out agreement" in "".join(capsys.readouterr())
+    state = json.loads((out / "state.json").read_text())
+    assert state["bc"]["teacher"] == "greedy"
+    assert [s["name"] for s in state["snapshots"]][:2] == ["self@0", "self@1024"]
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["net"]["kind"] == "rankwise" and manifest["net"]["features"] == 122 + 3
     assert manifest["observation"]["n_actions"] == 40

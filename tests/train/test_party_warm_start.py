@@ -99,7 +99,8 @@ def test_init_bc_chain_clones_chain_at_four_seats_far_above_chance(tmp_path, cap
 
     out = tmp_path / "bc"
     argv = ["train", "realtime", "--players", "4", *TINY, "--net-arch", "64,64", "--out", str(out)]
-    bc = ["--init-bc", "chain", "--bc-decisions", "24000", "--bc-epochs", "8"]
+    # The MLP: the rankwise clone is run by test_party_train (its cost per decision is higher).
+    bc = ["--policy", "mlp", "--init-bc", "chain", "--bc-decisions", "24000", "--bc-epochs", "8"]
     assert cli([*argv, *bc]) == 0
     assert "cloned chain: held-out agreement" in "".join(capsys.readouterr())
     state = json.loads((out / "state.json").read_text())
