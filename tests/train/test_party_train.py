@@ -190,3 +190,19 @@ def test_three_seat_rankwise_run_writes_a_model_that_plays_in_a_three_seat_tourn
     assert results["settings"]["games_played"] == 6 and results["settings"]["illegal"] == 0
     (mine,) = (row for row in results["agents"] if row["name"] == spec)
     assert mine["games"] == 6  # it sat at every game, in every seat in turn
+
+
+@pytest.mark.parametrize(
+    ("flags", "actor"),
+    [
+        ({}, "rankwise"),
+        ({"rules": "pagat", "players": 3}, "rankwise"),
+        ({"options": "jokers=true"}, "mlp"),
+        ({"options": "wrap=false"}, "mlp"),
+        ({"policy": "mlp"}, "mlp"),
+    ],
+)
+def test_policy_auto_picks_the_rankwise_actor_at_four_seats_where_the_rules_allow(flags, actor):
+    from train.party_ppo import party_actor
+
+    assert party_actor(Config(**{"players": 4, "opponent": "greedy", **flags})) == actor
