@@ -14,9 +14,11 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
   charge what each declares (``chain@think=5ms``), ``calibrated`` what each is timed at on
   decision states of the run's seat count (``OUT/think.json``, or ``--think-file`` of as many
   seats), in training and in the evaluations alike; the learner is charged nothing.
-- **Model.** MaskablePPO with an MLP actor and critic over the n-seat observation (the
-  rankwise actor reads the two-seat one); the model file's rules record ``players``, so
-  ``ppo:OUT/model.json`` plays at tables of that many seats and is refused at any other.
+- **Model.** MaskablePPO over the n-seat observation, its actor chosen as at two seats
+  (``--policy auto``: the rank-relative actor of :mod:`train.policy.rankwise_policy` where
+  the rules allow it, 13 wrap-around ranks and plain plays, else an MLP), the critic an MLP;
+  the model file's rules record ``players``, so ``ppo:OUT/model.json`` plays at tables of
+  that many seats and is refused at any other.
 - **Evaluation.** Every ``eval_every`` timesteps the checkpoint sits at a table of
   ``players - 1`` copies of each evaluation bot, over shared deals with seat rotation
   (:mod:`agents.tournament.party`): its win share and the clustered 95% interval, against the
@@ -54,8 +56,6 @@ def check_party(cfg: Any) -> None:
     at = f"at --players {cfg.players}"
     if cfg.seat != "random":
         raise ValueError(f"seat: {at} the learner's seat is drawn per game (random)")
-    if cfg.policy == "rankwise":
-        raise ValueError(f"policy: the rankwise actor reads two seats; {at} use mlp (or auto)")
     if cfg.rollout != "lean" or not cfg.skip_forced or cfg.shaping or cfg.wait_penalty:
         raise ValueError(f"rollout, skip_forced, shaping and wait_penalty keep their defaults {at}")
     if len(specs(cfg.rules)) != 1:
@@ -64,7 +64,8 @@ def check_party(cfg: Any) -> None:
         from train.common.sizes import hidden
         from train.common.warm_start import check_start_model
 
-        check_start_model(cfg.init_from, party_rules(cfg), "mlp", hidden(cfg), "init_from")
+        actor = party_actor(cfg)
+        check_start_model(cfg.init_from, party_rules(cfg), actor, hidden(cfg), "init_from")
     if cfg.init_bc and not cfg.resume:  # the teacher must play this many seats: built once now
         import agents
 
@@ -72,6 +73,21 @@ def check_party(cfg: Any) -> None:
             agents.make(cfg.init_bc, party_rules(cfg), seed=0)
         except ValueError as exc:
             raise ValueError(f"init_bc: {cfg.init_bc} cannot teach {at}: {exc}") from None
+
+
+def party_actor(cfg: Any) -> str:
+    """The actor ``cfg.policy`` names at this table: ``auto`` is ``rankwise`` where the rules
+    allow it (13 wrap-around ranks, plain plays), else ``mlp``."""
+    if cfg.policy != "auto":
+        return str(cfg.policy)
+    from agents.model_io.rankwise import check_rules
+    from agents.model_io.tensor_file import ModelFormatError
+
+    try:
+        check_rules(party_rules(cfg))
+    except ModelFormatError:
+        return "mlp"
+    return "rankwise"
 
 
 def party_rules(cfg: Any) -> Any:
@@ -268,7 +284,10 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
         folder.write_json("pool.json", env.describe())
 
     run.on_rollout_end = on_rollout_end
-    run.attach(make_model(cfg, env, policy="mlp"), ("csv", "tensorboard"))
+    actor = party_actor(cfg)
+    run.attach(make_model(cfg, env, policy=actor), ("csv", "tensorboard"))
+    if actor != cfg.policy:
+        run.bar.print(f"--policy auto: the {actor} actor (rules {cfg.rules}, {cfg.players} seats)")
     try:
         if cfg.resume:
             run.resume(seed)

@@ -72,7 +72,7 @@ class Config(RunSettings):
     evenly."""
     players: int = 2
     """Seats at every table: 2, 3 or 4 (Party Speed: bots or snapshots of the learner in the other
-    seats, an MLP over the n-seat observation, evaluated at tables of bots: train/party_ppo.py)."""
+    seats, the policy over the n-seat observation, evaluated at bot tables: train/party_ppo.py)."""
     bc_dagger: int = 0
     """DAgger rounds for ``init_bc`` (the clone plays, the teacher labels, the fit continues)."""
     init_from: str | None = None

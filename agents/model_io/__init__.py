@@ -9,6 +9,8 @@
 - :mod:`~agents.model_io.tensor_file`: the safetensors codec and the atomic commit of the two files.
 - :mod:`~agents.model_io.mlp`: :class:`MLPPolicy`, the numpy MLP that plays a model (no torch).
 - :mod:`~agents.model_io.rankwise`: :class:`RankwisePolicy`, the rank-relative network in numpy.
+- :mod:`~agents.model_io.rankwise_gather`: its gather, which observation entry each play reads
+  (two, three or four seats).
 - :mod:`~agents.model_io.sb3_import`: SB3 ``.zip`` models, loaded only when trusted.
 - :mod:`~agents.model_io.learned`: the learned agents built from model files (``ppo:PATH``,
   ``trained``, ``selfplay``).

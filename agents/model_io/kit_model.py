@@ -102,7 +102,8 @@ from agents.model_io.manifest import (
 )
 from agents.model_io.mlp import MLPPolicy
 from agents.model_io.rankwise import KIND as RANKWISE
-from agents.model_io.rankwise import RankwisePolicy, n_features
+from agents.model_io.rankwise import RankwisePolicy
+from agents.model_io.rankwise_gather import n_features
 from agents.model_io.rules_signature import check_signature, signature, signature_key
 from agents.model_io.tensor_file import (
     ModelFormatError,

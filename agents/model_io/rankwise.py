@@ -1,26 +1,36 @@
 """The rank-relative (weight-shared) policy network, played in numpy: :class:`RankwisePolicy`.
 
-A plain MLP over the observation has to learn, separately for each of the 26
-play actions, relations such as "do I hold the next rank", "is a card flying
-to this pile" or "how many plays does the new top give the opponent". This
-network has the game's rank symmetry built in instead: it scores every play
-``(rank r, pile p)`` with **one shared MLP** over the observation *re-indexed
-relative to r and p* (:func:`action_features`):
+A plain MLP over the observation has to learn, separately for each play action
+(26 at two seats, 13 per pile at three or four), relations such as "do I hold
+the next rank", "is a card flying to this pile" or "how many plays does the new
+top give the others". This network has the game's rank symmetry built in
+instead: it scores every play ``(rank r, pile p)`` with **one shared MLP** over
+the observation *re-indexed relative to r and p* (the gather,
+:mod:`agents.model_io.rankwise_gather`, :func:`action_features`):
 
-- each per-rank field (my hand and stacks, both centre tops, the ranks of both
+- each per-rank field (my hand and stacks, the centre tops, the ranks of the
   cards in flight, the opponent's layout and stacks, the unknown cards, my
-  unseen colour, both rebuilt side piles) rotated so that its entry 0 is rank
-  ``r`` (entry ``k`` is rank ``r + k`` mod 13: wrap-around ranks, as in both
+  unseen colour, rebuilt side piles) rotated so that its entry 0 is rank ``r``
+  (entry ``k`` is rank ``r + k`` mod 13: wrap-around ranks, as in both
   ``japanese`` and ``us``);
 - each per-pile entry (centre top and size, where a card in flight goes, side
-  piles, joker owners, idle rebuilds) reordered as "pile p, then the other";
+  piles, joker owners, idle rebuilds) reordered as "pile p, then the piles
+  after it" (two seats: "then the other");
+- each seat's fields at three or four seats in the observation's seat order
+  (already ego-centric: me, then the seats after me);
 - the scalars every action shares (card counts, phase, seat, clock, rules) and
-  the pile's index ``p`` (the piles are not symmetric in ``japanese``).
+  the pile ``p`` (the piles are not symmetric: one is fed by my own side pile,
+  and my own pile flips in ``japanese``): one entry at two seats, a one-hot
+  over the piles at three or four.
+
+The seat count is read from the observation's length: the same network plays
+the two-seat observation (:mod:`speed_env.observation`) and the n-seat one
+(:mod:`speed_env.party_obs`), a model file the one it was trained on.
 
 These are raw observation entries, only re-indexed: there is no hand-written
 score, no term from ``chain`` and no cloning; what matters is learned from
 reward alone. The wait action's logit reads the mean and the maximum over
-the 26 actions' last hidden vectors (so it too is unchanged when every rank
+the plays' last hidden vectors (so it too is unchanged when every rank
 is rotated). The critic, used only in training, is a plain MLP over the
 observation; it is saved beside the actor (``vf.*``, ``value.*``) to resume.
 
@@ -43,28 +53,11 @@ from typing import Any, NamedTuple, Unpack
 import numpy as np
 
 from agents.model_io.mlp import ActorOptions, MLPPolicy, check_shapes
+from agents.model_io.rankwise_gather import action_features, n_features, n_plays, seat_layout
 from agents.model_io.tensor_file import ModelFormatError
-from speed_env.observation import layout_for_dim
 
 KIND = "rankwise"
 """The ``net.kind`` of a rank-relative model's manifest."""
-N_RANKS = 13
-RANK_FIELDS = (
-    "hand",
-    "stacked",
-    "centre_top@p",
-    "centre_top@q",
-    "my_flight",
-    "opp_flight",
-    "opp_layout",
-    "unknown",
-    "my_colour_unseen",
-    "opp_stacked",
-    "side_known@p",
-    "side_known@q",
-)
-"""The per-rank fields each action reads rotated to its rank (``@p``: the action's pile's
-half of a two-pile field, ``@q``: the other pile's)."""
 _UNSUPPORTED = ("jokers", "stack_layout", "multi_play")
 
 
@@ -83,62 +76,15 @@ def check_rules(rules: Any, where: str = "the rankwise network") -> None:
         )
 
 
-@cache
-def action_features(obs_dim: int) -> np.ndarray:
-    """Index table ``(26, F)``: which padded entry each feature of each play reads.
-
-    Row ``a - 1`` is play action ``a``: rank ``(a - 1) // 2``, pile ``(a - 1) % 2``. Its ``F``
-    entries index the observation padded with ``[0, 1]``, at indices ``obs_dim`` and
-    ``obs_dim + 1``.
-    """
-    lay = layout_for_dim(obs_dim)
-    if lay["hand"].stop - lay["hand"].start != N_RANKS:
-        raise ModelFormatError(
-            f"the rankwise network plays 13 ranks; an observation of {obs_dim} floats has jokers"
-        )
-    zero, one = obs_dim, obs_dim + 1
-    rows = []
-    for r in range(N_RANKS):
-        for p in (0, 1):
-            q = 1 - p
-            idx: list[int] = []
-            for name in RANK_FIELDS:
-                field, _, which = name.partition("@")
-                start = lay[field].start + N_RANKS * {"": 0, "p": p, "q": q}[which]
-                idx += [start + (r + k) % N_RANKS for k in range(N_RANKS)]
-            joker, size = lay["centre_joker"].start, lay["centre_size"].start
-            idx += [joker + 2 * p, joker + 2 * p + 1, joker + 2 * q, joker + 2 * q + 1]
-            idx += [size + p, size + q]
-            for flight in ("my_flight", "opp_flight"):
-                at = lay[flight].start + N_RANKS  # pile one-hot, then ms to land
-                idx += [at + p, at + q, at + 2]
-            for field in ("side_piles", "idle_rebuilds"):
-                idx += [lay[field].start + p, lay[field].start + q]
-            for field in ("my_cards", "opp_cards", "phase", "seat", "clock", "rules"):
-                idx += list(range(lay[field].start, lay[field].stop))
-            idx += list(range(lay["since_placed"].start, lay["since_placed"].stop))
-            # The pile itself as a feature: the padded constant 1 for pile 1, 0 for pile 0.
-            idx.append(one if p else zero)
-            rows.append(idx)
-    table = np.array(rows, np.int64)
-    # Cached and shared by every caller: read-only so that none can alter it.
-    table.setflags(write=False)
-    return table
-
-
-def n_features(obs_dim: int) -> int:
-    """``F``: how many features each play action reads (the gather's width)."""
-    return int(action_features(obs_dim).shape[1])
-
-
 class FirstLayerPlan(NamedTuple):
     """How the shared scorer's first layer runs as one matmul over the observation.
 
-    That replaces 26 matmuls over the gathered features (:func:`first_layer_plan`): the same
-    numbers, reordered sums.
+    That replaces one matmul per play (``P`` of them: 26 at two seats, 39 or 52 at three or
+    four) over the gathered features (:func:`first_layer_plan`): the same numbers, reordered
+    sums.
 
     A feature every play reads from the same entry (the scalars) is multiplied once a row and
-    added to every play; the others are folded into a matrix ``M`` of ``(len(used), 26 * H)``
+    added to every play; the others are folded into a matrix ``M`` of ``(len(used), P * H)``
     (:func:`fold_first_layer`) with ``M[u, a*H:(a+1)*H]`` the sum of the weight columns of the
     features of play ``a`` that read padded entry ``used[u]``, so that
     ``padded[:, used] @ M`` is every play's first layer before its bias."""
@@ -148,7 +94,7 @@ class FirstLayerPlan(NamedTuple):
     varying: np.ndarray
     """The features not shared by all plays ``(V,)`` (columns of the first layer's weight)."""
     slot: np.ndarray
-    """``(26, V)``: row ``u * 26 + a`` of the folded matrix viewed ``(U * 26, H)`` that
+    """``(P, V)``: row ``u * P + a`` of the folded matrix viewed ``(U * P, H)`` that
     feature ``varying[j]`` of play ``a`` adds to."""
     shared: np.ndarray
     """The features every play reads from the same entry ``(S,)``."""
@@ -175,7 +121,7 @@ def first_layer_plan(obs_dim: int) -> FirstLayerPlan:
 def fold_first_layer(weight: np.ndarray, obs_dim: int) -> tuple[np.ndarray, np.ndarray]:
     """The first layer's ``weight`` ``(H, F)`` folded by :func:`first_layer_plan`.
 
-    Returns ``M`` ``(U, 26 * H)`` and the shared features' weights ``(S, H)``.
+    Returns ``M`` ``(U, P * H)`` and the shared features' weights ``(S, H)``.
     """
     plan = first_layer_plan(obs_dim)
     hidden = weight.shape[0]
@@ -204,24 +150,8 @@ def pad(obs: np.ndarray) -> np.ndarray:
 
 
 def gather(obs: np.ndarray) -> np.ndarray:
-    """Each play action's features ``(n, 26, F)`` of a batch of observations ``(n, obs_dim)``."""
+    """Each play action's features ``(n, P, F)`` of a batch of observations ``(n, obs_dim)``."""
     return pad(obs)[:, action_features(obs.shape[1])]
-
-
-def rotate_ranks(obs: np.ndarray, steps: int = 1) -> np.ndarray:
-    """``obs`` with every card's rank moved up by ``steps``, mod 13, in every per-rank field.
-
-    A test of the network's symmetry; the scalars are unchanged.
-    """
-    lay = layout_for_dim(obs.shape[-1])
-    out = np.array(obs, copy=True)
-    for name in RANK_FIELDS:
-        field, _, which = name.partition("@")
-        # A two-pile field's "@p" and "@q" are its first and second blocks of 13: rotate both.
-        start = lay[field].start + N_RANKS * {"": 0, "p": 0, "q": 1}[which]
-        block = obs[..., start : start + N_RANKS]
-        out[..., start : start + N_RANKS] = np.roll(block, steps, axis=-1)
-    return out
 
 
 def _act(x: np.ndarray, activation: str) -> np.ndarray:
@@ -245,8 +175,8 @@ class RankwisePolicy(MLPPolicy):
     ) -> None:
         # MLPPolicy's own layers are not built: only its acting and rules checks are shared.
         self._acting(activation, **options)
-        # Wait, then 13 ranks x 2 piles: the action layout the gather is built on.
-        self.obs_dim, self.n_actions = obs_dim, 1 + 2 * N_RANKS
+        # Wait, then 13 ranks x one pile per seat: the action layout the gather is built on.
+        self.obs_dim, self.n_actions = obs_dim, 1 + n_plays(obs_dim)
         self.layers = [
             (
                 np.ascontiguousarray(np.asarray(tensors[f"act.{k}.weight"], np.float32).T),
@@ -273,7 +203,7 @@ class RankwisePolicy(MLPPolicy):
         n, hidden = x.shape[0], self.shared_w.shape[1]
         h = (padded[:, plan.used] @ self.folded).reshape(n, -1, hidden)
         # The features every play reads from the same entry, computed once a row and
-        # broadcast to all 26 plays.
+        # broadcast to every play.
         h += (padded[:, plan.shared_entries] @ self.shared_w + self.layers[0][1])[:, None, :]
         _act(h, self.activation)
         for w, b in self.layers[1:]:
@@ -307,15 +237,16 @@ def check_rankwise_tensors(
     """Refuse a rankwise model whose gather or tensors do not fit this version (named)."""
     net, sig = manifest["net"], manifest["observation"]
     dim, n_actions = int(sig["obs_dim"]), int(sig["n_actions"])
-    if n_actions != 1 + 2 * N_RANKS:
-        raise ModelFormatError(
-            f"{where}: a rankwise network has 27 actions (wait, 13 ranks x 2 piles), "
-            f"the manifest says {n_actions}"
-        )
     try:
-        width = n_features(dim)
+        seats, _ = seat_layout(dim)
+        width, plays = n_features(dim), n_plays(dim)
     except (ModelFormatError, ValueError) as exc:
         raise ModelFormatError(f"{where}: {exc}") from None
+    if n_actions != 1 + plays:
+        raise ModelFormatError(
+            f"{where}: a rankwise network of {seats} seats has {1 + plays} actions (wait, "
+            f"13 ranks x {seats} piles), the manifest says {n_actions}"
+        )
     if net.get("features") != width:
         raise ModelFormatError(
             f"{where}: its rankwise gather reads {net.get('features')!r} features per action, "

@@ -10,13 +10,8 @@ import pytest
 
 import speed_env
 from agents.model_io import kit_model
-from agents.model_io.rankwise import (
-    RankwisePolicy,
-    check_rules,
-    gather,
-    rankwise_shapes,
-    rotate_ranks,
-)
+from agents.model_io.rankwise import RankwisePolicy, check_rules, gather, rankwise_shapes
+from agents.model_io.rankwise_gather import rotate_ranks
 from agents.model_io.tensor_file import ModelFormatError
 from speed_env.observation import obs_dim
 from speed_env.rules import Rules, make_rules

@@ -69,6 +69,7 @@ def test_four_seat_run_writes_a_model_that_plays_at_a_four_seat_table(four_seat_
     out = four_seat_runs[0]
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["rules"]["players"] == 4 and manifest["training"]["players"] == 4
+    assert manifest["net"]["kind"] == "rankwise"  # --policy auto, rules that allow it
     assert manifest["observation"]["obs_dim"] == 161 and manifest["observation"]["n_actions"] == 53
     rows = (out / "eval.csv").read_text().splitlines()
     assert rows[0].split(",")[-2:] == ["fair_share", "wall_s"] and len(rows) >= 2
@@ -120,8 +121,9 @@ def test_a_model_is_refused_at_a_table_of_other_seats_naming_both(four_seat_runs
     [
         ({"players": 5}, "players must be 2, 3 or 4"),
         ({"players": 3, "seat": "1"}, "seat: at --players 3"),
-        ({"players": 4, "policy": "rankwise"}, "policy: the rankwise actor reads two seats"),
         ({"players": 4, "init_bc": "trained"}, "init_bc: trained cannot teach at --players 4"),
+        ({"players": 4, "policy": "rankwise", "options": "jokers=true"}, "rankwise plays the 13"),
+        ({"players": 3, "policy": "rankwise", "options": "wrap=false"}, "with wrap=false"),
     ],
 )
 def test_settings_the_n_seat_recipe_cannot_run_are_refused_by_name(flags, named):
@@ -163,7 +165,7 @@ def test_self_play_seats_snapshots_of_the_learner_from_the_newest_ones():
 
 def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
     out: Path = tmp_path / "three"
-    argv = ["train", "realtime", "--players", "3", *TINY, "--out", str(out)]
+    argv = ["train", "realtime", "--players", "3", *TINY, "--policy", "mlp", "--out", str(out)]
     more = ["--opponent", "self", "--timesteps", "2048", "--snapshot-every", "1024"]
     assert cli([*argv, *more]) == 0
     said = "".join(capsys.readouterr())
@@ -173,7 +175,52 @@ def test_three_seat_self_play_run_from_the_command_line(tmp_path, capsys):
     assert f"the kit's share {100 * summary['throughput']['kit_share']:.0f}% " in said
     manifest = json.loads((out / "model.json").read_text())
     assert manifest["rules"]["players"] == 3 and manifest["observation"]["n_actions"] == 40
+    assert manifest["net"]["kind"] == "mlp"
     assert manifest["env_id"] == "speed_env/speed_party_v0"  # the env it played, not speed_v1
     snaps = json.loads((out / "state.json").read_text())["snapshots"]
     assert [s["name"] for s in snaps] == ["self@1024", "self@2048"]  # one each rollout
     agents.make(f"ppo:{out / snaps[0]['path']}", make_rules("us", players=3), seed=0)
+
+
+def test_three_seat_rankwise_run_writes_a_model_that_plays_in_a_three_seat_tournament(
+    tmp_path, capsys
+):
+    """``--policy rankwise`` at three seats clones ``greedy`` into the rankwise actor, trains,
+    snapshots itself into the seats, saves a rankwise model of the three-seat gather, and
+    ``ppo:OUT/model.json`` plays a tournament of three seats."""
+    out = tmp_path / "rw3"
+    argv = ["train", "realtime", "--players", "3", *TINY, "--policy", "rankwise"]
+    more = ["--opponent", "self,greedy", "--snapshot-every", "1024", "--out", str(out)]
+    bc = ["--init-bc", "greedy", "--bc-decisions", "2000", "--bc-epochs", "2"]
+    assert cli([*argv, *more, *bc]) == 0
+    assert "cloned greedy: held-out agreement" in "".join(capsys.readouterr())
+    state = json.loads((out / "state.json").read_text())
+    assert state["bc"]["teacher"] == "greedy"
+    assert [s["name"] for s in state["snapshots"]][:2] == ["self@0", "self@1024"]
+    manifest = json.loads((out / "model.json").read_text())
+    assert manifest["net"]["kind"] == "rankwise" and manifest["net"]["features"] == 122 + 3
+    assert manifest["observation"]["n_actions"] == 40
+    spec = f"ppo:{out / 'model.json'}"
+    board = tmp_path / "board"
+    tour = ["tournament", "--players", "3", "--agents", f"{spec},greedy", "--gauntlet", spec]
+    assert cli([*tour, "--games", "6", "--out", str(board)]) == 0
+    results = json.loads((board / "results.json").read_text())
+    assert results["settings"]["games_played"] == 6 and results["settings"]["illegal"] == 0
+    (mine,) = (row for row in results["agents"] if row["name"] == spec)
+    assert mine["games"] == 6  # it sat at every game, in every seat in turn
+
+
+@pytest.mark.parametrize(
+    ("flags", "actor"),
+    [
+        ({}, "rankwise"),
+        ({"rules": "pagat", "players": 3}, "rankwise"),
+        ({"options": "jokers=true"}, "mlp"),
+        ({"options": "wrap=false"}, "mlp"),
+        ({"policy": "mlp"}, "mlp"),
+    ],
+)
+def test_policy_auto_picks_the_rankwise_actor_at_four_seats_where_the_rules_allow(flags, actor):
+    from train.party_ppo import party_actor
+
+    assert party_actor(Config(**{"players": 4, "opponent": "greedy", **flags})) == actor

@@ -41,7 +41,7 @@ def test_init_from_starts_the_network_from_the_saved_weights(three_seat_model, t
     assert source.keys() == start.keys()
     assert all(np.array_equal(source[k], start[k]) for k in source)
     trained = kit_model.read_model(out / "model.json")[0]
-    assert not np.array_equal(trained["pi.0.weight"], source["pi.0.weight"])  # then it trained
+    assert not np.array_equal(trained["act.0.weight"], source["act.0.weight"])  # then it trained
     rows = (out / "eval.csv").read_text().splitlines()[1:]
     assert [r.split(",")[0] for r in rows] == ["0", "512"]
     manifest = json.loads((out / "model.json").read_text())
@@ -54,6 +54,7 @@ def test_init_from_starts_the_network_from_the_saved_weights(three_seat_model, t
         ({"players": 4}, r"init_from: .* trained at tables of 3 players, not 4"),
         ({"players": 3, "net_arch": "32"}, r"init_from: .* layers \[16\]; this run's .* \[32\]"),
         ({"players": 3, "rules": "pagat"}, r"init_from: .* was trained on "),
+        ({"players": 3, "policy": "mlp"}, r"init_from: .* is a rankwise .* this run's is a mlp"),
     ],
 )
 def test_a_start_model_of_other_seats_rules_or_network_is_refused_by_name(
@@ -98,7 +99,8 @@ def test_init_bc_chain_clones_chain_at_four_seats_far_above_chance(tmp_path, cap
 
     out = tmp_path / "bc"
     argv = ["train", "realtime", "--players", "4", *TINY, "--net-arch", "64,64", "--out", str(out)]
-    bc = ["--init-bc", "chain", "--bc-decisions", "24000", "--bc-epochs", "8"]
+    # The MLP: the rankwise clone is run by test_party_train (its cost per decision is higher).
+    bc = ["--policy", "mlp", "--init-bc", "chain", "--bc-decisions", "24000", "--bc-epochs", "8"]
     assert cli([*argv, *bc]) == 0
     assert "cloned chain: held-out agreement" in "".join(capsys.readouterr())
     state = json.loads((out / "state.json").read_text())

@@ -3,11 +3,12 @@
 ``speed train --policy rankwise`` trains it. :class:`RankwisePolicy`
 subclasses ``MaskableActorCriticPolicy`` and replaces only its networks
 (``_build_mlp_extractor``): the actor is :class:`RankwiseActor`, the gather of
-:func:`agents.model_io.rankwise.action_features` followed by one MLP shared by all 26
-play actions (``net_arch["pi"]`` its hidden sizes; its first layer run as one
+:func:`agents.model_io.rankwise_gather.action_features` followed by one MLP shared by every
+play action (26 at two seats, 13 per pile at three or four: the seat count is read from the
+observation's length; ``net_arch["pi"]`` its hidden sizes; its first layer run as one
 matmul over the observation, :class:`agents.model_io.rankwise.FirstLayerPlan`) and a wait
-head over the actions' pooled hidden vectors; its output *is* the 27 logits, so the usual
-linear ``action_net`` is an identity. The critic is the usual MLP over the
+head over the actions' pooled hidden vectors; its output *is* the logits (wait, then the
+plays), so the usual linear ``action_net`` is an identity. The critic is the usual MLP over the
 observation (``net_arch["vf"]``). Everything else (masking, the distribution,
 ``evaluate_actions``, saving) is sb3-contrib's, the distribution computed once a
 batch as for the MLP (:class:`train.policy.masked_policy.OnceMasked`).
@@ -28,14 +29,15 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.model_io.rankwise import N_RANKS, action_features, first_layer_plan
+from agents.model_io.rankwise import first_layer_plan
+from agents.model_io.rankwise_gather import action_features
 from train.policy.masked_policy import OnceMasked
 
 _ACTIVATIONS = {nn.Tanh: "tanh", nn.ReLU: "relu"}
 
 
 class RankwiseActor(nn.Module):
-    """Observation ``(B, obs_dim)`` to the 27 logits.
+    """Observation ``(B, obs_dim)`` to the logits: wait, then the ``P`` plays.
 
     One shared MLP scores each play action's rank-relative features; the wait logit reads their
     hidden vectors' mean and max.
@@ -63,7 +65,7 @@ class RankwiseActor(nn.Module):
         self.wait = nn.Linear(2 * dims[-1], 1)
 
     def first_layer(self, padded: torch.Tensor) -> torch.Tensor:
-        """Every play's first hidden layer before its activation ``(B, 26, H)``.
+        """Every play's first hidden layer before its activation ``(B, P, H)``.
 
         The layer of the gathered features is computed as one matmul over the padded
         observation (:class:`agents.model_io.rankwise.FirstLayerPlan`). Its weight is folded
@@ -83,7 +85,8 @@ class RankwiseActor(nn.Module):
         return h.view(padded.shape[0], self.n_plays, hidden) + (shared + layer.bias).unsqueeze(1)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """The logits ``(B, 27)``: wait, then rank ``r`` on pile ``p`` at ``1 + 2r + p``."""
+        """The logits ``(B, 1 + P)``: wait, then rank ``r`` on pile ``p`` at ``1 + n r + p``
+        (``n`` piles)."""
         # The two constant entries the gather reads, 0 then 1, as model_io.rankwise.pad.
         pad = obs.new_zeros(obs.shape[0], 2)
         pad[:, 1] = 1.0
@@ -111,8 +114,8 @@ class RankwiseExtractor(nn.Module):
         for a, b in itertools.pairwise([obs_dim, *vf]):
             layers += [nn.Linear(a, b), activation_fn()]
         self.value_net = nn.Sequential(*layers)
-        # The actor's latent is already the logits: wait, then 13 ranks x 2 piles.
-        self.latent_dim_pi = 1 + 2 * N_RANKS
+        # The actor's latent is already the logits: wait, then 13 ranks x one pile per seat.
+        self.latent_dim_pi = 1 + self.actor.n_plays
         self.latent_dim_vf = vf[-1] if vf else obs_dim
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -120,7 +123,7 @@ class RankwiseExtractor(nn.Module):
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        """The 27 logits."""
+        """The logits: wait, then the plays."""
         return self.actor(features)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
