@@ -58,7 +58,6 @@ def test_think_declared_at_three_seats_is_charged_and_recorded(tmp_path, capsys)
     ("flags", "named"),
     [
         ({"think": "declared"}, r"--think declared: agent 'greedy' declares no thinking cost"),
-        ({"think": "calibrated"}, r"think: at --players 3 the opponents' thinking is charged off"),
     ],
 )
 def test_thinking_a_party_run_cannot_charge_is_refused_by_name(flags, named):
