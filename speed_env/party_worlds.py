@@ -59,7 +59,7 @@ import numpy as np
 from speed_env import engine
 from speed_env.party_obs import RANK_COPIES, party_layout, party_obs_dim
 from speed_env.rules import Rules
-from speed_env.worlds import WorldError
+from speed_env.worlds import WorldError, blank_record
 
 _RANK_OF = np.array(
     [c % engine.PILE % 13 if c % engine.PILE < 52 else 13 for c in range(2 * engine.PILE)]
@@ -159,16 +159,7 @@ def _template(
             free.setdefault(int(_RANK_OF[c]), []).append(c)
     for ids in free.values():
         rng.shuffle(ids)
-    rec = engine.new_state(1, n)[0]
-    for name in ("hand", "draw", "side", "centre", "fl_cards", "fl_slots", "top_owner", "fl_pile"):
-        rec[name] = -1
-    rec["fl_kind"] = engine.K_NONE
-    rec["fl_land"] = engine.NEVER
-    rec["winner"] = -1
-    rec["clock"] = v.clock
-    rec["phase"] = engine.STUCK if v.stuck else engine.PLAY
-    rec["flip_at"] = v.flip_at
-    rec["placed_at"] = v.placed_at
+    rec = blank_record(v, seats=n)
     slots_free = []
     for q in range(n):
         slots = [int(i) for i in rng.permutation(hs)]

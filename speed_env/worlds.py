@@ -52,6 +52,7 @@ produce (wrong length, counts that do not add up) raises :class:`WorldError`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -284,6 +285,27 @@ def _put_pile(rec: np.ndarray, field: str, k: int, top_first: list[int]) -> None
     rec[field + "_n"][k] = len(top_first)
 
 
+def blank_record(view: Any, seats: int, more_fields: tuple[str, ...] = ()) -> np.void:
+    """One game record holding no card, at the view's clock and phase (the worlds' start).
+
+    Every card field (and ``more_fields``) is ``-1``, nothing is in flight, nobody has won;
+    ``view`` gives ``clock``, ``stuck``, ``flip_at`` and ``placed_at``. Shared by the two-seat
+    worlds here and the n-seat ones of :mod:`speed_env.party_worlds`.
+    """
+    rec = engine.new_state(1, seats)[0]
+    cards = ("hand", "draw", "side", "centre", "fl_cards", "fl_slots", "top_owner", "fl_pile")
+    for name in (*cards, *more_fields):
+        rec[name] = -1
+    rec["fl_kind"] = engine.K_NONE
+    rec["fl_land"] = engine.NEVER
+    rec["winner"] = -1
+    rec["clock"] = view.clock
+    rec["phase"] = engine.STUCK if view.stuck else engine.PLAY
+    rec["flip_at"] = view.flip_at
+    rec["placed_at"] = view.placed_at
+    return rec
+
+
 def _template(
     rules: Rules, v: View, rng: np.random.Generator
 ) -> tuple[np.ndarray, list[tuple[str, int, int]], list[list[int]]]:
@@ -295,26 +317,7 @@ def _template(
     jap = rules.is_japanese
     rank_of = np.array([c % 13 for c in range(52)] + [13, 13])
     cards = _Cards(rules, rng)
-    rec = engine.new_state(1)[0]
-    for name in (
-        "hand",
-        "stk",
-        "draw",
-        "side",
-        "centre",
-        "fl_cards",
-        "fl_slots",
-        "top_owner",
-        "fl_pile",
-    ):
-        rec[name] = -1
-    rec["fl_kind"] = engine.K_NONE
-    rec["fl_land"] = engine.NEVER
-    rec["winner"] = -1
-    rec["clock"] = v.clock
-    rec["phase"] = engine.STUCK if v.stuck else engine.PLAY
-    rec["flip_at"] = v.flip_at
-    rec["placed_at"] = v.placed_at
+    rec = blank_record(v, seats=2, more_fields=("stk",))
     me, opp = v.seat, 1 - v.seat
     colour = (
         (me, opp) if jap else (-1, -1)
