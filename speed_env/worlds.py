@@ -285,14 +285,14 @@ def _put_pile(rec: np.ndarray, field: str, k: int, top_first: list[int]) -> None
     rec[field + "_n"][k] = len(top_first)
 
 
-def blank_record(view: Any, seats: int, more_fields: tuple[str, ...] = ()) -> np.void:
+def blank_record(view: Any, seats: int, more_fields: tuple[str, ...] = ()) -> np.ndarray:
     """One game record holding no card, at the view's clock and phase (the worlds' start).
 
     Every card field (and ``more_fields``) is ``-1``, nothing is in flight, nobody has won;
     ``view`` gives ``clock``, ``stuck``, ``flip_at`` and ``placed_at``. Shared by the two-seat
     worlds here and the n-seat ones of :mod:`speed_env.party_worlds`.
     """
-    rec = engine.new_state(1, seats)[0]
+    rec: np.ndarray = engine.new_state(1, seats)[0]  # np.void, typed as the array it views
     cards = ("hand", "draw", "side", "centre", "fl_cards", "fl_slots", "top_owner", "fl_pile")
     for name in (*cards, *more_fields):
         rec[name] = -1
