@@ -92,13 +92,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``speed`` command; user errors print one line and return 2."""
+    """Run the ``speed`` command; user errors print one line and return 2.
+
+    A SIGTERM stops a command as Ctrl-C does (:func:`agents.runtime.interrupts.sigterm_stops`):
+    what Ctrl-C saves is saved, and the exit status is 143 where Ctrl-C's is 130.
+    """
     args = build_parser().parse_args(argv)
+    from agents.runtime import interrupts  # only now: importing the CLI loads no kit layer
+
+    with interrupts.sigterm_stops() as term:
+        code = _run(args)
+    return interrupts.TERMINATED if code == interrupts.INTERRUPTED and term.received else code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The parsed command's exit status, an error it raised printed as one line."""
+    from agents.runtime import interrupts
+
     try:
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(interrupts.said_interrupted(exc), file=sys.stderr)
+        return interrupts.INTERRUPTED
     # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
     # input like any other, and one a library could not allocate reads no better as a traceback.
     except (UsageError, ValueError, OSError, MemoryError) as exc:
