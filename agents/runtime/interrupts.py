@@ -1,5 +1,4 @@
-"""Ctrl-C and SIGTERM: a SIGTERM that stops a run as Ctrl-C does, and both held back over a
-block of code and raised when it ends.
+"""SIGTERM raised as Ctrl-C is; both held back over a block and raised when it ends.
 
 A run started in the background by a shell without job control (``nohup speed ... &``, a
 queue's script) has SIGINT ignored, and a batch system (SLURM's ``scancel`` or time limit),
