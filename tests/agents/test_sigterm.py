@@ -129,3 +129,19 @@ def test_speed_stopped_by_sigterm_keeps_what_ctrl_c_keeps_exits_143_and_resumes(
         return doc
 
     assert results(part) == results(whole)  # as if never stopped
+
+
+def test_python_m_train_recipe_stopped_by_sigterm_exits_143():
+    """``python -m train.ppo`` (``recipe_main``) runs under ``sigterm_stops`` too."""
+    pytest.importorskip("sb3_contrib", reason="the [train] extra is not installed")
+    from train.common.settings import recipe_main
+    from train.ppo import Config
+
+    def train(cfg):  # stopped as a run is: it saves, and says it did not finish
+        try:
+            _term_self()
+        except Terminated:
+            return {"complete": False}
+        return {"complete": True}
+
+    assert recipe_main(Config, train, [], prog="python -m train.ppo", description="") == 143
