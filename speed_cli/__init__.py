@@ -103,9 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A reader of stdout that stops early ends the command quietly (:data:`BROKEN_PIPE`), as
     Python's documentation on SIGPIPE advises: Python ignores the signal, so the write raises.
+    A SIGTERM stops a command as Ctrl-C does (:func:`agents.runtime.interrupts.sigterm_stops`):
+    what Ctrl-C saves is saved, and the exit status is 143 where Ctrl-C's is 130.
     """
     try:
-        status = _run(argv)
+        status = _run_stopping(argv)
         sys.stdout.flush()  # here, not at exit: a reader gone is met inside the try
     except BrokenPipeError:
         if not _stdout_reader_gone():  # another pipe (a worker's): a real error
@@ -127,16 +129,27 @@ def _stdout_reader_gone() -> bool:
         return False
 
 
-def _run(argv: Sequence[str] | None) -> int:
-    """Parse ``argv`` and run its command; user errors print one line and return 2."""
+def _run_stopping(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command, a SIGTERM raised as Ctrl-C is (exit status 143)."""
     args = build_parser().parse_args(argv)
+    from agents.runtime import interrupts  # only now: importing the CLI loads no kit layer
+
+    with interrupts.sigterm_stops() as term:
+        code = _run(args)
+    return interrupts.TERMINATED if code == interrupts.INTERRUPTED and term.received else code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The parsed command's exit status, an error it raised printed as one line."""
+    from agents.runtime import interrupts
+
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # not an error of the user's: main decides
         raise
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(interrupts.said_interrupted(exc), file=sys.stderr)
+        return interrupts.INTERRUPTED
     # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
     # input like any other, and one a library could not allocate reads no better as a traceback.
     except (UsageError, ValueError, OSError, MemoryError) as exc:

@@ -11,10 +11,10 @@ a child (``python -m speed_data.minari_writer``) and the caller streams records 
   into its datasets folder (a staging folder, :mod:`speed_data.minari_target`), a batch at
   a time, and after ``finish`` syncs the files to disk and answers ``("ok", episodes,
   steps)``, or ``("error", line)`` on any failure;
-- the child ignores Ctrl-C (the parent decides), keeps HDF5's diagnostics to itself (its
-  stderr is read by the parent and dropped but for a last Python error line), and on an end
-  of its input before ``finish`` (the parent was interrupted or killed) removes what it
-  wrote and exits; after a failure it leaves the files to the parent (which first measures
+- the child ignores Ctrl-C and SIGTERM (the parent decides), keeps HDF5's diagnostics to
+  itself (its stderr is read by the parent and dropped but for a last Python error line), and
+  on an end of its input before ``finish`` (the parent was interrupted or killed) removes
+  what it wrote and exits; after a failure it leaves the files to the parent (which first measures
   the free space, to say whether the disk was full).
 
 :class:`DatasetWriter` is the parent's side; any failure of the child, a crash included, is
@@ -193,7 +193,10 @@ def _serve(inp: IO[bytes], out: IO[bytes]) -> int:
 
 def main() -> int:
     """The child: serve one dataset write from stdin (see the module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the parent's to handle
+    # A Ctrl-C, or a SIGTERM sent to every process of the run, is the parent's to handle: it
+    # closes this child's input, and the child removes what it wrote.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     # The answers go on a copy of stdout; anything else printing goes to stderr.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

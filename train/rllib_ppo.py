@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.runtime.files import write_json
+from agents.runtime.interrupts import interrupted_by, said_interrupted
 from train.common.sizes import hidden
 
 ENV_RUNNERS = ("batch", "games")
@@ -321,9 +322,9 @@ def _train(cfg: Config) -> dict[str, Any]:
                         algo.save_to_path(str((out / "checkpoints" / f"iter_{i}").resolve()))
                         export(algo, cfg, out / "model", {"iterations": i})
             complete = True
-        except KeyboardInterrupt:
-            stopped = "interrupted (Ctrl-C)"
-            print("interrupted: saving what was trained", file=sys.stderr)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or a SIGTERM (agents.runtime.interrupts)
+            stopped = f"interrupted ({interrupted_by(exc)})"
+            print(f"{said_interrupted(exc)}: saving what was trained", file=sys.stderr)
         # Broad on purpose: any failure inside RLlib still leaves a model and a summary.
         except Exception as exc:  # save what was trained, say why, then raise it
             error, stopped = exc, f"failed: {type(exc).__name__}: {exc}"

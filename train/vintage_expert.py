@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.runtime.interrupts import interrupted_by, said_interrupted
 from agents.vintage.search import PRIORS
 from train.vintage import expert_fit
 from train.vintage.expert_fit import agreement, held_out
@@ -447,11 +448,11 @@ def _train(cfg: ExpertConfig) -> dict[str, Any]:
                 }
             )
             if not complete:
-                stopped = "interrupted (Ctrl-C)"
+                stopped = f"interrupted ({interrupted_by()})"
                 break
-    except KeyboardInterrupt:
-        stopped = "interrupted (Ctrl-C)"
-        _log(cfg, "interrupted: keeping what finished")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or a SIGTERM (agents.runtime.interrupts)
+        stopped = f"interrupted ({interrupted_by(exc)})"
+        _log(cfg, f"{said_interrupted(exc)}: keeping what finished")
     except Exception as exc:  # keep what finished, say why in summary.json, then raise it
         error, stopped = exc, f"failed: {type(exc).__name__}: {exc}"
         _log(cfg, f"{stopped}; keeping what finished")

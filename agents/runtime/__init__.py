@@ -12,7 +12,8 @@
   :mod:`speed_env.user_file`).
 - :mod:`~agents.runtime.progress`: the progress bar of chunked runs.
 - :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
-- :mod:`~agents.runtime.interrupts`: Ctrl-C held back over a block and raised when it ends.
+- :mod:`~agents.runtime.interrupts`: SIGTERM raised as Ctrl-C is; both held back over a block
+  and raised when it ends.
 - :mod:`~agents.runtime.flags`: command-line flags made from a settings dataclass, one a field.
 """
 

@@ -22,8 +22,9 @@ agent's failure and the results of the jobs that finished. Without ``players``,
 or for a failure no agent of its job is blamed for, the run stops as Ctrl-C
 does. A local worker process that dies (killed, or ended by native code) stops
 it the same way, naming the jobs that were in flight. On Ctrl-C or a stop the
-local workers are terminated at once (they ignore SIGINT themselves, so one
-Ctrl-C is the parent's to handle), never waited for.
+local workers are killed at once (they ignore SIGINT and SIGTERM themselves, so one
+Ctrl-C, or a SIGTERM sent to every process of the run, is the parent's to handle), never
+waited for.
 """
 
 from __future__ import annotations
@@ -140,9 +141,10 @@ class _Contained:
         )
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's, which then terminates the workers."""
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C and SIGTERM are the parent's, which then kills the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -157,7 +159,7 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in processes:
-        proc.terminate()
+        proc.kill()  # SIGKILL: the workers ignore SIGTERM
 
 
 def _died(
@@ -273,7 +275,7 @@ def _run_pool(
     is queued behind a failure and played anyway.
     """
     pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_sigint
+        max_workers=workers, mp_context=get_context("spawn"), initializer=_ignore_interrupts
     )
     futures: dict[Future[R], int] = {}
     # One iterator for the whole run: the generator below resumes it, so each job is

@@ -69,6 +69,23 @@ def test_ctrl_c_while_fitting_the_clone_writes_a_summary_and_no_model(
     )
 
 
+def sigterm_while_fitting(self_policy, *args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # a real SIGTERM: speed's handler raises it here
+    time.sleep(5)  # not reached: the handler raises before the sleep ends
+
+
+def test_a_sigterm_while_fitting_the_clone_is_named_in_the_summary(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bc, "_fit", sigterm_while_fitting)
+    out = tmp_path / "run"
+    assert cli(["train", "realtime", *TINY, "--out", str(out)]) == 143  # as a SIGTERM during PPO
+    said = summary(out)
+    assert said["stopped"] == "interrupted (SIGTERM) while cloning chain: fitting (1 epochs)"
+    assert said["model"] is None and not (out / "model.json").exists()
+    assert "interrupted (SIGTERM) while cloning chain: fitting (1 epochs): no model" in (
+        capsys.readouterr().out
+    )
+
+
 def test_ctrl_c_after_the_clone_is_fitted_saves_it_and_resume_trains_on(
     tmp_path, monkeypatch, capsys
 ):

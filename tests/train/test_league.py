@@ -239,6 +239,25 @@ def test_a_ctrl_c_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_pa
         signal.signal(signal.SIGINT, before)
 
 
+def test_a_sigterm_the_recipe_swallows_still_stops_the_member(monkeypatch, tmp_path):
+    """The same for a SIGTERM (``speed`` stops on it as on Ctrl-C): kept by the harness, it
+    still stops the member."""
+    import contextlib
+    import signal
+
+    import train.exploit
+    from agents.runtime.interrupts import sigterm_stops
+
+    def swallowed(cfg, charged=None):
+        with contextlib.suppress(KeyboardInterrupt):  # as agents/tournament/harness.py does
+            signal.raise_signal(signal.SIGTERM)
+        return {"stopped": None}
+
+    monkeypatch.setattr(train.exploit, "exploit", swallowed)
+    with pytest.raises(MemberInterrupted), sigterm_stops():
+        train_member(["chain"], [1.0], None, "us", MemberBudget(256), 0, tmp_path / "m")
+
+
 def test_init_previous_starts_each_member_from_the_last_and_trains_against_the_meta(
     whole, tmp_path
 ):

@@ -214,7 +214,9 @@ def test_a_failure_after_an_update_still_saves_the_model(tmp_path, monkeypatch):
     assert not (out / "run.lock").exists()
 
 
-def start_speed(*argv: str) -> subprocess.Popen[str]:
+def start_speed(*argv: str, nohup: bool = False) -> subprocess.Popen[str]:
+    """``speed`` started; with ``nohup``, with SIGINT ignored, as ``nohup speed ... &`` starts
+    it (a shell without job control starts a background command so)."""
     return subprocess.Popen(
         [*speed(), *argv],
         cwd=ROOT,
@@ -222,6 +224,7 @@ def start_speed(*argv: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if nohup else None,
     )
 
 
@@ -316,3 +319,43 @@ def test_speed_train_realtime_ctrl_c_then_resume_to_its_own_budget(tmp_path):
     argv[argv.index("--games") + 1] = "2"
     assert argv[0] == "speed" and cli(argv[1:]) == 0
     assert (out / "tournament" / "results.json").exists()
+
+
+def ignores_sigint(pid: int) -> bool:
+    """Whether process ``pid`` ignores SIGINT (its ``SigIgn`` mask in /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = int(next(x for x in status.splitlines() if x.startswith("SigIgn:")).split()[1], 16)
+    return bool(mask >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_speed_train_realtime_started_with_nohup_stops_on_sigterm_then_resumes(tmp_path):
+    """A run started as ``nohup speed train ... &`` starts it (SIGINT ignored, so Ctrl-C cannot
+    reach it), stopped as a batch system or ``kill`` stops it (SIGTERM): it saves what was
+    trained and says so as on Ctrl-C, with no traceback, exits 143, and ``--resume`` finishes
+    it."""
+    out = tmp_path / "run"
+    argv = ["train", "realtime", "--timesteps", "2000", *SMALL, "--out", str(out)]
+    first = start_speed(*argv, nohup=True)
+    try:
+        wait_for_a_rollout(first, out)
+        assert ignores_sigint(first.pid)
+        first.send_signal(signal.SIGTERM)
+        stdout, stderr = first.communicate(timeout=300)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 143, (stdout[-2000:], stderr)
+    assert "interrupted (SIGTERM): saving what was trained" in stdout
+    assert "Traceback" not in stderr and "Traceback" not in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert not summary["complete"] and summary["stopped"] == "interrupted (SIGTERM)"
+    assert 512 <= summary["timesteps"] < 2000
+    assert agents.make(f"ppo:{out / 'model.json'}", "us") is not None
+    assert not (out / "run.lock").exists()
+
+    done = run_speed("train", "realtime", "--resume", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] and summary["stopped"] is None and summary["timesteps"] >= 2000

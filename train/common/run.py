@@ -40,6 +40,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from agents.runtime.interrupts import interrupted_by, said_interrupted
 from train.common import global_rng
 from train.common.budget import Budget, budget_line, describe, plan
 from train.common.curves import Panel, append_eval, last_rows, plot_curves
@@ -352,9 +353,9 @@ class Run:
                 f"{int(self.model.num_timesteps):,} timesteps "
                 f"({(time.perf_counter() - t0) / 60:.1f} min of training): saving it"
             )
-        except KeyboardInterrupt:
-            stopped = "interrupted (Ctrl-C)"
-            self.bar.print("interrupted: saving what was trained")
+        except KeyboardInterrupt as exc:  # Ctrl-C, or a SIGTERM (agents.runtime.interrupts)
+            stopped = f"interrupted ({interrupted_by(exc)})"
+            self.bar.print(f"{said_interrupted(exc)}: saving what was trained")
         except Exception as exc:  # anything else: save what was trained, then raise it again
             self.error = exc
             stopped = f"failed: {type(exc).__name__}: {exc}"
@@ -412,9 +413,11 @@ class Run:
                 summary["final_evaluation"] = "done"
             curves = self.plot()
             summary["curves"] = str(curves) if curves else None
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             summary["final_evaluation"] = "skipped (interrupted)"
-            self.bar.print("interrupted: final evaluation skipped (the model is saved)")
+            self.bar.print(
+                f"{said_interrupted(exc)}: final evaluation skipped (the model is saved)"
+            )
         except Exception as exc:
             summary["final_evaluation"] = f"failed: {type(exc).__name__}: {exc}"
             self._summarise(summary)
@@ -443,7 +446,8 @@ class Run:
         self.bar.print(f"next, {next_is}: {summary['next']}")
 
     def stop_warm_start(self, exc: KeyboardInterrupt, **extra: Any) -> dict[str, Any]:
-        """Ctrl-C before the loop, while the run started warm: ``summary.json`` says where.
+        """Ctrl-C (or SIGTERM) before the loop, while the run started warm: ``summary.json`` says
+        where.
 
         - while cloning (:class:`train.bc.CloningInterrupted`): no model, the network being
           half fitted; ``state.json`` keeps no checkpoint, so ``--resume`` refuses the folder
@@ -461,7 +465,7 @@ class Run:
             "model": None,
             "curves": None,
             "complete": False,
-            "stopped": f"interrupted (Ctrl-C) {where}",
+            "stopped": f"interrupted ({interrupted_by(exc)}) {where}",
             "ended_by": None,
             "timesteps": 0,
             "budget": self.budget.record(),
@@ -478,7 +482,8 @@ class Run:
         finally:  # also after a second Ctrl-C while saving: the summary says what exists
             self._summarise(summary)
         saved = "no model" if cloning else f"the warm start saved as {summary['model']}"
-        self.bar.print(f"interrupted {where}: {saved}; wrote {self.out / 'summary.json'}")
+        said = said_interrupted(exc)
+        self.bar.print(f"{said} {where}: {saved}; wrote {self.out / 'summary.json'}")
         return summary
 
     def _summarise(self, summary: dict[str, Any]) -> None:

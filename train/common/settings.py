@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from agents.runtime import interrupts
 from agents.runtime.flags import FlagParser, add_flags, from_args
 from speed_env.batch_size import MAX_GAMES
 from train.common.numbers import count, real
@@ -383,13 +384,17 @@ def recipe_main(
 ) -> int:
     """``python -m train.<recipe>``: parse the flags of ``cls``, train.
 
-    A bad setting prints one line and returns 2, an interrupted run returns 130.
+    A bad setting prints one line and returns 2, a run interrupted by Ctrl-C returns 130, by
+    SIGTERM (which stops it as Ctrl-C does: :func:`agents.runtime.interrupts.sigterm_stops`) 143.
     """
     args = settings_parser(cls, prog, description).parse_args(argv)  # type: ignore[arg-type]
-    try:
-        summary = train(from_args(cls, args))
-    # A bad setting or an unusable folder: one line and exit 2, not a traceback.
-    except (ValueError, OSError, MemoryError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    return 0 if summary["complete"] else 130
+    with interrupts.sigterm_stops() as term:
+        try:
+            summary = train(from_args(cls, args))
+        # A bad setting or an unusable folder: one line and exit 2, not a traceback.
+        except (ValueError, OSError, MemoryError) as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+    if summary["complete"]:
+        return 0
+    return interrupts.TERMINATED if term.received else interrupts.INTERRUPTED

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from agents.runtime.interrupts import terminated
+
 
 @dataclass(frozen=True)
 class MemberBudget:
@@ -165,6 +167,7 @@ def train_member(
             charged=charging_nothing_to(think, targets),
             **settings,
         )
-    if ctrl_c or held.get("stopped"):
+    # A SIGTERM (agents.runtime.interrupts) that landed in an evaluation is kept as Ctrl-C is.
+    if ctrl_c or held.get("stopped") or terminated():
         raise MemberInterrupted(f"training of {out} was interrupted")
     return out / "model.json"

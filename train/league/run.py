@@ -250,7 +250,7 @@ def run_league(
     shows bars on stderr, the members' and the games'.
     """
     from agents.runtime import run_identity
-    from agents.runtime.interrupts import sigint_deferred
+    from agents.runtime.interrupts import said_interrupted, sigint_deferred
 
     folder = Path(out)
     rules = check(settings)
@@ -313,8 +313,8 @@ def run_league(
             left = None if deadline is None else (deadline - time.perf_counter()) / 60
             try:
                 _round(league, folder, k, settings, games, train, left, progress, say)
-            except KeyboardInterrupt:  # MemberInterrupted, or Ctrl-C between the steps
-                say(f"interrupted in round {k}: {k - 1} finished rounds kept in "
+            except KeyboardInterrupt as exc:  # MemberInterrupted, or Ctrl-C between the steps
+                say(f"{said_interrupted(exc)} in round {k}: {k - 1} finished rounds kept in "
                     f"{saved}; --resume continues at round {k}")  # fmt: skip
                 return 130
         with sigint_deferred():
