@@ -44,6 +44,7 @@ import torch
 
 from agents.chain import tied_best
 from speed_env.policy import Policy
+from train.common.warm_start import CloningInterrupted
 
 if TYPE_CHECKING:
     from train.common.run import Run
@@ -78,14 +79,6 @@ class BCConfig:
     continues."""
     dagger_epochs: int = 4
     """Passes over all data so far after each DAgger round."""
-
-
-class CloningInterrupted(KeyboardInterrupt):
-    """Ctrl-C while cloning: the network is half fitted; ``stage`` says where it stopped."""
-
-    def __init__(self, teacher: str, stage: str) -> None:
-        super().__init__(f"while cloning {teacher}: {stage}")
-        self.teacher, self.stage = teacher, stage
 
 
 def best_actions(teacher: Any, obs: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> np.ndarray:

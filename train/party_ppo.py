@@ -34,6 +34,7 @@ from typing import Any
 
 from train.common.curves import Panel
 from train.common.settings import specs
+from train.common.warm_start import stop_warm_start
 
 SEATS = (3, 4)
 """The seat counts this branch trains at (two seats: :mod:`train.ppo` itself)."""
@@ -304,7 +305,7 @@ def train_party(cfg: Any, folder: Any, seed: int) -> dict[str, Any]:
                     run.evaluate(0)  # the curve starts where the warm start stands
             # No loop to catch it yet: the summary says where it stopped, as PPO's Ctrl-C does.
             except KeyboardInterrupt as exc:
-                return run.stop_warm_start(exc, players=cfg.players, think=thinking)
+                return stop_warm_start(run, exc, players=cfg.players, think=thinking)
         env_base = (dict(env.timing), dict(env.counters))
         start, steps, wall, stopped = run.learn()
         summary = run.finish(

@@ -51,6 +51,7 @@ from typing import Any
 from train.common.curves import Panel
 from train.common.settings import RunSettings, check_ppo, recipe_main, specs, weighted
 from train.common.think import check_think
+from train.common.warm_start import stop_warm_start
 
 __all__ = [
     "Config",
@@ -426,7 +427,7 @@ def _train(cfg: Config, folder: Any, seed: int) -> dict[str, Any]:
                     run.evaluate(0)
             # No loop to catch it yet: the summary says where it stopped, as PPO's Ctrl-C does.
             except KeyboardInterrupt as exc:
-                return run.stop_warm_start(exc, think=thinking)
+                return stop_warm_start(run, exc, think=thinking)
 
         # 5. Loop ------------------------------------------------------------------------
         env_base = (dict(env.timing), dict(env.counters))

@@ -53,6 +53,7 @@ import numpy as np
 
 from train.common.curves import Panel
 from train.common.settings import RunSettings, check_ppo, recipe_main, specs
+from train.common.warm_start import stop_warm_start
 
 __all__ = [
     "VintageConfig",
@@ -403,7 +404,7 @@ def _train(cfg: VintageConfig, folder: Any, seed: int) -> dict[str, Any]:
                 bc.warm_start(run, env, teachers, teacher_view=raw)
                 run.evaluate(0)
             except KeyboardInterrupt as exc:
-                return run.stop_warm_start(exc)
+                return stop_warm_start(run, exc)
 
         # 5. Loop ------------------------------------------------------------------------
         eval_before = run.timing["eval_s"]

@@ -23,7 +23,7 @@ from helpers_run import ROOT
 import agents
 from speed_cli import main as cli
 from train import bc
-from train.common import run as run_module
+from train.common import run
 
 TINY = [
     *("--timesteps", "512", "--n-envs", "16", "--n-steps", "32", "--batch-size", "256"),
@@ -89,14 +89,14 @@ def test_a_sigterm_while_fitting_the_clone_is_named_in_the_summary(tmp_path, mon
 def test_ctrl_c_after_the_clone_is_fitted_saves_it_and_resume_trains_on(
     tmp_path, monkeypatch, capsys
 ):
-    evaluate = run_module.Run.evaluate
+    evaluate = run.Run.evaluate
 
     def interrupted_at_zero(self, steps, checkpoint=None):
         if steps == 0:  # the warm start's first evaluation
             raise KeyboardInterrupt
         return evaluate(self, steps, checkpoint)
 
-    monkeypatch.setattr(run_module.Run, "evaluate", interrupted_at_zero)
+    monkeypatch.setattr(run.Run, "evaluate", interrupted_at_zero)
     out = tmp_path / "run"
     assert cli(["train", "realtime", *TINY, "--out", str(out)]) == 130
     said = summary(out)

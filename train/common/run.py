@@ -15,12 +15,11 @@ how a saved model is scored against the evaluation bots (``score``, rows of
 - the budget in whole rollouts (:mod:`train.common.budget`: said when it is not the
   one asked, recorded as requested vs used), and the wall-clock one (``minutes``:
   no rollout starts past it, :class:`OutOfTime`);
-- the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C or an
-  exception stops it and the run still finishes) and the finish, the model
-  first: a checkpoint and ``model.json``, ``summary.json``, and only then a
-  last evaluation and the curves (so nothing that draws or reports can lose
-  the model). ``summary.json`` says whether the run reached its budget and,
-  when not, why.
+- the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C, SIGTERM or an exception
+  stops it and the run still finishes) and the finish, the model first: a checkpoint and
+  ``model.json``, ``summary.json``, and only then a last evaluation and the curves (so nothing
+  that draws or reports can lose the model). ``summary.json`` says whether the run reached its
+  budget and, when not, why (before the loop: :func:`~train.common.warm_start.stop_warm_start`).
 
 :func:`run_recipe` is the frame around a recipe's own steps: its steps 1 and 2
 (the settings and the seeding), the same in both, and the folder's lock held
@@ -399,9 +398,9 @@ class Run:
         # Even a Ctrl-C here leaves a summary that says the model was not saved.
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
-            self._summarise(summary)
+            self.summarise(summary)
             raise
-        self._summarise(summary)
+        self.summarise(summary)
         # 2. What reports on it.
         try:
             if self.error is not None:
@@ -420,9 +419,9 @@ class Run:
             )
         except Exception as exc:
             summary["final_evaluation"] = f"failed: {type(exc).__name__}: {exc}"
-            self._summarise(summary)
+            self.summarise(summary)
             raise
-        self._summarise(summary)
+        self.summarise(summary)
         if self.error is not None:
             raise self.error
         return summary
@@ -445,48 +444,7 @@ class Run:
             self.bar.print(f"what it reached at {steps:,} timesteps: {reached}")
         self.bar.print(f"next, {next_is}: {summary['next']}")
 
-    def stop_warm_start(self, exc: KeyboardInterrupt, **extra: Any) -> dict[str, Any]:
-        """Ctrl-C (or SIGTERM) before the loop, while the run started warm: ``summary.json`` says
-        where.
-
-        - while cloning (:class:`train.bc.CloningInterrupted`): no model, the network being
-          half fitted; ``state.json`` keeps no checkpoint, so ``--resume`` refuses the folder
-          saying why;
-        - after the warm start (its first evaluation, say): the warm start is the model, saved
-          at 0 timesteps with its checkpoint, and ``--resume`` trains on from it.
-        """
-        from train.bc import CloningInterrupted
-
-        cloning = isinstance(exc, CloningInterrupted)
-        init_bc = getattr(self.cfg, "init_bc", None)
-        warm = f"cloning {init_bc}" if init_bc else "the warm start"
-        where = str(exc) if cloning else f"after {warm}, before training"
-        summary: dict[str, Any] = {
-            "model": None,
-            "curves": None,
-            "complete": False,
-            "stopped": f"interrupted ({interrupted_by(exc)}) {where}",
-            "ended_by": None,
-            "timesteps": 0,
-            "budget": self.budget.record(),
-            **extra,
-            "final_evaluation": "skipped (interrupted before training)",
-        }
-        if cloning:
-            self.state["stopped"] = summary["stopped"]  # what --resume's refusal says
-        self.bar.close(0)
-        try:
-            if not cloning:
-                self.checkpoint(0)
-                summary["model"] = str(self.save(self.out / "model", 0))
-        finally:  # also after a second Ctrl-C while saving: the summary says what exists
-            self._summarise(summary)
-        saved = "no model" if cloning else f"the warm start saved as {summary['model']}"
-        said = said_interrupted(exc)
-        self.bar.print(f"{said} {where}: {saved}; wrote {self.out / 'summary.json'}")
-        return summary
-
-    def _summarise(self, summary: dict[str, Any]) -> None:
+    def summarise(self, summary: dict[str, Any]) -> None:
         """Write ``summary.json`` (with the evaluation time, the warm start and the latest
         evaluation rows) and ``state.json``."""
         last = self.last_eval if self.last_eval else last_rows(self.out / self.eval_csv)

@@ -104,7 +104,7 @@ class RunFolder:
                 "choose another --out"
             )
         if "checkpoint" not in state:
-            # A run stopped while cloning says so (Run.stop_warm_start): nothing to go on from.
+            # A run stopped while cloning says so (warm_start.stop_warm_start): nothing to go on.
             why = state.get("stopped") or "stopped before its first"
             raise ValueError(
                 f"--resume: {self.path} holds no checkpoint yet ({why}); "
