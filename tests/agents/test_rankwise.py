@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers_rankwise import torch_actor
 
 import speed_env
 from agents.model_io import kit_model
@@ -73,17 +74,9 @@ def test_numpy_inference_equals_torch_inference():
     """The numpy actor the bundled agent plays with gives the torch actor's logits, on played
     and on uniformly random observations."""
     torch = pytest.importorskip("torch")
-    from train.policy.rankwise_policy import RankwiseActor
 
     tensors = random_tensors(3)
-    actor = RankwiseActor(DIM, HIDDEN, torch.nn.ReLU)
-    with torch.no_grad():
-        for k in range(len(HIDDEN)):
-            actor.act[k].weight.copy_(torch.as_tensor(tensors[f"act.{k}.weight"]))
-            actor.act[k].bias.copy_(torch.as_tensor(tensors[f"act.{k}.bias"]))
-        for head in ("score", "wait"):
-            getattr(actor, head).weight.copy_(torch.as_tensor(tensors[f"{head}.weight"]))
-            getattr(actor, head).bias.copy_(torch.as_tensor(tensors[f"{head}.bias"]))
+    actor = torch_actor(DIM, HIDDEN, tensors)
     policy = RankwisePolicy(tensors, "relu", obs_dim=DIM)
     rng = np.random.default_rng(0)
     for obs in (played_observations("japanese"), rng.random((64, DIM), dtype=np.float32)):

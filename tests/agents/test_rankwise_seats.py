@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers_rankwise import torch_actor
 
 import agents
 import speed_env
@@ -138,18 +139,11 @@ def test_numpy_and_torch_give_the_gathered_networks_logits_at_n_seats(players):
     """The numpy player and the torch actor (both with the folded first layer) give the logits
     of the gathered features through the shared MLP, on played and on random observations."""
     torch = pytest.importorskip("torch")
-    from train.policy.rankwise_policy import RankwiseActor, RankwiseExtractor
+    from train.policy.rankwise_policy import RankwiseExtractor
 
     dim = party_obs_dim(make_rules("us", players=players))
     tensors = random_tensors(dim, seed=players)
-    actor = RankwiseActor(dim, HIDDEN, torch.nn.ReLU)
-    with torch.no_grad():
-        for k in range(len(HIDDEN)):
-            actor.act[k].weight.copy_(torch.as_tensor(tensors[f"act.{k}.weight"]))
-            actor.act[k].bias.copy_(torch.as_tensor(tensors[f"act.{k}.bias"]))
-        for head in ("score", "wait"):
-            getattr(actor, head).weight.copy_(torch.as_tensor(tensors[f"{head}.weight"]))
-            getattr(actor, head).bias.copy_(torch.as_tensor(tensors[f"{head}.bias"]))
+    actor = torch_actor(dim, HIDDEN, tensors)
     policy = RankwisePolicy(tensors, "relu", obs_dim=dim)
     rng = np.random.default_rng(0)
     for obs in (played_observations(players), rng.random((32, dim), dtype=np.float32)):
