@@ -1,7 +1,7 @@
 """A full disk (``ENOSPC``) or quota (``EDQUOT``) met by the kit's writers and ``speed``.
 
-No real full disk here (that needs root to mount one): ``os.fdopen``, the writers' one way to a
-staged temporary, hands back a file whose ``write`` raises the error, as a full disk's does.
+No real full disk here (that needs root to mount one): the writes meet it through
+:func:`tests.helpers_full_disk.fill_disk_at`.
 docs/model-files.md's "On a full disk" walks the same with a small tmpfs.
 """
 
@@ -22,44 +22,7 @@ from agents.runtime import files
 from agents.think_sweep import report as think_report
 from agents.tournament import report as tournament_report
 from speed_cli import NO_SPACE, main
-
-
-class _FullFile:
-    """A staged temporary on a full disk: nothing lands, ``write`` raises ``errno``."""
-
-    def __init__(self, file: Any, code: int) -> None:
-        self.file, self.code = file, code
-
-    def __enter__(self) -> _FullFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
-
-    def write(self, data: bytes) -> int:
-        raise OSError(self.code, os.strerror(self.code))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.file, name)
-
-
-def fill_disk_at(monkeypatch: pytest.MonkeyPatch, name: str, code: int = errno.ENOSPC) -> None:
-    """Writes of the file called ``name`` (through its staged temporary) meet a full disk."""
-    real_mkstemp, real_fdopen = tempfile.mkstemp, os.fdopen
-    names: dict[int, str] = {}
-
-    def mkstemp(*args: Any, **kw: Any) -> tuple[int, str]:
-        fd, path = real_mkstemp(*args, **kw)
-        names[fd] = path
-        return fd, path
-
-    def fdopen(fd: int, *args: Any, **kw: Any) -> Any:
-        file = real_fdopen(fd, *args, **kw)
-        # A staged temporary is named .TARGET.w…: the target's name follows the dot.
-        return _FullFile(file, code) if Path(names.get(fd, "")).name[1:].startswith(name) else file
-
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
-    monkeypatch.setattr(os, "fdopen", fdopen)
+from tests.helpers_full_disk import FullFile, fill_disk_at
 
 
 def _listing(folder: Path) -> dict[str, bytes]:
@@ -191,10 +154,8 @@ def test_speed_tournament_on_a_full_disk_says_so_in_one_line_and_goes_on_later(
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT], ids=["ENOSPC", "EDQUOT"])
-def test_a_full_disk_where_no_file_is_named_names_the_output_folder(
-    tmp_path, monkeypatch, capsys, code
-):
-    """The folder's lock is written with ``os.pwrite``, whose error names no file."""
+def test_a_full_disk_at_the_folder_lock_names_the_lock(tmp_path, monkeypatch, capsys, code):
+    """The folder's lock is written with ``os.pwrite``, whose error names no file of itself."""
 
     def pwrite(*args: Any) -> int:
         raise OSError(code, os.strerror(code))
@@ -203,8 +164,24 @@ def test_a_full_disk_where_no_file_is_named_names_the_output_folder(
     out = tmp_path / "t"
     assert main([*TOURNAMENT, "--out", str(out)]) == NO_SPACE
     err = capsys.readouterr().err
-    assert err.startswith(f"speed tournament: error: {os.strerror(code)} writing into {out}; ")
+    assert err.startswith(f"speed tournament: error: {os.strerror(code)} writing {out}/run.lock; ")
     assert err.count("\n") == 1
+    assert os.listdir(out) == []  # the lock let go of and removed
+
+
+def test_a_full_disk_that_names_no_file_names_the_output_folder(tmp_path, monkeypatch, capsys):
+    """A library's own write (a logger's, say) fails naming no file: ``--out`` is named."""
+    import speed_cli.tournament
+
+    def run(args: Any) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(speed_cli.tournament, "run", run)
+    out = tmp_path / "t"
+    assert main([*TOURNAMENT, "--out", str(out)]) == NO_SPACE
+    assert capsys.readouterr().err.startswith(
+        f"speed tournament: error: No space left on device writing into {out}; "
+    )
 
 
 def test_a_full_disk_at_the_chunk_log_names_the_log(tmp_path, monkeypatch, capsys):
@@ -213,9 +190,7 @@ def test_a_full_disk_at_the_chunk_log_names_the_log(tmp_path, monkeypatch, capsy
 
     def path_open(self: Path, mode: str = "r", *args: Any, **kw: Any) -> Any:
         file = real_open(self, mode, *args, **kw)
-        return (
-            _FullFile(file, errno.ENOSPC) if self.name == "chunks.jsonl" and "w" in mode else file
-        )
+        return FullFile(file, errno.ENOSPC) if self.name == "chunks.jsonl" and "w" in mode else file
 
     monkeypatch.setattr(Path, "open", path_open)
     out = tmp_path / "t"

@@ -267,10 +267,21 @@ class Run:
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:
         """The model (``save``) and its optimizer at ``steps``; ``state.json`` points at it."""
-        from train.policy.checkpoint import save_optimizer
+        from train.policy.checkpoint import optimizer_path, save_optimizer
 
-        path = self.save(self.out / "checkpoints" / f"step_{steps:09d}", steps)
-        save_optimizer(self.model, path)
+        stem = self.out / "checkpoints" / f"step_{steps:09d}"
+        manifest = stem.with_name(stem.name + ".json")
+        files = (manifest, stem.with_name(stem.name + ".safetensors"), optimizer_path(manifest))
+        made = [f for f in files if not f.exists()]
+        try:
+            path = self.save(stem, steps)
+            save_optimizer(self.model, path)
+        except BaseException:
+            # A checkpoint is whole or absent (a full disk at the optimizer): the files this
+            # call made go; one from before at these steps is left as it was.
+            for f in made:
+                f.unlink(missing_ok=True)
+            raise
         self.state.update(
             timesteps=steps,
             n_updates=int(self.model._n_updates),
@@ -398,6 +409,7 @@ class Run:
         # Even a Ctrl-C here leaves a summary that says the model was not saved.
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
+            self.state["done"] = False  # as the summary says: not done, whatever the steps
             self.summarise(summary)
             raise
         self.summarise(summary)
