@@ -2,7 +2,7 @@
 
 No real full disk here (that needs root to mount one): the writes meet it through
 :func:`tests.helpers_full_disk.fill_disk_at`.
-docs/model-files.md's "On a full disk" walks the same with a small tmpfs.
+docs/bots.md's "On a full disk" walks the same with a small tmpfs.
 """
 
 from __future__ import annotations
