@@ -36,3 +36,9 @@ def test_a_full_disk_at_the_optimizer_leaves_no_half_checkpoint_and_no_done_run(
     summary = json.loads((out / "summary.json").read_text())
     assert "checkpoint" not in state and state["done"] is False
     assert summary["complete"] is False and "saving the model failed" in summary["stopped"]
+    # Nothing to resume, and the refusal says why rather than "stopped before its first".
+    assert main([*TRAIN, "--resume", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"speed train: error: --resume: {out} holds no checkpoint yet (saving the model failed: "
+        f"could not write {optim}: No space left on device); start it again with another --out"
+    )

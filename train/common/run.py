@@ -410,6 +410,8 @@ class Run:
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
             self.state["done"] = False  # as the summary says: not done, whatever the steps
+            if "checkpoint" not in self.state:  # nothing to resume: the refusals say why
+                self.state["stopped"] = summary["stopped"]
             self.summarise(summary)
             raise
         self.summarise(summary)
