@@ -5,8 +5,9 @@ imports what the command needs lazily. The CLI sits above every layer of the kit
 (``speed_env`` <- ``agents`` <- ``train``), which never import it; importing it loads none of
 them (nor torch, matplotlib or ray). Errors in user input print one line and exit with code 2;
 an agent that fails (:class:`agents.runtime.failures.AgentFailure`) prints one line naming it and
-exits with code 1. Output read by a reader that stops early (``speed replay FILE | head``) ends
-the command quietly with code 141, as a program that SIGPIPE ends.
+exits with code 1; a full disk or an exhausted quota prints one line naming the file and exits
+with :data:`NO_SPACE` (74). Output read by a reader that stops early (``speed replay FILE |
+head``) ends the command quietly with code 141, as a program that SIGPIPE ends.
 
 - :mod:`~speed_cli.__main__`: ``python -m speed_cli``, the ``speed`` command.
 - :mod:`~speed_cli.common`: what several commands share: the usage error, the settings mixins of
@@ -65,7 +66,7 @@ from speed_cli import (
 )
 from speed_cli.common import Parser, UsageError
 
-__all__ = ["UsageError", "build_parser", "main"]
+__all__ = ["NO_SPACE", "UsageError", "build_parser", "main"]
 
 COMMANDS = (
     demo,
@@ -96,6 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 BROKEN_PIPE = 128 + 13
 """The exit code where stdout's reader went away (``| head``): a shell's for death by SIGPIPE."""
+
+
+NO_SPACE = 74
+"""The exit code where a write met a full disk or quota (``ENOSPC``, ``EDQUOT``): sysexits.h's
+``EX_IOERR``. Not 2: the input was fine, and the same command goes on once there is room."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -153,6 +159,14 @@ def _run(args: argparse.Namespace) -> int:
     # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
     # input like any other, and one a library could not allocate reads no better as a traceback.
     except (UsageError, ValueError, OSError, MemoryError) as exc:
+        from agents.runtime.files import no_space
+
+        full = no_space(exc)
+        if full is not None:
+            print(
+                f"speed {args.command}: error: {_no_space_line(args, exc, full)}", file=sys.stderr
+            )
+            return NO_SPACE
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
@@ -164,3 +178,19 @@ def _run(args: argparse.Namespace) -> int:
             raise
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _no_space_line(args: argparse.Namespace, exc: BaseException, full: OSError) -> str:
+    """One line for a write that met a full disk: what, where, and what to do.
+
+    Where: the file the error names (the kit's writers name theirs), else the command's
+    ``--out``. Every kit writer leaves what it had written before as it was, so the same
+    command, run again once there is room, goes on or says why not.
+    """
+    path = getattr(exc, "filename", None) or full.filename
+    out = getattr(args, "out", None)
+    where = f" writing {path}" if path else f" writing into {out}" if out else ""
+    return (
+        f"{full.strerror or 'No space left on device'}{where}; what was written before is left "
+        "as it was: free some space and run the same command again"
+    )

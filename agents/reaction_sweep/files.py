@@ -10,7 +10,7 @@ from typing import Any
 from agents.reaction_sweep.plots import curve_png, grid_png
 from agents.reaction_sweep.results import rows_csv
 from agents.reaction_sweep.work import SweepError
-from agents.runtime.files import write_atomic
+from agents.runtime.files import write_together
 from speed_env import user_file
 
 FILES = {
@@ -39,7 +39,7 @@ def load(folder: str | Path) -> dict[str, Any]:
 def write_outputs(
     out: Path, doc: dict[str, Any], compare: Sequence[dict[str, Any]] = ()
 ) -> list[Path]:
-    """Write a sweep's CSV, JSON and figures into ``out`` (atomically); return their paths.
+    """Write a sweep's CSV, JSON and figures into ``out`` (all or none); return their paths.
 
     ``compare`` holds earlier sweeps' documents drawn beside this one on the curve.
     """
@@ -50,8 +50,6 @@ def write_outputs(
     }
     if doc["settings"]["grid"]:
         files[FILES["grid"]] = grid_png(doc)
-    paths = []
-    for name, data in files.items():
-        write_atomic(out / name, data)
-        paths.append(out / name)
-    return paths
+    # Together: a failure (a full disk) leaves the old set whole or none, never results
+    # without their figures.
+    return write_together({out / name: data for name, data in files.items()})

@@ -17,9 +17,13 @@ was killed cannot, so every write first removes, from the folder it writes to,
 the temporaries of writers on this host whose process no longer exists
 (:func:`remove_stale_temps`). A live writer's temporary is never touched.
 
-Files that belong together (a report card's ``report.json``, ``report.md`` and ``report.png``)
-are written by :func:`write_together`: every one staged first, then all renamed, so a failure
-leaves the old set whole, never a mix of two.
+Files that belong together (a report card's ``report.json``, ``report.md`` and ``report.png``;
+a tournament's results and figures) are written by :func:`write_together`: every one staged
+first, then all renamed, so a failure leaves the old set whole, never a mix of two.
+
+A failed write raises :class:`WriteError`, an ``OSError`` that keeps the system's ``errno`` and
+names the file (a plain ``write`` failing names none); :func:`no_space` tells a full disk or an
+exhausted quota from other failures, so the ``speed`` command can say so in one line.
 
 Reading a user's file is :mod:`speed_env.user_file`'s (regular files only, bounded).
 """
@@ -42,16 +46,50 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "WriteError",
     "check_creatable",
     "check_writable",
     "csv_text",
+    "no_space",
     "remove_stale_temps",
     "stage",
     "write_atomic",
+    "write_error",
     "write_json",
     "write_text",
     "write_together",
 ]
+
+NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The ``errno`` values of a write refused for want of room: a full disk, an exhausted quota."""
+
+
+class WriteError(OSError):
+    """A file that could not be written: the message names it; ``errno``, ``filename`` kept."""
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError, message: str) -> None:
+        super().__init__(cause.errno, cause.strerror or str(cause), str(path))
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def no_space(exc: BaseException) -> OSError | None:
+    """The full-disk (or quota) ``OSError`` behind ``exc``, or None where there is none.
+
+    Follows the chain of causes, since the kit rewords an error where it knows more (which
+    file, which run) and may leave the system's error as the cause.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in NO_SPACE_ERRNOS:
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
 
 _TEMP = re.compile(r"^\..+\.w(?P<pid>\d+)-(?P<host>[0-9a-f]{8})-[A-Za-z0-9_]*\.tmp$")
 
@@ -157,6 +195,18 @@ def _umask() -> int:
     return umask
 
 
+def write_error(path: str | os.PathLike[str], exc: OSError) -> WriteError | None:
+    """``exc``, a failure writing ``path`` (or its temporary), as an error naming ``path``.
+
+    A failed ``write`` names no file, and a temporary's name means nothing to a user. Only a
+    plain ``OSError`` (a full disk, an I/O error) is reworded; a subclass such as
+    ``PermissionError`` gives None, to go on as it is for callers that catch it by kind.
+    """
+    if type(exc) is not OSError:
+        return None
+    return WriteError(path, exc, f"could not write {path}: {exc.strerror or exc}")
+
+
 def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> Path:
     """Write ``data`` to a new hidden temporary beside ``path``; its path.
 
@@ -166,7 +216,13 @@ def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path.name), suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(path.name), suffix=".tmp")
+    except OSError as exc:
+        named = write_error(path, exc)
+        if named is None:
+            raise
+        raise named from exc
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -175,6 +231,12 @@ def stage(path: str | os.PathLike[str], data: bytes, *, fsync: bool = False) -> 
                 os.fsync(f.fileno())
         # mkstemp made it 0600; a result is an ordinary file, as open() would have made it.
         os.chmod(tmp, 0o666 & ~_umask())
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        named = write_error(path, exc)
+        if named is None:
+            raise
+        raise named from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -205,10 +267,12 @@ def write_json(path: str | os.PathLike[str], value: Any) -> Path:
     return write_text(path, json.dumps(value, indent=2) + "\n")
 
 
-def _cannot_write(path: Path, exc: OSError) -> OSError:
+def _cannot_write(path: Path, exc: OSError) -> WriteError:
     """The error of a set whose ``path`` could not be written: it names the file."""
-    return OSError(
-        f"could not write {path}: {exc.strerror or exc}; the files there are left as they were"
+    return WriteError(
+        path,
+        exc,
+        f"could not write {path}: {exc.strerror or exc}; the files there are left as they were",
     )
 
 

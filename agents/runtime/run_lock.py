@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
+from agents.runtime.files import write_error
+
 __all__ = [
     "LOCK_NAME",
     "FolderInUse",
@@ -176,11 +178,17 @@ class FolderLock:
             self.command,
             time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         )
-        # Truncate first: a shorter record must not keep the tail of a stale owner's.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(asdict(owner)) + "\n").encode("utf-8"), 0)
-        # On disk now: after a power cut the next run can still name who held the folder.
-        os.fsync(fd)
+        try:
+            # Truncate first: a shorter record must not keep the tail of a stale owner's.
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(asdict(owner)) + "\n").encode("utf-8"), 0)
+            # On disk now: after a power cut the next run can still name who held the folder.
+            os.fsync(fd)
+        except OSError as exc:  # a full disk: named, so the one line says where
+            named = write_error(self.path, exc)
+            if named is None:
+                raise
+            raise named from exc
         return self
 
     def release(self) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.reaction_sweep.results import OUTCOME_COLUMNS, outcome_cells
 from agents.runtime import plotting
-from agents.runtime.files import csv_text, write_atomic
+from agents.runtime.files import csv_text, write_together
 
 FILES = {
     "csv": "think_sweep.csv",
@@ -157,14 +157,12 @@ def curve_png(doc: dict[str, Any]) -> bytes:
 
 
 def write_outputs(out: Path, doc: dict[str, Any]) -> list[Path]:
-    """Write the CSV, the JSON and the plot into ``out`` (atomically); their paths."""
+    """Write the CSV, the JSON and the plot into ``out`` (all or none); their paths."""
     files = {
         FILES["csv"]: rows_csv(doc).encode(),
         FILES["json"]: json.dumps(doc, indent=2).encode(),
         FILES["plot"]: curve_png(doc),
     }
-    paths = []
-    for name, data in files.items():
-        write_atomic(out / name, data)
-        paths.append(out / name)
-    return paths
+    # Together: a failure (a full disk) leaves the old set whole or none, never results
+    # without their figures.
+    return write_together({out / name: data for name, data in files.items()})

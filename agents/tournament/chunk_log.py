@@ -33,6 +33,7 @@ format   what it holds
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from agents.runtime.files import write_atomic, write_text
+from agents.runtime.files import write_atomic, write_error, write_text
 from agents.tournament.harness import Chunk
 
 R = TypeVar("R")
@@ -164,10 +165,19 @@ class ChunkLog:
         self._run = run
 
     def add(self, result: Any) -> None:
-        """Append ``result`` with the run's identity; durable before the run goes on."""
-        self._file.write(result_to_json(result, self._run) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Append ``result`` with the run's identity; durable before the run goes on.
+
+        A failure (a full disk) names the log; a line it cut short is dropped on ``--resume``.
+        """
+        try:
+            self._file.write(result_to_json(result, self._run) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            named = write_error(self.path, exc)
+            if named is None:
+                raise
+            raise named from exc
 
     def close(self, complete: bool = False) -> None:
         """Close the file; the log stays, for a later ``--resume``.
@@ -259,8 +269,16 @@ def open_log(
     header = run.header()
     if not resume:
         file = path.open("w", encoding="utf-8")
-        file.write(json.dumps(header) + "\n")
-        file.flush()
+        try:
+            file.write(json.dumps(header) + "\n")
+            file.flush()
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # what could not be flushed is lost, not retried
+                file.close()
+            named = write_error(path, exc)
+            if named is None:
+                raise
+            raise named from exc
         return ChunkLog(path, file, header["run"]), {}
     try:
         lines = path.read_text(encoding="utf-8").split("\n")

@@ -1,8 +1,9 @@
 """Tournament outputs: the terminal leaderboard and the files in ``--out``.
 
-Files are written with :func:`agents.runtime.files.write_atomic` (a temporary name in
-the output folder, renamed into place), so an interrupted or failed write never
-leaves a half-written file over a good one.
+Files are written together with :func:`agents.runtime.files.write_together` (each staged
+under a temporary name in the output folder, then all renamed into place), so an
+interrupted or failed write (a full disk) never leaves a half-written file over a good
+one, nor results without their figures.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agents.runtime import plotting
-from agents.runtime.files import write_atomic
+from agents.runtime.files import write_together
 
 # Per-agent columns after "win %": shown when the agents carry the key (one game reports
 # cards played and bounces, another mean penalties).
@@ -330,8 +331,6 @@ def write_outputs(
     if replays:
         files["replays.jsonl"] = ("\n".join(replays) + "\n").encode()
     files.update(extra or {})
-    paths = []
-    for name, data in files.items():
-        write_atomic(out / name, data)
-        paths.append(out / name)
-    return paths
+    # Together: a failure (a full disk) leaves the old set whole or none, never results
+    # without their figures.
+    return write_together({out / name: data for name, data in files.items()})

@@ -260,11 +260,12 @@ def test_speed_data_generate_on_a_full_disk_says_so_in_one_line(tmp_path, monkey
 
     out = tmp_path / "records"
     full_disk(monkeypatch)
-    assert speed_cli.main(["data", "generate", "--games", "1", "--out", str(out)]) == 2
+    code = speed_cli.main(["data", "generate", "--games", "1", "--out", str(out)])
+    assert code == speed_cli.NO_SPACE
     err = capsys.readouterr().err
     assert err == (
-        f"speed data: error: cannot write {out / IDENTITY_NAME}: the disk holding {out} is "
-        "full; it is left as it was (nothing half-written)\n"
+        f"speed data: error: No space left on device writing {out / IDENTITY_NAME}; what was "
+        "written before is left as it was: free some space and run the same command again\n"
     )
     assert os.listdir(out) == []
 

@@ -1,29 +1,27 @@
 """The mechanics of a training run, the same for both recipes.
 
-A recipe (``train/ppo.py``, ``train/vintage_ppo.py``) builds its env and its
-model and says three things about its game: how a model is saved (``save``),
-how a saved model is scored against the evaluation bots (``score``, rows of
-``eval.csv``) and how those rows read (``report``). :class:`Run` does the rest:
+A recipe (``train/ppo.py``, ``train/vintage_ppo.py``) builds its env and its model and says
+three things about its game: how a model is saved (``save``), how a saved model is scored
+against the evaluation bots (``score``, rows of ``eval.csv``) and how those rows read
+(``report``). :class:`Run` does the rest:
 
-- the run folder (:class:`~train.common.run_folder.RunFolder`: settings, state,
-  summary), SB3's logs, the progress bar (tqdm: rate, time left, the latest
-  evaluation as a note);
-- every ``eval_every`` timesteps a checkpoint (the model in the kit's format
-  plus the optimizer, :mod:`train.policy.checkpoint`) and an evaluation of it,
-  appended to ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.common.curves`);
+- the run folder (:class:`~train.common.run_folder.RunFolder`: settings, state, summary),
+  SB3's logs, the progress bar (tqdm: rate, time left, the latest evaluation as a note);
+- every ``eval_every`` timesteps a checkpoint, whole or absent (the model in the kit's format
+  plus the optimizer, :mod:`train.policy.checkpoint`), and an evaluation of it, appended to
+  ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.common.curves`);
 - resuming a run from its last checkpoint (``--resume``, :meth:`Run.resume`);
-- the budget in whole rollouts (:mod:`train.common.budget`: said when it is not the
-  one asked, recorded as requested vs used), and the wall-clock one (``minutes``:
-  no rollout starts past it, :class:`OutOfTime`);
+- the budget in whole rollouts (:mod:`train.common.budget`: said when it is not the one asked,
+  recorded as requested vs used), and the wall-clock one (``minutes``: no rollout starts past
+  it, :class:`OutOfTime`);
 - the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C, SIGTERM or an exception
   stops it and the run still finishes) and the finish, the model first: a checkpoint and
   ``model.json``, ``summary.json``, and only then a last evaluation and the curves (so nothing
   that draws or reports can lose the model). ``summary.json`` says whether the run reached its
   budget and, when not, why (before the loop: :func:`~train.common.warm_start.stop_warm_start`).
 
-:func:`run_recipe` is the frame around a recipe's own steps: its steps 1 and 2
-(the settings and the seeding), the same in both, and the folder's lock held
-until the run ends.
+:func:`run_recipe` is the frame around a recipe's own steps: its steps 1 and 2 (the settings
+and the seeding), the same in both, and the folder's lock held until the run ends.
 """
 
 from __future__ import annotations
@@ -267,10 +265,11 @@ class Run:
     # ------------------------------------------------------------------ periodic work
     def checkpoint(self, steps: int) -> Path:
         """The model (``save``) and its optimizer at ``steps``; ``state.json`` points at it."""
-        from train.policy.checkpoint import save_optimizer
+        from train.policy.checkpoint import save_optimizer, whole_or_absent
 
-        path = self.save(self.out / "checkpoints" / f"step_{steps:09d}", steps)
-        save_optimizer(self.model, path)
+        stem = self.out / "checkpoints" / f"step_{steps:09d}"
+        with whole_or_absent(stem):  # weights without their optimizer are no checkpoint
+            save_optimizer(self.model, path := self.save(stem, steps))
         self.state.update(
             timesteps=steps,
             n_updates=int(self.model._n_updates),
@@ -398,6 +397,7 @@ class Run:
         # Even a Ctrl-C here leaves a summary that says the model was not saved.
         except BaseException as exc:
             summary.update(complete=False, stopped=stopped or f"saving the model failed: {exc}")
+            self.folder.not_saved(summary["stopped"])  # not done, whatever the steps
             self.summarise(summary)
             raise
         self.summarise(summary)

@@ -183,6 +183,13 @@ class RunFolder:
         """Save ``state.json`` (atomically)."""
         write_json(self.state_path, self.state)
 
+    def not_saved(self, why: str) -> None:
+        """Mark the run not done, its model unsaved; where it has no checkpoint, ``why`` is
+        what the refusals of a new run and of ``--resume`` say (nothing to go on from)."""
+        self.state["done"] = False
+        if "checkpoint" not in self.state:
+            self.state["stopped"] = why
+
     def write_summary(self, summary: dict[str, Any]) -> Path:
         """Save ``summary.json`` (atomically); its path."""
         return write_json(self.path / "summary.json", summary)

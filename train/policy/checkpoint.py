@@ -9,7 +9,9 @@ containers). Resuming never loads an SB3 ``.zip``.
 
 from __future__ import annotations
 
+import contextlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +125,24 @@ def save_optimizer(model: Any, manifest: Path) -> Path:
     buf = io.BytesIO()
     torch.save(model.policy.optimizer.state_dict(), buf)
     return write_atomic(optimizer_path(manifest), buf.getvalue())
+
+
+@contextlib.contextmanager
+def whole_or_absent(stem: Path) -> Iterator[None]:
+    """Checkpoint ``stem``'s files made in the block are removed when the block fails.
+
+    A checkpoint is whole or absent: a full disk at the optimizer leaves no weights that a
+    reader could take for one. Files there before the block (one at these steps) are kept.
+    """
+    manifest = stem.with_name(stem.name + ".json")
+    files = (manifest, stem.with_name(stem.name + ".safetensors"), optimizer_path(manifest))
+    made = [f for f in files if not f.exists()]
+    try:
+        yield
+    except BaseException:
+        for f in made:
+            f.unlink(missing_ok=True)
+        raise
 
 
 def load_checkpoint(model: Any, manifest: str | Path) -> None:
