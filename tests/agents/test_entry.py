@@ -88,6 +88,22 @@ def test_a_ctrl_c_while_the_parser_imports_the_kit_ends_with_one_line(monkeypatc
     assert capsys.readouterr().err == "interrupted\n"
 
 
+class _InterruptedImport:
+    """A finder that meets a Ctrl-C where ``speed`` first imports the kit."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "agents.runtime.entry":
+            raise KeyboardInterrupt
+        return None
+
+
+def test_a_ctrl_c_while_speed_first_imports_the_kit_ends_with_one_line(monkeypatch, capsys):
+    monkeypatch.delitem(sys.modules, "agents.runtime.entry", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_InterruptedImport(), *sys.meta_path])
+    assert speed_cli.main(["agents"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
 def test_what_else_a_callback_swallows_is_still_reported(monkeypatch):
     from agents.runtime.entry import run_main
 
