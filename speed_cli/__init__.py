@@ -45,7 +45,8 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from speed_cli import (
     agents,
@@ -99,15 +100,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     It ends as every entry point of the kit does (:func:`agents.runtime.entry.run_main`): Ctrl-C
     prints ``interrupted`` and returns 130; a SIGTERM stops it as Ctrl-C does (what Ctrl-C saves
     is saved) and returns 143; a reader of stdout that stops early (``| head``) ends it quietly
-    with 141. Parsing is inside: building the parser imports the kit, which compiles numba's
-    kernels in a fresh tree, a wait a Ctrl-C often lands in.
+    with 141. The same goes for a Ctrl-C while the command first imports the kit and builds its
+    parser: in a fresh tree numba compiles its kernels then, a wait a Ctrl-C often lands in.
     """
+    swallowed: list[KeyboardInterrupt] = []
     try:
-        from agents.runtime.entry import run_main  # only now: importing the CLI loads no kit layer
-    except KeyboardInterrupt:  # while the kit imports (before run_main can say it)
+        run_main = _entry(swallowed)
+    except KeyboardInterrupt:  # while the kit imports, before run_main is there to say it
         print("interrupted", file=sys.stderr)
         return 128 + signal.SIGINT
-    return run_main(lambda: _run(build_parser().parse_args(argv)))
+    return run_main(lambda: _run(_parsed(argv)), swallowed=swallowed)
+
+
+def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """``argv`` parsed; a Ctrl-C swallowed while the kit imported (:func:`_entry`) raised now."""
+    args = build_parser().parse_args(argv)
+    from agents.runtime.entry import raise_swallowed
+
+    raise_swallowed()
+    return args
+
+
+def _entry(swallowed: list[KeyboardInterrupt]) -> Callable[..., int]:
+    """:func:`agents.runtime.entry.run_main`, imported (the CLI's first import of the kit).
+
+    The import compiles numba's kernels in a fresh tree, and a Ctrl-C that lands in numba's
+    cache callback is swallowed by Python there: it is put in ``swallowed`` for ``run_main``
+    (:func:`_parsed` raises it), and a ``RuntimeError`` that follows it (numba's "no compiled
+    object yet") is raised as the ``KeyboardInterrupt`` it is. Anything else Python swallowed is
+    reported as it would be.
+    """
+    unraisable: list[Any] = []
+    previous, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        from agents.runtime.entry import run_main  # only now: importing the CLI loads no kit layer
+    except RuntimeError:
+        if not any(isinstance(u.exc_value, KeyboardInterrupt) for u in unraisable):
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        sys.unraisablehook = previous
+        for u in unraisable:
+            if isinstance(u.exc_value, KeyboardInterrupt):
+                swallowed.append(u.exc_value)
+            else:
+                previous(u)
+    return run_main
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -12,9 +12,11 @@ The ``speed`` command and every ``python -m speed_lab.<study>`` run their ``main
 A Ctrl-C can also land where Python cannot raise it: in a callback that C code calls, such as
 the one numba's compiler calls when it caches a kernel (on first use, in a fresh tree). Python
 prints it as "Exception ignored" and goes on, and numba then fails with ``RuntimeError: no
-compiled object yet``. Under :func:`run_main` such a swallowed interrupt is noted, quietly, and
-a ``RuntimeError`` that follows it ends the program as the interrupt would have; a
-``RuntimeError`` with no interrupt before it is an error like any other.
+compiled object yet``. Under :func:`run_main` such a swallowed interrupt is noted, quietly; a
+``RuntimeError`` that follows it ends the program as the interrupt would have (a ``RuntimeError``
+with no interrupt before it is an error like any other), and :func:`raise_swallowed` raises it
+where the program can stop (``speed``: once the kit is imported). One swallowed later, with
+no error after it, is lost, as Python loses it: a second Ctrl-C stops the program.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import os
 import select
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -70,17 +72,31 @@ def swallowed_interrupt() -> KeyboardInterrupt | None:
     return None
 
 
-def run_main(main: Callable[[], int | None]) -> int:
+def raise_swallowed() -> None:
+    """Raise here, where raising is safe, the interrupt Python swallowed so far under
+    :func:`run_main` (:func:`swallowed_interrupt`); nothing where none was.
+
+    A program calls it at a point it can stop at (``speed``: once its parser has imported the
+    kit), so a Ctrl-C that landed in a callback still stops it there.
+    """
+    first = swallowed_interrupt()
+    if first is not None:
+        raise first
+
+
+def run_main(main: Callable[[], int | None], *, swallowed: Sequence[KeyboardInterrupt] = ()) -> int:
     """Run a program's ``main`` and return its exit status, ended as the module docstring says:
     130 after Ctrl-C, 143 after SIGTERM, 141 where stdout's reader went away.
 
     ``main`` returns its status (``None`` is 0); it may parse the command line itself (an
-    interrupt while it imports is then an interrupt like any other). Use it only at a
-    program's entry point: it sets SIGTERM's handler and ``sys.unraisablehook`` while it runs.
+    interrupt while it imports is then an interrupt like any other). ``swallowed``: interrupts
+    Python swallowed before this module was imported (``speed``'s first import of the kit),
+    counted as if swallowed here. Use it only at a program's entry point: it sets SIGTERM's
+    handler and ``sys.unraisablehook`` while it runs.
     """
     try:
         try:
-            status = _stopping(main)
+            status = _stopping(main, swallowed)
         finally:
             sys.stdout.flush()  # here, not at exit: a reader gone is met inside the try
     except BrokenPipeError:
@@ -93,20 +109,21 @@ def run_main(main: Callable[[], int | None]) -> int:
     return status
 
 
-def _stopping(main: Callable[[], int | None]) -> int:
+def _stopping(main: Callable[[], int | None], swallowed: Sequence[KeyboardInterrupt]) -> int:
     """``main``'s status, an interrupt (Ctrl-C, SIGTERM, or one swallowed then failed on)
     printed as one line; 143 for any interrupted status once a SIGTERM has arrived."""
-    with sigterm_stops() as term, swallowed_noted():
+    with sigterm_stops() as term, swallowed_noted() as hook:
+        hook.caught.extend(swallowed)
         try:
             status = int(main() or 0)
         except KeyboardInterrupt as exc:
             print(said_interrupted(exc), file=sys.stderr)
             status = INTERRUPTED
         except RuntimeError:
-            swallowed = swallowed_interrupt()
-            if swallowed is None:
+            first = swallowed_interrupt()
+            if first is None:
                 raise
-            print(said_interrupted(swallowed), file=sys.stderr)
+            print(said_interrupted(first), file=sys.stderr)
             status = INTERRUPTED
     return TERMINATED if status == INTERRUPTED and term.received else status
 

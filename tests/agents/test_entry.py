@@ -89,19 +89,48 @@ def test_a_ctrl_c_while_the_parser_imports_the_kit_ends_with_one_line(monkeypatc
 
 
 class _InterruptedImport:
-    """A finder that meets a Ctrl-C where ``speed`` first imports the kit."""
+    """A finder that meets ``body`` where ``speed`` first imports the kit."""
+
+    def __init__(self, body) -> None:
+        self.body = body
 
     def find_spec(self, name, path=None, target=None):
         if name == "agents.runtime.entry":
-            raise KeyboardInterrupt
+            self.body()
         return None
 
 
-def test_a_ctrl_c_while_speed_first_imports_the_kit_ends_with_one_line(monkeypatch, capsys):
+def _swallowed_then_failed() -> None:
+    _in_a_c_callback(_ctrl_c)
+    raise RuntimeError("no compiled object yet for <Library 'latency_ms'>")
+
+
+def _swallowed() -> None:
+    _in_a_c_callback(_ctrl_c)  # and the import goes on: no error tells of it
+
+
+def _ctrl_c_raised() -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("body", [_ctrl_c_raised, _swallowed_then_failed, _swallowed])
+def test_a_ctrl_c_while_speed_first_imports_the_kit_ends_with_one_line(
+    monkeypatch, capsys, ctrl_c_raises, body
+):
     monkeypatch.delitem(sys.modules, "agents.runtime.entry", raising=False)
-    monkeypatch.setattr(sys, "meta_path", [_InterruptedImport(), *sys.meta_path])
+    monkeypatch.setattr(sys, "meta_path", [_InterruptedImport(body), *sys.meta_path])
     assert speed_cli.main(["agents"]) == 130
-    assert capsys.readouterr().err == "interrupted\n"
+    assert capsys.readouterr() == ("", "interrupted\n")  # the command never ran
+
+
+def test_a_runtime_error_while_speed_imports_the_kit_with_no_interrupt_is_raised(monkeypatch):
+    def fails() -> None:
+        raise RuntimeError("a broken install")
+
+    monkeypatch.delitem(sys.modules, "agents.runtime.entry", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_InterruptedImport(fails), *sys.meta_path])
+    with pytest.raises(RuntimeError, match="a broken install"):
+        speed_cli.main(["agents"])
 
 
 def test_what_else_a_callback_swallows_is_still_reported(monkeypatch):
