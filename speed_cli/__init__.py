@@ -44,10 +44,10 @@ head``) ends the command quietly with code 141, as a program that SIGPIPE ends.
 from __future__ import annotations
 
 import argparse
-import os
-import select
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from speed_cli import (
     agents,
@@ -95,10 +95,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-BROKEN_PIPE = 128 + 13
-"""The exit code where stdout's reader went away (``| head``): a shell's for death by SIGPIPE."""
-
-
 NO_SPACE = 74
 """The exit code where a write met a full disk or quota (``ENOSPC``, ``EDQUOT``): sysexits.h's
 ``EX_IOERR``. Not 2: the input was fine, and the same command goes on once there is room."""
@@ -107,55 +103,63 @@ NO_SPACE = 74
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``speed`` command; user errors print one line and return 2.
 
-    A reader of stdout that stops early ends the command quietly (:data:`BROKEN_PIPE`), as
-    Python's documentation on SIGPIPE advises: Python ignores the signal, so the write raises.
-    A SIGTERM stops a command as Ctrl-C does (:func:`agents.runtime.interrupts.sigterm_stops`):
-    what Ctrl-C saves is saved, and the exit status is 143 where Ctrl-C's is 130.
+    It ends as every entry point of the kit does (:func:`agents.runtime.entry.run_main`): Ctrl-C
+    prints ``interrupted`` and returns 130; a SIGTERM stops it as Ctrl-C does (what Ctrl-C saves
+    is saved) and returns 143; a reader of stdout that stops early (``| head``) ends it quietly
+    with 141. The same goes for a Ctrl-C while the command first imports the kit and builds its
+    parser: in a fresh tree numba compiles its kernels then, a wait a Ctrl-C often lands in.
     """
+    swallowed: list[KeyboardInterrupt] = []
     try:
-        status = _run_stopping(argv)
-        sys.stdout.flush()  # here, not at exit: a reader gone is met inside the try
-    except BrokenPipeError:
-        if not _stdout_reader_gone():  # another pipe (a worker's): a real error
-            raise
-        # Python flushes stdout again at exit: to nowhere now, so nothing more is raised.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return BROKEN_PIPE
-    return status
+        run_main = _entry(swallowed)
+    except KeyboardInterrupt:  # while the kit imports, before run_main is there to say it
+        print("interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    return run_main(lambda: _run(_parsed(argv)), swallowed=swallowed)
 
 
-def _stdout_reader_gone() -> bool:
-    """Whether stdout is a pipe nobody reads any more (its write end polls as an error)."""
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
-    except (OSError, ValueError):  # no file descriptor (a test's capture): not a pipe
-        return False
-
-
-def _run_stopping(argv: Sequence[str] | None) -> int:
-    """Parse ``argv`` and run its command, a SIGTERM raised as Ctrl-C is (exit status 143)."""
+def _parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """``argv`` parsed; a Ctrl-C swallowed while the kit imported (:func:`_entry`) raised now."""
     args = build_parser().parse_args(argv)
-    from agents.runtime import interrupts  # only now: importing the CLI loads no kit layer
+    from agents.runtime.entry import raise_swallowed
 
-    with interrupts.sigterm_stops() as term:
-        code = _run(args)
-    return interrupts.TERMINATED if code == interrupts.INTERRUPTED and term.received else code
+    raise_swallowed()
+    return args
+
+
+def _entry(swallowed: list[KeyboardInterrupt]) -> Callable[..., int]:
+    """:func:`agents.runtime.entry.run_main`, imported (the CLI's first import of the kit).
+
+    The import compiles numba's kernels in a fresh tree, and a Ctrl-C that lands in numba's
+    cache callback is swallowed by Python there: it is put in ``swallowed`` for ``run_main``
+    (:func:`_parsed` raises it), and a ``RuntimeError`` that follows it (numba's "no compiled
+    object yet") is raised as the ``KeyboardInterrupt`` it is. Anything else Python swallowed is
+    reported as it would be.
+    """
+    unraisable: list[Any] = []
+    previous, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        from agents.runtime.entry import run_main  # only now: importing the CLI loads no kit layer
+    except RuntimeError:
+        if not any(isinstance(u.exc_value, KeyboardInterrupt) for u in unraisable):
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        sys.unraisablehook = previous
+        for u in unraisable:
+            if isinstance(u.exc_value, KeyboardInterrupt):
+                swallowed.append(u.exc_value)
+            else:
+                previous(u)
+    return run_main
 
 
 def _run(args: argparse.Namespace) -> int:
     """The parsed command's exit status, an error it raised printed as one line."""
-    from agents.runtime import interrupts
-
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # not an error of the user's: main decides
         raise
-    except KeyboardInterrupt as exc:
-        print(interrupts.said_interrupted(exc), file=sys.stderr)
-        return interrupts.INTERRUPTED
     # MemoryError: a request refused by its memory estimate (speed_env.batch_size) is bad
     # input like any other, and one a library could not allocate reads no better as a traceback.
     except (UsageError, ValueError, OSError, MemoryError) as exc:
@@ -170,11 +174,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
-        from agents.specs.guarded import (
-            AgentFailure,  # only now: importing the CLI loads no kit layer
-        )
+        from agents.runtime.entry import swallowed_interrupt
+        from agents.specs.guarded import AgentFailure
 
-        if not isinstance(exc, AgentFailure):
+        # after an interrupt Python swallowed, a failure is the interrupt's (run_main says so)
+        if not isinstance(exc, AgentFailure) or swallowed_interrupt() is not None:
             raise
         print(f"speed {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -3,6 +3,8 @@
 Beside the library (it imports ``speed_env``, ``agents`` and ``train``; nothing
 there imports it). Each study runs as ``python -m speed_lab.<name>`` and prints
 its table; the research notes (docs/research/) quote their results with the command that made them.
+A study ends as ``speed`` does (:func:`agents.runtime.entry.run_main`): Ctrl-C or SIGTERM with
+one line (exit 130 or 143), a reader of its table gone (``| head``) quietly with 141.
 The reaction sweep (``speed experiment reaction``: win rate against reaction latency, with a
 logistic fit) lives in :mod:`agents.reaction_sweep`, since the evaluation card plays one too.
 

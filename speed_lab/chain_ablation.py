@@ -24,5 +24,7 @@ def main() -> None:
     print_rows("preset", 10, [(p, make_rules(p)) for p in args.presets.split(",")], args)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # the kit's endings: Ctrl-C, SIGTERM, a reader gone
+    from agents.runtime.entry import run_main
+
+    raise SystemExit(run_main(main))

@@ -32,5 +32,7 @@ def main() -> None:
     print_rows("options", 42, cases, args)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # the kit's endings: Ctrl-C, SIGTERM, a reader gone
+    from agents.runtime.entry import run_main
+
+    raise SystemExit(run_main(main))

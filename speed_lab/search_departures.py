@@ -78,5 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # the kit's endings: Ctrl-C, SIGTERM, a reader gone
+    from agents.runtime.entry import run_main
+
+    raise SystemExit(run_main(main))

@@ -116,5 +116,7 @@ def main() -> None:
     print(f"run time {time.time() - started:.0f} s")
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # the kit's endings: Ctrl-C, SIGTERM, a reader gone
+    from agents.runtime.entry import run_main
+
+    raise SystemExit(run_main(main))

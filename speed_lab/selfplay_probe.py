@@ -132,5 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps(out))
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
+if __name__ == "__main__":  # the kit's endings: Ctrl-C, SIGTERM, a reader gone
+    from agents.runtime.entry import run_main
+
+    raise SystemExit(run_main(main))

@@ -339,9 +339,18 @@ def run(argv: Sequence[str], prog: str = "speed train bc") -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
+def main() -> int:
+    """``python -m train.bc_data``: bad flags or data print one line and return 2."""
     try:
-        sys.exit(run(sys.argv[1:], "python -m train.bc_data"))
+        return run(sys.argv[1:], "python -m train.bc_data")
+    except BrokenPipeError:  # stdout's reader gone: run_main's to end
+        raise
     except (ValueError, OSError) as exc:  # bad flags or data; a folder in use or unwritable
         print(f"train.bc_data: error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from agents.runtime.entry import run_main  # Ctrl-C, SIGTERM, a reader gone: as speed's
+
+    raise SystemExit(run_main(main))

@@ -28,6 +28,7 @@ The steps of :mod:`train.ppo` (its settings, seeding, run folder, loop and finis
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -77,15 +78,26 @@ def check_party(cfg: Any) -> None:
 
 
 def party_actor(cfg: Any) -> str:
-    """The actor ``cfg.policy`` names at this table: ``auto`` is ``rankwise`` where the rules
-    allow it (13 wrap-around ranks, plain plays), else ``mlp``."""
-    if cfg.policy != "auto":
-        return str(cfg.policy)
+    """The actor ``cfg.policy`` names at this table (:func:`auto_actor`)."""
+    return auto_actor(cfg.policy, lambda: [party_rules(cfg)])
+
+
+def auto_actor(policy: str, rules: Callable[[], Iterable[Any]]) -> str:
+    """The actor ``policy`` names for a run on the rules values ``rules()`` returns.
+
+    ``auto`` is ``rankwise`` where every one of them allows it (13 wrap-around ranks, plain
+    plays), else ``mlp``; any other name is itself. ``rules`` is called only for ``auto``, so a
+    named actor reads no rules. Both recipes ask it: two seats (:func:`train.ppo.chosen_policy`)
+    and this one.
+    """
+    if policy != "auto":
+        return str(policy)
     from agents.model_io.rankwise import check_rules
     from agents.model_io.tensor_file import ModelFormatError
 
     try:
-        check_rules(party_rules(cfg))
+        for each in rules():
+            check_rules(each)
     except ModelFormatError:
         return "mlp"
     return "rankwise"

@@ -175,22 +175,11 @@ def check_config(cfg: Config) -> None:
 
 
 def chosen_policy(cfg: Config) -> str:
-    """The actor ``cfg.policy`` names.
+    """The actor ``cfg.policy`` names: ``auto`` is ``rankwise`` where every rules preset trained
+    on allows it, else ``mlp`` (:func:`train.party_ppo.auto_actor`, the rule at every table)."""
+    from train.party_ppo import auto_actor
 
-    ``auto`` is ``rankwise`` where every rules preset trained on allows it, else ``mlp``;
-    rankwise needs 13 wrap-around ranks and plain plays.
-    """
-    if cfg.policy != "auto":
-        return cfg.policy
-    from agents.model_io.rankwise import check_rules
-    from agents.model_io.tensor_file import ModelFormatError
-
-    try:
-        for rules in parse_rules_options(cfg):
-            check_rules(rules)
-    except ModelFormatError:
-        return "mlp"
-    return "rankwise"
+    return auto_actor(cfg.policy, lambda: parse_rules_options(cfg))
 
 
 def parse_rules_options(cfg: Config) -> list[Any]:
@@ -484,4 +473,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    from agents.runtime.entry import run_main  # a reader gone from stdout: 141, as speed's
+
+    raise SystemExit(run_main(main))

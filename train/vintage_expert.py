@@ -490,4 +490,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    from agents.runtime.entry import run_main  # a reader gone from stdout: 141, as speed's
+
+    raise SystemExit(run_main(main))

@@ -14,6 +14,8 @@
 - :mod:`~agents.runtime.plotting`: matplotlib set up once, figures written atomically.
 - :mod:`~agents.runtime.interrupts`: SIGTERM raised as Ctrl-C is; both held back over a block
   and raised when it ends.
+- :mod:`~agents.runtime.entry`: a program's entry point: how a Ctrl-C, a SIGTERM and a reader
+  gone from stdout end it.
 - :mod:`~agents.runtime.flags`: command-line flags made from a settings dataclass, one a field.
 """
 

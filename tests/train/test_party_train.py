@@ -224,3 +224,18 @@ def test_policy_auto_picks_the_rankwise_actor_at_four_seats_where_the_rules_allo
     from train.party_ppo import party_actor
 
     assert party_actor(Config(**{"players": 4, "opponent": "greedy", **flags})) == actor
+
+
+@pytest.mark.parametrize(
+    ("flags", "actor"),
+    [
+        ({}, "rankwise"),
+        ({"rules": "us,pagat"}, "rankwise"),
+        ({"rules": "us", "options": "jokers=true"}, "mlp"),
+        ({"policy": "mlp"}, "mlp"),
+    ],
+)
+def test_policy_auto_picks_by_the_same_rule_at_two_seats(flags, actor):
+    from train.ppo import chosen_policy
+
+    assert chosen_policy(Config(**{"opponent": "greedy", **flags})) == actor
