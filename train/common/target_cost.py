@@ -28,8 +28,15 @@ from typing import Any
 from train.common.budget import NOMINAL_RATE
 
 __all__ = [
-    *("STATES", "TIMING_S", "WARMUP", "TargetCost", "cost_text", "play_states", "rate"),
-    *("time_target", "time_targets"),
+    "STATES",
+    "TIMING_S",
+    "WARMUP",
+    "TargetCost",
+    "cost_text",
+    "play_states",
+    "rate",
+    "time_target",
+    "time_targets",
 ]
 
 TIMING_S = 2.0
@@ -64,8 +71,7 @@ def time_target(
     """``spec`` built fresh on ``rules`` and timed at batch one on ``states`` (module doc)."""
     import agents
     from agents.chain import ChainAgent
-    from agents.specs.guarded import AgentFailure, calling
-    from train.vec_env.mixture import GuardedPolicy
+    from agents.specs.guarded import AgentFailure, calling, checked_act
     from agents.think.calibrate import timed_calls
 
     total = len(states[0])
@@ -74,10 +80,13 @@ def time_target(
         policy = agents.make(spec, rules, seed=0)
     if type(policy) is ChainAgent:
         return TargetCost(spec, 0.0, 0, total, "compiled")
-    guarded = GuardedPolicy(policy, spec, where)
+
+    def act(obs: Any, mask: Any) -> Any:  # attributed and checked, as training calls it
+        return checked_act(policy, obs, mask, spec=spec, where=where)
+
     times: list[float] = []
     try:
-        for _, took_ms in timed_calls(guarded.act, states, warmup=WARMUP):
+        for _, took_ms in timed_calls(act, states, warmup=WARMUP):
             if took_ms is not None:
                 times.append(took_ms)
                 if sum(times) >= 1000.0 * budget_s:  # the warm-up's time (compiling) not counted
