@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,21 +60,16 @@ def calibrate(
     limit_s: float = LIMIT_S,
 ) -> Calibration:
     """Time ``act`` (agent ``name``'s) at batch one on ``states``; warm-up on their first rows."""
-    obs, mask = states
     start = time.perf_counter()
     times = []
-    warm = min(warmup, len(obs))
-    rows = [*range(warm), *range(len(obs))]
-    for k, i in enumerate(rows):
-        before = time.perf_counter()
-        act(obs[i : i + 1], mask[i : i + 1])
-        after = time.perf_counter()
-        if k >= warm:
-            times.append((after - before) * 1000.0)
-        if after - start > limit_s:
+    calls = min(warmup, len(states[0])) + len(states[0])
+    for k, (elapsed, took_ms) in enumerate(timed_calls(act, states, warmup=warmup)):
+        if took_ms is not None:
+            times.append(took_ms)
+        if elapsed > limit_s:
             raise ThinkError(
-                f"agent {name!r} is too slow to calibrate: {k + 1} of {len(rows)} calls took "
-                f"{after - start:.1f} s, over the {limit_s:g} s limit"
+                f"agent {name!r} is too slow to calibrate: {k + 1} of {calls} calls took "
+                f"{elapsed:.1f} s, over the {limit_s:g} s limit"
             )
     ms = np.asarray(times)
     return Calibration(
@@ -83,6 +78,27 @@ def calibrate(
         decisions=len(times),
         seconds=time.perf_counter() - start,
     )
+
+
+def timed_calls(
+    act: Callable[[np.ndarray, np.ndarray], Any],
+    states: tuple[np.ndarray, np.ndarray],
+    *,
+    warmup: int = WARMUP,
+) -> Iterator[tuple[float, float | None]]:
+    """Call ``act`` at batch one on ``states``' first ``warmup`` rows, then on every row.
+
+    Yields, after each call, the seconds since the first call began and the call's own time in
+    ms (``None`` for a warm-up call, which is not timed). The caller stops when it has enough.
+    """
+    obs, mask = states
+    start = time.perf_counter()
+    warm = min(warmup, len(obs))
+    for k, i in enumerate([*range(warm), *range(len(obs))]):
+        before = time.perf_counter()
+        act(obs[i : i + 1], mask[i : i + 1])
+        after = time.perf_counter()
+        yield after - start, (after - before) * 1000.0 if k >= warm else None
 
 
 def machine_facts() -> dict[str, Any]:

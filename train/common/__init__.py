@@ -21,6 +21,8 @@
   start.
 - :mod:`~train.common.budget`: the numbers a run uses, and the line when they are not the ones
   asked.
+- :mod:`~train.common.target_cost`: a frozen target's ``act`` timed before a run, and the
+  training rate it leaves (the estimate ``speed exploit`` prints).
 - :mod:`~train.common.think`: thinking time charged to the frozen agents a learner trains
   against (``speed exploit``, the league).
 """

@@ -23,8 +23,11 @@ league's)."""
 
 
 def rough_time(seconds: float) -> str:
-    """``87 s`` or ``22 min``: a rough time as the estimates before a run say it."""
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{max(1.0, seconds):.0f} s"
+    """``87 s``, ``22 min`` or ``1 h 45 min``: a rough time as the estimates before a run say it."""
+    minutes = round(seconds / 60)
+    if minutes >= 60:
+        return f"{minutes // 60} h {minutes % 60} min"
+    return f"{minutes} min" if seconds >= 90 else f"{max(1.0, seconds):.0f} s"
 
 
 def whole_rollouts(steps: int, rollout: int) -> int:

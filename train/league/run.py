@@ -344,9 +344,10 @@ def _thinking(think: Any, settings: LeagueSettings, rules: Any) -> dict[str, Any
 def estimate(settings: LeagueSettings, league: dict[str, Any]) -> str:
     """The line said before the work: what is left to play and train, and a rough time.
 
-    The time is training's alone, at the rate the exploiter's estimate assumes
-    (:data:`train.common.budget.NOMINAL_RATE`); the games come on top, and the rounds' own lines
-    say how long each took.
+    The time is training's alone, at the nominal rate (:data:`train.common.budget.NOMINAL_RATE`)
+    whatever the members cost: each member's own estimate (in its ``train.log``) times the
+    mixture it trains against (:mod:`train.common.target_cost`). The games come on top, and the
+    rounds' own lines say how long each took.
     """
     from train.common.budget import NOMINAL_RATE, rough_time
 
