@@ -48,6 +48,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.chain import ChainAgent, tied_best
+from agents.search.playout import play_on_with_chain
 from agents.search.settings import SearchSettings
 from speed_env import engine
 from speed_env.game import Games
@@ -76,25 +77,14 @@ def continuation_scores(
     prof = make_profile(settings.reaction)
     g = Games(n, rules, tick_ms=settings.tick_ms, reaction=(prof, prof))
     g.state[:] = worlds  # a copy into the engine's own records: the caller's stay as they were
-    bot = ChainAgent(rules, seed)
     obs, mask = g.observe()
-    rows = np.arange(n)
-    # Both seats' chain choices first, then the searched seat's overwritten: the same draws
-    # from chain's generator whatever action is being tried.
-    actions = np.stack([bot.act(obs[p], mask[p]) for p in range(2)])
-    actions[seats, rows] = first
-    tick = 0
-    live = rows
-    while True:
-        g.step(actions)
-        tick += 1
-        live = live[g.state["phase"][live] != engine.OVER]
-        if live.size == 0 or (settings.depth and tick >= settings.depth):
-            break
+
+    def observed(live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         g.observe_games(live, obs, mask)
-        actions = np.zeros((2, n), np.int64)  # 0, a wait, for the games already over
-        for p in range(2):
-            actions[p, live] = bot.act(obs[p, live], mask[p, live])
+        return obs, mask
+
+    play_on_with_chain(g.state, g.step, observed, (obs, mask), seats, first, settings, seed, rules)
+    rows = np.arange(n)
     s = g.state
     # Cards left to each seat: hand slots (-1 is empty), stacked cards, draw pile, in flight.
     left = (

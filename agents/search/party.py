@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.chain import ChainAgent
+from agents.search.playout import play_on_with_chain
 from agents.search.settings import SearchSettings
 from speed_env import engine
 from speed_env.party_games import PartyGames
@@ -55,25 +55,18 @@ def party_continuation_scores(
     prof = make_profile(settings.reaction)
     g = PartyGames(n, rules, tick_ms=settings.tick_ms, reaction=prof)
     g.state[:] = worlds  # a copy into the engine's own records: the caller's stay as they were
-    bot = ChainAgent(rules, seed)
-    obs, mask = g.observe()
+    play_on_with_chain(
+        g.state,
+        g.step_observe,
+        lambda live: (g.obs_buf, g.mask_buf),  # every game's rows, rewritten by the step
+        g.observe(),
+        seats,
+        first,
+        settings,
+        seed,
+        rules,
+    )
     rows = np.arange(n)
-    # Every seat's chain choice first, then the searched seat's overwritten: the same draws
-    # from chain's generator whatever action is being tried.
-    actions = np.stack([bot.act(obs[p], mask[p]) for p in range(players)]).astype(np.int64)
-    actions[seats, rows] = first
-    tick = 0
-    live = rows
-    while True:
-        g.step_observe(actions)
-        tick += 1
-        live = live[g.state["phase"][live] != engine.OVER]
-        if live.size == 0 or (settings.depth and tick >= settings.depth):
-            break
-        obs, mask = g.obs_buf, g.mask_buf  # every game's rows, rewritten by the step
-        actions = np.zeros((players, n), np.int64)  # 0, a wait, for the games already over
-        for p in range(players):
-            actions[p, live] = bot.act(obs[p, live], mask[p, live])
     s = g.state
     # Cards left to each seat: hand slots (-1 is empty), draw pile, in flight.
     left = (s["hand"][:, :, : rules.hand_size] >= 0).sum(axis=2) + s["draw_n"] + s["fl_n"]
