@@ -36,6 +36,7 @@ instances); a module is imported once, as Python does.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -146,6 +147,17 @@ def _failure(exc: BaseException, path: Path | None) -> str:
     return _last_line(exc)
 
 
+def module_name(path: Path) -> str:
+    """The module name a user's agent file is loaded under: one per file, the same in every process.
+
+    A digest of the resolved path, not ``hash()``: that is salted per process, and a name that
+    changes between runs breaks whatever finds the module again by name in another process
+    (numba's on-disk cache of a ``@njit(cache=True)`` function, pickling to workers).
+    """
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    return f"_speed_user_agent_{digest}"
+
+
 def _exec_file(parsed: UserSpec) -> ModuleType:
     path = Path(parsed.source).expanduser()
     if not path.exists():
@@ -155,8 +167,7 @@ def _exec_file(parsed: UserSpec) -> ModuleType:
     source = user_file.read_bytes(
         path, f"agent spec {parsed.text!r}: agent file", UserAgentError, SOURCE_LIMIT
     )
-    # A unique module name per load: two agents from files of the same name never collide.
-    name = f"_speed_user_agent_{abs(hash(str(path.resolve())))}"
+    name = module_name(path)
     loader_spec = importlib.util.spec_from_file_location(name, path)
     if loader_spec is None:  # pragma: no cover - a .py path always has a spec
         raise UserAgentError(f"agent spec {parsed.text!r}: cannot load {path} as Python")

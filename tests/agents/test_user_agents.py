@@ -283,3 +283,56 @@ def test_a_python_file_given_as_a_spec_gets_the_py_spelling(bot_file: Path, caps
         agents.parse_spec("no_such_bot.py")
     with pytest.raises(AgentSpecError, match="is a Python file"):
         registry.parse_spec("no_such_bot.py")
+
+
+NUMBA_BOT = textwrap.dedent(
+    """
+    import numpy as np
+    from numba import njit
+
+    @njit(cache=True)
+    def first_legal(mask):
+        out = np.zeros(mask.shape[0], np.int64)
+        for i in range(mask.shape[0]):
+            out[i] = np.argmax(mask[i])
+        return out
+
+    class Bot:
+        '''First legal action, from a numba function cached on disk.'''
+        def act(self, obs, mask):
+            return first_legal(mask)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_bot_file_with_a_cached_numba_function_plays_again_in_a_new_process(
+    tmp_path: Path,
+) -> None:
+    """The second run loads the compiled function from numba's cache, which finds the bot's
+    module again by name: the name must not change between processes (``hash()`` is salted)."""
+    import subprocess
+
+    bot = tmp_path / "numba_bot.py"
+    bot.write_text(NUMBA_BOT)
+    play = (
+        "import agents, numpy as np; "
+        f"b = agents.make('py:{bot}:Bot'); "
+        "print(b.act(np.zeros((2, 4)), np.array([[0, 1, 0, 0], [1, 0, 0, 0]], np.int8)))"
+    )
+    for hash_seed in ("1", "2"):  # the second process finds the first one's cache
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", play], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip() == "[1 0]"
+    # numba caches beside a writable source file: the second run did load from it.
+    assert list(tmp_path.rglob("numba_bot.first_legal*.nbi")), "no cache: the test proves nothing"
+
+
+def test_a_bot_file_loads_under_one_module_name_in_every_process(bot_file: Path) -> None:
+    """One file, one name, however the path to it is spelled."""
+    other_spelling = bot_file.parent / ".." / bot_file.parent.name / bot_file.name
+    assert user_files.module_name(bot_file) == user_files.module_name(other_spelling)
+    assert user_files.module_name(bot_file).startswith("_speed_user_agent_")
