@@ -46,16 +46,17 @@ from train.common.settings import RunSettings
 
 Rows = list[dict[str, Any]]
 S = TypeVar("S", bound=RunSettings)
+Check = Callable[[S], None]
+Held = Callable[[RunFolder], dict[str, Any] | None]
+Body = Callable[[S, RunFolder, int], dict[str, Any]]
 
 
-def run_recipe(
-    cfg: S, check: Callable[[S], None], body: Callable[[S, RunFolder, int], dict[str, Any]]
-) -> dict[str, Any]:
+def run_recipe(cfg: S, check: Check[S], body: Body[S], held: Held | None = None) -> dict[str, Any]:
     """A recipe's run: steps 1 and 2 here, the same in both recipes; its summary.
 
     1. Settings: ``cfg.out``'s lock is taken and held until the run ends; the settings the
        run uses, with ``--resume`` the saved ones (:meth:`RunFolder.settings`), are checked
-       by ``check`` and written to the folder.
+       by ``check`` and written; a finished run given no more to train returns ``held(folder)``.
     2. Seeding: torch is seeded with ``cfg.seed``, which fixes the network's first weights,
        and limited to ``torch_threads`` threads.
 
@@ -64,6 +65,8 @@ def run_recipe(
     """
     with RunFolder(cfg.out) as folder:
         cfg = folder.settings(cfg, resume=cfg.resume)
+        if folder.finished and (kept := (held or RunFolder.say_finished)(folder)) is not None:
+            return kept
         # Checked after the saved settings are merged in, so a resumed run's are checked too.
         check(cfg)
         folder.start(cfg, resume=cfg.resume)
@@ -92,9 +95,8 @@ class Curves:
 
 
 class _Bar(tqdm):  # type: ignore[misc]
-    """tqdm with the count and the total written with thousands separators, as ``n_c`` and
-    ``total_c`` (tqdm's own ``{total:,}`` raises once the count is past the total: it hands
-    the format ``total=None`` then)."""
+    """tqdm with ``n_c`` and ``total_c``: count and total with thousands separators (``{total:,}``
+    gets ``total=None`` once the count is past the total, and raises: it lost such runs)."""
 
     @property
     def format_dict(self) -> dict[str, Any]:
@@ -115,9 +117,7 @@ class Progress:
     def __init__(
         self, total: int, enabled: bool, start: int = 0, minutes: float | None = None
     ) -> None:
-        # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
-        # count is past it, and a format spec on None raises (it lost every run whose budget
-        # was not a whole number of rollouts). The total is the budget in whole rollouts.
+        # n_c/total_c, not {total:,} (_Bar says why); the total is the budget in whole rollouts.
         bar_format = "{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}"
         if minutes is not None:
             budget = tqdm.format_interval(60.0 * minutes)
