@@ -243,7 +243,8 @@ class RunFolder:
         """Create the folder, take its lock and write ``config.json``.
 
         The folder is proved writable. The lock is taken if not yet held, and then a folder
-        another run began meanwhile is refused. With ``resume`` the saved state is read first.
+        another run began meanwhile is refused; one whose run left nothing to resume is moved
+        aside (:attr:`stale`). With ``resume`` the saved state is read first.
         """
         check_writable(self.path)
         # Not held: the folder did not exist at __enter__. Another run may have begun in
@@ -312,12 +313,13 @@ def saved_settings(out: str | Path) -> dict[str, Any] | None:
     if not isinstance(shown, dict):
         raise ValueError(f"--resume: {copy} holds no settings (not a JSON object)")
     # The overrides are the last command's, given on its command line (the first line of a
-    # resumed run says which budget it trains to and how to change it).
-    for key in dict.fromkeys([*shown, *config]):
-        if key not in RESUME_OVERRIDES and shown.get(key) != config.get(key):
+    # resumed run says which budget it trains to and how to change it). A key in one file only
+    # is a field a kit since added or dropped (config.json is rewritten on each start).
+    for key in (k for k in config if k in shown and k not in RESUME_OVERRIDES):
+        if shown[key] != config[key]:
             raise ValueError(
-                f"--resume: {copy} says {key} is {shown.get(key)!r}, but the run's record "
-                f"{folder.state_path} says {config.get(key)!r}, and --resume goes on with the "
+                f"--resume: {copy} says {key} is {shown[key]!r}, but the run's record "
+                f"{folder.state_path} says {config[key]!r}, and --resume goes on with the "
                 "record: put config.json back, or start a new run with the settings you want "
                 "in another --out"
             )
