@@ -38,6 +38,7 @@ RECIPES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("recipe", list(RECIPES))
 def test_a_ctrl_c_during_an_evaluation_stops_the_run_and_keeps_no_partial_score(
     recipe, tmp_path, monkeypatch, capsys

@@ -46,6 +46,7 @@ def swallow_a_ctrl_c() -> None:
     ctypes.CFUNCTYPE(None)(_ctrl_c)()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("then_numba_fails", [False, True], ids=["unheard", "numba-error-after"])
 def test_a_ctrl_c_swallowed_mid_run_stops_it_as_interrupted(
     then_numba_fails, tmp_path, monkeypatch, capsys
