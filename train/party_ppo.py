@@ -136,7 +136,9 @@ def score(model_path: Path, cfg: Any, rules: Any, think: Any = None) -> list[dic
         gauntlet=spec,
         think=charging_nothing_to(think, [spec]),
     )
-    results, _ = party.run(settings, workers=cfg.eval_workers)
+    results, complete = party.run(settings, workers=cfg.eval_workers)
+    if not complete:  # Ctrl-C (or SIGTERM) stopped the games: a score on fewer is not kept
+        raise KeyboardInterrupt
     table = party.game_table(settings, results)
     rows = []
     for li, lineup in enumerate(settings.lineups()):

@@ -230,7 +230,9 @@ def score(
             gauntlet=spec,
             think=charging_nothing_to(think, [spec]),
         )
-        results, _ = realtime.run(settings, workers=cfg.eval_workers)
+        results, complete = realtime.run(settings, workers=cfg.eval_workers)
+        if not complete:  # Ctrl-C (or SIGTERM) stopped the games: a score on fewer is not kept
+            raise KeyboardInterrupt
         for k, (_, j) in enumerate(settings.pairings()):
             mine = [r for r in results if r.chunk.lineup == k]
             wins, losses, draws = (

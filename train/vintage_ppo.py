@@ -258,7 +258,9 @@ def score(model_path: Path, cfg: VintageConfig) -> list[dict[str, Any]]:
         seed=cfg.eval_seed,
         gauntlet=me,
     )
-    results, _ = vintage.run(settings, workers=cfg.eval_workers)
+    results, complete = vintage.run(settings, workers=cfg.eval_workers)
+    if not complete:  # Ctrl-C (or SIGTERM) stopped the games: a score on fewer is not kept
+        raise KeyboardInterrupt
     summary = vintage.summarise(settings, results, bootstrap=20)  # ratings are not reported here
     # The learner's share of games finished ahead of each bot, whichever side it was listed on.
     ahead = {

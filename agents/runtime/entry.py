@@ -15,8 +15,9 @@ prints it as "Exception ignored" and goes on, and numba then fails with ``Runtim
 compiled object yet``. Under :func:`run_main` such a swallowed interrupt is noted, quietly; a
 ``RuntimeError`` that follows it ends the program as the interrupt would have (a ``RuntimeError``
 with no interrupt before it is an error like any other), and :func:`raise_swallowed` raises it
-where the program can stop (``speed``: once the kit is imported). One swallowed later, with
-no error after it, is lost, as Python loses it: a second Ctrl-C stops the program.
+where the program can stop (``speed``: once the kit is imported; a training run: at each step
+of its loop). One swallowed elsewhere, with no error after it, is lost, as Python loses it: a
+second Ctrl-C stops the program.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ __all__ = [
     "RunOutput",
     "file_digest",
     "flag_settings",
+    "move_aside",
 ]
 
 IDENTITY_NAME = "run.json"
@@ -226,17 +227,42 @@ def _stamp(when: str | None) -> str:
     return "".join(c for c in text if c.isdigit() or c == "T").replace("T", "-")[:15]
 
 
-def _sibling(folder: Path, when: str | None) -> Path:
+def _sibling(folder: Path, when: str | None, why: str) -> Path:
     """A new sibling of ``folder`` to move an earlier run to: ``OUT.replaced-STAMP[-N]``."""
     if folder.name in ("", ".", ".."):  # no name of its own to build the sibling's from
         folder = folder.resolve()
     if folder.parent == folder:
-        raise FolderHoldsRun(f"--overwrite: {folder} has no parent to move its run aside into")
+        raise FolderHoldsRun(f"{why}: {folder} has no parent to move its run aside into")
     base = folder.parent / f"{folder.name}.replaced-{_stamp(when)}"
     path, n = base, 2
     while path.exists():
         path, n = base.with_name(f"{base.name}-{n}"), n + 1
     return path
+
+
+def move_aside(
+    folder: Path, names: list[str], what: str, why: str, when: str | None = None
+) -> Path:
+    """Move ``names`` (in that order) from ``folder`` to a new sibling ``OUT.replaced-STAMP``;
+    the sibling. Nothing is deleted; Ctrl-C waits until the move is done.
+
+    ``what`` (the run, in words) and ``why`` (the flag or the reason: ``--overwrite``) name it in
+    the ``OSError`` raised where a name cannot be moved, which says how many were.
+    """
+    target = _sibling(folder, when, why)
+    moved = 0
+    try:
+        target.mkdir()
+        with sigint_deferred():
+            for name in names:
+                os.rename(folder / name, target / name)
+                moved += 1
+    except OSError as exc:
+        raise OSError(
+            f"{why}: cannot move {what} from {folder} to {target}: "
+            f"{exc.strerror or exc} ({moved} of {len(names)} entries moved, none deleted)"
+        ) from None
+    return target
 
 
 def _unwritten(target: Path, exc: OSError) -> str:
@@ -438,22 +464,10 @@ class RunOutput:
 
     def _move_aside(self, what: str, when: str | None) -> None:
         """Move everything in the folder but the lock to a new sibling, and say where."""
-        target = _sibling(self.path, when)
         # The identity goes first: a move cut short leaves files with no run.json, which the
         # next run refuses as an unknown earlier run rather than taking them for its own.
         names = self._identity_file() + _contents(self.path)
-        moved = 0
-        try:
-            target.mkdir()
-            with sigint_deferred():
-                for name in names:
-                    os.rename(self.path / name, target / name)
-                    moved += 1
-        except OSError as exc:
-            raise OSError(
-                f"--overwrite: cannot move {what} from {self.path} to {target}: "
-                f"{exc.strerror or exc} ({moved} of {len(names)} entries moved, none deleted)"
-            ) from None
+        target = move_aside(self.path, names, what, "--overwrite", when)
         self.say(f"--overwrite: moved {what} from {self.path} to {target}")
 
     def _write(self, *, finished: str | None, outputs: list[str]) -> None:

@@ -54,19 +54,35 @@ def test_ctrl_c_while_fitting_the_clone_writes_a_summary_and_no_model(
     assert said["complete"] is False and said["model"] is None and said["timesteps"] == 0
     assert not (out / "model.json").exists() and not (out / "run.lock").exists()
     assert "while cloning chain: fitting (1 epochs): no model" in capsys.readouterr().out
-    # --resume: one line saying why there is nothing to go on from.
+    # --resume: one line saying why there is nothing to go on from, and what to do.
     assert cli(["train", "realtime", "--resume", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         f"speed train: error: --resume: {out} holds no checkpoint yet (interrupted (Ctrl-C) "
-        "while cloning chain: fitting (1 epochs)); start it again with another --out"
+        "while cloning chain: fitting (1 epochs)): nothing to resume; run it again without "
+        "--resume to start afresh (its files are moved aside)"
     ]
-    # A new run there is refused as in any used folder, saying there is nothing to resume.
-    assert cli(argv) == 2
-    assert capsys.readouterr().err.strip() == (
-        f"speed train: error: {out} already holds a training run, interrupted (Ctrl-C) while "
-        "cloning chain: fitting (1 epochs) (nothing to resume); choose another --out"
+
+
+def test_the_same_command_after_a_ctrl_c_while_cloning_starts_afresh(tmp_path, monkeypatch, capsys):
+    """Nothing of the stopped run can be resumed: running the command again moves it aside
+    whole (nothing deleted, the place said) and trains in the folder from the start."""
+    monkeypatch.setattr(bc, "_fit", interrupt_fitting)
+    out = tmp_path / "run"
+    argv = ["train", "realtime", *TINY, "--out", str(out)]
+    assert cli(argv) == 130
+    stopped = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert cli(argv) == 0
+    moved = [p for p in tmp_path.iterdir() if p.name.startswith("run.replaced-")]
+    assert len(moved) == 1
+    assert {p.name: p.read_bytes() for p in moved[0].iterdir() if p.is_file()} == stopped
+    assert capsys.readouterr().err.startswith(
+        f"{out}: moved a training run with no checkpoint (interrupted (Ctrl-C) while cloning "
+        f"chain: fitting (1 epochs); nothing to resume) to {moved[0]}; starting afresh\n"
     )
+    assert summary(out)["complete"] and (out / "model.json").exists()
 
 
 def sigterm_while_fitting(self_policy, *args, **kwargs):

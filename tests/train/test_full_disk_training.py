@@ -40,5 +40,6 @@ def test_a_full_disk_at_the_optimizer_leaves_no_half_checkpoint_and_no_done_run(
     assert main([*TRAIN, "--resume", "--out", str(out)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"speed train: error: --resume: {out} holds no checkpoint yet (saving the model failed: "
-        f"could not write {optim}: No space left on device); start it again with another --out"
+        f"could not write {optim}: No space left on device): nothing to resume; run it again "
+        "without --resume to start afresh (its files are moved aside)"
     )

@@ -89,7 +89,9 @@ def test_train_realtime_records_the_charge_and_refuses_a_resume_charged_otherwis
     assert manifest["training"]["think"]["charged_ms"][spec] == 7.0
     slow_bot(tmp_path / "bot.py", 9.0)  # the bot now declares another cost
     capsys.readouterr()
-    assert cli(["train", "realtime", "--resume", "--timesteps", "512", "--out", str(out)]) == 2
+    # The bot is code: a resume names it again (the record alone never imports it).
+    resume = ["train", "realtime", "--resume", "--opponent", spec, "--timesteps", "1024"]
+    assert cli([*resume, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "charged its opponents' thinking" in err and "7" in err and "9" in err
     assert cli(["train", "realtime", "--resume", "--think", "declared", "--out", str(out)]) == 2

@@ -25,7 +25,7 @@ from helpers_run import ROOT
 import agents
 from speed_cli import main as cli
 from train.common.budget import describe, plan
-from train.common.run import Progress
+from train.common.progress import Progress
 from train.common.run_folder import RunFolder
 from train.common.run_logs import STEP_COLUMN, logger
 

@@ -6,6 +6,7 @@
 - :mod:`~train.common.recipes`: the training recipes, by game: the one place that lists them.
 - :mod:`~train.common.cli_args`: ``speed train``'s parser, a subcommand a game.
 - :mod:`~train.common.run`: the mechanics of a run, the same for both recipes.
+- :mod:`~train.common.progress`: a run's progress bar (tqdm), the lines it prints above it.
 - :mod:`~train.common.throughput`: a run's timesteps a second and where the loop's time went.
 - :mod:`~train.common.run_folder`: what a run leaves in ``--out``, and resuming from it.
 - :mod:`~train.common.run_logs`: SB3's logs, continued on resume, not truncated.

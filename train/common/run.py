@@ -6,7 +6,7 @@ against the evaluation bots (``score``, rows of ``eval.csv``) and how those rows
 (``report``). :class:`Run` does the rest:
 
 - the run folder (:class:`~train.common.run_folder.RunFolder`: settings, state, summary),
-  SB3's logs, the progress bar (tqdm: rate, time left, the latest evaluation as a note);
+  SB3's logs, the progress bar (:mod:`train.common.progress`);
 - every ``eval_every`` timesteps a checkpoint, whole or absent (the model in the kit's format
   plus the optimizer, :mod:`train.policy.checkpoint`), and an evaluation of it, appended to
   ``eval.csv`` and drawn in ``curves.png`` (:mod:`train.common.curves`);
@@ -15,7 +15,8 @@ against the evaluation bots (``score``, rows of ``eval.csv``) and how those rows
   recorded as requested vs used), and the wall-clock one (``minutes``: no rollout starts past
   it, :class:`OutOfTime`);
 - the loop (``model.learn`` with :class:`TrainCallback`; Ctrl-C, SIGTERM or an exception
-  stops it and the run still finishes) and the finish, the model first: a checkpoint and
+  stops it and the run still finishes, and so does a Ctrl-C that Python swallowed in a
+  callback from C, :mod:`agents.runtime.entry`) and the finish, the model first: a checkpoint and
   ``model.json``, ``summary.json``, and only then a last evaluation and the curves (so nothing
   that draws or reports can lose the model). ``summary.json`` says whether the run reached its
   budget and, when not, why (before the loop: :func:`~train.common.warm_start.stop_warm_start`).
@@ -26,7 +27,6 @@ and the seeding), the same in both, and the folder's lock held until the run end
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,12 +35,13 @@ from typing import Any, TypeVar
 
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
-from tqdm import tqdm
 
+from agents.runtime.entry import raise_swallowed, swallowed_interrupt
 from agents.runtime.interrupts import interrupted_by, said_interrupted
 from train.common import global_rng
 from train.common.budget import Budget, budget_line, describe, plan
 from train.common.curves import Panel, append_eval, last_rows, plot_curves
+from train.common.progress import Progress
 from train.common.run_folder import RunFolder
 from train.common.settings import RunSettings
 
@@ -49,13 +50,19 @@ S = TypeVar("S", bound=RunSettings)
 
 
 def run_recipe(
-    cfg: S, check: Callable[[S], None], body: Callable[[S, RunFolder, int], dict[str, Any]]
+    cfg: S,
+    check: Callable[[S], None],
+    body: Callable[[S, RunFolder, int], dict[str, Any]],
+    held: Callable[[RunFolder], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """A recipe's run: steps 1 and 2 here, the same in both recipes; its summary.
 
     1. Settings: ``cfg.out``'s lock is taken and held until the run ends; the settings the
        run uses, with ``--resume`` the saved ones (:meth:`RunFolder.settings`), are checked
-       by ``check`` and written to the folder.
+       by ``check`` and written to the folder. A finished run resumed with no more timesteps
+       (:attr:`RunFolder.finished`) is left untouched: ``held(folder)`` is returned, the
+       recipe's record of it (by default :meth:`RunFolder.say_finished`), or where that gives
+       None (the record was never written) the run is finished again.
     2. Seeding: torch is seeded with ``cfg.seed``, which fixes the network's first weights,
        and limited to ``torch_threads`` threads.
 
@@ -64,6 +71,9 @@ def run_recipe(
     """
     with RunFolder(cfg.out) as folder:
         cfg = folder.settings(cfg, resume=cfg.resume)
+        kept = (held or RunFolder.say_finished)(folder) if folder.finished else None
+        if kept is not None:
+            return kept
         # Checked after the saved settings are merged in, so a resumed run's are checked too.
         check(cfg)
         folder.start(cfg, resume=cfg.resume)
@@ -89,81 +99,6 @@ class Curves:
     panels: Sequence[Panel]
     title: str
     split: str | None = None
-
-
-class _Bar(tqdm):  # type: ignore[misc]
-    """tqdm with the count and the total written with thousands separators, as ``n_c`` and
-    ``total_c`` (tqdm's own ``{total:,}`` raises once the count is past the total: it hands
-    the format ``total=None`` then)."""
-
-    @property
-    def format_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = super().format_dict
-        d["n_c"] = f"{int(d['n']):,}"
-        d["total_c"] = f"{int(d['total']):,}" if d["total"] else "?"
-        return d
-
-
-class Progress:
-    """The training progress bar (tqdm, on stderr): timesteps, rate, time left and a note.
-
-    With a wall-clock budget (``minutes``) the minutes end the run, not the timesteps (only
-    their cap): the bar counts timesteps without a total and shows the time spent of the
-    minutes, instead of a share and a time left of a total the run will not reach.
-    """
-
-    def __init__(
-        self, total: int, enabled: bool, start: int = 0, minutes: float | None = None
-    ) -> None:
-        # n_c/total_c (_Bar), not {total:,}: tqdm passes total=None to the format once the
-        # count is past it, and a format spec on None raises (it lost every run whose budget
-        # was not a whole number of rollouts). The total is the budget in whole rollouts.
-        bar_format = "{desc} [{bar:30}] {n_c}/{total_c} {rate_fmt} eta {remaining}{postfix}"
-        if minutes is not None:
-            budget = tqdm.format_interval(60.0 * minutes)
-            bar_format = f"{{desc}} {{n_c}} steps {{rate_fmt}} {{elapsed}} of {budget}{{postfix}}"
-        self.bar = _Bar(
-            total=None if minutes is not None else total,
-            initial=start,
-            disable=not enabled,
-            desc="train",
-            unit="step",
-            file=sys.stderr,
-            mininterval=0.5,
-            bar_format=bar_format,
-        )
-
-    def update(self, steps: int) -> None:
-        """Move the bar to ``steps`` timesteps."""
-        if steps > self.bar.n:
-            self.bar.update(steps - self.bar.n)
-
-    def restart_clock(self) -> None:
-        """Measure the rate, and so the time left, from now.
-
-        Called after a warm start that did not move the bar, cloning, whose minutes would
-        otherwise read as a rate near 0.
-        """
-        bar = self.bar
-        if bar.disable:
-            return
-        steps = bar.n
-        bar.reset(bar.total)  # the clock and the rate's averages start again, the count at 0
-        bar.initial = bar.n = bar.last_print_n = steps
-        bar.refresh()
-
-    def note(self, text: str) -> None:
-        """Show ``text`` after the bar (the latest evaluation)."""
-        self.bar.set_postfix_str(text, refresh=False)
-
-    def print(self, line: str) -> None:
-        """A line of output (stdout) above the bar."""
-        tqdm.write(line, file=sys.stdout)
-
-    def close(self, steps: int) -> None:
-        """Final redraw and a newline."""
-        self.update(steps)
-        self.bar.close()
 
 
 class OutOfTime(Exception):
@@ -355,9 +290,14 @@ class Run:
             stopped = f"interrupted ({interrupted_by(exc)})"
             self.bar.print(f"{said_interrupted(exc)}: saving what was trained")
         except Exception as exc:  # anything else: save what was trained, then raise it again
-            self.error = exc
-            stopped = f"failed: {type(exc).__name__}: {exc}"
-            self.bar.print(f"training {stopped}; saving what was trained")
+            swallowed = swallowed_interrupt() if isinstance(exc, RuntimeError) else None
+            if swallowed is not None:  # numba's error after a Ctrl-C it swallowed (entry.py)
+                stopped = f"interrupted ({interrupted_by(swallowed)})"
+                self.bar.print(f"{said_interrupted(swallowed)}: saving what was trained")
+            else:
+                self.error = exc
+                stopped = f"failed: {type(exc).__name__}: {exc}"
+                self.bar.print(f"training {stopped}; saving what was trained")
         finally:
             Distribution.set_default_validate_args(validate)
         steps = int(self.model.num_timesteps)
@@ -484,6 +424,9 @@ class TrainCallback(BaseCallback):
         self.rollout_start = now
 
     def _on_step(self) -> bool:
+        # A Ctrl-C Python swallowed since (in a callback from C: numba caching a kernel it
+        # compiled mid-run) is raised here, where the loop stops on it as on any Ctrl-C.
+        raise_swallowed()
         if self.run.on_step is not None:
             self.run.on_step(self.locals["infos"], self.locals["dones"])
         self.run.bar.update(self.num_timesteps)

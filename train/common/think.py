@@ -167,15 +167,15 @@ def check_think(mode: str, think_file: str | None, specs: Sequence[str], rules: 
 def refuse_another_think(cfg: Any, out: Path) -> None:
     """Refuse a ``--resume`` naming a ``--think`` or ``--think-file`` other than the run's own.
 
-    ``cfg``'s ``think`` and ``think_file`` are ``None`` where not given; the run's are in
-    ``out/config.json`` (a run saved before thinking was charged: ``off``).
+    ``cfg``'s ``think`` and ``think_file`` are ``None`` where not given; the run's are those
+    ``out/state.json`` records (a run saved before thinking was charged: ``off``), refused
+    where ``config.json`` says otherwise (:func:`~train.common.run_folder.saved_settings`).
     """
-    import json
+    from train.common.run_folder import saved_settings
 
-    saved = out / "config.json"
-    if not saved.is_file():
+    own = saved_settings(out)
+    if own is None:
         return
-    own = json.loads(saved.read_text(encoding="utf-8"))
     for key in ("think", "think_file"):
         flag, mine = (
             "--" + key.replace("_", "-"),

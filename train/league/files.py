@@ -9,6 +9,7 @@ weight. ``league.png`` draws the gain and the weights over the rounds.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,18 @@ def league_png(league: dict[str, Any]) -> bytes:
 
 
 def write_all(folder: Path, league: dict[str, Any]) -> list[Path]:
-    """Write the three files together (each atomically, the JSON last); their paths."""
-    from agents.runtime.files import write_atomic, write_json, write_text
+    """Write the three files together, all or none, the JSON renamed last; their paths.
 
-    paths = [write_text(folder / CSV_FILE, league_csv(league))]
-    paths.append(write_atomic(folder / PNG_FILE, league_png(league)))
-    paths.append(write_json(folder / LEAGUE_FILE, league))
-    return paths
+    :func:`agents.runtime.files.write_together` stages every one before any is renamed: a
+    failure (a full disk, Ctrl-C) leaves the old three whole, never a table of one round
+    beside the figure or the record of another.
+    """
+    from agents.runtime.files import write_together
+
+    return write_together(
+        {
+            folder / CSV_FILE: league_csv(league).encode(),
+            folder / PNG_FILE: league_png(league),
+            folder / LEAGUE_FILE: (json.dumps(league, indent=2) + "\n").encode(),
+        }
+    )
