@@ -159,6 +159,25 @@ def test_resuming_a_finished_run_with_more_timesteps_trains_on(tmp_path):
     assert [c.timesteps for c in body.calls] == [1024]
 
 
+def test_resuming_a_run_its_minutes_ended_short_of_its_budget_trains_on(tmp_path):
+    """``--minutes`` ended it at 512 of its 2,048: ``--resume`` gives the minutes afresh."""
+    config = dataclasses.asdict(Recipe(out=str(tmp_path / "run"), timesteps=2048))
+    budget = {"timesteps": {"requested": 2048, "used": 2048}}
+    out = holding(
+        tmp_path / "run",
+        config=config,
+        checkpoint="c.json",
+        timesteps=512,
+        done=True,
+        budget=budget,
+    )
+    summary = {"complete": True, "ended_by": "minutes", "timesteps": 512, "model": "model.json"}
+    (out / "summary.json").write_text(json.dumps(summary) + "\n")
+    body = Body()
+    run(Recipe(out=str(out), timesteps=None, resume=True), body)
+    assert [c.timesteps for c in body.calls] == [2048]
+
+
 def test_a_resume_refuses_a_config_json_edited_to_differ_from_the_record(tmp_path):
     out = holding(tmp_path / "run", checkpoint="checkpoints/c.json", timesteps=512)
     edited = {**json.loads((out / "config.json").read_text()), "opponent": "chain"}

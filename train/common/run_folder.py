@@ -148,7 +148,11 @@ class RunFolder:
         elif "timesteps" in given:
             was = f"{own:,}" if isinstance(own, int) else "not recorded"
             self.budget_source = f"--timesteps as given (the run's own budget was {was})"
-        if state.get("done") and (timesteps is None or timesteps <= state.get("timesteps", 0)):
+        # The budget it would train to: as given, else its own. A run its --minutes ended
+        # short of its own budget goes on (its minutes are given afresh); one that reached it
+        # has nothing left to train.
+        goal = own if timesteps is None else timesteps
+        if state.get("done") and (goal is None or goal <= state.get("timesteps", 0)):
             self.finished = self._read_summary()  # None where it was never written: finish it
         # Saved fields this recipe no longer has are dropped; the overrides win.
         merged = {k: v for k, v in state["config"].items() if k in known} | given
