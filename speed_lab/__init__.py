@@ -23,4 +23,6 @@ logistic fit) lives in :mod:`agents.reaction_sweep`, since the evaluation card p
 - :mod:`~speed_lab.idle_waiter`: a seat that only waits cannot stall a game to a draw.
 - :mod:`~speed_lab.clone_sample_size`: how many recorded games a behaviour clone needs to beat
   chance on held-out games.
+- :mod:`~speed_lab.paired_tables`: two agents' gauntlets at the same n-seat table, their
+  difference deal by deal.
 """
