@@ -40,7 +40,9 @@ def read_log(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     settings = header.get("settings") if isinstance(header, dict) else None
     if not isinstance(settings, dict) or not settings.get("--gauntlet"):
         raise TablesError(f"{path}: not a --gauntlet tournament (no gauntlet agent in its header)")
-    if int(settings.get("--players", 2)) < 3:
+    if not isinstance(settings.get("--players", 2), int):
+        raise TablesError(f"{path}: its header's --players is not a seat count")
+    if settings.get("--players", 2) < 3:
         raise TablesError(f"{path}: a two-seat tournament; this compares tables of three or four")
     return settings, chunks
 

@@ -439,16 +439,15 @@ def _kind(value: Any) -> str:
 def rehash(paths: Sequence[str | Path]) -> list[Path]:
     """Check each card fully but for its hash, then write it back sealed.
     The bytes are those ``speed evaluate`` writes; nothing is written unless every card checks."""
-    import json
 
-    from agents.runtime.files import write_atomic
+    from agents.runtime.files import json_bytes, write_atomic
 
     done = []
     for p in map(Path, paths):
         card = check_card(read_json(p), str(p), sealed=False)
         done.append((p, protocol.seal(card)))
     for p, card in done:  # a second loop: every card checked before any is written
-        write_atomic(p, (json.dumps(card, indent=2) + "\n").encode())
+        write_atomic(p, json_bytes(card))
     return [p for p, _ in done]
 
 

@@ -12,7 +12,6 @@ measure (α-Rank, say) adds a section function there and its numbers under ``res
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,7 +40,7 @@ from agents.evaluate.thinking import (
     repeat_text,
     thinking_section,
 )
-from agents.runtime.files import write_together
+from agents.runtime.files import json_bytes, write_together
 from agents.runtime.interrupts import sigint_deferred
 
 
@@ -294,14 +293,14 @@ def write_card(out: Path, card: dict[str, Any]) -> list[Path]:
     :func:`agents.runtime.files.write_together`, Ctrl-C held back until all are in place: a
     card's files never mix two runs; a failed write, say a full disk, keeps the old card whole."""
     files = {
-        out / "report.json": (json.dumps(card, indent=2) + "\n").encode(),
+        out / "report.json": json_bytes(card),
         out / "report.md": markdown(card).encode(),
         out / "report.png": figure_png(card),
     }
     made = calibration_file(card)  # the thinking cost it charged: --think-file repeats the card
     if made is not None:
         name, doc = made
-        files[out / name] = (json.dumps(doc, indent=2) + "\n").encode()
+        files[out / name] = json_bytes(doc)
     with sigint_deferred():
         return write_together(files)
 

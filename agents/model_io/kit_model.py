@@ -86,7 +86,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -112,6 +111,7 @@ from agents.model_io.tensor_file import (
     read_safetensors_bytes,
     safetensors_bytes,
 )
+from agents.runtime.files import json_bytes
 from speed_env.registration import made_with
 from speed_env.rules import Rules
 
@@ -219,7 +219,7 @@ def write_model(
     }
     # Checked before anything is written: a refused save leaves the earlier model whole.
     check_net_tensors(tensors32, full, str(weights_path))
-    commit(weights_path, manifest_path, blob, (json.dumps(full, indent=2) + "\n").encode())
+    commit(weights_path, manifest_path, blob, json_bytes(full))
     return manifest_path
 
 

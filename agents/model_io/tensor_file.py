@@ -295,6 +295,4 @@ def _keep_earlier(manifest_path: Path, weights_path: Path, kept: Path) -> None:
         os.link(weights_path, kept)
     except OSError:  # a file system without hard links
         write_atomic(kept, read_regular(weights_path, "weights file"))
-    write_atomic(
-        manifest_path, (json.dumps({**earlier, "weights": kept.name}, indent=2) + "\n").encode()
-    )
+    write_atomic(manifest_path, files.json_bytes({**earlier, "weights": kept.name}))

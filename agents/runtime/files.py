@@ -262,9 +262,14 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     return write_atomic(path, text.encode("utf-8"))
 
 
+def json_bytes(value: Any) -> bytes:
+    """A JSON document as the kit writes one: indented, with a final newline (UTF-8)."""
+    return (json.dumps(value, indent=2) + "\n").encode("utf-8")
+
+
 def write_json(path: str | os.PathLike[str], value: Any) -> Path:
-    """:func:`write_atomic` for a JSON document (indented, with a final newline)."""
-    return write_text(path, json.dumps(value, indent=2) + "\n")
+    """:func:`write_atomic` for a JSON document (:func:`json_bytes`)."""
+    return write_atomic(path, json_bytes(value))
 
 
 def _cannot_write(path: Path, exc: OSError) -> WriteError:

@@ -9,7 +9,6 @@ weight. ``league.png`` draws the gain and the weights over the rounds.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -75,12 +74,12 @@ def write_all(folder: Path, league: dict[str, Any]) -> list[Path]:
     failure (a full disk, Ctrl-C) leaves the old three whole, never a table of one round
     beside the figure or the record of another.
     """
-    from agents.runtime.files import write_together
+    from agents.runtime.files import json_bytes, write_together
 
     return write_together(
         {
             folder / CSV_FILE: league_csv(league).encode(),
             folder / PNG_FILE: league_png(league),
-            folder / LEAGUE_FILE: (json.dumps(league, indent=2) + "\n").encode(),
+            folder / LEAGUE_FILE: json_bytes(league),
         }
     )
