@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.stats import mean_interval
+from speed_env import user_file
 
 # Header settings that may differ between the two runs: the agents seated, nothing of the deals.
 _AGENT_FLAGS = ("--agents", "--gauntlet")
@@ -31,8 +32,12 @@ class TablesError(ValueError):
 def read_log(folder: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The chunk log's header settings and its chunk lines (data only; nothing is imported)."""
     path = folder / "chunks.jsonl"
+    # The kit's reader of others' files: a pipe or a device is refused, not read until it ends.
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = user_file.read_text(path, "file", TablesError).splitlines()
+    except TablesError as exc:
+        raise TablesError(f"{path}: not a tournament's chunk log ({exc})") from None
+    try:
         header = json.loads(lines[0])
         chunks = [json.loads(line) for line in lines[1:] if line.strip()]
     except (OSError, IndexError, ValueError) as exc:
@@ -89,10 +94,14 @@ def compare(first: Path, second: Path) -> str:
     diff = np.array([a[d] - b[d] for d in deals])
     mean, low, high = mean_interval(diff)
     share_a, share_b = np.mean([a[d] for d in deals]), np.mean([b[d] for d in deals])
+    interval = (
+        f"[{100 * low:+.1f}, {100 * high:+.1f}] (95%, {len(deals):,} deals)"
+        if len(deals) > 1
+        else "(one deal: no interval; give --games of at least twice the seats)"
+    )
     return (
         f"{a_set['--gauntlet']} {100 * share_a:.1f}% minus {b_set['--gauntlet']} "
-        f"{100 * share_b:.1f}%: {100 * mean:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}] "
-        f"(95%, {len(deals):,} deals)"
+        f"{100 * share_b:.1f}%: {100 * mean:+.1f} points {interval}"
     )
 
 

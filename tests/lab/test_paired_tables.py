@@ -58,3 +58,22 @@ def test_a_tampered_chunk_line_is_refused_naming_the_file(tmp_path: Path) -> Non
     log.write_text("\n".join([lines[0], json.dumps(chunk), *lines[2:]]) + "\n")
     with pytest.raises(TablesError, match=f"{log}: a chunk line is not a tournament's"):
         compare(chain, rand)
+
+
+def test_one_deal_gives_no_interval_and_says_why(tmp_path: Path) -> None:
+    line = compare(
+        table(tmp_path / "a", "chain", games=4), table(tmp_path / "b", "random", games=4)
+    )
+    assert line.endswith("(one deal: no interval; give --games of at least twice the seats)")
+    assert "nan" not in line
+
+
+def test_a_chunk_log_that_is_a_pipe_is_refused_unread(tmp_path: Path) -> None:
+    """Reading a named pipe would wait for a writer forever: refused by name instead."""
+    import os
+
+    chain = table(tmp_path / "chain", "chain")
+    (tmp_path / "pipe").mkdir()
+    os.mkfifo(tmp_path / "pipe" / "chunks.jsonl")
+    with pytest.raises(TablesError, match="named pipe"):
+        compare(chain, tmp_path / "pipe")
